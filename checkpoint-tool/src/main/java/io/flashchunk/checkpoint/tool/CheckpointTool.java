@@ -1,0 +1,35 @@
+package io.flashchunk.checkpoint.tool;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code flashchunk-checkpoint} command: read-only inspection of FlashChunk cache devices
+ * and, later, of the cache checkpoints written on them.
+ */
+@Command(name = "flashchunk-checkpoint",
+        mixinStandardHelpOptions = true,
+        versionProvider = ToolVersion.class,
+        description = "Inspects FlashChunk cache devices without changing them.",
+        subcommands = {DeviceCommand.class})
+public final class CheckpointTool implements Runnable {
+    @Spec
+    private CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(newCommandLine().execute(args));
+    }
+
+    /** The command line as {@link #main} runs it; tests execute it with their own output streams. */
+    public static CommandLine newCommandLine() {
+        return new CommandLine(new CheckpointTool());
+    }
+
+    @Override
+    public void run() {
+        // The tool does nothing by itself: without a subcommand, say so the way picocli reports usage errors.
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing subcommand: try 'device <path>'");
+    }
+}

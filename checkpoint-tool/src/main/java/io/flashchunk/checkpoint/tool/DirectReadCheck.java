@@ -1,0 +1,28 @@
+package io.flashchunk.checkpoint.tool;
+
+import com.sun.nio.file.ExtendedOpenOption;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Whether a path opens for O_DIRECT reads, which the cache needs to bypass the page cache.
+ * Some file systems (tmpfs on older kernels, some FUSE and network ones) refuse it.
+ *
+ * @param opened whether the open succeeded
+ * @param error why it failed, or null when it opened
+ */
+record DirectReadCheck(boolean opened, String error) {
+
+    /** Tries the open and closes the channel at once; reads nothing. */
+    static DirectReadCheck attempt(Path path) {
+        try {
+            FileChannel.open(path, StandardOpenOption.READ, ExtendedOpenOption.DIRECT).close();
+            return new DirectReadCheck(true, null);
+        } catch (IOException | UnsupportedOperationException e) {
+            // The reason alone ("Invalid argument"): the report already names the path.
+            return new DirectReadCheck(false, IoErrors.reason(e));
+        }
+    }
+}

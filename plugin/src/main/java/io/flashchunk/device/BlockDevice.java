@@ -1,0 +1,48 @@
+package io.flashchunk.device;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A flash block device: fixed {@value #BLOCK_SIZE}-byte blocks addressed by LBA, asynchronous reads
+ * and writes of contiguous blocks from and to aligned direct buffers.
+ *
+ * <p>A transfer covers the buffer's bytes from its position to its limit; that length must be a
+ * positive multiple of {@value #BLOCK_SIZE} and the address of the position must be aligned to
+ * {@value #BLOCK_SIZE}. The buffer's position and limit are left as they were; the caller must not
+ * touch the buffer until the future completes.
+ *
+ * <p>At most {@link #queueDepth()} requests are in flight at once. Further requests wait inside the
+ * device in submission order: the caller never blocks. Bad arguments (misaligned buffer, bad length,
+ * LBA range past the end) throw {@link IllegalArgumentException} at once; I/O errors fail the future
+ * with a {@link DeviceIoException}; a closed device fails it with a {@link DeviceClosedException}.
+ *
+ * <p>Futures complete on the device's completion thread: dependent actions must be short, or use the
+ * {@code *Async} variants.
+ */
+public interface BlockDevice extends AutoCloseable {
+    int BLOCK_SIZE = 4096;
+
+    /** The path of the file or block device behind this device. */
+    String path();
+
+    /** The engine that moves the bytes. */
+    IoEngine engine();
+
+    /** Usable capacity in blocks: LBAs run from 0 to {@code capacityBlocks() - 1}. */
+    long capacityBlocks();
+
+    /** The most requests in flight at once. */
+    int queueDepth();
+
+    CompletableFuture<Void> read(long lba, ByteBuffer buffer);
+
+    CompletableFuture<Void> write(long lba, ByteBuffer buffer);
+
+    /** A consistent snapshot of the counters since the device was opened. */
+    DeviceStats stats();
+
+    /** Waits for accepted requests to finish, then releases the device. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,54 @@
+package io.flashchunk.device;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How to open one flash device.
+ *
+ * @param path          regular file or block device (for CAPI: the path given to {@code cblk_open})
+ * @param capacityBytes bytes of the device to use, a multiple of 4096; 0 means the whole device
+ * @param engine        how to move bytes
+ * @param queueDepth    most requests in flight at once
+ * @param capiLibrary   the capiblock library to load for {@link IoEngine#CAPI}: a path, or a bare
+ *                      name for the dynamic linker to find
+ */
+public record DeviceSpec(Path path, long capacityBytes, IoEngine engine, int queueDepth, String capiLibrary) {
+    public static final int DEFAULT_QUEUE_DEPTH = 32;
+    public static final int MAX_QUEUE_DEPTH = 4096;
+    public static final String DEFAULT_CAPI_LIBRARY = "libcflsh_block.so";
+
+    public DeviceSpec {
+        Objects.requireNonNull(path, "device path");
+        Objects.requireNonNull(engine, "engine for device " + path);
+        Objects.requireNonNull(capiLibrary, "CAPI library for device " + path);
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("capacity for device " + path + " must not be negative, got " + capacityBytes);
+        }
+        if (queueDepth < 1 || queueDepth > MAX_QUEUE_DEPTH) {
+            throw new IllegalArgumentException("queue depth for device " + path + " must be 1.." + MAX_QUEUE_DEPTH
+                    + ", got " + queueDepth);
+        }
+    }
+
+    /** The whole device, engine chosen automatically, default queue depth. */
+    public static DeviceSpec of(Path path) {
+        return new DeviceSpec(path, 0, IoEngine.AUTO, DEFAULT_QUEUE_DEPTH, DEFAULT_CAPI_LIBRARY);
+    }
+
+    public DeviceSpec withCapacityBytes(long bytes) {
+        return new DeviceSpec(path, bytes, engine, queueDepth, capiLibrary);
+    }
+
+    public DeviceSpec withEngine(IoEngine newEngine) {
+        return new DeviceSpec(path, capacityBytes, newEngine, queueDepth, capiLibrary);
+    }
+
+    public DeviceSpec withQueueDepth(int depth) {
+        return new DeviceSpec(path, capacityBytes, engine, depth, capiLibrary);
+    }
+
+    public DeviceSpec withCapiLibrary(String library) {
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, library);
+    }
+}

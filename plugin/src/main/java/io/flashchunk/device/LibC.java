@@ -1,0 +1,30 @@
+package io.flashchunk.device;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Native;
+import com.sun.jna.Platform;
+
+/** The few libc calls the devices need, bound by JNA direct mapping (no per-call reflection). */
+public final class LibC {
+    public static final int O_RDONLY = 0;
+    public static final int O_RDWR = 2;
+    public static final int O_DIRECT = 0x4000;
+    public static final int O_CLOEXEC = 0x80000;
+
+    static {
+        Native.register(LibC.class, Platform.C_LIBRARY_NAME);
+    }
+
+    private LibC() {
+    }
+
+    public static native int open(String path, int flags) throws LastErrorException;
+
+    public static native int close(int fd) throws LastErrorException;
+
+    public static native int setenv(String name, String value, int overwrite) throws LastErrorException;
+
+    public static native int unsetenv(String name) throws LastErrorException;
+
+    static native String strerror(int errno);
+}

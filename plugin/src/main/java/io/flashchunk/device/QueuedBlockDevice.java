@@ -1,0 +1,216 @@
+package io.flashchunk.device;
+
+import io.flashchunk.buffer.AlignedBuffers;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every device shares: argument checks, the queue-depth cap with a waiting line behind it,
+ * counters, and a close that drains accepted requests. Subclasses only move bytes:
+ * {@link #dispatch} hands them requests that already hold a queue slot, and they report each
+ * outcome exactly once through {@link #complete}.
+ */
+public abstract class QueuedBlockDevice implements BlockDevice {
+    private static final Logger LOG = LoggerFactory.getLogger(QueuedBlockDevice.class);
+    private static final long CLOSE_DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final int MAX_BATCH = 64;
+
+    private final String path;
+    private final long capacityBlocks;
+    private final int queueDepth;
+    private final DeviceMetrics metrics = new DeviceMetrics();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final ConcurrentLinkedQueue<IoRequest> waiting = new ConcurrentLinkedQueue<>();
+    // Requests accepted and not yet completed: close() waits for this to reach zero.
+    private final AtomicInteger accepted = new AtomicInteger();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private volatile boolean closed;
+
+    protected QueuedBlockDevice(String path, long capacityBlocks, int queueDepth) {
+        if (capacityBlocks <= 0) {
+            throw new IllegalArgumentException(path + ": capacity must be at least one block, got " + capacityBlocks);
+        }
+        if (queueDepth <= 0) {
+            throw new IllegalArgumentException(path + ": queue depth must be positive, got " + queueDepth);
+        }
+        this.path = path;
+        this.capacityBlocks = capacityBlocks;
+        this.queueDepth = queueDepth;
+    }
+
+    @Override
+    public final String path() {
+        return path;
+    }
+
+    @Override
+    public final long capacityBlocks() {
+        return capacityBlocks;
+    }
+
+    @Override
+    public final int queueDepth() {
+        return queueDepth;
+    }
+
+    @Override
+    public final CompletableFuture<Void> read(long lba, ByteBuffer buffer) {
+        return submit(IoOp.READ, lba, buffer);
+    }
+
+    @Override
+    public final CompletableFuture<Void> write(long lba, ByteBuffer buffer) {
+        return submit(IoOp.WRITE, lba, buffer);
+    }
+
+    @Override
+    public final DeviceStats stats() {
+        return metrics.snapshot(inFlight.get(), waiting.size());
+    }
+
+    private CompletableFuture<Void> submit(IoOp op, long lba, ByteBuffer buffer) {
+        int blocks = checkedBlocks(op, lba, buffer);
+        long address = checkedAddress(buffer);
+        accepted.incrementAndGet();
+        if (closed) {
+            accepted.decrementAndGet();
+            return CompletableFuture.failedFuture(new DeviceClosedException(path));
+        }
+        IoRequest request = new IoRequest(op, lba, blocks, buffer, address, System.nanoTime());
+        if (waiting.isEmpty() && tryTakeSlot()) {
+            dispatch(new IoRequest[] {request}, 1);
+        } else {
+            waiting.offer(request);
+            dispatchWaiting();
+        }
+        return request.future();
+    }
+
+    private int checkedBlocks(IoOp op, long lba, ByteBuffer buffer) {
+        if (buffer == null) {
+            throw new NullPointerException(path + ": " + op.verb() + " buffer is null");
+        }
+        int length = buffer.remaining();
+        if (length <= 0 || length % BLOCK_SIZE != 0) {
+            throw new IllegalArgumentException(path + ": " + op.verb() + " length " + length
+                    + " bytes is not a positive multiple of the block size " + BLOCK_SIZE);
+        }
+        int blocks = length / BLOCK_SIZE;
+        if (lba < 0 || lba > capacityBlocks - blocks) {
+            throw new IllegalArgumentException(path + ": " + op.verb() + " of " + blocks + " block(s) at LBA " + lba
+                    + " is outside the device (capacity " + capacityBlocks + " blocks, LBAs 0.." + (capacityBlocks - 1) + ")");
+        }
+        return blocks;
+    }
+
+    private long checkedAddress(ByteBuffer buffer) {
+        if (!buffer.isDirect()) {
+            throw new IllegalArgumentException(path + ": buffer must be a direct ByteBuffer, got a heap buffer");
+        }
+        long address = AlignedBuffers.address(buffer);
+        if (address % BLOCK_SIZE != 0) {
+            throw new IllegalArgumentException(path + ": buffer address 0x" + Long.toHexString(address)
+                    + " (at position " + buffer.position() + ") is not aligned to " + BLOCK_SIZE + " bytes");
+        }
+        return address;
+    }
+
+    private boolean tryTakeSlot() {
+        while (true) {
+            int current = inFlight.get();
+            if (current >= queueDepth) {
+                return false;
+            }
+            if (inFlight.compareAndSet(current, current + 1)) {
+                metrics.observeInFlight(current + 1);
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Moves waiting requests into free slots, in batches. No request is stranded: whoever adds to the
+     * line drains after adding, and whoever frees a slot drains after freeing.
+     */
+    private void dispatchWaiting() {
+        while (!waiting.isEmpty()) {
+            IoRequest[] batch = null;
+            int count = 0;
+            while (count < MAX_BATCH && tryTakeSlot()) {
+                IoRequest next = waiting.poll();
+                if (next == null) {
+                    inFlight.decrementAndGet();
+                    break;
+                }
+                if (batch == null) {
+                    batch = new IoRequest[Math.min(MAX_BATCH, queueDepth)];
+                }
+                batch[count++] = next;
+                if (count == batch.length) {
+                    break;
+                }
+            }
+            if (count == 0) {
+                return;
+            }
+            dispatch(batch, count);
+        }
+    }
+
+    /**
+     * Starts {@code count} requests, each already holding a queue slot. Must not block for long:
+     * it runs on callers' threads and on the completion thread. Each request's outcome must be
+     * reported through {@link #complete} exactly once, also when starting it fails.
+     */
+    protected abstract void dispatch(IoRequest[] batch, int count);
+
+    /** Reports the outcome of a dispatched request: {@code failure} null means success. */
+    protected final void complete(IoRequest request, Throwable failure) {
+        if (failure == null) {
+            metrics.recordSuccess(request.op(), request.bytes(), System.nanoTime() - request.submittedNanos());
+        } else {
+            metrics.recordFailure(request.op());
+        }
+        inFlight.decrementAndGet();
+        if (failure == null) {
+            request.future().complete(null);
+        } else {
+            request.future().completeExceptionally(failure);
+        }
+        dispatchWaiting();
+        accepted.decrementAndGet();
+    }
+
+    @Override
+    public final void close() {
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
+        closed = true;
+        long deadline = System.nanoTime() + CLOSE_DRAIN_TIMEOUT_NANOS;
+        while (accepted.get() > 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(100_000);
+        }
+        if (accepted.get() > 0) {
+            LOG.warn("closing {} with {} request(s) still unfinished after {} s", path, accepted.get(),
+                    TimeUnit.NANOSECONDS.toSeconds(CLOSE_DRAIN_TIMEOUT_NANOS));
+        }
+        release();
+    }
+
+    /** Releases what the subclass holds (threads, descriptors); runs once, after the drain. */
+    protected abstract void release();
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + path + ", " + engine().configName() + ", " + capacityBlocks
+                + " blocks, queue depth " + queueDepth + "]";
+    }
+}

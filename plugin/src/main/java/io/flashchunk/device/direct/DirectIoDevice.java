@@ -1,0 +1,80 @@
+package io.flashchunk.device.direct;
+
+import io.flashchunk.device.DeviceOpenException;
+import io.flashchunk.device.DevicePaths;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.IoEngine;
+import io.flashchunk.device.IoRequest;
+import io.flashchunk.device.QueuedBlockDevice;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A device on a regular file or a raw block device ({@code /dev/nvme0n1}, {@code /dev/loopN}) with
+ * O_DIRECT, so cached chunks never pass through (or crowd out) the page cache. The engine is libaio,
+ * or positional I/O on a thread pool where libaio cannot be loaded.
+ */
+public final class DirectIoDevice extends QueuedBlockDevice {
+    private static final Logger LOG = LoggerFactory.getLogger(DirectIoDevice.class);
+
+    private final IoEngine engine;
+    private final DirectIoEngine io;
+
+    private DirectIoDevice(String path, long capacityBlocks, int queueDepth, IoEngine engine, DirectIoEngine io) {
+        super(path, capacityBlocks, queueDepth);
+        this.engine = engine;
+        this.io = io;
+        io.start(this::complete);
+    }
+
+    public static DirectIoDevice open(DeviceSpec spec) throws DeviceOpenException {
+        Path path = spec.path();
+        DevicePaths.checkUsable(path);
+        long capacityBlocks = DevicePaths.capacityBlocks(path, spec.capacityBytes(), DevicePaths.sizeBytes(path));
+        IoEngine engine = resolve(spec);
+        String name = path.toString();
+        DirectIoEngine io = engine == IoEngine.LIBAIO
+                ? AioEngine.open(name, spec.queueDepth())
+                : PositionalIoEngine.open(name, spec.queueDepth());
+        return new DirectIoDevice(name, capacityBlocks, spec.queueDepth(), engine, io);
+    }
+
+    private static IoEngine resolve(DeviceSpec spec) throws DeviceOpenException {
+        switch (spec.engine()) {
+            case LIBAIO:
+                if (!AioEngine.available()) {
+                    throw new DeviceOpenException("engine libaio was asked for " + spec.path() + " but "
+                            + AioEngine.unavailableReason() + "; install libaio1 or set the engine to threadpool");
+                }
+                return IoEngine.LIBAIO;
+            case THREADPOOL:
+                return IoEngine.THREADPOOL;
+            case AUTO:
+                if (AioEngine.available()) {
+                    return IoEngine.LIBAIO;
+                }
+                LOG.warn("flash device {}: {}; falling back to the thread-pool engine", spec.path(),
+                        AioEngine.unavailableReason());
+                return IoEngine.THREADPOOL;
+            default:
+                throw new DeviceOpenException("engine " + spec.engine().configName() + " is not a direct-I/O engine (device "
+                        + spec.path() + ")");
+        }
+    }
+
+    @Override
+    public IoEngine engine() {
+        return engine;
+    }
+
+    @Override
+    protected void dispatch(IoRequest[] batch, int count) {
+        io.dispatch(batch, count);
+    }
+
+    @Override
+    protected void release() {
+        io.close();
+    }
+}

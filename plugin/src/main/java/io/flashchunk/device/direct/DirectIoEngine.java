@@ -1,0 +1,16 @@
+package io.flashchunk.device.direct;
+
+import io.flashchunk.device.IoRequest;
+import java.util.function.BiConsumer;
+
+/** Moves the bytes of a {@link DirectIoDevice}; one implementation per {@code engine} setting. */
+interface DirectIoEngine {
+    /** Starts completion handling; outcomes go to {@code completion} (failure null on success). */
+    void start(BiConsumer<IoRequest, Throwable> completion);
+
+    /** Starts requests that each hold a queue slot; see {@code QueuedBlockDevice#dispatch}. */
+    void dispatch(IoRequest[] batch, int count);
+
+    /** Stops threads and releases the descriptor; called once, after all requests completed. */
+    void close();
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the system packages the project needs on Debian/Ubuntu, when something is missing:
+# libaio (the default I/O engine), fio (the device benchmark's yardstick), a C toolchain for native/,
+# Maven and a JDK 17, losetup and chattr (tests use real loop devices and immutable files).
+set -euo pipefail
+need=()
+[ -e /lib/x86_64-linux-gnu/libaio.so.1 ] || [ -e /usr/lib/x86_64-linux-gnu/libaio.so.1 ] || need+=(libaio1)
+command -v fio >/dev/null || need+=(fio)
+command -v gcc >/dev/null || need+=(gcc)
+command -v make >/dev/null || need+=(make)
+command -v mvn >/dev/null || need+=(maven)
+command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
+command -v losetup >/dev/null || need+=(mount)
+command -v chattr >/dev/null || need+=(e2fsprogs)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "missing packages: ${need[*]}; run as root or install them: apt-get install -y ${need[*]}" >&2
+  exit 1
+fi
+echo "== installing ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${need[@]}" >/dev/null
