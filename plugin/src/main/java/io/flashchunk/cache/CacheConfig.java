@@ -1,0 +1,183 @@
+package io.flashchunk.cache;
+
+import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.device.DeviceSpec;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Settings of one cache. {@link #validate()} rejects every bad value with a message naming the
+ * setting as an operator writes it in cassandra.yaml.
+ *
+ * @param devices                one address space per device
+ * @param queueBytes             most bytes of chunks waiting to be written; more are dropped
+ * @param maxWritesInFlight      per device: the share of its queue depth cache fills may take
+ * @param readTimeoutMillis      a flash read slower than this is a miss
+ * @param allocationWaitMillis   how long the writer waits for free blocks before dropping a chunk
+ * @param spaceReservePercent    flash kept out of the index's weight: room for blocks waiting on a
+ *                               checkpoint and for fragmentation
+ * @param dramTierBytes          DRAM tier for the hottest chunks; 0 turns it off
+ * @param readAhead              on a flash hit, also fetch the next chunk into the DRAM tier
+ * @param deferReuseUntilCheckpoint evicted blocks wait for the next checkpoint before reuse
+ * @param maintenanceIntervalMillis how often loads are averaged and imbalance is corrected
+ * @param rebalanceFactor        a space this many times busier than the least busy one sheds hot chunks
+ * @param migrationBatch         most chunks moved per maintenance run
+ */
+public record CacheConfig(
+        List<DeviceSpec> devices,
+        long queueBytes,
+        int maxWritesInFlight,
+        long readTimeoutMillis,
+        long allocationWaitMillis,
+        double spaceReservePercent,
+        long dramTierBytes,
+        boolean readAhead,
+        boolean deferReuseUntilCheckpoint,
+        long maintenanceIntervalMillis,
+        double rebalanceFactor,
+        int migrationBatch) {
+
+    public CacheConfig {
+        devices = devices == null ? null : List.copyOf(devices);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fails with the first bad setting, named as in the configuration file. */
+    public CacheConfig validate() {
+        if (devices == null || devices.isEmpty()) {
+            throw new IllegalArgumentException("devices: at least one flash device must be configured");
+        }
+        Set<Path> seen = new HashSet<>();
+        for (int i = 0; i < devices.size(); i++) {
+            DeviceSpec device = Objects.requireNonNull(devices.get(i), "devices[" + i + "]");
+            Path normal = device.path().toAbsolutePath().normalize();
+            if (!seen.add(normal)) {
+                throw new IllegalArgumentException("devices[" + i + "].path: " + device.path()
+                        + " is listed twice; each device may hold one address space");
+            }
+            if (maxWritesInFlight > device.queueDepth()) {
+                throw new IllegalArgumentException("max_writes_in_flight: " + maxWritesInFlight
+                        + " is more than the queue depth " + device.queueDepth() + " of " + device.path());
+            }
+        }
+        if (devices.size() > ChunkLocation.MAX_SPACES) {
+            throw new IllegalArgumentException("devices: at most " + ChunkLocation.MAX_SPACES
+                    + " devices, got " + devices.size());
+        }
+        positive("queue_bytes", queueBytes);
+        positive("max_writes_in_flight", maxWritesInFlight);
+        positive("read_timeout_ms", readTimeoutMillis);
+        notNegative("allocation_wait_ms", allocationWaitMillis);
+        if (!(spaceReservePercent >= 0 && spaceReservePercent <= 50)) {
+            throw new IllegalArgumentException("space_reserve_percent: must be 0..50, got " + spaceReservePercent);
+        }
+        notNegative("dram_tier_bytes", dramTierBytes);
+        positive("maintenance_interval_ms", maintenanceIntervalMillis);
+        if (!(rebalanceFactor > 1)) {
+            throw new IllegalArgumentException("rebalance_factor: must be above 1, got " + rebalanceFactor);
+        }
+        notNegative("migration_batch", migrationBatch);
+        return this;
+    }
+
+    private static void positive(String setting, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(setting + ": must be positive, got " + value);
+        }
+    }
+
+    private static void notNegative(String setting, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(setting + ": must not be negative, got " + value);
+        }
+    }
+
+    /** Defaults for everything but the devices. */
+    public static final class Builder {
+        private final List<DeviceSpec> devices = new ArrayList<>();
+        private long queueBytes = 64L << 20;
+        private int maxWritesInFlight = 8;
+        private long readTimeoutMillis = 200;
+        private long allocationWaitMillis = 200;
+        private double spaceReservePercent = 5;
+        private long dramTierBytes;
+        private boolean readAhead;
+        private boolean deferReuseUntilCheckpoint;
+        private long maintenanceIntervalMillis = 5_000;
+        private double rebalanceFactor = 1.5;
+        private int migrationBatch = 64;
+
+        public Builder device(DeviceSpec device) {
+            devices.add(device);
+            return this;
+        }
+
+        public Builder queueBytes(long bytes) {
+            this.queueBytes = bytes;
+            return this;
+        }
+
+        public Builder maxWritesInFlight(int writes) {
+            this.maxWritesInFlight = writes;
+            return this;
+        }
+
+        public Builder readTimeoutMillis(long millis) {
+            this.readTimeoutMillis = millis;
+            return this;
+        }
+
+        public Builder allocationWaitMillis(long millis) {
+            this.allocationWaitMillis = millis;
+            return this;
+        }
+
+        public Builder spaceReservePercent(double percent) {
+            this.spaceReservePercent = percent;
+            return this;
+        }
+
+        public Builder dramTierBytes(long bytes) {
+            this.dramTierBytes = bytes;
+            return this;
+        }
+
+        public Builder readAhead(boolean enabled) {
+            this.readAhead = enabled;
+            return this;
+        }
+
+        public Builder deferReuseUntilCheckpoint(boolean defer) {
+            this.deferReuseUntilCheckpoint = defer;
+            return this;
+        }
+
+        public Builder maintenanceIntervalMillis(long millis) {
+            this.maintenanceIntervalMillis = millis;
+            return this;
+        }
+
+        public Builder rebalanceFactor(double factor) {
+            this.rebalanceFactor = factor;
+            return this;
+        }
+
+        public Builder migrationBatch(int chunks) {
+            this.migrationBatch = chunks;
+            return this;
+        }
+
+        public CacheConfig build() {
+            return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, allocationWaitMillis,
+                    spaceReservePercent, dramTierBytes, readAhead, deferReuseUntilCheckpoint, maintenanceIntervalMillis,
+                    rebalanceFactor, migrationBatch).validate();
+        }
+    }
+}

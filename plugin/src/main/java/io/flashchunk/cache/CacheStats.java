@@ -1,0 +1,73 @@
+package io.flashchunk.cache;
+
+import java.util.List;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A snapshot of the cache's counters since it started.
+ *
+ * @param memoryHits              hits served from the write queue (chunks not yet on flash)
+ * @param dramHits                hits served from the optional DRAM tier
+ * @param flashHits               hits read from flash and verified
+ * @param droppedEvictedBeforeWrite chunks evicted while queued: never written (flash wear saved)
+ * @param staleReads              flash reads discarded because the entry moved or died meanwhile
+ * @param flashHitLatencyNanos    time of a flash hit inside {@code get}, nanoseconds
+ */
+public record CacheStats(
+        long memoryHits,
+        long dramHits,
+        long flashHits,
+        long misses,
+        long puts,
+        long putsAlreadyCached,
+        long uncacheable,
+        long droppedQueueFull,
+        long droppedEvictedBeforeWrite,
+        long droppedNoSpace,
+        long flashBytesRead,
+        long flashBytesWritten,
+        long flashWrites,
+        long checksumErrors,
+        long readErrors,
+        long writeErrors,
+        long readTimeouts,
+        long staleReads,
+        long evictions,
+        long invalidations,
+        long migrations,
+        long readAheads,
+        long entries,
+        long weightedBlocks,
+        long queuedBytes,
+        int queuedChunks,
+        List<SpaceStats> spaces,
+        Histogram flashHitLatencyNanos) {
+
+    public long hits() {
+        return memoryHits + dramHits + flashHits;
+    }
+
+    /** The counters, without the histogram's bucket dump. */
+    @Override
+    public String toString() {
+        return "hits memory=" + memoryHits + " dram=" + dramHits + " flash=" + flashHits + ", misses=" + misses
+                + ", puts=" + puts + " (already cached " + putsAlreadyCached + ", uncacheable " + uncacheable
+                + "), dropped: queue full=" + droppedQueueFull + " evicted before write=" + droppedEvictedBeforeWrite
+                + " no space=" + droppedNoSpace + ", flash writes=" + flashWrites + " (" + flashBytesWritten
+                + " B), flash read=" + flashBytesRead + " B, errors: checksum=" + checksumErrors + " read=" + readErrors
+                + " write=" + writeErrors + " timeout=" + readTimeouts + ", stale reads=" + staleReads + ", evictions="
+                + evictions + ", invalidations=" + invalidations + ", migrations=" + migrations + ", read-aheads="
+                + readAheads + ", entries=" + entries + " (" + weightedBlocks + " blocks), queued=" + queuedChunks
+                + " (" + queuedBytes + " B), spaces=" + spaces;
+    }
+
+    public double hitRate() {
+        long requests = hits() + misses;
+        return requests == 0 ? 0 : (double) hits() / requests;
+    }
+
+    /** One address space. */
+    public record SpaceStats(int index, String path, long dataBlocks, long usedBlocks, long freeBlocks,
+                             long heldBlocks, double readsPerSecond, double writesPerSecond, int writesInFlight) {
+    }
+}

@@ -1,0 +1,430 @@
+package io.flashchunk.cache;
+
+import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.ChunkEntry;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.queue.WriteQueue;
+import io.flashchunk.cache.space.AddressSpace;
+import io.flashchunk.cache.space.SpaceManager;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceOpenException;
+import io.flashchunk.device.DeviceSpec;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A persistent read cache of file chunks on flash: the index in the heap, the bytes on flash.
+ * Nothing here knows Cassandra; its adapter maps Cassandra's files and chunks onto
+ * {@link #registerFile}, {@link #get}, {@link #put} and the invalidations.
+ *
+ * <p>Never throws on the data path and never serves a wrong byte: every flash read is checked
+ * against the entry's version (the location it started from) and its CRC32C; anything unexpected
+ * is a miss plus a counter, and the caller reads its file as if there were no cache.
+ */
+public final class FlashChunkCache implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(FlashChunkCache.class);
+    static final int MAX_ORDER = ChunkLocation.order(ChunkLocation.MAX_LENGTH);
+    private static final long POOL_RETAINED_BYTES_PER_CLASS = 8L << 20;
+    private static final long SWEEP_DELAY_MILLIS = 100;
+    private static final double MINIMUM_REBALANCE_LOAD = 10;
+
+    private final CacheConfig config;
+    private final List<StorageDriver> drivers;
+    private final SpaceManager spaces;
+    private final FileRegistry files = new FileRegistry();
+    private final ChunkIndex index;
+    private final AlignedBufferPool pool = new AlignedBufferPool(ChunkLocation.MAX_LENGTH, POOL_RETAINED_BYTES_PER_CLASS);
+    private final CacheMetrics metrics = new CacheMetrics();
+    private final WriteQueue queue;
+    private final DramTier dram;
+    private final Migrator migrator;
+    private final ScheduledExecutorService maintenance;
+    private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+    private final long readTimeoutNanos;
+    private volatile boolean closed;
+    private long lastTickNanos = System.nanoTime();
+
+    /** Opens every configured device and starts the cache on them. */
+    public static FlashChunkCache open(CacheConfig config) throws DeviceOpenException {
+        config.validate();
+        List<BlockDevice> devices = new ArrayList<>();
+        try {
+            for (DeviceSpec spec : config.devices()) {
+                devices.add(BlockDevices.open(spec));
+            }
+        } catch (DeviceOpenException | RuntimeException e) {
+            devices.forEach(BlockDevice::close);
+            throw e;
+        }
+        return new FlashChunkCache(config, devices);
+    }
+
+    /** Starts the cache on already opened devices, one address space each, in order. */
+    public FlashChunkCache(CacheConfig config, List<BlockDevice> devices) {
+        this.config = config.validate();
+        this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.readTimeoutMillis());
+        List<StorageDriver> driverList = new ArrayList<>();
+        List<AddressSpace> spaceList = new ArrayList<>();
+        long dataBlocks = 0;
+        for (int i = 0; i < devices.size(); i++) {
+            BlockDevice device = devices.get(i);
+            StorageDriver driver = new StorageDriver(device, Math.min(config.maxWritesInFlight(), device.queueDepth()));
+            driverList.add(driver);
+            AddressSpace space = new AddressSpace(i, driver, 0, device.capacityBlocks(), MAX_ORDER,
+                    config.deferReuseUntilCheckpoint());
+            spaceList.add(space);
+            dataBlocks += space.dataBlocks();
+        }
+        this.drivers = List.copyOf(driverList);
+        this.spaces = new SpaceManager(spaceList);
+        long indexBlocks = Math.max(1, (long) (dataBlocks * (1 - config.spaceReservePercent() / 100)));
+        this.index = new ChunkIndex(indexBlocks, ForkJoinPool.commonPool(), files, this::onEvicted);
+        this.queue = new WriteQueue(index, files, spaces, pool, metrics, config.queueBytes(),
+                config.allocationWaitMillis());
+        this.dram = config.dramTierBytes() > 0 ? new DramTier(config.dramTierBytes()) : null;
+        this.migrator = new Migrator(index, spaces, pool, metrics);
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "flashchunk-maintenance");
+            thread.setDaemon(true);
+            return thread;
+        });
+        maintenance.scheduleWithFixedDelay(this::runMaintenanceQuietly, config.maintenanceIntervalMillis(),
+                config.maintenanceIntervalMillis(), TimeUnit.MILLISECONDS);
+        LOG.info("flash chunk cache: {} device(s), {} data blocks, index capacity {} blocks ({} MiB), queue {} MiB{}",
+                devices.size(), dataBlocks, indexBlocks, indexBlocks * BlockDevice.BLOCK_SIZE >> 20,
+                config.queueBytes() >> 20, dram == null ? "" : ", DRAM tier " + (config.dramTierBytes() >> 20) + " MiB");
+    }
+
+    public CacheConfig config() {
+        return config;
+    }
+
+    /** The file at {@code path} as it is now, under an id for its chunks. */
+    public CachedFile registerFile(Path path) throws IOException {
+        return files.register(FileIdentity.of(path));
+    }
+
+    public CachedFile registerFile(FileIdentity identity) {
+        return files.register(identity);
+    }
+
+    /**
+     * The chunk of {@code file} starting at {@code position}, or null on a miss. The caller must
+     * release a returned chunk.
+     */
+    public CachedChunk get(CachedFile file, long position) {
+        long key = ChunkKeys.key(file.id(), position);
+        if (key < 0 || closed || file.isInvalidated()) {
+            metrics.misses.increment();
+            return null;
+        }
+        try {
+            if (dram != null) {
+                CachedChunk chunk = dram.get(key, pool);
+                if (chunk != null) {
+                    metrics.dramHits.increment();
+                    return chunk;
+                }
+            }
+            ChunkEntry entry = index.get(key);
+            CachedChunk chunk = entry == null ? null : read(entry);
+            if (chunk != null) {
+                return chunk;
+            }
+        } catch (RuntimeException e) {
+            metrics.readErrors.increment();
+            LOG.warn("flash cache: get of {}@{} failed, reading the file instead", file.path(), position, e);
+        }
+        metrics.misses.increment();
+        return null;
+    }
+
+    private CachedChunk read(ChunkEntry entry) {
+        // Two looks: a pending chunk may reach flash (and leave memory) between them.
+        for (int look = 0; look < 2; look++) {
+            long location = entry.location();
+            if (ChunkLocation.isDead(location)) {
+                return null;
+            }
+            if (ChunkLocation.isOnFlash(location)) {
+                return readFlash(entry, location);
+            }
+            ByteBuffer target = pool.acquire(ChunkLocation.length(location));
+            int length = queue.copyPending(entry, target);
+            if (length > 0) {
+                metrics.memoryHits.increment();
+                return new CachedChunk(target.limit(length), pool);
+            }
+            pool.release(target);
+        }
+        return null;
+    }
+
+    private CachedChunk readFlash(ChunkEntry entry, long location) {
+        int length = ChunkLocation.length(location);
+        AddressSpace space = spaces.space(ChunkLocation.space(location));
+        ByteBuffer buffer = pool.acquire(length);
+        long start = System.nanoTime();
+        CompletableFuture<Void> read;
+        try {
+            read = space.driver().read(ChunkLocation.lba(location), buffer);
+        } catch (RuntimeException e) {
+            pool.release(buffer);
+            metrics.readErrors.increment();
+            return null;
+        }
+        try {
+            read.get(readTimeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            metrics.readTimeouts.increment();
+            read.whenComplete((ignored, failure) -> pool.release(buffer));
+            return null;
+        } catch (ExecutionException e) {
+            metrics.readErrors.increment();
+            pool.release(buffer);
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            read.whenComplete((ignored, failure) -> pool.release(buffer));
+            return null;
+        }
+        space.reads().mark(1);
+        metrics.flashBytesRead.add(buffer.limit());
+        // The version check: the entry must still be where the read started.
+        if (entry.location() != location) {
+            metrics.staleReads.increment();
+            pool.release(buffer);
+            return null;
+        }
+        buffer.limit(length);
+        if (crc32c(buffer) != entry.crc()) {
+            metrics.checksumErrors.increment();
+            pool.release(buffer);
+            LOG.warn("flash cache: checksum mismatch for {}; entry dropped", entry);
+            if (index.remove(entry)) {
+                releaseRemoved(entry);
+            }
+            return null;
+        }
+        metrics.flashHits.increment();
+        metrics.recordFlashHit(System.nanoTime() - start);
+        if (dram != null) {
+            dram.put(entry.key(), buffer);
+            if (config.readAhead()) {
+                readAhead(entry, length);
+            }
+        }
+        return new CachedChunk(buffer, pool);
+    }
+
+    /** Fetches the next chunk of the file into the DRAM tier in the background (the paper's overflow read). */
+    private void readAhead(ChunkEntry entry, int length) {
+        long nextKey = ChunkKeys.key(entry.fileId(), entry.position() + length);
+        if (nextKey < 0 || dram.contains(nextKey)) {
+            return;
+        }
+        ChunkEntry next = index.peek(nextKey);
+        long location = next == null ? ChunkLocation.DEAD : next.location();
+        if (!ChunkLocation.isOnFlash(location)) {
+            return;
+        }
+        ByteBuffer buffer = pool.acquire(ChunkLocation.length(location));
+        spaces.space(ChunkLocation.space(location)).driver().read(ChunkLocation.lba(location), buffer)
+                .whenComplete((ignored, failure) -> {
+                    buffer.limit(ChunkLocation.length(location));
+                    if (failure == null && next.location() == location && crc32c(buffer) == next.crc()) {
+                        dram.put(nextKey, buffer);
+                        metrics.readAheads.increment();
+                    }
+                    pool.release(buffer);
+                });
+    }
+
+    static int crc32c(ByteBuffer buffer) {
+        CRC32C crc = new CRC32C();
+        crc.update(buffer.duplicate());
+        return (int) crc.getValue();
+    }
+
+    /**
+     * Offers a chunk read from the file on a miss (its bytes from position to limit). Returns at
+     * once; the chunk reaches flash in the background, or is dropped when the queue is full.
+     */
+    public void put(CachedFile file, long position, ByteBuffer chunk) {
+        long key = ChunkKeys.key(file.id(), position);
+        int length = chunk.remaining();
+        if (key < 0 || length == 0 || length > ChunkLocation.MAX_LENGTH || closed || file.isInvalidated()) {
+            metrics.uncacheable.increment();
+            return;
+        }
+        metrics.puts.increment();
+        if (index.peek(key) != null) {
+            metrics.putsAlreadyCached.increment();
+            return;
+        }
+        try {
+            queue.offer(key, chunk);
+        } catch (RuntimeException e) {
+            metrics.writeErrors.increment();
+            LOG.warn("flash cache: put of {}@{} failed", file.path(), position, e);
+        }
+    }
+
+    /** The chunk at {@code position} (its start) changed: forget it at once. */
+    public void invalidatePosition(CachedFile file, long position) {
+        long key = ChunkKeys.key(file.id(), position);
+        if (key < 0) {
+            throw new IllegalArgumentException("chunk position " + position + " of " + file.path()
+                    + " is not a multiple of 4096");
+        }
+        if (dram != null) {
+            dram.invalidate(key);
+        }
+        ChunkEntry removed = index.remove(key);
+        if (removed != null) {
+            releaseRemoved(removed);
+        }
+    }
+
+    /**
+     * The file is gone or changed: none of its chunks is served from now on, and their blocks go
+     * back to the free lists in a sweep shortly after (batched with other invalidations).
+     */
+    public void invalidateFile(CachedFile file) {
+        if (files.invalidate(file) && sweepScheduled.compareAndSet(false, true) && !closed) {
+            maintenance.schedule(() -> {
+                sweepScheduled.set(false);
+                sweepInvalidatedFiles();
+            }, SWEEP_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Removes every entry of invalidated files now; returns how many were removed. */
+    public int sweepInvalidatedFiles() {
+        int removed = index.removeIf(entry -> !files.isLive(entry.fileId()), this::releaseRemoved);
+        if (dram != null) {
+            dram.removeIf(key -> !files.isLive(ChunkKeys.fileId(key)));
+        }
+        files.forgetEmptyInvalidated();
+        return removed;
+    }
+
+    /** An entry removed explicitly: nothing names its blocks any more, so they are free at once. */
+    private void releaseRemoved(ChunkEntry entry) {
+        metrics.invalidations.increment();
+        long location = entry.markDead();
+        if (ChunkLocation.isOnFlash(location)) {
+            spaces.release(spaces.space(ChunkLocation.space(location)), ChunkLocation.lba(location),
+                    ChunkLocation.order(ChunkLocation.length(location)));
+        }
+    }
+
+    /** Caffeine evicted the entry by weight: its blocks may be named by the last checkpoint. */
+    private void onEvicted(ChunkEntry entry) {
+        metrics.evictions.increment();
+        long location = entry.markDead();
+        if (ChunkLocation.isOnFlash(location)) {
+            spaces.releaseAfterCheckpoint(spaces.space(ChunkLocation.space(location)), ChunkLocation.lba(location),
+                    ChunkLocation.order(ChunkLocation.length(location)));
+        }
+    }
+
+    /** Averages loads since the last run and moves hot chunks off an overloaded space. */
+    public synchronized int runMaintenance() {
+        long now = System.nanoTime();
+        double seconds = Math.max(0.001, (now - lastTickNanos) / 1e9);
+        lastTickNanos = now;
+        spaces.tickLoads(seconds);
+        AddressSpace[] imbalance = spaces.imbalance(config.rebalanceFactor(), MINIMUM_REBALANCE_LOAD);
+        return imbalance == null ? 0 : migrator.moveHottest(imbalance[0], imbalance[1], config.migrationBatch());
+    }
+
+    private void runMaintenanceQuietly() {
+        try {
+            runMaintenance();
+        } catch (RuntimeException e) {
+            LOG.warn("flash cache: maintenance failed", e);
+        }
+    }
+
+    /** Runs the index's pending evictions now (tests and benchmarks use it for exact counts). */
+    public void cleanUp() {
+        index.cleanUp();
+    }
+
+    public SpaceManager spaces() {
+        return spaces;
+    }
+
+    public FileRegistry files() {
+        return files;
+    }
+
+    ChunkIndex index() {
+        return index;
+    }
+
+    /** Bytes the index may hold. */
+    public long capacityBytes() {
+        return index.maximumBlocks() * BlockDevice.BLOCK_SIZE;
+    }
+
+    /** Chunks in the index. */
+    public long entries() {
+        return index.size();
+    }
+
+    /** Bytes of flash the index's entries take. */
+    public long weightedBytes() {
+        return index.weightedBlocks() * BlockDevice.BLOCK_SIZE;
+    }
+
+    public CacheStats stats() {
+        List<CacheStats.SpaceStats> spaceStats = new ArrayList<>();
+        for (AddressSpace space : spaces.spaces()) {
+            spaceStats.add(new CacheStats.SpaceStats(space.index(), space.driver().path(), space.dataBlocks(),
+                    space.usedBlocks(), space.freeBlocks(), space.heldBlocks(), space.reads().perSecond(),
+                    space.writes().perSecond(), space.driver().writesInFlight()));
+        }
+        CacheMetrics m = metrics;
+        return new CacheStats(m.memoryHits.sum(), m.dramHits.sum(), m.flashHits.sum(), m.misses.sum(), m.puts.sum(),
+                m.putsAlreadyCached.sum(), m.uncacheable.sum(), m.droppedQueueFull.sum(),
+                m.droppedEvictedBeforeWrite.sum(), m.droppedNoSpace.sum(), m.flashBytesRead.sum(),
+                m.flashBytesWritten.sum(), m.flashWrites.sum(), m.checksumErrors.sum(), m.readErrors.sum(),
+                m.writeErrors.sum(), m.readTimeouts.sum(), m.staleReads.sum(), m.evictions.sum(),
+                m.invalidations.sum(), m.migrations.sum(), m.readAheads.sum(), index.size(), index.weightedBlocks(),
+                queue.queuedBytes(), queue.queuedChunks(), List.copyOf(spaceStats), m.flashHitLatency());
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        maintenance.shutdownNow();
+        queue.close();
+        drivers.forEach(StorageDriver::close);
+    }
+}

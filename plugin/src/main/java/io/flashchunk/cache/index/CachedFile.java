@@ -1,0 +1,54 @@
+package io.flashchunk.cache.index;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A data file the cache knows, under the id its chunks' keys carry. */
+public final class CachedFile {
+    private final int id;
+    private final FileIdentity identity;
+    private final AtomicInteger entries = new AtomicInteger();
+    private volatile boolean invalidated;
+
+    CachedFile(int id, FileIdentity identity) {
+        this.id = id;
+        this.identity = identity;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public FileIdentity identity() {
+        return identity;
+    }
+
+    public String path() {
+        return identity.path();
+    }
+
+    /** Chunks of this file in the index. */
+    public int entries() {
+        return entries.get();
+    }
+
+    void entryAdded() {
+        entries.incrementAndGet();
+    }
+
+    void entryRemoved() {
+        entries.decrementAndGet();
+    }
+
+    public boolean isInvalidated() {
+        return invalidated;
+    }
+
+    void invalidate() {
+        invalidated = true;
+    }
+
+    @Override
+    public String toString() {
+        return "file " + id + " " + identity.path();
+    }
+}

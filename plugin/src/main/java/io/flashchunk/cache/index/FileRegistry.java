@@ -1,0 +1,99 @@
+package io.flashchunk.cache.index;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Gives each data file a compact id for chunk keys. Ids are never reused: a file invalidated and
+ * written again under the same path gets a new id, so nothing cached for the old file can be found
+ * for the new one, even before the old entries are swept away.
+ */
+public final class FileRegistry {
+    private final Map<String, CachedFile> byPath = new ConcurrentHashMap<>();
+    private final Map<Integer, CachedFile> byId = new ConcurrentHashMap<>();
+    private final AtomicInteger nextId;
+
+    public FileRegistry() {
+        this(1);
+    }
+
+    public FileRegistry(int firstId) {
+        this.nextId = new AtomicInteger(firstId);
+    }
+
+    /** The live registration of the file with this identity's path, made now if there is none. */
+    public CachedFile register(FileIdentity identity) {
+        return byPath.computeIfAbsent(identity.path(), path -> {
+            int id = nextId.getAndIncrement();
+            if (id <= 0) {
+                throw new IllegalStateException("file ids are exhausted");
+            }
+            CachedFile file = new CachedFile(id, identity);
+            byId.put(id, file);
+            return file;
+        });
+    }
+
+    /** The live registration for a path, or null. */
+    public CachedFile lookup(String path) {
+        return byPath.get(path);
+    }
+
+    /** Any registration, live or invalidated but not yet forgotten, by id. */
+    public CachedFile byId(int id) {
+        return byId.get(id);
+    }
+
+    /** The file is gone or changed: its path no longer leads to this id. Returns false if it already was. */
+    public boolean invalidate(CachedFile file) {
+        if (!byPath.remove(file.path(), file)) {
+            return false;
+        }
+        file.invalidate();
+        return true;
+    }
+
+    /** Forgets invalidated files whose entries are all gone; returns how many were forgotten. */
+    public int forgetEmptyInvalidated() {
+        List<Integer> empty = new ArrayList<>();
+        byId.forEach((id, file) -> {
+            if (file.isInvalidated() && file.entries() <= 0) {
+                empty.add(id);
+            }
+        });
+        empty.forEach(byId::remove);
+        return empty.size();
+    }
+
+    public void entryAdded(int fileId) {
+        CachedFile file = byId.get(fileId);
+        if (file != null) {
+            file.entryAdded();
+        }
+    }
+
+    public void entryRemoved(int fileId) {
+        CachedFile file = byId.get(fileId);
+        if (file != null) {
+            file.entryRemoved();
+        }
+    }
+
+    /** Whether entries of this file id may still be served. */
+    public boolean isLive(int fileId) {
+        CachedFile file = byId.get(fileId);
+        return file != null && !file.isInvalidated();
+    }
+
+    public int liveFiles() {
+        return byPath.size();
+    }
+
+    /** The next id to hand out (checkpoints record it). */
+    public int nextId() {
+        return nextId.get();
+    }
+}

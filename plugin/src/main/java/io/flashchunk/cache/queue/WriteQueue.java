@@ -1,0 +1,260 @@
+package io.flashchunk.cache.queue;
+
+import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.cache.CacheMetrics;
+import io.flashchunk.cache.index.ChunkEntry;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.space.SpaceManager;
+import io.flashchunk.cache.space.SpaceManager.Allocation;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The paper's two-stage write queue, bounded in bytes.
+ *
+ * <p>Stage 1 takes chunks read on misses: the caller only copies the bytes into a pooled buffer and
+ * returns (or the chunk is dropped when the queue is full). A stage-1 thread computes the checksum,
+ * makes the entry (pending, its buffer kept here so hits are served from memory) and puts it in the
+ * index, where the eviction policy starts to judge it. Stage 2 allocates flash, writes, and then
+ * publishes the location with one compare-and-set. An entry evicted before it reaches flash is
+ * dropped unwritten: one-hit chunks never cost a flash write.
+ */
+public final class WriteQueue implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WriteQueue.class);
+
+    private final ChunkIndex index;
+    private final FileRegistry files;
+    private final SpaceManager spaces;
+    private final AlignedBufferPool pool;
+    private final CacheMetrics metrics;
+    private final long byteLimit;
+    private final long allocationWaitNanos;
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicInteger queuedChunks = new AtomicInteger();
+    private final BlockingQueue<StagedChunk> stage1 = new LinkedBlockingQueue<>();
+    private final BlockingQueue<ChunkEntry> stage2 = new LinkedBlockingQueue<>();
+    private final Map<ChunkEntry, StagedChunk> pending = new ConcurrentHashMap<>();
+    private final Thread stage1Worker;
+    private final Thread stage2Worker;
+    private volatile boolean running = true;
+
+    private record StagedChunk(long key, ByteBuffer buffer, int length) {
+    }
+
+    public WriteQueue(ChunkIndex index, FileRegistry files, SpaceManager spaces, AlignedBufferPool pool,
+                      CacheMetrics metrics, long byteLimit, long allocationWaitMillis) {
+        this.index = index;
+        this.files = files;
+        this.spaces = spaces;
+        this.pool = pool;
+        this.metrics = metrics;
+        this.byteLimit = byteLimit;
+        this.allocationWaitNanos = TimeUnit.MILLISECONDS.toNanos(allocationWaitMillis);
+        this.stage1Worker = new Thread(this::runStage1, "flashchunk-queue-stage1");
+        this.stage2Worker = new Thread(this::runStage2, "flashchunk-queue-stage2");
+        stage1Worker.setDaemon(true);
+        stage2Worker.setDaemon(true);
+        stage1Worker.start();
+        stage2Worker.start();
+    }
+
+    /**
+     * Queues a copy of {@code chunk} (position to limit) under {@code key}. Never blocks; returns
+     * false when the chunk was dropped because the queue is full.
+     */
+    public boolean offer(long key, ByteBuffer chunk) {
+        int length = chunk.remaining();
+        if (!reserve(length)) {
+            metrics.droppedQueueFull.increment();
+            return false;
+        }
+        ByteBuffer copy = pool.acquire(length);
+        copy.put(0, chunk, chunk.position(), length);
+        queuedChunks.incrementAndGet();
+        stage1.add(new StagedChunk(key, copy, length));
+        return true;
+    }
+
+    private boolean reserve(int length) {
+        while (true) {
+            long current = queuedBytes.get();
+            if (current + length > byteLimit) {
+                return false;
+            }
+            if (queuedBytes.compareAndSet(current, current + length)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Copies a pending chunk into {@code target} (from position 0) and returns its length, or -1 when
+     * the chunk is no longer in memory (written meanwhile, or dropped).
+     */
+    public int copyPending(ChunkEntry entry, ByteBuffer target) {
+        StagedChunk staged = pending.get(entry);
+        if (staged == null || ChunkLocation.isDead(entry.location())) {
+            return -1;
+        }
+        target.put(0, staged.buffer(), 0, staged.length());
+        // The buffer goes back to the pool only after it leaves the map: still mapped means intact.
+        return pending.get(entry) == staged ? staged.length() : -1;
+    }
+
+    public long queuedBytes() {
+        return queuedBytes.get();
+    }
+
+    public int queuedChunks() {
+        return queuedChunks.get();
+    }
+
+    private void runStage1() {
+        CRC32C crc = new CRC32C();
+        while (running) {
+            StagedChunk staged;
+            try {
+                staged = stage1.poll(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (staged != null) {
+                try {
+                    admit(staged, crc);
+                } catch (RuntimeException e) {
+                    LOG.error("flash cache: dropping a queued chunk after an unexpected error", e);
+                    finish(staged.buffer(), staged.length(), null);
+                }
+            }
+        }
+    }
+
+    private void admit(StagedChunk staged, CRC32C crc) {
+        int fileId = ChunkKeys.fileId(staged.key());
+        if (!files.isLive(fileId)) {
+            finish(staged.buffer(), staged.length(), null);
+            return;
+        }
+        crc.reset();
+        crc.update(staged.buffer().duplicate().position(0).limit(staged.length()));
+        ChunkEntry entry = new ChunkEntry(staged.key(), ChunkLocation.pending(staged.length()), (int) crc.getValue());
+        pending.put(entry, staged);
+        if (!index.insert(entry)) {
+            metrics.putsAlreadyCached.increment();
+            pending.remove(entry);
+            finish(staged.buffer(), staged.length(), null);
+            return;
+        }
+        // The file may have been invalidated while we inserted; its sweep may have missed us.
+        if (!files.isLive(fileId) && index.remove(entry)) {
+            entry.markDead();
+        }
+        stage2.add(entry);
+    }
+
+    private void runStage2() {
+        while (running) {
+            ChunkEntry entry;
+            try {
+                entry = stage2.poll(100, TimeUnit.MILLISECONDS);
+                if (entry != null) {
+                    write(entry);
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                LOG.error("flash cache: write stage failed unexpectedly", e);
+            }
+        }
+    }
+
+    private void write(ChunkEntry entry) throws InterruptedException {
+        StagedChunk staged = pending.get(entry);
+        ByteBuffer buffer = staged.buffer();
+        int length = staged.length();
+        long pendingLocation = entry.location();
+        if (!ChunkLocation.isPending(pendingLocation)) {
+            metrics.droppedEvictedBeforeWrite.increment();
+            finish(buffer, length, entry);
+            return;
+        }
+        int order = ChunkLocation.order(length);
+        Allocation allocation = spaces.allocate(order, allocationWaitNanos);
+        if (allocation == null) {
+            metrics.droppedNoSpace.increment();
+            if (index.remove(entry)) {
+                entry.markDead();
+            }
+            finish(buffer, length, entry);
+            return;
+        }
+        if (!ChunkLocation.isPending(entry.location())) {
+            spaces.release(allocation.space(), allocation.lba(), order);
+            metrics.droppedEvictedBeforeWrite.increment();
+            finish(buffer, length, entry);
+            return;
+        }
+        ByteBuffer blocks = buffer.duplicate().position(0).limit((length + 4095) & -4096);
+        allocation.space().driver().write(allocation.lba(), blocks).whenComplete((ignored, failure) ->
+                written(entry, pendingLocation, allocation, length, blocks, failure));
+    }
+
+    private void written(ChunkEntry entry, long pendingLocation, Allocation allocation, int length, ByteBuffer blocks,
+                         Throwable failure) {
+        ByteBuffer buffer = pending.get(entry).buffer();
+        if (failure != null) {
+            metrics.writeErrors.increment();
+            LOG.warn("flash cache: write failed, chunk dropped: {}", failure.getMessage());
+            spaces.release(allocation.space(), allocation.lba(), allocation.order());
+            if (index.remove(entry)) {
+                entry.markDead();
+            }
+        } else {
+            long onFlash = ChunkLocation.onFlash(allocation.space().index(), allocation.lba(), length, 0);
+            if (entry.compareAndSetLocation(pendingLocation, onFlash)) {
+                metrics.flashWrites.increment();
+                metrics.flashBytesWritten.add(blocks.remaining());
+                allocation.space().writes().mark(1);
+            } else {
+                // Evicted or invalidated while being written: no checkpoint ever named these blocks.
+                spaces.release(allocation.space(), allocation.lba(), allocation.order());
+                metrics.droppedEvictedBeforeWrite.increment();
+            }
+        }
+        finish(buffer, length, entry);
+    }
+
+    private void finish(ByteBuffer buffer, int length, ChunkEntry entry) {
+        if (entry != null) {
+            pending.remove(entry);
+        }
+        queuedBytes.addAndGet(-length);
+        queuedChunks.decrementAndGet();
+        pool.release(buffer);
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        for (Thread worker : new Thread[] {stage1Worker, stage2Worker}) {
+            worker.interrupt();
+            try {
+                worker.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

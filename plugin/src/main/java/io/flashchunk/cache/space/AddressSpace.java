@@ -1,0 +1,191 @@
+package io.flashchunk.cache.space;
+
+import io.flashchunk.cache.driver.StorageDriver;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The blocks of one flash device the cache may use, with its free lists (the paper's Address
+ * Space). Free blocks live in a buddy allocator (the main free list). Blocks of entries evicted by
+ * weight go to the temporary list when reuse must wait for a checkpoint: the last checkpoint may
+ * still name them, and reusing them before the next one would let a crash bring back an entry
+ * pointing at another chunk's bytes. A checkpoint retires the temporary list and, once durable,
+ * releases the retired blocks to the main list.
+ */
+public final class AddressSpace {
+    private final int index;
+    private final StorageDriver driver;
+    private final long firstBlock;
+    private final BuddyAllocator allocator;
+    private final boolean deferReuseUntilCheckpoint;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final LongStack temporary = new LongStack();
+    private final LongStack retired = new LongStack();
+    private long heldBlocks;
+    private final LoadAverage reads = new LoadAverage();
+    private final LoadAverage writes = new LoadAverage();
+
+    /**
+     * @param firstBlock  first device block of the data area
+     * @param blocks      blocks in the data area
+     * @param maxOrder    largest run, as a power of two of blocks
+     */
+    public AddressSpace(int index, StorageDriver driver, long firstBlock, long blocks, int maxOrder,
+                        boolean deferReuseUntilCheckpoint) {
+        if (firstBlock < 0 || firstBlock + blocks > driver.capacityBlocks()) {
+            throw new IllegalArgumentException("data area of " + blocks + " blocks at block " + firstBlock
+                    + " does not fit on " + driver.path() + " (" + driver.capacityBlocks() + " blocks)");
+        }
+        this.index = index;
+        this.driver = driver;
+        this.firstBlock = firstBlock;
+        this.allocator = new BuddyAllocator(blocks, maxOrder);
+        this.deferReuseUntilCheckpoint = deferReuseUntilCheckpoint;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    public StorageDriver driver() {
+        return driver;
+    }
+
+    public long dataBlocks() {
+        return allocator.blocks();
+    }
+
+    /** Allocates a run of {@code 2^order} blocks; returns its device LBA, or -1 when none is free. */
+    public long allocate(int order) {
+        lock.lock();
+        try {
+            long start = allocator.allocate(order);
+            return start < 0 ? -1 : firstBlock + start;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns a run to the main free list at once: no checkpoint names it. */
+    public void release(long lba, int order) {
+        lock.lock();
+        try {
+            allocator.free(lba - firstBlock, order);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Frees the run of an entry evicted by weight: at once, or after the next checkpoint. */
+    public void releaseAfterCheckpoint(long lba, int order) {
+        if (!deferReuseUntilCheckpoint) {
+            release(lba, order);
+            return;
+        }
+        lock.lock();
+        try {
+            temporary.push(RunCodec.encode(lba, order));
+            heldBlocks += 1L << order;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Checkpoint start: what was freed so far waits for this checkpoint to become durable. */
+    public void retireTemporary() {
+        lock.lock();
+        try {
+            while (!temporary.isEmpty()) {
+                retired.push(temporary.pop());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Checkpoint durable: retired runs go back to the main free list. Returns the blocks released. */
+    public long releaseRetired() {
+        lock.lock();
+        try {
+            long released = 0;
+            while (!retired.isEmpty()) {
+                long run = retired.pop();
+                int order = RunCodec.order(run);
+                allocator.free(RunCodec.lba(run) - firstBlock, order);
+                released += 1L << order;
+            }
+            heldBlocks -= released;
+            return released;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public long freeBlocks() {
+        lock.lock();
+        try {
+            return allocator.freeBlocks();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Blocks waiting in the temporary and retired lists. */
+    public long heldBlocks() {
+        lock.lock();
+        try {
+            return heldBlocks;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether a run of this order could be allocated now. */
+    public boolean canAllocate(int order) {
+        lock.lock();
+        try {
+            return allocator.largestFreeOrder() >= order;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public long usedBlocks() {
+        lock.lock();
+        try {
+            return allocator.blocks() - allocator.freeBlocks() - heldBlocks;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public LoadAverage reads() {
+        return reads;
+    }
+
+    public LoadAverage writes() {
+        return writes;
+    }
+
+    /** Reads plus writes per second, over about the last minute. */
+    public double load() {
+        return reads.perSecond() + writes.perSecond();
+    }
+
+    /** A run in a long: LBA in the high bits, order in the low five. */
+    static final class RunCodec {
+        private RunCodec() {
+        }
+
+        static long encode(long lba, int order) {
+            return lba << 5 | order;
+        }
+
+        static long lba(long run) {
+            return run >>> 5;
+        }
+
+        static int order(long run) {
+            return (int) (run & 31);
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package io.flashchunk.cache;
+
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+
+/** The ground truth of test files: the bytes of a chunk follow from the file's seed and the position. */
+final class ChunkContent {
+    private ChunkContent() {
+    }
+
+    static byte[] bytes(long seed, long position, int length) {
+        byte[] bytes = new byte[length];
+        SplittableRandom random = new SplittableRandom(seed * 1_000_003L + position);
+        for (int i = 0; i < length; i += 8) {
+            long value = random.nextLong();
+            for (int j = 0; j < 8 && i + j < length; j++) {
+                bytes[i + j] = (byte) (value >>> (8 * j));
+            }
+        }
+        return bytes;
+    }
+
+    static ByteBuffer buffer(long seed, long position, int length) {
+        return ByteBuffer.wrap(bytes(seed, position, length));
+    }
+
+    static byte[] read(CachedChunk chunk) {
+        ByteBuffer buffer = chunk.buffer().duplicate();
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        return bytes;
+    }
+}

@@ -1,0 +1,379 @@
+package io.flashchunk.cache;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.ChunkEntry;
+import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cache.index.FileIdentity;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/** What the cache promises to a caller, one behaviour at a time. */
+class FlashChunkCacheTest {
+    private static final long DEVICE_BYTES = 64L << 20;
+
+    static CachedFile file(FlashChunkCache cache, String name) {
+        return cache.registerFile(new FileIdentity("/data/" + name, 1L << 30, 1_000, name.hashCode()));
+    }
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out waiting for " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    static void assertHit(FlashChunkCache cache, CachedFile file, long seed, long position, int length) {
+        CachedChunk chunk = cache.get(file, position);
+        assertNotNull(chunk, "expected a hit for " + file + "@" + position);
+        try {
+            assertArrayEquals(ChunkContent.bytes(seed, position, length), ChunkContent.read(chunk),
+                    "bytes of " + file + "@" + position);
+        } finally {
+            chunk.release();
+        }
+    }
+
+    @Test
+    void aPutChunkIsServedFromMemoryThenFromFlash() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "a");
+            assertNull(cache.get(file, 0));
+            cache.put(file, 0, ChunkContent.buffer(1, 0, 16384));
+            await("the chunk to reach flash", () -> cache.stats().flashWrites() == 1);
+            assertHit(cache, file, 1, 0, 16384);
+            CacheStats stats = cache.stats();
+            assertEquals(1, stats.flashHits());
+            assertEquals(1, stats.misses());
+            assertEquals(16384, stats.flashBytesWritten());
+            assertEquals(1, stats.entries());
+            assertEquals(4, stats.weightedBlocks());
+            assertEquals(4, stats.spaces().get(0).usedBlocks());
+            assertEquals(1, stats.flashHitLatencyNanos().getTotalCount());
+        }
+    }
+
+    @Test
+    void aQueuedChunkIsServedFromMemory() throws Exception {
+        // A device slowed down by our capiblock library keeps the chunk in the queue for a while.
+        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "300000", 1);
+        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+                c -> c.readTimeoutMillis(5_000))) {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "q");
+            cache.put(file, 8192, ChunkContent.buffer(2, 8192, 8192));
+            await("the chunk to be indexed", () -> cache.entries() == 1);
+            assertHit(cache, file, 2, 8192, 8192);
+            assertEquals(1, cache.stats().memoryHits());
+            assertEquals(0, cache.stats().flashWrites());
+            await("the slow write", () -> cache.stats().flashWrites() == 1);
+            assertHit(cache, file, 2, 8192, 8192);
+            assertEquals(1, cache.stats().flashHits());
+        } finally {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
+        }
+    }
+
+    @Test
+    void chunksOfDifferentSizesAndAShortLastChunkShareOneCache() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile small = file(cache, "small");
+            CachedFile medium = file(cache, "medium");
+            CachedFile large = file(cache, "large");
+            int[] sizes = {4096, 16384, 65536};
+            CachedFile[] files = {small, medium, large};
+            for (int f = 0; f < 3; f++) {
+                for (int i = 0; i < 10; i++) {
+                    cache.put(files[f], (long) i * sizes[f], ChunkContent.buffer(f, (long) i * sizes[f], sizes[f]));
+                }
+            }
+            // The last chunk of a file is shorter than the chunk size.
+            cache.put(large, 10L * 65536, ChunkContent.buffer(2, 10L * 65536, 5000));
+            await("31 chunks on flash", () -> cache.stats().flashWrites() == 31);
+            for (int f = 0; f < 3; f++) {
+                for (int i = 0; i < 10; i++) {
+                    assertHit(cache, files[f], f, (long) i * sizes[f], sizes[f]);
+                }
+            }
+            CachedChunk last = cache.get(large, 10L * 65536);
+            assertEquals(5000, last.length());
+            last.release();
+            assertHit(cache, large, 2, 10L * 65536, 5000);
+            assertEquals(10 * (1 + 4 + 16) + 2, cache.stats().weightedBlocks(), "blocks: 4K=1, 16K=4, 64K=16, 5000 B=2");
+        }
+    }
+
+    @Test
+    void invalidatingAPositionForgetsItAndFreesItsBlocksAtOnce() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "p");
+            cache.put(file, 0, ChunkContent.buffer(3, 0, 65536));
+            cache.put(file, 65536, ChunkContent.buffer(3, 65536, 65536));
+            await("two writes", () -> cache.stats().flashWrites() == 2);
+            assertEquals(32, cache.stats().spaces().get(0).usedBlocks());
+            cache.invalidatePosition(file, 0);
+            assertNull(cache.get(file, 0));
+            assertHit(cache, file, 3, 65536, 65536);
+            assertEquals(16, cache.stats().spaces().get(0).usedBlocks());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> cache.invalidatePosition(file, 100));
+            assertTrue(e.getMessage().contains("100") && e.getMessage().contains("/data/p"), e.getMessage());
+        }
+    }
+
+    @Test
+    void invalidatingAFileStopsServingItAtOnceAndSweepsItsBlocks() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile old = file(cache, "f");
+            CachedFile other = file(cache, "g");
+            for (int i = 0; i < 8; i++) {
+                cache.put(old, i * 16384L, ChunkContent.buffer(4, i * 16384L, 16384));
+                cache.put(other, i * 16384L, ChunkContent.buffer(5, i * 16384L, 16384));
+            }
+            await("16 writes", () -> cache.stats().flashWrites() == 16);
+            cache.invalidateFile(old);
+            assertNull(cache.get(old, 0), "an invalidated file is never served");
+            // The same path written again is a new file, with new content and a new id.
+            CachedFile renewed = file(cache, "f");
+            assertTrue(renewed.id() != old.id());
+            assertNull(cache.get(renewed, 0));
+            await("the sweep", () -> cache.entries() == 8);
+            assertEquals(32, cache.stats().spaces().get(0).usedBlocks());
+            for (int i = 0; i < 8; i++) {
+                assertHit(cache, other, 5, i * 16384L, 16384);
+            }
+        }
+    }
+
+    @Test
+    void weightEvictionKeepsTheIndexWithinFlashAndEvictedChunksMiss() throws Exception {
+        // 4 MiB of flash, 16 KiB chunks: room for about 240 of the 600 offered.
+        try (CacheFixture fixture = CacheFixture.of(4L << 20, c -> c.queueBytes(1L << 30))) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "e");
+            int chunks = 600;
+            for (int i = 0; i < chunks; i++) {
+                cache.put(file, i * 16384L, ChunkContent.buffer(6, i * 16384L, 16384));
+            }
+            await("the queue to drain", () -> cache.stats().queuedChunks() == 0);
+            cache.cleanUp();
+            CacheStats stats = cache.stats();
+            assertTrue(stats.evictions() > 0, "evictions: " + stats.evictions());
+            assertTrue(stats.weightedBlocks() <= cache.capacityBytes() / 4096, "weight " + stats.weightedBlocks());
+            assertTrue(stats.spaces().get(0).usedBlocks() <= 1024);
+            int hits = 0;
+            for (int i = 0; i < chunks; i++) {
+                CachedChunk chunk = cache.get(file, i * 16384L);
+                if (chunk != null) {
+                    hits++;
+                    assertArrayEquals(ChunkContent.bytes(6, i * 16384L, 16384), ChunkContent.read(chunk));
+                    chunk.release();
+                }
+            }
+            assertTrue(hits > 100 && hits <= 256, "hits " + hits);
+        }
+    }
+
+    @Test
+    void uncacheableChunksAreCountedNotStored() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "u");
+            cache.put(file, 100, ChunkContent.buffer(7, 100, 4096));
+            cache.put(file, 0, ChunkContent.buffer(7, 0, 65537));
+            cache.put(file, 4096, ByteBuffer.allocate(0));
+            assertEquals(3, cache.stats().uncacheable());
+            assertEquals(0, cache.stats().puts());
+            assertNull(cache.get(file, 100));
+        }
+    }
+
+    @Test
+    void aFullQueueDropsNewPutsAndNeverHoldsMoreThanItsBound() throws Exception {
+        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "20000", 1);
+        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+                c -> c.queueBytes(256 * 1024))) {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "full");
+            long maxQueued = 0;
+            for (int i = 0; i < 200; i++) {
+                cache.put(file, i * 65536L, ChunkContent.buffer(8, i * 65536L, 65536));
+                maxQueued = Math.max(maxQueued, cache.stats().queuedBytes());
+            }
+            assertTrue(maxQueued <= 256 * 1024, "queued " + maxQueued);
+            CacheStats stats = cache.stats();
+            assertTrue(stats.droppedQueueFull() > 0, "drops " + stats.droppedQueueFull());
+            await("the queue to drain", () -> cache.stats().queuedChunks() == 0);
+            assertEquals(200 - cache.stats().droppedQueueFull(), cache.stats().flashWrites()
+                    + cache.stats().droppedEvictedBeforeWrite() + cache.stats().putsAlreadyCached());
+        } finally {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
+        }
+    }
+
+    @Test
+    void chunksEvictedWhileQueuedAreNeverWritten() throws Exception {
+        // A slow device and a flash space far smaller than the stream: most chunks are evicted in the queue.
+        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "5000", 1);
+        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), 2L << 20,
+                c -> c.queueBytes(64L << 20).maxWritesInFlight(1))) {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "stream");
+            for (int i = 0; i < 400; i++) {
+                cache.put(file, i * 16384L, ChunkContent.buffer(9, i * 16384L, 16384));
+            }
+            await("the queue to drain", () -> cache.stats().queuedChunks() == 0);
+            CacheStats stats = cache.stats();
+            assertTrue(stats.droppedEvictedBeforeWrite() > 0, "dropped unwritten: " + stats.droppedEvictedBeforeWrite());
+            assertEquals(400, stats.flashWrites() + stats.droppedEvictedBeforeWrite() + stats.droppedNoSpace());
+        } finally {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
+        }
+    }
+
+    @Test
+    void corruptedFlashBytesAreAMissNeverAWrongAnswer() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "c");
+            cache.put(file, 0, ChunkContent.buffer(10, 0, 16384));
+            await("the write", () -> cache.stats().flashWrites() == 1);
+            ChunkEntry entry = cache.index().peek(ChunkKeys.key(file.id(), 0));
+            long lba = ChunkLocation.lba(entry.location());
+            try (FileChannel channel = FileChannel.open(fixture.deviceFiles.get(0), StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), lba * 4096 + 777);
+            }
+            assertNull(cache.get(file, 0));
+            assertEquals(1, cache.stats().checksumErrors());
+            assertEquals(0, cache.entries(), "a corrupt entry is dropped");
+        }
+    }
+
+    @Test
+    void anEntryInvalidatedOrMovedWhileItsReadIsInFlightFallsBack() throws Exception {
+        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "200000", 1);
+        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+                c -> c.readTimeoutMillis(5_000))) {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "race");
+            cache.put(file, 0, ChunkContent.buffer(11, 0, 16384));
+            cache.put(file, 16384, ChunkContent.buffer(11, 16384, 16384));
+            await("two slow writes", () -> cache.stats().flashWrites() == 2);
+
+            // Invalidated during the 200 ms read.
+            java.util.concurrent.CompletableFuture<CachedChunk> read =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> cache.get(file, 0));
+            Thread.sleep(50);
+            cache.invalidatePosition(file, 0);
+            assertNull(read.get(), "a read of an entry that died meanwhile must fall back");
+
+            // Moved during the read: the commit point of a migration, a new location with a new stamp.
+            ChunkEntry entry = cache.index().peek(ChunkKeys.key(file.id(), 16384));
+            long before = entry.location();
+            read = java.util.concurrent.CompletableFuture.supplyAsync(() -> cache.get(file, 16384));
+            Thread.sleep(50);
+            assertTrue(entry.compareAndSetLocation(before, ChunkLocation.moved(before, 0, ChunkLocation.lba(before))));
+            assertNull(read.get(), "a read of an entry that moved meanwhile must fall back");
+            assertEquals(2, cache.stats().staleReads());
+        } finally {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
+        }
+    }
+
+    @Test
+    void aFailingDeviceNeverFailsAGet() throws Exception {
+        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_FAIL_READ_EVERY", "2", 1);
+        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_FAIL_WRITE_EVERY", "3", 1);
+        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+                c -> { })) {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_FAIL_READ_EVERY");
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_FAIL_WRITE_EVERY");
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "faulty");
+            for (int i = 0; i < 30; i++) {
+                cache.put(file, i * 4096L, ChunkContent.buffer(12, i * 4096L, 4096));
+            }
+            await("the queue to drain", () -> cache.stats().queuedChunks() == 0);
+            int hits = 0;
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 30; i++) {
+                    CachedChunk chunk = cache.get(file, i * 4096L);
+                    if (chunk != null) {
+                        hits++;
+                        assertArrayEquals(ChunkContent.bytes(12, i * 4096L, 4096), ChunkContent.read(chunk));
+                        chunk.release();
+                    }
+                }
+            }
+            CacheStats stats = cache.stats();
+            assertTrue(stats.writeErrors() > 0 && stats.readErrors() > 0, stats.toString());
+            assertTrue(hits > 0, "some reads still succeed");
+        } finally {
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_FAIL_READ_EVERY");
+            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_FAIL_WRITE_EVERY");
+        }
+    }
+
+    @Test
+    void migrationMovesHotChunksToTheIdleSpaceAndPreservesThem() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.LIBAIO,
+                io.flashchunk.testing.Backend.LIBAIO), DEVICE_BYTES, c -> c.migrationBatch(1000))) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "m");
+            for (int i = 0; i < 40; i++) {
+                cache.put(file, i * 16384L, ChunkContent.buffer(13, i * 16384L, 16384));
+            }
+            await("40 writes", () -> cache.stats().flashWrites() == 40);
+            long onSpace0 = cache.stats().spaces().get(0).usedBlocks() / 4;
+            assertTrue(onSpace0 > 0);
+            cache.spaces().space(0).reads().mark(1_000_000);
+            int moved = cache.runMaintenance();
+            assertEquals(onSpace0, moved, "every chunk on the overloaded space moves");
+            assertEquals(0, cache.stats().spaces().get(0).usedBlocks());
+            assertEquals(moved, cache.stats().migrations());
+            for (int i = 0; i < 40; i++) {
+                assertHit(cache, file, 13, i * 16384L, 16384);
+            }
+        }
+    }
+
+    @Test
+    void theDramTierServesRepeatedHitsAndForgetsInvalidatedChunks() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> c.dramTierBytes(1L << 20).readAhead(true))) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "d");
+            cache.put(file, 0, ChunkContent.buffer(14, 0, 16384));
+            cache.put(file, 16384, ChunkContent.buffer(14, 16384, 16384));
+            await("two writes", () -> cache.stats().flashWrites() == 2);
+            assertHit(cache, file, 14, 0, 16384);
+            await("the read-ahead of the next chunk", () -> cache.stats().readAheads() == 1);
+            assertHit(cache, file, 14, 0, 16384);
+            assertHit(cache, file, 14, 16384, 16384);
+            assertEquals(1, cache.stats().flashHits());
+            assertEquals(2, cache.stats().dramHits());
+            cache.invalidatePosition(file, 0);
+            assertNull(cache.get(file, 0));
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.flashchunk.cache.space;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class BuddyAllocatorTest {
+    private record Run(long start, int order) {
+    }
+
+    @Test
+    void randomAllocationsNeverOverlapAndEverythingMergesBack() {
+        for (long blocks : new long[] {16, 1000, 4096, 12_345}) {
+            BuddyAllocator allocator = new BuddyAllocator(blocks, 4);
+            BitSet used = new BitSet();
+            List<Run> live = new ArrayList<>();
+            Random random = new Random(blocks);
+            for (int step = 0; step < 50_000; step++) {
+                if (live.isEmpty() || random.nextInt(100) < 55) {
+                    int order = random.nextInt(5);
+                    long start = allocator.allocate(order);
+                    if (start < 0) {
+                        continue;
+                    }
+                    assertEquals(0, start % (1L << order), "runs are aligned to their size");
+                    assertTrue(start + (1L << order) <= blocks);
+                    int from = (int) start;
+                    int to = (int) (start + (1L << order));
+                    assertTrue(used.get(from, to).isEmpty(), "run at " + start + " overlaps a live run");
+                    used.set(from, to);
+                    live.add(new Run(start, order));
+                } else {
+                    Run run = live.remove(random.nextInt(live.size()));
+                    allocator.free(run.start(), run.order());
+                    used.clear((int) run.start(), (int) (run.start() + (1L << run.order())));
+                }
+                assertEquals(blocks - used.cardinality(), allocator.freeBlocks());
+            }
+            for (Run run : live) {
+                allocator.free(run.start(), run.order());
+            }
+            assertEquals(blocks, allocator.freeBlocks());
+            if (blocks >= 16) {
+                assertEquals(4, allocator.largestFreeOrder(), "free space merges back into the largest runs");
+            }
+        }
+    }
+
+    @Test
+    void exhaustionReturnsMinusOneAndFreeingMakesRoom() {
+        BuddyAllocator allocator = new BuddyAllocator(64, 4);
+        List<Long> runs = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            runs.add(allocator.allocate(4));
+        }
+        assertEquals(-1, allocator.allocate(0));
+        assertEquals(-1, allocator.largestFreeOrder());
+        allocator.free(runs.get(2), 4);
+        assertEquals(runs.get(2), allocator.allocate(4));
+    }
+
+    @Test
+    void smallRunsSplitLargeOnesAndMergeWithTheirBuddies() {
+        BuddyAllocator allocator = new BuddyAllocator(16, 4);
+        long a = allocator.allocate(0);
+        long b = allocator.allocate(0);
+        assertEquals(1, Math.abs(a - b), "buddies are adjacent");
+        assertFalse(allocator.largestFreeOrder() == 4);
+        allocator.free(a, 0);
+        allocator.free(b, 0);
+        assertEquals(4, allocator.largestFreeOrder());
+        assertEquals(16, allocator.freeBlocks());
+    }
+
+    @Test
+    void aTailShorterThanTheLargestRunIsStillUsable() {
+        BuddyAllocator allocator = new BuddyAllocator(21, 4); // 16 + 4 + 1
+        assertEquals(21, allocator.freeBlocks());
+        assertEquals(0, allocator.allocate(4));
+        assertEquals(16, allocator.allocate(2));
+        assertEquals(20, allocator.allocate(0));
+        assertEquals(-1, allocator.allocate(0));
+    }
+
+    @Test
+    void doubleFreesAndForeignRunsAreRefused() {
+        BuddyAllocator allocator = new BuddyAllocator(64, 4);
+        long run = allocator.allocate(2);
+        allocator.free(run, 2);
+        IllegalStateException twice = assertThrows(IllegalStateException.class, () -> allocator.free(run, 2));
+        assertTrue(twice.getMessage().contains("double free"), twice.getMessage());
+        IllegalArgumentException unaligned = assertThrows(IllegalArgumentException.class, () -> allocator.free(3, 2));
+        assertTrue(unaligned.getMessage().contains("block 3"), unaligned.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> allocator.allocate(5));
+        assertThrows(IllegalArgumentException.class, () -> new BuddyAllocator(0, 4));
+    }
+}
