@@ -18,11 +18,15 @@ import java.util.Set;
  * @param maxWritesInFlight      per device: the share of its queue depth cache fills may take
  * @param readTimeoutMillis      a flash read slower than this is a miss
  * @param allocationWaitMillis   how long the writer waits for free blocks before dropping a chunk
- * @param spaceReservePercent    flash kept out of the index's weight: room for blocks waiting on a
- *                               checkpoint and for fragmentation
+ * @param spaceReservePercent    flash kept out of the index's weight: room for evicted blocks waiting
+ *                               for the next checkpoint, and for fragmentation
  * @param dramTierBytes          DRAM tier for the hottest chunks; 0 turns it off
  * @param readAhead              on a flash hit, also fetch the next chunk into the DRAM tier
- * @param deferReuseUntilCheckpoint evicted blocks wait for the next checkpoint before reuse
+ * @param checkpointIntervalMillis how often the index is checkpointed to flash (also at clean close)
+ * @param minCheckpointIntervalMillis an early checkpoint, asked for when evicted blocks waiting for
+ *                               one fill half the reserve, comes no sooner than this after the last
+ * @param strict                 refuse to start, instead of formatting, when the devices hold a cache
+ *                               this configuration cannot recover
  * @param maintenanceIntervalMillis how often loads are averaged and imbalance is corrected
  * @param rebalanceFactor        a space this many times busier than the least busy one sheds hot chunks
  * @param migrationBatch         most chunks moved per maintenance run
@@ -36,7 +40,9 @@ public record CacheConfig(
         double spaceReservePercent,
         long dramTierBytes,
         boolean readAhead,
-        boolean deferReuseUntilCheckpoint,
+        long checkpointIntervalMillis,
+        long minCheckpointIntervalMillis,
+        boolean strict,
         long maintenanceIntervalMillis,
         double rebalanceFactor,
         int migrationBatch) {
@@ -79,7 +85,12 @@ public record CacheConfig(
             throw new IllegalArgumentException("space_reserve_percent: must be 0..50, got " + spaceReservePercent);
         }
         notNegative("dram_tier_bytes", dramTierBytes);
+        if (readAhead && dramTierBytes == 0) {
+            throw new IllegalArgumentException("read_ahead: needs dram_tier_bytes > 0 (read-ahead fills the DRAM tier)");
+        }
         positive("maintenance_interval_ms", maintenanceIntervalMillis);
+        positive("checkpoint_interval_ms", checkpointIntervalMillis);
+        notNegative("min_checkpoint_interval_ms", minCheckpointIntervalMillis);
         if (!(rebalanceFactor > 1)) {
             throw new IllegalArgumentException("rebalance_factor: must be above 1, got " + rebalanceFactor);
         }
@@ -106,10 +117,12 @@ public record CacheConfig(
         private int maxWritesInFlight = 8;
         private long readTimeoutMillis = 200;
         private long allocationWaitMillis = 200;
-        private double spaceReservePercent = 5;
+        private double spaceReservePercent = 10;
         private long dramTierBytes;
         private boolean readAhead;
-        private boolean deferReuseUntilCheckpoint;
+        private long checkpointIntervalMillis = 300_000;
+        private long minCheckpointIntervalMillis = 10_000;
+        private boolean strict;
         private long maintenanceIntervalMillis = 5_000;
         private double rebalanceFactor = 1.5;
         private int migrationBatch = 64;
@@ -154,8 +167,18 @@ public record CacheConfig(
             return this;
         }
 
-        public Builder deferReuseUntilCheckpoint(boolean defer) {
-            this.deferReuseUntilCheckpoint = defer;
+        public Builder checkpointIntervalMillis(long millis) {
+            this.checkpointIntervalMillis = millis;
+            return this;
+        }
+
+        public Builder minCheckpointIntervalMillis(long millis) {
+            this.minCheckpointIntervalMillis = millis;
+            return this;
+        }
+
+        public Builder strict(boolean refuseToFormat) {
+            this.strict = refuseToFormat;
             return this;
         }
 
@@ -176,7 +199,8 @@ public record CacheConfig(
 
         public CacheConfig build() {
             return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, allocationWaitMillis,
-                    spaceReservePercent, dramTierBytes, readAhead, deferReuseUntilCheckpoint, maintenanceIntervalMillis,
+                    spaceReservePercent, dramTierBytes, readAhead, checkpointIntervalMillis, minCheckpointIntervalMillis, strict,
+                    maintenanceIntervalMillis,
                     rebalanceFactor, migrationBatch).validate();
         }
     }

@@ -36,6 +36,10 @@ public record CacheStats(
         long invalidations,
         long migrations,
         long readAheads,
+        long checkpoints,
+        long checkpointFailures,
+        long lastCheckpointSequence,
+        long recoveredEntries,
         long entries,
         long weightedBlocks,
         long queuedBytes,
@@ -57,7 +61,8 @@ public record CacheStats(
                 + " B), flash read=" + flashBytesRead + " B, errors: checksum=" + checksumErrors + " read=" + readErrors
                 + " write=" + writeErrors + " timeout=" + readTimeouts + ", stale reads=" + staleReads + ", evictions="
                 + evictions + ", invalidations=" + invalidations + ", migrations=" + migrations + ", read-aheads="
-                + readAheads + ", entries=" + entries + " (" + weightedBlocks + " blocks), queued=" + queuedChunks
+                + readAheads + ", checkpoints=" + checkpoints + " (failed " + checkpointFailures + ", last #"
+                + lastCheckpointSequence + "), recovered=" + recoveredEntries + ", entries=" + entries + " (" + weightedBlocks + " blocks), queued=" + queuedChunks
                 + " (" + queuedBytes + " B), spaces=" + spaces;
     }
 

@@ -1,6 +1,10 @@
 package io.flashchunk.cache;
 
 import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.cache.checkpoint.CheckpointImage;
+import io.flashchunk.cache.checkpoint.Checkpointer;
+import io.flashchunk.cache.checkpoint.Recovery;
+import io.flashchunk.cache.checkpoint.SpaceLayout;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.ChunkEntry;
@@ -14,13 +18,14 @@ import io.flashchunk.cache.space.AddressSpace;
 import io.flashchunk.cache.space.SpaceManager;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
-import io.flashchunk.device.DeviceOpenException;
 import io.flashchunk.device.DeviceSpec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -62,58 +67,159 @@ public final class FlashChunkCache implements AutoCloseable {
     private final ScheduledExecutorService maintenance;
     private final AtomicBoolean sweepScheduled = new AtomicBoolean();
     private final long readTimeoutNanos;
+    private final Checkpointer checkpointer;
+    private final long recoveredEntries;
+    private volatile long lastCheckpointNanos = System.nanoTime();
+    private final AtomicBoolean earlyCheckpointScheduled = new AtomicBoolean();
+    private final WarningThrottle checkpointFailures = new WarningThrottle(60, TimeUnit.SECONDS);
+    private final WarningThrottle getFailures = new WarningThrottle(10, TimeUnit.SECONDS);
+    private final WarningThrottle corruptions = new WarningThrottle(10, TimeUnit.SECONDS);
     private volatile boolean closed;
     private long lastTickNanos = System.nanoTime();
 
-    /** Opens every configured device and starts the cache on them. */
-    public static FlashChunkCache open(CacheConfig config) throws DeviceOpenException {
+    /** Opens every configured device and starts the cache on them (recovering or formatting). */
+    public static FlashChunkCache open(CacheConfig config) throws IOException {
         config.validate();
         List<BlockDevice> devices = new ArrayList<>();
         try {
             for (DeviceSpec spec : config.devices()) {
                 devices.add(BlockDevices.open(spec));
             }
-        } catch (DeviceOpenException | RuntimeException e) {
+            return new FlashChunkCache(config, devices);
+        } catch (IOException | RuntimeException e) {
             devices.forEach(BlockDevice::close);
             throw e;
         }
-        return new FlashChunkCache(config, devices);
     }
 
-    /** Starts the cache on already opened devices, one address space each, in order. */
-    public FlashChunkCache(CacheConfig config, List<BlockDevice> devices) {
+    /**
+     * Starts the cache on already opened devices, one address space each, in order: recovers the
+     * newest valid checkpoint, or formats blank (or, unless strict, foreign) devices.
+     */
+    public FlashChunkCache(CacheConfig config, List<BlockDevice> devices) throws IOException {
         this.config = config.validate();
         this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.readTimeoutMillis());
-        List<StorageDriver> driverList = new ArrayList<>();
-        List<AddressSpace> spaceList = new ArrayList<>();
-        long dataBlocks = 0;
-        for (int i = 0; i < devices.size(); i++) {
-            BlockDevice device = devices.get(i);
-            StorageDriver driver = new StorageDriver(device, Math.min(config.maxWritesInFlight(), device.queueDepth()));
-            driverList.add(driver);
-            AddressSpace space = new AddressSpace(i, driver, 0, device.capacityBlocks(), MAX_ORDER,
-                    config.deferReuseUntilCheckpoint());
-            spaceList.add(space);
-            dataBlocks += space.dataBlocks();
-        }
-        this.drivers = List.copyOf(driverList);
-        this.spaces = new SpaceManager(spaceList);
-        long indexBlocks = Math.max(1, (long) (dataBlocks * (1 - config.spaceReservePercent() / 100)));
-        this.index = new ChunkIndex(indexBlocks, ForkJoinPool.commonPool(), files, this::onEvicted);
-        this.queue = new WriteQueue(index, files, spaces, pool, metrics, config.queueBytes(),
-                config.allocationWaitMillis());
-        this.dram = config.dramTierBytes() > 0 ? new DramTier(config.dramTierBytes()) : null;
-        this.migrator = new Migrator(index, spaces, pool, metrics);
-        this.maintenance = Executors.newSingleThreadScheduledExecutor(task -> {
+        this.maintenance = Executors.newScheduledThreadPool(2, task -> {
             Thread thread = new Thread(task, "flashchunk-maintenance");
             thread.setDaemon(true);
             return thread;
         });
+        List<StorageDriver> driverList = new ArrayList<>();
+        for (BlockDevice device : devices) {
+            driverList.add(new StorageDriver(device, Math.min(config.maxWritesInFlight(), device.queueDepth())));
+        }
+        this.drivers = List.copyOf(driverList);
+        Recovery.Outcome recovered = Recovery.open(drivers, config.strict());
+        List<AddressSpace> spaceList = new ArrayList<>();
+        long dataBlocks = 0;
+        for (int i = 0; i < drivers.size(); i++) {
+            SpaceLayout layout = recovered.layouts().get(i);
+            spaceList.add(new AddressSpace(i, drivers.get(i), layout.dataStart(), layout.dataBlocks(), MAX_ORDER, true));
+            dataBlocks += layout.dataBlocks();
+        }
+        this.spaces = new SpaceManager(spaceList, config.spaceReservePercent() / 200, this::checkpointSoon);
+        long indexBlocks = Math.max(1, (long) (dataBlocks * (1 - config.spaceReservePercent() / 100)));
+        this.index = new ChunkIndex(indexBlocks, ForkJoinPool.commonPool(), files, this::onEvicted);
+        this.recoveredEntries = load(recovered.images());
+        this.checkpointer = new Checkpointer(index, files, spaces, recovered.layouts(), recovered.instance(),
+                recovered.areaSequences());
+        this.queue = new WriteQueue(index, files, spaces, pool, metrics, config.queueBytes(),
+                config.allocationWaitMillis());
+        this.dram = config.dramTierBytes() > 0 ? new DramTier(config.dramTierBytes()) : null;
+        this.migrator = new Migrator(index, spaces, pool, metrics);
         maintenance.scheduleWithFixedDelay(this::runMaintenanceQuietly, config.maintenanceIntervalMillis(),
                 config.maintenanceIntervalMillis(), TimeUnit.MILLISECONDS);
-        LOG.info("flash chunk cache: {} device(s), {} data blocks, index capacity {} blocks ({} MiB), queue {} MiB{}",
-                devices.size(), dataBlocks, indexBlocks, indexBlocks * BlockDevice.BLOCK_SIZE >> 20,
-                config.queueBytes() >> 20, dram == null ? "" : ", DRAM tier " + (config.dramTierBytes() >> 20) + " MiB");
+        maintenance.scheduleWithFixedDelay(this::checkpointQuietly, config.checkpointIntervalMillis(),
+                config.checkpointIntervalMillis(), TimeUnit.MILLISECONDS);
+        LOG.info("flash chunk cache: {} device(s), {} data blocks, index capacity {} blocks ({} MiB), queue {} MiB{}, "
+                        + "{} entries recovered", devices.size(), dataBlocks, indexBlocks,
+                indexBlocks * BlockDevice.BLOCK_SIZE >> 20, config.queueBytes() >> 20,
+                dram == null ? "" : ", DRAM tier " + (config.dramTierBytes() >> 20) + " MiB", recoveredEntries);
+    }
+
+    /**
+     * Rebuilds files, allocations and the index from the recovered checkpoints. An entry comes back
+     * only if its file is still the file it was (same path, size, modification time and inode) and
+     * its run is free; everything else stays free.
+     */
+    private long load(List<CheckpointImage> images) {
+        long loaded = 0;
+        long dropped = 0;
+        Map<Integer, Boolean> fileValid = new HashMap<>();
+        for (int s = 0; s < images.size(); s++) {
+            CheckpointImage image = images.get(s);
+            if (image == null) {
+                continue;
+            }
+            files.reserveIdsBelow(image.header().nextFileId());
+            image.files().forEach((id, identity) -> fileValid.computeIfAbsent(id,
+                    fileId -> stillTheSame(identity) && files.restore(fileId, identity)));
+            AddressSpace space = spaces.space(s);
+            for (int i = 0; i < image.entryCount(); i++) {
+                long location = image.location(i);
+                int order = ChunkLocation.order(ChunkLocation.length(location));
+                long lba = ChunkLocation.lba(location);
+                if (!fileValid.getOrDefault(image.fileId(i), false) || !space.claim(lba, order)) {
+                    dropped++;
+                    continue;
+                }
+                if (index.insert(new ChunkEntry(image.key(i), location, image.crc(i)))) {
+                    loaded++;
+                } else {
+                    space.release(lba, order);
+                    dropped++;
+                }
+            }
+        }
+        if (loaded + dropped > 0) {
+            LOG.info("flash cache: recovered {} chunks; {} dropped (their files are gone or changed)", loaded, dropped);
+        }
+        return loaded;
+    }
+
+    private static boolean stillTheSame(FileIdentity recorded) {
+        try {
+            return FileIdentity.of(Path.of(recorded.path())).equals(recorded);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Writes a checkpoint now; see {@link Checkpointer}. */
+    public Checkpointer.Result checkpoint() throws IOException {
+        Checkpointer.Result result = checkpointer.checkpoint();
+        lastCheckpointNanos = System.nanoTime();
+        metrics.checkpoints.increment();
+        return result;
+    }
+
+    /** Asks for an early checkpoint (evicted blocks are waiting for one), no sooner than the minimum interval. */
+    private void checkpointSoon() {
+        if (closed || !earlyCheckpointScheduled.compareAndSet(false, true)) {
+            return;
+        }
+        long sinceLast = System.nanoTime() - lastCheckpointNanos;
+        long delay = Math.max(0, TimeUnit.MILLISECONDS.toNanos(config.minCheckpointIntervalMillis()) - sinceLast);
+        try {
+            maintenance.schedule(() -> {
+                earlyCheckpointScheduled.set(false);
+                checkpointQuietly();
+            }, delay, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            earlyCheckpointScheduled.set(false);
+        }
+    }
+
+    private void checkpointQuietly() {
+        try {
+            Checkpointer.Result result = checkpoint();
+            LOG.debug("flash cache: checkpoint {}: {} entries, {} bytes in {} ms", result.sequence(), result.entries(),
+                    result.bytes(), result.millis());
+        } catch (IOException | RuntimeException e) {
+            metrics.checkpointFailures.increment();
+            checkpointFailures.warn(LOG, "flash cache: checkpoint failed (the previous one stays valid): {}",
+                    e.toString());
+        }
     }
 
     public CacheConfig config() {
@@ -154,7 +260,7 @@ public final class FlashChunkCache implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             metrics.readErrors.increment();
-            LOG.warn("flash cache: get of {}@{} failed, reading the file instead", file.path(), position, e);
+            getFailures.warn(LOG, "flash cache: a get failed, the file is read instead: {}", e.toString());
         }
         metrics.misses.increment();
         return null;
@@ -221,9 +327,9 @@ public final class FlashChunkCache implements AutoCloseable {
         if (crc32c(buffer) != entry.crc()) {
             metrics.checksumErrors.increment();
             pool.release(buffer);
-            LOG.warn("flash cache: checksum mismatch for {}; entry dropped", entry);
+            corruptions.warn(LOG, "flash cache: checksum mismatch, entry dropped: {}", entry);
             if (index.remove(entry)) {
-                releaseRemoved(entry);
+                releaseAfterCheckpoint(entry);
             }
             return null;
         }
@@ -287,7 +393,7 @@ public final class FlashChunkCache implements AutoCloseable {
             queue.offer(key, chunk);
         } catch (RuntimeException e) {
             metrics.writeErrors.increment();
-            LOG.warn("flash cache: put of {}@{} failed", file.path(), position, e);
+            getFailures.warn(LOG, "flash cache: a put failed, the chunk is not cached: {}", e.toString());
         }
     }
 
@@ -303,7 +409,9 @@ public final class FlashChunkCache implements AutoCloseable {
         }
         ChunkEntry removed = index.remove(key);
         if (removed != null) {
-            releaseRemoved(removed);
+            // The file is still there: its last checkpoint may name this run, so it waits like an eviction's.
+            metrics.invalidations.increment();
+            releaseAfterCheckpoint(removed);
         }
     }
 
@@ -330,7 +438,7 @@ public final class FlashChunkCache implements AutoCloseable {
         return removed;
     }
 
-    /** An entry removed explicitly: nothing names its blocks any more, so they are free at once. */
+    /** An entry of a file that is gone or changed: recovery drops such entries, so its run is free at once. */
     private void releaseRemoved(ChunkEntry entry) {
         metrics.invalidations.increment();
         long location = entry.markDead();
@@ -343,6 +451,11 @@ public final class FlashChunkCache implements AutoCloseable {
     /** Caffeine evicted the entry by weight: its blocks may be named by the last checkpoint. */
     private void onEvicted(ChunkEntry entry) {
         metrics.evictions.increment();
+        releaseAfterCheckpoint(entry);
+    }
+
+    /** Frees an entry's run once the next checkpoint is durable (the last one may name it). */
+    private void releaseAfterCheckpoint(ChunkEntry entry) {
         long location = entry.markDead();
         if (ChunkLocation.isOnFlash(location)) {
             spaces.releaseAfterCheckpoint(spaces.space(ChunkLocation.space(location)), ChunkLocation.lba(location),
@@ -413,18 +526,26 @@ public final class FlashChunkCache implements AutoCloseable {
                 m.droppedEvictedBeforeWrite.sum(), m.droppedNoSpace.sum(), m.flashBytesRead.sum(),
                 m.flashBytesWritten.sum(), m.flashWrites.sum(), m.checksumErrors.sum(), m.readErrors.sum(),
                 m.writeErrors.sum(), m.readTimeouts.sum(), m.staleReads.sum(), m.evictions.sum(),
-                m.invalidations.sum(), m.migrations.sum(), m.readAheads.sum(), index.size(), index.weightedBlocks(),
+                m.invalidations.sum(), m.migrations.sum(), m.readAheads.sum(), m.checkpoints.sum(),
+                m.checkpointFailures.sum(), checkpointer.lastSequence(), recoveredEntries, index.size(), index.weightedBlocks(),
                 queue.queuedBytes(), queue.queuedChunks(), List.copyOf(spaceStats), m.flashHitLatency());
     }
 
+    /** Stops the cache: background work ends, a final checkpoint is written, the devices close. */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
         maintenance.shutdownNow();
+        try {
+            maintenance.awaitTermination(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         queue.close();
+        checkpointQuietly();
         drivers.forEach(StorageDriver::close);
     }
 }

@@ -39,6 +39,12 @@ public interface BlockDevice extends AutoCloseable {
 
     CompletableFuture<Void> write(long lba, ByteBuffer buffer);
 
+    /**
+     * Makes every write completed so far durable (past the device's volatile write cache). Blocks
+     * the calling thread; checkpoints call it, the data path never does.
+     */
+    void flush() throws java.io.IOException;
+
     /** A consistent snapshot of the counters since the device was opened. */
     DeviceStats stats();
 

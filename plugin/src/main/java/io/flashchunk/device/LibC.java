@@ -22,6 +22,8 @@ public final class LibC {
 
     public static native int close(int fd) throws LastErrorException;
 
+    public static native int fdatasync(int fd) throws LastErrorException;
+
     public static native int setenv(String name, String value, int overwrite) throws LastErrorException;
 
     public static native int unsetenv(String name) throws LastErrorException;

@@ -205,6 +205,17 @@ public abstract class QueuedBlockDevice implements BlockDevice {
         release();
     }
 
+    @Override
+    public final void flush() throws java.io.IOException {
+        if (closed) {
+            throw new DeviceClosedException(path);
+        }
+        flushWrites();
+    }
+
+    /** Makes completed writes durable; see {@link BlockDevice#flush()}. */
+    protected abstract void flushWrites() throws java.io.IOException;
+
     /** Releases what the subclass holds (threads, descriptors); runs once, after the drain. */
     protected abstract void release();
 

@@ -18,7 +18,7 @@ final class CacheFixture implements AutoCloseable {
 
     private CacheFixture(List<Backend> backends, long deviceBytes, Consumer<CacheConfig.Builder> settings)
             throws Exception {
-        CacheConfig.Builder builder = CacheConfig.builder().maintenanceIntervalMillis(3_600_000);
+        CacheConfig.Builder builder = CacheConfig.builder().maintenanceIntervalMillis(3_600_000).minCheckpointIntervalMillis(20);
         List<BlockDevice> devices = new ArrayList<>();
         try {
             for (Backend backend : backends) {

@@ -37,6 +37,36 @@ public final class FileRegistry {
         });
     }
 
+    /** Registers a file recovered from a checkpoint under its recorded id; false if id or path is taken. */
+    public boolean restore(int id, FileIdentity identity) {
+        CachedFile file = new CachedFile(id, identity);
+        if (byId.putIfAbsent(id, file) != null) {
+            return false;
+        }
+        if (byPath.putIfAbsent(identity.path(), file) != null) {
+            byId.remove(id);
+            return false;
+        }
+        nextId.accumulateAndGet(id + 1, Math::max);
+        return true;
+    }
+
+    /** Raises the next id to at least {@code id} (ids recorded by a checkpoint are never reused). */
+    public void reserveIdsBelow(int id) {
+        nextId.accumulateAndGet(id, Math::max);
+    }
+
+    /** Live files that have entries: what a checkpoint's file table must name. */
+    public List<CachedFile> liveFilesWithEntries() {
+        List<CachedFile> live = new ArrayList<>();
+        for (CachedFile file : byPath.values()) {
+            if (file.entries() > 0) {
+                live.add(file);
+            }
+        }
+        return live;
+    }
+
     /** The live registration for a path, or null. */
     public CachedFile lookup(String path) {
         return byPath.get(path);

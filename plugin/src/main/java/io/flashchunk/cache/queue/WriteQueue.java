@@ -2,6 +2,7 @@ package io.flashchunk.cache.queue;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.cache.CacheMetrics;
+import io.flashchunk.cache.WarningThrottle;
 import io.flashchunk.cache.index.ChunkEntry;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.index.ChunkKeys;
@@ -33,6 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class WriteQueue implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WriteQueue.class);
+    private final WarningThrottle writeFailures = new WarningThrottle(10, TimeUnit.SECONDS);
 
     private final ChunkIndex index;
     private final FileRegistry files;
@@ -45,12 +47,26 @@ public final class WriteQueue implements AutoCloseable {
     private final AtomicInteger queuedChunks = new AtomicInteger();
     private final BlockingQueue<StagedChunk> stage1 = new LinkedBlockingQueue<>();
     private final BlockingQueue<ChunkEntry> stage2 = new LinkedBlockingQueue<>();
-    private final Map<ChunkEntry, StagedChunk> pending = new ConcurrentHashMap<>();
+    // By entry identity: an entry evicted while queued and a newer one for the same key may both be here.
+    private final Map<Identity, StagedChunk> pending = new ConcurrentHashMap<>();
     private final Thread stage1Worker;
     private final Thread stage2Worker;
     private volatile boolean running = true;
 
     private record StagedChunk(long key, ByteBuffer buffer, int length) {
+    }
+
+    /** A map key that is equal only to itself's entry (entries are equal by chunk key). */
+    private record Identity(ChunkEntry entry) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Identity identity && identity.entry == entry;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(entry);
+        }
     }
 
     public WriteQueue(ChunkIndex index, FileRegistry files, SpaceManager spaces, AlignedBufferPool pool,
@@ -104,13 +120,13 @@ public final class WriteQueue implements AutoCloseable {
      * the chunk is no longer in memory (written meanwhile, or dropped).
      */
     public int copyPending(ChunkEntry entry, ByteBuffer target) {
-        StagedChunk staged = pending.get(entry);
+        StagedChunk staged = pending.get(new Identity(entry));
         if (staged == null || ChunkLocation.isDead(entry.location())) {
             return -1;
         }
         target.put(0, staged.buffer(), 0, staged.length());
         // The buffer goes back to the pool only after it leaves the map: still mapped means intact.
-        return pending.get(entry) == staged ? staged.length() : -1;
+        return pending.get(new Identity(entry)) == staged ? staged.length() : -1;
     }
 
     public long queuedBytes() {
@@ -150,10 +166,10 @@ public final class WriteQueue implements AutoCloseable {
         crc.reset();
         crc.update(staged.buffer().duplicate().position(0).limit(staged.length()));
         ChunkEntry entry = new ChunkEntry(staged.key(), ChunkLocation.pending(staged.length()), (int) crc.getValue());
-        pending.put(entry, staged);
+        pending.put(new Identity(entry), staged);
         if (!index.insert(entry)) {
             metrics.putsAlreadyCached.increment();
-            pending.remove(entry);
+            pending.remove(new Identity(entry));
             finish(staged.buffer(), staged.length(), null);
             return;
         }
@@ -181,7 +197,7 @@ public final class WriteQueue implements AutoCloseable {
     }
 
     private void write(ChunkEntry entry) throws InterruptedException {
-        StagedChunk staged = pending.get(entry);
+        StagedChunk staged = pending.get(new Identity(entry));
         ByteBuffer buffer = staged.buffer();
         int length = staged.length();
         long pendingLocation = entry.location();
@@ -213,10 +229,10 @@ public final class WriteQueue implements AutoCloseable {
 
     private void written(ChunkEntry entry, long pendingLocation, Allocation allocation, int length, ByteBuffer blocks,
                          Throwable failure) {
-        ByteBuffer buffer = pending.get(entry).buffer();
+        ByteBuffer buffer = pending.get(new Identity(entry)).buffer();
         if (failure != null) {
             metrics.writeErrors.increment();
-            LOG.warn("flash cache: write failed, chunk dropped: {}", failure.getMessage());
+            writeFailures.warn(LOG, "flash cache: write failed, chunk dropped: {}", failure.getMessage());
             spaces.release(allocation.space(), allocation.lba(), allocation.order());
             if (index.remove(entry)) {
                 entry.markDead();
@@ -238,7 +254,7 @@ public final class WriteQueue implements AutoCloseable {
 
     private void finish(ByteBuffer buffer, int length, ChunkEntry entry) {
         if (entry != null) {
-            pending.remove(entry);
+            pending.remove(new Identity(entry));
         }
         queuedBytes.addAndGet(-length);
         queuedChunks.decrementAndGet();

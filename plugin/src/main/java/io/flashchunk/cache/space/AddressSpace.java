@@ -65,6 +65,16 @@ public final class AddressSpace {
         }
     }
 
+    /** Takes a specific run (recovery); false when any of its blocks is not free. */
+    public boolean claim(long lba, int order) {
+        lock.lock();
+        try {
+            return allocator.claim(lba - firstBlock, order);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Returns a run to the main free list at once: no checkpoint names it. */
     public void release(long lba, int order) {
         lock.lock();

@@ -88,6 +88,31 @@ final class BuddyAllocator {
         return start;
     }
 
+    /**
+     * Takes the specific run of {@code 2^order} blocks at {@code start} out of free space (recovery
+     * rebuilds allocations from a checkpoint). Returns false when any of its blocks is not free.
+     */
+    boolean claim(long start, int order) {
+        checkOrder(order);
+        if (start < 0 || start + (1L << order) > blocks || (start & ((1L << order) - 1)) != 0) {
+            return false;
+        }
+        for (int o = order; o <= maxOrder; o++) {
+            long containing = start & -(1L << o);
+            if (containing + (1L << o) <= blocks && isFree(containing, o)) {
+                clearFree(containing, o);
+                // Split down towards the claimed run, freeing the halves that do not hold it.
+                while (o > order) {
+                    o--;
+                    long half = start & -(1L << o);
+                    markFree(half ^ (1L << o), o);
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Frees a run obtained from {@link #allocate} with the same order, merging with free buddies. */
     void free(long start, int order) {
         checkOrder(order);

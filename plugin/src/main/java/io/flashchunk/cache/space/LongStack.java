@@ -16,7 +16,12 @@ final class LongStack {
 
     /** The top value, removed; call only when not {@link #isEmpty()}. */
     long pop() {
-        return values[--size];
+        long value = values[--size];
+        // A stack that held every free run of an empty device must not keep that array forever.
+        if (values.length > 1024 && size < values.length / 4) {
+            values = Arrays.copyOf(values, values.length / 2);
+        }
+        return value;
     }
 
     boolean isEmpty() {

@@ -23,8 +23,19 @@ public final class SpaceManager {
     private final ReentrantLock waitLock = new ReentrantLock();
     private final Condition runFreed = waitLock.newCondition();
     private final AtomicInteger waitingWriters = new AtomicInteger();
+    private final double heldFractionForCheckpoint;
+    private final Runnable checkpointWanted;
 
     public SpaceManager(List<AddressSpace> spaces) {
+        this(spaces, 1.0, () -> { });
+    }
+
+    /**
+     * @param heldFractionForCheckpoint when a space holds this fraction of its blocks for the next
+     *                                  checkpoint, {@code checkpointWanted} runs (an early checkpoint
+     *                                  gives them back)
+     */
+    public SpaceManager(List<AddressSpace> spaces, double heldFractionForCheckpoint, Runnable checkpointWanted) {
         if (spaces.isEmpty()) {
             throw new IllegalArgumentException("the cache needs at least one address space");
         }
@@ -34,6 +45,8 @@ public final class SpaceManager {
             }
         }
         this.spaces = List.copyOf(spaces);
+        this.heldFractionForCheckpoint = heldFractionForCheckpoint;
+        this.checkpointWanted = checkpointWanted;
     }
 
     public List<AddressSpace> spaces() {
@@ -58,6 +71,9 @@ public final class SpaceManager {
             return allocation;
         }
         long deadline = System.nanoTime() + maxWaitNanos;
+        if (spaces.stream().anyMatch(space -> space.heldBlocks() > 0)) {
+            checkpointWanted.run(); // held blocks come back with the next checkpoint
+        }
         waitLock.lock();
         waitingWriters.incrementAndGet();
         try {
@@ -122,6 +138,9 @@ public final class SpaceManager {
     public void releaseAfterCheckpoint(AddressSpace space, long lba, int order) {
         space.releaseAfterCheckpoint(lba, order);
         signalWriters();
+        if (space.heldBlocks() >= heldFractionForCheckpoint * space.dataBlocks()) {
+            checkpointWanted.run();
+        }
     }
 
     /** After a durable checkpoint: retired runs of every space back to the main lists. */

@@ -277,6 +277,15 @@ final class AioEngine implements DirectIoEngine {
     }
 
     @Override
+    public void flush() throws java.io.IOException {
+        try {
+            LibC.fdatasync(fd);
+        } catch (LastErrorException e) {
+            throw new java.io.IOException("fdatasync of " + path + " failed: " + Errno.describe(e.getErrorCode()), e);
+        }
+    }
+
+    @Override
     public void close() {
         running = false;
         if (reaper != null) {

@@ -74,6 +74,11 @@ public final class DirectIoDevice extends QueuedBlockDevice {
     }
 
     @Override
+    protected void flushWrites() throws java.io.IOException {
+        io.flush();
+    }
+
+    @Override
     protected void release() {
         io.close();
     }

@@ -11,6 +11,9 @@ interface DirectIoEngine {
     /** Starts requests that each hold a queue slot; see {@code QueuedBlockDevice#dispatch}. */
     void dispatch(IoRequest[] batch, int count);
 
+    /** Makes completed writes durable. */
+    void flush() throws java.io.IOException;
+
     /** Stops threads and releases the descriptor; called once, after all requests completed. */
     void close();
 }

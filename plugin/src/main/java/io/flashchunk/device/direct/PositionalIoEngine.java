@@ -101,6 +101,11 @@ final class PositionalIoEngine implements DirectIoEngine {
     }
 
     @Override
+    public void flush() throws IOException {
+        channel.force(false);
+    }
+
+    @Override
     public void close() {
         pool.shutdown();
         try {

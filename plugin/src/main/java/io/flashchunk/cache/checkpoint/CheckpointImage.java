@@ -1,0 +1,52 @@
+package io.flashchunk.cache.checkpoint;
+
+import io.flashchunk.cache.index.FileIdentity;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Map;
+
+/**
+ * One checked checkpoint of one address space: its header, its file table, and its entries, read in
+ * place from the body buffer (20 bytes each: file id, chunk index, location, CRC32C).
+ */
+public final class CheckpointImage {
+    private final CheckpointHeader header;
+    private final Map<Integer, FileIdentity> files;
+    private final ByteBuffer entries;
+
+    CheckpointImage(CheckpointHeader header, Map<Integer, FileIdentity> files, ByteBuffer entries) {
+        this.header = header;
+        this.files = Map.copyOf(files);
+        this.entries = entries.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    public CheckpointHeader header() {
+        return header;
+    }
+
+    /** Files by id. */
+    public Map<Integer, FileIdentity> files() {
+        return files;
+    }
+
+    public int entryCount() {
+        return (int) header.entryCount();
+    }
+
+    public int fileId(int entry) {
+        return entries.getInt(entry * CheckpointFormat.ENTRY_BYTES);
+    }
+
+    /** The chunk's key as the index builds it (file id high, chunk index low). */
+    public long key(int entry) {
+        return (long) fileId(entry) << 32 | (entries.getInt(entry * CheckpointFormat.ENTRY_BYTES + 4) & 0xFFFF_FFFFL);
+    }
+
+    public long location(int entry) {
+        return entries.getLong(entry * CheckpointFormat.ENTRY_BYTES + 8);
+    }
+
+    public int crc(int entry) {
+        return entries.getInt(entry * CheckpointFormat.ENTRY_BYTES + 16);
+    }
+}

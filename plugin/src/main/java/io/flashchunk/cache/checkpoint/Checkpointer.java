@@ -1,0 +1,95 @@
+package io.flashchunk.cache.checkpoint;
+
+import io.flashchunk.cache.index.ChunkEntry;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.space.AddressSpace;
+import io.flashchunk.cache.space.SpaceManager;
+import java.io.IOException;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Writes checkpoints (the paper's section III-D). Each address space keeps, in the older of its two
+ * areas, the entries that live on it plus the file table. The order is what makes a crash at any
+ * moment safe:
+ * <ol>
+ *   <li>retire every space's temporary free list (blocks evicted since the last checkpoint);</li>
+ *   <li>write the file table and the entries, flush, write the header, flush, on every space;</li>
+ *   <li>only then release the retired blocks to the main free lists.</li>
+ * </ol>
+ * Blocks named by the newest durable checkpoint are thus never reused before a newer one is
+ * durable. Reads and puts go on meanwhile; the index is iterated, not locked.
+ */
+public final class Checkpointer {
+    private final ChunkIndex index;
+    private final FileRegistry files;
+    private final SpaceManager spaces;
+    private final List<SpaceLayout> layouts;
+    private final UUID instance;
+    // Sequence of the checkpoint in each space's two areas (0 when none is valid).
+    private final long[][] areaSequences;
+    private long lastSequence;
+
+    /** What one checkpoint did. */
+    public record Result(long sequence, long entries, long bytes, long refused, long millis) {
+    }
+
+    public Checkpointer(ChunkIndex index, FileRegistry files, SpaceManager spaces, List<SpaceLayout> layouts,
+                        UUID instance, long[][] areaSequences) {
+        this.index = index;
+        this.files = files;
+        this.spaces = spaces;
+        this.layouts = List.copyOf(layouts);
+        this.instance = instance;
+        this.areaSequences = new long[layouts.size()][];
+        for (int i = 0; i < layouts.size(); i++) {
+            this.areaSequences[i] = areaSequences[i].clone();
+            lastSequence = Math.max(lastSequence, Math.max(areaSequences[i][0], areaSequences[i][1]));
+        }
+    }
+
+    public synchronized long lastSequence() {
+        return lastSequence;
+    }
+
+    public synchronized Result checkpoint() throws IOException {
+        long start = System.nanoTime();
+        List<AddressSpace> all = spaces.spaces();
+        for (AddressSpace space : all) {
+            space.retireTemporary();
+        }
+        long sequence = lastSequence + 1;
+        FileTableCodec.Encoded table = FileTableCodec.encode(files.liveFilesWithEntries());
+        int nextFileId = files.nextId();
+        AreaWriter[] writers = new AreaWriter[all.size()];
+        int[] areas = new int[all.size()];
+        for (int s = 0; s < all.size(); s++) {
+            areas[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
+            writers[s] = new AreaWriter(all.get(s).driver(), layouts.get(s), areas[s], table.bytes());
+            // The area is being overwritten: until its header is written, it holds no checkpoint.
+            areaSequences[s][areas[s]] = 0;
+        }
+        for (ChunkEntry entry : index.entries()) {
+            long location = entry.location();
+            if (ChunkLocation.isOnFlash(location) && table.ids().get(entry.fileId())) {
+                writers[ChunkLocation.space(location)].add(entry.fileId(), (int) (entry.key() & 0xFFFF_FFFFL),
+                        location, entry.crc());
+            }
+        }
+        long entries = 0;
+        long bytes = 0;
+        long refused = 0;
+        for (int s = 0; s < all.size(); s++) {
+            writers[s].finish(instance, s, sequence, nextFileId, table.count());
+            areaSequences[s][areas[s]] = sequence;
+            entries += writers[s].entries();
+            bytes += writers[s].bodyBytes() + SpaceLayout.BLOCK_SIZE;
+            refused += writers[s].refused();
+        }
+        lastSequence = sequence;
+        spaces.releaseRetired();
+        return new Result(sequence, entries, bytes, refused, (System.nanoTime() - start) / 1_000_000);
+    }
+}

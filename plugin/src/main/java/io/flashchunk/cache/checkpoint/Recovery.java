@@ -1,0 +1,162 @@
+package io.flashchunk.cache.checkpoint;
+
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.device.BlockDevice;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides at start what the devices hold: a cache of this configuration (then the newest valid
+ * checkpoint of each space is loaded, falling back to the other area when the newest is torn), blank
+ * devices (formatted), or something else: another cache, other geometry, a corrupt superblock. The
+ * last is one warning line naming the device and the reason, and the cache starts empty on freshly
+ * formatted devices, or, in strict mode, refuses to start.
+ */
+public final class Recovery {
+    private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
+
+    /** What start found. {@code images} has one checkpoint (or null) per space. */
+    public record Outcome(UUID instance, List<SpaceLayout> layouts, long[][] areaSequences,
+                          List<CheckpointImage> images, boolean formatted) {
+    }
+
+    private Recovery() {
+    }
+
+    public static Outcome open(List<StorageDriver> drivers, boolean strict) throws IOException {
+        int count = drivers.size();
+        List<SpaceLayout> layouts = new ArrayList<>();
+        List<Superblock> superblocks = new ArrayList<>();
+        int blank = 0;
+        String problem = null;
+        for (int i = 0; i < count; i++) {
+            BlockDevice device = drivers.get(i).device();
+            SpaceLayout expected = SpaceLayout.forDevice(device.capacityBlocks());
+            layouts.add(expected);
+            ByteBuffer block;
+            try {
+                block = CheckpointReader.readBlocks(device, 0, 1);
+            } catch (CheckpointFormatException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+            if (isZero(block)) {
+                blank++;
+                superblocks.add(null);
+                continue;
+            }
+            try {
+                Superblock superblock = Superblock.decode(block, device.path());
+                superblocks.add(superblock);
+                if (problem == null) {
+                    problem = mismatch(superblock, i, count, expected, superblocks.get(0), device.path());
+                }
+            } catch (CheckpointFormatException e) {
+                superblocks.add(null);
+                problem = problem == null ? e.getMessage() : problem;
+            }
+        }
+        if (blank == count) {
+            return format(drivers, layouts, "blank devices");
+        }
+        if (problem == null && blank > 0) {
+            problem = "some devices are blank while others hold a cache (devices added or replaced)";
+        }
+        if (problem != null) {
+            String message = "flash cache: cannot recover: " + problem;
+            if (strict) {
+                throw new CacheRecoveryException(message + "; strict mode refuses to format the devices");
+            }
+            LOG.warn("{}; starting empty on freshly formatted devices", message);
+            return format(drivers, layouts, problem);
+        }
+        UUID instance = superblocks.get(0).instance();
+        long[][] sequences = new long[count][2];
+        List<CheckpointImage> images = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            images.add(newestValid(drivers.get(i).device(), layouts.get(i), instance, i, sequences[i]));
+        }
+        return new Outcome(instance, List.copyOf(layouts), sequences, images, false);
+    }
+
+    private static String mismatch(Superblock found, int index, int count, SpaceLayout expected, Superblock first,
+                                   String path) {
+        if (found.spaceIndex() != index || found.spaceCount() != count) {
+            return path + " holds address space " + found.spaceIndex() + " of " + found.spaceCount()
+                    + ", but is configured as space " + index + " of " + count;
+        }
+        if (!found.layout().equals(expected)) {
+            return path + " was laid out for " + found.layout().deviceBlocks() + " blocks, but is configured with "
+                    + expected.deviceBlocks() + " (capacity changed)";
+        }
+        if (first != null && !found.instance().equals(first.instance())) {
+            return path + " belongs to cache instance " + found.instance() + ", the first device to " + first.instance();
+        }
+        return null;
+    }
+
+    /** Loads the newest checkpoint that passes every check; records both areas' sequences. */
+    private static CheckpointImage newestValid(BlockDevice device, SpaceLayout layout, UUID instance, int space,
+                                               long[] sequences) {
+        CheckpointImage[] images = new CheckpointImage[2];
+        for (int area = 0; area < 2; area++) {
+            try {
+                images[area] = CheckpointReader.read(device, layout, area, instance, space, null);
+                sequences[area] = images[area].header().sequence();
+            } catch (CheckpointFormatException e) {
+                if (!e.getMessage().contains("no checkpoint header (magic 0x0)")) {
+                    LOG.warn("flash cache: ignoring {}", e.getMessage());
+                }
+            }
+        }
+        CheckpointImage newest = images[0] == null ? images[1]
+                : images[1] == null ? images[0]
+                : images[0].header().sequence() >= images[1].header().sequence() ? images[0] : images[1];
+        if (newest != null) {
+            LOG.info("flash cache: {} recovers checkpoint {} of {} ({} entries, {} files)", device.path(),
+                    newest.header().sequence(), java.time.Instant.ofEpochMilli(newest.header().timestampMillis()),
+                    newest.entryCount(), newest.files().size());
+        }
+        return newest;
+    }
+
+    private static Outcome format(List<StorageDriver> drivers, List<SpaceLayout> layouts, String why)
+            throws IOException {
+        UUID instance = UUID.randomUUID();
+        for (int i = 0; i < drivers.size(); i++) {
+            BlockDevice device = drivers.get(i).device();
+            SpaceLayout layout = layouts.get(i);
+            ByteBuffer zero = AlignedBuffers.allocate(SpaceLayout.BLOCK_SIZE);
+            write(device, layout.areaStart(0), zero);
+            write(device, layout.areaStart(1), zero);
+            write(device, 0, new Superblock(instance, i, drivers.size(), layout).encode());
+            device.flush();
+        }
+        LOG.info("flash cache: formatted {} device(s) as cache instance {} ({})", drivers.size(), instance, why);
+        return new Outcome(instance, List.copyOf(layouts), new long[drivers.size()][2],
+                java.util.Collections.nCopies(drivers.size(), null), true);
+    }
+
+    private static void write(BlockDevice device, long lba, ByteBuffer block) throws IOException {
+        try {
+            device.write(lba, block).join();
+        } catch (CompletionException e) {
+            throw new IOException("cannot format " + device.path() + ": " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    private static boolean isZero(ByteBuffer block) {
+        for (int i = 0; i < block.limit(); i += 8) {
+            if (block.getLong(i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

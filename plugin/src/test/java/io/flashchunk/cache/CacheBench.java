@@ -1,0 +1,376 @@
+package io.flashchunk.cache;
+
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.ChunkEntry;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.space.AddressSpace;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.IoEngine;
+import io.flashchunk.device.LibC;
+import java.io.RandomAccessFile;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Benchmarks of the cache core, each printing JSON lines (one per measurement) for
+ * scripts/bench-cache.sh to tabulate. Not tests: numbers, not verdicts.
+ */
+@Command(name = "cache-bench", mixinStandardHelpOptions = true,
+        subcommands = {CacheBench.Heap.class, CacheBench.Hits.class, CacheBench.Writes.class})
+public final class CacheBench {
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new CacheBench()).execute(args));
+    }
+
+    static Path sparseFile(Path dir, String name, long bytes) throws Exception {
+        Files.createDirectories(dir);
+        Path file = dir.resolve(name);
+        Files.deleteIfExists(file);
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.setLength(bytes);
+        }
+        return file;
+    }
+
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** Heap bytes per cached chunk: everything the index and the allocator keep, measured after full GCs. */
+    @Command(name = "heap", description = "Heap bytes per cached chunk at a given number of entries.")
+    static final class Heap implements Callable<Integer> {
+        @Option(names = "--entries", defaultValue = "1000000")
+        long entries;
+
+        @Option(names = "--chunk-bytes", defaultValue = "16384")
+        int chunkBytes;
+
+        @Option(names = "--files", defaultValue = "1000")
+        int files;
+
+        @Option(names = "--dir", defaultValue = "target/bench")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            int order = ChunkLocation.order(chunkBytes);
+            long blocks = entries << order;
+            Path file = sparseFile(dir, "heap-device.img", blocks * BlockDevice.BLOCK_SIZE);
+            try (BlockDevice device = BlockDevices.open(DeviceSpec.of(file).withEngine(IoEngine.LIBAIO))) {
+                StorageDriver driver = new StorageDriver(device, 8);
+                long before = usedHeapAfterGc();
+                FileRegistry registry = new FileRegistry();
+                AddressSpace space = new AddressSpace(0, driver, 0, blocks, FlashChunkCache.MAX_ORDER, false);
+                ChunkIndex index = new ChunkIndex(blocks, ForkJoinPool.commonPool(), registry, entry -> { });
+                List<CachedFile> cachedFiles = new ArrayList<>();
+                for (int f = 0; f < files; f++) {
+                    cachedFiles.add(registry.register(new FileIdentity("/data/ks/table/nb-" + f + "-big-Data.db",
+                            1L << 30, f, f)));
+                }
+                long perFile = (entries + files - 1) / files;
+                for (long i = 0; i < entries; i++) {
+                    CachedFile cachedFile = cachedFiles.get((int) (i / perFile));
+                    long key = ChunkKeys.key(cachedFile.id(), (i % perFile) * chunkBytes);
+                    long lba = space.allocate(order);
+                    index.insert(new ChunkEntry(key, ChunkLocation.onFlash(0, lba, chunkBytes, 0), (int) i));
+                }
+                index.cleanUp();
+                long after = usedHeapAfterGc();
+                long size = index.size();
+                String histogram = classHistogram();
+                System.out.printf(Locale.ROOT, "{\"bench\":\"heap\",\"entries\":%d,\"chunk_bytes\":%d,\"files\":%d,"
+                                + "\"heap_bytes\":%d,\"bytes_per_chunk\":%.1f,\"top_classes\":%s}%n",
+                        size, chunkBytes, files, after - before, (after - before) / (double) size, histogram);
+                // Keep everything reachable until measured.
+                if (space.freeBlocks() < 0 || registry.liveFiles() < 0) {
+                    throw new IllegalStateException();
+                }
+            } finally {
+                Files.deleteIfExists(file);
+            }
+            return 0;
+        }
+
+        private static long usedHeapAfterGc() throws InterruptedException {
+            for (int i = 0; i < 4; i++) {
+                System.gc();
+                Thread.sleep(200);
+            }
+            return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        }
+
+        /** The ten largest classes by live bytes, from jcmd GC.class_histogram on this very JVM. */
+        private static String classHistogram() throws Exception {
+            Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+            Process process = new ProcessBuilder(jcmd.toString(), String.valueOf(ProcessHandle.current().pid()),
+                    "GC.class_histogram").redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            process.waitFor(60, TimeUnit.SECONDS);
+            StringBuilder json = new StringBuilder("[");
+            int rows = 0;
+            for (String line : output.split("\n")) {
+                String[] cells = line.trim().split("\\s+");
+                if (cells.length >= 4 && cells[0].endsWith(":") && rows < 10) {
+                    json.append(rows++ == 0 ? "" : ",").append(String.format(Locale.ROOT,
+                            "{\"class\":\"%s\",\"instances\":%s,\"bytes\":%s}", cells[3], cells[1], cells[2]));
+                }
+            }
+            return json.append(']').toString();
+        }
+    }
+
+    /** Hit throughput through the cache against bare device reads of the same size, same device, same run. */
+    @Command(name = "hits", description = "Cache hit throughput vs bare device reads.")
+    static final class Hits implements Callable<Integer> {
+        @Option(names = "--chunk-bytes", defaultValue = "65536")
+        int chunkBytes;
+
+        @Option(names = "--chunks", defaultValue = "16384")
+        int chunks;
+
+        @Option(names = "--threads", split = ",", defaultValue = "1,2,8,32")
+        int[] threads;
+
+        @Option(names = "--seconds", defaultValue = "5")
+        int seconds;
+
+        @Option(names = "--repeat", defaultValue = "2")
+        int repeat;
+
+        @Option(names = "--queue-depth", defaultValue = "32")
+        int queueDepth;
+
+        @Option(names = "--dir", defaultValue = "target/bench")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            long deviceBytes = (long) chunks * ((chunkBytes + 4095) & -4096) * 2;
+            Path file = sparseFile(dir, "hits-device.img", deviceBytes);
+            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth);
+            CacheConfig config = CacheConfig.builder().device(spec).maxWritesInFlight(Math.min(8, queueDepth))
+                    .queueBytes(256L << 20).allocationWaitMillis(1_000).build();
+            try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
+                CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/hits", 1L << 40, 1, 1));
+                for (int i = 0; i < chunks; i++) {
+                    cache.put(cachedFile, (long) i * chunkBytes, ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes));
+                    while (cache.stats().queuedBytes() > (128L << 20)) {
+                        Thread.sleep(1);
+                    }
+                }
+                while (cache.stats().queuedChunks() > 0) {
+                    Thread.sleep(10);
+                }
+                long cached = cache.entries();
+                BlockDevice device = cache.spaces().space(0).driver().device();
+                // The bare device reads the very blocks the cache holds: same LBAs, same sizes.
+                long[] lbas = cachedLbas(cache);
+                for (int round = 0; round < repeat; round++) {
+                    for (int t : threads) {
+                        // Alternate which goes first, so drift on a shared machine favours neither.
+                        boolean cacheFirst = round % 2 == 1;
+                        for (int step = 0; step < 2; step++) {
+                            if ((step == 0) == cacheFirst) {
+                                report("cache", t, round, cached, measure(t, random -> {
+                                    CachedChunk chunk = cache.get(cachedFile, (long) random.nextInt(chunks) * chunkBytes);
+                                    if (chunk == null) {
+                                        return false;
+                                    }
+                                    chunk.release();
+                                    return true;
+                                }));
+                            } else {
+                                ThreadLocal<ByteBuffer> buffers = ThreadLocal.withInitial(
+                                        () -> AlignedBuffers.allocate((chunkBytes + 4095) & -4096));
+                                report("device", t, round, cached, measure(t, random -> {
+                                    device.read(lbas[random.nextInt(lbas.length)], buffers.get()).join();
+                                    return true;
+                                }));
+                            }
+                        }
+                    }
+                }
+                System.err.println("cache after the run: " + cache.stats());
+            } finally {
+                Files.deleteIfExists(file);
+            }
+            return 0;
+        }
+
+        private static long[] cachedLbas(FlashChunkCache cache) {
+            List<Long> lbas = new ArrayList<>();
+            for (ChunkEntry entry : cache.index().entries()) {
+                long location = entry.location();
+                if (ChunkLocation.isOnFlash(location)) {
+                    lbas.add(ChunkLocation.lba(location));
+                }
+            }
+            return lbas.stream().mapToLong(Long::longValue).toArray();
+        }
+
+        interface Operation {
+            boolean run(SplittableRandom random) throws Exception;
+        }
+
+        record Measured(long ops, long misses, double seconds, long cpuNanos, Histogram latency) {
+        }
+
+        private Measured measure(int threadCount, Operation operation) throws Exception {
+            AtomicLong ops = new AtomicLong();
+            AtomicLong misses = new AtomicLong();
+            Histogram latency = new Histogram(3);
+            CountDownLatch done = new CountDownLatch(threadCount);
+            long warmupEnd = System.nanoTime() + 1_000_000_000L;
+            long end = warmupEnd + seconds * 1_000_000_000L;
+            long[] cpuAtStart = new long[1];
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threadCount; t++) {
+                SplittableRandom random = new SplittableRandom(31L * t + 7);
+                Thread worker = new Thread(() -> {
+                    Histogram local = new Histogram(3);
+                    try {
+                        while (true) {
+                            long start = System.nanoTime();
+                            if (start >= end) {
+                                break;
+                            }
+                            boolean hit = operation.run(random);
+                            long now = System.nanoTime();
+                            if (start >= warmupEnd) {
+                                if (hit) {
+                                    ops.incrementAndGet();
+                                    local.recordValue(now - start);
+                                } else {
+                                    misses.incrementAndGet();
+                                }
+                            }
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    } finally {
+                        synchronized (latency) {
+                            latency.add(local);
+                        }
+                        done.countDown();
+                    }
+                });
+                workers.add(worker);
+                worker.start();
+            }
+            Thread.sleep(Math.max(0, (warmupEnd - System.nanoTime()) / 1_000_000));
+            cpuAtStart[0] = processCpuNanos();
+            done.await();
+            long cpu = processCpuNanos() - cpuAtStart[0];
+            return new Measured(ops.get(), misses.get(), seconds, cpu, latency);
+        }
+
+        private void report(String what, int threadCount, int round, long cached, Measured m) {
+            double opsPerSecond = m.ops() / m.seconds();
+            System.out.printf(Locale.ROOT, "{\"bench\":\"hits\",\"path\":\"%s\",\"chunk_bytes\":%d,\"threads\":%d,"
+                            + "\"round\":%d,\"cached_chunks\":%d,\"ops_per_s\":%.1f,\"mb_per_s\":%.2f,\"misses\":%d,"
+                            + "\"p50_us\":%.1f,\"p99_us\":%.1f,\"cpu_us_per_op\":%.2f}%n",
+                    what, chunkBytes, threadCount, round, cached, opsPerSecond, opsPerSecond * chunkBytes / 1e6,
+                    m.misses(), m.latency().getValueAtPercentile(50) / 1e3, m.latency().getValueAtPercentile(99) / 1e3,
+                    m.ops() == 0 ? 0 : m.cpuNanos() / 1e3 / m.ops());
+            System.out.flush();
+        }
+    }
+
+    /** Flash bytes written per byte offered under a hotspot stream: what the queue's filtering saves. */
+    @Command(name = "writes", description = "Flash write amplification and queue filtering under a hotspot stream.")
+    static final class Writes implements Callable<Integer> {
+        @Option(names = "--keys", defaultValue = "20000")
+        int keys;
+
+        @Option(names = "--requests", defaultValue = "200000")
+        int requests;
+
+        @Option(names = "--cache-fraction", defaultValue = "0.25", description = "Flash capacity as a share of the key space.")
+        double cacheFraction;
+
+        @Option(names = "--device-latency-us", defaultValue = "0",
+                description = "0: O_DIRECT file with libaio; above 0: our capiblock library with this added latency.")
+        int deviceLatencyMicros;
+
+        @Option(names = "--capi-library", defaultValue = "native/build/libcflsh_block.so")
+        String capiLibrary;
+
+        @Option(names = "--dir", defaultValue = "target/bench")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            int chunkBytes = 16384;
+            long deviceBytes = (long) (keys * cacheFraction) * chunkBytes;
+            Path file = sparseFile(dir, "writes-device.img", deviceBytes);
+            DeviceSpec spec = DeviceSpec.of(file).withQueueDepth(32);
+            if (deviceLatencyMicros > 0) {
+                spec = spec.withEngine(IoEngine.CAPI).withCapiLibrary(Path.of(capiLibrary).toAbsolutePath().toString());
+                LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", String.valueOf(deviceLatencyMicros), 1);
+            }
+            CacheConfig config = CacheConfig.builder().device(spec).queueBytes(32L << 20).build();
+            BlockDevice device = BlockDevices.open(spec);
+            LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
+            try (FlashChunkCache cache = new FlashChunkCache(config, List.of(device))) {
+                CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1));
+                SplittableRandom random = new SplittableRandom(42);
+                int hot = (int) (keys * 0.3);
+                long offeredBytes = 0;
+                long hits = 0;
+                long start = System.nanoTime();
+                for (int r = 0; r < requests; r++) {
+                    int key = random.nextInt(100) < 80 ? random.nextInt(hot) : hot + random.nextInt(keys - hot);
+                    long position = (long) key * chunkBytes;
+                    CachedChunk chunk = cache.get(cachedFile, position);
+                    if (chunk != null) {
+                        hits++;
+                        chunk.release();
+                    } else {
+                        cache.put(cachedFile, position, ChunkContent.buffer(3, position, chunkBytes));
+                        offeredBytes += chunkBytes;
+                    }
+                }
+                while (cache.stats().queuedChunks() > 0) {
+                    Thread.sleep(10);
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                CacheStats stats = cache.stats();
+                System.out.printf(Locale.ROOT, "{\"bench\":\"writes\",\"device\":\"%s\",\"keys\":%d,\"requests\":%d,"
+                                + "\"cache_fraction\":%.2f,\"seconds\":%.2f,\"hit_rate\":%.4f,\"offered_bytes\":%d,"
+                                + "\"flash_bytes_written\":%d,\"written_per_offered\":%.4f,\"dropped_evicted_before_write\":%d,"
+                                + "\"dropped_queue_full\":%d,\"already_cached\":%d,\"flash_writes\":%d}%n",
+                        deviceLatencyMicros > 0 ? "capi+" + deviceLatencyMicros + "us" : "libaio-file", keys, requests,
+                        cacheFraction, seconds, hits / (double) requests, offeredBytes, stats.flashBytesWritten(),
+                        stats.flashBytesWritten() / (double) Math.max(1, offeredBytes), stats.droppedEvictedBeforeWrite(),
+                        stats.droppedQueueFull(), stats.putsAlreadyCached(), stats.flashWrites());
+            } finally {
+                Files.deleteIfExists(file);
+            }
+            return 0;
+        }
+    }
+}

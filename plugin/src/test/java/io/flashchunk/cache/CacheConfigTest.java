@@ -1,0 +1,72 @@
+package io.flashchunk.cache;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.device.DeviceOpenException;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.IoEngine;
+import io.flashchunk.testing.Scratch;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/** Every bad setting is refused with a message that names it and its value. */
+class CacheConfigTest {
+    private static final Path DEVICE = Path.of("/var/lib/flashchunk/cache.img");
+
+    private static void assertRejected(String expectedText, Consumer<CacheConfig.Builder> settings) {
+        CacheConfig.Builder builder = CacheConfig.builder().device(DeviceSpec.of(DEVICE));
+        settings.accept(builder);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
+        assertTrue(e.getMessage().contains(expectedText), "message '" + e.getMessage() + "' lacks '" + expectedText + "'");
+    }
+
+    @Test
+    void badSizesAndTimesAreNamed() {
+        assertRejected("queue_bytes: must be positive, got 0", c -> c.queueBytes(0));
+        assertRejected("queue_bytes: must be positive, got -5", c -> c.queueBytes(-5));
+        assertRejected("max_writes_in_flight: must be positive, got 0", c -> c.maxWritesInFlight(0));
+        assertRejected("read_timeout_ms: must be positive, got 0", c -> c.readTimeoutMillis(0));
+        assertRejected("allocation_wait_ms: must not be negative, got -1", c -> c.allocationWaitMillis(-1));
+        assertRejected("space_reserve_percent: must be 0..50, got 60.0", c -> c.spaceReservePercent(60));
+        assertRejected("dram_tier_bytes: must not be negative, got -1", c -> c.dramTierBytes(-1));
+        assertRejected("maintenance_interval_ms: must be positive, got 0", c -> c.maintenanceIntervalMillis(0));
+        assertRejected("rebalance_factor: must be above 1, got 1.0", c -> c.rebalanceFactor(1.0));
+        assertRejected("read_ahead: needs dram_tier_bytes", c -> c.readAhead(true));
+    }
+
+    @Test
+    void devicesMustBeThereOnceEach() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CacheConfig.builder().build());
+        assertTrue(e.getMessage().contains("devices: at least one"), e.getMessage());
+        assertRejected("devices[1].path: " + DEVICE + " is listed twice", c -> c.device(DeviceSpec.of(DEVICE)));
+        assertRejected("is listed twice", c -> c.device(DeviceSpec.of(Path.of("/var/lib/flashchunk/../flashchunk/cache.img"))));
+        assertRejected("max_writes_in_flight: 64 is more than the queue depth 32", c -> c.maxWritesInFlight(64));
+    }
+
+    @Test
+    void unknownEnginesAndOversizedCapacitiesAreNamed() throws Exception {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> IoEngine.parse("devices[0].engine", "io_uring"));
+        assertTrue(e.getMessage().contains("devices[0].engine: unknown engine 'io_uring'"), e.getMessage());
+        Path file = Scratch.file("config", 1L << 20);
+        try {
+            CacheConfig config = CacheConfig.builder().device(DeviceSpec.of(file).withCapacityBytes(2L << 20)).build();
+            DeviceOpenException open = assertThrows(DeviceOpenException.class, () -> FlashChunkCache.open(config));
+            assertTrue(open.getMessage().contains(file.toString()) && open.getMessage().contains("2097152"),
+                    open.getMessage());
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    void defaultsAreValid() {
+        CacheConfig config = CacheConfig.builder().device(DeviceSpec.of(DEVICE)).build();
+        assertEquals(64L << 20, config.queueBytes());
+        assertEquals(0, config.dramTierBytes(), "the DRAM tier is off by default");
+    }
+}
