@@ -58,7 +58,9 @@ public final class CheckpointReader {
                     + ", this is space " + spaceIndex);
         }
         long capacity = (layout.areaBlocks() - 1) * SpaceLayout.BLOCK_SIZE;
-        if (header.entryCount() > capacity / CheckpointFormat.ENTRY_BYTES || header.bodyBytes() > capacity) {
+        // Each part bounded first, so their sum cannot overflow.
+        if (header.fileTableBytes() > capacity || header.entryCount() > capacity / CheckpointFormat.ENTRY_BYTES
+                || header.bodyBytes() > capacity) {
             throw new CheckpointFormatException(where + ": body of " + header.entryCount() + " entries and "
                     + header.fileTableBytes() + " file-table bytes does not fit the area (" + capacity + " bytes)");
         }

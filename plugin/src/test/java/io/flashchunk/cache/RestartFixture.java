@@ -1,0 +1,81 @@
+package io.flashchunk.cache;
+
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.IoEngine;
+import io.flashchunk.testing.Scratch;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Device files and data files that outlive one cache, so a test can stop a cache and start another
+ * on the same devices. Data files are real files: recovery checks their identities.
+ */
+final class RestartFixture implements AutoCloseable {
+    final List<Path> devices = new ArrayList<>();
+    final Path dataDir;
+
+    RestartFixture(int deviceCount, long deviceBytes) throws IOException {
+        for (int i = 0; i < deviceCount; i++) {
+            devices.add(Scratch.file("restart-dev" + i, deviceBytes));
+        }
+        dataDir = Files.createTempDirectory(Scratch.dir(), "data");
+    }
+
+    FlashChunkCache start(Consumer<CacheConfig.Builder> settings) throws IOException {
+        return start(devices, settings);
+    }
+
+    static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings) throws IOException {
+        return start(devicePaths, settings, 0);
+    }
+
+    /** Starts a cache on the devices, using {@code capacityBytes} of each (0: all). */
+    static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings, long capacityBytes)
+            throws IOException {
+        CacheConfig.Builder builder = CacheConfig.builder().maintenanceIntervalMillis(3_600_000)
+                .minCheckpointIntervalMillis(20);
+        List<BlockDevice> opened = new ArrayList<>();
+        for (Path path : devicePaths) {
+            DeviceSpec spec = DeviceSpec.of(path).withEngine(IoEngine.LIBAIO).withQueueDepth(16)
+                    .withCapacityBytes(capacityBytes);
+            builder.device(spec);
+        }
+        settings.accept(builder);
+        CacheConfig config = builder.build();
+        try {
+            for (DeviceSpec spec : config.devices()) {
+                opened.add(BlockDevices.open(spec));
+            }
+            return new FlashChunkCache(config, opened);
+        } catch (IOException | RuntimeException e) {
+            opened.forEach(BlockDevice::close);
+            throw e;
+        }
+    }
+
+    /** A real data file with some bytes (its identity is what counts, not its content). */
+    Path dataFile(String name) throws IOException {
+        Path file = dataDir.resolve(name);
+        Files.write(file, new byte[] {1, 2, 3, (byte) name.length()});
+        return file;
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (Path device : devices) {
+            Files.deleteIfExists(device);
+        }
+        try (var files = Files.list(dataDir)) {
+            for (Path file : files.toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
+        Files.deleteIfExists(dataDir);
+    }
+}
