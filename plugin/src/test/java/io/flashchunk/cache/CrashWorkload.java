@@ -1,0 +1,100 @@
+package io.flashchunk.cache;
+
+import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.FileIdentity;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+
+/**
+ * The child JVM of {@link CrashRecoveryTest}: runs a cache under load (gets with puts on misses,
+ * evictions, invalidations, migrations, frequent checkpoints) until it is killed. Prints READY once
+ * recovered; prints MISMATCH and exits 3 if it is ever served a wrong byte.
+ */
+public final class CrashWorkload {
+    static final int CHUNK = 16384;
+    static final int CHUNKS_PER_FILE = 64;
+
+    private CrashWorkload() {
+    }
+
+    /** The bytes of a chunk follow from the file's identity: a changed file has other bytes. */
+    static long seed(FileIdentity identity) {
+        return identity.path().hashCode() * 31L + identity.modifiedMillis() * 17 + identity.inode();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dataDir = Path.of(args[0]);
+        List<Path> devices = new ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            devices.add(Path.of(args[i]));
+        }
+        FlashChunkCache cache = RestartFixture.start(devices, c -> c.checkpointIntervalMillis(150)
+                .minCheckpointIntervalMillis(20).queueBytes(4L << 20).maintenanceIntervalMillis(100)
+                .allocationWaitMillis(20).migrationBatch(8));
+        List<CachedFile> files = new ArrayList<>();
+        List<Long> seeds = new ArrayList<>();
+        try (Stream<Path> listing = Files.list(dataDir)) {
+            for (Path path : listing.sorted().toList()) {
+                CachedFile file = cache.registerFile(path);
+                files.add(file);
+                seeds.add(seed(file.identity()));
+            }
+        }
+        System.out.println("READY " + cache.stats().recoveredEntries());
+        System.out.flush();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            long threadSeed = System.nanoTime() + t;
+            threads.add(new Thread(() -> readForever(cache, files, seeds, threadSeed)));
+        }
+        threads.add(new Thread(() -> churnForever(cache, files)));
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join();
+        }
+    }
+
+    private static void readForever(FlashChunkCache cache, List<CachedFile> files, List<Long> seeds, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        while (true) {
+            int f = random.nextInt(files.size());
+            int chunk = random.nextInt(100) < 80 ? random.nextInt(CHUNKS_PER_FILE / 3) : random.nextInt(CHUNKS_PER_FILE);
+            long position = (long) chunk * CHUNK;
+            byte[] expected = ChunkContent.bytes(seeds.get(f), position, CHUNK);
+            CachedChunk served = cache.get(files.get(f), position);
+            if (served == null) {
+                cache.put(files.get(f), position, ByteBuffer.wrap(expected));
+                continue;
+            }
+            byte[] actual = ChunkContent.read(served);
+            served.release();
+            if (!Arrays.equals(expected, actual)) {
+                System.out.println("MISMATCH " + files.get(f) + "@" + position);
+                System.out.flush();
+                Runtime.getRuntime().halt(3);
+            }
+        }
+    }
+
+    private static void churnForever(FlashChunkCache cache, List<CachedFile> files) {
+        SplittableRandom random = new SplittableRandom(System.nanoTime());
+        try {
+            while (true) {
+                cache.spaces().space(random.nextInt(cache.spaces().spaces().size())).reads().mark(100_000);
+                if (random.nextInt(4) == 0) {
+                    cache.invalidatePosition(files.get(random.nextInt(files.size())),
+                            (long) random.nextInt(CHUNKS_PER_FILE) * CHUNK);
+                }
+                Thread.sleep(5);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
