@@ -12,8 +12,10 @@ import java.util.Objects;
  * @param queueDepth    most requests in flight at once
  * @param capiLibrary   the capiblock library to load for {@link IoEngine#CAPI}: a path, or a bare
  *                      name for the dynamic linker to find
+ * @param readOnly      open for reading only (inspection tools); writes are refused
  */
-public record DeviceSpec(Path path, long capacityBytes, IoEngine engine, int queueDepth, String capiLibrary) {
+public record DeviceSpec(Path path, long capacityBytes, IoEngine engine, int queueDepth, String capiLibrary,
+                         boolean readOnly) {
     public static final int DEFAULT_QUEUE_DEPTH = 32;
     public static final int MAX_QUEUE_DEPTH = 4096;
     public static final String DEFAULT_CAPI_LIBRARY = "libcflsh_block.so";
@@ -33,22 +35,26 @@ public record DeviceSpec(Path path, long capacityBytes, IoEngine engine, int que
 
     /** The whole device, engine chosen automatically, default queue depth. */
     public static DeviceSpec of(Path path) {
-        return new DeviceSpec(path, 0, IoEngine.AUTO, DEFAULT_QUEUE_DEPTH, DEFAULT_CAPI_LIBRARY);
+        return new DeviceSpec(path, 0, IoEngine.AUTO, DEFAULT_QUEUE_DEPTH, DEFAULT_CAPI_LIBRARY, false);
     }
 
     public DeviceSpec withCapacityBytes(long bytes) {
-        return new DeviceSpec(path, bytes, engine, queueDepth, capiLibrary);
+        return new DeviceSpec(path, bytes, engine, queueDepth, capiLibrary, readOnly);
     }
 
     public DeviceSpec withEngine(IoEngine newEngine) {
-        return new DeviceSpec(path, capacityBytes, newEngine, queueDepth, capiLibrary);
+        return new DeviceSpec(path, capacityBytes, newEngine, queueDepth, capiLibrary, readOnly);
     }
 
     public DeviceSpec withQueueDepth(int depth) {
-        return new DeviceSpec(path, capacityBytes, engine, depth, capiLibrary);
+        return new DeviceSpec(path, capacityBytes, engine, depth, capiLibrary, readOnly);
     }
 
     public DeviceSpec withCapiLibrary(String library) {
-        return new DeviceSpec(path, capacityBytes, engine, queueDepth, library);
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, library, readOnly);
+    }
+
+    public DeviceSpec asReadOnly() {
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, true);
     }
 }

@@ -25,6 +25,7 @@ public abstract class QueuedBlockDevice implements BlockDevice {
     private final String path;
     private final long capacityBlocks;
     private final int queueDepth;
+    private final boolean readOnly;
     private final DeviceMetrics metrics = new DeviceMetrics();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConcurrentLinkedQueue<IoRequest> waiting = new ConcurrentLinkedQueue<>();
@@ -33,7 +34,7 @@ public abstract class QueuedBlockDevice implements BlockDevice {
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
 
-    protected QueuedBlockDevice(String path, long capacityBlocks, int queueDepth) {
+    protected QueuedBlockDevice(String path, long capacityBlocks, int queueDepth, boolean readOnly) {
         if (capacityBlocks <= 0) {
             throw new IllegalArgumentException(path + ": capacity must be at least one block, got " + capacityBlocks);
         }
@@ -43,6 +44,7 @@ public abstract class QueuedBlockDevice implements BlockDevice {
         this.path = path;
         this.capacityBlocks = capacityBlocks;
         this.queueDepth = queueDepth;
+        this.readOnly = readOnly;
     }
 
     @Override
@@ -67,6 +69,9 @@ public abstract class QueuedBlockDevice implements BlockDevice {
 
     @Override
     public final CompletableFuture<Void> write(long lba, ByteBuffer buffer) {
+        if (readOnly) {
+            throw new IllegalStateException(path + " is open read-only: no writes");
+        }
         return submit(IoOp.WRITE, lba, buffer);
     }
 

@@ -124,6 +124,20 @@ class BadInputTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aReadOnlyDeviceReadsAnImmutableFileAndRefusesWrites(Backend backend) throws Exception {
+        run("chattr", "+i", file.toString());
+        try (BlockDevice device = BlockDevices.open(backend.spec(file).asReadOnly())) {
+            device.read(3, AlignedBuffers.allocate(BLOCK)).join();
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> device.write(0, AlignedBuffers.allocate(BLOCK)));
+            assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains("read-only"), e.getMessage());
+        } finally {
+            run("chattr", "-i", file.toString());
+        }
+    }
+
     @Test
     void directoryIsNotADevice() {
         Path dir = file.getParent();

@@ -41,8 +41,8 @@ public final class CapiBlockDevice extends QueuedBlockDevice {
     private final Thread reaper;
     private volatile boolean running = true;
 
-    private CapiBlockDevice(String path, long capacityBlocks, int queueDepth, int chunkId) {
-        super(path, capacityBlocks, queueDepth);
+    private CapiBlockDevice(String path, long capacityBlocks, int queueDepth, int chunkId, boolean readOnly) {
+        super(path, capacityBlocks, queueDepth, readOnly);
         this.chunkId = chunkId;
         this.tagCells = new Memory((long) queueDepth * Integer.BYTES);
         this.requestInSlot = new AtomicReferenceArray<>(queueDepth);
@@ -66,7 +66,7 @@ public final class CapiBlockDevice extends QueuedBlockDevice {
             if (!Files.exists(spec.path())) {
                 throw new DeviceOpenException("device path " + path + " does not exist");
             }
-            int id = CapiBlockLibrary.cblk_open(path, spec.queueDepth(), LibC.O_RDWR, 0, 0);
+            int id = CapiBlockLibrary.cblk_open(path, spec.queueDepth(), spec.readOnly() ? LibC.O_RDONLY : LibC.O_RDWR, 0, 0);
             if (id == CapiBlockLibrary.NULL_CHUNK_ID) {
                 int errno = Native.getLastError();
                 if (Errno.isPermissionDenied(errno)) {
@@ -90,7 +90,7 @@ public final class CapiBlockDevice extends QueuedBlockDevice {
                     throw e;
                 }
                 opened = true;
-                return new CapiBlockDevice(path, capacity, spec.queueDepth(), id);
+                return new CapiBlockDevice(path, capacity, spec.queueDepth(), id, spec.readOnly());
             }
         } finally {
             if (!opened) {

@@ -107,12 +107,12 @@ final class AioEngine implements DirectIoEngine {
         return LibAio.unavailableReason();
     }
 
-    static AioEngine open(String path, int queueDepth) throws DeviceOpenException {
+    static AioEngine open(String path, int queueDepth, boolean readOnly) throws DeviceOpenException {
         int fd;
         try {
-            fd = LibC.open(path, LibC.O_RDWR | LibC.O_DIRECT | LibC.O_CLOEXEC);
+            fd = LibC.open(path, (readOnly ? LibC.O_RDONLY : LibC.O_RDWR) | LibC.O_DIRECT | LibC.O_CLOEXEC);
         } catch (LastErrorException e) {
-            throw openFailure(path, e.getErrorCode());
+            throw openFailure(path, e.getErrorCode(), readOnly);
         }
         Memory contextCell = new Memory(Long.BYTES);
         contextCell.setLong(0, 0);
@@ -125,9 +125,10 @@ final class AioEngine implements DirectIoEngine {
         return new AioEngine(path, fd, contextCell.getLong(0), queueDepth);
     }
 
-    static DeviceOpenException openFailure(String path, int errno) {
+    static DeviceOpenException openFailure(String path, int errno, boolean readOnly) {
         if (Errno.isPermissionDenied(errno)) {
-            return new DeviceOpenException("no permission to open " + path + " for reading and writing: " + Errno.describe(errno));
+            return new DeviceOpenException("no permission to open " + path + (readOnly ? " for reading: " : " for reading and writing: ")
+                    + Errno.describe(errno));
         }
         if (errno == Errno.ENOENT) {
             return new DeviceOpenException("device path " + path + " does not exist");

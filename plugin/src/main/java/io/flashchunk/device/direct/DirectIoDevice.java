@@ -21,8 +21,9 @@ public final class DirectIoDevice extends QueuedBlockDevice {
     private final IoEngine engine;
     private final DirectIoEngine io;
 
-    private DirectIoDevice(String path, long capacityBlocks, int queueDepth, IoEngine engine, DirectIoEngine io) {
-        super(path, capacityBlocks, queueDepth);
+    private DirectIoDevice(String path, long capacityBlocks, int queueDepth, IoEngine engine, DirectIoEngine io,
+                           boolean readOnly) {
+        super(path, capacityBlocks, queueDepth, readOnly);
         this.engine = engine;
         this.io = io;
         io.start(this::complete);
@@ -35,9 +36,9 @@ public final class DirectIoDevice extends QueuedBlockDevice {
         IoEngine engine = resolve(spec);
         String name = path.toString();
         DirectIoEngine io = engine == IoEngine.LIBAIO
-                ? AioEngine.open(name, spec.queueDepth())
-                : PositionalIoEngine.open(name, spec.queueDepth());
-        return new DirectIoDevice(name, capacityBlocks, spec.queueDepth(), engine, io);
+                ? AioEngine.open(name, spec.queueDepth(), spec.readOnly())
+                : PositionalIoEngine.open(name, spec.queueDepth(), spec.readOnly());
+        return new DirectIoDevice(name, capacityBlocks, spec.queueDepth(), engine, io, spec.readOnly());
     }
 
     private static IoEngine resolve(DeviceSpec spec) throws DeviceOpenException {

@@ -45,11 +45,13 @@ final class PositionalIoEngine implements DirectIoEngine {
                 });
     }
 
-    static PositionalIoEngine open(String path, int queueDepth) throws DeviceOpenException {
+    static PositionalIoEngine open(String path, int queueDepth, boolean readOnly) throws DeviceOpenException {
         FileChannel channel;
         try {
-            channel = FileChannel.open(Path.of(path), StandardOpenOption.READ, StandardOpenOption.WRITE,
-                    ExtendedOpenOption.DIRECT);
+            channel = readOnly
+                    ? FileChannel.open(Path.of(path), StandardOpenOption.READ, ExtendedOpenOption.DIRECT)
+                    : FileChannel.open(Path.of(path), StandardOpenOption.READ, StandardOpenOption.WRITE,
+                            ExtendedOpenOption.DIRECT);
         } catch (NoSuchFileException e) {
             throw new DeviceOpenException("device path " + path + " does not exist", e);
         } catch (AccessDeniedException e) {
