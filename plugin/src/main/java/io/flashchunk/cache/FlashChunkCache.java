@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -119,7 +120,9 @@ public final class FlashChunkCache implements AutoCloseable {
         }
         this.spaces = new SpaceManager(spaceList, config.spaceReservePercent() / 200, this::checkpointSoon);
         long indexBlocks = Math.max(1, (long) (dataBlocks * (1 - config.spaceReservePercent() / 100)));
-        this.index = new ChunkIndex(indexBlocks, ForkJoinPool.commonPool(), files, this::onEvicted);
+        int expectedEntries = (int) Math.min(Integer.MAX_VALUE / 2, recovered.images().stream()
+                .mapToLong(image -> image == null ? 0 : image.entryCount()).sum());
+        this.index = new ChunkIndex(indexBlocks, expectedEntries, ForkJoinPool.commonPool(), files, this::onEvicted);
         this.recoveredEntries = load(recovered.images());
         this.checkpointer = new Checkpointer(index, files, spaces, recovered.layouts(), recovered.instance(),
                 recovered.areaSequences());
@@ -145,29 +148,26 @@ public final class FlashChunkCache implements AutoCloseable {
     private long load(List<CheckpointImage> images) {
         long loaded = 0;
         long dropped = 0;
-        Map<Integer, Boolean> fileValid = new HashMap<>();
+        BitSet checked = new BitSet();
+        BitSet valid = new BitSet();
         for (int s = 0; s < images.size(); s++) {
             CheckpointImage image = images.get(s);
             if (image == null) {
                 continue;
             }
             files.reserveIdsBelow(image.header().nextFileId());
-            image.files().forEach((id, identity) -> fileValid.computeIfAbsent(id,
-                    fileId -> stillTheSame(identity) && files.restore(fileId, identity)));
-            AddressSpace space = spaces.space(s);
-            for (int i = 0; i < image.entryCount(); i++) {
-                long location = image.location(i);
-                int order = ChunkLocation.order(ChunkLocation.length(location));
-                long lba = ChunkLocation.lba(location);
-                if (!fileValid.getOrDefault(image.fileId(i), false) || !space.claim(lba, order)) {
-                    dropped++;
-                    continue;
+            image.files().forEach((id, identity) -> {
+                if (!checked.get(id)) {
+                    checked.set(id);
+                    valid.set(id, stillTheSame(identity) && files.restore(id, identity));
                 }
-                if (index.insert(new ChunkEntry(image.key(i), location, image.crc(i)))) {
-                    loaded++;
-                } else {
-                    space.release(lba, order);
-                    dropped++;
+            });
+            long[] result = loadEntries(image, spaces.space(s), valid);
+            loaded += result[0];
+            dropped += result[1];
+            for (int id = 0; id + 2 < result.length; id++) {
+                if (result[id + 2] > 0) {
+                    files.addEntries(id, (int) result[id + 2]);
                 }
             }
         }
@@ -175,6 +175,31 @@ public final class FlashChunkCache implements AutoCloseable {
             LOG.info("flash cache: recovered {} chunks; {} dropped (their files are gone or changed)", loaded, dropped);
         }
         return loaded;
+    }
+
+    /**
+     * Loads an image's entries; returns loaded, dropped, then entries per file id. Inserting into
+     * the index is most of recovery's time (about 0.6 µs an entry here); loading slices in parallel
+     * gained nothing measurable, since Caffeine serializes writers on its maintenance.
+     */
+    private long[] loadEntries(CheckpointImage image, AddressSpace space, BitSet valid) {
+        long[] result = new long[2 + image.header().nextFileId()];
+        for (int i = 0; i < image.entryCount(); i++) {
+            int fileId = image.fileId(i);
+            long location = image.location(i);
+            int order = ChunkLocation.order(ChunkLocation.length(location));
+            long lba = ChunkLocation.lba(location);
+            if (!valid.get(fileId) || !space.claim(lba, order)) {
+                result[1]++;
+            } else if (index.insertRecovered(new ChunkEntry(image.key(i), location, image.crc(i)))) {
+                result[0]++;
+                result[2 + fileId]++;
+            } else {
+                space.release(lba, order);
+                result[1]++;
+            }
+        }
+        return result;
     }
 
     private static boolean stillTheSame(FileIdentity recorded) {

@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
  * scripts/bench-cache.sh to tabulate. Not tests: numbers, not verdicts.
  */
 @Command(name = "cache-bench", mixinStandardHelpOptions = true,
-        subcommands = {CacheBench.Heap.class, CacheBench.Hits.class, CacheBench.Writes.class})
+        subcommands = {CacheBench.Heap.class, CacheBench.Hits.class, CacheBench.Writes.class, CacheBench.Checkpoint.class,
+            CacheBench.CheckpointLatency.class})
 public final class CacheBench {
     public static void main(String[] args) {
         System.exit(new CommandLine(new CacheBench()).execute(args));
@@ -239,7 +240,7 @@ public final class CacheBench {
         record Measured(long ops, long misses, double seconds, long cpuNanos, Histogram latency) {
         }
 
-        private Measured measure(int threadCount, Operation operation) throws Exception {
+        Measured measure(int threadCount, Operation operation) throws Exception {
             AtomicLong ops = new AtomicLong();
             AtomicLong misses = new AtomicLong();
             Histogram latency = new Histogram(3);
@@ -367,6 +368,171 @@ public final class CacheBench {
                         cacheFraction, seconds, hits / (double) requests, offeredBytes, stats.flashBytesWritten(),
                         stats.flashBytesWritten() / (double) Math.max(1, offeredBytes), stats.droppedEvictedBeforeWrite(),
                         stats.droppedQueueFull(), stats.putsAlreadyCached(), stats.flashWrites());
+            } finally {
+                Files.deleteIfExists(file);
+            }
+            return 0;
+        }
+    }
+
+    /** Registers {@code count} real data files and returns them; recovery checks their identities. */
+    static List<CachedFile> dataFiles(FlashChunkCache cache, Path dir, int count) throws Exception {
+        Files.createDirectories(dir);
+        List<CachedFile> files = new ArrayList<>();
+        for (int f = 0; f < count; f++) {
+            Path file = dir.resolve("nb-" + f + "-big-Data.db");
+            if (!Files.exists(file)) {
+                Files.write(file, new byte[] {(byte) f});
+            }
+            files.add(cache.registerFile(file));
+        }
+        return files;
+    }
+
+    /** Index entries without data behind them: enough to time checkpoints and recovery at scale. */
+    static void addSyntheticEntries(FlashChunkCache cache, List<CachedFile> files, long entries, int chunkBytes) {
+        int order = ChunkLocation.order(chunkBytes);
+        long perFile = (entries + files.size() - 1) / files.size();
+        AddressSpace space = cache.spaces().space(0);
+        for (long i = 0; i < entries; i++) {
+            CachedFile file = files.get((int) (i / perFile));
+            long lba = space.allocate(order);
+            long key = ChunkKeys.key(file.id(), (i % perFile) * chunkBytes + (1L << 40));
+            cache.index().insert(new ChunkEntry(key, ChunkLocation.onFlash(0, lba, chunkBytes, 0), (int) i));
+        }
+        cache.cleanUp();
+    }
+
+    /** Checkpoint time and size, and recovery time, at a given number of entries. */
+    @Command(name = "checkpoint", description = "Checkpoint and recovery time and size.")
+    static final class Checkpoint implements Callable<Integer> {
+        @Option(names = "--entries", defaultValue = "1000000")
+        long entries;
+
+        @Option(names = "--chunk-bytes", defaultValue = "16384")
+        int chunkBytes;
+
+        @Option(names = "--files", defaultValue = "1000")
+        int fileCount;
+
+        @Option(names = "--dir", defaultValue = "target/bench")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            long blocks = (long) (entries * (1L << ChunkLocation.order(chunkBytes)) * 1.25) + 100_000;
+            Path file = sparseFile(dir, "checkpoint-device.img", blocks * BlockDevice.BLOCK_SIZE);
+            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO);
+            CacheConfig config = CacheConfig.builder().device(spec).checkpointIntervalMillis(3_600_000).build();
+            try {
+                long checkpointMillis;
+                long checkpointBytes;
+                long written;
+                try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
+                    List<CachedFile> files = dataFiles(cache, dir.resolve("checkpoint-data"), fileCount);
+                    addSyntheticEntries(cache, files, entries, chunkBytes);
+                    long start = System.nanoTime();
+                    io.flashchunk.cache.checkpoint.Checkpointer.Result result = cache.checkpoint();
+                    checkpointMillis = (System.nanoTime() - start) / 1_000_000;
+                    checkpointBytes = result.bytes();
+                    written = result.entries();
+                }
+                System.gc();
+                long start = System.nanoTime();
+                long recovered;
+                try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
+                    long recoveryNanos = System.nanoTime() - start;
+                    recovered = cache.stats().recoveredEntries();
+                    System.out.printf(Locale.ROOT, "{\"bench\":\"checkpoint\",\"entries\":%d,\"checkpoint_entries\":%d,"
+                                    + "\"checkpoint_bytes\":%d,\"bytes_per_entry\":%.1f,\"checkpoint_ms\":%d,"
+                                    + "\"recovered\":%d,\"recovery_ms\":%d,\"recovery_entries_per_s\":%.0f}%n",
+                            entries, written, checkpointBytes, checkpointBytes / (double) Math.max(1, written),
+                            checkpointMillis, recovered, recoveryNanos / 1_000_000,
+                            recovered / (recoveryNanos / 1e9));
+                }
+            } finally {
+                Files.deleteIfExists(file);
+            }
+            return 0;
+        }
+    }
+
+    /** Hit latency while checkpoints run back to back against while none runs, in one run. */
+    @Command(name = "checkpoint-latency", description = "Hit latency with and without a checkpoint running.")
+    static final class CheckpointLatency implements Callable<Integer> {
+        @Option(names = "--chunks", defaultValue = "8192")
+        int chunks;
+
+        @Option(names = "--synthetic-entries", defaultValue = "2000000",
+                description = "Extra index entries (no data) that make each checkpoint large.")
+        long syntheticEntries;
+
+        @Option(names = "--threads", defaultValue = "4")
+        int threads;
+
+        @Option(names = "--seconds", defaultValue = "5")
+        int seconds;
+
+        @Option(names = "--repeat", defaultValue = "2")
+        int repeat;
+
+        @Option(names = "--dir", defaultValue = "target/bench")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            int chunkBytes = 16384;
+            long blocks = (syntheticEntries + chunks) * 4 * 5 / 4 + 100_000;
+            Path file = sparseFile(dir, "latency-device.img", blocks * BlockDevice.BLOCK_SIZE);
+            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO);
+            CacheConfig config = CacheConfig.builder().device(spec).checkpointIntervalMillis(3_600_000)
+                    .queueBytes(256L << 20).build();
+            try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
+                List<CachedFile> files = dataFiles(cache, dir.resolve("latency-data"), 100);
+                CachedFile hot = files.get(0);
+                for (int i = 0; i < chunks; i++) {
+                    cache.put(hot, (long) i * chunkBytes, ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes));
+                }
+                while (cache.stats().queuedChunks() > 0) {
+                    Thread.sleep(10);
+                }
+                addSyntheticEntries(cache, files.subList(1, files.size()), syntheticEntries, chunkBytes);
+                Hits hits = new Hits();
+                hits.seconds = seconds;
+                for (int round = 0; round < repeat; round++) {
+                    for (boolean checkpointing : new boolean[] {round % 2 == 0, round % 2 != 0}) {
+                        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+                        java.util.concurrent.atomic.AtomicLong checkpoints = new java.util.concurrent.atomic.AtomicLong();
+                        Thread writer = new Thread(() -> {
+                            while (checkpointing && !stop.get()) {
+                                try {
+                                    cache.checkpoint();
+                                    checkpoints.incrementAndGet();
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            }
+                        });
+                        writer.start();
+                        Hits.Measured m = hits.measure(threads, random -> {
+                            CachedChunk chunk = cache.get(hot, (long) random.nextInt(chunks) * chunkBytes);
+                            if (chunk == null) {
+                                return false;
+                            }
+                            chunk.release();
+                            return true;
+                        });
+                        stop.set(true);
+                        writer.join();
+                        System.out.printf(Locale.ROOT, "{\"bench\":\"checkpoint-latency\",\"checkpointing\":%s,"
+                                        + "\"round\":%d,\"index_entries\":%d,\"checkpoints\":%d,\"threads\":%d,"
+                                        + "\"ops_per_s\":%.1f,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f}%n",
+                                checkpointing, round, cache.entries(), checkpoints.get(), threads,
+                                m.ops() / m.seconds(), m.latency().getValueAtPercentile(50) / 1e3,
+                                m.latency().getValueAtPercentile(99) / 1e3, m.latency().getValueAtPercentile(99.9) / 1e3);
+                        System.out.flush();
+                    }
+                }
             } finally {
                 Files.deleteIfExists(file);
             }

@@ -35,6 +35,10 @@ public final class CachedFile {
         entries.incrementAndGet();
     }
 
+    void entriesAdded(int count) {
+        entries.addAndGet(count);
+    }
+
     void entryRemoved() {
         entries.decrementAndGet();
     }

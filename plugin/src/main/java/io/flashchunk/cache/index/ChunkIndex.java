@@ -21,11 +21,18 @@ public final class ChunkIndex {
     private final FileRegistry files;
 
     public ChunkIndex(long maximumBlocks, Executor maintenance, FileRegistry files, Consumer<ChunkEntry> onEvicted) {
+        this(maximumBlocks, 16, maintenance, files, onEvicted);
+    }
+
+    /** @param expectedEntries entries about to be inserted (recovery): the map is sized once, not grown */
+    public ChunkIndex(long maximumBlocks, int expectedEntries, Executor maintenance, FileRegistry files,
+                      Consumer<ChunkEntry> onEvicted) {
         if (maximumBlocks <= 0) {
             throw new IllegalArgumentException("index capacity must be positive, got " + maximumBlocks + " blocks");
         }
         this.files = files;
         this.cache = Caffeine.newBuilder()
+                .initialCapacity(Math.max(16, expectedEntries))
                 .maximumWeight(maximumBlocks)
                 .weigher((ChunkEntry key, ChunkEntry entry) -> 1 << entry.order())
                 .executor(maintenance)
@@ -58,6 +65,14 @@ public final class ChunkIndex {
         }
         files.entryRemoved(entry.fileId());
         return false;
+    }
+
+    /**
+     * Adds a recovered entry unless its key is present, without the file's entry count: recovery
+     * counts per file in bulk ({@link FileRegistry#addEntries}).
+     */
+    public boolean insertRecovered(ChunkEntry entry) {
+        return map.putIfAbsent(entry, entry) == null;
     }
 
     /** Removes this very entry (not a newer one under the same key); returns whether it was there. */

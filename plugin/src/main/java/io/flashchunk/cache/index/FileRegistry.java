@@ -98,6 +98,14 @@ public final class FileRegistry {
         return empty.size();
     }
 
+    /** Adds {@code count} entries to a file's count at once (recovery). */
+    public void addEntries(int fileId, int count) {
+        CachedFile file = byId.get(fileId);
+        if (file != null) {
+            file.entriesAdded(count);
+        }
+    }
+
     public void entryAdded(int fileId) {
         CachedFile file = byId.get(fileId);
         if (file != null) {
