@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Checkpoint benchmarks: checkpoint time and size and recovery rate at 1 M and 10 M entries, and hit
+# latency while checkpoints run back to back against while none runs (same run, alternating).
+# Raw JSON lines and a table go to docs/results/checkpoint-<UTC time>/ (or --out DIR).
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+out="docs/results/checkpoint-$(date -u +%Y%m%dT%H%M%SZ)"
+quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="$2"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    *) echo "unknown option: $1 (use --out DIR, --quick)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out" target/bench
+echo "== building" >&2
+mvn -q -B -pl plugin -am test-compile >/dev/null
+mvn -q -B -pl plugin dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test >/dev/null
+# A private copy of the classes: builds in this checkout must not change them mid-run.
+private="$(mktemp -d)"
+trap 'rm -rf "$private"' EXIT
+cp -r plugin/target/classes plugin/target/test-classes "$private/"
+cp="$private/classes:$private/test-classes:$(cat plugin/target/test-classpath.txt)"
+bench() { java -Xmx6g -cp "$cp" io.flashchunk.cache.CacheBench "$@" --dir target/bench 2>>"$out/bench.log" | tee -a "$out/raw.jsonl"; }
+{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 $*"; } > "$out/machine.txt"
+sizes="1000000 10000000"; seconds=5; repeat=2
+[ "$quick" = 1 ] && { sizes="1000000"; seconds=2; repeat=1; }
+for entries in $sizes; do
+  echo "== checkpoint and recovery at $entries entries" >&2
+  bench checkpoint --entries "$entries" >/dev/null
+done
+echo "== hit latency with and without checkpoints running" >&2
+bench checkpoint-latency --seconds "$seconds" --repeat "$repeat" >/dev/null
+python3 scripts/bench_checkpoint_report.py "$out"
+echo "raw results and table in $out" >&2

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Tables and a plot from scripts/bench-checkpoint.sh raw results: python3 bench_checkpoint_report.py DIR."""
+import json
+import sys
+
+
+def main(out):
+    rows = [json.loads(line) for line in open(out + "/raw.jsonl")]
+    lines = ["| entries | checkpoint bytes | bytes/entry | checkpoint ms | recovery ms | recovered entries/s |",
+             "|---:|---:|---:|---:|---:|---:|"]
+    checkpoints = [r for r in rows if r["bench"] == "checkpoint"]
+    for r in checkpoints:
+        lines.append(f'| {r["entries"]:,} | {r["checkpoint_bytes"]:,} | {r["bytes_per_entry"]} | {r["checkpoint_ms"]:,} '
+                     f'| {r["recovery_ms"]:,} | {r["recovery_entries_per_s"]:,.0f} |')
+    lines += ["", "Hit latency, per round (each round measures both, back to back; the order alternates):", "",
+              "| round | checkpoints running | hits/s | p50 µs | p99 µs | p99.9 µs | checkpoints done |",
+              "|---:|---|---:|---:|---:|---:|---:|"]
+    latency = sorted((r for r in rows if r["bench"] == "checkpoint-latency"), key=lambda r: (r["round"], r["checkpointing"]))
+    for r in latency:
+        lines.append(f'| {r["round"]} | {"yes" if r["checkpointing"] else "no"} | {r["ops_per_s"]:,.0f} | {r["p50_us"]:.0f} '
+                     f'| {r["p99_us"]:.0f} | {r["p999_us"]:.0f} | {r["checkpoints"]} |')
+    rounds = sorted({r["round"] for r in latency})
+    for rnd in rounds:
+        pair = {r["checkpointing"]: r for r in latency if r["round"] == rnd}
+        if True in pair and False in pair:
+            lines.append(f'\nRound {rnd}: p99 with checkpoints / without = {pair[True]["p99_us"] / pair[False]["p99_us"]:.2f}, '
+                         f'hits/s ratio = {pair[True]["ops_per_s"] / pair[False]["ops_per_s"]:.2f}')
+    target = [r for r in checkpoints if r["entries"] >= 10_000_000]
+    for r in target:
+        lines.append(f'\nTarget (>= 2,000,000 entries/s, 10 M in <= 5 s): {r["recovery_entries_per_s"]:,.0f} entries/s, '
+                     f'{r["recovery_ms"] / 1000:.1f} s for {r["recovered"]:,} entries: '
+                     f'{"met" if r["recovery_entries_per_s"] >= 2e6 else "NOT met"}')
+    text = "\n".join(lines) + "\n"
+    open(out + "/table.md", "w").write(text)
+    print(text)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+        labels = [f'{r["entries"] / 1e6:.0f} M' for r in checkpoints]
+        x = range(len(checkpoints))
+        left.bar([i - 0.2 for i in x], [r["checkpoint_ms"] / 1000 for r in checkpoints], 0.4, label="checkpoint")
+        left.bar([i + 0.2 for i in x], [r["recovery_ms"] / 1000 for r in checkpoints], 0.4, label="recovery")
+        left.set_xticks(list(x), labels)
+        left.set_ylabel("seconds")
+        left.set_title("Checkpoint and recovery time by index entries")
+        left.legend()
+        for flag, offset, label in ((False, -0.2, "no checkpoint"), (True, 0.2, "checkpoints running")):
+            sel = [r for r in latency if r["checkpointing"] == flag]
+            right.bar([i + offset for i in range(3)],
+                      [sum(r[k] for r in sel) / len(sel) for k in ("p50_us", "p99_us", "p999_us")], 0.4, label=label)
+        right.set_xticks(range(3), ["p50", "p99", "p99.9"])
+        right.set_ylabel("hit latency, µs (mean over rounds)")
+        right.set_title("Flash hit latency while checkpointing")
+        right.legend()
+        fig.tight_layout()
+        fig.savefig(out + "/checkpoint.png", dpi=120)
+    except Exception as e:  # the table stands without the plot
+        print(f"plot skipped: {e}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
