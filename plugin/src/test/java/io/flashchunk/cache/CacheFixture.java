@@ -3,12 +3,14 @@ package io.flashchunk.cache;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.LibC;
 import io.flashchunk.testing.Backend;
 import io.flashchunk.testing.Scratch;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /** A cache on scratch-file devices, closed and deleted together. */
@@ -44,6 +46,20 @@ final class CacheFixture implements AutoCloseable {
     static CacheFixture of(List<Backend> backends, long deviceBytes, Consumer<CacheConfig.Builder> settings)
             throws Exception {
         return new CacheFixture(backends, deviceBytes, settings);
+    }
+
+    /**
+     * A cache on one device of our capiblock library with faults injected: the library reads the
+     * FLASHCHUNK_CBLK_* variables when a device opens, so they are set just for the opening.
+     */
+    static CacheFixture onFaultyCapi(Map<String, String> faults, long deviceBytes, Consumer<CacheConfig.Builder> settings)
+            throws Exception {
+        faults.forEach((name, value) -> LibC.setenv(name, value, 1));
+        try {
+            return new CacheFixture(List.of(Backend.CAPI), deviceBytes, settings);
+        } finally {
+            faults.keySet().forEach(LibC::unsetenv);
+        }
     }
 
     @Override

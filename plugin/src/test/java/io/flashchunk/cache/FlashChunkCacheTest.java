@@ -16,6 +16,7 @@ import io.flashchunk.cache.index.FileIdentity;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -71,10 +72,8 @@ class FlashChunkCacheTest {
     @Test
     void aQueuedChunkIsServedFromMemory() throws Exception {
         // A device slowed down by our capiblock library keeps the chunk in the queue for a while.
-        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "300000", 1);
-        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+        try (CacheFixture fixture = CacheFixture.onFaultyCapi(Map.of("FLASHCHUNK_CBLK_LATENCY_US", "300000"), DEVICE_BYTES,
                 c -> c.readTimeoutMillis(5_000))) {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
             FlashChunkCache cache = fixture.cache;
             CachedFile file = file(cache, "q");
             cache.put(file, 8192, ChunkContent.buffer(2, 8192, 8192));
@@ -85,8 +84,6 @@ class FlashChunkCacheTest {
             await("the slow write", () -> cache.stats().flashWrites() == 1);
             assertHit(cache, file, 2, 8192, 8192);
             assertEquals(1, cache.stats().flashHits());
-        } finally {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
         }
     }
 
@@ -247,10 +244,8 @@ class FlashChunkCacheTest {
 
     @Test
     void aFullQueueDropsNewPutsAndNeverHoldsMoreThanItsBound() throws Exception {
-        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "20000", 1);
-        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+        try (CacheFixture fixture = CacheFixture.onFaultyCapi(Map.of("FLASHCHUNK_CBLK_LATENCY_US", "20000"), DEVICE_BYTES,
                 c -> c.queueBytes(256 * 1024))) {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
             FlashChunkCache cache = fixture.cache;
             CachedFile file = file(cache, "full");
             long maxQueued = 0;
@@ -264,17 +259,13 @@ class FlashChunkCacheTest {
             await("the queue to drain", () -> cache.stats().queuedChunks() == 0);
             assertEquals(200 - cache.stats().droppedQueueFull(), cache.stats().flashWrites()
                     + cache.stats().droppedEvictedBeforeWrite() + cache.stats().putsAlreadyCached());
-        } finally {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
         }
     }
 
     @Test
     void cacheFillsNeverTakeMoreThanTheirShareOfTheDeviceQueue() throws Exception {
-        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "3000", 1);
-        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+        try (CacheFixture fixture = CacheFixture.onFaultyCapi(Map.of("FLASHCHUNK_CBLK_LATENCY_US", "3000"), DEVICE_BYTES,
                 c -> c.maxWritesInFlight(3).queueBytes(64L << 20))) {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
             FlashChunkCache cache = fixture.cache;
             CachedFile file = file(cache, "share");
             for (int i = 0; i < 60; i++) {
@@ -284,18 +275,14 @@ class FlashChunkCacheTest {
             io.flashchunk.device.BlockDevice device = cache.spaces().space(0).driver().device();
             assertEquals(3, device.stats().maxInFlight(), "writes used exactly their share of the 16 slots");
             assertEquals(3, ((io.flashchunk.device.capi.CapiBlockDevice) device).chunkStats().maxAsyncWritesInFlight());
-        } finally {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
         }
     }
 
     @Test
     void chunksEvictedWhileQueuedAreNeverWritten() throws Exception {
         // A slow device and a flash space far smaller than the stream: most chunks are evicted in the queue.
-        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "5000", 1);
-        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), 2L << 20,
+        try (CacheFixture fixture = CacheFixture.onFaultyCapi(Map.of("FLASHCHUNK_CBLK_LATENCY_US", "5000"), 2L << 20,
                 c -> c.queueBytes(64L << 20).maxWritesInFlight(1))) {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
             FlashChunkCache cache = fixture.cache;
             CachedFile file = file(cache, "stream");
             for (int i = 0; i < 400; i++) {
@@ -305,8 +292,6 @@ class FlashChunkCacheTest {
             CacheStats stats = cache.stats();
             assertTrue(stats.droppedEvictedBeforeWrite() > 0, "dropped unwritten: " + stats.droppedEvictedBeforeWrite());
             assertEquals(400, stats.flashWrites() + stats.droppedEvictedBeforeWrite() + stats.droppedNoSpace());
-        } finally {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
         }
     }
 
@@ -314,10 +299,8 @@ class FlashChunkCacheTest {
     void aChunkPutAgainWhileItsDeadPredecessorIsStillQueuedIsKeptApart() throws Exception {
         // Found by the stress test: two entries for one key in the queue at once (the first invalidated
         // while queued) must keep their own buffers.
-        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "100000", 1);
-        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+        try (CacheFixture fixture = CacheFixture.onFaultyCapi(Map.of("FLASHCHUNK_CBLK_LATENCY_US", "100000"), DEVICE_BYTES,
                 c -> c.maxWritesInFlight(1).readTimeoutMillis(5_000))) {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
             FlashChunkCache cache = fixture.cache;
             CachedFile file = file(cache, "twice");
             cache.put(file, 0, ChunkContent.buffer(16, 4096, 4096)); // something else first, to keep the writer busy
@@ -329,8 +312,6 @@ class FlashChunkCacheTest {
             assertHit(cache, file, 16, 4096, 4096);
             assertEquals(0, cache.stats().checksumErrors());
             assertEquals(0, cache.stats().writeErrors());
-        } finally {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
         }
     }
 
@@ -354,10 +335,8 @@ class FlashChunkCacheTest {
 
     @Test
     void anEntryInvalidatedOrMovedWhileItsReadIsInFlightFallsBack() throws Exception {
-        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", "200000", 1);
-        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+        try (CacheFixture fixture = CacheFixture.onFaultyCapi(Map.of("FLASHCHUNK_CBLK_LATENCY_US", "200000"), DEVICE_BYTES,
                 c -> c.readTimeoutMillis(5_000))) {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
             FlashChunkCache cache = fixture.cache;
             CachedFile file = file(cache, "race");
             cache.put(file, 0, ChunkContent.buffer(11, 0, 16384));
@@ -379,20 +358,15 @@ class FlashChunkCacheTest {
             assertTrue(entry.compareAndSetLocation(before, ChunkLocation.moved(before, 0, ChunkLocation.lba(before))));
             assertNull(read.get(), "a read of an entry that moved meanwhile must fall back");
             assertEquals(2, cache.stats().staleReads());
-        } finally {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
         }
     }
 
     @Test
     void aFailingDeviceNeverFailsAGet() throws Exception {
-        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_FAIL_READ_EVERY", "2", 1);
         // The first three writes format the device; failures start with the cache's own writes.
-        io.flashchunk.device.LibC.setenv("FLASHCHUNK_CBLK_FAIL_WRITE", "5,8,11,14,17,20,23,26", 1);
-        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.CAPI), DEVICE_BYTES,
+        try (CacheFixture fixture = CacheFixture.onFaultyCapi(Map.of("FLASHCHUNK_CBLK_FAIL_READ_EVERY", "2",
+                "FLASHCHUNK_CBLK_FAIL_WRITE", "5,8,11,14,17,20,23,26"), DEVICE_BYTES,
                 c -> { })) {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_FAIL_READ_EVERY");
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_FAIL_WRITE");
             FlashChunkCache cache = fixture.cache;
             CachedFile file = file(cache, "faulty");
             for (int i = 0; i < 30; i++) {
@@ -413,9 +387,6 @@ class FlashChunkCacheTest {
             CacheStats stats = cache.stats();
             assertTrue(stats.writeErrors() > 0 && stats.readErrors() > 0, stats.toString());
             assertTrue(hits > 0, "some reads still succeed");
-        } finally {
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_FAIL_READ_EVERY");
-            io.flashchunk.device.LibC.unsetenv("FLASHCHUNK_CBLK_FAIL_WRITE");
         }
     }
 
