@@ -7,13 +7,14 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code flashchunk-checkpoint} command: read-only inspection of FlashChunk cache devices
- * and, later, of the cache checkpoints written on them.
+ * and of the checkpoints written on them.
  */
 @Command(name = "flashchunk-checkpoint",
         mixinStandardHelpOptions = true,
         versionProvider = ToolVersion.class,
-        description = "Inspects FlashChunk cache devices without changing them.",
-        subcommands = {DeviceCommand.class})
+        description = "Inspects FlashChunk cache devices and their checkpoints without changing them.",
+        subcommands = {DeviceCommand.class, InfoCommand.class, ListCommand.class, StatsCommand.class,
+            VerifyCommand.class})
 public final class CheckpointTool implements Runnable {
     @Spec
     private CommandSpec spec;
@@ -30,6 +31,7 @@ public final class CheckpointTool implements Runnable {
     @Override
     public void run() {
         // The tool does nothing by itself: without a subcommand, say so the way picocli reports usage errors.
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing subcommand: try 'device <path>'");
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing subcommand: try 'device <path>', "
+                + "'info <device>...', 'list <device>...', 'stats <device>...' or 'verify <device>...'");
     }
 }

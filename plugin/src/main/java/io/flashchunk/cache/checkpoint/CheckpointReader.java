@@ -127,9 +127,11 @@ public final class CheckpointReader {
             throw new CheckpointFormatException(where + ": data area of " + layout.dataBlocks() + " blocks is too large");
         }
         BitSet used = new BitSet((int) layout.dataBlocks());
+        BitSet fileIds = new BitSet();
+        image.files().keySet().forEach(fileIds::set);
         for (int i = 0; i < image.entryCount(); i++) {
             long location = image.location(i);
-            if (!image.files().containsKey(image.fileId(i))) {
+            if (image.fileId(i) <= 0 || !fileIds.get(image.fileId(i))) {
                 throw new CheckpointFormatException(where + ": entry " + i + " names file id " + image.fileId(i)
                         + ", which is not in the file table");
             }

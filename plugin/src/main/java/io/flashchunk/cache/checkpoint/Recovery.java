@@ -101,23 +101,37 @@ public final class Recovery {
         return null;
     }
 
-    /** Loads the newest checkpoint that passes every check; records both areas' sequences. */
+    /**
+     * Loads the newest checkpoint that passes every check, reading the older area's body only when the
+     * newer one fails. Records each area's header sequence (0 when it has no valid header): the next
+     * checkpoint overwrites the older area.
+     */
     private static CheckpointImage newestValid(BlockDevice device, SpaceLayout layout, UUID instance, int space,
                                                long[] sequences) {
-        CheckpointImage[] images = new CheckpointImage[2];
         for (int area = 0; area < 2; area++) {
             try {
-                images[area] = CheckpointReader.read(device, layout, area, instance, space, null);
-                sequences[area] = images[area].header().sequence();
+                sequences[area] = CheckpointReader.readHeader(device, layout, area).sequence();
             } catch (CheckpointFormatException e) {
+                sequences[area] = 0;
                 if (!e.getMessage().contains("no checkpoint header (magic 0x0)")) {
                     LOG.warn("flash cache: ignoring {}", e.getMessage());
                 }
             }
         }
-        CheckpointImage newest = images[0] == null ? images[1]
-                : images[1] == null ? images[0]
-                : images[0].header().sequence() >= images[1].header().sequence() ? images[0] : images[1];
+        int newer = sequences[0] >= sequences[1] ? 0 : 1;
+        CheckpointImage newest = null;
+        for (int area : new int[] {newer, 1 - newer}) {
+            if (sequences[area] == 0) {
+                continue;
+            }
+            try {
+                newest = CheckpointReader.read(device, layout, area, instance, space, null);
+                break;
+            } catch (CheckpointFormatException e) {
+                sequences[area] = 0;
+                LOG.warn("flash cache: ignoring {}", e.getMessage());
+            }
+        }
         if (newest != null) {
             LOG.info("flash cache: {} recovers checkpoint {} of {} ({} entries, {} files)", device.path(),
                     newest.header().sequence(), java.time.Instant.ofEpochMilli(newest.header().timestampMillis()),

@@ -1,0 +1,57 @@
+package io.flashchunk.checkpoint.tool;
+
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceOpenException;
+import io.flashchunk.device.DeviceSpec;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * "What is on these devices": the cache's devices opened read-only, in the order given (the
+ * cache's configured order, one address space each), each scanned once. The devices stay open
+ * for reading cached chunks ({@code verify --data}) until this is closed.
+ */
+final class CacheDevices implements AutoCloseable {
+    private final List<BlockDevice> devices;
+    private final List<DeviceScan> scans;
+
+    private CacheDevices(List<BlockDevice> devices, List<DeviceScan> scans) {
+        this.devices = devices;
+        this.scans = scans;
+    }
+
+    /** Opens every path read-only (the default engine: libaio where present) and scans it. */
+    static CacheDevices open(List<Path> paths) throws DeviceOpenException {
+        List<BlockDevice> opened = new ArrayList<>();
+        try {
+            for (Path path : paths) {
+                opened.add(BlockDevices.open(DeviceSpec.of(path).asReadOnly()));
+            }
+        } catch (DeviceOpenException | RuntimeException e) {
+            opened.forEach(BlockDevice::close);
+            throw e;
+        }
+        List<DeviceScan> scans = new ArrayList<>();
+        for (BlockDevice device : opened) {
+            scans.add(DeviceScanner.scan(device));
+        }
+        return new CacheDevices(List.copyOf(opened), List.copyOf(scans));
+    }
+
+    /** One scan per device, in the order given. */
+    List<DeviceScan> scans() {
+        return scans;
+    }
+
+    /** The open device behind {@code scans().get(i)}. */
+    BlockDevice device(int i) {
+        return devices.get(i);
+    }
+
+    @Override
+    public void close() {
+        devices.forEach(BlockDevice::close);
+    }
+}

@@ -1,0 +1,61 @@
+package io.flashchunk.checkpoint.tool;
+
+import io.flashchunk.device.DeviceOpenException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+
+/** The device paths the checkpoint subcommands take, and opening them with one way of reporting failure. */
+final class DeviceArguments {
+    @Parameters(arity = "1..*", paramLabel = "<device>",
+            description = "The cache's devices (regular files or block devices), in its configured order: "
+                    + "device i holds address space i.")
+    private List<Path> paths;
+
+    List<Path> paths() {
+        return paths;
+    }
+
+    /**
+     * Opens and scans the devices; or, when a path is missing, unsuitable, given twice or cannot be
+     * opened, prints one line per such path to standard error and returns null (exit code
+     * {@link ExitCodes#UNUSABLE}).
+     */
+    CacheDevices open(CommandSpec spec) {
+        PrintWriter err = spec.commandLine().getErr();
+        boolean usable = true;
+        Set<Path> seen = new HashSet<>();
+        for (Path path : paths) {
+            String problem = problem(path);
+            if (problem == null && !seen.add(path.toAbsolutePath().normalize())) {
+                problem = path + ": given twice (each device holds one address space)";
+            }
+            if (problem != null) {
+                err.println(spec.qualifiedName() + ": " + problem);
+                usable = false;
+            }
+        }
+        if (usable) {
+            try {
+                return CacheDevices.open(paths);
+            } catch (DeviceOpenException e) {
+                err.println(spec.qualifiedName() + ": " + e.getMessage());
+            }
+        }
+        err.flush();
+        return null;
+    }
+
+    /** Why the path can hold no cache, in {@code device}'s words, or null. */
+    private static String problem(Path path) {
+        try {
+            return DeviceInspector.inspect(path) instanceof UnusablePath unusable ? unusable.message() : null;
+        } catch (DeviceOpenException e) {
+            return e.getMessage();
+        }
+    }
+}

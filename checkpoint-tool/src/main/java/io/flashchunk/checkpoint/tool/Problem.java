@@ -1,0 +1,26 @@
+package io.flashchunk.checkpoint.tool;
+
+/**
+ * One thing verify found wrong.
+ *
+ * @param kind    what was checked: superblock, geometry, set (the devices together), area, chunk
+ * @param device  the device's path, or null for a problem of the set
+ * @param area    "A" or "B" for an area's problem, else null
+ * @param message what is wrong, naming the device (and area or chunk)
+ */
+record Problem(String kind, String device, String area, String message) {
+    static final String SUPERBLOCK = "superblock";
+    static final String GEOMETRY = "geometry";
+    static final String SET = "set";
+    static final String AREA = "area";
+    static final String CHUNK = "chunk";
+
+    String json() {
+        return new JsonObject()
+                .string("kind", kind)
+                .string("device", device)
+                .string("area", area)
+                .string("message", message)
+                .toString();
+    }
+}

@@ -1,0 +1,153 @@
+package io.flashchunk.checkpoint.tool;
+
+import io.flashchunk.cache.CacheConfig;
+import io.flashchunk.cache.FlashChunkCache;
+import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceSpec;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * A real FlashChunk cache on scratch device files, filled through the plugin's public API: real data
+ * files (recovery checks their identities), puts, a wait until every chunk is on flash, then close,
+ * which writes the final checkpoint. Nothing here writes the on-flash format itself.
+ */
+final class TestCache {
+    static final long DEVICE_BYTES = 16L << 20;
+    static final int CHUNK = 16384;
+    /** What {@link #standard} puts: 7 chunks whose runs take 3 x 4, then 1 + 4 + 16 + 8 blocks. */
+    static final int STANDARD_ENTRIES = 7;
+    static final long STANDARD_USED_BLOCKS = 41;
+    static final long STANDARD_BYTES = 3 * CHUNK + 4096 + 10000 + 65536 + 20000;
+
+    /** A chunk put into the cache. */
+    record Chunk(Path file, long position, byte[] bytes) {
+    }
+
+    final Path directory;
+    final List<Path> devices = new ArrayList<>();
+    final Path dataDir;
+    final List<Chunk> chunks = new ArrayList<>();
+
+    TestCache(int deviceCount) throws IOException {
+        directory = ScratchFiles.newDirectory();
+        for (int i = 0; i < deviceCount; i++) {
+            Path device = directory.resolve("flash" + i + ".img");
+            try (RandomAccessFile file = new RandomAccessFile(device.toFile(), "rw")) {
+                file.setLength(DEVICE_BYTES);
+            }
+            devices.add(device);
+        }
+        dataDir = Files.createDirectories(directory.resolve("data"));
+    }
+
+    /**
+     * The standard contents: two SSTable-like files, seven chunks. nb-1: three 16K chunks. nb-2: 4096
+     * bytes (a 4K run), 10000 (16K run, short), 65536 (64K run), 20000 (32K run, short).
+     */
+    static TestCache standard(int deviceCount) throws IOException, InterruptedException {
+        TestCache cache = new TestCache(deviceCount);
+        Path first = cache.dataFile("nb-1-big-Data.db");
+        Path second = cache.dataFile("nb-2-big-Data.db");
+        cache.fill(List.of(
+                chunk(first, 0, CHUNK), chunk(first, CHUNK, CHUNK), chunk(first, 2 * CHUNK, CHUNK),
+                chunk(second, 0, 4096), chunk(second, CHUNK, 10000), chunk(second, 4 * CHUNK, 65536),
+                chunk(second, 8 * CHUNK, 20000)));
+        return cache;
+    }
+
+    /** A real data file; its identity (path, size, modification time, inode) is what the cache records. */
+    Path dataFile(String name) throws IOException {
+        return Files.write(dataDir.resolve(name), ("data of " + name).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A chunk of pseudo-random bytes, different for each file and position. */
+    static Chunk chunk(Path file, long position, int length) {
+        byte[] bytes = new byte[length];
+        new Random(file.hashCode() * 31L + position).nextBytes(bytes);
+        return new Chunk(file, position, bytes);
+    }
+
+    /**
+     * Starts a cache on the devices (recovering what an earlier {@link #fill} left), puts the chunks,
+     * waits until all are on flash, and closes it, which writes a checkpoint.
+     */
+    void fill(List<Chunk> newChunks) throws IOException, InterruptedException {
+        CacheConfig.Builder config = CacheConfig.builder()
+                .checkpointIntervalMillis(3_600_000)
+                .maintenanceIntervalMillis(3_600_000);
+        for (Path device : devices) {
+            config.device(DeviceSpec.of(device).withQueueDepth(16));
+        }
+        CacheConfig built = config.build();
+        List<BlockDevice> opened = new ArrayList<>();
+        for (DeviceSpec spec : built.devices()) {
+            opened.add(BlockDevices.open(spec));
+        }
+        FlashChunkCache cache = new FlashChunkCache(built, opened);
+        try {
+            Map<Path, CachedFile> files = new HashMap<>();
+            for (Chunk chunk : newChunks) {
+                CachedFile file = files.computeIfAbsent(chunk.file(), path -> register(cache, path));
+                cache.put(file, chunk.position(), ByteBuffer.wrap(chunk.bytes()));
+            }
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (cache.stats().queuedChunks() > 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("chunks still queued after 20 s: " + cache.stats());
+                }
+                Thread.sleep(5);
+            }
+            if (cache.stats().flashWrites() < newChunks.size()) {
+                throw new AssertionError("not every chunk reached flash: " + cache.stats());
+            }
+        } finally {
+            cache.close();
+        }
+        chunks.addAll(newChunks);
+    }
+
+    private static CachedFile register(FlashChunkCache cache, Path path) {
+        try {
+            return cache.registerFile(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Device paths as command-line arguments, in the cache's order, followed by {@code more}. */
+    String[] args(String subcommand, String... more) {
+        List<String> args = new ArrayList<>();
+        args.add(subcommand);
+        devices.forEach(device -> args.add(device.toString()));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
+    /** Inverts every bit of one byte of a file (a device image), bypassing the cache. */
+    static void flipByte(Path file, long offset) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            if (channel.read(one, offset) != 1) {
+                throw new IOException("no byte at " + offset + " of " + file);
+            }
+            one.put(0, (byte) ~one.get(0)).rewind();
+            channel.write(one, offset);
+            channel.force(true);
+        }
+    }
+}
