@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# Benchmarks of FlashChunk's cache core (io.flashchunk.cache.CacheBench, plugin test sources):
+#
+#   heap    heap bytes per cached chunk (index + allocator, after full GCs), with the top classes
+#   hits    cache hits (get of random cached chunks) vs bare device reads of the same size on the
+#           same device object, back to back, alternating which goes first per round
+#   writes  flash bytes written per byte offered under a hotspot stream (30% of the keys get 80%
+#           of the requests), on a fast device (O_DIRECT file, libaio) and on a slow one (our
+#           capiblock stand-in with 2000 µs added per I/O)
+#
+# Each step is one JVM. Its JSON lines go to $OUT/raw.jsonl, its stderr to $OUT/logs/<step>.log;
+# scripts/bench_cache_report.py then writes $OUT/tables.md, $OUT/cache-hits.png and
+# $OUT/cache-heap.png and prints the tables.
+#
+# Usage: scripts/bench-cache.sh [--quick] [--out DIR] [--skip-build]
+set -euo pipefail
+
+repo_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+command_line="$(printf '%q ' "$0" "$@")"
+command_line="${command_line% }"
+
+usage() {
+    cat <<EOF
+Usage: scripts/bench-cache.sh [options]
+
+Cache-core benchmarks (CacheBench heap, hits, writes); results in one directory.
+
+  --quick         heap at 1M entries only; hits at 64 KiB only, threads 1,8, 3 s, 1 round;
+                  writes with 50000 requests (fast and slow device)
+  --out DIR       results directory (default: docs/results/cache-<UTC timestamp>)
+  --skip-build    do not run Maven (plugin classes, test classes, the test classpath file and
+                  native/build/libcflsh_block.so must already be built)
+  -h, --help      this help
+
+Full mode: heap at 1M and 10M entries (16 KiB chunks); hits at 4096, 16384 and 65536-byte
+chunks, threads 1,2,8,32, 5 s, 2 rounds; writes on the fast device and with
+--device-latency-us 2000, 200000 requests each. Every JVM runs with -Xmx6g; extra JVM options
+from \$BENCH_JAVA_OPTS. Scratch files go to target/bench (deleted by each step).
+EOF
+}
+
+die() {
+    echo "bench-cache: $*" >&2
+    exit 1
+}
+
+need_value() {
+    [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"
+}
+
+quick=0
+out=""
+skip_build=0
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --quick) quick=1; shift ;;
+        --out) need_value "$@"; out="$2"; shift 2 ;;
+        --skip-build) skip_build=1; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown option: $1" ;;
+    esac
+done
+
+if [[ -z "$out" ]]; then
+    out="$repo_dir/docs/results/cache-$(date -u +%Y%m%dT%H%M%SZ)"
+fi
+[[ "$out" = /* ]] || out="$PWD/$out"
+
+# The steps: "<name>|<CacheBench arguments>|<timeout seconds>|<what, for the progress line>".
+# The time limits are several times what a step takes here (heap 10M ~1 min, hits ~2 min per chunk
+# size, writes well under a minute when the write queue drains): a step that hangs (CacheBench
+# writes waits for the queue to drain) is ended instead of stalling the whole run.
+steps=()
+if [[ $quick -eq 1 ]]; then
+    steps+=("heap-1M|heap --entries 1000000 --chunk-bytes 16384|600|heap bytes per chunk, 1M entries of 16 KiB")
+    steps+=("hits-65536|hits --chunk-bytes 65536 --threads 1,8 --seconds 3 --repeat 1|600|hits vs device, 64 KiB chunks, threads 1,8, 3 s x 1 round")
+    steps+=("writes-fast|writes --requests 50000 --device-latency-us 0|300|writes, hotspot stream of 50000 requests, fast device (O_DIRECT file, libaio)")
+    steps+=("writes-slow|writes --requests 50000 --device-latency-us 2000|300|writes, hotspot stream of 50000 requests, slow device (capiblock stand-in, +2000 us per I/O)")
+else
+    steps+=("heap-1M|heap --entries 1000000 --chunk-bytes 16384|600|heap bytes per chunk, 1M entries of 16 KiB")
+    steps+=("heap-10M|heap --entries 10000000 --chunk-bytes 16384|900|heap bytes per chunk, 10M entries of 16 KiB")
+    for bytes in 4096 16384 65536; do
+        steps+=("hits-$bytes|hits --chunk-bytes $bytes --threads 1,2,8,32 --seconds 5 --repeat 2|900|hits vs device, $((bytes / 1024)) KiB chunks, threads 1,2,8,32, 5 s x 2 rounds")
+    done
+    steps+=("writes-fast|writes --requests 200000 --device-latency-us 0|300|writes, hotspot stream of 200000 requests, fast device (O_DIRECT file, libaio)")
+    steps+=("writes-slow|writes --requests 200000 --device-latency-us 2000|600|writes, hotspot stream of 200000 requests, slow device (capiblock stand-in, +2000 us per I/O)")
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Tools and build
+# ---------------------------------------------------------------------------------------------
+command -v java >/dev/null 2>&1 || die "java (17+) is not on PATH"
+command -v python3 >/dev/null 2>&1 || die "python3 is not on PATH"
+
+capi_library="$repo_dir/native/build/libcflsh_block.so"
+classpath_file="$repo_dir/plugin/target/test-classpath.txt"
+bench_class="plugin/target/test-classes/io/flashchunk/cache/CacheBench.class"
+
+if [[ $skip_build -eq 0 ]]; then
+    echo "bench-cache: building (mvn -q -B -pl plugin -am test-compile) ..." >&2
+    (cd "$repo_dir" && mvn -q -B -pl plugin -am test-compile) >&2 \
+        || die "build failed: (cd $repo_dir && mvn -B -pl plugin -am test-compile)"
+    echo "bench-cache: writing the test classpath (mvn dependency:build-classpath) ..." >&2
+    (cd "$repo_dir" && mvn -q -B -pl plugin dependency:build-classpath \
+        -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test) >&2 \
+        || die "could not write $classpath_file (mvn dependency:build-classpath failed)"
+fi
+[[ -f "$repo_dir/$bench_class" ]] || die "CacheBench is not compiled ($bench_class); run without --skip-build"
+[[ -f "$classpath_file" ]] || die "$classpath_file is missing; run without --skip-build"
+[[ -f "$capi_library" ]] || die "$capi_library is missing; run without --skip-build (or: make -C $repo_dir/native)"
+
+# The runs use a private copy of the compiled classes and the native library: other people's
+# builds in this checkout (mvn clean, recompiles) would otherwise delete or half-write class files
+# under the benchmark's feet. A copy counts only if it still matches the tree a moment later.
+stage="$(mktemp -d "${TMPDIR:-/tmp}/bench-cache.XXXXXX")"
+step_pid=""
+scratch_files=(heap-device.img hits-device.img writes-device.img)  # CacheBench's names in --dir
+on_exit() {
+    # A step still running (interrupted run) is ended, and its scratch file removed.
+    if [[ -n "$step_pid" ]]; then
+        kill "$step_pid" 2>/dev/null || true
+        wait "$step_pid" 2>/dev/null || true
+        (cd "$repo_dir/$bench_dir" 2>/dev/null && rm -f "${scratch_files[@]}") || true
+    fi
+    rm -rf "$stage"
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+snapshot_build() {
+    local attempt
+    for (( attempt = 1; attempt <= 10; attempt++ )); do
+        rm -rf "$stage/classes" "$stage/test-classes" "$stage/lib"
+        mkdir -p "$stage/lib"
+        if cp -a "$repo_dir/plugin/target/classes" "$stage/classes" 2>/dev/null \
+                && cp -a "$repo_dir/plugin/target/test-classes" "$stage/test-classes" 2>/dev/null \
+                && cp -a "$capi_library" "$stage/lib/" 2>/dev/null \
+                && cp -a "$classpath_file" "$stage/test-classpath.txt" 2>/dev/null; then
+            sleep 1
+            if diff -rq "$repo_dir/plugin/target/classes" "$stage/classes" >/dev/null 2>&1 \
+                    && diff -rq "$repo_dir/plugin/target/test-classes" "$stage/test-classes" >/dev/null 2>&1 \
+                    && cmp -s "$capi_library" "$stage/lib/$(basename "$capi_library")" \
+                    && [[ -f "$stage/test-classes/io/flashchunk/cache/CacheBench.class" ]]; then
+                return 0
+            fi
+        fi
+        echo "bench-cache: compiled classes are changing (another build running?); retrying the copy ($attempt/10)" >&2
+        sleep 3
+    done
+    die "could not take a stable copy of plugin/target/classes; is another build running in $repo_dir?"
+}
+snapshot_build
+capi_library="$stage/lib/$(basename "$capi_library")"
+java_classpath="$stage/classes:$stage/test-classes:$(cat "$stage/test-classpath.txt")"
+read -r -a java_opts <<< "${BENCH_JAVA_OPTS:-}"
+
+# ---------------------------------------------------------------------------------------------
+# Output directory and machine facts
+# ---------------------------------------------------------------------------------------------
+[[ ! -e "$out/raw.jsonl" ]] || die "$out/raw.jsonl already exists; choose another --out"
+mkdir -p "$out/logs"
+# From here on, this script's own progress lines are also kept in $OUT/logs/progress.log.
+exec 2> >(tee -a "$out/logs/progress.log" >&2)
+raw="$out/raw.jsonl"
+: > "$raw"
+bench_dir="target/bench"  # relative to $repo_dir, where every step runs
+mkdir -p "$repo_dir/$bench_dir"
+
+other_benchmarks() {
+    # Other benchmarks that would disturb this one (the brackets keep pgrep from matching itself).
+    { pgrep -af 'bench-devic[e][.]sh' || true; pgrep -ax fio || true; } | head -5
+}
+
+write_machine_info() {
+    echo "command: $command_line"
+    echo "cwd: $PWD (steps run in $repo_dir)"
+    echo "started (UTC): $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "mode: $([[ $quick -eq 1 ]] && echo quick || echo full)"
+    echo "JVM options: -Xmx6g ${BENCH_JAVA_OPTS:-}"
+    echo "scratch dir: $repo_dir/$bench_dir"
+    echo "classes: private copy of plugin/target/{classes,test-classes} and $(basename "$capi_library"), taken after the build"
+    echo "each step: (cd $repo_dir && java -Xmx6g ${BENCH_JAVA_OPTS:-}${BENCH_JAVA_OPTS:+ }-cp $java_classpath io.flashchunk.cache.CacheBench <step arguments>)"
+    echo "  (writes steps also get --capi-library $capi_library, the private copy of native/build/libcflsh_block.so)"
+    echo "steps:"
+    local step
+    for step in "${steps[@]}"; do
+        IFS='|' read -r name args _ _ <<< "$step"
+        echo "  $name: CacheBench $args --dir $bench_dir"
+    done
+    echo
+    echo "== nproc"; nproc
+    echo "== cpu"; grep -m1 'model name' /proc/cpuinfo || true
+    echo "== loadavg at start"; cat /proc/loadavg
+    echo "== other benchmarks running at start"; other_benchmarks | sed 's/^/  /'; echo "  (end of list)"
+    echo "== free -g"; free -g
+    echo "== uname -r"; uname -r
+    echo "== filesystem of the scratch dir"; findmnt -T "$repo_dir/$bench_dir" 2>/dev/null || df -hT "$repo_dir/$bench_dir"
+    echo "== java -version"; java -version 2>&1
+    echo "== python3 --version"; python3 --version 2>&1
+    echo "== git"; (cd "$repo_dir" && git rev-parse --short HEAD 2>/dev/null || echo "no commit"; \
+                    git status --short 2>/dev/null | wc -l | sed 's/$/ changed or untracked paths/') || true
+}
+write_machine_info > "$out/machine.txt" 2>&1
+
+running="$(other_benchmarks)"
+if [[ -n "$running" ]]; then
+    echo "bench-cache: warning: another benchmark is running and will disturb this one:" >&2
+    echo "$running" | sed 's/^/bench-cache:   /' >&2
+fi
+
+# ---------------------------------------------------------------------------------------------
+# The steps
+# ---------------------------------------------------------------------------------------------
+# Appends the step's JSON lines to raw.jsonl (anything else on stdout goes to the step's log)
+# and prints a one-line summary of what it measured.
+record() {  # record <stdout file> <log file>
+    python3 - "$1" "$2" "$raw" <<'PY'
+import json, sys
+source, log, raw = sys.argv[1:4]
+rows, other = [], []
+for text in open(source, encoding="utf-8", errors="replace").read().splitlines():
+    if not text.strip():
+        continue
+    try:
+        row = json.loads(text)
+        if not isinstance(row, dict) or "bench" not in row:
+            raise ValueError("no 'bench' field")
+        rows.append((text, row))
+    except ValueError:
+        other.append(text)
+if other:
+    with open(log, "a", encoding="utf-8") as f:
+        f.write("--- stdout lines that are not results ---\n" + "\n".join(other) + "\n")
+if not rows:
+    sys.exit("no JSON result lines on stdout")
+with open(raw, "a", encoding="utf-8") as f:
+    for text, _ in rows:
+        f.write(text.strip() + "\n")
+parts = []
+for _, r in rows:
+    if r["bench"] == "heap":
+        parts.append(f"{r['entries']} entries: {r['bytes_per_chunk']:.1f} bytes per chunk")
+    elif r["bench"] == "hits":
+        parts.append(f"{r['path']} t={r['threads']} r{r['round']}: {r['ops_per_s']:.0f} ops/s")
+    elif r["bench"] == "writes":
+        parts.append(f"{r['device']}: hit rate {r['hit_rate']:.3f}, written/offered {r['written_per_offered']:.3f}, "
+                     f"dropped unwritten {r['dropped_evicted_before_write']}")
+print("; ".join(parts))
+PY
+}
+
+# Waits while a step runs. The write queue's stage-2 thread logs "write stage failed unexpectedly"
+# when it loses a chunk to an exception; that chunk is never finished, so the queue never drains
+# and CacheBench writes (which waits for an empty queue) can only hang. Such a step is ended after
+# a grace period instead of running into its time limit.
+watch_step() {  # watch_step <pid> <log>
+    local pid="$1" log="$2" since=""
+    watch_reason=""
+    while kill -0 "$pid" 2>/dev/null; do
+        if [[ -z "$since" ]] && grep -q 'write stage failed unexpectedly' "$log" 2>/dev/null; then
+            since=$SECONDS
+        fi
+        if [[ -n "$since" ]] && (( SECONDS - since >= 30 )); then
+            echo "bench-cache: the write queue lost a chunk (stage 2 failed, see above); the queue can never drain, so the step was ended" >> "$log"
+            watch_reason="ended: the write queue's stage 2 lost a chunk, so the queue could never drain"
+            kill "$pid" 2>/dev/null || true
+            return 0
+        fi
+        sleep 2
+    done
+}
+
+total=${#steps[@]}
+failed=0
+number=0
+echo "bench-cache: $total steps, results in $out" >&2
+for step in "${steps[@]}"; do
+    IFS='|' read -r name args limit what <<< "$step"
+    number=$(( number + 1 ))
+    log="$out/logs/$name.log"
+    step_out="$stage/$name.out"
+    read -r -a bench_args <<< "$args"
+    [[ "$name" == writes-* ]] && bench_args+=(--capi-library "$capi_library")
+    echo "bench-cache: [$number/$total] $what ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg)) ..." >&2
+    started=$SECONDS
+    status=0
+    # timeout puts java in a process group of its own; on_exit ends it through timeout's pid.
+    (cd "$repo_dir" && exec timeout --kill-after=30 "$limit" java -Xmx6g "${java_opts[@]}" \
+        -cp "$java_classpath" io.flashchunk.cache.CacheBench "${bench_args[@]}" --dir "$bench_dir" \
+        > "$step_out" 2> "$log") &
+    step_pid=$!
+    watch_step "$step_pid" "$log"
+    wait "$step_pid" || status=$?
+    step_pid=""
+    elapsed=$(( SECONDS - started ))
+    if [[ $status -ne 0 ]]; then
+        failed=$(( failed + 1 ))
+        reason="exit $status"
+        if [[ -n "$watch_reason" ]]; then
+            reason="$watch_reason"
+        elif [[ $status -eq 124 || $status -eq 137 ]]; then
+            reason="timed out"
+            echo "bench-cache: step timed out after $limit s and was ended" >> "$log"
+        fi
+        if [[ -n "$watch_reason" || $status -eq 124 || $status -eq 137 || $status -eq 143 ]]; then
+            # A JVM ended by a signal never ran its finally block.
+            (cd "$repo_dir/$bench_dir" && rm -f "${scratch_files[@]}") || true
+        fi
+        # Keep whatever it printed before failing.
+        record "$step_out" "$log" >/dev/null 2>>"$log" || true
+        echo "bench-cache: [$number/$total] $name FAILED ($reason after ${elapsed}s), see $log" >&2
+        first_error="$(grep -m1 -E 'ERROR|Exception' "$log" | cut -c1-240 || true)"
+        [[ -z "$first_error" ]] || echo "bench-cache:     first error in the log: $first_error" >&2
+    elif summary="$(record "$step_out" "$log" 2>>"$log")"; then
+        echo "bench-cache: [$number/$total] $name done in ${elapsed}s: $summary" >&2
+    else
+        failed=$(( failed + 1 ))
+        echo "bench-cache: [$number/$total] $name FAILED (no results), see $log" >&2
+    fi
+done
+
+{
+    echo
+    echo "== finished (UTC): $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "== loadavg at end"; cat /proc/loadavg
+    echo "== other benchmarks running at end"; other_benchmarks | sed 's/^/  /'; echo "  (end of list)"
+    echo "steps: $total, failed: $failed"
+} >> "$out/machine.txt"
+
+echo "bench-cache: $(( total - failed ))/$total steps recorded in $raw; writing the report ..." >&2
+python3 "$repo_dir/scripts/bench_cache_report.py" "$out"
+if [[ $failed -gt 0 ]]; then
+    die "$failed of $total steps failed (logs in $out/logs)"
+fi
