@@ -94,6 +94,14 @@ def short_class(name):
     return name.rsplit(".", 1)[-1]
 
 
+def legend_name(name):
+    """Class name for the heap plot's legend, saying what the less obvious ones are."""
+    short = short_class(name)
+    if name.startswith("com.github.benmanes.caffeine.cache."):
+        return f"{short} (Caffeine node)"
+    return short
+
+
 # ---------------------------------------------------------------------------------------------
 # heap
 # ---------------------------------------------------------------------------------------------
@@ -297,8 +305,9 @@ def plot_hits(hits, png_path):
                     label=path)
         for t in threads:
             s = hits[(chunk, t)]
-            y = s["cache"]["ops_per_s"]
-            if s["ratio"] is not None and y is not None:
+            # Above the higher of the two points, so the number does not sit on a marker.
+            y = max(v for v in (s["cache"]["ops_per_s"], s["device"]["ops_per_s"], 0.0) if v is not None)
+            if s["ratio"] is not None and y > 0:
                 ax.annotate(f"{s['ratio']:.2f}", (t, y), xytext=(0, 6), textcoords="offset points",
                             ha="center", fontsize=8, color="#1f77b4")
         ax.set_xscale("log", base=2)
@@ -336,7 +345,7 @@ def plot_heap(heap, png_path):
         for h in heap:
             match = [c for c in h["classes"][:TOP_CLASSES] if c["class"] == name]
             values.append(match[0]["per_chunk"] if match else 0.0)
-        ax.bar(xs, values, 0.55, bottom=bottoms, label=short_class(name), color=palette[i % len(palette)])
+        ax.bar(xs, values, 0.55, bottom=bottoms, label=legend_name(name), color=palette[i % len(palette)])
         bottoms = [b + v for b, v in zip(bottoms, values)]
     rest = [max(0.0, h["bytes_per_chunk"] - b) for h, b in zip(heap, bottoms)]
     if any(v > 0 for v in rest):
