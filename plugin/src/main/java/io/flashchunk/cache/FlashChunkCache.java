@@ -192,6 +192,7 @@ public final class FlashChunkCache implements AutoCloseable {
             if (!valid.get(fileId) || !space.claim(lba, order)) {
                 result[1]++;
             } else if (index.insertRecovered(new ChunkEntry(image.key(i), location, image.crc(i)))) {
+                space.markNamedByDurableCheckpoint(lba);
                 result[0]++;
                 result[2 + fileId]++;
             } else {

@@ -229,6 +229,37 @@ class FlashChunkCacheTest {
     }
 
     @Test
+    void onlyRunsTheLastCheckpointNamesWaitForTheNextOne() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(4L << 20, c -> c.queueBytes(1L << 30)
+                .minCheckpointIntervalMillis(3_600_000))) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "named");
+            // Admitted and evicted between checkpoints: nothing names these runs, they are free at once.
+            for (int i = 0; i < 400; i++) {
+                cache.put(file, i * 16384L, ChunkContent.buffer(17, i * 16384L, 16384));
+            }
+            await("the queue to drain", () -> cache.stats().queuedChunks() == 0);
+            cache.cleanUp();
+            CacheStats before = cache.stats();
+            assertTrue(before.evictions() > 100, "evictions " + before.evictions());
+            assertEquals(0, before.spaces().get(0).heldBlocks(), "no checkpoint names an evicted run yet");
+            assertEquals(0, before.droppedNoSpace(), "writers never waited in vain for space");
+            assertEquals(400, before.flashWrites() + before.droppedEvictedBeforeWrite());
+            // After a checkpoint, the runs it names wait when their chunks are evicted.
+            cache.checkpoint();
+            for (int i = 400; i < 800; i++) {
+                cache.put(file, i * 16384L, ChunkContent.buffer(17, i * 16384L, 16384));
+            }
+            await("the queue to drain", () -> cache.stats().queuedChunks() == 0);
+            cache.cleanUp();
+            long held = cache.stats().spaces().get(0).heldBlocks();
+            assertTrue(held > 0, "runs named by the checkpoint must wait for the next one");
+            cache.checkpoint();
+            assertEquals(0, cache.stats().spaces().get(0).heldBlocks(), "the next checkpoint gives them back");
+        }
+    }
+
+    @Test
     void uncacheableChunksAreCountedNotStored() throws Exception {
         try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
             FlashChunkCache cache = fixture.cache;

@@ -63,30 +63,41 @@ public final class Checkpointer {
         long sequence = lastSequence + 1;
         FileTableCodec.Encoded table = FileTableCodec.encode(files.liveFilesWithEntries());
         int nextFileId = files.nextId();
-        AreaWriter[] writers = new AreaWriter[all.size()];
-        int[] areas = new int[all.size()];
-        for (int s = 0; s < all.size(); s++) {
-            areas[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
-            writers[s] = new AreaWriter(all.get(s).driver(), layouts.get(s), areas[s], table.bytes());
-            // The area is being overwritten: until its header is written, it holds no checkpoint.
-            areaSequences[s][areas[s]] = 0;
-        }
-        for (ChunkEntry entry : index.entries()) {
-            long location = entry.location();
-            if (ChunkLocation.isOnFlash(location) && table.ids().get(entry.fileId())) {
-                writers[ChunkLocation.space(location)].add(entry.fileId(), (int) (entry.key() & 0xFFFF_FFFFL),
-                        location, entry.crc());
-            }
-        }
         long entries = 0;
         long bytes = 0;
         long refused = 0;
-        for (int s = 0; s < all.size(); s++) {
-            writers[s].finish(instance, s, sequence, nextFileId, table.count());
-            areaSequences[s][areas[s]] = sequence;
-            entries += writers[s].entries();
-            bytes += writers[s].bodyBytes() + SpaceLayout.BLOCK_SIZE;
-            refused += writers[s].refused();
+        boolean durable = false;
+        try {
+            AreaWriter[] writers = new AreaWriter[all.size()];
+            int[] areas = new int[all.size()];
+            for (int s = 0; s < all.size(); s++) {
+                areas[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
+                writers[s] = new AreaWriter(all.get(s).driver(), layouts.get(s), areas[s], table.bytes());
+                // The area is being overwritten: until its header is written, it holds no checkpoint.
+                areaSequences[s][areas[s]] = 0;
+            }
+            for (ChunkEntry entry : index.entries()) {
+                long location = entry.location();
+                if (ChunkLocation.isOnFlash(location) && table.ids().get(entry.fileId())) {
+                    int s = ChunkLocation.space(location);
+                    // Named under the space's lock: if the entry dies now, its run waits for a checkpoint.
+                    if (all.get(s).name(ChunkLocation.lba(location), () -> entry.location() == location)) {
+                        writers[s].add(entry.fileId(), (int) (entry.key() & 0xFFFF_FFFFL), location, entry.crc());
+                    }
+                }
+            }
+            for (int s = 0; s < all.size(); s++) {
+                writers[s].finish(instance, s, sequence, nextFileId, table.count());
+                areaSequences[s][areas[s]] = sequence;
+                entries += writers[s].entries();
+                bytes += writers[s].bodyBytes() + SpaceLayout.BLOCK_SIZE;
+                refused += writers[s].refused();
+            }
+            durable = true;
+        } finally {
+            for (AddressSpace space : all) {
+                space.finishNaming(durable);
+            }
         }
         lastSequence = sequence;
         spaces.releaseRetired();

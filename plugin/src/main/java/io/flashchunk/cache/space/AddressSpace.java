@@ -10,6 +10,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * still name them, and reusing them before the next one would let a crash bring back an entry
  * pointing at another chunk's bytes. A checkpoint retires the temporary list and, once durable,
  * releases the retired blocks to the main list.
+ *
+ * <p>Only runs a checkpoint names need to wait: the space remembers which runs the newest durable
+ * checkpoint names (and which the one being written names so far), and frees every other run at
+ * once. A chunk admitted and evicted between two checkpoints (the usual churn) never blocks a
+ * writer. The decision and the naming happen under the same lock, after the entry is marked dead,
+ * so a checkpoint either sees the entry dead or has named its run before the run is freed.
  */
 public final class AddressSpace {
     private final int index;
@@ -21,6 +27,10 @@ public final class AddressSpace {
     private final LongStack temporary = new LongStack();
     private final LongStack retired = new LongStack();
     private long heldBlocks;
+    // Run starts (relative to firstBlock) named by the newest durable checkpoint, and by the one
+    // being written (null when none is).
+    private java.util.BitSet named = new java.util.BitSet();
+    private java.util.BitSet naming;
     private final LoadAverage reads = new LoadAverage();
     private final LoadAverage writes = new LoadAverage();
 
@@ -31,6 +41,10 @@ public final class AddressSpace {
      */
     public AddressSpace(int index, StorageDriver driver, long firstBlock, long blocks, int maxOrder,
                         boolean deferReuseUntilCheckpoint) {
+        if (blocks > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(driver.path() + ": a data area of " + blocks
+                    + " blocks is more than one address space can hold (2^31 blocks, 8 TiB); lower its capacity");
+        }
         if (firstBlock < 0 || firstBlock + blocks > driver.capacityBlocks()) {
             throw new IllegalArgumentException("data area of " + blocks + " blocks at block " + firstBlock
                     + " does not fit on " + driver.path() + " (" + driver.capacityBlocks() + " blocks)");
@@ -87,14 +101,55 @@ public final class AddressSpace {
 
     /** Frees the run of an entry evicted by weight: at once, or after the next checkpoint. */
     public void releaseAfterCheckpoint(long lba, int order) {
-        if (!deferReuseUntilCheckpoint) {
-            release(lba, order);
-            return;
-        }
         lock.lock();
         try {
-            temporary.push(RunCodec.encode(lba, order));
-            heldBlocks += 1L << order;
+            int start = (int) (lba - firstBlock);
+            if (deferReuseUntilCheckpoint && (named.get(start) || (naming != null && naming.get(start)))) {
+                temporary.push(RunCodec.encode(lba, order));
+                heldBlocks += 1L << order;
+            } else {
+                allocator.free(lba - firstBlock, order);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A checkpoint names the run at {@code lba} for {@code entryStillThere}, unless the entry died
+     * meanwhile (then the checkpoint must leave it out). Returns whether it may record it.
+     */
+    public boolean name(long lba, java.util.function.BooleanSupplier entryStillThere) {
+        lock.lock();
+        try {
+            if (naming == null || !entryStillThere.getAsBoolean()) {
+                return false;
+            }
+            naming.set((int) (lba - firstBlock));
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Recovery: the run belongs to an entry of the checkpoint just loaded, the newest durable one. */
+    public void markNamedByDurableCheckpoint(long lba) {
+        lock.lock();
+        try {
+            named.set((int) (lba - firstBlock));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The checkpoint being written has become durable (or, {@code durable} false, was abandoned). */
+    public void finishNaming(boolean durable) {
+        lock.lock();
+        try {
+            if (durable && naming != null) {
+                named = naming;
+            }
+            naming = null;
         } finally {
             lock.unlock();
         }
@@ -104,6 +159,7 @@ public final class AddressSpace {
     public void retireTemporary() {
         lock.lock();
         try {
+            naming = new java.util.BitSet();
             while (!temporary.isEmpty()) {
                 retired.push(temporary.pop());
             }
