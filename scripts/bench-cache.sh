@@ -127,29 +127,9 @@ on_exit() {
 }
 trap on_exit EXIT
 trap 'exit 130' INT TERM
-snapshot_build() {
-    local attempt
-    for (( attempt = 1; attempt <= 10; attempt++ )); do
-        rm -rf "$stage/classes" "$stage/test-classes" "$stage/lib"
-        mkdir -p "$stage/lib"
-        if cp -a "$repo_dir/plugin/target/classes" "$stage/classes" 2>/dev/null \
-                && cp -a "$repo_dir/plugin/target/test-classes" "$stage/test-classes" 2>/dev/null \
-                && cp -a "$capi_library" "$stage/lib/" 2>/dev/null \
-                && cp -a "$classpath_file" "$stage/test-classpath.txt" 2>/dev/null; then
-            sleep 1
-            if diff -rq "$repo_dir/plugin/target/classes" "$stage/classes" >/dev/null 2>&1 \
-                    && diff -rq "$repo_dir/plugin/target/test-classes" "$stage/test-classes" >/dev/null 2>&1 \
-                    && cmp -s "$capi_library" "$stage/lib/$(basename "$capi_library")" \
-                    && [[ -f "$stage/test-classes/io/flashchunk/cache/CacheBench.class" ]]; then
-                return 0
-            fi
-        fi
-        echo "bench-cache: compiled classes are changing (another build running?); retrying the copy ($attempt/10)" >&2
-        sleep 3
-    done
-    die "could not take a stable copy of plugin/target/classes; is another build running in $repo_dir?"
-}
-snapshot_build
+# shellcheck source=lib/snapshot-build.sh
+source "$repo_dir/scripts/lib/snapshot-build.sh"
+snapshot_build "$stage" io/flashchunk/cache/CacheBench.class bench-cache
 capi_library="$stage/lib/$(basename "$capi_library")"
 java_classpath="$stage/classes:$stage/test-classes:$(cat "$stage/test-classpath.txt")"
 read -r -a java_opts <<< "${BENCH_JAVA_OPTS:-}"

@@ -1,0 +1,27 @@
+# Sourced by the benchmark scripts. snapshot_build STAGE MARKER_CLASS NAME copies the compiled plugin
+# classes, test classes, test classpath and native library into STAGE, so other builds in this
+# checkout (mvn clean, recompiles) cannot delete or half-write class files under a running benchmark.
+# A copy counts only if it still matches the tree a moment later. Needs repo_dir, capi_library and
+# classpath_file set, and a die function.
+snapshot_build() {
+    local stage="$1" marker="$2" name="$3" attempt
+    for (( attempt = 1; attempt <= 10; attempt++ )); do
+        rm -rf "$stage/classes" "$stage/test-classes" "$stage/lib"
+        mkdir -p "$stage/lib"
+        if cp -a "$repo_dir/plugin/target/classes" "$stage/classes" 2>/dev/null \
+                && cp -a "$repo_dir/plugin/target/test-classes" "$stage/test-classes" 2>/dev/null \
+                && cp -a "$capi_library" "$stage/lib/" 2>/dev/null \
+                && cp -a "$classpath_file" "$stage/test-classpath.txt" 2>/dev/null; then
+            sleep 1
+            if diff -rq "$repo_dir/plugin/target/classes" "$stage/classes" >/dev/null 2>&1 \
+                    && diff -rq "$repo_dir/plugin/target/test-classes" "$stage/test-classes" >/dev/null 2>&1 \
+                    && cmp -s "$capi_library" "$stage/lib/$(basename "$capi_library")" \
+                    && [[ -f "$stage/test-classes/$marker" ]]; then
+                return 0
+            fi
+        fi
+        echo "$name: compiled classes are changing (another build running?); retrying the copy ($attempt/10)" >&2
+        sleep 3
+    done
+    die "could not take a stable copy of plugin/target/classes; is another build running in $repo_dir?"
+}
