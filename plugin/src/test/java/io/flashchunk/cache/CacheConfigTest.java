@@ -35,6 +35,7 @@ class CacheConfigTest {
         assertRejected("dram_tier_bytes: must not be negative, got -1", c -> c.dramTierBytes(-1));
         assertRejected("maintenance_interval_ms: must be positive, got 0", c -> c.maintenanceIntervalMillis(0));
         assertRejected("rebalance_factor: must be above 1, got 1.0", c -> c.rebalanceFactor(1.0));
+        assertRejected("checkpoint_interval_ms: must be positive, got 0", c -> c.checkpointIntervalMillis(0));
         assertRejected("read_ahead: needs dram_tier_bytes", c -> c.readAhead(true));
     }
 
