@@ -50,8 +50,4 @@ final class DramTier {
     void removeIf(LongPredicate keyMatches) {
         chunks.asMap().keySet().removeIf(key -> keyMatches.test(key));
     }
-
-    long weightedBytes() {
-        return chunks.policy().eviction().orElseThrow().weightedSize().orElse(0);
-    }
 }

@@ -205,16 +205,6 @@ public final class AddressSpace {
         }
     }
 
-    /** Whether a run of this order could be allocated now. */
-    public boolean canAllocate(int order) {
-        lock.lock();
-        try {
-            return allocator.largestFreeOrder() >= order;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     public long usedBlocks() {
         lock.lock();
         try {

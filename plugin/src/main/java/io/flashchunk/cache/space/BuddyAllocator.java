@@ -51,10 +51,6 @@ final class BuddyAllocator {
         return blocks;
     }
 
-    int maxOrder() {
-        return maxOrder;
-    }
-
     long freeBlocks() {
         return freeBlocks;
     }

@@ -66,7 +66,7 @@ public final class SpaceManager {
      * freed. Returns null when none became free in time.
      */
     public Allocation allocate(int order, long maxWaitNanos) throws InterruptedException {
-        Allocation allocation = tryAllocate(order, null);
+        Allocation allocation = tryAllocate(order);
         if (allocation != null || maxWaitNanos <= 0) {
             return allocation;
         }
@@ -78,7 +78,7 @@ public final class SpaceManager {
         waitingWriters.incrementAndGet();
         try {
             while (true) {
-                allocation = tryAllocate(order, null);
+                allocation = tryAllocate(order);
                 if (allocation != null) {
                     return allocation;
                 }
@@ -94,12 +94,9 @@ public final class SpaceManager {
         }
     }
 
-    /** Allocates on the best space other than {@code avoid}, without waiting; null when none has room. */
-    public Allocation tryAllocate(int order, AddressSpace avoid) {
+    /** Allocates on the best space without waiting; null when none has room. */
+    public Allocation tryAllocate(int order) {
         for (AddressSpace space : byPreference()) {
-            if (space == avoid) {
-                continue;
-            }
             long lba = space.allocate(order);
             if (lba >= 0) {
                 return new Allocation(space, lba, order);
