@@ -447,10 +447,14 @@ public final class FlashChunkCache implements AutoCloseable {
      */
     public void invalidateFile(CachedFile file) {
         if (files.invalidate(file) && sweepScheduled.compareAndSet(false, true) && !closed) {
-            maintenance.schedule(() -> {
-                sweepScheduled.set(false);
-                sweepInvalidatedFiles();
-            }, SWEEP_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+            try {
+                maintenance.schedule(() -> {
+                    sweepScheduled.set(false);
+                    sweepInvalidatedFiles();
+                }, SWEEP_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                sweepScheduled.set(false); // closing: the file is already never served
+            }
         }
     }
 

@@ -260,6 +260,22 @@ class FlashChunkCacheTest {
     }
 
     @Test
+    void aClosedCacheMissesAndNeverThrows() throws Exception {
+        CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { });
+        FlashChunkCache cache = fixture.cache;
+        CachedFile file = file(cache, "closed");
+        cache.put(file, 0, ChunkContent.buffer(18, 0, 4096));
+        await("the write", () -> cache.stats().flashWrites() == 1);
+        fixture.close();
+        assertNull(cache.get(file, 0));
+        cache.put(file, 4096, ChunkContent.buffer(18, 4096, 4096));
+        cache.invalidatePosition(file, 0);
+        cache.invalidateFile(file);
+        cache.close();
+        assertEquals(1, cache.stats().uncacheable(), "a put after close is refused, not queued");
+    }
+
+    @Test
     void uncacheableChunksAreCountedNotStored() throws Exception {
         try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
             FlashChunkCache cache = fixture.cache;
