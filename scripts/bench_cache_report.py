@@ -19,9 +19,10 @@ which is steadier on a noisy machine than a ratio of medians.
 """
 
 import json
+
+import benchlib
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -33,8 +34,7 @@ TOP_CLASSES = 4
 MB = 1e6
 
 
-def log(message):
-    print(f"bench_cache_report: {message}", file=sys.stderr)
+log = benchlib.logger("bench_cache_report")
 
 
 def load(raw_path):
@@ -68,8 +68,7 @@ def load(raw_path):
     return rows
 
 
-def fmt(value, digits):
-    return "n/a" if value is None else f"{value:.{digits}f}"
+fmt = benchlib.fmt
 
 
 def kib(chunk_bytes):
@@ -281,16 +280,7 @@ def writes_note_lines(writes):
 # plots
 # ---------------------------------------------------------------------------------------------
 def import_pyplot():
-    try:
-        import matplotlib
-    except ImportError:
-        log("matplotlib is missing; installing it with: pip install matplotlib")
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "matplotlib"], check=True,
-                       stdout=sys.stderr)
-        import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
+    return benchlib.import_pyplot(log)
 
 
 def plot_hits(hits, png_path):
@@ -539,22 +529,8 @@ def self_test():
                                 "ops_per_s": 1000.0}) + "\n")
         check("ratio with a repeated round (0.3, 0.8, 0.9, 1.0)",
               summarize_hits(load(raw)["hits"])[(65536, 8)]["ratio"], 0.85)
-    if failures:
-        for failure in failures:
-            print(f"self-test FAILED: {failure}", file=sys.stderr)
-        return 1
-    print("self-test passed")
-    return 0
-
-
-def main(argv):
-    if len(argv) == 2 and argv[1] == "--self-test":
-        return self_test()
-    if len(argv) != 2 or argv[1].startswith("-"):
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    return report(argv[1])
+    return benchlib.finish_self_test(failures)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(benchlib.main(sys.argv, __doc__, report, self_test))

@@ -14,10 +14,11 @@ repeat. On a noisy machine those side-by-side ratios are steadier than ratios of
 """
 
 import datetime
+
+import benchlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -30,8 +31,7 @@ HEADER = "| bs | qd | backend | IOPS | MB/s | p99 µs | CPU µs/IO | IOPS vs fio
 SEPARATOR = "|---:|---:|---|---:|---:|---:|---:|---:|"
 
 
-def log(message):
-    print(f"bench_device_report: {message}", file=sys.stderr)
+log = benchlib.logger("bench_device_report")
 
 
 def backend_of(row):
@@ -110,8 +110,7 @@ def ordered_keys(summary):
     return sorted(summary, key=lambda k: (k[0], k[1], backend_key(k[2])))
 
 
-def fmt(value, digits):
-    return "n/a" if value is None else f"{value:.{digits}f}"
+fmt = benchlib.fmt
 
 
 def table_lines(summary):
@@ -154,16 +153,7 @@ def run_date(out_dir, raw_path):
 
 
 def import_pyplot():
-    try:
-        import matplotlib
-    except ImportError:
-        log("matplotlib is missing; installing it with: pip install matplotlib")
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "matplotlib"], check=True,
-                       stdout=sys.stderr)
-        import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
+    return benchlib.import_pyplot(log)
 
 
 def plot(summary, png_path, date):
@@ -323,22 +313,8 @@ def self_test():
                                     "iops": [50.0, 400.0][rep - 1]}) + "\n")
         check("ratio without repeat field", summarize(load(os.path.join(tmp, "raw.jsonl")))
               [(4096, 1, "flashchunk-capi")]["ratio"], 1.25)
-    if failures:
-        for failure in failures:
-            print(f"self-test FAILED: {failure}", file=sys.stderr)
-        return 1
-    print("self-test passed")
-    return 0
-
-
-def main(argv):
-    if len(argv) == 2 and argv[1] == "--self-test":
-        return self_test()
-    if len(argv) != 2 or argv[1].startswith("-"):
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    return report(argv[1])
+    return benchlib.finish_self_test(failures)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(benchlib.main(sys.argv, __doc__, report, self_test))

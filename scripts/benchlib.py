@@ -1,0 +1,48 @@
+"""What the benchmark report scripts share: logging, number formatting, pyplot, the command line."""
+import subprocess
+import sys
+
+
+def logger(name):
+    """A function that prints one line, prefixed with the script's name, to standard error."""
+    def log(message):
+        print(f"{name}: {message}", file=sys.stderr)
+    return log
+
+
+def fmt(value, digits):
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def import_pyplot(log):
+    """matplotlib's pyplot on the Agg backend, installed with pip first if missing."""
+    try:
+        import matplotlib
+    except ImportError:
+        log("matplotlib is missing; installing it with: pip install matplotlib")
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "matplotlib"], check=True,
+                       stdout=sys.stderr)
+        import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def finish_self_test(failures):
+    """Prints the self-test's outcome; returns the exit code."""
+    if failures:
+        for failure in failures:
+            print(f"self-test FAILED: {failure}", file=sys.stderr)
+        return 1
+    print("self-test passed")
+    return 0
+
+
+def main(argv, doc, report, self_test):
+    """`SCRIPT OUT_DIR` writes the report; `SCRIPT --self-test` checks the script on synthetic data."""
+    if len(argv) == 2 and argv[1] == "--self-test":
+        return self_test()
+    if len(argv) != 2 or argv[1].startswith("-"):
+        print(doc.strip(), file=sys.stderr)
+        return 2
+    return report(argv[1])
