@@ -13,10 +13,16 @@ import io.flashchunk.cache.index.ChunkEntry;
 import io.flashchunk.cache.index.ChunkKeys;
 import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.capi.CapiBlockDevice;
+import io.flashchunk.testing.Backend;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -195,7 +201,7 @@ class FlashChunkCacheTest {
         // larger than the flash: the allocator must keep finding runs, and rounding must waste little.
         try (CacheFixture fixture = CacheFixture.of(16L << 20, c -> c.queueBytes(8L << 20).allocationWaitMillis(2_000))) {
             FlashChunkCache cache = fixture.cache;
-            java.util.SplittableRandom random = new java.util.SplittableRandom(5);
+            SplittableRandom random = new SplittableRandom(5);
             int[] sizes = {4096, 16384, 65536};
             long offered = 0;
             for (int f = 0; f < 300; f++) {
@@ -319,9 +325,9 @@ class FlashChunkCacheTest {
                 cache.put(file, i * 4096L, ChunkContent.buffer(15, i * 4096L, 4096));
             }
             await("60 writes", () -> cache.stats().flashWrites() == 60);
-            io.flashchunk.device.BlockDevice device = cache.spaces().space(0).driver().device();
+            BlockDevice device = cache.spaces().space(0).driver().device();
             assertEquals(3, device.stats().maxInFlight(), "writes used exactly their share of the 16 slots");
-            assertEquals(3, ((io.flashchunk.device.capi.CapiBlockDevice) device).chunkStats().maxAsyncWritesInFlight());
+            assertEquals(3, ((CapiBlockDevice) device).chunkStats().maxAsyncWritesInFlight());
         }
     }
 
@@ -391,8 +397,8 @@ class FlashChunkCacheTest {
             await("two slow writes", () -> cache.stats().flashWrites() == 2);
 
             // Invalidated during the 200 ms read.
-            java.util.concurrent.CompletableFuture<CachedChunk> read =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> cache.get(file, 0));
+            CompletableFuture<CachedChunk> read =
+                    CompletableFuture.supplyAsync(() -> cache.get(file, 0));
             Thread.sleep(50);
             cache.invalidatePosition(file, 0);
             assertNull(read.get(), "a read of an entry that died meanwhile must fall back");
@@ -400,7 +406,7 @@ class FlashChunkCacheTest {
             // Moved during the read: the commit point of a migration, a new location with a new stamp.
             ChunkEntry entry = cache.index().peek(ChunkKeys.key(file.id(), 16384));
             long before = entry.location();
-            read = java.util.concurrent.CompletableFuture.supplyAsync(() -> cache.get(file, 16384));
+            read = CompletableFuture.supplyAsync(() -> cache.get(file, 16384));
             Thread.sleep(50);
             assertTrue(entry.compareAndSetLocation(before, ChunkLocation.moved(before, 0, ChunkLocation.lba(before))));
             assertNull(read.get(), "a read of an entry that moved meanwhile must fall back");
@@ -439,8 +445,8 @@ class FlashChunkCacheTest {
 
     @Test
     void migrationMovesHotChunksToTheIdleSpaceAndPreservesThem() throws Exception {
-        try (CacheFixture fixture = CacheFixture.of(java.util.List.of(io.flashchunk.testing.Backend.LIBAIO,
-                io.flashchunk.testing.Backend.LIBAIO), DEVICE_BYTES, c -> c.migrationBatch(1000))) {
+        try (CacheFixture fixture = CacheFixture.of(List.of(Backend.LIBAIO,
+                Backend.LIBAIO), DEVICE_BYTES, c -> c.migrationBatch(1000))) {
             FlashChunkCache cache = fixture.cache;
             CachedFile file = file(cache, "m");
             for (int i = 0; i < 40; i++) {
