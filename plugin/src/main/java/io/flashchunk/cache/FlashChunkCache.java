@@ -362,7 +362,7 @@ public final class FlashChunkCache implements AutoCloseable {
         metrics.flashHits.increment();
         metrics.recordFlashHit(System.nanoTime() - start);
         if (dram != null) {
-            dram.put(entry.key(), buffer);
+            keepInDram(entry, location, buffer);
             if (config.readAhead()) {
                 readAhead(entry, length);
             }
@@ -386,11 +386,23 @@ public final class FlashChunkCache implements AutoCloseable {
                 .whenComplete((ignored, failure) -> {
                     buffer.limit(ChunkLocation.length(location));
                     if (failure == null && next.location() == location && crc32c(buffer) == next.crc()) {
-                        dram.put(nextKey, buffer);
+                        keepInDram(next, location, buffer);
                         metrics.readAheads.increment();
                     }
                     pool.release(buffer);
                 });
+    }
+
+    /**
+     * Copies a verified chunk into the DRAM tier, and takes it out again if the entry moved or died
+     * meanwhile: an invalidation marks the entry dead before it clears the tier, so either this check
+     * sees it dead or the invalidation's clearing comes after this copy.
+     */
+    private void keepInDram(ChunkEntry entry, long location, ByteBuffer chunk) {
+        dram.put(entry.key(), chunk);
+        if (entry.location() != location) {
+            dram.invalidate(entry.key());
+        }
     }
 
     static int crc32c(ByteBuffer buffer) {
@@ -404,6 +416,16 @@ public final class FlashChunkCache implements AutoCloseable {
      * once; the chunk reaches flash in the background, or is dropped when the queue is full.
      */
     public void put(CachedFile file, long position, ByteBuffer chunk) {
+        put(file, position, chunk, System.nanoTime());
+    }
+
+    /**
+     * As {@link #put(CachedFile, long, ByteBuffer)}, for bytes whose read from the file started at
+     * {@code readStartedNanos} (System.nanoTime): if the position is invalidated after that, the bytes
+     * may be old and are not admitted. Callers that can race with {@link #invalidatePosition} pass the
+     * time taken before reading the file.
+     */
+    public void put(CachedFile file, long position, ByteBuffer chunk, long readStartedNanos) {
         long key = ChunkKeys.key(file.id(), position);
         int length = chunk.remaining();
         if (key < 0 || length == 0 || length > ChunkLocation.MAX_LENGTH || closed || file.isInvalidated()) {
@@ -416,7 +438,7 @@ public final class FlashChunkCache implements AutoCloseable {
             return;
         }
         try {
-            queue.offer(key, chunk);
+            queue.offer(key, chunk, readStartedNanos);
         } catch (RuntimeException e) {
             metrics.writeErrors.increment();
             getFailures.warn(LOG, "flash cache: a put failed, the chunk is not cached: {}", e.toString());
@@ -430,14 +452,16 @@ public final class FlashChunkCache implements AutoCloseable {
             throw new IllegalArgumentException("chunk position " + position + " of " + file.path()
                     + " is not a multiple of 4096");
         }
-        if (dram != null) {
-            dram.invalidate(key);
-        }
+        queue.invalidate(key);
         ChunkEntry removed = index.remove(key);
         if (removed != null) {
             // The file is still there: its last checkpoint may name this run, so it waits like an eviction's.
             metrics.invalidations.increment();
             releaseAfterCheckpoint(removed);
+        }
+        // After the entry is dead (see keepInDram), so no copy of the old bytes stays behind.
+        if (dram != null) {
+            dram.invalidate(key);
         }
     }
 

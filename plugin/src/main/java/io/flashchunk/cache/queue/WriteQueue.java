@@ -53,8 +53,14 @@ public final class WriteQueue implements AutoCloseable {
     private final Thread stage2Worker;
     private volatile boolean running = true;
 
-    private record StagedChunk(long key, ByteBuffer buffer, int length) {
+    private record StagedChunk(long key, ByteBuffer buffer, int length, long offeredNanos) {
     }
+
+    // When each chunk position was last invalidated: a put offered before that holds old bytes.
+    private final Map<Long, Long> invalidatedAt = new ConcurrentHashMap<>();
+    private static final long INVALIDATION_MEMORY_NANOS = TimeUnit.MINUTES.toNanos(10);
+    private static final long MAX_STAGE1_AGE_NANOS = TimeUnit.MINUTES.toNanos(5);
+    private long lastPruneNanos = System.nanoTime();
 
     /** A map key that is equal only to itself's entry (entries are equal by chunk key). */
     private record Identity(ChunkEntry entry) {
@@ -87,10 +93,11 @@ public final class WriteQueue implements AutoCloseable {
     }
 
     /**
-     * Queues a copy of {@code chunk} (position to limit) under {@code key}. Never blocks; returns
-     * false when the chunk was dropped because the queue is full.
+     * Queues a copy of {@code chunk} (position to limit) under {@code key}, read from its file from
+     * {@code readStartedNanos} (System.nanoTime) on. Never blocks; returns false when the chunk was
+     * dropped because the queue is full.
      */
-    public boolean offer(long key, ByteBuffer chunk) {
+    public boolean offer(long key, ByteBuffer chunk, long readStartedNanos) {
         int length = chunk.remaining();
         if (!reserve(length)) {
             metrics.droppedQueueFull.increment();
@@ -99,7 +106,7 @@ public final class WriteQueue implements AutoCloseable {
         ByteBuffer copy = pool.acquire(length);
         copy.put(0, chunk, chunk.position(), length);
         queuedChunks.incrementAndGet();
-        stage1.add(new StagedChunk(key, copy, length));
+        stage1.add(new StagedChunk(key, copy, length, readStartedNanos));
         return true;
     }
 
@@ -112,6 +119,29 @@ public final class WriteQueue implements AutoCloseable {
             if (queuedBytes.compareAndSet(current, current + length)) {
                 return true;
             }
+        }
+    }
+
+    /**
+     * The chunk at {@code key} changed in its file: puts of it offered until now hold old bytes and
+     * must not be admitted (Cassandra's early open rewrites the last chunk of a growing file). Call
+     * before removing the key from the index.
+     */
+    public void invalidate(long key) {
+        invalidatedAt.put(key, System.nanoTime());
+    }
+
+    private boolean offeredBeforeInvalidation(StagedChunk staged) {
+        Long at = invalidatedAt.get(staged.key());
+        return at != null && at - staged.offeredNanos() >= 0;
+    }
+
+    /** Forgets invalidations older than any chunk stage 1 still admits. */
+    private void pruneInvalidations() {
+        long now = System.nanoTime();
+        if (now - lastPruneNanos > TimeUnit.SECONDS.toNanos(10)) {
+            lastPruneNanos = now;
+            invalidatedAt.values().removeIf(at -> now - at > INVALIDATION_MEMORY_NANOS);
         }
     }
 
@@ -158,8 +188,10 @@ public final class WriteQueue implements AutoCloseable {
     }
 
     private void admit(StagedChunk staged, CRC32C crc) {
+        pruneInvalidations();
         int fileId = ChunkKeys.fileId(staged.key());
-        if (!files.isLive(fileId)) {
+        if (!files.isLive(fileId) || offeredBeforeInvalidation(staged)
+                || System.nanoTime() - staged.offeredNanos() > MAX_STAGE1_AGE_NANOS) {
             finish(staged.buffer(), staged.length(), null);
             return;
         }
@@ -173,8 +205,9 @@ public final class WriteQueue implements AutoCloseable {
             finish(staged.buffer(), staged.length(), null);
             return;
         }
-        // The file may have been invalidated while we inserted; its sweep may have missed us.
-        if (!files.isLive(fileId) && index.remove(entry)) {
+        // The file or this position may have been invalidated while we inserted; the invalidation
+        // may have looked before our entry was there.
+        if ((!files.isLive(fileId) || offeredBeforeInvalidation(staged)) && index.remove(entry)) {
             entry.markDead();
         }
         stage2.add(entry);
@@ -223,8 +256,18 @@ public final class WriteQueue implements AutoCloseable {
             return;
         }
         ByteBuffer blocks = buffer.duplicate().position(0).limit((length + 4095) & -4096);
-        allocation.space().driver().write(allocation.lba(), blocks).whenComplete((ignored, failure) ->
-                written(entry, pendingLocation, allocation, length, blocks, failure));
+        try {
+            allocation.space().driver().write(allocation.lba(), blocks).whenComplete((ignored, failure) ->
+                    written(entry, pendingLocation, allocation, length, blocks, failure));
+        } catch (InterruptedException | RuntimeException e) {
+            // Not started: give everything back, so neither the run nor the queue's bytes leak.
+            spaces.release(allocation.space(), allocation.lba(), order);
+            if (index.remove(entry)) {
+                entry.markDead();
+            }
+            finish(buffer, length, entry);
+            throw e;
+        }
     }
 
     private void written(ChunkEntry entry, long pendingLocation, Allocation allocation, int length, ByteBuffer blocks,
