@@ -189,10 +189,9 @@ public final class FlashChunkCache implements AutoCloseable {
             long location = image.location(i);
             int order = ChunkLocation.order(ChunkLocation.length(location));
             long lba = ChunkLocation.lba(location);
-            if (!valid.get(fileId) || !space.claim(lba, order)) {
+            if (!valid.get(fileId) || !space.claimRecovered(lba, order)) {
                 result[1]++;
             } else if (index.insertRecovered(new ChunkEntry(image.key(i), location, image.crc(i)))) {
-                space.markNamedByDurableCheckpoint(lba);
                 result[0]++;
                 result[2 + fileId]++;
             } else {

@@ -79,15 +79,6 @@ public final class AddressSpace {
         }
     }
 
-    /** Takes a specific run (recovery); false when any of its blocks is not free. */
-    public boolean claim(long lba, int order) {
-        lock.lock();
-        try {
-            return allocator.claim(lba - firstBlock, order);
-        } finally {
-            lock.unlock();
-        }
-    }
 
     /** Returns a run to the main free list at once: no checkpoint names it. */
     public void release(long lba, int order) {
@@ -132,11 +123,18 @@ public final class AddressSpace {
         }
     }
 
-    /** Recovery: the run belongs to an entry of the checkpoint just loaded, the newest durable one. */
-    public void markNamedByDurableCheckpoint(long lba) {
+    /**
+     * Recovery: takes the run of an entry of the checkpoint just loaded (the newest durable one, so
+     * the run is named by it), in one lock; false when any of its blocks is not free.
+     */
+    public boolean claimRecovered(long lba, int order) {
         lock.lock();
         try {
+            if (!allocator.claim(lba - firstBlock, order)) {
+                return false;
+            }
             named.set((int) (lba - firstBlock));
+            return true;
         } finally {
             lock.unlock();
         }
