@@ -424,12 +424,7 @@ def report(out_dir):
 def self_test():
     """Synthetic raw.jsonl with known medians and per-round ratios; exits non-zero on a mismatch."""
     failures = []
-
-    def check(what, got, want):
-        ok = (got is None and want is None) or (
-            got is not None and want is not None and abs(got - want) < 1e-9)
-        if not ok:
-            failures.append(f"{what}: got {got}, want {want}")
+    check = benchlib.checker(failures)
 
     lines = []
     for entries, bpc in ((1_000_000, 100.0), (10_000_000, 90.0)):

@@ -236,12 +236,7 @@ def report(out_dir):
 def self_test():
     """Synthetic raw.jsonl with known medians and per-repeat ratios; exits non-zero on a mismatch."""
     failures = []
-
-    def check(what, got, want):
-        ok = (got is None and want is None) or (
-            got is not None and want is not None and abs(got - want) < 1e-9)
-        if not ok:
-            failures.append(f"{what}: got {got}, want {want}")
+    check = benchlib.checker(failures)
 
     fio = {1: 1000.0, 2: 2000.0, 3: 1500.0}
     # libaio/fio per repeat = 0.9, 0.8, 1.0 -> median 0.9; median IOPS = 1500 (900, 1600, 1500).

@@ -28,6 +28,16 @@ def import_pyplot(log):
     return plt
 
 
+def checker(failures):
+    """A check(what, got, want) that records a failure unless got equals want (floats within 1e-9)."""
+    def check(what, got, want):
+        ok = (got is None and want is None) or (
+            got is not None and want is not None and abs(got - want) < 1e-9)
+        if not ok:
+            failures.append(f"{what}: got {got}, want {want}")
+    return check
+
+
 def finish_self_test(failures):
     """Prints the self-test's outcome; returns the exit code."""
     if failures:

@@ -67,10 +67,6 @@ public final class FileRegistry {
         return live;
     }
 
-    /** The live registration for a path, or null. */
-    public CachedFile lookup(String path) {
-        return byPath.get(path);
-    }
 
     /** Any registration, live or invalidated but not yet forgotten, by id. */
     public CachedFile byId(int id) {
