@@ -1,0 +1,599 @@
+#!/usr/bin/env bash
+# Runs a single Apache Cassandra 5.0.9 node built from Maven Central (cassandra-all and its
+# dependencies; there is no binary tarball there), on 127.0.0.1, out of one run directory.
+#
+#   cassandra-node.sh init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--force]
+#   cassandra-node.sh start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES]
+#   cassandra-node.sh stop DIR [--wait-seconds N]
+#   cassandra-node.sh kill DIR
+#   cassandra-node.sh status DIR
+#   cassandra-node.sh nodetool DIR ARGS...
+#   cassandra-node.sh cqlsh DIR ARGS...
+#   cassandra-node.sh classpath
+#
+# Files: scripts/cassandra/pom.xml (the classpath), cassandra.yaml.template, logback.xml.template,
+# logback-tools.xml, jvm17-server.options, jvm17-clients.options. Caches (git-ignored) under
+# scripts/cassandra/target/: classpath.txt and cqlsh-venv/.
+# A run directory DIR holds conf/ (cassandra.yaml, logback.xml, logback-tools.xml, ports.env and the
+# optional jvm-extra.options / jvm-tool-extra.options, one JVM option per line), data/, commitlog/,
+# saved_caches/, hints/, cdc_raw/, logs/ (system.log, stdout.log, gc.log) and cassandra.pid.
+set -euo pipefail
+
+PROG="cassandra-node.sh"
+SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CASS_DIR="$SCRIPTS_DIR/cassandra"
+TARGET_DIR="$CASS_DIR/target"
+CLASSPATH_FILE="$TARGET_DIR/classpath.txt"
+VENV_DIR="$TARGET_DIR/cqlsh-venv"
+CQLSH_PIP_SPEC="${CQLSH_PIP_SPEC:-cqlsh==6.2.2}"
+CGROUP_ROOT="${CASSANDRA_NODE_CGROUP_ROOT:-/sys/fs/cgroup/memory}"
+MAIN_CLASS="org.apache.cassandra.service.CassandraDaemon"
+RUN_SUBDIRS=(conf data commitlog saved_caches hints cdc_raw logs)
+
+die() {
+  echo "$PROG: error: $*" >&2
+  exit 1
+}
+
+note() {
+  echo "$PROG: $*"
+}
+
+usage() {
+  cat <<'EOF'
+usage: cassandra-node.sh COMMAND ...
+
+  init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--force]
+      create DIR/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs} and write conf/cassandra.yaml,
+      conf/logback.xml, conf/logback-tools.xml and conf/ports.env (defaults 9042, 7000, 7199).
+      Refuses to overwrite an existing conf/ without --force (data is never touched).
+  start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES]
+      start the node (heap -Xms=-Xmx=SIZE, default 1G) and wait up to N s (default 120) until its
+      CQL port accepts connections. With --cgroup, start it inside the cgroup v1 memory group
+      /sys/fs/cgroup/memory/NAME with memory.limit_in_bytes=BYTES (suffixes K, M, G allowed).
+      JVM options in DIR/conf/jvm-extra.options (one per line) are added last.
+  stop DIR [--wait-seconds N]
+      SIGTERM, then wait up to N s (default 60) for the process to end.
+  kill DIR
+      SIGKILL (crash tests).
+  status DIR
+      exit 0 and print the pid if the node runs, exit 3 if it does not.
+  nodetool DIR ARGS...
+      nodetool against DIR's JMX port (options in DIR/conf/jvm-tool-extra.options added).
+  cqlsh DIR ARGS...
+      cqlsh (from PyPI, installed once into scripts/cassandra/target/cqlsh-venv) on DIR's CQL port.
+  classpath
+      print Cassandra 5.0.9's runtime classpath (resolved with Maven on first use).
+EOF
+}
+
+# ---------------------------------------------------------------- helpers
+
+now_ns() { date +%s%N; }
+
+# elapsed seconds (one decimal) since a now_ns value
+elapsed_since() {
+  local start=$1 end
+  end=$(now_ns)
+  awk -v d="$((end - start))" 'BEGIN { printf "%.1f", d / 1e9 }'
+}
+
+check_port_number() {
+  local name=$1 value=$2
+  if ! [[ $value =~ ^[0-9]+$ ]] || [ "$value" -lt 1 ] || [ "$value" -gt 65535 ]; then
+    die "$name must be a port number 1-65535, got '$value'"
+  fi
+}
+
+check_positive_int() {
+  local name=$1 value=$2
+  if ! [[ $value =~ ^[0-9]+$ ]] || [ "$value" -lt 1 ]; then
+    die "$name must be a positive integer, got '$value'"
+  fi
+}
+
+# true if something accepts TCP connections on 127.0.0.1:PORT
+port_open() {
+  timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null
+}
+
+# absolute path of a directory argument (it need not exist yet)
+abs_dir() {
+  local d=$1
+  [ -n "$d" ] || die "missing run directory argument"
+  case "$d" in
+    *$'\n'* | *'"'* | *\\* | *'|'* | *'&'*) die "run directory '$d' contains a character the yaml template cannot take" ;;
+  esac
+  realpath -m -- "$d"
+}
+
+# DIR must exist and have been initialised
+require_initialised() {
+  local dir=$1
+  [ -d "$dir" ] || die "run directory $dir does not exist (create it with: $PROG init $dir)"
+  [ -f "$dir/conf/cassandra.yaml" ] || die "run directory $dir is not initialised: no conf/cassandra.yaml (run: $PROG init $dir)"
+  [ -f "$dir/conf/ports.env" ] || die "run directory $dir is not initialised: no conf/ports.env (run: $PROG init $dir)"
+}
+
+# sets NATIVE_PORT, STORAGE_PORT, JMX_PORT from DIR/conf/ports.env
+load_ports() {
+  local file="$1/conf/ports.env" key value
+  NATIVE_PORT="" STORAGE_PORT="" JMX_PORT=""
+  while IFS='=' read -r key value; do
+    case "$key" in
+      NATIVE_PORT) NATIVE_PORT=$value ;;
+      STORAGE_PORT) STORAGE_PORT=$value ;;
+      JMX_PORT) JMX_PORT=$value ;;
+    esac
+  done <"$file"
+  check_port_number "NATIVE_PORT in $file" "$NATIVE_PORT"
+  check_port_number "STORAGE_PORT in $file" "$STORAGE_PORT"
+  check_port_number "JMX_PORT in $file" "$JMX_PORT"
+}
+
+# appends the options of an options file (one per line, '#' comments) to the named array
+read_options_into() {
+  local file=$1 line
+  local -n _options_ref=$2
+  while IFS= read -r line || [ -n "$line" ]; do
+    line="${line#"${line%%[![:space:]]*}"}"
+    line="${line%"${line##*[![:space:]]}"}"
+    [ -z "$line" ] && continue
+    [[ $line == \#* ]] && continue
+    _options_ref+=("$line")
+  done <"$file"
+}
+
+JAVA_BIN=""
+require_java17() {
+  if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
+    JAVA_BIN="$JAVA_HOME/bin/java"
+  else
+    JAVA_BIN="$(command -v java || true)"
+  fi
+  [ -n "$JAVA_BIN" ] || die "no java found (set JAVA_HOME or put a Java 17 java on PATH; Debian: apt-get install openjdk-17-jdk-headless)"
+  local line version major
+  line="$("$JAVA_BIN" -version 2>&1 | head -n 1)"
+  version="$(sed -n 's/.*version "\([^"]*\)".*/\1/p' <<<"$line")"
+  major="${version%%.*}"
+  [ "$major" = "1" ] && major="$(cut -d. -f2 <<<"$version")"
+  [ "$major" = "17" ] || die "Cassandra 5.0.9 here runs on Java 17, but $JAVA_BIN is '${version:-$line}' (set JAVA_HOME to a JDK 17)"
+}
+
+# resolves (once) and prints nothing; sets CLASSPATH_VALUE
+CLASSPATH_VALUE=""
+ensure_classpath() {
+  mkdir -p "$TARGET_DIR"
+  exec 8>"$TARGET_DIR/.classpath.lock"
+  flock 8
+  local fresh=1 jar
+  if [ ! -s "$CLASSPATH_FILE" ] || [ "$CASS_DIR/pom.xml" -nt "$CLASSPATH_FILE" ]; then
+    fresh=0
+  else
+    local jars=()
+    IFS=":" read -r -a jars <"$CLASSPATH_FILE" || true
+    for jar in "${jars[@]}"; do
+      [ -f "$jar" ] || { fresh=0; break; }
+    done
+  fi
+  if [ "$fresh" = 0 ]; then
+    command -v mvn >/dev/null || die "mvn not found: Maven is needed once to resolve cassandra-all 5.0.9 (apt-get install maven)"
+    echo "$PROG: resolving cassandra-all 5.0.9 and its dependencies with Maven (first use only)" >&2
+    local log="$TARGET_DIR/classpath-mvn.log"
+    if ! mvn -B -q -f "$CASS_DIR/pom.xml" dependency:build-classpath \
+        -Dmdep.outputFile="$CLASSPATH_FILE.tmp" >"$log" 2>&1; then
+      tail -n 30 "$log" >&2
+      die "Maven could not resolve the Cassandra classpath (full log: $log)"
+    fi
+    [ -s "$CLASSPATH_FILE.tmp" ] || die "Maven wrote an empty classpath (log: $log)"
+    mv "$CLASSPATH_FILE.tmp" "$CLASSPATH_FILE"
+  fi
+  exec 8>&-
+  CLASSPATH_VALUE="$(cat "$CLASSPATH_FILE")"
+  [[ $CLASSPATH_VALUE == *cassandra-all-5.0.9.jar* ]] || die "classpath in $CLASSPATH_FILE lacks cassandra-all-5.0.9.jar (delete it and retry)"
+}
+
+# the jar of a dependency on the classpath, by file-name prefix
+classpath_jar() {
+  local prefix=$1 jar
+  local IFS=':'
+  for jar in $CLASSPATH_VALUE; do
+    case "$(basename "$jar")" in
+      "$prefix"*) echo "$jar"; return 0 ;;
+    esac
+  done
+  return 1
+}
+
+# pid in DIR/cassandra.pid if that process is alive, is a Cassandra daemon and belongs to DIR
+running_pid() {
+  local dir=$1 pid
+  [ -f "$dir/cassandra.pid" ] || return 1
+  pid="$(tr -dc '0-9' <"$dir/cassandra.pid")"
+  [ -n "$pid" ] || return 1
+  alive "$pid" || return 1
+  # (no pipe here: with pipefail, grep -q leaving early would fail the check)
+  grep -qzxF -- "-Dcassandra.config=file://$dir/conf/cassandra.yaml" "/proc/$pid/cmdline" 2>/dev/null || return 1
+  echo "$pid"
+}
+
+# true if pid exists and is not a zombie
+alive() {
+  local state
+  [ -r "/proc/$1/stat" ] || return 1
+  state="$(sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null || true)"
+  [ -n "$state" ] && [ "$state" != "Z" ]
+}
+
+# waits until pid is gone (or a zombie) for at most N seconds; true if gone
+wait_gone() {
+  local pid=$1 seconds=$2 deadline
+  deadline=$(($(date +%s) + seconds))
+  while alive "$pid"; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
+}
+
+# removes the cgroup the node was started in, if any and now empty
+release_cgroup() {
+  local dir=$1 name
+  [ -f "$dir/cassandra.cgroup" ] || return 0
+  name="$(cat "$dir/cassandra.cgroup")"
+  rm -f "$dir/cassandra.cgroup"
+  [ -n "$name" ] && [ -d "$CGROUP_ROOT/$name" ] || return 0
+  # the kernel lets go of a killed task's cgroup a moment after the task is gone
+  local tries=0
+  until rmdir "$CGROUP_ROOT/$name" 2>/dev/null; do
+    tries=$((tries + 1))
+    if [ "$tries" -ge 50 ]; then
+      note "cgroup $CGROUP_ROOT/$name still has processes; left in place"
+      return 0
+    fi
+    sleep 0.1
+  done
+}
+
+# converts 123, 512M, 2G, 2.5G to bytes
+to_bytes() {
+  local v=$1
+  [[ $v =~ ^([0-9]+(\.[0-9]+)?)([kKmMgG]?)$ ]] || die "--memory-limit must be bytes (optionally with K, M or G), got '$v'"
+  local num=${BASH_REMATCH[1]} unit=${BASH_REMATCH[3]} mult=1
+  case "$unit" in
+    k | K) mult=1024 ;;
+    m | M) mult=$((1024 * 1024)) ;;
+    g | G) mult=$((1024 * 1024 * 1024)) ;;
+  esac
+  awk -v n="$num" -v m="$mult" 'BEGIN { printf "%.0f", n * m }'
+}
+
+# ---------------------------------------------------------------- init
+
+cmd_init() {
+  [ $# -ge 1 ] || die "usage: $PROG init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--force]"
+  local dir native=9042 storage=7000 jmx=7199 force=0
+  dir="$(abs_dir "$1")"
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --native-port) [ $# -ge 2 ] || die "--native-port needs a value"; native=$2; shift 2 ;;
+      --storage-port) [ $# -ge 2 ] || die "--storage-port needs a value"; storage=$2; shift 2 ;;
+      --jmx-port) [ $# -ge 2 ] || die "--jmx-port needs a value"; jmx=$2; shift 2 ;;
+      --force) force=1; shift ;;
+      *) die "init: unknown option '$1'" ;;
+    esac
+  done
+  check_port_number --native-port "$native"
+  check_port_number --storage-port "$storage"
+  check_port_number --jmx-port "$jmx"
+  if [ "$native" = "$storage" ] || [ "$native" = "$jmx" ] || [ "$storage" = "$jmx" ]; then
+    die "the native ($native), storage ($storage) and JMX ($jmx) ports must differ"
+  fi
+  if [ -e "$dir/conf/cassandra.yaml" ] && [ "$force" = 0 ]; then
+    die "$dir is already initialised (conf/cassandra.yaml exists); use --force to rewrite its conf/"
+  fi
+  if [ "$force" = 1 ] && running_pid "$dir" >/dev/null; then
+    die "the node of $dir is running; stop it before rewriting its conf/"
+  fi
+  [ -f "$CASS_DIR/cassandra.yaml.template" ] || die "missing $CASS_DIR/cassandra.yaml.template"
+  local sub
+  for sub in "${RUN_SUBDIRS[@]}"; do
+    mkdir -p "$dir/$sub" || die "cannot create $dir/$sub"
+  done
+  local subst=(-e "s|@@DIR@@|$dir|g" -e "s|@@NATIVE_PORT@@|$native|g" -e "s|@@STORAGE_PORT@@|$storage|g")
+  sed "${subst[@]}" "$CASS_DIR/cassandra.yaml.template" >"$dir/conf/cassandra.yaml.tmp"
+  sed "${subst[@]}" "$CASS_DIR/logback.xml.template" >"$dir/conf/logback.xml"
+  cp "$CASS_DIR/logback-tools.xml" "$dir/conf/logback-tools.xml"
+  cat >"$dir/conf/ports.env" <<EOF
+NATIVE_PORT=$native
+STORAGE_PORT=$storage
+JMX_PORT=$jmx
+EOF
+  if grep -q '@@' "$dir/conf/cassandra.yaml.tmp"; then
+    die "unfilled placeholder in the generated yaml: $(grep -m1 '@@' "$dir/conf/cassandra.yaml.tmp")"
+  fi
+  mv "$dir/conf/cassandra.yaml.tmp" "$dir/conf/cassandra.yaml"
+  note "initialised $dir (CQL 127.0.0.1:$native, storage $storage, JMX $jmx)"
+}
+
+# ---------------------------------------------------------------- start
+
+cmd_start() {
+  [ $# -ge 1 ] || die "usage: $PROG start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES]"
+  local dir heap=1G wait_s=120 cgroup="" limit=""
+  dir="$(abs_dir "$1")"
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --heap) [ $# -ge 2 ] || die "--heap needs a value"; heap=$2; shift 2 ;;
+      --wait-seconds) [ $# -ge 2 ] || die "--wait-seconds needs a value"; wait_s=$2; shift 2 ;;
+      --cgroup) [ $# -ge 2 ] || die "--cgroup needs a value"; cgroup=$2; shift 2 ;;
+      --memory-limit) [ $# -ge 2 ] || die "--memory-limit needs a value"; limit=$2; shift 2 ;;
+      *) die "start: unknown option '$1'" ;;
+    esac
+  done
+  [[ $heap =~ ^[0-9]+[kKmMgG]?$ ]] || die "--heap must look like 512M or 1G, got '$heap'"
+  check_positive_int --wait-seconds "$wait_s"
+  if [ -n "$cgroup" ] || [ -n "$limit" ]; then
+    if [ -z "$cgroup" ] || [ -z "$limit" ]; then
+      die "--cgroup and --memory-limit go together"
+    fi
+    [[ $cgroup =~ ^[A-Za-z0-9_.-]+$ ]] || die "--cgroup NAME may only contain letters, digits, '.', '_' and '-', got '$cgroup'"
+    limit="$(to_bytes "$limit")"
+  fi
+  require_initialised "$dir"
+  load_ports "$dir"
+  local pid
+  if pid="$(running_pid "$dir")"; then
+    die "the node of $dir is already running (pid $pid)"
+  fi
+  rm -f "$dir/cassandra.pid"
+  local port what
+  for what in "native:$NATIVE_PORT" "storage:$STORAGE_PORT" "JMX:$JMX_PORT"; do
+    port=${what#*:}
+    if port_open "$port"; then
+      die "${what%%:*} port $port on 127.0.0.1 is already in use by another process (pick other ports: $PROG init $dir --force --native-port ...)"
+    fi
+  done
+  require_java17
+  ensure_classpath
+  local sub
+  for sub in "${RUN_SUBDIRS[@]}"; do
+    mkdir -p "$dir/$sub"
+  done
+
+  local opts=()
+  read_options_into "$CASS_DIR/jvm17-server.options" opts
+  opts+=("-Xms$heap" "-Xmx$heap")
+  opts+=("-XX:HeapDumpPath=$dir/logs" "-XX:OnOutOfMemoryError=kill -9 %p")
+  opts+=("-Xlog:gc=info,heap*=warning,safepoint=info:file=$dir/logs/gc.log:time,uptime,pid,tid,level:filecount=5,filesize=10485760")
+  local jamm
+  if jamm="$(classpath_jar jamm-)"; then
+    opts+=("-javaagent:$jamm")
+  fi
+  opts+=(
+    "-Dcassandra.jmx.local.port=$JMX_PORT"
+    "-Dcom.sun.management.jmxremote.authenticate=false"
+    "-Djava.rmi.server.hostname=127.0.0.1"
+    "-Dcassandra.config=file://$dir/conf/cassandra.yaml"
+    "-Dcassandra.storagedir=$dir/data"
+    "-Dcassandra.logdir=$dir/logs"
+    "-Dcassandra.triggers_dir=$dir/conf/triggers"
+    "-Dlogback.configurationFile=$dir/conf/logback.xml"
+    "-Dcassandra-foreground=yes"
+    # fast start of a fresh single node: no gossip settling, a short ring delay
+    "-Dcassandra.skip_wait_for_gossip_to_settle=0"
+    "-Dcassandra.ring_delay_ms=100"
+  )
+  if [ -f "$dir/conf/jvm-extra.options" ]; then
+    read_options_into "$dir/conf/jvm-extra.options" opts
+  fi
+  mkdir -p "$dir/conf/triggers"
+
+  if [ -n "$cgroup" ]; then
+    [ -d "$CGROUP_ROOT" ] || die "no cgroup v1 memory controller at $CGROUP_ROOT (needed for --cgroup)"
+    mkdir -p "$CGROUP_ROOT/$cgroup" || die "cannot create cgroup $CGROUP_ROOT/$cgroup (root needed)"
+    echo "$limit" >"$CGROUP_ROOT/$cgroup/memory.limit_in_bytes" \
+      || die "cannot set $CGROUP_ROOT/$cgroup/memory.limit_in_bytes to $limit"
+    echo "$cgroup" >"$dir/cassandra.cgroup"
+  else
+    rm -f "$dir/cassandra.cgroup"
+  fi
+
+  local outlog="$dir/logs/stdout.log"
+  [ -f "$outlog" ] && mv -f "$outlog" "$outlog.1"
+  {
+    echo "# $(date -Is) $PROG start $dir (heap $heap${cgroup:+, cgroup $cgroup limit $limit})"
+    printf '%q ' "$JAVA_BIN" "${opts[@]}" -cp "<classpath>" "$MAIN_CLASS"
+    echo
+  } >"$outlog"
+
+  local t0
+  t0=$(now_ns)
+  (
+    # survive the shell that started it; optionally move into the memory cgroup first
+    trap '' HUP
+    if [ -n "$cgroup" ]; then
+      echo "$BASHPID" >"$CGROUP_ROOT/$cgroup/cgroup.procs"
+    fi
+    export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-4}"
+    cd "$dir"
+    exec "$JAVA_BIN" "${opts[@]}" -cp "$CLASSPATH_VALUE" "$MAIN_CLASS"
+  ) </dev/null >>"$outlog" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/cassandra.pid"
+
+  local deadline=$(($(date +%s) + wait_s))
+  while :; do
+    if ! alive "$pid"; then
+      local rc=0
+      wait "$pid" || rc=$?
+      rm -f "$dir/cassandra.pid"
+      release_cgroup "$dir"
+      echo "---- tail of $outlog" >&2
+      tail -n 30 "$outlog" >&2 || true
+      if [ -f "$dir/logs/system.log" ]; then
+        echo "---- tail of $dir/logs/system.log" >&2
+        tail -n 30 "$dir/logs/system.log" >&2 || true
+      fi
+      die "Cassandra (pid $pid) exited with status $rc during start-up; see $outlog and $dir/logs/system.log"
+    fi
+    if port_open "$NATIVE_PORT"; then
+      break
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "---- tail of $dir/logs/system.log" >&2
+      tail -n 30 "$dir/logs/system.log" >&2 || true
+      die "CQL port $NATIVE_PORT did not open within $wait_s s; the node is still running as pid $pid (stop it with: $PROG stop $dir)"
+    fi
+    sleep 0.25
+  done
+  note "started pid $pid in $(elapsed_since "$t0") s (CQL 127.0.0.1:$NATIVE_PORT, JMX $JMX_PORT${cgroup:+, cgroup $cgroup limit $limit bytes})"
+}
+
+# ---------------------------------------------------------------- stop / kill / status
+
+cmd_stop() {
+  [ $# -ge 1 ] || die "usage: $PROG stop DIR [--wait-seconds N]"
+  local dir wait_s=60
+  dir="$(abs_dir "$1")"
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --wait-seconds) [ $# -ge 2 ] || die "--wait-seconds needs a value"; wait_s=$2; shift 2 ;;
+      *) die "stop: unknown option '$1'" ;;
+    esac
+  done
+  check_positive_int --wait-seconds "$wait_s"
+  [ -d "$dir" ] || die "run directory $dir does not exist"
+  local pid t0
+  if ! pid="$(running_pid "$dir")"; then
+    rm -f "$dir/cassandra.pid"
+    release_cgroup "$dir"
+    note "not running ($dir)"
+    return 0
+  fi
+  t0=$(now_ns)
+  kill -TERM "$pid" 2>/dev/null || true
+  if wait_gone "$pid" "$wait_s"; then
+    rm -f "$dir/cassandra.pid"
+    release_cgroup "$dir"
+    note "stopped pid $pid in $(elapsed_since "$t0") s"
+  else
+    die "pid $pid is still running $wait_s s after SIGTERM (force it with: $PROG kill $dir)"
+  fi
+}
+
+cmd_kill() {
+  [ $# -eq 1 ] || die "usage: $PROG kill DIR"
+  local dir pid
+  dir="$(abs_dir "$1")"
+  [ -d "$dir" ] || die "run directory $dir does not exist"
+  if ! pid="$(running_pid "$dir")"; then
+    rm -f "$dir/cassandra.pid"
+    release_cgroup "$dir"
+    note "not running ($dir)"
+    return 0
+  fi
+  kill -KILL "$pid" 2>/dev/null || true
+  wait_gone "$pid" 10 || die "pid $pid survived SIGKILL for 10 s"
+  rm -f "$dir/cassandra.pid"
+  release_cgroup "$dir"
+  note "killed pid $pid"
+}
+
+cmd_status() {
+  [ $# -eq 1 ] || die "usage: $PROG status DIR"
+  local dir pid
+  dir="$(abs_dir "$1")"
+  require_initialised "$dir"
+  load_ports "$dir"
+  if pid="$(running_pid "$dir")"; then
+    local cql=closed
+    port_open "$NATIVE_PORT" && cql=open
+    echo "running pid $pid (CQL 127.0.0.1:$NATIVE_PORT $cql, JMX $JMX_PORT)${dir:+ $dir}"
+    return 0
+  fi
+  echo "not running ($dir)"
+  return 3
+}
+
+# ---------------------------------------------------------------- tools
+
+cmd_nodetool() {
+  [ $# -ge 1 ] || die "usage: $PROG nodetool DIR ARGS..."
+  local dir
+  dir="$(abs_dir "$1")"
+  shift
+  require_initialised "$dir"
+  load_ports "$dir"
+  require_java17
+  ensure_classpath
+  local opts=()
+  read_options_into "$CASS_DIR/jvm17-clients.options" opts
+  opts+=(
+    "-Dcassandra.storagedir=$dir/data"
+    "-Dcassandra.logdir=$dir/logs"
+    "-Dcassandra.config=file://$dir/conf/cassandra.yaml"
+    "-Dlogback.configurationFile=$dir/conf/logback-tools.xml"
+  )
+  if [ -f "$dir/conf/jvm-tool-extra.options" ]; then
+    read_options_into "$dir/conf/jvm-tool-extra.options" opts
+  fi
+  exec "$JAVA_BIN" "${opts[@]}" -cp "$CLASSPATH_VALUE" org.apache.cassandra.tools.NodeTool \
+    -h 127.0.0.1 -p "$JMX_PORT" "$@"
+}
+
+ensure_cqlsh() {
+  mkdir -p "$TARGET_DIR"
+  exec 9>"$TARGET_DIR/.cqlsh.lock"
+  flock 9
+  if [ ! -x "$VENV_DIR/bin/cqlsh" ]; then
+    local py
+    py="$(command -v python3 || true)"
+    [ -n "$py" ] || die "python3 not found: cqlsh needs it (apt-get install python3 python3-venv)"
+    echo "$PROG: installing $CQLSH_PIP_SPEC from PyPI into $VENV_DIR (first use only)" >&2
+    rm -rf "$VENV_DIR"
+    local log="$TARGET_DIR/cqlsh-pip.log"
+    "$py" -m venv "$VENV_DIR" >"$log" 2>&1 \
+      || { cat "$log" >&2; rm -rf "$VENV_DIR"; die "cannot create a Python venv with $py (Debian: apt-get install python3-venv)"; }
+    "$VENV_DIR/bin/pip" install -q "$CQLSH_PIP_SPEC" >>"$log" 2>&1 \
+      || { tail -n 20 "$log" >&2; rm -rf "$VENV_DIR"; die "pip could not install $CQLSH_PIP_SPEC (log: $log)"; }
+  fi
+  exec 9>&-
+}
+
+cmd_cqlsh() {
+  [ $# -ge 1 ] || die "usage: $PROG cqlsh DIR ARGS..."
+  local dir
+  dir="$(abs_dir "$1")"
+  shift
+  require_initialised "$dir"
+  load_ports "$dir"
+  ensure_cqlsh
+  exec "$VENV_DIR/bin/cqlsh" "$@" 127.0.0.1 "$NATIVE_PORT"
+}
+
+cmd_classpath() {
+  [ $# -eq 0 ] || die "usage: $PROG classpath"
+  ensure_classpath
+  echo "$CLASSPATH_VALUE"
+}
+
+# ---------------------------------------------------------------- main
+
+[ $# -ge 1 ] || { usage >&2; exit 2; }
+command="$1"
+shift
+case "$command" in
+  init) cmd_init "$@" ;;
+  start) cmd_start "$@" ;;
+  stop) cmd_stop "$@" ;;
+  kill) cmd_kill "$@" ;;
+  status) cmd_status "$@" ;;
+  nodetool) cmd_nodetool "$@" ;;
+  cqlsh) cmd_cqlsh "$@" ;;
+  classpath) cmd_classpath "$@" ;;
+  -h | --help | help) usage ;;
+  *) usage >&2; die "unknown command '$command'" ;;
+esac

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# End-to-end test of scripts/cassandra-node.sh: a real Cassandra 5.0.9 node (heap 1G) in a temporary
+# run directory on free loopback ports. Creates a keyspace and an LZ4-compressed table with 16 KiB
+# chunks through cqlsh, writes rows, flushes, reads them back, checks `nodetool info` shows the chunk
+# cache, stops the node and checks the process is gone; also checks the launcher's refusals (conf
+# already there, node already running, port in use, not initialised). Needs java 17, mvn and python3
+# (the first run resolves cassandra-all from Maven Central and installs cqlsh from PyPI).
+# Ends with "N passed, N failed"; exits non-zero on the first failed check.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+node_sh="$repo/scripts/cassandra-node.sh"
+rows=300
+passed=0
+
+work="$(mktemp -d /tmp/test-cassandra-node.XXXXXX)"
+dir="$work/node"
+other="$work/other"
+
+cleanup() {
+  local rc=$?
+  if [ -f "$dir/cassandra.pid" ]; then
+    "$node_sh" kill "$dir" >/dev/null 2>&1 || true
+  fi
+  if [ -f "$other/cassandra.pid" ]; then
+    "$node_sh" kill "$other" >/dev/null 2>&1 || true
+  fi
+  if [ "$rc" -ne 0 ] && [ -d "$dir/logs" ]; then
+    echo "---- tail of $dir/logs/system.log" >&2
+    tail -n 40 "$dir/logs/system.log" >&2 2>/dev/null || true
+  fi
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  echo "$passed passed, 1 failed"
+  exit 1
+}
+
+ok() {
+  passed=$((passed + 1))
+  echo "ok $passed - $*"
+}
+
+# three free TCP ports on 127.0.0.1
+read -r native_port storage_port jmx_port < <(python3 - <<'EOF'
+import socket
+socks = []
+for _ in range(3):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+for s in socks:
+    s.close()
+EOF
+)
+echo "# run directory $dir, ports: native $native_port, storage $storage_port, JMX $jmx_port"
+
+# ---- refusals before anything exists
+if out="$("$node_sh" start "$dir" 2>&1)"; then fail "start on a missing run directory succeeded"; fi
+grep -q "does not exist" <<<"$out" || fail "start on a missing directory: unexpected message: $out"
+mkdir -p "$dir"
+if out="$("$node_sh" start "$dir" 2>&1)"; then fail "start on an uninitialised run directory succeeded"; fi
+grep -q "not initialised" <<<"$out" || fail "start on an uninitialised directory: unexpected message: $out"
+ok "start refuses a missing or uninitialised run directory"
+
+# ---- init
+"$node_sh" init "$dir" --native-port "$native_port" --storage-port "$storage_port" --jmx-port "$jmx_port" \
+  || fail "init"
+for sub in conf data commitlog saved_caches hints cdc_raw logs; do
+  [ -d "$dir/$sub" ] || fail "init did not create $dir/$sub"
+done
+for f in cassandra.yaml logback.xml ports.env; do
+  [ -s "$dir/conf/$f" ] || fail "init did not write conf/$f"
+done
+grep -q "^native_transport_port: $native_port\$" "$dir/conf/cassandra.yaml" || fail "yaml lacks the native port"
+grep -q "^file_cache_enabled: true\$" "$dir/conf/cassandra.yaml" || fail "yaml lacks file_cache_enabled: true"
+grep -q "\"$dir/data\"" "$dir/conf/cassandra.yaml" || fail "yaml lacks the data directory"
+if "$node_sh" init "$dir" --native-port "$native_port" >/dev/null 2>&1; then
+  fail "a second init without --force succeeded"
+fi
+ok "init writes the run directory and refuses to overwrite it"
+
+# ---- start
+start_out="$("$node_sh" start "$dir" --heap 1G --wait-seconds 240)" || fail "start: $start_out"
+echo "# $start_out"
+startup_s="$(sed -n 's/.* in \([0-9.]*\) s .*/\1/p' <<<"$start_out")"
+[ -n "$startup_s" ] || fail "start did not report its start-up time: $start_out"
+pid="$(cat "$dir/cassandra.pid")"
+kill -0 "$pid" 2>/dev/null || fail "no process $pid after start"
+grep -q "CassandraDaemon" "/proc/$pid/cmdline" || fail "pid $pid is not CassandraDaemon"
+grep -q -- "-Xmx1G" "/proc/$pid/cmdline" || fail "pid $pid does not run with -Xmx1G"
+status_out="$("$node_sh" status "$dir")" || fail "status of a running node: $status_out"
+grep -q "running pid $pid" <<<"$status_out" || fail "status does not report pid $pid: $status_out"
+ok "start: pid $pid answers CQL on 127.0.0.1:$native_port after $startup_s s"
+
+# ---- refusals while running
+if out="$("$node_sh" start "$dir" 2>&1)"; then fail "a second start of a running node succeeded"; fi
+grep -q "already running" <<<"$out" || fail "second start: unexpected message: $out"
+"$node_sh" init "$other" --native-port "$native_port" --storage-port "$((storage_port + 1))" \
+  --jmx-port "$((jmx_port + 1))" >/dev/null || fail "init of a second run directory"
+if out="$("$node_sh" start "$other" 2>&1)"; then fail "start on a native port in use succeeded"; fi
+grep -q "port $native_port .*in use" <<<"$out" || fail "start on a busy port: unexpected message: $out"
+ok "start refuses a running node and a port in use"
+
+# ---- schema through cqlsh
+cql() { "$node_sh" cqlsh "$dir" "$@"; }
+cql -e "CREATE KEYSPACE fc_test WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+        CREATE TABLE fc_test.kv (k int PRIMARY KEY, v text)
+          WITH compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 16};" \
+  || fail "cqlsh CREATE KEYSPACE/TABLE"
+compression="$(cql -e "SELECT compression FROM system_schema.tables WHERE keyspace_name = 'fc_test' AND table_name = 'kv';")" \
+  || fail "cqlsh SELECT compression"
+grep -q "LZ4Compressor" <<<"$compression" || fail "table is not LZ4-compressed: $compression"
+grep -q "'chunk_length_in_kb': '16'" <<<"$compression" || fail "chunk_length_in_kb is not 16: $compression"
+ok "cqlsh created an LZ4 table with 16 KiB chunks"
+
+# ---- writes, flush
+inserts="$work/inserts.cql"
+for ((i = 0; i < rows; i++)); do
+  printf "INSERT INTO fc_test.kv (k, v) VALUES (%d, 'value-%d-%s');\n" "$i" "$i" "$(printf 'x%.0s' {1..200})"
+done >"$inserts"
+cql -f "$inserts" || fail "cqlsh INSERTs"
+"$node_sh" nodetool "$dir" flush fc_test kv || fail "nodetool flush"
+data_files="$(find "$dir/data/fc_test" -name '*-Data.db' | wc -l)"
+[ "$data_files" -ge 1 ] || fail "no SSTable Data.db under $dir/data/fc_test after flush"
+ok "$rows rows written and flushed to $data_files SSTable(s)"
+
+# ---- reads
+count="$(cql -e "SELECT count(*) FROM fc_test.kv;" | awk '$1 ~ /^[0-9]+$/ { print $1 }')"
+[ "$count" = "$rows" ] || fail "SELECT count(*) gave '$count', expected $rows"
+row="$(cql -e "SELECT v FROM fc_test.kv WHERE k = 123;")" || fail "cqlsh SELECT k = 123"
+grep -q "value-123-xxxx" <<<"$row" || fail "row 123 read back wrong: $row"
+ok "rows read back (count $count, row 123 intact)"
+
+# ---- nodetool info shows the chunk cache
+info="$("$node_sh" nodetool "$dir" info)" || fail "nodetool info"
+chunk_line="$(grep "^Chunk Cache" <<<"$info")" || fail "nodetool info has no 'Chunk Cache' line: $info"
+grep -q "requests" <<<"$chunk_line" || fail "unexpected Chunk Cache line: $chunk_line"
+echo "# $chunk_line"
+ok "nodetool info prints the Chunk Cache line"
+
+# ---- stop
+stop_out="$("$node_sh" stop "$dir" --wait-seconds 60)" || fail "stop: $stop_out"
+echo "# $stop_out"
+grep -q "stopped pid $pid" <<<"$stop_out" || fail "stop did not stop pid $pid: $stop_out"
+state="$(awk '/^State:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)"
+case "$state" in
+  "" | Z | X) ;; # gone, or a zombie waiting for its (re)parent to reap it
+  *) fail "pid $pid still runs after stop (state $state)" ;;
+esac
+[ ! -e "$dir/cassandra.pid" ] || fail "cassandra.pid left behind after stop"
+if "$node_sh" status "$dir" >/dev/null; then fail "status says running after stop"; fi
+grep -q "Cassandra shutdown complete" "$dir/logs/system.log" || fail "system.log does not show a clean shutdown"
+ok "stop ended pid $pid cleanly"
+
+echo "# start-up to CQL: $startup_s s"
+echo "$passed passed, 0 failed"
