@@ -256,8 +256,19 @@ public final class FlashChunkCache implements AutoCloseable {
         return files.register(FileIdentity.of(path));
     }
 
+    /**
+     * The registration for the file with this identity. A registration of the same path whose file
+     * was replaced (another inode, or smaller) is invalidated first, so its chunks are never served
+     * for the new file; one whose file only grew (written, then read early) takes the new identity.
+     */
     public CachedFile registerFile(FileIdentity identity) {
-        return files.register(identity);
+        while (true) {
+            CachedFile file = files.register(identity);
+            if (file.identity().equals(identity) || files.refresh(file, identity)) {
+                return file;
+            }
+            invalidateFile(file);
+        }
     }
 
     /**

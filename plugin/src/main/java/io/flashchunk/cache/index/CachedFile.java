@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** A data file the cache knows, under the id its chunks' keys carry. */
 public final class CachedFile {
     private final int id;
-    private final FileIdentity identity;
+    private volatile FileIdentity identity;
     private final AtomicInteger entries = new AtomicInteger();
     private volatile boolean invalidated;
 
@@ -20,6 +20,14 @@ public final class CachedFile {
 
     public FileIdentity identity() {
         return identity;
+    }
+
+    /**
+     * The same file (same inode) has grown since it was registered: a file still being written is
+     * readable early, and its final identity is what the next checkpoint must record.
+     */
+    void grewTo(FileIdentity grown) {
+        identity = grown;
     }
 
     public String path() {

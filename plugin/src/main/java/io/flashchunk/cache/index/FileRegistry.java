@@ -37,6 +37,20 @@ public final class FileRegistry {
         });
     }
 
+    /**
+     * Records that the live registration {@code file} is the same file, grown to {@code grown}: same
+     * path and inode, no smaller. Returns false (and changes nothing) otherwise.
+     */
+    public boolean refresh(CachedFile file, FileIdentity grown) {
+        FileIdentity known = file.identity();
+        if (!known.path().equals(grown.path()) || known.inode() != grown.inode() || grown.sizeBytes() < known.sizeBytes()
+                || byPath.get(known.path()) != file) {
+            return false;
+        }
+        file.grewTo(grown);
+        return true;
+    }
+
     /** Registers a file recovered from a checkpoint under its recorded id; false if id or path is taken. */
     public boolean restore(int id, FileIdentity identity) {
         CachedFile file = new CachedFile(id, identity);
@@ -67,6 +81,15 @@ public final class FileRegistry {
         return live;
     }
 
+
+    /** The live registration of {@code path}, or null. */
+    public CachedFile registered(String path) {
+        return byPath.get(path);
+    }
+
+    public boolean isRegistered(String path) {
+        return byPath.containsKey(path);
+    }
 
     /** Any registration, live or invalidated but not yet forgotten, by id. */
     public CachedFile byId(int id) {

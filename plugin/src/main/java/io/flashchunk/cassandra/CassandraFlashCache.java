@@ -1,0 +1,156 @@
+package io.flashchunk.cassandra;
+
+import io.flashchunk.cache.CacheConfig;
+import io.flashchunk.cache.FlashChunkCache;
+import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cassandra.jmx.FlashChunkCacheMetrics;
+import io.flashchunk.device.BlockDevice;
+import java.io.IOException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import javax.management.JMException;
+import org.apache.cassandra.cache.ChunkCache;
+import org.apache.cassandra.io.util.ChunkReader;
+import org.apache.cassandra.io.util.FileHandle;
+import org.apache.cassandra.io.util.RebuffererFactory;
+import org.apache.cassandra.utils.memory.BufferPools;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The flash cache as Cassandra's chunk cache: what the agent's hooks on {@code ChunkCache} call
+ * once {@code chunk_cache_class} names this class and the cache has started. One per JVM.
+ */
+public final class CassandraFlashCache {
+    /** The value of {@code chunk_cache_class} that turns the flash cache on. */
+    public static final String CHUNK_CACHE_CLASS = CassandraFlashCache.class.getName();
+
+    private static final Logger LOG = LoggerFactory.getLogger(CassandraFlashCache.class);
+    private static final long RELEASE_CHECK_MILLIS = 500;
+
+    private static volatile CassandraFlashCache active;
+
+    private final FlashChunkCache cache;
+    private final SSTableFiles files;
+    private final ScheduledExecutorService releaseChecks;
+    private final LongAdder uncachedFiles = new LongAdder();
+    private volatile ChunkService chunks;
+
+    private CassandraFlashCache(FlashChunkCache cache) {
+        this.cache = cache;
+        this.files = new SSTableFiles(cache);
+        this.releaseChecks = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "flashchunk-released-files");
+            thread.setDaemon(true);
+            return thread;
+        });
+        releaseChecks.scheduleWithFixedDelay(this::checkReleasedQuietly, RELEASE_CHECK_MILLIS, RELEASE_CHECK_MILLIS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Opens the devices (recovering the last checkpoint) and makes this the chunk cache of the JVM.
+     * Called once, by the configuration loader, before Cassandra creates its ChunkCache.
+     */
+    public static synchronized CassandraFlashCache start(CacheConfig config) throws IOException {
+        if (active != null) {
+            return active;
+        }
+        CassandraFlashCache started = new CassandraFlashCache(FlashChunkCache.open(config));
+        try {
+            new FlashChunkCacheMetrics(started.cache, started::cacheFailures).register();
+        } catch (JMException | RuntimeException e) {
+            LOG.warn("flash chunk cache: its JMX bean could not be registered ({}); the cache runs without it", e.toString());
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(started::close, "flashchunk-shutdown"));
+        active = started;
+        LOG.info("flash chunk cache: serving Cassandra's chunk cache from {} device(s), capacity {} MiB, {} chunks "
+                + "recovered", config.devices().size(), started.cache.capacityBytes() >> 20, started.cache.entries());
+        return started;
+    }
+
+    /** The running flash cache, or null when Cassandra's own chunk cache is in charge. */
+    public static CassandraFlashCache active() {
+        return active;
+    }
+
+    public FlashChunkCache cache() {
+        return cache;
+    }
+
+    /**
+     * What {@code ChunkCache.wrap} returns for {@code reader}: a flash-cached rebufferer, or the reader
+     * itself (uncached) when its chunks cannot be cached (size below a block or above the largest).
+     */
+    RebuffererFactory wrap(ChunkCache stock, ChunkReader reader) throws IOException {
+        int chunkSize = reader.chunkSize();
+        if (chunkSize < BlockDevice.BLOCK_SIZE || chunkSize > ChunkLocation.MAX_LENGTH || Integer.bitCount(chunkSize) != 1) {
+            uncachedFiles.increment();
+            return reader;
+        }
+        CachedFile file = files.open(reader.channel().filePath());
+        return new FlashRebufferer(reader, file, chunks(stock));
+    }
+
+    void invalidatePosition(FileHandle handle, long position) {
+        if (handle.rebuffererFactory() instanceof FlashRebufferer rebufferer) {
+            rebufferer.invalidate(position);
+        }
+    }
+
+    void invalidateFile(String path) {
+        files.released(path);
+    }
+
+    long capacity() {
+        return cache.capacityBytes();
+    }
+
+    int size() {
+        return (int) Math.min(Integer.MAX_VALUE, cache.entries());
+    }
+
+    long weightedSize() {
+        return cache.weightedBytes();
+    }
+
+    long uncachedFiles() {
+        return uncachedFiles.sum();
+    }
+
+    /** Ends the cache with a final checkpoint (JVM shutdown, or Cassandra closing its chunk cache). */
+    void close() {
+        releaseChecks.shutdownNow();
+        cache.close();
+        LOG.info("flash chunk cache: closed after a final checkpoint; {}", cache.stats());
+    }
+
+    private long cacheFailures() {
+        ChunkService service = chunks;
+        return service == null ? 0 : service.cacheFailures();
+    }
+
+    private ChunkService chunks(ChunkCache stock) {
+        ChunkService service = chunks;
+        if (service == null) {
+            synchronized (this) {
+                if (chunks == null) {
+                    chunks = new ChunkService(cache, stock.metrics, BufferPools.forChunkCache());
+                }
+                service = chunks;
+            }
+        }
+        return service;
+    }
+
+    private void checkReleasedQuietly() {
+        try {
+            files.checkReleased();
+        } catch (RuntimeException e) {
+            LOG.warn("flash chunk cache: checking released files failed: {}", e.toString());
+        }
+    }
+}

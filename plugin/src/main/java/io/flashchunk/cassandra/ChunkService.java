@@ -1,0 +1,108 @@
+package io.flashchunk.cassandra;
+
+import io.flashchunk.cache.CachedChunk;
+import io.flashchunk.cache.FlashChunkCache;
+import io.flashchunk.cache.index.CachedFile;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.cassandra.io.util.ChunkReader;
+import org.apache.cassandra.io.util.Rebufferer.BufferHolder;
+import org.apache.cassandra.metrics.ChunkCacheMetrics;
+import org.apache.cassandra.utils.memory.BufferPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves Cassandra's chunk reads: a verified hit from the flash cache, else the chunk read from
+ * the SSTable and offered to the cache. Fails open: whatever goes wrong inside the cache becomes a
+ * plain SSTable read and a counter; only the SSTable's own errors reach Cassandra, as without us.
+ * Hits and misses are recorded in Cassandra's chunk-cache metrics (nodetool info, system_views).
+ */
+final class ChunkService {
+    private static final Logger LOG = LoggerFactory.getLogger(ChunkService.class);
+
+    private final FlashChunkCache cache;
+    private final ChunkCacheMetrics metrics;
+    private final BufferPool missBuffers;
+    private final LongAdder lengthMismatches = new LongAdder();
+    private final LongAdder cacheFailures = new LongAdder();
+
+    ChunkService(FlashChunkCache cache, ChunkCacheMetrics metrics, BufferPool missBuffers) {
+        this.cache = cache;
+        this.metrics = metrics;
+        this.missBuffers = missBuffers;
+    }
+
+    /** A hit holding exactly {@code expectedLength} bytes, or null. */
+    BufferHolder cached(CachedFile file, long chunkStart, int expectedLength) {
+        CachedChunk chunk;
+        try {
+            chunk = cache.get(file, chunkStart);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            failed("get", t);
+            return null;
+        }
+        if (chunk == null) {
+            return null;
+        }
+        if (chunk.length() != expectedLength) {
+            // Cached through a reader with another chunk size, or before the file grew: not this chunk.
+            chunk.release();
+            lengthMismatches.increment();
+            invalidate(file, chunkStart);
+            return null;
+        }
+        metrics.recordHits(1);
+        return new ChunkHolder(chunk.buffer(), chunkStart, chunk::release);
+    }
+
+    /** A miss: reads the chunk from the SSTable (its errors propagate) and offers it to the cache. */
+    BufferHolder load(ChunkReader source, CachedFile file, long chunkStart) {
+        ByteBuffer buffer = missBuffers.get(source.chunkSize(), source.preferredBufferType());
+        // Taken before the read: an invalidation after this instant keeps these bytes out.
+        long started = System.nanoTime();
+        try {
+            source.readChunk(chunkStart, buffer);
+        } catch (Throwable t) {
+            missBuffers.put(buffer);
+            throw t;
+        }
+        metrics.recordMisses(1);
+        metrics.recordLoadSuccess(System.nanoTime() - started);
+        try {
+            cache.put(file, chunkStart, buffer.duplicate(), started);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            failed("put", t);
+        }
+        return new ChunkHolder(buffer, chunkStart, () -> missBuffers.put(buffer));
+    }
+
+    void invalidate(CachedFile file, long chunkStart) {
+        try {
+            cache.invalidatePosition(file, chunkStart);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            failed("invalidatePosition", t);
+        }
+    }
+
+    long lengthMismatches() {
+        return lengthMismatches.sum();
+    }
+
+    long cacheFailures() {
+        return cacheFailures.sum();
+    }
+
+    private void failed(String operation, Throwable t) {
+        cacheFailures.increment();
+        if (cacheFailures.sum() <= 10) {
+            LOG.warn("flash chunk cache: {} failed, the SSTable is read instead: {}", operation, t.toString());
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package io.flashchunk.cassandra.config;
+
+import io.flashchunk.cache.CacheConfig;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.IoEngine;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Turns the {@code flash_chunk_cache} block of cassandra.yaml (as SnakeYAML parsed it) into a
+ * {@link CacheConfig}. Every error names the setting as the operator wrote it. Sizes are bytes or a
+ * number with a unit as Cassandra writes them ({@code 64MiB}); times are milliseconds or a number
+ * with a unit ({@code 300s}, {@code 5m}).
+ *
+ * <p>Free of Cassandra classes on purpose: the loader hands it plain maps, and tests do too.
+ */
+public final class CacheSettings {
+    /** The cassandra.yaml key of our block. */
+    public static final String BLOCK = "flash_chunk_cache";
+
+    private static final Set<String> KEYS = Set.of("devices", "capi_library", "queue_bytes", "max_writes_in_flight",
+            "read_timeout_ms", "allocation_wait_ms", "space_reserve_percent", "dram_tier_bytes", "read_ahead",
+            "checkpoint_interval_ms", "min_checkpoint_interval_ms", "strict", "maintenance_interval_ms",
+            "rebalance_factor", "migration_batch");
+    private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library");
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+
+    private CacheSettings() {
+    }
+
+    /**
+     * Whether {@code block} asks for strict mode, read leniently: a block too malformed to parse
+     * cannot ask for anything, so it counts as not strict.
+     */
+    public static boolean isStrict(Object block) {
+        return block instanceof Map<?, ?> map && Boolean.TRUE.equals(map.get("strict"));
+    }
+
+    /** Parses and validates the block; throws {@link IllegalArgumentException} naming the bad setting. */
+    public static CacheConfig parse(Object block) {
+        if (!(block instanceof Map<?, ?> map)) {
+            throw new IllegalArgumentException(BLOCK + ": must be a block of settings (key: value lines), got "
+                    + describe(block));
+        }
+        rejectUnknown(BLOCK, map, KEYS);
+        CacheConfig.Builder builder = CacheConfig.builder();
+        String defaultLibrary = map.containsKey("capi_library")
+                ? string(BLOCK + ".capi_library", map.get("capi_library")) : DeviceSpec.DEFAULT_CAPI_LIBRARY;
+        Object devices = map.get("devices");
+        if (!(devices instanceof List<?> list) || list.isEmpty()) {
+            throw new IllegalArgumentException(BLOCK + ".devices: a list of at least one device (- path: ..., capacity: ...)"
+                    + " is required, got " + describe(devices));
+        }
+        for (int i = 0; i < list.size(); i++) {
+            builder.device(device(BLOCK + ".devices[" + i + "]", list.get(i), defaultLibrary));
+        }
+        String at = BLOCK + ".";
+        if (map.containsKey("queue_bytes")) {
+            builder.queueBytes(size(at + "queue_bytes", map.get("queue_bytes")));
+        }
+        if (map.containsKey("max_writes_in_flight")) {
+            builder.maxWritesInFlight(intValue(at + "max_writes_in_flight", map.get("max_writes_in_flight")));
+        }
+        if (map.containsKey("read_timeout_ms")) {
+            builder.readTimeoutMillis(millis(at + "read_timeout_ms", map.get("read_timeout_ms")));
+        }
+        if (map.containsKey("allocation_wait_ms")) {
+            builder.allocationWaitMillis(millis(at + "allocation_wait_ms", map.get("allocation_wait_ms")));
+        }
+        if (map.containsKey("space_reserve_percent")) {
+            builder.spaceReservePercent(number(at + "space_reserve_percent", map.get("space_reserve_percent")));
+        }
+        if (map.containsKey("dram_tier_bytes")) {
+            builder.dramTierBytes(size(at + "dram_tier_bytes", map.get("dram_tier_bytes")));
+        }
+        if (map.containsKey("read_ahead")) {
+            builder.readAhead(bool(at + "read_ahead", map.get("read_ahead")));
+        }
+        if (map.containsKey("checkpoint_interval_ms")) {
+            builder.checkpointIntervalMillis(millis(at + "checkpoint_interval_ms", map.get("checkpoint_interval_ms")));
+        }
+        if (map.containsKey("min_checkpoint_interval_ms")) {
+            builder.minCheckpointIntervalMillis(millis(at + "min_checkpoint_interval_ms",
+                    map.get("min_checkpoint_interval_ms")));
+        }
+        if (map.containsKey("strict")) {
+            builder.strict(bool(at + "strict", map.get("strict")));
+        }
+        if (map.containsKey("maintenance_interval_ms")) {
+            builder.maintenanceIntervalMillis(millis(at + "maintenance_interval_ms", map.get("maintenance_interval_ms")));
+        }
+        if (map.containsKey("rebalance_factor")) {
+            builder.rebalanceFactor(number(at + "rebalance_factor", map.get("rebalance_factor")));
+        }
+        if (map.containsKey("migration_batch")) {
+            builder.migrationBatch(intValue(at + "migration_batch", map.get("migration_batch")));
+        }
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            // CacheConfig names settings without the block; operators look for the full key.
+            throw new IllegalArgumentException(at + e.getMessage(), e);
+        }
+    }
+
+    private static DeviceSpec device(String at, Object value, String defaultLibrary) {
+        if (!(value instanceof Map<?, ?> map)) {
+            throw new IllegalArgumentException(at + ": must be a block with path (and capacity, engine, queue_depth), got "
+                    + describe(value));
+        }
+        rejectUnknown(at, map, DEVICE_KEYS);
+        if (map.get("path") == null) {
+            throw new IllegalArgumentException(at + ".path: is required (a block device or a file)");
+        }
+        String path = string(at + ".path", map.get("path"));
+        long capacity = map.containsKey("capacity") ? size(at + ".capacity", map.get("capacity")) : 0;
+        IoEngine engine = map.containsKey("engine")
+                ? IoEngine.parse(at + ".engine", string(at + ".engine", map.get("engine"))) : IoEngine.AUTO;
+        int queueDepth = map.containsKey("queue_depth")
+                ? intValue(at + ".queue_depth", map.get("queue_depth")) : DeviceSpec.DEFAULT_QUEUE_DEPTH;
+        String library = map.containsKey("capi_library") ? string(at + ".capi_library", map.get("capi_library"))
+                : defaultLibrary;
+        try {
+            return new DeviceSpec(Path.of(path), capacity, engine, queueDepth, library, false);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(at + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void rejectUnknown(String at, Map<?, ?> map, Set<String> known) {
+        Set<String> unknown = new LinkedHashSet<>();
+        for (Object key : map.keySet()) {
+            if (!known.contains(String.valueOf(key))) {
+                unknown.add(String.valueOf(key));
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException(at + ": unknown setting" + (unknown.size() > 1 ? "s " : " ") + unknown
+                    + "; known: " + known.stream().sorted().toList());
+        }
+    }
+
+    static long size(String setting, Object value) {
+        if (value instanceof Integer || value instanceof Long) {
+            return ((Number) value).longValue();
+        }
+        Matcher m = value instanceof String s ? SIZE.matcher(s.trim()) : null;
+        if (m == null || !m.matches()) {
+            throw new IllegalArgumentException(setting + ": '" + value + "' is not a size; write bytes or a number with"
+                    + " B, KiB, MiB, GiB or TiB (e.g. 64GiB)");
+        }
+        int shift = switch (m.group(2) == null ? "B" : m.group(2)) {
+            case "KiB" -> 10;
+            case "MiB" -> 20;
+            case "GiB" -> 30;
+            case "TiB" -> 40;
+            default -> 0;
+        };
+        try {
+            long number = Long.parseLong(m.group(1));
+            if (number > (Long.MAX_VALUE >> shift)) {
+                throw new NumberFormatException();
+            }
+            return number << shift;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(setting + ": '" + value + "' is too large", e);
+        }
+    }
+
+    static long millis(String setting, Object value) {
+        if (value instanceof Integer || value instanceof Long) {
+            return ((Number) value).longValue();
+        }
+        Matcher m = value instanceof String s ? DURATION.matcher(s.trim()) : null;
+        if (m == null || !m.matches()) {
+            throw new IllegalArgumentException(setting + ": '" + value + "' is not a duration; write milliseconds or a"
+                    + " number with ms, s, m or h (e.g. 300s)");
+        }
+        long unit = switch (m.group(2) == null ? "ms" : m.group(2)) {
+            case "s" -> 1_000;
+            case "m" -> 60_000;
+            case "h" -> 3_600_000;
+            default -> 1;
+        };
+        try {
+            return Math.multiplyExact(Long.parseLong(m.group(1)), unit);
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw new IllegalArgumentException(setting + ": '" + value + "' is too large", e);
+        }
+    }
+
+    private static int intValue(String setting, Object value) {
+        if (value instanceof Integer i) {
+            return i;
+        }
+        throw new IllegalArgumentException(setting + ": '" + value + "' is not a whole number");
+    }
+
+    private static double number(String setting, Object value) {
+        if (value instanceof Number n) {
+            return n.doubleValue();
+        }
+        throw new IllegalArgumentException(setting + ": '" + value + "' is not a number");
+    }
+
+    private static boolean bool(String setting, Object value) {
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        throw new IllegalArgumentException(setting + ": '" + value + "' is not true or false");
+    }
+
+    private static String string(String setting, Object value) {
+        if (value instanceof String s && !s.isBlank()) {
+            return s.trim();
+        }
+        throw new IllegalArgumentException(setting + ": must be a non-empty string, got " + describe(value));
+    }
+
+    private static String describe(Object value) {
+        if (value == null) {
+            return "nothing";
+        }
+        String kind = value instanceof Map ? "a block" : value instanceof List ? "a list"
+                : value.getClass().getSimpleName().toLowerCase(Locale.ROOT);
+        return kind + " '" + value + "'";
+    }
+}

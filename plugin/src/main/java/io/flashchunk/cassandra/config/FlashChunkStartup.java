@@ -1,0 +1,81 @@
+package io.flashchunk.cassandra.config;
+
+import io.flashchunk.cache.CacheConfig;
+import io.flashchunk.cassandra.CassandraFlashCache;
+import io.flashchunk.cassandra.agent.FlashChunkAgent;
+import org.apache.cassandra.exceptions.ConfigurationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides, once per JVM, whether the flash cache runs, from {@code chunk_cache_class} and the
+ * {@code flash_chunk_cache} block. Every problem is one log line naming the setting; the node then
+ * runs with Cassandra's own chunk cache, unless the block says {@code strict: true}, in which case
+ * Cassandra refuses to start with the same message.
+ */
+final class FlashChunkStartup {
+    static final String CHUNK_CACHE_CLASS_KEY = "chunk_cache_class";
+    static final String STOCK_CHUNK_CACHE_CLASS = "org.apache.cassandra.cache.ChunkCache";
+
+    private static final Logger LOG = LoggerFactory.getLogger(FlashChunkStartup.class);
+
+    private static Boolean decided;
+
+    private FlashChunkStartup() {
+    }
+
+    /** True when the flash cache runs in this JVM; the first call decides (and starts it). */
+    static synchronized boolean startOnce(Object chunkCacheClass, Object block) {
+        if (decided == null) {
+            decided = decide(chunkCacheClass, block);
+        }
+        return decided;
+    }
+
+    private static boolean decide(Object chunkCacheClass, Object block) {
+        boolean strict = CacheSettings.isStrict(block);
+        if (chunkCacheClass == null || STOCK_CHUNK_CACHE_CLASS.equals(chunkCacheClass)) {
+            if (block != null) {
+                LOG.warn("{} is set but {} does not name {}: the flash cache is off", CacheSettings.BLOCK,
+                        CHUNK_CACHE_CLASS_KEY, CassandraFlashCache.CHUNK_CACHE_CLASS);
+            }
+            return false;
+        }
+        if (!CassandraFlashCache.CHUNK_CACHE_CLASS.equals(chunkCacheClass)) {
+            return refuse(strict, CHUNK_CACHE_CLASS_KEY + ": unknown chunk cache class '" + chunkCacheClass
+                    + "'; expected " + CassandraFlashCache.CHUNK_CACHE_CLASS + " or " + STOCK_CHUNK_CACHE_CLASS);
+        }
+        if (!FlashChunkAgent.isInstalled()) {
+            if (isCassandraDaemon()) {
+                return refuse(strict, CHUNK_CACHE_CLASS_KEY + " names the flash cache, but this JVM has no "
+                        + "-javaagent:<path>/flashchunk-cassandra.jar");
+            }
+            return false; // an offline tool: it only needs the yaml without our keys
+        }
+        CacheConfig config;
+        try {
+            config = CacheSettings.parse(block);
+        } catch (IllegalArgumentException e) {
+            return refuse(strict, e.getMessage());
+        }
+        try {
+            CassandraFlashCache.start(config);
+            return true;
+        } catch (Exception e) {
+            return refuse(config.strict(), CacheSettings.BLOCK + ": the cache could not start: " + e.getMessage());
+        }
+    }
+
+    private static boolean refuse(boolean strict, String problem) {
+        if (strict) {
+            throw new ConfigurationException("flash chunk cache (strict: true): " + problem, false);
+        }
+        LOG.error("flash chunk cache disabled, Cassandra's own chunk cache is used: {}", problem);
+        return false;
+    }
+
+    private static boolean isCassandraDaemon() {
+        return StackWalker.getInstance().walk(frames -> frames.anyMatch(
+                frame -> frame.getClassName().equals("org.apache.cassandra.service.CassandraDaemon")));
+    }
+}

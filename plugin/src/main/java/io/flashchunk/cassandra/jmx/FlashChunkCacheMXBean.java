@@ -1,0 +1,68 @@
+package io.flashchunk.cassandra.jmx;
+
+/**
+ * The flash cache's own figures over JMX ({@code io.flashchunk:type=FlashChunkCache}), beside the
+ * chunk-cache line Cassandra shows in nodetool info. Counters are since the node started.
+ */
+public interface FlashChunkCacheMXBean {
+    long getHits();
+
+    long getFlashHits();
+
+    long getMemoryHits();
+
+    long getDramHits();
+
+    long getMisses();
+
+    double getHitRate();
+
+    long getEntries();
+
+    long getCapacityBytes();
+
+    long getUsedBytes();
+
+    long getPuts();
+
+    long getDroppedQueueFull();
+
+    long getDroppedEvictedBeforeWrite();
+
+    long getDroppedNoSpace();
+
+    long getFlashBytesRead();
+
+    long getFlashBytesWritten();
+
+    long getChecksumErrors();
+
+    long getReadErrors();
+
+    long getWriteErrors();
+
+    long getReadTimeouts();
+
+    long getEvictions();
+
+    long getInvalidations();
+
+    long getCheckpoints();
+
+    long getCheckpointFailures();
+
+    long getLastCheckpointSequence();
+
+    long getRecoveredEntries();
+
+    long getQueuedBytes();
+
+    /** Reads the adapter had to serve from the SSTable because the cache failed (fail-open). */
+    long getCacheFailures();
+
+    /** Every counter on one line. */
+    String getSummary();
+
+    /** Writes a checkpoint now; returns a one-line account of it. */
+    String checkpoint();
+}

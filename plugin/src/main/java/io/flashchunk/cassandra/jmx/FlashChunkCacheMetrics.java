@@ -1,0 +1,187 @@
+package io.flashchunk.cassandra.jmx;
+
+import io.flashchunk.cache.CacheStats;
+import io.flashchunk.cache.FlashChunkCache;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.util.function.LongSupplier;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+/** The MXBean over one running cache; each getter takes a fresh snapshot (cheap: counters only). */
+public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
+    public static final String OBJECT_NAME = "io.flashchunk:type=FlashChunkCache";
+
+    private final FlashChunkCache cache;
+    private final LongSupplier cacheFailures;
+
+    public FlashChunkCacheMetrics(FlashChunkCache cache, LongSupplier cacheFailures) {
+        this.cache = cache;
+        this.cacheFailures = cacheFailures;
+    }
+
+    /** Registers on the platform MBean server (the one Cassandra's JMX port serves), replacing a stale one. */
+    public ObjectName register() throws JMException {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = new ObjectName(OBJECT_NAME);
+        if (server.isRegistered(name)) {
+            server.unregisterMBean(name);
+        }
+        server.registerMBean(this, name);
+        return name;
+    }
+
+    private CacheStats stats() {
+        return cache.stats();
+    }
+
+    @Override
+    public long getHits() {
+        return stats().hits();
+    }
+
+    @Override
+    public long getFlashHits() {
+        return stats().flashHits();
+    }
+
+    @Override
+    public long getMemoryHits() {
+        return stats().memoryHits();
+    }
+
+    @Override
+    public long getDramHits() {
+        return stats().dramHits();
+    }
+
+    @Override
+    public long getMisses() {
+        return stats().misses();
+    }
+
+    @Override
+    public double getHitRate() {
+        return stats().hitRate();
+    }
+
+    @Override
+    public long getEntries() {
+        return cache.entries();
+    }
+
+    @Override
+    public long getCapacityBytes() {
+        return cache.capacityBytes();
+    }
+
+    @Override
+    public long getUsedBytes() {
+        return cache.weightedBytes();
+    }
+
+    @Override
+    public long getPuts() {
+        return stats().puts();
+    }
+
+    @Override
+    public long getDroppedQueueFull() {
+        return stats().droppedQueueFull();
+    }
+
+    @Override
+    public long getDroppedEvictedBeforeWrite() {
+        return stats().droppedEvictedBeforeWrite();
+    }
+
+    @Override
+    public long getDroppedNoSpace() {
+        return stats().droppedNoSpace();
+    }
+
+    @Override
+    public long getFlashBytesRead() {
+        return stats().flashBytesRead();
+    }
+
+    @Override
+    public long getFlashBytesWritten() {
+        return stats().flashBytesWritten();
+    }
+
+    @Override
+    public long getChecksumErrors() {
+        return stats().checksumErrors();
+    }
+
+    @Override
+    public long getReadErrors() {
+        return stats().readErrors();
+    }
+
+    @Override
+    public long getWriteErrors() {
+        return stats().writeErrors();
+    }
+
+    @Override
+    public long getReadTimeouts() {
+        return stats().readTimeouts();
+    }
+
+    @Override
+    public long getEvictions() {
+        return stats().evictions();
+    }
+
+    @Override
+    public long getInvalidations() {
+        return stats().invalidations();
+    }
+
+    @Override
+    public long getCheckpoints() {
+        return stats().checkpoints();
+    }
+
+    @Override
+    public long getCheckpointFailures() {
+        return stats().checkpointFailures();
+    }
+
+    @Override
+    public long getLastCheckpointSequence() {
+        return stats().lastCheckpointSequence();
+    }
+
+    @Override
+    public long getRecoveredEntries() {
+        return stats().recoveredEntries();
+    }
+
+    @Override
+    public long getQueuedBytes() {
+        return stats().queuedBytes();
+    }
+
+    @Override
+    public long getCacheFailures() {
+        return cacheFailures.getAsLong();
+    }
+
+    @Override
+    public String getSummary() {
+        return stats().toString();
+    }
+
+    @Override
+    public String checkpoint() {
+        try {
+            return String.valueOf(cache.checkpoint());
+        } catch (IOException | RuntimeException e) {
+            return "checkpoint failed: " + e;
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.flashchunk.cassandra.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.cache.CacheConfig;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.IoEngine;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+class CacheSettingsTest {
+
+    /** The block as an operator writes it in cassandra.yaml, parsed the way the loader parses it. */
+    private static Object block(String yaml) {
+        Map<?, ?> root = new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
+        return root.get(CacheSettings.BLOCK);
+    }
+
+    private static String error(String yaml) {
+        return assertThrows(IllegalArgumentException.class, () -> CacheSettings.parse(block(yaml))).getMessage();
+    }
+
+    @Test
+    void everySettingIsRead() {
+        CacheConfig config = CacheSettings.parse(block("""
+                flash_chunk_cache:
+                  capi_library: /opt/capi/libcflsh_block.so
+                  devices:
+                    - path: /dev/nvme0n1
+                      capacity: 64GiB
+                      engine: libaio
+                      queue_depth: 64
+                    - path: /dev/sg1
+                      engine: capi
+                      capi_library: /other/lib.so
+                  queue_bytes: 128MiB
+                  max_writes_in_flight: 4
+                  read_timeout_ms: 150
+                  allocation_wait_ms: 2s
+                  space_reserve_percent: 12.5
+                  dram_tier_bytes: 256MiB
+                  read_ahead: true
+                  checkpoint_interval_ms: 5m
+                  min_checkpoint_interval_ms: 30000
+                  strict: true
+                  maintenance_interval_ms: 1s
+                  rebalance_factor: 2
+                  migration_batch: 16
+                """));
+        assertEquals(List.of(
+                new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false),
+                new DeviceSpec(Path.of("/dev/sg1"), 0, IoEngine.CAPI, 32, "/other/lib.so", false)), config.devices());
+        assertEquals(128L << 20, config.queueBytes());
+        assertEquals(4, config.maxWritesInFlight());
+        assertEquals(150, config.readTimeoutMillis());
+        assertEquals(2000, config.allocationWaitMillis());
+        assertEquals(12.5, config.spaceReservePercent());
+        assertEquals(256L << 20, config.dramTierBytes());
+        assertTrue(config.readAhead());
+        assertEquals(300_000, config.checkpointIntervalMillis());
+        assertEquals(30_000, config.minCheckpointIntervalMillis());
+        assertTrue(config.strict());
+        assertEquals(1000, config.maintenanceIntervalMillis());
+        assertEquals(2.0, config.rebalanceFactor());
+        assertEquals(16, config.migrationBatch());
+    }
+
+    @Test
+    void defaultsNeedOnlyADevicePath() {
+        CacheConfig config = CacheSettings.parse(block("""
+                flash_chunk_cache:
+                  devices:
+                    - path: /var/lib/flash.img
+                """));
+        CacheConfig defaults = CacheConfig.builder().device(DeviceSpec.of(Path.of("/var/lib/flash.img"))).build();
+        assertEquals(defaults, config);
+        assertFalse(config.strict());
+    }
+
+    @Test
+    void badSettingsAreNamedWithTheirFullKey() {
+        assertEquals("flash_chunk_cache: must be a block of settings (key: value lines), got string 'yes please'",
+                error("flash_chunk_cache: yes please"));
+        assertTrue(error("flash_chunk_cache:\n  queue_bytes: 1MiB\n").startsWith(
+                "flash_chunk_cache.devices: a list of at least one device"));
+        assertEquals("flash_chunk_cache.devices[0].path: is required (a block device or a file)",
+                error("flash_chunk_cache:\n  devices:\n    - capacity: 1GiB\n"));
+        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      engine: spdk\n")
+                .startsWith("flash_chunk_cache.devices[0].engine: unknown engine 'spdk'; expected one of auto, libaio"));
+        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      capacity: 12XB\n")
+                .startsWith("flash_chunk_cache.devices[0].capacity: '12XB' is not a size"));
+        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      capcity: 1GiB\n")
+                .startsWith("flash_chunk_cache.devices[0]: unknown setting [capcity]"));
+        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n  queue_byte: 1\n  strct: true\n")
+                .startsWith("flash_chunk_cache: unknown settings [queue_byte, strct]"));
+        assertEquals("flash_chunk_cache.queue_bytes: must be positive, got 0",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n  queue_bytes: 0\n"));
+        assertEquals("flash_chunk_cache.read_timeout_ms: '1 week' is not a duration; write milliseconds or a number with"
+                + " ms, s, m or h (e.g. 300s)", error("flash_chunk_cache:\n  devices:\n    - path: /x\n  read_timeout_ms: 1 week\n"));
+        assertEquals("flash_chunk_cache.strict: 'maybe' is not true or false",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n  strict: maybe\n"));
+        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n    - path: /x\n")
+                .startsWith("flash_chunk_cache.devices[1].path: /x is listed twice"));
+        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      queue_depth: 0\n")
+                .startsWith("flash_chunk_cache.devices[0]: queue depth for device /x must be 1..4096, got 0"));
+    }
+
+    @Test
+    void sizesAndDurations() {
+        assertEquals(4096, CacheSettings.size("s", 4096));
+        assertEquals(4096, CacheSettings.size("s", "4KiB"));
+        assertEquals(3L << 40, CacheSettings.size("s", "3 TiB"));
+        assertThrows(IllegalArgumentException.class, () -> CacheSettings.size("s", "99999999999TiB"));
+        assertThrows(IllegalArgumentException.class, () -> CacheSettings.size("s", "-1"));
+        assertThrows(IllegalArgumentException.class, () -> CacheSettings.size("s", 1.5));
+        assertEquals(7_200_000, CacheSettings.millis("s", "2h"));
+        assertEquals(15, CacheSettings.millis("s", "15ms"));
+        assertThrows(IllegalArgumentException.class, () -> CacheSettings.millis("s", "3d"));
+    }
+
+    @Test
+    void strictIsReadLeniently() {
+        assertTrue(CacheSettings.isStrict(block("flash_chunk_cache:\n  strict: true\n  devices: nonsense\n")));
+        assertFalse(CacheSettings.isStrict(block("flash_chunk_cache: [strict]")));
+        assertFalse(CacheSettings.isStrict(null));
+    }
+}

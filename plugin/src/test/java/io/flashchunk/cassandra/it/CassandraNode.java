@@ -1,0 +1,217 @@
+package io.flashchunk.cassandra.it;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * A real Cassandra 5.0.9 node for integration tests, run by the same script operators use
+ * ({@code scripts/cassandra-node.sh}) in its own run directory on free ports.
+ */
+final class CassandraNode implements AutoCloseable {
+    static final String LOADER = "io.flashchunk.cassandra.config.FlashChunkConfigurationLoader";
+    static final String CACHE_CLASS = "io.flashchunk.cassandra.CassandraFlashCache";
+    private static final String HEAP = "640M";
+
+    final Path dir;
+    final int nativePort;
+    final int jmxPort;
+    private final Map<String, String> environment = new HashMap<>();
+    private CqlSession session;
+    private JMXConnector jmx;
+
+    private CassandraNode(Path dir, int nativePort, int jmxPort) {
+        this.dir = dir;
+        this.nativePort = nativePort;
+        this.jmxPort = jmxPort;
+    }
+
+    /** A node whose cassandra.yaml has {@code yamlExtra} appended; with the agent and loader when {@code withAgent}. */
+    static CassandraNode create(String name, boolean withAgent, String yamlExtra) throws IOException {
+        Path dir = Path.of(System.getProperty("flashchunk.test.scratchDir", "target/it-scratch"))
+                .toAbsolutePath().resolve(name + "-" + System.nanoTime());
+        Files.createDirectories(dir.getParent());
+        int[] ports = freePorts(3);
+        CassandraNode node = new CassandraNode(dir, ports[0], ports[2]);
+        node.script("init", dir.toString(), "--native-port", Integer.toString(ports[0]), "--storage-port",
+                Integer.toString(ports[1]), "--jmx-port", Integer.toString(ports[2])).orFail("init");
+        Files.writeString(dir.resolve("conf/cassandra.yaml"), "\n" + yamlExtra + "\n", StandardOpenOption.APPEND);
+        if (withAgent) {
+            Files.writeString(dir.resolve("conf/jvm-extra.options"),
+                    "-javaagent:" + agentJar() + "\n-Dcassandra.config.loader=" + LOADER + "\n");
+        }
+        return node;
+    }
+
+    /** The yaml lines that turn the flash cache on with one file device. */
+    static String flashCacheYaml(Path device, String moreSettings) {
+        return "chunk_cache_class: " + CACHE_CLASS + "\n"
+                + "flash_chunk_cache:\n"
+                + "  devices:\n"
+                + "    - path: " + device + "\n"
+                + moreSettings.indent(2);
+    }
+
+    static Path agentJar() {
+        Path jar = Path.of(System.getProperty("flashchunk.test.agentJar", "target/flashchunk-cassandra.jar"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("the agent jar " + jar + " is missing: run the integration tests with mvn verify");
+        }
+        return jar.toAbsolutePath();
+    }
+
+    /** Sets an environment variable for the node's JVM (e.g. fault injection of our capiblock library). */
+    CassandraNode environment(String name, String value) {
+        environment.put(name, value);
+        return this;
+    }
+
+    /** Starts the node and waits for CQL; fails the test if it does not start. */
+    void start() {
+        startResult().orFail("start");
+    }
+
+    /** Starts the node; the result tells whether it came up. */
+    ScriptResult startResult() {
+        closeClients();
+        return script("start", dir.toString(), "--heap", HEAP, "--wait-seconds", "240");
+    }
+
+    void stop() {
+        closeClients();
+        script("stop", dir.toString()).orFail("stop");
+    }
+
+    /** SIGKILL: a crash, no shutdown hooks. */
+    void kill() {
+        closeClients();
+        script("kill", dir.toString()).orFail("kill");
+    }
+
+    String nodetool(String... arguments) {
+        List<String> command = new ArrayList<>(List.of("nodetool", dir.toString()));
+        command.addAll(List.of(arguments));
+        return script(command.toArray(String[]::new)).orFail("nodetool " + String.join(" ", arguments));
+    }
+
+    String systemLog() throws IOException {
+        return Files.readString(dir.resolve("logs/system.log"));
+    }
+
+    CqlSession session() {
+        if (session == null) {
+            session = CqlSession.builder()
+                    .addContactPoint(new InetSocketAddress("127.0.0.1", nativePort))
+                    .withLocalDatacenter("datacenter1")
+                    .withConfigLoader(DriverConfigLoader.programmaticBuilder()
+                            .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
+                            .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, Duration.ofSeconds(30))
+                            .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, Duration.ofSeconds(60))
+                            .build())
+                    .build();
+        }
+        return session;
+    }
+
+    /** An attribute of the flash cache's MXBean, or of any other bean. */
+    Object jmxAttribute(String objectName, String attribute) throws Exception {
+        if (jmx == null) {
+            jmx = JMXConnectorFactory.connect(new JMXServiceURL(
+                    "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi"));
+        }
+        MBeanServerConnection connection = jmx.getMBeanServerConnection();
+        return connection.getAttribute(new ObjectName(objectName), attribute);
+    }
+
+    long flashStat(String attribute) throws Exception {
+        return ((Number) jmxAttribute("io.flashchunk:type=FlashChunkCache", attribute)).longValue();
+    }
+
+    @Override
+    public void close() {
+        closeClients();
+        script("stop", dir.toString());
+    }
+
+    private void closeClients() {
+        if (session != null) {
+            session.close();
+            session = null;
+        }
+        if (jmx != null) {
+            try {
+                jmx.close();
+            } catch (IOException ignored) {
+                // the node may be gone already
+            }
+            jmx = null;
+        }
+    }
+
+    ScriptResult script(String... arguments) {
+        Path script = Path.of(System.getProperty("flashchunk.test.scriptsDir", "../scripts"), "cassandra-node.sh");
+        List<String> command = new ArrayList<>(List.of("bash", script.toString()));
+        command.addAll(List.of(arguments));
+        try {
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(environment);
+            Process process = builder.start();
+            byte[] output = process.getInputStream().readAllBytes();
+            if (!process.waitFor(5, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+            }
+            return new ScriptResult(String.join(" ", arguments), process.exitValue(),
+                    new String(output, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int[] freePorts(int count) throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                sockets.add(socket);
+                ports[i] = socket.getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket socket : sockets) {
+                socket.close();
+            }
+        }
+    }
+
+    record ScriptResult(String what, int exitCode, String output) {
+        String orFail(String step) {
+            if (exitCode != 0) {
+                throw new AssertionError("cassandra-node.sh " + what + " failed (exit " + exitCode + "):\n" + output);
+            }
+            return output;
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package io.flashchunk.cassandra.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.LinkedHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.management.InstanceNotFoundException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Compressed tables read through the flash cache on a real node, against a node that runs the same
+ * agent and loader without {@code chunk_cache_class} (so: stock Cassandra).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FlashCacheReadsIT {
+    static final int ROWS = 500;
+    /** Table name to (compressor, chunk KiB): LZ4 and Zstd at 4, 16 and 64 KB chunks. */
+    static final Map<String, Object[]> TABLES = new LinkedHashMap<>();
+
+    static {
+        for (int kb : new int[] {4, 16, 64}) {
+            TABLES.put("lz4_" + kb, new Object[] {"LZ4Compressor", kb});
+            TABLES.put("zstd_" + kb, new Object[] {"ZstdCompressor", kb});
+        }
+    }
+
+    private CassandraNode flash;
+    private CassandraNode stock;
+
+    @BeforeAll
+    void startNodes() throws Exception {
+        flash = CassandraNode.create("reads-flash", true, "");
+        Path device = flash.dir.resolve("flash.img");
+        try (RandomAccessFile file = new RandomAccessFile(device.toFile(), "rw")) {
+            file.setLength(256L << 20);
+        }
+        java.nio.file.Files.writeString(flash.dir.resolve("conf/cassandra.yaml"),
+                CassandraNode.flashCacheYaml(device, "checkpoint_interval_ms: 5s\n"),
+                java.nio.file.StandardOpenOption.APPEND);
+        stock = CassandraNode.create("reads-stock", true, "");
+        for (CassandraNode node : List.of(flash, stock)) {
+            node.start();
+            TestTables.createKeyspace(node.session());
+            TABLES.forEach((table, options) -> {
+                TestTables.createTable(node.session(), table, (String) options[0], (Integer) options[1]);
+                TestTables.write(node.session(), table, 0, ROWS, 1);
+            });
+            node.nodetool("flush", TestTables.KEYSPACE);
+        }
+    }
+
+    @AfterAll
+    void stopNodes() {
+        for (CassandraNode node : new CassandraNode[] {flash, stock}) {
+            if (node != null) {
+                node.close();
+            }
+        }
+    }
+
+    @Test
+    @Order(1)
+    void everyRowReadThroughTheFlashCacheEqualsTheStockNode() {
+        int[] versions = TestTables.versions(ROWS, 1);
+        for (String table : TABLES.keySet()) {
+            List<String> throughFlash = TestTables.readAndCheck(flash.session(), table, 0, ROWS, versions);
+            List<String> fromStock = TestTables.readAndCheck(stock.session(), table, 0, ROWS, versions);
+            assertEquals(fromStock, throughFlash, table);
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aSecondReadIsServedFromFlashAndCountedInCassandrasMetrics() throws Exception {
+        int[] versions = TestTables.versions(ROWS, 1);
+        Eventually.until("the write queue to drain", () -> flash.flashStat("QueuedBytes") == 0);
+        long flashHits = flash.flashStat("FlashHits");
+        long hits = cassandraCount(flash, "Hits");
+        long misses = cassandraCount(flash, "Misses");
+        for (String table : TABLES.keySet()) {
+            TestTables.readAndCheck(flash.session(), table, 0, ROWS, versions);
+        }
+        long newFlashHits = flash.flashStat("FlashHits") - flashHits;
+        long newHits = cassandraCount(flash, "Hits") - hits;
+        long newMisses = cassandraCount(flash, "Misses") - misses;
+        // Each of the 6 x 500 rows needs at least one chunk; all of them were read once before.
+        assertTrue(newFlashHits >= TABLES.size() * ROWS, "flash hits on the second read: " + newFlashHits);
+        assertTrue(newHits >= newFlashHits, "Cassandra's chunk-cache hits " + newHits + " < flash hits " + newFlashHits);
+        assertTrue(newMisses * 20 < newHits, "misses on the second read: " + newMisses + " against " + newHits + " hits");
+        assertEquals(0, flash.flashStat("ChecksumErrors"));
+        assertEquals(0, flash.flashStat("CacheFailures"));
+    }
+
+    @Test
+    @Order(3)
+    void nodetoolInfoShowsTheFlashCache() throws Exception {
+        String line = chunkCacheLine(flash);
+        long capacity = flash.flashStat("CapacityBytes");
+        assertTrue(line.contains("capacity " + mebibytes(capacity)), line + " (expected capacity " + capacity + ")");
+        Matcher m = Pattern.compile("entries (\\d+), .* (\\d+) misses, (\\d+) requests, ([0-9.]+) recent hit rate")
+                .matcher(line);
+        assertTrue(m.find(), line);
+        assertTrue(Long.parseLong(m.group(1)) >= TABLES.size(), line);
+        assertTrue(Double.parseDouble(m.group(4)) > 0.3, "hit rate in " + line);
+    }
+
+    @Test
+    @Order(4)
+    void withoutChunkCacheClassTheNodeKeepsCassandrasOwnCache() throws Exception {
+        String line = chunkCacheLine(stock);
+        // The template's file_cache_size of 256 MiB, less Cassandra's 32 MiB reserve.
+        assertTrue(line.contains("capacity 224 MiB"), line);
+        assertThrows(InstanceNotFoundException.class,
+                () -> stock.jmxAttribute("io.flashchunk:type=FlashChunkCache", "Hits"));
+        assertFalse(stock.systemLog().contains("flash chunk cache"), "the stock node mentions the flash cache");
+    }
+
+    static String chunkCacheLine(CassandraNode node) {
+        return node.nodetool("info").lines().filter(l -> l.startsWith("Chunk Cache")).findFirst()
+                .orElseThrow(() -> new AssertionError("no Chunk Cache line in nodetool info"));
+    }
+
+    static long cassandraCount(CassandraNode node, String meter) throws Exception {
+        return ((Number) node.jmxAttribute("org.apache.cassandra.metrics:type=Cache,scope=ChunkCache,name=" + meter,
+                "Count")).longValue();
+    }
+
+    /** As nodetool prints sizes (FileUtils.stringifyFileSize). */
+    static String mebibytes(long bytes) {
+        return new DecimalFormat("#.##").format(bytes / 1048576.0) + " MiB";
+    }
+}
