@@ -219,10 +219,14 @@ running_pid() {
 
 # true if pid exists and is not a zombie
 alive() {
-  local state
+  local state tasks
   [ -r "/proc/$1/stat" ] || return 1
   state="$(sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null || true)"
-  [ -n "$state" ] && [ "$state" != "Z" ]
+  [ -n "$state" ] || return 1
+  # A JVM's main thread can be a zombie while its other threads (and its sockets) still live:
+  # the process is gone only when the zombie is all that is left of it.
+  tasks=$(find "/proc/$1/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+  [ "$state" != "Z" ] || [ "$tasks" -gt 1 ]
 }
 
 # waits until pid is gone (or a zombie) for at most N seconds; true if gone

@@ -62,6 +62,26 @@ final class CassandraNode implements AutoCloseable {
         return node;
     }
 
+    /**
+     * A node with the flash cache on one sparse file device of {@code deviceBytes} in its run
+     * directory; {@code cacheSettings} go inside the flash_chunk_cache block, {@code yamlExtra} at top level.
+     */
+    static CassandraNode withFlashCache(String name, long deviceBytes, String cacheSettings, String yamlExtra)
+            throws IOException {
+        CassandraNode node = create(name, true, yamlExtra);
+        Path device = node.device();
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(device.toFile(), "rw")) {
+            file.setLength(deviceBytes);
+        }
+        Files.writeString(node.dir.resolve("conf/cassandra.yaml"), flashCacheYaml(device, cacheSettings),
+                StandardOpenOption.APPEND);
+        return node;
+    }
+
+    Path device() {
+        return dir.resolve("flash.img");
+    }
+
     /** The yaml lines that turn the flash cache on with one file device. */
     static String flashCacheYaml(Path device, String moreSettings) {
         return "chunk_cache_class: " + CACHE_CLASS + "\n"

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.RandomAccessFile;
-import java.nio.file.Path;
 import java.text.DecimalFormat;
 import java.util.List;
 import java.util.Map;
@@ -45,14 +43,7 @@ class FlashCacheReadsIT {
 
     @BeforeAll
     void startNodes() throws Exception {
-        flash = CassandraNode.create("reads-flash", true, "");
-        Path device = flash.dir.resolve("flash.img");
-        try (RandomAccessFile file = new RandomAccessFile(device.toFile(), "rw")) {
-            file.setLength(256L << 20);
-        }
-        java.nio.file.Files.writeString(flash.dir.resolve("conf/cassandra.yaml"),
-                CassandraNode.flashCacheYaml(device, "checkpoint_interval_ms: 5s\n"),
-                java.nio.file.StandardOpenOption.APPEND);
+        flash = CassandraNode.withFlashCache("reads-flash", 256L << 20, "checkpoint_interval_ms: 5s", "");
         stock = CassandraNode.create("reads-stock", true, "");
         for (CassandraNode node : List.of(flash, stock)) {
             node.start();

@@ -1,0 +1,110 @@
+package io.flashchunk.cassandra.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A chunk of a deleted or rewritten SSTable is never served: compaction (with early open of its
+ * output), DROP TABLE and TRUNCATE, each followed by reads that must see only current data.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class InvalidationIT {
+    private CassandraNode node;
+
+    @BeforeAll
+    void startNode() throws Exception {
+        // Early open every MiB of compaction output, so readers see files still being written.
+        node = CassandraNode.withFlashCache("invalidation", 256L << 20, "checkpoint_interval_ms: 5s",
+                "sstable_preemptive_open_interval: 1MiB");
+        node.start();
+        TestTables.createKeyspace(node.session());
+    }
+
+    @AfterAll
+    void stopNode() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    @Test
+    void afterCompactionOnlyCurrentVersionsAreRead() throws Exception {
+        CqlSession session = node.session();
+        String table = "compacted";
+        int rows = 3000;
+        TestTables.createTable(session, table, "LZ4Compressor", 16);
+        int[] versions = new int[rows];
+        // Three SSTables; each flush rewrites every third row, so compaction output differs from every input.
+        for (int version = 1; version <= 3; version++) {
+            for (int id = 0; id < rows; id++) {
+                if (version == 1 || id % 3 == version - 2) {
+                    versions[id] = version;
+                }
+            }
+            writeVersion(session, table, rows, version);
+            node.nodetool("flush", TestTables.KEYSPACE, table);
+            TestTables.readAndCheck(session, table, 0, rows, versions);
+        }
+        TestTables.readAndCheck(session, table, 0, rows, versions); // every chunk of the inputs is cached now
+        long invalidations = node.flashStat("Invalidations");
+
+        // Compact while reading: readers move to early-opened output as it is written.
+        CompletableFuture<String> compaction = CompletableFuture.supplyAsync(
+                () -> node.nodetool("compact", TestTables.KEYSPACE, table));
+        AtomicInteger passes = new AtomicInteger();
+        while (!compaction.isDone() || passes.get() == 0) {
+            TestTables.readAndCheck(session, table, 0, rows, versions);
+            passes.incrementAndGet();
+        }
+        compaction.join();
+        TestTables.readAndCheck(session, table, 0, rows, versions);
+        TestTables.readAndCheck(session, table, 0, rows, versions);
+        // The inputs are deleted: their chunks leave the cache.
+        Eventually.until("the compacted inputs' chunks to be dropped",
+                () -> node.flashStat("Invalidations") > invalidations);
+        assertEquals(0, node.flashStat("ChecksumErrors"));
+    }
+
+    @Test
+    void truncateAndDropLeaveNothingBehind() throws Exception {
+        CqlSession session = node.session();
+        int rows = 400;
+        for (String table : new String[] {"truncated", "dropped"}) {
+            TestTables.createTable(session, table, "ZstdCompressor", 4);
+            TestTables.write(session, table, 0, rows, 1);
+            node.nodetool("flush", TestTables.KEYSPACE, table);
+            TestTables.readAndCheck(session, table, 0, rows, TestTables.versions(rows, 1));
+            TestTables.readAndCheck(session, table, 0, rows, TestTables.versions(rows, 1));
+        }
+        session.execute("TRUNCATE " + TestTables.KEYSPACE + ".truncated");
+        assertEquals(0, session.execute("SELECT id FROM " + TestTables.KEYSPACE + ".truncated").all().size());
+        session.execute("DROP TABLE " + TestTables.KEYSPACE + ".dropped");
+        TestTables.createTable(session, "dropped", "ZstdCompressor", 4);
+        assertEquals(0, session.execute("SELECT id FROM " + TestTables.KEYSPACE + ".dropped").all().size());
+        for (String table : new String[] {"truncated", "dropped"}) {
+            TestTables.write(session, table, 0, rows, 2);
+            node.nodetool("flush", TestTables.KEYSPACE, table);
+            TestTables.readAndCheck(session, table, 0, rows, TestTables.versions(rows, 2));
+            TestTables.readAndCheck(session, table, 0, rows, TestTables.versions(rows, 2));
+        }
+        assertTrue(node.flashStat("Invalidations") > 0);
+    }
+
+    private static void writeVersion(CqlSession session, String table, int rows, int version) {
+        if (version == 1) {
+            TestTables.write(session, table, 0, rows, 1);
+            return;
+        }
+        for (int id = version - 2; id < rows; id += 3) {
+            TestTables.write(session, table, id, id + 1, version);
+        }
+    }
+}

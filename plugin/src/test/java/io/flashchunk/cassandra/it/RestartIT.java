@@ -1,0 +1,127 @@
+package io.flashchunk.cassandra.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/** The cache stays warm across a clean restart and a SIGKILL, and forgets files deleted while the node was down. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RestartIT {
+    private static final int ROWS = 800;
+    private static final List<String> TABLES = List.of("kept", "deleted_while_down");
+
+    private CassandraNode node;
+
+    @BeforeAll
+    void startNode() throws Exception {
+        node = CassandraNode.withFlashCache("restart", 256L << 20, "checkpoint_interval_ms: 2s", "");
+        node.start();
+        TestTables.createKeyspace(node.session());
+        for (String table : TABLES) {
+            TestTables.createTable(node.session(), table, "LZ4Compressor", 16);
+            TestTables.write(node.session(), table, 0, ROWS, 1);
+        }
+        node.nodetool("flush", TestTables.KEYSPACE);
+        readAll();
+    }
+
+    @AfterAll
+    void stopNode() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void afterACleanRestartTheFirstReadsHit() throws Exception {
+        Eventually.until("the write queue to drain", () -> node.flashStat("QueuedBytes") == 0);
+        node.stop();
+        node.start();
+        assertTrue(node.flashStat("RecoveredEntries") >= ROWS / 4, "recovered " + node.flashStat("RecoveredEntries"));
+        assertFirstReadsHit();
+    }
+
+    @Test
+    @Order(2)
+    void afterSigkillTheLastCheckpointIsServed() throws Exception {
+        Eventually.until("the write queue to drain", () -> node.flashStat("QueuedBytes") == 0);
+        // A checkpoint that starts after the queue drained names every chunk read so far.
+        long checkpoints = node.flashStat("Checkpoints");
+        Eventually.until("two more checkpoints", () -> node.flashStat("Checkpoints") >= checkpoints + 2);
+        node.kill();
+        node.start();
+        assertTrue(node.flashStat("RecoveredEntries") >= ROWS / 4, "recovered " + node.flashStat("RecoveredEntries"));
+        assertFirstReadsHit();
+    }
+
+    @Test
+    @Order(3)
+    void sstablesDeletedWhileTheNodeIsDownAreDroppedAtRecovery() throws Exception {
+        node.stop();
+        Path tableDir = tableDirectory("deleted_while_down");
+        List<Path> deleted;
+        try (Stream<Path> files = Files.list(tableDir)) {
+            deleted = files.filter(Files::isRegularFile).toList();
+        }
+        assertTrue(deleted.stream().anyMatch(p -> p.getFileName().toString().endsWith("Data.db")), deleted.toString());
+        for (Path file : deleted) {
+            Files.delete(file);
+        }
+        node.start();
+        Matcher recovered = Pattern.compile("recovered (\\d+) chunks; (\\d+) dropped").matcher(lastStartLog());
+        assertTrue(recovered.find(), "no recovery line in the log");
+        assertTrue(Long.parseLong(recovered.group(2)) > 0, recovered.group());
+        assertEquals(0, node.session().execute("SELECT id FROM " + TestTables.KEYSPACE + ".deleted_while_down")
+                .all().size());
+        long flashHits = node.flashStat("FlashHits");
+        TestTables.readAndCheck(node.session(), "kept", 0, ROWS, TestTables.versions(ROWS, 1));
+        assertTrue(node.flashStat("FlashHits") - flashHits >= ROWS, "the kept table's chunks were not served");
+    }
+
+    private void assertFirstReadsHit() throws Exception {
+        long flashHits = node.flashStat("FlashHits");
+        long misses = FlashCacheReadsIT.cassandraCount(node, "Misses");
+        readAll();
+        long hits = node.flashStat("FlashHits") - flashHits;
+        long newMisses = FlashCacheReadsIT.cassandraCount(node, "Misses") - misses;
+        assertTrue(hits >= TABLES.size() * ROWS, "flash hits right after the restart: " + hits);
+        assertTrue(newMisses * 10 < hits, "misses right after the restart: " + newMisses + " against " + hits + " hits");
+        assertEquals(0, node.flashStat("ChecksumErrors"));
+    }
+
+    private void readAll() {
+        for (String table : TABLES) {
+            TestTables.readAndCheck(node.session(), table, 0, ROWS, TestTables.versions(ROWS, 1));
+        }
+    }
+
+    private Path tableDirectory(String table) throws IOException {
+        try (Stream<Path> dirs = Files.list(node.dir.resolve("data/" + TestTables.KEYSPACE))) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith(table + "-")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no directory for table " + table));
+        }
+    }
+
+    /** The system log since the last start (the log holds every start of this node). */
+    private String lastStartLog() throws IOException {
+        String log = node.systemLog();
+        int start = log.lastIndexOf("flash device ");
+        return start < 0 ? log : log.substring(start);
+    }
+}
