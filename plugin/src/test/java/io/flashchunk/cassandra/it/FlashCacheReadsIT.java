@@ -28,7 +28,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FlashCacheReadsIT {
     static final int ROWS = 500;
-    /** Table name to (compressor, chunk KiB): LZ4 and Zstd at 4, 16 and 64 KB chunks. */
+    /** Table name to (compressor, chunk KiB): LZ4 and Zstd at 4, 16 and 64 KB chunks, and no compression. */
     static final Map<String, Object[]> TABLES = new LinkedHashMap<>();
 
     static {
@@ -36,6 +36,8 @@ class FlashCacheReadsIT {
             TABLES.put("lz4_" + kb, new Object[] {"LZ4Compressor", kb});
             TABLES.put("zstd_" + kb, new Object[] {"ZstdCompressor", kb});
         }
+        // Uncompressed data is read in chunks too (standard access; Cassandra sizes them per SSTable).
+        TABLES.put("uncompressed", new Object[] {null, 0});
     }
 
     private CassandraNode flash;
@@ -90,7 +92,7 @@ class FlashCacheReadsIT {
         long newFlashHits = flash.flashStat("FlashHits") - flashHits;
         long newHits = cassandraCount(flash, "Hits") - hits;
         long newMisses = cassandraCount(flash, "Misses") - misses;
-        // Each of the 6 x 500 rows needs at least one chunk; all of them were read once before.
+        // Each of the 7 x 500 rows needs at least one chunk; all of them were read once before.
         assertTrue(newFlashHits >= TABLES.size() * ROWS, "flash hits on the second read: " + newFlashHits);
         assertTrue(newHits >= newFlashHits, "Cassandra's chunk-cache hits " + newHits + " < flash hits " + newFlashHits);
         assertTrue(newMisses * 20 < newHits, "misses on the second read: " + newMisses + " against " + newHits + " hits");
@@ -100,7 +102,7 @@ class FlashCacheReadsIT {
 
     @Test
     @Order(3)
-    void nodetoolInfoShowsTheFlashCache() throws Exception {
+    void nodetoolInfoAndSystemViewsShowTheFlashCache() throws Exception {
         String line = chunkCacheLine(flash);
         long capacity = flash.flashStat("CapacityBytes");
         assertTrue(line.contains("capacity " + mebibytes(capacity)), line + " (expected capacity " + capacity + ")");
@@ -109,6 +111,13 @@ class FlashCacheReadsIT {
         assertTrue(m.find(), line);
         assertTrue(Long.parseLong(m.group(1)) >= TABLES.size(), line);
         assertTrue(Double.parseDouble(m.group(4)) > 0.3, "hit rate in " + line);
+
+        com.datastax.oss.driver.api.core.cql.Row row = flash.session()
+                .execute("SELECT capacity_bytes, entry_count, hit_count FROM system_views.caches WHERE name = 'chunks'").one();
+        assertTrue(row != null, "no chunks row in system_views.caches");
+        assertEquals(capacity, row.getLong("capacity_bytes"));
+        assertTrue(row.getInt("entry_count") >= TABLES.size());
+        assertTrue(row.getLong("hit_count") >= flash.flashStat("FlashHits"), "hit_count " + row.getLong("hit_count"));
     }
 
     @Test

@@ -30,10 +30,12 @@ final class TestTables {
                 + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
     }
 
+    /** A table compressed by {@code compressor} in chunks of {@code chunkKb}, or uncompressed when it is null. */
     static void createTable(CqlSession session, String table, String compressor, int chunkKb) {
+        String compression = compressor == null ? "{'enabled': 'false'}"
+                : "{'class': '" + compressor + "', 'chunk_length_in_kb': " + chunkKb + "}";
         session.execute("CREATE TABLE IF NOT EXISTS " + KEYSPACE + "." + table
-                + " (id int PRIMARY KEY, version int, value text) WITH compression = {'class': '" + compressor
-                + "', 'chunk_length_in_kb': " + chunkKb + "} AND compaction = {'class': 'SizeTieredCompactionStrategy',"
+                + " (id int PRIMARY KEY, version int, value text) WITH compression = " + compression + " AND compaction = {'class': 'SizeTieredCompactionStrategy',"
                 + " 'enabled': 'false'}");
     }
 
