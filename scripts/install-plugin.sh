@@ -1,0 +1,718 @@
+#!/usr/bin/env bash
+# Installs the FlashChunk plugin into an existing Apache Cassandra 5.0.x installation (tarball or
+# package), removes it again, or reports what is installed.
+#
+#   install-plugin.sh install   --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR]
+#                               --device PATH[:CAPACITY[:ENGINE]] [--device ...]
+#                               [--capi-library PATH] [--strict] [--jar PATH] [--dry-run]
+#   install-plugin.sh uninstall --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR] [--dry-run]
+#   install-plugin.sh status    --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR]
+#
+# What install changes (each text file is backed up to FILE.flashchunk-backup first, and every added
+# line sits between "# BEGIN flashchunk" and "# END flashchunk"):
+#   LIB/flashchunk-cassandra.jar     the plugin jar (on Cassandra's class path, as every lib/*.jar)
+#   CONF/jvm-server.options          -javaagent:LIB/flashchunk-cassandra.jar and the config loader
+#   CONF/jvm-clients.options         the config loader (offline tools read cassandra.yaml too)
+#   CONF/cassandra.yaml              chunk_cache_class and the flash_chunk_cache block
+# Every input is checked before anything is written; a refused run changes nothing.
+set -euo pipefail
+
+PROG="install-plugin.sh"
+SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+DEFAULT_JAR="$SCRIPTS_DIR/../plugin/target/flashchunk-cassandra.jar"
+JAR_NAME="flashchunk-cassandra.jar"
+LOADER="io.flashchunk.cassandra.config.FlashChunkConfigurationLoader"
+CACHE_CLASS="io.flashchunk.cassandra.CassandraFlashCache"
+AGENT_CLASS="io.flashchunk.cassandra.agent.FlashChunkAgent"
+BEGIN_MARK="# BEGIN flashchunk"
+END_MARK="# END flashchunk"
+BACKUP_SUFFIX=".flashchunk-backup"
+ENGINES="auto libaio threadpool capi"
+
+die() {
+  echo "$PROG: error: $*" >&2
+  exit 1
+}
+
+note() {
+  echo "$PROG: $*"
+}
+
+usage() {
+  cat <<'EOF'
+usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
+
+  install --cassandra-home DIR --device PATH[:CAPACITY[:ENGINE]] [--device ...]
+          [--conf-dir DIR] [--lib-dir DIR] [--capi-library PATH] [--strict] [--jar PATH] [--dry-run]
+      copy the plugin jar into the lib directory and switch the flash cache on in jvm-server.options
+      (agent + config loader), jvm-clients.options (config loader) and cassandra.yaml
+      (chunk_cache_class + flash_chunk_cache). Running it again with the same options changes nothing;
+      with other options it rewrites its own blocks.
+        PATH      a block device or a regular file (no ':' in it)
+        CAPACITY  bytes of it to use: a number with B, KiB, MiB, GiB or TiB (e.g. 64GiB), a multiple
+                  of 4096; empty or 0 means the whole device
+        ENGINE    auto (default), libaio, threadpool or capi
+      --capi-library  the libcflsh_block.so for the capi engine (a path, or a name for the linker)
+      --strict        refuse to start Cassandra (instead of running without the flash cache) when
+                      the cache is misconfigured or cannot recover its devices
+      --jar           the plugin jar (default: plugin/target/flashchunk-cassandra.jar of this checkout)
+      --dry-run       check everything and print the changes, write nothing
+  uninstall --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR] [--dry-run]
+      remove exactly what install added, and the jar; the cache devices are left alone.
+  status --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR]
+      installed or not (exit 0 installed, 3 not installed, 4 partly installed), the jar's version,
+      the configured devices.
+
+  --conf-dir defaults to DIR/conf and --lib-dir to DIR/lib (tarball layout). Packages:
+  --cassandra-home /usr/share/cassandra --conf-dir /etc/cassandra --lib-dir /usr/share/cassandra/lib
+EOF
+}
+
+# ---------------------------------------------------------------- arguments
+
+COMMAND=""
+CASSANDRA_HOME=""
+CONF_DIR=""
+LIB_DIR=""
+JAR=""
+CAPI_LIBRARY=""
+STRICT=0
+DRY_RUN=0
+DEVICES=()
+
+need_value() {
+  [ "$2" -ge 2 ] || die "$1 needs a value"
+}
+
+parse_args() {
+  local allowed=$1
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --cassandra-home | --conf-dir | --lib-dir | --device | --capi-library | --jar | --strict | --dry-run) ;;
+      -h | --help) usage; exit 0 ;;
+      *) die "$COMMAND: unknown argument '$1' (see $PROG --help)" ;;
+    esac
+    [[ " $allowed " == *" $1 "* ]] || die "$COMMAND does not take $1 (see $PROG --help)"
+    case "$1" in
+      --cassandra-home) need_value "$1" $#; CASSANDRA_HOME=$2; shift 2 ;;
+      --conf-dir) need_value "$1" $#; CONF_DIR=$2; shift 2 ;;
+      --lib-dir) need_value "$1" $#; LIB_DIR=$2; shift 2 ;;
+      --device) need_value "$1" $#; DEVICES+=("$2"); shift 2 ;;
+      --capi-library) need_value "$1" $#; CAPI_LIBRARY=$2; shift 2 ;;
+      --jar) need_value "$1" $#; JAR=$2; shift 2 ;;
+      --strict) STRICT=1; shift ;;
+      --dry-run) DRY_RUN=1; shift ;;
+    esac
+  done
+  [ -n "$CASSANDRA_HOME" ] || die "$COMMAND needs --cassandra-home DIR (the directory with Cassandra's bin/, conf/ and lib/)"
+}
+
+# Cassandra's launch scripts split option lines on whitespace and expand globs: a path that would be
+# written into an options file must not contain either.
+check_option_safe() {
+  local what=$1 path=$2
+  case "$path" in
+    *[[:space:]]* | *[\*\?\[]*) die "$what '$path' contains whitespace or a glob character; Cassandra's start scripts cannot pass such a path to the JVM" ;;
+  esac
+}
+
+resolve_layout() {
+  [ -d "$CASSANDRA_HOME" ] || die "--cassandra-home $CASSANDRA_HOME is not a directory"
+  CASSANDRA_HOME="$(realpath -- "$CASSANDRA_HOME")"
+  CONF_DIR="${CONF_DIR:-$CASSANDRA_HOME/conf}"
+  LIB_DIR="${LIB_DIR:-$CASSANDRA_HOME/lib}"
+  [ -d "$CONF_DIR" ] || die "no configuration directory $CONF_DIR (packages keep it in /etc/cassandra: add --conf-dir /etc/cassandra)"
+  [ -d "$LIB_DIR" ] || die "no library directory $LIB_DIR (packages keep the jars in /usr/share/cassandra/lib: add --lib-dir)"
+  CONF_DIR="$(realpath -- "$CONF_DIR")"
+  LIB_DIR="$(realpath -- "$LIB_DIR")"
+  check_option_safe "the library directory" "$LIB_DIR"
+  YAML="$CONF_DIR/cassandra.yaml"
+  SERVER_OPTS="$CONF_DIR/jvm-server.options"
+  CLIENT_OPTS="$CONF_DIR/jvm-clients.options"
+  INSTALLED_JAR="$LIB_DIR/$JAR_NAME"
+  local f
+  for f in "$YAML" "$SERVER_OPTS" "$CLIENT_OPTS"; do
+    [ -f "$f" ] || die "$f is missing: $CONF_DIR does not look like a Cassandra 5.0 configuration directory (wrong --conf-dir?)"
+  done
+}
+
+# ---------------------------------------------------------------- Cassandra's version
+
+# Sets CASSANDRA_VERSION and CASSANDRA_JAR from the name of Cassandra's own jar
+# (apache-cassandra-X.Y.Z.jar in tarballs and packages, cassandra-all-X.Y.Z.jar from Maven), found
+# in the lib directory, CASSANDRA_HOME (packages) or CASSANDRA_HOME/build (source builds).
+detect_cassandra_version() {
+  local dir file name real version found=() where=()
+  for dir in "$LIB_DIR" "$CASSANDRA_HOME" "$CASSANDRA_HOME/build"; do
+    [ -d "$dir" ] || continue
+    for file in "$dir"/apache-cassandra*.jar "$dir"/cassandra-all-*.jar; do
+      [ -e "$file" ] || continue
+      real="$(realpath -- "$file" 2>/dev/null || echo "$file")"
+      name="$(basename -- "$real")"
+      case "$name" in *-sources.jar | *-javadoc.jar | *-tests.jar) continue ;; esac
+      if [[ $name =~ ^(apache-cassandra|cassandra-all)-([0-9]+\.[0-9]+(\.[0-9]+)?([.-][A-Za-z0-9.-]*)?)\.jar$ ]]; then
+        version=${BASH_REMATCH[2]}
+        if [[ " ${found[*]-} " != *" $version "* ]]; then
+          found+=("$version")
+          where+=("$file")
+        fi
+      fi
+    done
+  done
+  if [ "${#found[@]}" -eq 0 ]; then
+    die "no Cassandra jar (apache-cassandra-X.Y.Z.jar or cassandra-all-X.Y.Z.jar) in $LIB_DIR or $CASSANDRA_HOME: is this a Cassandra installation? (wrong --cassandra-home or --lib-dir?)"
+  fi
+  if [ "${#found[@]}" -gt 1 ]; then
+    die "jars of several Cassandra versions (${found[*]}: ${where[*]}): cannot tell which one runs; clean up the installation first"
+  fi
+  CASSANDRA_VERSION=${found[0]}
+  CASSANDRA_JAR=${where[0]}
+}
+
+require_cassandra_50() {
+  detect_cassandra_version
+  case "$CASSANDRA_VERSION" in
+    5.0 | 5.0.* | 5.0-*) ;;
+    *) die "this is Cassandra $CASSANDRA_VERSION ($CASSANDRA_JAR); FlashChunk supports Cassandra 5.0.x only (it hooks 5.0's ChunkCache)" ;;
+  esac
+}
+
+# ---------------------------------------------------------------- jars
+
+# prints one entry of a jar (zip) file, or fails
+jar_entry() {
+  local jar=$1 entry=$2
+  if command -v unzip >/dev/null; then
+    unzip -p -- "$jar" "$entry" 2>/dev/null
+  elif command -v python3 >/dev/null; then
+    python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode("utf-8", "replace"))' \
+      "$jar" "$entry" 2>/dev/null
+  else
+    die "cannot look inside $jar: install unzip (apt-get install unzip) or python3"
+  fi
+}
+
+# true if the jar has the entry (a class file, say)
+jar_has() {
+  local jar=$1 entry=$2
+  if command -v unzip >/dev/null; then
+    unzip -l -- "$jar" "$entry" >/dev/null 2>&1
+  else
+    jar_entry "$jar" "$entry" >/dev/null
+  fi
+}
+
+# the plugin version of a jar: its manifest's Implementation-Version, else its pom.properties
+jar_version() {
+  local jar=$1 version
+  version="$(jar_entry "$jar" META-INF/MANIFEST.MF | tr -d '\r' | sed -n 's/^Implementation-Version: *//p' | head -n 1 || true)"
+  if [ -z "$version" ]; then
+    version="$(jar_entry "$jar" META-INF/maven/io.flashchunk/flashchunk-plugin/pom.properties | tr -d '\r' \
+      | sed -n 's/^version=//p' | head -n 1 || true)"
+  fi
+  echo "${version:-unknown}"
+}
+
+check_plugin_jar() {
+  local jar=$1
+  [ -f "$jar" ] || die "the plugin jar $jar does not exist (build it: mvn -q -pl plugin package -DskipTests, or give --jar PATH)"
+  [ -r "$jar" ] || die "the plugin jar $jar is not readable"
+  jar_has "$jar" "io/flashchunk/cassandra/agent/FlashChunkAgent.class" \
+    || die "$jar is not the FlashChunk Cassandra plugin (no io/flashchunk/cassandra/agent/FlashChunkAgent.class; the shaded jar is plugin/target/$JAR_NAME)"
+  jar_entry "$jar" META-INF/MANIFEST.MF | tr -d '\r' | grep -qx "Premain-Class: $AGENT_CLASS" \
+    || die "$jar has no 'Premain-Class: $AGENT_CLASS' in its manifest: it cannot be a -javaagent (use the shaded plugin/target/$JAR_NAME)"
+}
+
+# other copies of the plugin in the lib directory would put two versions on the class path
+check_no_stray_jars() {
+  local file
+  for file in "$LIB_DIR"/flashchunk*.jar; do
+    [ -e "$file" ] || continue
+    [ "$file" = "$INSTALLED_JAR" ] && continue
+    die "$file is another copy of FlashChunk in $LIB_DIR: two copies on Cassandra's class path cannot work; remove it first"
+  done
+}
+
+# ---------------------------------------------------------------- marked blocks
+
+# Marked-block editor. Reads FILE and writes to stdout:
+#   mode=strip    FILE without our block
+#   mode=replace  FILE with our block replaced by the lines of BLOCK_FILE, in place
+# A block that was appended to a file without a final newline has "[noeol]" on its BEGIN line; strip
+# then gives the file back without that newline, byte for byte. Exit status 2 with a message on
+# stderr when the markers are broken (BEGIN without END, END without BEGIN, two blocks).
+edit_block() {
+  local mode=$1 file=$2 block_file=${3:-/dev/null}
+  LC_ALL=C awk -v mode="$mode" -v block_file="$block_file" -v begin="$BEGIN_MARK" -v end="$END_MARK" -v file="$file" \
+    -v backup="$file$BACKUP_SUFFIX" '
+    function is_begin(line) { return line == begin || index(line, begin " ") == 1 }
+    {
+      if (err != "") next
+      if (is_begin($0)) {
+        if (inside) { err = "line " NR ": a second \"" begin "\" before \"" end "\""; next }
+        if (seen) { err = "line " NR ": a second flashchunk block (the first ends at line " end_line ")"; next }
+        inside = 1; seen = 1; begin_line = NR; noeol = index($0, "[noeol]") > 0
+        if (mode == "replace") {
+          first = 1
+          while ((getline line < block_file) > 0) {
+            if (first && noeol) line = line " [noeol]"
+            first = 0
+            out = out line "\n"
+          }
+          close(block_file)
+        }
+        next
+      }
+      if ($0 == end) {
+        if (!inside) { err = "line " NR ": \"" end "\" without \"" begin "\""; next }
+        inside = 0; end_line = NR; after = 0; next
+      }
+      if (inside) next
+      out = out $0 "\n"
+      if (seen) after = 1
+    }
+    END {
+      if (err == "" && inside) err = "line " begin_line ": \"" begin "\" without \"" end "\""
+      if (err != "") {
+        printf "%s: broken flashchunk markers, %s; fix the file by hand (%s may hold its version before FlashChunk)\n", file, err, backup > "/dev/stderr"
+        exit 2
+      }
+      if (mode == "strip" && seen && noeol && !after) out = substr(out, 1, length(out) - 1)
+      printf "%s", out
+    }' "$file"
+}
+
+# true if FILE has our BEGIN marker
+has_block() {
+  LC_ALL=C grep -qE "^$BEGIN_MARK( |\$)" -- "$1"
+}
+
+# prints the lines between our markers (without them)
+block_lines() {
+  LC_ALL=C awk -v begin="$BEGIN_MARK" -v end="$END_MARK" '
+    $0 == begin || index($0, begin " ") == 1 { inside = 1; next }
+    $0 == end { inside = 0; next }
+    inside { print }' "$1"
+}
+
+# prints the lines of FILE outside our block that match the extended regex
+outside_block_matching() {
+  local file=$1 regex=$2
+  LC_ALL=C awk -v begin="$BEGIN_MARK" -v end="$END_MARK" -v re="$regex" '
+    $0 == begin || index($0, begin " ") == 1 { inside = 1; next }
+    $0 == end { inside = 0; next }
+    !inside && $0 ~ re { print FILENAME ":" NR ": " $0 }' "$1"
+}
+
+# Writes the new version of FILE to OUT: our block replaced, or appended when FILE has none.
+render_with_block() {
+  local file=$1 block=$2 out=$3
+  if has_block "$file"; then
+    edit_block replace "$file" "$block" >"$out" || exit 1
+  else
+    # (awk ends every line it prints, also a last line without a newline; strip checks for stray END markers)
+    edit_block strip "$file" >"$out" || exit 1
+    if [ -s "$file" ] && [ -n "$(tail -c 1 -- "$file")" ]; then
+      # no newline at the end: the last line got one, remember that in the marker
+      sed "1s/\$/ [noeol]/" "$block" >>"$out"
+    else
+      cat "$block" >>"$out"
+    fi
+  fi
+}
+
+# ---------------------------------------------------------------- devices
+
+# bytes of a size written as in cassandra.yaml (123, 64KiB, 64MiB, 1GiB, 2TiB); fails on bad syntax
+size_bytes() {
+  local value=$1
+  [[ $value =~ ^([0-9]+)(B|KiB|MiB|GiB|TiB)?$ ]] || return 1
+  local number=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]:-B} shift=0
+  [ "${#number}" -le 15 ] || return 1
+  number=$((10#$number))
+  case "$unit" in
+    KiB) shift=10 ;; MiB) shift=20 ;; GiB) shift=30 ;; TiB) shift=40 ;;
+  esac
+  [ "$number" -le $(((1 << (62 - shift)) - 1)) ] || return 1
+  echo $((number << shift))
+}
+
+# size of a block device or regular file in bytes
+device_bytes() {
+  local path=$1
+  if [ -b "$path" ]; then
+    blockdev --getsize64 "$path" 2>/dev/null || echo ""
+  else
+    stat -Lc %s -- "$path"
+  fi
+}
+
+yaml_quote() {
+  local value=$1
+  printf "'%s'" "${value//\'/\'\'}"
+}
+
+# Checks every --device and writes the yaml device entries to DEVICE_YAML (a file).
+check_devices() {
+  [ "${#DEVICES[@]}" -gt 0 ] || die "install needs at least one --device PATH[:CAPACITY[:ENGINE]] (the flash block device or file to cache on)"
+  local spec path capacity engine rest bytes size kind seen=() out=$1
+  : >"$out"
+  for spec in "${DEVICES[@]}"; do
+    case "$spec" in
+      *$'\n'*) die "--device '$spec' contains a newline" ;;
+    esac
+    path=${spec%%:*}
+    rest=""
+    [ "$path" != "$spec" ] && rest=${spec#*:}
+    capacity=${rest%%:*}
+    engine=""
+    [ "$capacity" != "$rest" ] && engine=${rest#*:}
+    [ -n "$path" ] || die "--device '$spec': the path is empty (write --device /dev/nvme1n1:64GiB)"
+    [[ $engine != *:* ]] || die "--device '$spec': too many ':' (PATH[:CAPACITY[:ENGINE]]; the path may not contain ':')"
+    [[ $path == /* ]] || die "--device '$spec': the path must be absolute (Cassandra does not run from this directory)"
+    if [ ! -e "$path" ]; then
+      die "--device $path: no such file or block device (create the file first, e.g. fallocate -l 64G $path, or name an existing device)"
+    fi
+    if [ -b "$path" ]; then
+      kind="block device"
+    elif [ -f "$path" ]; then
+      kind="regular file"
+    else
+      die "--device $path: not a block device or a regular file ($(stat -Lc %F -- "$path" 2>/dev/null || echo unknown))"
+    fi
+    if [ ! -r "$path" ] || [ ! -w "$path" ]; then
+      die "--device $path: not readable and writable by $(id -un)"
+    fi
+    if [[ " ${seen[*]-} " == *" $(realpath -- "$path") "* ]]; then
+      die "--device $path is given twice: each device is one address space"
+    fi
+    seen+=("$(realpath -- "$path")")
+    size="$(device_bytes "$path")"
+    if [ -n "$capacity" ]; then
+      bytes="$(size_bytes "$capacity")" \
+        || die "--device $spec: capacity '$capacity' is not a size; write bytes or a number with B, KiB, MiB, GiB or TiB (e.g. 64GiB)"
+      [ $((bytes % 4096)) -eq 0 ] || die "--device $spec: capacity '$capacity' ($bytes bytes) is not a multiple of 4096"
+      if [ -n "$size" ] && [ "$bytes" -gt "$size" ]; then
+        die "--device $spec: capacity '$capacity' ($bytes bytes) is larger than the $kind ($size bytes)"
+      fi
+      [ "$bytes" -gt 0 ] || capacity=""
+    elif [ "$kind" = "regular file" ] && [ "${size:-0}" -lt 4096 ]; then
+      die "--device $path: the file is empty or smaller than one 4096-byte block; give it a size (fallocate -l 64G $path) or a capacity"
+    fi
+    if [ -n "$engine" ] && [[ " $ENGINES " != *" $engine "* ]]; then
+      die "--device $spec: unknown engine '$engine'; expected one of: $ENGINES"
+    fi
+    {
+      echo "    - path: $(yaml_quote "$path")"
+      [ -z "$capacity" ] || echo "      capacity: $capacity"
+      [ -z "$engine" ] || echo "      engine: $engine"
+    } >>"$out"
+  done
+  if [ -n "$CAPI_LIBRARY" ]; then
+    case "$CAPI_LIBRARY" in
+      *$'\n'*) die "--capi-library contains a newline" ;;
+      */*) [ -f "$CAPI_LIBRARY" ] || die "--capi-library $CAPI_LIBRARY: no such file" ;;
+    esac
+  fi
+}
+
+# ---------------------------------------------------------------- staging and applying changes
+
+STAGE=""
+cleanup_stage() {
+  [ -z "$STAGE" ] || rm -rf -- "$STAGE"
+}
+
+# true if two files have the same bytes
+same_file() {
+  cmp -s -- "$1" "$2"
+}
+
+# Replaces FILE with NEW (same mode and owner), through a temporary file in the same directory.
+replace_file() {
+  local file=$1 new=$2 tmp
+  tmp="$file.flashchunk-tmp"
+  cp -p -- "$file" "$tmp" || die "cannot write $tmp (run as root or as the owner of $(dirname -- "$file"))"
+  cat -- "$new" >"$tmp" || { rm -f -- "$tmp"; die "cannot write $tmp"; }
+  mv -f -- "$tmp" "$file" || { rm -f -- "$tmp"; die "cannot replace $file"; }
+}
+
+print_diff() {
+  local file=$1 new=$2
+  diff -u --label "$file" --label "$file (new)" -- "$file" "$new" || true
+}
+
+check_writable() {
+  local path
+  for path in "$@"; do
+    [ -w "$path" ] || die "cannot write $path (run as root or as the owner of the Cassandra installation)"
+  done
+}
+
+# ---------------------------------------------------------------- install
+
+cmd_install() {
+  parse_args "--cassandra-home --conf-dir --lib-dir --device --capi-library --strict --jar --dry-run" "$@"
+  resolve_layout
+  require_cassandra_50
+  JAR="${JAR:-$DEFAULT_JAR}"
+  [ -e "$JAR" ] && JAR="$(realpath -- "$JAR")"
+  check_plugin_jar "$JAR"
+  check_no_stray_jars
+  local version
+  version="$(jar_version "$JAR")"
+
+  STAGE="$(mktemp -d "${TMPDIR:-/tmp}/flashchunk-install.XXXXXX")"
+  trap cleanup_stage EXIT
+  check_devices "$STAGE/devices.yaml"
+
+  # keys or options of ours outside our blocks: the operator set them by hand; refuse to guess
+  local clash
+  clash="$(outside_block_matching "$YAML" "^[\"']?(chunk_cache_class|flash_chunk_cache)[\"']?[ \\t]*:")"
+  [ -z "$clash" ] || die "cassandra.yaml already sets the flash cache outside the flashchunk markers; remove these lines (or uninstall what set them) first:
+$clash"
+  local opts
+  for opts in "$SERVER_OPTS" "$CLIENT_OPTS"; do
+    clash="$(outside_block_matching "$opts" "^[ \\t]*(-Dcassandra\\.config\\.loader=|-javaagent:.*flashchunk)")"
+    [ -z "$clash" ] || die "$(basename -- "$opts") already has a configuration loader or FlashChunk agent outside the flashchunk markers; Cassandra can use only one loader. Remove these lines first:
+$clash"
+  done
+
+  local header="$BEGIN_MARK (added by $PROG; '$PROG uninstall' removes it)"
+  {
+    echo "$header"
+    echo "-javaagent:$INSTALLED_JAR"
+    echo "-Dcassandra.config.loader=$LOADER"
+    echo "$END_MARK"
+  } >"$STAGE/server.block"
+  {
+    echo "$header"
+    echo "# offline tools (sstable*) read cassandra.yaml too: the loader takes the flash cache's keys out"
+    echo "-Dcassandra.config.loader=$LOADER"
+    echo "$END_MARK"
+  } >"$STAGE/clients.block"
+  {
+    echo "$header"
+    echo "# FlashChunk $version: Cassandra's chunk cache on flash. Cassandra itself does not know these"
+    echo "# keys: the -Dcassandra.config.loader of jvm-server.options and jvm-clients.options takes them out."
+    echo "chunk_cache_class: $CACHE_CLASS"
+    echo "flash_chunk_cache:"
+    echo "  devices:"
+    cat "$STAGE/devices.yaml"
+    [ -z "$CAPI_LIBRARY" ] || echo "  capi_library: $(yaml_quote "$CAPI_LIBRARY")"
+    [ "$STRICT" = 0 ] || echo "  strict: true"
+    echo "$END_MARK"
+  } >"$STAGE/yaml.block"
+
+  render_with_block "$SERVER_OPTS" "$STAGE/server.block" "$STAGE/jvm-server.options"
+  render_with_block "$CLIENT_OPTS" "$STAGE/clients.block" "$STAGE/jvm-clients.options"
+  render_with_block "$YAML" "$STAGE/yaml.block" "$STAGE/cassandra.yaml"
+
+  local changed=() file new
+  for file in "$SERVER_OPTS" "$CLIENT_OPTS" "$YAML"; do
+    new="$STAGE/$(basename -- "$file")"
+    same_file "$file" "$new" || changed+=("$file")
+  done
+  local jar_action=""
+  if [ ! -e "$INSTALLED_JAR" ]; then
+    jar_action="copy"
+  elif ! same_file "$JAR" "$INSTALLED_JAR"; then
+    jar_action="replace"
+  fi
+
+  note "Cassandra $CASSANDRA_VERSION in $CASSANDRA_HOME (conf $CONF_DIR, lib $LIB_DIR); plugin $JAR_NAME $version"
+  if [ "$DRY_RUN" = 0 ]; then
+    check_writable "$LIB_DIR" "$CONF_DIR"
+  fi
+  if [ "${#changed[@]}" -eq 0 ] && [ -z "$jar_action" ]; then
+    note "already installed with these settings: nothing changed"
+    print_next_steps
+    return 0
+  fi
+  local verb="changed"
+  [ "$DRY_RUN" = 0 ] || verb="would change (dry run, nothing written)"
+  case "$jar_action" in
+    copy) note "$verb: $INSTALLED_JAR: copied from $JAR (version $version)" ;;
+    replace) note "$verb: $INSTALLED_JAR: replaced (version $(jar_version "$INSTALLED_JAR") -> $version) by $JAR" ;;
+  esac
+  for file in "${changed[@]}"; do
+    new="$STAGE/$(basename -- "$file")"
+    if has_block "$file" && [ -f "$file$BACKUP_SUFFIX" ]; then
+      note "$verb: $file (its backup from before FlashChunk, $file$BACKUP_SUFFIX, is kept)"
+    else
+      note "$verb: $file (backup: $file$BACKUP_SUFFIX)"
+    fi
+    print_diff "$file" "$new"
+  done
+  if [ "$DRY_RUN" = 1 ]; then
+    return 0
+  fi
+
+  if [ -n "$jar_action" ]; then
+    cp -- "$JAR" "$INSTALLED_JAR.flashchunk-tmp" || die "cannot write $INSTALLED_JAR.flashchunk-tmp"
+    chmod 0644 "$INSTALLED_JAR.flashchunk-tmp"
+    mv -f -- "$INSTALLED_JAR.flashchunk-tmp" "$INSTALLED_JAR" || die "cannot write $INSTALLED_JAR"
+  fi
+  for file in "${changed[@]}"; do
+    # the backup keeps the file as it was before FlashChunk: written once, while the file has no block
+    if ! has_block "$file" || [ ! -f "$file$BACKUP_SUFFIX" ]; then
+      cp -p -- "$file" "$file$BACKUP_SUFFIX" || die "cannot write the backup $file$BACKUP_SUFFIX"
+    fi
+    replace_file "$file" "$STAGE/$(basename -- "$file")"
+  done
+  note "installed."
+  print_next_steps
+}
+
+print_next_steps() {
+  [ "$DRY_RUN" = 0 ] || return 0
+  cat <<EOF
+
+Next steps:
+  1. Restart Cassandra on this node (e.g. nodetool drain, then systemctl restart cassandra, or stop
+     and start bin/cassandra). The devices must be readable and writable by the user Cassandra runs as.
+  2. Check its log (system.log) for "flash chunk cache: serving Cassandra's chunk cache"; a problem
+     with the settings is one ERROR line naming the setting (the node then runs without the flash cache
+     unless --strict was given).
+  3. nodetool info: the "Chunk Cache" line shows the flash cache's entries, size, capacity and hit rate.
+  4. JMX: the bean io.flashchunk:type=FlashChunkCache has the flash cache's own counters.
+  Offline tools (sstable*) read cassandra.yaml too: jvm-clients.options now gives them the loader.
+  A tool started another way needs -Dcassandra.config.loader=$LOADER
+  and $INSTALLED_JAR on its class path (never the -javaagent).
+EOF
+}
+
+# ---------------------------------------------------------------- uninstall
+
+# the device paths named in the yaml block (quoted or not)
+configured_devices() {
+  block_lines "$1" | sed -n "s/^[[:space:]]*-[[:space:]]*path:[[:space:]]*//p" | sed -e "s/^'\\(.*\\)'\$/\\1/" -e "s/''/'/g" \
+    -e 's/^"\(.*\)"$/\1/'
+}
+
+cmd_uninstall() {
+  parse_args "--cassandra-home --conf-dir --lib-dir --dry-run" "$@"
+  resolve_layout
+  STAGE="$(mktemp -d "${TMPDIR:-/tmp}/flashchunk-uninstall.XXXXXX")"
+  trap cleanup_stage EXIT
+  local devices=()
+  if has_block "$YAML"; then
+    mapfile -t devices < <(configured_devices "$YAML")
+  fi
+  local changed=() file new
+  for file in "$SERVER_OPTS" "$CLIENT_OPTS" "$YAML"; do
+    new="$STAGE/$(basename -- "$file")"
+    edit_block strip "$file" >"$new" || exit 1
+    same_file "$file" "$new" || changed+=("$file")
+  done
+  local verb="removed" verb_changed="changed"
+  [ "$DRY_RUN" = 0 ] || { verb="would remove (dry run)"; verb_changed="would change (dry run)"; }
+  if [ "${#changed[@]}" -eq 0 ] && [ ! -e "$INSTALLED_JAR" ]; then
+    note "FlashChunk is not installed in $CASSANDRA_HOME (no flashchunk blocks in $CONF_DIR, no $INSTALLED_JAR): nothing changed"
+    return 0
+  fi
+  [ "$DRY_RUN" = 1 ] || check_writable "$CONF_DIR" "$LIB_DIR"
+  if [ -e "$INSTALLED_JAR" ]; then
+    note "$verb: $INSTALLED_JAR (version $(jar_version "$INSTALLED_JAR"))"
+  fi
+  for file in "${changed[@]}"; do
+    note "$verb_changed: $file (the flashchunk block removed)"
+    print_diff "$file" "$STAGE/$(basename -- "$file")"
+  done
+  if [ "$DRY_RUN" = 0 ]; then
+    for file in "${changed[@]}"; do
+      replace_file "$file" "$STAGE/$(basename -- "$file")"
+    done
+    [ ! -e "$INSTALLED_JAR" ] || rm -f -- "$INSTALLED_JAR" || die "cannot remove $INSTALLED_JAR"
+  fi
+  for file in "$SERVER_OPTS" "$CLIENT_OPTS" "$YAML"; do
+    [ -f "$file$BACKUP_SUFFIX" ] || continue
+    if same_file "$file$BACKUP_SUFFIX" "$STAGE/$(basename -- "$file")"; then
+      [ "$DRY_RUN" = 1 ] || rm -f -- "$file$BACKUP_SUFFIX"
+      note "$verb: $file$BACKUP_SUFFIX (the file is back to exactly that content)"
+    else
+      note "kept: $file$BACKUP_SUFFIX (the file was edited since the install; compare them)"
+    fi
+  done
+  local device
+  for device in "${devices[@]}"; do
+    note "left alone: the cache device $device (its contents are FlashChunk's cache; reuse or wipe it as you like)"
+  done
+  [ "$DRY_RUN" = 1 ] || note "uninstalled. Restart Cassandra on this node to run with its own chunk cache again."
+}
+
+# ---------------------------------------------------------------- status
+
+cmd_status() {
+  parse_args "--cassandra-home --conf-dir --lib-dir" "$@"
+  resolve_layout
+  local version_text
+  if version_text="$( (detect_cassandra_version && echo "$CASSANDRA_VERSION") 2>&1)"; then
+    version_text="Cassandra $version_text"
+  else
+    version_text="unknown Cassandra version: ${version_text#"$PROG: error: "}"
+  fi
+  echo "$CASSANDRA_HOME: $version_text (conf $CONF_DIR, lib $LIB_DIR)"
+  local parts=0 missing=() file
+  if [ -f "$INSTALLED_JAR" ]; then
+    echo "  jar:                 $INSTALLED_JAR, version $(jar_version "$INSTALLED_JAR")"
+    parts=$((parts + 1))
+  else
+    missing+=("$INSTALLED_JAR")
+  fi
+  for file in "$SERVER_OPTS" "$CLIENT_OPTS" "$YAML"; do
+    if has_block "$file"; then
+      parts=$((parts + 1))
+      if [ "$file" != "$YAML" ]; then
+        printf '  %-20s %s\n' "$(basename -- "$file"):" "$(block_lines "$file" | grep -E '^-' | tr '\n' ' ')"
+      fi
+    else
+      missing+=("the flashchunk block of $file")
+    fi
+  done
+  if has_block "$YAML"; then
+    echo "  cassandra.yaml:      $(block_lines "$YAML" | grep -E '^chunk_cache_class:' || echo 'no chunk_cache_class line')"
+    local path kind line
+    echo "  devices:"
+    while IFS= read -r line; do
+      case "$line" in
+        *"- path:"*)
+          path="$(sed -n "s/^[[:space:]]*-[[:space:]]*path:[[:space:]]*//p" <<<"$line" | sed -e "s/^'\\(.*\\)'\$/\\1/" -e "s/''/'/g")"
+          if [ -b "$path" ]; then kind="block device"; elif [ -f "$path" ]; then kind="regular file, $(stat -Lc %s -- "$path") bytes"; else kind="MISSING"; fi
+          echo "    $path ($kind)"
+          ;;
+        *capacity:* | *engine:* | *queue_depth:*)
+          echo "      ${line#"${line%%[![:space:]]*}"}"
+          ;;
+      esac
+    done < <(block_lines "$YAML")
+    block_lines "$YAML" | grep -E '^  (capi_library|strict|queue_bytes|dram_tier_bytes|checkpoint_interval_ms):' \
+      | sed 's/^  /  setting: /' || true
+  fi
+  if [ "$parts" -eq 4 ]; then
+    echo "FlashChunk is installed (restart Cassandra if it was installed after the last start)"
+    return 0
+  fi
+  if [ "$parts" -eq 0 ]; then
+    echo "FlashChunk is not installed"
+    return 3
+  fi
+  echo "FlashChunk is PARTLY installed; missing:"
+  printf '  %s\n' "${missing[@]}"
+  echo "run '$PROG install ...' again, or '$PROG uninstall ...'"
+  return 4
+}
+
+# ---------------------------------------------------------------- main
+
+[ $# -ge 1 ] || { usage >&2; exit 2; }
+COMMAND="$1"
+shift
+case "$COMMAND" in
+  install) cmd_install "$@" ;;
+  uninstall) cmd_uninstall "$@" ;;
+  status) cmd_status "$@" ;;
+  -h | --help | help) usage ;;
+  *) usage >&2; die "unknown command '$COMMAND'" ;;
+esac

@@ -1,0 +1,412 @@
+#!/usr/bin/env bash
+# Test of scripts/install-plugin.sh on a synthetic Cassandra 5.0.9 installation in a temporary
+# directory: lib/ holds (symlinks to) the jars of `scripts/cassandra-node.sh classpath`, conf/ holds
+# option files written from scripts/cassandra/*.options and a cassandra.yaml from
+# scripts/cassandra/cassandra.yaml.template.
+#   - install: every changed file is checked line by line, backups equal the originals, status
+#   - install again: nothing changes (byte for byte); --dry-run writes nothing; other options rewrite
+#     the blocks in place and keep the first backup; a yaml without a final newline round-trips
+#   - bad inputs (missing device, bad capacity, unknown engine, a directory as device, no device,
+#     a jar that is not the plugin, a 4.1 installation, a yaml or options file already setting our
+#     keys, broken markers) each fail with a clear message and change nothing
+#   - a real node: a cassandra-node.sh run directory gets the installed yaml block and the installed
+#     jvm-server.options lines; it must log "flash chunk cache: serving Cassandra's chunk cache" and
+#     show a Chunk Cache line in nodetool info
+#   - an offline tool (StandaloneVerifier) started like tools/bin/sstableverify (conf + lib/*.jar,
+#     the installed jvm-clients.options) loads the yaml with our keys present; without the loader the
+#     same run is refused by Cassandra
+#   - uninstall gives back the original files byte for byte and removes the jar
+# With --no-node the real node and the offline tool are skipped (a few seconds instead of about a minute;
+# scripts/test.sh runs it that way).
+# Needs java 17 and mvn (builds plugin/target/flashchunk-cassandra.jar when missing) and python3 (free
+# ports). Ends with "N passed, N failed"; exits non-zero on the first failed check.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+installer="$repo/scripts/install-plugin.sh"
+node_sh="$repo/scripts/cassandra-node.sh"
+jar="$repo/plugin/target/flashchunk-cassandra.jar"
+passed=0
+t_start=$(date +%s)
+with_node=1
+case "${1:-}" in
+  "") ;;
+  --no-node) with_node=0 ;;
+  *) echo "usage: $0 [--no-node]" >&2; exit 2 ;;
+esac
+
+work="$(mktemp -d /tmp/test-install-plugin.XXXXXX)"
+home="$work/apache-cassandra-5.0.9"
+node="$work/node"
+
+cleanup() {
+  local rc=$?
+  if [ -f "$node/cassandra.pid" ]; then
+    "$node_sh" kill "$node" >/dev/null 2>&1 || true
+  fi
+  if [ "$rc" -ne 0 ] && [ -f "$node/logs/system.log" ]; then
+    echo "---- tail of $node/logs/system.log" >&2
+    tail -n 40 "$node/logs/system.log" >&2 || true
+  fi
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  echo "$passed passed, 1 failed"
+  exit 1
+}
+
+# copies stdin to stdout as comment lines
+show() {
+  sed 's/^/#   /'
+}
+
+ok() {
+  passed=$((passed + 1))
+  echo "ok $passed - $*"
+}
+
+# a fingerprint of an installation: every file of conf/ (content) and of lib/ (names, link targets,
+# sizes; the content of regular files)
+state() {
+  local dir=$1
+  (
+    cd "$dir"
+    find conf -type f -print0 | sort -z | xargs -0 -r sha256sum
+    find lib -printf '%p %y %s %l\n' | sort
+    find lib -type f -print0 | sort -z | xargs -0 -r sha256sum
+  )
+}
+
+# runs the installer, expecting failure with a message matching the regex and no change to DIR
+expect_refusal() {
+  local what=$1 dir=$2 regex=$3
+  shift 3
+  local before after out
+  before="$(state "$dir")"
+  if out="$("$installer" "$@" 2>&1)"; then
+    fail "$what: the installer succeeded: $out"
+  fi
+  grep -qE -- "$regex" <<<"$out" || fail "$what: expected a message matching '$regex', got: $out"
+  after="$(state "$dir")"
+  [ "$before" = "$after" ] || fail "$what: the installation changed: $(diff <(echo "$before") <(echo "$after") || true)"
+  echo "#   $what -> $(grep -m1 -E -- "$regex" <<<"$out")"
+}
+
+# the lines between the markers of an installed file, without the markers and comments
+block_options() {
+  awk '/^# BEGIN flashchunk/ { inside = 1; next } /^# END flashchunk$/ { inside = 0 } inside && !/^#/ { print }' "$1"
+}
+
+# ---------------------------------------------------------------- the synthetic installation
+
+if [ ! -f "$jar" ]; then
+  echo "# building $jar"
+  (cd "$repo" && mvn -B -q -pl plugin package -DskipTests) || fail "could not build the plugin jar"
+fi
+classpath="$("$node_sh" classpath)" || fail "cassandra-node.sh classpath"
+
+# make_installation DIR VERSION: bin/, conf/, lib/, tools/bin/ as in an Apache Cassandra tarball
+make_installation() {
+  local dir=$1 version=$2 cp_jar base
+  mkdir -p "$dir/bin" "$dir/conf" "$dir/lib" "$dir/tools/bin"
+  printf '#!/bin/sh\necho "synthetic Cassandra %s: not for running"\nexit 1\n' "$version" >"$dir/bin/cassandra"
+  cp "$dir/bin/cassandra" "$dir/tools/bin/sstableverify"
+  chmod +x "$dir/bin/cassandra" "$dir/tools/bin/sstableverify"
+  if [ "$version" = "5.0.9" ]; then
+    local IFS=':'
+    for cp_jar in $classpath; do
+      base="$(basename "$cp_jar")"
+      # tarballs name Cassandra's own jar apache-cassandra-X.Y.Z.jar (Maven: cassandra-all-X.Y.Z.jar)
+      [ "$base" = "cassandra-all-5.0.9.jar" ] && base="apache-cassandra-5.0.9.jar"
+      ln -s "$cp_jar" "$dir/lib/$base"
+    done
+    unset IFS
+  else
+    : >"$dir/lib/apache-cassandra-$version.jar"
+  fi
+  # conf/jvm-server.options: the general part, jvm17-server.options: the Java 17 part (as in 5.0)
+  local src="$repo/scripts/cassandra"
+  {
+    echo "# Cassandra $version server JVM options, all Java versions (synthetic, from scripts/cassandra)"
+    awk '/^## G1/ { exit } { print }' "$src/jvm17-server.options"
+  } >"$dir/conf/jvm-server.options"
+  {
+    echo "# Cassandra $version server JVM options for Java 17 (synthetic)"
+    awk '/^## G1/ { p = 1 } p { print }' "$src/jvm17-server.options"
+  } >"$dir/conf/jvm17-server.options"
+  {
+    echo "# Cassandra $version client JVM options, all Java versions (synthetic)"
+    awk '/^## JPMS/ { exit } { print }' "$src/jvm17-clients.options"
+  } >"$dir/conf/jvm-clients.options"
+  {
+    echo "# Cassandra $version client JVM options for Java 17 (synthetic)"
+    awk '/^## JPMS/ { p = 1 } p { print }' "$src/jvm17-clients.options"
+  } >"$dir/conf/jvm17-clients.options"
+  printf '# cassandra-env.sh (synthetic)\nMAX_HEAP_SIZE="1G"\n' >"$dir/conf/cassandra-env.sh"
+  sed -e "s|@@DIR@@|$dir|g" -e "s|@@NATIVE_PORT@@|9042|g" -e "s|@@STORAGE_PORT@@|7000|g" \
+    "$src/cassandra.yaml.template" >"$dir/conf/cassandra.yaml"
+  cp "$src/logback-tools.xml" "$dir/conf/logback-tools.xml"
+}
+
+make_installation "$home" 5.0.9
+[ -L "$home/lib/apache-cassandra-5.0.9.jar" ] || fail "the classpath has no cassandra-all-5.0.9.jar"
+cp -a "$home/conf" "$work/original-conf"
+original_state="$(state "$home")"
+device="$work/flash.img"
+truncate -s 512M "$device"
+ok "synthetic Cassandra 5.0.9 installation in $home ($(find "$home/lib" -name '*.jar' | wc -l) jars)"
+
+# ---------------------------------------------------------------- install
+
+install_args=(install --cassandra-home "$home" --device "$device:384MiB:auto" --strict)
+out="$("$installer" "${install_args[@]}" 2>&1)" || fail "install: $out"
+head -n 12 <<<"$out" | show
+cmp -s "$jar" "$home/lib/flashchunk-cassandra.jar" || fail "lib/flashchunk-cassandra.jar is not a copy of $jar"
+[ "$(stat -c %a "$home/lib/flashchunk-cassandra.jar")" = 644 ] || fail "the installed jar is not mode 644"
+grep -q "Next steps" <<<"$out" || fail "install did not print the next steps: $out"
+grep -q "io.flashchunk:type=FlashChunkCache" <<<"$out" || fail "the next steps do not name the JMX bean"
+grep -q "nodetool info" <<<"$out" || fail "the next steps do not mention nodetool info"
+for f in jvm-server.options jvm-clients.options cassandra.yaml; do
+  grep -q "changed: $home/conf/$f" <<<"$out" || fail "install did not report changing $f: $out"
+  cmp -s "$work/original-conf/$f" "$home/conf/$f.flashchunk-backup" || fail "$f.flashchunk-backup differs from the original"
+done
+for f in jvm17-server.options jvm17-clients.options cassandra-env.sh logback-tools.xml; do
+  cmp -s "$work/original-conf/$f" "$home/conf/$f" || fail "install changed $f"
+  [ ! -e "$home/conf/$f.flashchunk-backup" ] || fail "install backed up $f, which it did not change"
+done
+ok "install copied the jar and backed up exactly the three files it changed"
+
+# added lines, exactly: diff of original and installed file, '>' lines only, no '<' lines
+for f in jvm-server.options jvm-clients.options cassandra.yaml; do
+  ! diff "$work/original-conf/$f" "$home/conf/$f" | grep -q '^<' || fail "install removed or changed lines of $f"
+done
+added() {
+  local f=$1
+  { diff "$work/original-conf/$f" "$home/conf/$f" || true; } | sed -n 's/^> //p'
+}
+expected_server="# BEGIN flashchunk (added by install-plugin.sh; 'install-plugin.sh uninstall' removes it)
+-javaagent:$home/lib/flashchunk-cassandra.jar
+-Dcassandra.config.loader=io.flashchunk.cassandra.config.FlashChunkConfigurationLoader
+# END flashchunk"
+[ "$(added jvm-server.options)" = "$expected_server" ] \
+  || fail "jvm-server.options: unexpected added lines: $(added jvm-server.options)"
+[ "$(added jvm-clients.options | grep -v '^#')" = "-Dcassandra.config.loader=io.flashchunk.cassandra.config.FlashChunkConfigurationLoader" ] \
+  || fail "jvm-clients.options: unexpected added options: $(added jvm-clients.options)"
+[ "$(added jvm-clients.options | head -n 1)" = "$(head -n 1 <<<"$expected_server")" ] \
+  || fail "jvm-clients.options: the block does not start with the BEGIN marker"
+[ "$(added jvm-clients.options | tail -n 1)" = "# END flashchunk" ] || fail "jvm-clients.options: no END marker"
+yaml_added="$(added cassandra.yaml)"
+expected_yaml="chunk_cache_class: io.flashchunk.cassandra.CassandraFlashCache
+flash_chunk_cache:
+  devices:
+    - path: '$device'
+      capacity: 384MiB
+      engine: auto
+  strict: true"
+[ "$(grep -v '^#' <<<"$yaml_added")" = "$expected_yaml" ] || fail "cassandra.yaml: unexpected added settings: $yaml_added"
+[ "$(head -n 1 <<<"$yaml_added")" = "$(head -n 1 <<<"$expected_server")" ] || fail "cassandra.yaml: no BEGIN marker first"
+[ "$(tail -n 1 <<<"$yaml_added")" = "# END flashchunk" ] || fail "cassandra.yaml: no END marker last"
+ok "jvm-server.options got the agent and the loader, jvm-clients.options the loader, cassandra.yaml the cache block"
+
+status_out="$("$installer" status --cassandra-home "$home" 2>&1)" || fail "status after install exited $?: $status_out"
+grep -q "Cassandra 5.0.9" <<<"$status_out" || fail "status does not name Cassandra 5.0.9: $status_out"
+grep -q "version 0\.[0-9]" <<<"$status_out" || fail "status does not show the jar version: $status_out"
+grep -q "$device (regular file" <<<"$status_out" || fail "status does not list the device: $status_out"
+grep -q "FlashChunk is installed" <<<"$status_out" || fail "status does not say installed: $status_out"
+show <<<"$status_out"
+ok "status: installed, jar version and device shown"
+
+# ---------------------------------------------------------------- idempotence, dry run
+
+installed_state="$(state "$home")"
+cp -a "$home/conf" "$work/installed-conf"
+out="$("$installer" "${install_args[@]}" 2>&1)" || fail "second install: $out"
+grep -q "nothing changed" <<<"$out" || fail "second install did not say nothing changed: $out"
+diff -r "$work/installed-conf" "$home/conf" || fail "second install changed conf/"
+[ "$installed_state" = "$(state "$home")" ] || fail "second install changed the installation"
+out="$("$installer" install --cassandra-home "$home" --device "$device:256MiB:threadpool" --dry-run 2>&1)" \
+  || fail "dry run: $out"
+grep -q "^+      capacity: 256MiB" <<<"$out" || fail "dry run does not show the new capacity: $out"
+grep -q "dry run" <<<"$out" || fail "dry run does not say so: $out"
+[ "$installed_state" = "$(state "$home")" ] || fail "the dry run changed the installation"
+ok "install is idempotent (second run: same bytes) and --dry-run writes nothing"
+
+# ---------------------------------------------------------------- bad inputs
+
+expect_refusal "missing device" "$home" "no such file or block device" \
+  install --cassandra-home "$home" --device "$work/no-such.img"
+expect_refusal "bad capacity syntax" "$home" "capacity '12XB' is not a size" \
+  install --cassandra-home "$home" --device "$device:12XB"
+expect_refusal "capacity not a multiple of 4096" "$home" "not a multiple of 4096" \
+  install --cassandra-home "$home" --device "$device:1000"
+expect_refusal "capacity larger than the device" "$home" "larger than the regular file" \
+  install --cassandra-home "$home" --device "$device:1TiB"
+expect_refusal "unknown engine" "$home" "unknown engine 'spdk'" \
+  install --cassandra-home "$home" --device "$device:64MiB:spdk"
+expect_refusal "a directory as device" "$home" "not a block device or a regular file" \
+  install --cassandra-home "$home" --device "$work"
+expect_refusal "no device" "$home" "needs at least one --device" \
+  install --cassandra-home "$home"
+expect_refusal "the same device twice" "$home" "given twice" \
+  install --cassandra-home "$home" --device "$device" --device "$device"
+expect_refusal "a jar that is not the plugin" "$home" "is not the FlashChunk Cassandra plugin" \
+  install --cassandra-home "$home" --device "$device" --jar "$home/lib/apache-cassandra-5.0.9.jar"
+expect_refusal "not a Cassandra home" "$home" "no configuration directory .*/conf" \
+  install --cassandra-home "$work/original-conf" --device "$device"
+
+old="$work/apache-cassandra-4.1.5"
+make_installation "$old" 4.1.5
+expect_refusal "a Cassandra 4.1 installation" "$old" "this is Cassandra 4\.1\.5 .*supports Cassandra 5\.0\.x only" \
+  install --cassandra-home "$old" --device "$device"
+
+clash="$work/clash"
+make_installation "$clash" 5.0.9
+cp -a "$clash/conf" "$work/clash-pristine"
+printf '\nchunk_cache_class: io.flashchunk.cassandra.CassandraFlashCache\n' >>"$clash/conf/cassandra.yaml"
+expect_refusal "a yaml already having chunk_cache_class" "$clash" "already sets the flash cache outside the flashchunk markers" \
+  install --cassandra-home "$clash" --device "$device"
+cp "$work/clash-pristine/cassandra.yaml" "$clash/conf/cassandra.yaml"
+echo "-Dcassandra.config.loader=com.example.OtherLoader" >>"$clash/conf/jvm-server.options"
+expect_refusal "an options file with another config loader" "$clash" "already has a configuration loader" \
+  install --cassandra-home "$clash" --device "$device"
+cp "$work/clash-pristine/jvm-server.options" "$clash/conf/jvm-server.options"
+printf '# BEGIN flashchunk\n-Dfoo=1\n' >>"$clash/conf/jvm-clients.options"
+expect_refusal "a BEGIN marker without END" "$clash" "broken flashchunk markers" \
+  install --cassandra-home "$clash" --device "$device"
+ok "bad inputs are refused with a clear message and change nothing"
+
+# a yaml without a final newline comes back byte for byte
+cp "$work/clash-pristine/jvm-clients.options" "$clash/conf/jvm-clients.options"
+printf 'cluster_name: x\nnum_tokens: 16' >"$clash/conf/cassandra.yaml"
+cp -a "$clash/conf" "$work/clash-conf"
+"$installer" install --cassandra-home "$clash" --device "$device" >/dev/null || fail "install into $clash"
+grep -q "^chunk_cache_class: " "$clash/conf/cassandra.yaml" || fail "install into a yaml without a final newline"
+grep -q "^num_tokens: 16\$" "$clash/conf/cassandra.yaml" || fail "the last line of a yaml without a final newline was damaged"
+"$installer" uninstall --cassandra-home "$clash" >/dev/null || fail "uninstall from $clash"
+diff -r "$work/clash-conf" "$clash/conf" || fail "uninstall did not restore a yaml without a final newline"
+ok "a yaml without a final newline: install, then uninstall restores it byte for byte"
+
+# other options: the blocks are rewritten in place (a line the operator added after the block stays
+# after it), the backup from before FlashChunk is kept
+"$installer" install --cassandra-home "$clash" --device "$device" >/dev/null || fail "install into $clash"
+echo "# operator line after the block" >>"$clash/conf/cassandra.yaml"
+"$installer" install --cassandra-home "$clash" --device "$device:64MiB:threadpool" >/dev/null || fail "reconfigure $clash"
+grep -q "^      capacity: 64MiB\$" "$clash/conf/cassandra.yaml" || fail "reconfigure did not write the new capacity"
+grep -q "^      engine: threadpool\$" "$clash/conf/cassandra.yaml" || fail "reconfigure did not write the new engine"
+[ "$(grep -c "^chunk_cache_class:" "$clash/conf/cassandra.yaml")" = 1 ] || fail "reconfigure left two chunk_cache_class lines"
+[ "$(tail -n 1 "$clash/conf/cassandra.yaml")" = "# operator line after the block" ] || fail "reconfigure moved the block"
+cmp -s "$work/clash-conf/cassandra.yaml" "$clash/conf/cassandra.yaml.flashchunk-backup" \
+  || fail "reconfigure replaced the backup from before FlashChunk"
+mv "$clash/lib/flashchunk-cassandra.jar" "$work/moved.jar"
+rc=0
+status_out="$("$installer" status --cassandra-home "$clash" 2>&1)" || rc=$?
+[ "$rc" = 4 ] || fail "status of an installation without the jar exited $rc, not 4: $status_out"
+grep -q "PARTLY installed" <<<"$status_out" || fail "status without the jar: $status_out"
+mv "$work/moved.jar" "$clash/lib/flashchunk-cassandra.jar"
+out="$("$installer" uninstall --cassandra-home "$clash" 2>&1)" || fail "uninstall from $clash: $out"
+# the operator's line now follows the last original line, which got its newline back
+[ "$(cat "$clash/conf/cassandra.yaml")" = "$(printf 'cluster_name: x\nnum_tokens: 16\n# operator line after the block')" ] \
+  || fail "uninstall after an operator's edit: $(cat "$clash/conf/cassandra.yaml")"
+grep -q "kept: $clash/conf/cassandra.yaml.flashchunk-backup" <<<"$out" || fail "uninstall did not keep the backup of an edited file: $out"
+ok "reconfigure rewrites the blocks in place and keeps the first backup; status sees a missing jar"
+
+if [ "$with_node" = 1 ]; then
+
+# ---------------------------------------------------------------- a real node from the installed configuration
+
+read -r native_port storage_port jmx_port < <(python3 - <<'EOF'
+import socket
+socks = []
+for _ in range(3):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+for s in socks:
+    s.close()
+EOF
+)
+"$node_sh" init "$node" --native-port "$native_port" --storage-port "$storage_port" --jmx-port "$jmx_port" >/dev/null \
+  || fail "cassandra-node.sh init"
+# the installed yaml block (markers included, so the block is exactly what the installer wrote)
+awk '/^# BEGIN flashchunk/ { p = 1 } p { print } /^# END flashchunk$/ { p = 0 }' "$home/conf/cassandra.yaml" \
+  >>"$node/conf/cassandra.yaml"
+block_options "$home/conf/jvm-server.options" >"$node/conf/jvm-extra.options"
+grep -q "^-javaagent:$home/lib/flashchunk-cassandra.jar\$" "$node/conf/jvm-extra.options" \
+  || fail "jvm-extra.options lacks the installed agent: $(cat "$node/conf/jvm-extra.options")"
+t_node=$(date +%s)
+start_out="$("$node_sh" start "$node" --heap 640M --wait-seconds 240 2>&1)" || fail "start of the node: $start_out"
+echo "# $start_out"
+grep -q "flash chunk cache: serving Cassandra's chunk cache" "$node/logs/system.log" \
+  || fail "system.log does not say the flash cache serves: $(grep -i flash "$node/logs/system.log" | head -n 5)"
+serving="$(grep -m1 "flash chunk cache: serving" "$node/logs/system.log" | sed 's/.*flash chunk cache: //')"
+info="$("$node_sh" nodetool "$node" info 2>&1)" || fail "nodetool info: $info"
+chunk_line="$(grep "^Chunk Cache" <<<"$info")" || fail "nodetool info has no Chunk Cache line: $info"
+echo "#   system.log: $serving"
+echo "#   nodetool info: $chunk_line"
+log_mib="$(sed -n 's/.*capacity \([0-9]*\) MiB.*/\1/p' <<<"$serving")"
+grep -q "capacity ${log_mib}" <<<"$chunk_line" \
+  || fail "nodetool's Chunk Cache capacity is not the flash cache's $log_mib MiB: $chunk_line"
+"$node_sh" stop "$node" >/dev/null || fail "stop of the node"
+ok "a real node with the installed configuration serves from the flash cache ($(($(date +%s) - t_node)) s)"
+
+# ---------------------------------------------------------------- an offline tool with the installed client options
+
+# as tools/bin/sstableverify would run it: conf/ and lib/*.jar on the class path, the '-' lines of
+# jvm-clients.options and jvm17-clients.options; the node's yaml (with our block) as the configuration
+tool_cp="$home/conf"
+for j in "$home"/lib/*.jar; do tool_cp="$tool_cp:$j"; done
+tool_opts=()
+mapfile -t tool_opts < <(grep -h '^-' "$home/conf/jvm-clients.options" "$home/conf/jvm17-clients.options")
+tool_opts+=("-Dcassandra.config=file://$node/conf/cassandra.yaml" "-Dcassandra.storagedir=$node/data"
+  "-Dcassandra.logdir=$node/logs" "-Dlogback.configurationFile=$node/conf/logback-tools.xml")
+java_bin="java"
+[ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ] && java_bin="$JAVA_HOME/bin/java"
+tool_out="$("$java_bin" "${tool_opts[@]}" -cp "$tool_cp" org.apache.cassandra.tools.StandaloneVerifier --force system_schema tables 2>&1)" \
+  || fail "StandaloneVerifier with the installed client options failed: $(tail -n 20 <<<"$tool_out")"
+! grep -q "Invalid yaml" <<<"$tool_out" || fail "the tool did not load the yaml: $tool_out"
+! grep -q "serving Cassandra's chunk cache" <<<"$tool_out" || fail "the tool started the flash cache: $tool_out"
+# the control: without the loader, Cassandra itself refuses the same yaml
+no_loader=()
+for o in "${tool_opts[@]}"; do
+  [[ $o == -Dcassandra.config.loader=* ]] || no_loader+=("$o")
+done
+[ "${#no_loader[@]}" -eq $((${#tool_opts[@]} - 1)) ] || fail "jvm-clients.options did not give the tool exactly one loader option"
+if control_out="$("$java_bin" "${no_loader[@]}" -cp "$tool_cp" org.apache.cassandra.tools.StandaloneVerifier --force system_schema tables 2>&1)"; then
+  fail "StandaloneVerifier without the loader accepted a yaml with the flash cache keys: $control_out"
+fi
+refusal="$(grep -m1 "Please remove properties \[" <<<"$control_out")" \
+  || fail "without the loader the tool failed for another reason: $(tail -n 20 <<<"$control_out")"
+if ! grep -q "chunk_cache_class" <<<"$refusal" || ! grep -q "flash_chunk_cache" <<<"$refusal"; then
+  fail "without the loader Cassandra did not name both of our keys: $refusal"
+fi
+echo "#   with the installed client options: $(grep -c . <<<"$tool_out") lines of output, exit 0; last: $(tail -n 1 <<<"$tool_out")"
+echo "#   without the loader: $refusal"
+ok "StandaloneVerifier loads the yaml with the installed client options (and is refused without the loader)"
+else
+  echo "# --no-node: the real node and the offline tool are skipped"
+fi
+
+# ---------------------------------------------------------------- uninstall
+
+out="$("$installer" uninstall --cassandra-home "$home" 2>&1)" || fail "uninstall: $out"
+grep -v '^[-+@ ]' <<<"$out" | show
+grep -q "left alone: the cache device $device" <<<"$out" || fail "uninstall does not say it left the device alone: $out"
+diff -r "$work/original-conf" "$home/conf" || fail "uninstall did not restore conf/ byte for byte"
+[ "$original_state" = "$(state "$home")" ] || fail "uninstall did not restore the installation: $(diff <(echo "$original_state") <(state "$home") || true)"
+[ "$(stat -c %s "$device")" = $((512 << 20)) ] || fail "uninstall touched the device"
+rc=0
+status_out="$("$installer" status --cassandra-home "$home" 2>&1)" || rc=$?
+[ "$rc" = 3 ] || fail "status after uninstall exited $rc, not 3: $status_out"
+grep -q "FlashChunk is not installed" <<<"$status_out" || fail "status after uninstall: $status_out"
+out="$("$installer" uninstall --cassandra-home "$home" 2>&1)" || fail "second uninstall: $out"
+grep -q "not installed" <<<"$out" || fail "second uninstall: $out"
+[ "$original_state" = "$(state "$home")" ] || fail "a second uninstall changed the installation"
+ok "uninstall restores the original files byte for byte, removes the jar, leaves the device"
+
+echo "# total $(($(date +%s) - t_start)) s"
+echo "$passed passed, 0 failed"
