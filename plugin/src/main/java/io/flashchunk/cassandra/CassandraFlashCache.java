@@ -4,6 +4,7 @@ import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cache.FlashChunkCache;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cassandra.jmx.AdapterCounters;
 import io.flashchunk.cassandra.jmx.FlashChunkCacheMetrics;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * The flash cache as Cassandra's chunk cache: what the agent's hooks on {@code ChunkCache} call
  * once {@code chunk_cache_class} names this class and the cache has started. One per JVM.
  */
-public final class CassandraFlashCache {
+public final class CassandraFlashCache implements AdapterCounters {
     /** The value of {@code chunk_cache_class} that turns the flash cache on. */
     public static final String CHUNK_CACHE_CLASS = CassandraFlashCache.class.getName();
 
@@ -37,6 +38,7 @@ public final class CassandraFlashCache {
     private final SSTableFiles files;
     private final ScheduledExecutorService releaseChecks;
     private final LongAdder uncachedFiles = new LongAdder();
+    private final LongAdder positionInvalidations = new LongAdder();
     private volatile ChunkService chunks;
 
     private CassandraFlashCache(FlashChunkCache cache) {
@@ -61,7 +63,7 @@ public final class CassandraFlashCache {
         }
         CassandraFlashCache started = new CassandraFlashCache(FlashChunkCache.open(config));
         try {
-            new FlashChunkCacheMetrics(started.cache, started::cacheFailures).register();
+            new FlashChunkCacheMetrics(started.cache, started).register();
         } catch (JMException | RuntimeException e) {
             LOG.warn("flash chunk cache: its JMX bean could not be registered ({}); the cache runs without it", e.toString());
         }
@@ -96,6 +98,7 @@ public final class CassandraFlashCache {
     }
 
     void invalidatePosition(FileHandle handle, long position) {
+        positionInvalidations.increment();
         if (handle.rebuffererFactory() instanceof FlashRebufferer rebufferer) {
             rebufferer.invalidate(position);
         }
@@ -117,8 +120,25 @@ public final class CassandraFlashCache {
         return cache.weightedBytes();
     }
 
-    long uncachedFiles() {
+    @Override
+    public long uncachedFiles() {
         return uncachedFiles.sum();
+    }
+
+    @Override
+    public long positionInvalidations() {
+        return positionInvalidations.sum();
+    }
+
+    @Override
+    public long watchedFiles() {
+        return files.watched();
+    }
+
+    @Override
+    public long lengthMismatches() {
+        ChunkService service = chunks;
+        return service == null ? 0 : service.lengthMismatches();
     }
 
     /** Ends the cache with a final checkpoint (JVM shutdown, or Cassandra closing its chunk cache). */
@@ -128,7 +148,8 @@ public final class CassandraFlashCache {
         LOG.info("flash chunk cache: closed after a final checkpoint; {}", cache.stats());
     }
 
-    private long cacheFailures() {
+    @Override
+    public long cacheFailures() {
         ChunkService service = chunks;
         return service == null ? 0 : service.cacheFailures();
     }

@@ -60,6 +60,18 @@ public interface FlashChunkCacheMXBean {
     /** Reads the adapter had to serve from the SSTable because the cache failed (fail-open). */
     long getCacheFailures();
 
+    /** Hits dropped because their length did not fit the reader (read again from the SSTable). */
+    long getLengthMismatches();
+
+    /** Early-open invalidations Cassandra asked for. */
+    long getPositionInvalidations();
+
+    /** Data files read uncached because their chunk size is below 4 KiB or above 64 KiB. */
+    long getUncachedFiles();
+
+    /** Released files being watched for deletion now. */
+    long getWatchedFiles();
+
     /** Every counter on one line. */
     String getSummary();
 

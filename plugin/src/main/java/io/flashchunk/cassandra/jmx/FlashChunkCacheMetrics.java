@@ -4,7 +4,6 @@ import io.flashchunk.cache.CacheStats;
 import io.flashchunk.cache.FlashChunkCache;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.util.function.LongSupplier;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -14,11 +13,11 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     public static final String OBJECT_NAME = "io.flashchunk:type=FlashChunkCache";
 
     private final FlashChunkCache cache;
-    private final LongSupplier cacheFailures;
+    private final AdapterCounters adapter;
 
-    public FlashChunkCacheMetrics(FlashChunkCache cache, LongSupplier cacheFailures) {
+    public FlashChunkCacheMetrics(FlashChunkCache cache, AdapterCounters adapter) {
         this.cache = cache;
-        this.cacheFailures = cacheFailures;
+        this.adapter = adapter;
     }
 
     /** Registers on the platform MBean server (the one Cassandra's JMX port serves), replacing a stale one. */
@@ -168,7 +167,27 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public long getCacheFailures() {
-        return cacheFailures.getAsLong();
+        return adapter.cacheFailures();
+    }
+
+    @Override
+    public long getLengthMismatches() {
+        return adapter.lengthMismatches();
+    }
+
+    @Override
+    public long getPositionInvalidations() {
+        return adapter.positionInvalidations();
+    }
+
+    @Override
+    public long getUncachedFiles() {
+        return adapter.uncachedFiles();
+    }
+
+    @Override
+    public long getWatchedFiles() {
+        return adapter.watchedFiles();
     }
 
     @Override

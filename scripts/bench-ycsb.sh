@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The paper's YCSB evaluation at this machine's scale: stock Cassandra 5.0.9 (its own chunk cache) at
+# memory M and 2M, compressed and uncompressed, against the flash chunk cache at M with 1x, 2x and 4x
+# the hot set, side by side in one run; see scripts/bench_ycsb.py for the steps. Needs root.
+# Raw results, the table and the plots go to docs/results/ycsb-<UTC time>/ (or --out DIR).
+#
+#   scripts/bench-ycsb.sh            full run (about an hour): 90,000 records of 10 x 6400 B, heap 1G,
+#                                    M = 2.5 GiB, two workloads, targets 1500/3000/4500/max
+#   scripts/bench-ycsb.sh --quick    minutes: 30,000 records, heap 768M, M = 1.5 GiB, 100% read,
+#                                    baseline at M and 2M against the flash cache at 4x, max target
+# Other options go to bench_ycsb.py (--records, --memory, --targets, --configs, --reuse-data, ...).
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+out="docs/results/ycsb-$(date -u +%Y%m%dT%H%M%SZ)"
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="$2"; shift 2 ;;
+    --quick) args+=(--records 30000 --heap 768M --memory 1536M --warmup 30 --measure 30 --targets 0
+                    --workloads paper-read100 --configs base-c-M,base-c-2M,flash-4x); shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+mkdir -p "$out"
+echo "== building the plugin jar and the YCSB binding" >&2
+mvn -q -B -pl plugin,ycsb-workloads -am package -DskipTests >/dev/null
+{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 ${args[*]}"; } > "$out/machine.txt"
+python3 scripts/bench_ycsb.py --out "$out" "${args[@]}"
+python3 scripts/bench_ycsb_report.py "$out"
+echo "results: $out (table.md, ycsb-*.png, raw.jsonl)" >&2

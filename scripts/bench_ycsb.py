@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""The paper's evaluation (Table II, Figures 4-7) at this machine's scale; run by scripts/bench-ycsb.sh.
+
+One Cassandra 5.0.9 node (scripts/cassandra-node.sh) holds the YCSB data twice: LZ4-compressed in
+64 KiB chunks (keyspace ycsb) and uncompressed (ycsb_raw), each compacted to one SSTable. Then every
+configuration runs on the same data, one after the other in one run: the node is restarted inside a
+cgroup v1 memory limit (the paper's Docker limit) after the page cache is dropped, warmed up, and
+measured at each YCSB target throughput with several client processes. Raw results go to
+OUT/raw.jsonl as they come; scripts/bench_ycsb_report.py makes the table and the plots.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NODE_SCRIPT = os.path.join(REPO, "scripts", "cassandra-node.sh")
+YCSB_SCRIPT = os.path.join(REPO, "scripts", "ycsb.sh")
+AGENT_JAR = os.path.join(REPO, "plugin", "target", "flashchunk-cassandra.jar")
+WORKLOADS = os.path.join(REPO, "ycsb-workloads", "workloads")
+LOADER = "io.flashchunk.cassandra.config.FlashChunkConfigurationLoader"
+CACHE_CLASS = "io.flashchunk.cassandra.CassandraFlashCache"
+CGROUP = "flashchunk-bench"
+CHUNK_KB = 64
+HOT_DATA_FRACTION = 0.3
+
+START = time.time()
+
+
+def log(message):
+    print(f"[bench-ycsb {time.time() - START:6.0f} s] {message}", file=sys.stderr, flush=True)
+
+
+def run(command, check=True, capture=True, env=None):
+    result = subprocess.run(command, check=False, text=True, env=env,
+                            stdout=subprocess.PIPE if capture else None,
+                            stderr=subprocess.STDOUT if capture else None)
+    if check and result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed (exit {result.returncode}):\n{result.stdout or ''}")
+    return result.stdout or ""
+
+
+def parse_size(text):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG]?)i?B?", text.strip(), re.IGNORECASE)
+    if not m:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size (e.g. 2560M, 2.5G)")
+    return int(float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2).upper()])
+
+
+def free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+class Node:
+    """The benchmark's node: one run directory, restarted per configuration."""
+
+    def __init__(self, directory):
+        self.dir = directory
+        self.native, self.storage, self.jmx = free_ports(3)
+        self.yaml = os.path.join(directory, "conf", "cassandra.yaml")
+        self.extra_options = os.path.join(directory, "conf", "jvm-extra.options")
+
+    def init(self):
+        run([NODE_SCRIPT, "init", self.dir, "--force", "--native-port", str(self.native),
+             "--storage-port", str(self.storage), "--jmx-port", str(self.jmx)])
+        with open(self.yaml) as f:
+            self.base_yaml = f.read()
+
+    def configure(self, flash_yaml):
+        """Stock Cassandra when flash_yaml is None; else the agent, the loader and the flash cache block."""
+        with open(self.yaml, "w") as f:
+            f.write(self.base_yaml + ("\n" + flash_yaml if flash_yaml else ""))
+        if flash_yaml:
+            with open(self.extra_options, "w") as f:
+                f.write(f"-javaagent:{AGENT_JAR}\n-Dcassandra.config.loader={LOADER}\n")
+        elif os.path.exists(self.extra_options):
+            os.remove(self.extra_options)
+
+    def start(self, heap, memory_limit=None):
+        command = [NODE_SCRIPT, "start", self.dir, "--heap", heap, "--wait-seconds", "300"]
+        if memory_limit:
+            command += ["--cgroup", CGROUP, "--memory-limit", str(memory_limit)]
+        log(run(command).strip().splitlines()[-1])
+
+    def stop(self):
+        run([NODE_SCRIPT, "stop", self.dir, "--wait-seconds", "180"], check=False)
+
+    def pid(self):
+        with open(os.path.join(self.dir, "cassandra.pid")) as f:
+            return int(f.read().strip())
+
+    def nodetool(self, *arguments):
+        return run([NODE_SCRIPT, "nodetool", self.dir, *arguments])
+
+    def chunk_cache(self):
+        """(requests, misses, capacity text) of nodetool info's Chunk Cache line."""
+        for line in self.nodetool("info").splitlines():
+            if line.startswith("Chunk Cache"):
+                m = re.search(r"capacity ([^,]+), (\d+) misses, (\d+) requests", line)
+                if m:
+                    return int(m.group(3)), int(m.group(2)), m.group(1)
+        return 0, 0, "none"
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def disk_of(path):
+    """The /proc/diskstats name of the whole disk holding path."""
+    device = os.stat(path).st_dev
+    major, minor = os.major(device), os.minor(device)
+    name = None
+    with open("/proc/diskstats") as f:
+        for line in f:
+            parts = line.split()
+            if int(parts[0]) == major and int(parts[1]) == minor:
+                name = parts[2]
+    if name is None:
+        raise RuntimeError(f"no /proc/diskstats entry for {path} ({major}:{minor})")
+    parent = os.path.basename(os.path.dirname(os.path.realpath(f"/sys/class/block/{name}")))
+    return parent if os.path.exists(f"/sys/block/{parent}") else name
+
+
+def disk_read_bytes(disk):
+    with open("/proc/diskstats") as f:
+        for line in f:
+            parts = line.split()
+            if parts[2] == disk:
+                return int(parts[5]) * 512
+    raise RuntimeError(f"disk {disk} vanished from /proc/diskstats")
+
+
+def drop_page_cache():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("1\n")
+
+
+class ReadAhead:
+    """Sets the data disk's read_ahead_kb for the run and restores it (Linux fixes it at open)."""
+
+    def __init__(self, disk, kb):
+        self.path = f"/sys/block/{disk}/queue/read_ahead_kb"
+        self.kb = kb
+        self.saved = None
+
+    def __enter__(self):
+        with open(self.path) as f:
+            self.saved = f.read().strip()
+        if self.kb is not None:
+            with open(self.path, "w") as f:
+                f.write(str(self.kb))
+        return self
+
+    def __exit__(self, *exc):
+        with open(self.path, "w") as f:
+            f.write(self.saved)
+
+    def current(self):
+        with open(self.path) as f:
+            return int(f.read().strip())
+
+
+YCSB_LINE = re.compile(r"^\[(\w[\w-]*)\], ([^,]+), ([-0-9.eE]+)$")
+
+
+def parse_ycsb(output):
+    stats = {}
+    for line in output.splitlines():
+        m = YCSB_LINE.match(line.strip())
+        if m:
+            stats[(m.group(1), m.group(2))] = float(m.group(3))
+    return stats
+
+
+def ycsb_clients(args, node, phase, workload, keyspace, seconds, target, clients, threads, extra=()):
+    """Runs YCSB client processes at once; returns their parsed outputs."""
+    base = [YCSB_SCRIPT, phase, "--native-port", str(node.native), "-P", os.path.join(WORKLOADS, workload),
+            "-p", f"recordcount={args.records}", "-p", f"fieldlength={args.field_length}",
+            "-p", f"cassandra.keyspace={keyspace}", "-p", f"flashchunk.compression.chunkkb={CHUNK_KB}",
+            "-threads", str(threads), *extra]
+    if seconds:
+        base += ["-p", f"maxexecutiontime={seconds}", "-p", "operationcount=1000000000"]
+    processes = []
+    for client in range(clients):
+        command = list(base)
+        if target:
+            command += ["-target", str(max(1, target // clients))]
+        if phase == "load" and clients > 1:
+            share = args.records // clients
+            command += ["-p", f"insertstart={client * share}",
+                        "-p", f"insertcount={share if client < clients - 1 else args.records - client * share}"]
+        env = dict(os.environ, FLASHCHUNK_YCSB_NO_BUILD="1")
+        processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                          env=env))
+    outputs = []
+    for p in processes:
+        out, _ = p.communicate()
+        if p.returncode != 0:
+            raise RuntimeError(f"YCSB {phase} failed (exit {p.returncode}):\n{out[-3000:]}")
+        outputs.append(parse_ycsb(out))
+    return outputs
+
+
+def combine(outputs):
+    """One result from several clients: throughputs add, latencies are weighted by operations, p99 the worst."""
+    result = {"ops_per_s": sum(o.get(("OVERALL", "Throughput(ops/sec)"), 0) for o in outputs)}
+    for op in ("READ", "UPDATE", "INSERT"):
+        count = sum(o.get((op, "Operations"), 0) for o in outputs)
+        failed = sum(o.get((op + "-FAILED", "Operations"), 0) for o in outputs)
+        if count == 0 and failed == 0:
+            continue
+        key = op.lower()
+        result[f"{key}_ops"] = int(count)
+        result[f"{key}_failed"] = int(failed)
+        if count:
+            result[f"{key}_avg_ms"] = sum(o.get((op, "AverageLatency(us)"), 0) * o.get((op, "Operations"), 0)
+                                          for o in outputs) / count / 1000
+            result[f"{key}_p99_ms"] = max(o.get((op, "99thPercentileLatency(us)"), 0) for o in outputs) / 1000
+    return result
+
+
+KEYSPACES = {"ycsb": ["--compressor", "LZ4Compressor", "--chunk-kb", str(CHUNK_KB)], "ycsb_raw": ["--no-compression"]}
+
+
+def load_dataset(args, node, keyspaces):
+    log(f"loading {args.records:,} records of 10 x {args.field_length} B into {', '.join(keyspaces)} (ycsb: LZ4 in "
+        f"{CHUNK_KB} KiB chunks; ycsb_raw: uncompressed), then compacting each to one SSTable")
+    node.configure(None)
+    node.start(args.heap)
+    for keyspace in keyspaces:
+        options = KEYSPACES[keyspace]
+        run([YCSB_SCRIPT, "create-table", "--native-port", str(node.native), "--keyspace", keyspace, "--drop",
+             *options])
+        started = time.time()
+        ycsb_clients(args, node, "load", "paper-read100", keyspace, None, None, 2, 4)
+        node.nodetool("flush", keyspace)
+        log(f"{keyspace}: loaded in {time.time() - started:.0f} s; compacting")
+        node.nodetool("compact", keyspace)
+        sizes = node.nodetool("tablestats", f"{keyspace}.usertable")
+        m = re.search(r"Space used \(live\): (\d+)", sizes)
+        ssts = re.search(r"SSTable count: (\d+)", sizes)
+        log(f"{keyspace}: {int(m.group(1)) / 2**20:.0f} MiB on disk in {ssts.group(1)} SSTable(s)"
+            if m and ssts else f"{keyspace}: tablestats unreadable")
+    node.stop()
+
+
+def hot_set_bytes(args):
+    """Chunk bytes the hot records touch: a record of R bytes spans 1 + (R - 1) / C chunks of C bytes on average."""
+    record = 10 * args.field_length
+    chunk = CHUNK_KB << 10
+    return int(HOT_DATA_FRACTION * args.records * chunk * (1 + (record - 1) / chunk))
+
+
+def configurations(args):
+    m = args.memory
+    table = {
+        "base-c-M": ("baseline, compressed, M", "ycsb", m, None),
+        "base-c-2M": ("baseline, compressed, 2M", "ycsb", 2 * m, None),
+        "base-u-M": ("baseline, uncompressed, M", "ycsb_raw", m, None),
+        "flash-1x": ("flash cache 1x hot set, M", "ycsb", m, 1),
+        "flash-2x": ("flash cache 2x hot set, M", "ycsb", m, 2),
+        "flash-4x": ("flash cache 4x hot set, M", "ycsb", m, 4),
+    }
+    unknown = [c for c in args.configs if c not in table]
+    if unknown:
+        raise SystemExit(f"bench-ycsb: unknown configuration(s) {unknown}; known: {list(table)}")
+    return [(name, *table[name]) for name in args.configs]
+
+
+def flash_yaml(device, capacity):
+    return (f"chunk_cache_class: {CACHE_CLASS}\nflash_chunk_cache:\n  devices:\n    - path: {device}\n"
+            f"      capacity: {capacity}\n")
+
+
+def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_multiple, workload, out):
+    device = os.path.join(args.work, "flash.img")
+    if os.path.exists(device):
+        os.remove(device)
+    if hot_multiple:
+        # The index gets 90% of the device (the reserve); checkpoint areas take a little more.
+        capacity = (int(hot_multiple * hot_set_bytes(args) / 0.9) + (64 << 20)) // 4096 * 4096
+        with open(device, "wb") as f:
+            f.truncate(capacity)
+        node.configure(flash_yaml(device, capacity))
+    else:
+        node.configure(None)
+    drop_page_cache()
+    node.start(args.heap, memory)
+    try:
+        pid = node.pid()
+        log(f"{label} ({workload}): warming up {args.warmup} s")
+        ycsb_clients(args, node, "run", workload, keyspace, args.warmup, None, args.clients, args.threads)
+        for target in args.targets:
+            cpu0, disk0, (req0, miss0, capacity) = cpu_seconds(pid), disk_read_bytes(disk), node.chunk_cache()
+            started = time.time()
+            result = combine(ycsb_clients(args, node, "run", workload, keyspace, args.measure, target, args.clients,
+                                          args.threads))
+            elapsed = time.time() - started
+            cpu1, disk1, (req1, miss1, _) = cpu_seconds(pid), disk_read_bytes(disk), node.chunk_cache()
+            requests = req1 - req0
+            result.update({
+                "config": name, "label": label, "workload": workload, "target": target or 0,
+                "memory_bytes": memory, "flash_hot_multiple": hot_multiple or 0, "chunk_cache_capacity": capacity,
+                "seconds": round(elapsed, 1), "cassandra_cpu": (cpu1 - cpu0) / elapsed,
+                "disk_read_mb_s": (disk1 - disk0) / elapsed / 1e6,
+                "chunk_cache_hit_ratio": (requests - (miss1 - miss0)) / requests if requests else None,
+            })
+            ops = result["ops_per_s"]
+            result["cpu_ms_per_op"] = result["cassandra_cpu"] * 1000 / ops if ops else None
+            with open(os.path.join(out, "raw.jsonl"), "a") as f:
+                f.write(json.dumps(result) + "\n")
+            hit = result["chunk_cache_hit_ratio"]
+            log(f"{label}, target {target or 'max'}: {ops:,.0f} ops/s, read avg "
+                f"{result.get('read_avg_ms', 0):.2f} ms p99 {result.get('read_p99_ms', 0):.1f} ms, Cassandra CPU "
+                f"{result['cassandra_cpu'] * 100:.0f}%, disk {result['disk_read_mb_s']:.0f} MB/s, chunk cache hits "
+                f"{'n/a' if hit is None else f'{hit:.2f}'}")
+    finally:
+        node.stop()
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--work", default=os.path.join(REPO, "target", "bench-ycsb"),
+                   help="node, data and flash device (default target/bench-ycsb; reused when --reuse-data)")
+    p.add_argument("--records", type=int, default=90000)
+    p.add_argument("--field-length", type=int, default=6400)
+    p.add_argument("--heap", default="1G")
+    p.add_argument("--memory", type=parse_size, default=parse_size("2560M"), help="M: the cgroup memory limit")
+    p.add_argument("--targets", default="1500,3000,4500,0", help="YCSB target ops/s, 0 = unthrottled")
+    p.add_argument("--clients", type=int, default=2)
+    p.add_argument("--threads", type=int, default=4, help="per client")
+    p.add_argument("--warmup", type=int, default=60)
+    p.add_argument("--measure", type=int, default=60)
+    p.add_argument("--workloads", default="paper-read100,paper-read80-update20")
+    p.add_argument("--configs", default="base-c-M,base-c-2M,base-u-M,flash-1x,flash-2x,flash-4x")
+    p.add_argument("--read-ahead-kb", default="16",
+                   help="the data disk's read_ahead_kb during the run ('machine' leaves it); restored after")
+    p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
+    args = p.parse_args(argv)
+    args.targets = [int(t) for t in args.targets.split(",")]
+    args.workloads = args.workloads.split(",")
+    args.configs = args.configs.split(",")
+    args.read_ahead_kb = None if args.read_ahead_kb == "machine" else int(args.read_ahead_kb)
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    if os.geteuid() != 0:
+        raise SystemExit("bench-ycsb: needs root (cgroup memory limits, dropping the page cache, read_ahead_kb)")
+    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(args.work, exist_ok=True)
+    configs = configurations(args)
+    node = Node(os.path.join(args.work, "node"))
+    stamp = os.path.join(args.work, "dataset.json")
+    keyspaces = sorted({keyspace for _, _, keyspace, _, _ in configs})
+    dataset = {"records": args.records, "field_length": args.field_length, "keyspaces": keyspaces}
+    node.init()
+    disk = disk_of(node.dir)
+    with ReadAhead(disk, args.read_ahead_kb) as read_ahead:
+        reuse = args.reuse_data and os.path.exists(stamp) and json.load(open(stamp)) == dataset
+        if reuse:
+            log("reusing the loaded data of an earlier run")
+        else:
+            for sub in ("data", "commitlog", "hints", "saved_caches"):
+                shutil.rmtree(os.path.join(node.dir, sub), ignore_errors=True)
+            if os.path.exists(stamp):
+                os.remove(stamp)
+            load_dataset(args, node, keyspaces)
+            json.dump(dataset, open(stamp, "w"))
+        meta = {"records": args.records, "field_length": args.field_length, "heap": args.heap,
+                "memory_bytes": args.memory, "hot_set_bytes": hot_set_bytes(args), "targets": args.targets,
+                "clients": args.clients, "threads": args.threads, "warmup_s": args.warmup,
+                "measure_s": args.measure, "disk": disk, "read_ahead_kb": read_ahead.current(),
+                "chunk_kb": CHUNK_KB, "configs": args.configs, "workloads": args.workloads}
+        json.dump(meta, open(os.path.join(args.out, "setup.json"), "w"), indent=1)
+        log(f"hot set {hot_set_bytes(args) / 2**20:.0f} MiB of chunks; M = {args.memory / 2**20:.0f} MiB; "
+            f"{disk} read_ahead_kb {read_ahead.current()}")
+        for workload in args.workloads:
+            for name, label, keyspace, memory, multiple in configs:
+                measure_configuration(args, node, disk, name, label, keyspace, memory, multiple, workload, args.out)
+    log("done")
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    main(sys.argv[1:])

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Table, target checks and plots from scripts/bench-ycsb.sh results: python3 bench_ycsb_report.py DIR.
+
+DIR holds setup.json and raw.jsonl (one line per configuration, workload and target). Writes
+DIR/table.md and DIR/ycsb-<workload>.png (the paper's Figures 4-7: throughput, read latency, CPU and
+disk bandwidth against the target throughput), and prints the table.
+"""
+import json
+import os
+import sys
+import tempfile
+
+import benchlib
+
+log = benchlib.logger("bench_ycsb_report")
+fmt = benchlib.fmt
+
+
+def target_name(target):
+    return "max" if target == 0 else f"{target:,}"
+
+
+def load(out):
+    setup = json.load(open(os.path.join(out, "setup.json")))
+    rows = [json.loads(line) for line in open(os.path.join(out, "raw.jsonl")) if line.strip()]
+    return setup, rows
+
+
+def by_key(rows):
+    return {(r["workload"], r["config"], r["target"]): r for r in rows}
+
+
+def comparisons(setup, rows):
+    """The issue's two targets, checked at every target rate measured for both sides."""
+    index = by_key(rows)
+    lines = []
+    for workload in setup["workloads"]:
+        for flash in ("flash-1x", "flash-2x", "flash-4x"):
+            pairs = [(t, index.get((workload, flash, t)), index.get((workload, "base-c-2M", t))) for t in setup["targets"]]
+            pairs = [(t, f, b) for t, f, b in pairs if f and b]
+            if not pairs:
+                continue
+            wins = [f["ops_per_s"] > b["ops_per_s"] and f.get("read_avg_ms", 1e9) < b.get("read_avg_ms", 0)
+                    for t, f, b in pairs]
+            detail = ", ".join(f'{target_name(t)}: {f["ops_per_s"] / b["ops_per_s"]:.2f}x ops, '
+                               f'{f["read_avg_ms"] / b["read_avg_ms"]:.2f}x read avg' for t, f, b in pairs
+                               if b["ops_per_s"] and b.get("read_avg_ms"))
+            lines.append(f"- {workload}, {flash} at M vs baseline at 2M (more throughput and lower average read "
+                         f"latency at every target): {'met' if all(wins) else 'NOT met'} ({detail})")
+        top = max(setup["targets"], key=lambda t: 10**12 if t == 0 else t)
+        f, b = index.get((workload, "flash-4x", top)), index.get((workload, "base-c-M", top))
+        if f and b and b["ops_per_s"] and f.get("cpu_ms_per_op") and b.get("cpu_ms_per_op"):
+            more = f["ops_per_s"] / b["ops_per_s"] - 1
+            less = 1 - f["cpu_ms_per_op"] / b["cpu_ms_per_op"]
+            lines.append(f"- {workload}, flash-4x vs baseline at M, target {target_name(top)} (>= 85% more throughput "
+                         f"and >= 25% less CPU per operation): {more * 100:+.0f}% throughput, {less * 100:.0f}% less "
+                         f"CPU per op: {'met' if more >= 0.85 and less >= 0.25 else 'NOT met'}")
+    return lines
+
+
+def table(setup, rows):
+    lines = [f'Records: {setup["records"]:,} x 10 fields x {setup["field_length"]} B; heap {setup["heap"]}; '
+             f'M = {setup["memory_bytes"] / 2**20:.0f} MiB; hot set {setup["hot_set_bytes"] / 2**20:.0f} MiB of '
+             f'{setup["chunk_kb"]} KiB chunks; {setup["clients"]} YCSB clients x {setup["threads"]} threads; warm-up '
+             f'{setup["warmup_s"]} s, {setup["measure_s"]} s per target; {setup["disk"]} read_ahead_kb '
+             f'{setup["read_ahead_kb"]}.', ""]
+    for workload in setup["workloads"]:
+        lines += [f"### {workload}", "",
+                  "| configuration | target | ops/s | read avg ms | read p99 ms | update avg ms | update p99 ms "
+                  "| Cassandra CPU | CPU ms/op | disk MB/s | chunk cache hit ratio | failed ops |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for config in setup["configs"]:
+            for r in sorted((r for r in rows if r["workload"] == workload and r["config"] == config),
+                            key=lambda r: 10**12 if r["target"] == 0 else r["target"]):
+                failed = r.get("read_failed", 0) + r.get("update_failed", 0)
+                lines.append(
+                    f'| {r["label"]} | {target_name(r["target"])} | {r["ops_per_s"]:,.0f} | {fmt(r.get("read_avg_ms"), 2)} '
+                    f'| {fmt(r.get("read_p99_ms"), 1)} | {fmt(r.get("update_avg_ms"), 2)} | {fmt(r.get("update_p99_ms"), 1)} '
+                    f'| {r["cassandra_cpu"] * 100:.0f}% | {fmt(r.get("cpu_ms_per_op"), 3)} | {r["disk_read_mb_s"]:.0f} '
+                    f'| {fmt(r.get("chunk_cache_hit_ratio"), 2)} | {failed} |')
+        lines.append("")
+    checks = comparisons(setup, rows)
+    if checks:
+        lines += ["Targets of the issue, as measured here:", ""] + checks + [""]
+    return "\n".join(lines)
+
+
+def plot(out, setup, rows):
+    plt = benchlib.import_pyplot(log)
+    panels = [("ops_per_s", "throughput (ops/s)"), ("read_avg_ms", "read latency, average (ms)"),
+              ("read_p99_ms", "read latency, p99 (ms)"), ("cassandra_cpu", "Cassandra CPU (cores)"),
+              ("cpu_ms_per_op", "Cassandra CPU per op (ms)"), ("disk_read_mb_s", "disk reads (MB/s)")]
+    written = []
+    for workload in setup["workloads"]:
+        fig, axes = plt.subplots(2, 3, figsize=(15, 8))
+        for (key, title), ax in zip(panels, axes.flat):
+            for config in setup["configs"]:
+                sel = sorted((r for r in rows if r["workload"] == workload and r["config"] == config),
+                             key=lambda r: 10**12 if r["target"] == 0 else r["target"])
+                if not sel:
+                    continue
+                x = [r["ops_per_s"] if key != "ops_per_s" else (r["target"] or r["ops_per_s"]) for r in sel]
+                y = [r.get(key) for r in sel]
+                style = "-o" if config.startswith("flash") else "--s"
+                ax.plot(x, [v if v is not None else float("nan") for v in y], style, label=sel[0]["label"])
+            ax.set_title(title)
+            ax.set_xlabel("target ops/s (max: achieved)" if key == "ops_per_s" else "achieved ops/s")
+            ax.grid(alpha=0.3)
+        axes.flat[0].legend(fontsize=8)
+        fig.suptitle(f"YCSB {workload}: flash chunk cache vs Cassandra's own cache (M = "
+                     f"{setup['memory_bytes'] / 2**20:.0f} MiB)")
+        fig.tight_layout()
+        path = os.path.join(out, f"ycsb-{workload}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def report(out):
+    setup, rows = load(out)
+    text = table(setup, rows)
+    open(os.path.join(out, "table.md"), "w").write(text + "\n")
+    print(text)
+    for path in plot(out, setup, rows):
+        log(f"plot: {path}")
+    return 0
+
+
+def self_test():
+    failures = []
+    check = benchlib.checker(failures)
+    setup = {"records": 100, "field_length": 10, "heap": "1G", "memory_bytes": 2**30, "hot_set_bytes": 2**20,
+             "chunk_kb": 64, "clients": 2, "threads": 4, "warmup_s": 1, "measure_s": 1, "disk": "vda",
+             "read_ahead_kb": 16, "workloads": ["w"], "targets": [1000, 0],
+             "configs": ["base-c-M", "base-c-2M", "flash-4x"]}
+
+    def row(config, target, ops, read_ms, cpu):
+        return {"workload": "w", "config": config, "label": config, "target": target, "ops_per_s": ops,
+                "read_avg_ms": read_ms, "read_p99_ms": read_ms * 3, "cassandra_cpu": cpu,
+                "cpu_ms_per_op": cpu * 1000 / ops, "disk_read_mb_s": 10, "chunk_cache_hit_ratio": 0.5}
+    rows = [row("base-c-M", 1000, 1000, 2.0, 1.0), row("base-c-M", 0, 2000, 4.0, 1.6),
+            row("base-c-2M", 1000, 1000, 1.5, 1.0), row("base-c-2M", 0, 3000, 3.0, 1.7),
+            row("flash-4x", 1000, 1001, 1.0, 0.5), row("flash-4x", 0, 4000, 2.0, 1.2)]
+    lines = comparisons(setup, rows)
+    check("two comparisons", len(lines), 2)
+    check("flash beats 2M everywhere", int(lines[0].split(": ")[1].startswith("met")), 1)
+    # 4000 / 2000 = +100% throughput; CPU/op 0.3 ms vs 0.8 ms = 62% less.
+    check("headline met", int(lines[1].endswith(": met")), 1)
+    rows[-1]["ops_per_s"] = 2900
+    check("flash slower than 2M at max: not met", int("NOT met" in comparisons(setup, rows)[0]), 1)
+    with tempfile.TemporaryDirectory() as out:
+        json.dump(setup, open(os.path.join(out, "setup.json"), "w"))
+        with open(os.path.join(out, "raw.jsonl"), "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+        text = table(setup, load(out)[1])
+        check("table rows", sum(1 for l in text.splitlines() if l.startswith("| base") or l.startswith("| flash")), 6)
+    return benchlib.finish_self_test(failures)
+
+
+if __name__ == "__main__":
+    sys.exit(benchlib.main(sys.argv, __doc__, report, self_test))
