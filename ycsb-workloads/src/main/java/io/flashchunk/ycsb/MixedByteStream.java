@@ -1,14 +1,26 @@
 package io.flashchunk.ycsb;
 
+import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 
 /**
  * An endless byte stream that alternates dictionary phrases (which LZ4 replaces with short
- * back-references) with runs of random bytes (which LZ4 cannot shrink). The random share of
+ * back-references) with runs of random characters (which LZ4 cannot shrink). The random share of
  * all bytes written sets how well the stream compresses. Values are consecutive slices of the
  * stream, so packing them into chunks, as Cassandra does, sees the same mix at any value length.
+ *
+ * <p>Every byte is printable ASCII, so values are valid UTF-8 and fit CQL {@code text} columns.
  */
 final class MixedByteStream {
+    /*
+     * 64 symbols, 6 random bits each. LZ4 only finds repeats of 4 bytes or more and does no
+     * entropy coding, so runs over this alphabet stay as incompressible as random bytes.
+     */
+    private static final byte[] RANDOM_ALPHABET =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".getBytes(StandardCharsets.US_ASCII);
+    private static final int BITS_PER_SYMBOL = 6;
+    private static final int SYMBOLS_PER_LONG = Long.SIZE / BITS_PER_SYMBOL;
+
     private final PhraseDictionary dictionary;
     private final double randomShare;
     private final SplittableRandom random;
@@ -68,14 +80,11 @@ final class MixedByteStream {
 
     private void fillRandom(byte[] bytes, int length) {
         int i = 0;
-        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+        while (i < length) {
             long bits = random.nextLong();
-            for (int b = 0; b < Long.BYTES; b++) {
-                bytes[i + b] = (byte) (bits >>> (8 * b));
+            for (int s = 0; s < SYMBOLS_PER_LONG && i < length; s++, i++, bits >>>= BITS_PER_SYMBOL) {
+                bytes[i] = RANDOM_ALPHABET[(int) (bits & (RANDOM_ALPHABET.length - 1))];
             }
-        }
-        for (long bits = random.nextLong(); i < length; i++, bits >>>= 8) {
-            bytes[i] = (byte) bits;
         }
     }
 }

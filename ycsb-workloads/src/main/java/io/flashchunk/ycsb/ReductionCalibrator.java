@@ -17,11 +17,15 @@ final class ReductionCalibrator {
     private static final double HEADROOM = 0.02;
     /** The calibrated mix must measure this close to the target, or the generator refuses it. */
     static final double TOLERANCE = 0.02;
-    private static final int SAMPLE_CHUNKS = 8;
     /** Halvings of the random-share interval: 2^-16 is far below what LZ4 sizes can resolve. */
     private static final int BISECTION_STEPS = 16;
 
-    private final ChunkReduction reduction = new ChunkReduction(SAMPLE_CHUNKS);
+    private final ChunkReduction reduction;
+
+    /** Calibrates for chunks of {@code chunkBytes}, the table's compression chunk length. */
+    ReductionCalibrator(int chunkBytes) {
+        this.reduction = new ChunkReduction(chunkBytes);
+    }
 
     ValueMix calibrate(double targetReduction, long phraseSeed, long sampleSeed) {
         PhraseDictionary dictionary = shortestDictionaryReaching(targetReduction, phraseSeed, sampleSeed);

@@ -7,10 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.HashSet;
 import java.util.Set;
-import net.jpountz.lz4.LZ4Compressor;
-import net.jpountz.lz4.LZ4Factory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -108,32 +112,104 @@ class CompressibleValueGeneratorTest {
         assertEquals(0.95, new CompressibleValueGenerator(0.95, 1, 1L).targetReduction());
     }
 
-    /**
-     * Packs values back to back into 64 KB chunks, values spanning chunk edges as rows do in an
-     * SSTable, compresses each chunk with the compressor Cassandra's LZ4Compressor uses, and
-     * returns 1 - compressed / original over all chunks.
-     */
-    private static double lz4ReductionOfChunks(CompressibleValueGenerator generator) {
-        LZ4Compressor compressor = LZ4Factory.fastestInstance().fastCompressor();
-        byte[] chunk = new byte[CHUNK_BYTES];
-        byte[] compressed = new byte[compressor.maxCompressedLength(CHUNK_BYTES)];
-        long compressedBytes = 0;
-        int filled = 0;
-        int chunksDone = 0;
-        while (chunksDone < CHUNKS) {
-            byte[] value = generator.nextValue();
-            for (int copied = 0; copied < value.length && chunksDone < CHUNKS; ) {
-                int n = Math.min(value.length - copied, CHUNK_BYTES - filled);
-                System.arraycopy(value, copied, chunk, filled, n);
-                copied += n;
-                filled += n;
-                if (filled == CHUNK_BYTES) {
-                    compressedBytes += compressor.compress(chunk, 0, CHUNK_BYTES, compressed, 0, compressed.length);
-                    chunksDone++;
-                    filled = 0;
-                }
+    @Test
+    void keyedValuesDependOnlyOnKeyFieldAndLength() {
+        CompressibleValueGenerator first = new CompressibleValueGenerator(0.47, 100, 42L);
+        CompressibleValueGenerator second = new CompressibleValueGenerator(0.47, 7, 42L);
+        second.nextValue();
+
+        assertArrayEquals(first.valueFor("user1", "field3", 500), second.valueFor("user1", "field3", 500));
+        assertArrayEquals(first.valueFor("user1", "field3", 500), first.valueFor("user1", "field3", 500),
+                "asking twice gives the same value");
+        byte[] longer = first.valueFor("user1", "field3", 800);
+        assertArrayEquals(first.valueFor("user1", "field3", 500), Arrays.copyOf(longer, 500),
+                "a shorter value is a prefix of a longer one");
+    }
+
+    @Test
+    void keyedValuesDifferBetweenKeysFieldsAndSeeds() {
+        CompressibleValueGenerator generator = new CompressibleValueGenerator(0.47, 1, 42L);
+        Set<ByteBuffer> seen = new HashSet<>();
+
+        for (int key = 0; key < 500; key++) {
+            for (int field = 0; field < 10; field++) {
+                byte[] value = generator.valueFor("user" + key, "field" + field, 100);
+                assertTrue(seen.add(ByteBuffer.wrap(value)), "user" + key + "/field" + field + " repeats a value");
             }
         }
-        return 1.0 - (double) compressedBytes / ((long) CHUNKS * CHUNK_BYTES);
+        // Concatenations that read alike must still differ.
+        assertFalse(Arrays.equals(generator.valueFor("user1", "1field", 100), generator.valueFor("user11", "field", 100)));
+        assertFalse(Arrays.equals(generator.valueFor("user1", "field1", 100),
+                new CompressibleValueGenerator(0.47, 1, 43L).valueFor("user1", "field1", 100)));
+    }
+
+    @Test
+    void keyedValuesAreTheSameFromManyThreads() throws Exception {
+        CompressibleValueGenerator generator = new CompressibleValueGenerator(0.47, 1, 9L);
+        List<byte[]> expected = new ArrayList<>();
+        for (int key = 0; key < 200; key++) {
+            expected.add(generator.valueFor("user" + key, "field0", 300));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Boolean>> results = new ArrayList<>();
+            for (int thread = 0; thread < 4; thread++) {
+                results.add(pool.submit(() -> {
+                    for (int key = 0; key < 200; key++) {
+                        if (!Arrays.equals(expected.get(key), generator.valueFor("user" + key, "field0", 300))) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }));
+            }
+            for (Future<Boolean> result : results) {
+                assertTrue(result.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @ParameterizedTest(name = "target {0}")
+    @ValueSource(doubles = {0.0, 0.47, 0.95})
+    void valuesArePrintableAsciiSoTheyAreCqlText(double target) {
+        CompressibleValueGenerator generator = new CompressibleValueGenerator(target, 5000, 3L);
+        byte[] value = generator.nextValue();
+        byte[] keyed = generator.valueFor("user7", "field7", 5000);
+
+        for (byte[] bytes : List.of(value, keyed)) {
+            for (byte b : bytes) {
+                assertTrue(b >= 0x20 && b <= 0x7e, "byte " + b + " is not printable ASCII");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 512, 3000, 2 * 1024 * 1024})
+    void rejectsChunkSizesCassandraDoesNotUse(int chunkBytes) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new CompressibleValueGenerator(0.47, 100, chunkBytes, 1L));
+
+        assertTrue(e.getMessage().contains("chunkBytes"), e.getMessage());
+        assertTrue(e.getMessage().contains(String.valueOf(chunkBytes)), e.getMessage());
+    }
+
+    @Test
+    void rejectsNegativeKeyedLength() {
+        CompressibleValueGenerator generator = new CompressibleValueGenerator(0.47, 1, 1L);
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> generator.valueFor("user1", "field0", -1));
+        assertTrue(e.getMessage().contains("length"), e.getMessage());
+    }
+
+    /** The reduction of four 64 KB chunks of consecutive values, as Cassandra's LZ4Compressor would see them. */
+    private static double lz4ReductionOfChunks(CompressibleValueGenerator generator) {
+        Lz4Chunks chunks = new Lz4Chunks(CHUNK_BYTES);
+        while (chunks.fullChunks() < CHUNKS) {
+            chunks.add(generator.nextValue());
+        }
+        return chunks.reduction();
     }
 }

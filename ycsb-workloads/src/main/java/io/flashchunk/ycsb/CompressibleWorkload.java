@@ -1,0 +1,45 @@
+package io.flashchunk.ycsb;
+
+import java.util.Properties;
+import site.ycsb.DB;
+import site.ycsb.WorkloadException;
+import site.ycsb.workloads.CoreWorkload;
+
+/**
+ * YCSB's {@code CoreWorkload} with values that compress like real data: every field written, on
+ * load and on update, is {@link CompressibleValueGenerator#valueFor} of its key and field, of the
+ * length YCSB chose. Settings: {@link CompressionSettings}.
+ *
+ * <p>Values depend on key and field only, so an update rewrites the same bytes, and anyone with
+ * the same settings can recompute what a record should hold.
+ */
+public class CompressibleWorkload extends CoreWorkload {
+    private CompressibleValueGenerator generator;
+
+    @Override
+    public void init(Properties p) throws WorkloadException {
+        if (Boolean.parseBoolean(p.getProperty(DATA_INTEGRITY_PROPERTY, DATA_INTEGRITY_PROPERTY_DEFAULT))) {
+            // CoreWorkload would check reads against its own values, which this workload replaces.
+            throw new WorkloadException(DATA_INTEGRITY_PROPERTY + "=true does not work with " + getClass().getName()
+                    + ": it writes its own values; leave " + DATA_INTEGRITY_PROPERTY + " unset");
+        }
+        CompressionSettings settings = CompressionSettings.from(p);
+        super.init(p);
+        generator = settings.generator(1);
+    }
+
+    @Override
+    public boolean doInsert(DB db, Object threadstate) {
+        return super.doInsert(new CompressibleValuesDb(db, generator), threadstate);
+    }
+
+    @Override
+    public boolean doTransaction(DB db, Object threadstate) {
+        return super.doTransaction(new CompressibleValuesDb(db, generator), threadstate);
+    }
+
+    /** The generator values come from, for reports and checks. */
+    public CompressibleValueGenerator generator() {
+        return generator;
+    }
+}

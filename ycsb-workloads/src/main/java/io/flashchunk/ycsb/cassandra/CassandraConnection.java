@@ -1,0 +1,55 @@
+package io.flashchunk.ycsb.cassandra;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import java.net.InetSocketAddress;
+
+/** A driver session on the configured keyspace, with the statements prepared on it. */
+final class CassandraConnection implements AutoCloseable {
+    private final CassandraSettings settings;
+    private final CqlSession session;
+    private final PreparedStatements statements;
+
+    private CassandraConnection(CassandraSettings settings, CqlSession session) {
+        this.settings = settings;
+        this.session = session;
+        this.statements = new PreparedStatements(session);
+    }
+
+    /** Connects; fails if no host answers or the keyspace does not exist. */
+    static CassandraConnection open(CassandraSettings settings) {
+        DriverConfigLoader config = DriverConfigLoader.programmaticBuilder()
+                .withDuration(DefaultDriverOption.CONNECTION_CONNECT_TIMEOUT, settings.connectTimeout())
+                .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, settings.connectTimeout())
+                .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, settings.requestTimeout())
+                // Preparing is a request too; a busy node should not fail it sooner than a read.
+                .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, settings.requestTimeout())
+                .build();
+        var builder = CqlSession.builder()
+                .withConfigLoader(config)
+                .withLocalDatacenter(settings.localDatacenter())
+                .withKeyspace(settings.keyspace());
+        for (String host : settings.hosts()) {
+            builder.addContactPoint(InetSocketAddress.createUnresolved(host, settings.port()));
+        }
+        return new CassandraConnection(settings, builder.build());
+    }
+
+    CassandraSettings settings() {
+        return settings;
+    }
+
+    CqlSession session() {
+        return session;
+    }
+
+    PreparedStatements statements() {
+        return statements;
+    }
+
+    @Override
+    public void close() {
+        session.close();
+    }
+}
