@@ -13,6 +13,7 @@ import io.flashchunk.cache.index.ChunkKeys;
 import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.index.RecoveredEntries;
 import io.flashchunk.cache.queue.WriteQueue;
 import io.flashchunk.cache.space.AddressSpace;
 import io.flashchunk.cache.space.SpaceManager;
@@ -54,12 +55,17 @@ public final class FlashChunkCache implements AutoCloseable {
     private static final long POOL_RETAINED_BYTES_PER_CLASS = 8L << 20;
     private static final long SWEEP_DELAY_MILLIS = 100;
     private static final double MINIMUM_REBALANCE_LOAD = 10;
+    private static final RecoveredEntries EMPTY = new RecoveredEntries(0);
 
     private final CacheConfig config;
     private final List<StorageDriver> drivers;
     private final SpaceManager spaces;
     private final FileRegistry files = new FileRegistry();
     private final ChunkIndex index;
+    private final long indexBlocks;
+    // Recovered entries not yet moved into the index (null once all have moved), and their mover.
+    private volatile RecoveredEntries recovered;
+    private final RecoveredPromoter promoter;
     private final AlignedBufferPool pool = new AlignedBufferPool(ChunkLocation.MAX_LENGTH, POOL_RETAINED_BYTES_PER_CLASS);
     private final CacheMetrics metrics = new CacheMetrics();
     private final WriteQueue queue;
@@ -98,6 +104,11 @@ public final class FlashChunkCache implements AutoCloseable {
      * newest valid checkpoint, or formats blank (or, unless strict, foreign) devices.
      */
     public FlashChunkCache(CacheConfig config, List<BlockDevice> devices) throws IOException {
+        this(config, devices, true);
+    }
+
+    /** @param moveRecovered false: recovered entries move into the index only when read (tests) */
+    FlashChunkCache(CacheConfig config, List<BlockDevice> devices, boolean moveRecovered) throws IOException {
         this.config = config.validate();
         this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.readTimeoutMillis());
         this.maintenance = Executors.newScheduledThreadPool(2, task -> {
@@ -120,12 +131,20 @@ public final class FlashChunkCache implements AutoCloseable {
         }
         this.spaces = new SpaceManager(spaceList, config.spaceReservePercent() / 200, this::checkpointSoon);
         long indexBlocks = Math.max(1, (long) (dataBlocks * (1 - config.spaceReservePercent() / 100)));
-        int expectedEntries = (int) Math.min(Integer.MAX_VALUE / 2, recovered.images().stream()
-                .mapToLong(image -> image == null ? 0 : image.entryCount()).sum());
-        this.index = new ChunkIndex(indexBlocks, expectedEntries, ForkJoinPool.commonPool(), files, this::onEvicted);
-        this.recoveredEntries = load(recovered.images());
-        this.checkpointer = new Checkpointer(index, files, spaces, recovered.layouts(), recovered.instance(),
-                recovered.areaSequences());
+        this.indexBlocks = indexBlocks;
+        RecoveredEntries table = load(recovered.images());
+        this.recoveredEntries = table.entries();
+        this.index = new ChunkIndex(indexBlocks, (int) Math.min(Integer.MAX_VALUE / 2, table.entries()),
+                ForkJoinPool.commonPool(), files, this::onEvicted);
+        this.checkpointer = new Checkpointer(index, () -> this.recovered, files, spaces, recovered.layouts(),
+                recovered.instance(), recovered.areaSequences());
+        if (table.entries() > 0) {
+            this.recovered = table;
+            this.promoter = new RecoveredPromoter(table, index, files, spaces, indexBlocks,
+                    checkpointer::excludingCheckpoints, () -> this.recovered = null);
+        } else {
+            this.promoter = null;
+        }
         this.queue = new WriteQueue(index, files, spaces, pool, metrics, config.queueBytes(),
                 config.allocationWaitMillis());
         this.dram = config.dramTierBytes() > 0 ? new DramTier(config.dramTierBytes()) : null;
@@ -134,6 +153,9 @@ public final class FlashChunkCache implements AutoCloseable {
                 config.maintenanceIntervalMillis(), TimeUnit.MILLISECONDS);
         maintenance.scheduleWithFixedDelay(this::checkpointQuietly, config.checkpointIntervalMillis(),
                 config.checkpointIntervalMillis(), TimeUnit.MILLISECONDS);
+        if (promoter != null && moveRecovered) {
+            promoter.start();
+        }
         LOG.info("flash chunk cache: {} device(s), {} data blocks, index capacity {} blocks ({} MiB), queue {} MiB{}, "
                         + "{} entries recovered", devices.size(), dataBlocks, indexBlocks,
                 indexBlocks * BlockDevice.BLOCK_SIZE >> 20, config.queueBytes() >> 20,
@@ -141,12 +163,14 @@ public final class FlashChunkCache implements AutoCloseable {
     }
 
     /**
-     * Rebuilds files, allocations and the index from the recovered checkpoints. An entry comes back
-     * only if its file is still the file it was (same path, size, modification time and inode) and
-     * its run is free; everything else stays free.
+     * Rebuilds files and allocations from the recovered checkpoints and returns their entries, in a
+     * table the cache serves from at once (entries move into the index afterwards, see
+     * {@link RecoveredPromoter}). An entry comes back only if its file is still the file it was (same
+     * path, size, modification time and inode) and its run is free; everything else stays free.
      */
-    private long load(List<CheckpointImage> images) {
-        long loaded = 0;
+    private RecoveredEntries load(List<CheckpointImage> images) {
+        long total = images.stream().mapToLong(image -> image == null ? 0 : image.entryCount()).sum();
+        RecoveredEntries table = new RecoveredEntries((int) Math.min(RecoveredEntries.MAX_ENTRIES, total));
         long dropped = 0;
         BitSet checked = new BitSet();
         BitSet valid = new BitSet();
@@ -162,44 +186,43 @@ public final class FlashChunkCache implements AutoCloseable {
                     valid.set(id, stillTheSame(identity) && files.restore(id, identity));
                 }
             });
-            long[] result = loadEntries(image, spaces.space(s), valid);
-            loaded += result[0];
-            dropped += result[1];
-            for (int id = 0; id + 2 < result.length; id++) {
-                if (result[id + 2] > 0) {
-                    files.addEntries(id, (int) result[id + 2]);
+            int[] perFile = new int[image.header().nextFileId()];
+            AddressSpace space = spaces.space(s);
+            space.claimRecovered(image.usedBlocks());
+            dropped += loadEntries(image, space, valid, table, perFile);
+            space.finishClaims();
+            for (int id = 0; id < perFile.length; id++) {
+                if (perFile[id] > 0) {
+                    files.addEntries(id, perFile[id]);
                 }
             }
         }
-        if (loaded + dropped > 0) {
-            LOG.info("flash cache: recovered {} chunks; {} dropped (their files are gone or changed)", loaded, dropped);
+        if (table.entries() + dropped > 0) {
+            LOG.info("flash cache: recovered {} chunks; {} dropped (their files are gone or changed)", table.entries(),
+                    dropped);
         }
-        return loaded;
+        return table;
     }
 
     /**
-     * Loads an image's entries; returns loaded, dropped, then entries per file id. Inserting into
-     * the index is most of recovery's time (about 0.6 µs an entry here); loading slices in parallel
-     * gained nothing measurable, since Caffeine serializes writers on its maintenance.
+     * Adds an image's entries to the table (their runs are claimed already); gives back the runs of
+     * entries whose file is gone or changed, and of a key's second entry (a checkpoint may list a key
+     * twice; the first wins). Counts loaded entries per file and returns the entries dropped.
      */
-    private long[] loadEntries(CheckpointImage image, AddressSpace space, BitSet valid) {
-        long[] result = new long[2 + image.header().nextFileId()];
+    private static long loadEntries(CheckpointImage image, AddressSpace space, BitSet valid, RecoveredEntries table,
+                                    int[] perFile) {
+        long dropped = 0;
         for (int i = 0; i < image.entryCount(); i++) {
             int fileId = image.fileId(i);
             long location = image.location(i);
-            int order = ChunkLocation.order(ChunkLocation.length(location));
-            long lba = ChunkLocation.lba(location);
-            if (!valid.get(fileId) || !space.claimRecovered(lba, order)) {
-                result[1]++;
-            } else if (index.insertRecovered(new ChunkEntry(image.key(i), location, image.crc(i)))) {
-                result[0]++;
-                result[2 + fileId]++;
+            if (valid.get(fileId) && !table.isFull() && table.add(image.key(i), location, image.crc(i))) {
+                perFile[fileId]++;
             } else {
-                space.release(lba, order);
-                result[1]++;
+                space.release(ChunkLocation.lba(location), ChunkLocation.order(ChunkLocation.length(location)));
+                dropped++;
             }
         }
-        return result;
+        return dropped;
     }
 
     private static boolean stillTheSame(FileIdentity recorded) {
@@ -290,6 +313,9 @@ public final class FlashChunkCache implements AutoCloseable {
                 }
             }
             ChunkEntry entry = index.get(key);
+            if (entry == null && recovered != null) {
+                entry = promoter.promoteKey(key);
+            }
             CachedChunk chunk = entry == null ? null : read(entry);
             if (chunk != null) {
                 return chunk;
@@ -443,7 +469,7 @@ public final class FlashChunkCache implements AutoCloseable {
             return;
         }
         metrics.puts.increment();
-        if (index.peek(key) != null) {
+        if (index.peek(key) != null || isRecovered(key)) {
             metrics.putsAlreadyCached.increment();
             return;
         }
@@ -455,6 +481,11 @@ public final class FlashChunkCache implements AutoCloseable {
         }
     }
 
+    private boolean isRecovered(long key) {
+        RecoveredEntries table = recovered;
+        return table != null && table.find(key) >= 0;
+    }
+
     /** The chunk at {@code position} (its start) changed: forget it at once. */
     public void invalidatePosition(CachedFile file, long position) {
         long key = ChunkKeys.key(file.id(), position);
@@ -463,6 +494,8 @@ public final class FlashChunkCache implements AutoCloseable {
                     + " is not a multiple of 4096");
         }
         queue.invalidate(key);
+        // The table first, the index second: see RecoveredPromoter.
+        invalidateRecovered(key);
         ChunkEntry removed = index.remove(key);
         if (removed != null) {
             // The file is still there: its last checkpoint may name this run, so it waits like an eviction's.
@@ -472,6 +505,22 @@ public final class FlashChunkCache implements AutoCloseable {
         // After the entry is dead (see keepInDram), so no copy of the old bytes stays behind.
         if (dram != null) {
             dram.invalidate(key);
+        }
+    }
+
+    /** Takes a recovered entry out of the table; its run waits for a checkpoint like an eviction's. */
+    private void invalidateRecovered(long key) {
+        RecoveredEntries table = recovered;
+        int entry = table == null ? -1 : table.find(key);
+        if (entry < 0) {
+            return;
+        }
+        long location = table.location(entry);
+        if (table.take(entry, location)) {
+            metrics.invalidations.increment();
+            files.entryRemoved(ChunkKeys.fileId(key));
+            spaces.releaseAfterCheckpoint(spaces.space(ChunkLocation.space(location)), ChunkLocation.lba(location),
+                    ChunkLocation.order(ChunkLocation.length(location)));
         }
     }
 
@@ -494,11 +543,30 @@ public final class FlashChunkCache implements AutoCloseable {
 
     /** Removes every entry of invalidated files now; returns how many were removed. */
     public int sweepInvalidatedFiles() {
-        int removed = index.removeIf(entry -> !files.isLive(entry.fileId()), this::releaseRemoved);
+        // The table first, the index second: an entry moving meanwhile is caught in one of them.
+        int removed = sweepRecovered();
+        removed += index.removeIf(entry -> !files.isLive(entry.fileId()), this::releaseRemoved);
         if (dram != null) {
             dram.removeIf(key -> !files.isLive(ChunkKeys.fileId(key)));
         }
         files.forgetEmptyInvalidated();
+        return removed;
+    }
+
+    private int sweepRecovered() {
+        RecoveredEntries table = recovered;
+        int removed = 0;
+        for (int entry = 0; table != null && entry < table.slots(); entry++) {
+            long location = table.location(entry);
+            int fileId = ChunkKeys.fileId(table.key(entry));
+            if (!ChunkLocation.isDead(location) && !files.isLive(fileId) && table.take(entry, location)) {
+                metrics.invalidations.increment();
+                files.entryRemoved(fileId);
+                spaces.release(spaces.space(ChunkLocation.space(location)), ChunkLocation.lba(location),
+                        ChunkLocation.order(ChunkLocation.length(location)));
+                removed++;
+            }
+        }
         return removed;
     }
 
@@ -562,19 +630,32 @@ public final class FlashChunkCache implements AutoCloseable {
         return index;
     }
 
+    /** Starts moving recovered entries into the index in the background (tests that started without). */
+    void moveRecoveredInBackground() {
+        if (promoter != null) {
+            promoter.start();
+        }
+    }
+
     /** Bytes the index may hold. */
     public long capacityBytes() {
-        return index.maximumBlocks() * BlockDevice.BLOCK_SIZE;
+        return indexBlocks * BlockDevice.BLOCK_SIZE;
     }
 
-    /** Chunks in the index. */
+    /** Chunks in the index, including recovered ones not yet moved into it. */
     public long entries() {
-        return index.size();
+        return index.size() + recoveredNotMoved().entries();
     }
 
-    /** Bytes of flash the index's entries take. */
+    /** Bytes of flash the index's entries take (recovered ones not yet moved included). */
     public long weightedBytes() {
-        return index.weightedBlocks() * BlockDevice.BLOCK_SIZE;
+        return (index.weightedBlocks() + recoveredNotMoved().blocks()) * BlockDevice.BLOCK_SIZE;
+    }
+
+    /** Recovered entries still waiting to move into the index (an empty table once all have). */
+    RecoveredEntries recoveredNotMoved() {
+        RecoveredEntries table = recovered;
+        return table == null ? EMPTY : table;
     }
 
     public CacheStats stats() {
@@ -591,7 +672,8 @@ public final class FlashChunkCache implements AutoCloseable {
                 m.flashBytesWritten.sum(), m.flashWrites.sum(), m.checksumErrors.sum(), m.readErrors.sum(),
                 m.writeErrors.sum(), m.readTimeouts.sum(), m.staleReads.sum(), m.evictions.sum(),
                 m.invalidations.sum(), m.migrations.sum(), m.readAheads.sum(), m.checkpoints.sum(),
-                m.checkpointFailures.sum(), checkpointer.lastSequence(), recoveredEntries, index.size(), index.weightedBlocks(),
+                m.checkpointFailures.sum(), checkpointer.lastSequence(), recoveredEntries, entries(),
+                index.weightedBlocks() + recoveredNotMoved().blocks(),
                 queue.queuedBytes(), queue.queuedChunks(), List.copyOf(spaceStats), m.flashHitLatency());
     }
 
@@ -607,6 +689,9 @@ public final class FlashChunkCache implements AutoCloseable {
             maintenance.awaitTermination(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (promoter != null) {
+            promoter.stop();
         }
         queue.close();
         checkpointQuietly();

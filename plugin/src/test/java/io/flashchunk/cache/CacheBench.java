@@ -429,35 +429,44 @@ public final class CacheBench {
             DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO);
             CacheConfig config = CacheConfig.builder().device(spec).checkpointIntervalMillis(3_600_000).build();
             try {
-                long checkpointMillis;
-                long checkpointBytes;
-                long written;
-                try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
-                    List<CachedFile> files = dataFiles(cache, dir.resolve("checkpoint-data"), fileCount);
-                    addSyntheticEntries(cache, files, entries, chunkBytes);
-                    long start = System.nanoTime();
-                    io.flashchunk.cache.checkpoint.Checkpointer.Result result = cache.checkpoint();
-                    checkpointMillis = (System.nanoTime() - start) / 1_000_000;
-                    checkpointBytes = result.bytes();
-                    written = result.entries();
-                }
+                long[] filled = fillAndCheckpoint(config, spec);
+                // Only the devices link the two caches: the first is unreachable here, as after a restart.
                 System.gc();
                 long start = System.nanoTime();
-                long recovered;
                 try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
                     long recoveryNanos = System.nanoTime() - start;
-                    recovered = cache.stats().recoveredEntries();
+                    long recovered = cache.stats().recoveredEntries();
+                    // Recovery is the constructor (every entry served); moving them all into Caffeine goes on after.
+                    while (cache.recoveredNotMoved().entries() > 0) {
+                        Thread.sleep(10);
+                    }
+                    long movedNanos = System.nanoTime() - start;
                     System.out.printf(Locale.ROOT, "{\"bench\":\"checkpoint\",\"entries\":%d,\"checkpoint_entries\":%d,"
                                     + "\"checkpoint_bytes\":%d,\"bytes_per_entry\":%.1f,\"checkpoint_ms\":%d,"
-                                    + "\"recovered\":%d,\"recovery_ms\":%d,\"recovery_entries_per_s\":%.0f}%n",
-                            entries, written, checkpointBytes, checkpointBytes / (double) Math.max(1, written),
-                            checkpointMillis, recovered, recoveryNanos / 1_000_000,
-                            recovered / (recoveryNanos / 1e9));
+                                    + "\"recovered\":%d,\"recovery_ms\":%d,\"recovery_entries_per_s\":%.0f,"
+                                    + "\"all_in_index_ms\":%d}%n",
+                            entries, filled[2], filled[1], filled[1] / (double) Math.max(1, filled[2]),
+                            filled[0], recovered, recoveryNanos / 1_000_000,
+                            recovered / (recoveryNanos / 1e9), movedNanos / 1_000_000);
                 }
             } finally {
                 Files.deleteIfExists(file);
             }
             return 0;
+        }
+
+        /**
+         * Fills a cache, times one checkpoint and closes the cache; returns checkpoint ms, bytes and
+         * entries. A method of its own so that no stack slot keeps the first cache alive during recovery.
+         */
+        private long[] fillAndCheckpoint(CacheConfig config, DeviceSpec spec) throws Exception {
+            try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
+                List<CachedFile> files = dataFiles(cache, dir.resolve("checkpoint-data"), fileCount);
+                addSyntheticEntries(cache, files, entries, chunkBytes);
+                long start = System.nanoTime();
+                io.flashchunk.cache.checkpoint.Checkpointer.Result result = cache.checkpoint();
+                return new long[] {(System.nanoTime() - start) / 1_000_000, result.bytes(), result.entries()};
+            }
         }
     }
 

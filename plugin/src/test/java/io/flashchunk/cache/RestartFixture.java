@@ -38,6 +38,16 @@ final class RestartFixture implements AutoCloseable {
     /** Starts a cache on the devices, using {@code capacityBytes} of each (0: all). */
     static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings, long capacityBytes)
             throws IOException {
+        return start(devicePaths, settings, capacityBytes, true);
+    }
+
+    /** Starts a cache whose recovered entries move into the index only when read (no background mover). */
+    FlashChunkCache startWithoutMoving() throws IOException {
+        return start(devices, c -> { }, 0, false);
+    }
+
+    private static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings,
+                                         long capacityBytes, boolean moveRecovered) throws IOException {
         CacheConfig.Builder builder = CacheConfig.builder().maintenanceIntervalMillis(3_600_000)
                 .minCheckpointIntervalMillis(20);
         List<BlockDevice> opened = new ArrayList<>();
@@ -52,7 +62,7 @@ final class RestartFixture implements AutoCloseable {
             for (DeviceSpec spec : config.devices()) {
                 opened.add(BlockDevices.open(spec));
             }
-            return new FlashChunkCache(config, opened);
+            return new FlashChunkCache(config, opened, moveRecovered);
         } catch (IOException | RuntimeException e) {
             opened.forEach(BlockDevice::close);
             throw e;

@@ -3,6 +3,7 @@ package io.flashchunk.cache.checkpoint;
 import io.flashchunk.cache.index.FileIdentity;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.BitSet;
 import java.util.Map;
 
 /**
@@ -13,11 +14,25 @@ public final class CheckpointImage {
     private final CheckpointHeader header;
     private final Map<Integer, FileIdentity> files;
     private final ByteBuffer entries;
+    private BitSet usedBlocks;
 
     CheckpointImage(CheckpointHeader header, Map<Integer, FileIdentity> files, ByteBuffer entries) {
         this.header = header;
         this.files = Map.copyOf(files);
         this.entries = entries.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** Set once by the reader's checks, before the image is handed out. */
+    void usedBlocks(BitSet used) {
+        this.usedBlocks = used;
+    }
+
+    /**
+     * The data blocks the entries' runs cover, relative to the first data block (the reader checked
+     * that no two overlap). Recovery claims them all at once instead of run by run. Do not modify.
+     */
+    public BitSet usedBlocks() {
+        return usedBlocks;
     }
 
     public CheckpointHeader header() {

@@ -7,10 +7,13 @@ import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.LongConsumer;
 
@@ -156,6 +159,7 @@ public final class CheckpointReader {
             }
             used.set(from, to);
         }
+        image.usedBlocks(used);
     }
 
     static ByteBuffer readBlocks(BlockDevice device, long lba, int blocks) throws CheckpointFormatException {
@@ -170,22 +174,29 @@ public final class CheckpointReader {
         return buffer;
     }
 
+    /** Reads the body in pieces of 4 MiB, all submitted at once (the device caps how many are in flight). */
     private static ByteBuffer readBody(BlockDevice device, long firstBlock, int bytes, LongConsumer progress)
             throws CheckpointFormatException {
         int rounded = (bytes + SpaceLayout.BLOCK_SIZE - 1) & -SpaceLayout.BLOCK_SIZE;
         ByteBuffer body = AlignedBuffers.allocate(Math.max(rounded, SpaceLayout.BLOCK_SIZE));
-        for (int done = 0; done < rounded; done += READ_CHUNK) {
-            int length = Math.min(READ_CHUNK, rounded - done);
-            try {
-                device.read(firstBlock + done / SpaceLayout.BLOCK_SIZE, body.duplicate().position(done).limit(done + length))
-                        .join();
-            } catch (CompletionException | IllegalArgumentException e) {
-                Throwable cause = e.getCause() == null ? e : e.getCause();
-                throw new CheckpointFormatException(device.path() + ": cannot read checkpoint body: " + cause.getMessage());
+        List<CompletableFuture<Void>> reads = new ArrayList<>();
+        try {
+            for (int done = 0; done < rounded; done += READ_CHUNK) {
+                int length = Math.min(READ_CHUNK, rounded - done);
+                reads.add(device.read(firstBlock + done / SpaceLayout.BLOCK_SIZE,
+                        body.duplicate().position(done).limit(done + length)));
             }
-            if (progress != null) {
-                progress.accept(length);
+            for (int i = 0; i < reads.size(); i++) {
+                reads.get(i).join();
+                if (progress != null) {
+                    progress.accept(Math.min(READ_CHUNK, rounded - (long) i * READ_CHUNK));
+                }
             }
+        } catch (CompletionException | IllegalArgumentException e) {
+            // Let the buffer go only after no read can still write into it.
+            reads.forEach(read -> read.handle((ignored, failure) -> null).join());
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new CheckpointFormatException(device.path() + ": cannot read checkpoint body: " + cause.getMessage());
         }
         return body.limit(bytes);
     }

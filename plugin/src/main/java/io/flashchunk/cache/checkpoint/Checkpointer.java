@@ -3,12 +3,15 @@ package io.flashchunk.cache.checkpoint;
 import io.flashchunk.cache.index.ChunkEntry;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cache.index.ChunkKeys;
 import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.index.RecoveredEntries;
 import io.flashchunk.cache.space.AddressSpace;
 import io.flashchunk.cache.space.SpaceManager;
 import java.io.IOException;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /**
  * Writes checkpoints (the paper's section III-D). Each address space keeps, in the older of its two
@@ -21,9 +24,14 @@ import java.util.UUID;
  * </ol>
  * Blocks named by the newest durable checkpoint are thus never reused before a newer one is
  * durable. Reads and puts go on meanwhile; the index is iterated, not locked.
+ *
+ * <p>Recovered entries not yet moved into the index are written too, from their table. Entries only
+ * move from the table to the index, so iterating the index first and the table second sees each at
+ * most once; the background mover holds off while a checkpoint runs, so none is missed either.
  */
 public final class Checkpointer {
     private final ChunkIndex index;
+    private final Supplier<RecoveredEntries> recovered;
     private final FileRegistry files;
     private final SpaceManager spaces;
     private final List<SpaceLayout> layouts;
@@ -36,9 +44,11 @@ public final class Checkpointer {
     public record Result(long sequence, long entries, long bytes, long refused, long millis) {
     }
 
-    public Checkpointer(ChunkIndex index, FileRegistry files, SpaceManager spaces, List<SpaceLayout> layouts,
+    /** @param recovered recovered entries not yet in the index, or null when there are none */
+    public Checkpointer(ChunkIndex index, Supplier<RecoveredEntries> recovered, FileRegistry files, SpaceManager spaces, List<SpaceLayout> layouts,
                         UUID instance, long[][] areaSequences) {
         this.index = index;
+        this.recovered = recovered;
         this.files = files;
         this.spaces = spaces;
         this.layouts = List.copyOf(layouts);
@@ -52,6 +62,11 @@ public final class Checkpointer {
 
     public synchronized long lastSequence() {
         return lastSequence;
+    }
+
+    /** Runs {@code task} while no checkpoint runs. */
+    public synchronized void excludingCheckpoints(Runnable task) {
+        task.run();
     }
 
     public synchronized Result checkpoint() throws IOException {
@@ -86,6 +101,10 @@ public final class Checkpointer {
                     }
                 }
             }
+            RecoveredEntries moving = recovered.get();
+            if (moving != null) {
+                addRecovered(moving, table.ids(), all, writers);
+            }
             for (int s = 0; s < all.size(); s++) {
                 writers[s].finish(instance, s, sequence, nextFileId, table.count());
                 areaSequences[s][areas[s]] = sequence;
@@ -102,5 +121,22 @@ public final class Checkpointer {
         lastSequence = sequence;
         spaces.releaseRetired();
         return new Result(sequence, entries, bytes, refused, (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** Writes the recovered entries still in their table, named like the index's. */
+    private static void addRecovered(RecoveredEntries moving, java.util.BitSet fileIds, List<AddressSpace> all,
+                                     AreaWriter[] writers) throws IOException {
+        for (int e = 0; e < moving.slots(); e++) {
+            long location = moving.location(e);
+            long key = moving.key(e);
+            int fileId = ChunkKeys.fileId(key);
+            if (ChunkLocation.isOnFlash(location) && fileIds.get(fileId)) {
+                int s = ChunkLocation.space(location);
+                int entry = e;
+                if (all.get(s).name(ChunkLocation.lba(location), () -> moving.location(entry) == location)) {
+                    writers[s].add(fileId, (int) (key & 0xFFFF_FFFFL), location, moving.crc(e));
+                }
+            }
+        }
     }
 }

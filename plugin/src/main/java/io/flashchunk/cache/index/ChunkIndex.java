@@ -67,14 +67,6 @@ public final class ChunkIndex {
         return false;
     }
 
-    /**
-     * Adds a recovered entry unless its key is present, without the file's entry count: recovery
-     * counts per file in bulk ({@link FileRegistry#addEntries}).
-     */
-    public boolean insertRecovered(ChunkEntry entry) {
-        return map.putIfAbsent(entry, entry) == null;
-    }
-
     /** Removes this very entry (not a newer one under the same key); returns whether it was there. */
     public boolean remove(ChunkEntry entry) {
         ChunkEntry[] removed = new ChunkEntry[1];
@@ -125,6 +117,11 @@ public final class ChunkIndex {
 
     public long maximumBlocks() {
         return cache.policy().eviction().orElseThrow().getMaximum();
+    }
+
+    /** Changes the bound (recovered entries not yet moved in hold the rest of the flash); evicts down to it. */
+    public void setMaximumBlocks(long blocks) {
+        cache.policy().eviction().orElseThrow().setMaximum(Math.max(0, blocks));
     }
 
     /** Runs pending maintenance (evictions) now. */

@@ -124,17 +124,27 @@ public final class AddressSpace {
     }
 
     /**
-     * Recovery: takes the run of an entry of the checkpoint just loaded (the newest durable one, so
-     * the run is named by it), in one lock; false when any of its blocks is not free.
+     * Recovery, before anything is allocated: takes every block of the checkpoint just loaded (its
+     * runs, relative to the first data block) in one step. The checkpoint is the newest durable one,
+     * so its blocks count as named by it. Entries recovery then drops go back with {@link #release};
+     * {@link #finishClaims} rebuilds the free lists, and allocation must wait until then.
      */
-    public boolean claimRecovered(long lba, int order) {
+    public void claimRecovered(java.util.BitSet usedBlocks) {
         lock.lock();
         try {
-            if (!allocator.claim(lba - firstBlock, order)) {
-                return false;
-            }
-            named.set((int) (lba - firstBlock));
-            return true;
+            allocator.startBulkClaim(usedBlocks);
+            // Every block, not only run starts: a superset, so at worst a run waits for one checkpoint more.
+            named = (java.util.BitSet) usedBlocks.clone();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Recovery: every block not claimed becomes free. */
+    public void finishClaims() {
+        lock.lock();
+        try {
+            allocator.finishBulkClaim();
         } finally {
             lock.unlock();
         }

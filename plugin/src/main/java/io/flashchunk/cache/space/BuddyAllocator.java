@@ -17,6 +17,8 @@ final class BuddyAllocator {
     private final LongStack[] candidates;
     private final long[] freeRuns;
     private long freeBlocks;
+    // Blocks claimed so far by a bulk claim (recovery), one bit each; null outside one.
+    private long[] claimed;
 
     BuddyAllocator(long blocks, int maxOrder) {
         if (blocks <= 0) {
@@ -85,28 +87,74 @@ final class BuddyAllocator {
     }
 
     /**
-     * Takes the specific run of {@code 2^order} blocks at {@code start} out of free space (recovery
-     * rebuilds allocations from a checkpoint). Returns false when any of its blocks is not free.
+     * Recovery, on an allocator with nothing allocated: takes every block set in {@code used} at
+     * once. The free lists are rebuilt only by {@link #finishBulkClaim}; until then {@link #free}
+     * gives back claimed runs (entries recovery drops) and nothing may be allocated. Claiming run by
+     * run would split free runs and stack candidates for every entry instead.
      */
-    boolean claim(long start, int order) {
-        checkOrder(order);
-        if (start < 0 || start + (1L << order) > blocks || (start & ((1L << order) - 1)) != 0) {
-            return false;
+    void startBulkClaim(java.util.BitSet used) {
+        if (freeBlocks != blocks || claimed != null) {
+            throw new IllegalStateException("a bulk claim needs an allocator with nothing allocated");
         }
-        for (int o = order; o <= maxOrder; o++) {
-            long containing = start & -(1L << o);
-            if (containing + (1L << o) <= blocks && isFree(containing, o)) {
-                clearFree(containing, o);
-                // Split down towards the claimed run, freeing the halves that do not hold it.
-                while (o > order) {
-                    o--;
-                    long half = start & -(1L << o);
-                    markFree(half ^ (1L << o), o);
-                }
+        if (used.length() > blocks) {
+            throw new IllegalArgumentException("claimed block " + (used.length() - 1) + " is outside the "
+                    + blocks + "-block space");
+        }
+        claimed = java.util.Arrays.copyOf(used.toLongArray(), (int) ((blocks + 63) >>> 6));
+    }
+
+    private void unclaimInBulk(long start, int order) {
+        for (long block = start; block < start + (1L << order); block += 64) {
+            long bits = mask(block, order);
+            if ((claimed[(int) (block >>> 6)] & bits) != bits) {
+                throw new IllegalStateException("free of the run of order " + order + " at block " + start
+                        + ", which was not claimed");
+            }
+            claimed[(int) (block >>> 6)] &= ~bits;
+        }
+    }
+
+    /** Ends a bulk claim: every block not claimed is free again, in the largest runs that fit. */
+    void finishBulkClaim() {
+        for (int order = 0; order <= maxOrder; order++) {
+            java.util.Arrays.fill(freeBits[order], 0);
+            freeRuns[order] = 0;
+            candidates[order].clear();
+        }
+        freeBlocks = 0;
+        long start = 0;
+        while (start < blocks) {
+            int order = maxOrder;
+            while ((start & ((1L << order) - 1)) != 0 || start + (1L << order) > blocks) {
+                order--;
+            }
+            freeUnclaimed(start, order);
+            start += 1L << order;
+        }
+        claimed = null;
+    }
+
+    private void freeUnclaimed(long start, int order) {
+        if (!anyClaimed(start, order)) {
+            markFree(start, order);
+        } else if (order > 0) {
+            freeUnclaimed(start, order - 1);
+            freeUnclaimed(start + (1L << (order - 1)), order - 1);
+        }
+    }
+
+    private boolean anyClaimed(long start, int order) {
+        for (long block = start; block < start + (1L << order); block += 64) {
+            if ((claimed[(int) (block >>> 6)] & mask(block, order)) != 0) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** The bits of the aligned run's blocks within the word holding {@code block}. */
+    private static long mask(long block, int order) {
+        return order >= 6 ? -1L : ((1L << (1 << order)) - 1) << (block & 63);
     }
 
     /** Frees a run obtained from {@link #allocate} with the same order, merging with free buddies. */
@@ -115,6 +163,10 @@ final class BuddyAllocator {
         if (start < 0 || start + (1L << order) > blocks || (start & ((1L << order) - 1)) != 0) {
             throw new IllegalArgumentException("run of order " + order + " at block " + start + " is not a run of this "
                     + blocks + "-block space");
+        }
+        if (claimed != null) {
+            unclaimInBulk(start, order);
+            return;
         }
         if (isFreeWithin(start, order)) {
             throw new IllegalStateException("double free of the run of order " + order + " at block " + start);

@@ -101,4 +101,53 @@ class BuddyAllocatorTest {
         assertThrows(IllegalArgumentException.class, () -> allocator.allocate(5));
         assertThrows(IllegalArgumentException.class, () -> new BuddyAllocator(0, 4));
     }
+
+    @Test
+    void aBulkClaimTakesExactlyTheClaimedBlocksAndFreesWhatIsGivenBack() {
+        long blocks = 1000;
+        BuddyAllocator allocator = new BuddyAllocator(blocks, 4);
+        BitSet used = new BitSet();
+        List<Run> runs = new ArrayList<>();
+        Random random = new Random(3);
+        for (long start = 0; start + 16 <= blocks; start += 16) {
+            int order = random.nextInt(5);
+            long run = start + (random.nextInt(16 >> order) << order);
+            if (random.nextInt(3) > 0) {
+                used.set((int) run, (int) (run + (1L << order)));
+                runs.add(new Run(run, order));
+            }
+        }
+        allocator.startBulkClaim(used);
+        assertThrows(IllegalStateException.class, () -> allocator.startBulkClaim(used), "one bulk claim at a time");
+        Run dropped = runs.remove(0);
+        allocator.free(dropped.start(), dropped.order());
+        used.clear((int) dropped.start(), (int) (dropped.start() + (1L << dropped.order())));
+        assertThrows(IllegalStateException.class, () -> allocator.free(dropped.start(), dropped.order()),
+                "a run given back twice");
+        allocator.finishBulkClaim();
+        assertEquals(blocks - used.cardinality(), allocator.freeBlocks());
+        // Everything allocatable now lies outside the claimed runs.
+        for (int order = 0; order <= 4; order++) {
+            long start;
+            while ((start = allocator.allocate(order)) >= 0) {
+                assertTrue(used.get((int) start, (int) (start + (1L << order))).isEmpty(), "block " + start + " was claimed");
+                used.set((int) start, (int) (start + (1L << order)));
+            }
+        }
+        assertEquals(0, allocator.freeBlocks());
+        for (Run run : runs) {
+            allocator.free(run.start(), run.order());
+        }
+        assertEquals(runs.stream().mapToLong(run -> 1L << run.order()).sum(), allocator.freeBlocks());
+    }
+
+    @Test
+    void aBulkClaimNeedsAnUntouchedAllocator() {
+        BuddyAllocator allocator = new BuddyAllocator(64, 4);
+        allocator.allocate(0);
+        assertThrows(IllegalStateException.class, () -> allocator.startBulkClaim(new BitSet()));
+        BitSet outside = new BitSet();
+        outside.set(64);
+        assertThrows(IllegalArgumentException.class, () -> new BuddyAllocator(64, 4).startBulkClaim(outside));
+    }
 }
