@@ -6,7 +6,7 @@
 #
 #   scripts/bench-ycsb.sh            full run (about an hour): 90,000 records of 10 x 6400 B, heap 1G,
 #                                    M = 2.5 GiB, two workloads, targets 1500/3000/4500/max
-#   scripts/bench-ycsb.sh --quick    minutes: 30,000 records, heap 768M, M = 1.5 GiB, 100% read,
+#   scripts/bench-ycsb.sh --quick    minutes: 90,000 records, heap 768M, M = 1.75 GiB, 100% read,
 #                                    baseline at M and 2M against the flash cache at 4x, max target
 # Other options go to bench_ycsb.py (--records, --memory, --targets, --configs, --reuse-data, ...).
 set -euo pipefail
@@ -17,7 +17,7 @@ args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
-    --quick) args+=(--records 30000 --heap 768M --memory 1536M --warmup 30 --measure 30 --targets 0
+    --quick) args+=(--records 90000 --heap 768M --memory 1792M --warmup 90 --measure 45 --targets 0
                     --workloads paper-read100 --configs base-c-M,base-c-2M,flash-4x); shift ;;
     *) args+=("$1"); shift ;;
   esac

@@ -77,7 +77,9 @@ class Node:
         run([NODE_SCRIPT, "init", self.dir, "--force", "--native-port", str(self.native),
              "--storage-port", str(self.storage), "--jmx-port", str(self.jmx)])
         with open(self.yaml) as f:
-            self.base_yaml = f.read()
+            # Cassandra's defaults for the file cache (off): the launcher's template turns it on for tests.
+            self.base_yaml = "".join(line for line in f if not line.startswith(("file_cache_enabled:", "file_cache_size:")))
+        self.base_yaml += "file_cache_enabled: false\n"
 
     def configure(self, flash_yaml):
         """Stock Cassandra when flash_yaml is None; else the agent, the loader and the flash cache block."""
@@ -121,6 +123,15 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def cgroup_memory():
+    """(rss, page cache) bytes of the benchmark's memory cgroup, or (None, None) outside one."""
+    try:
+        stats = dict(line.split() for line in open(f"/sys/fs/cgroup/memory/{CGROUP}/memory.stat"))
+        return int(stats["total_rss"]), int(stats["total_cache"])
+    except (OSError, KeyError, ValueError):
+        return None, None
+
+
 def disk_of(path):
     """The /proc/diskstats name of the whole disk holding path."""
     device = os.stat(path).st_dev
@@ -144,6 +155,20 @@ def disk_read_bytes(disk):
             if parts[2] == disk:
                 return int(parts[5]) * 512
     raise RuntimeError(f"disk {disk} vanished from /proc/diskstats")
+
+
+def oom_reason(node):
+    """Why the node is gone, if the memory cgroup's OOM killer took it."""
+    try:
+        pid = node.pid()
+    except (OSError, ValueError):
+        return None
+    if os.path.exists(f"/proc/{pid}"):
+        return None
+    kernel = run(["dmesg"], check=False)
+    if re.search(rf"Memory cgroup out of memory: Killed process {pid}\b", kernel):
+        return f"Cassandra (pid {pid}) was killed by the memory cgroup's OOM killer: its RSS outgrew the limit"
+    return f"Cassandra (pid {pid}) died"
 
 
 def drop_page_cache():
@@ -189,8 +214,8 @@ def parse_ycsb(output):
     return stats
 
 
-def ycsb_clients(args, node, phase, workload, keyspace, seconds, target, clients, threads, extra=()):
-    """Runs YCSB client processes at once; returns their parsed outputs."""
+def ycsb_clients(args, node, phase, workload, keyspace, seconds, target, clients, threads, extra=(), raw=False):
+    """Runs YCSB client processes at once; returns their parsed outputs (their text when raw)."""
     base = [YCSB_SCRIPT, phase, "--native-port", str(node.native), "-P", os.path.join(WORKLOADS, workload),
             "-p", f"recordcount={args.records}", "-p", f"fieldlength={args.field_length}",
             "-p", f"cassandra.keyspace={keyspace}", "-p", f"flashchunk.compression.chunkkb={CHUNK_KB}",
@@ -214,7 +239,7 @@ def ycsb_clients(args, node, phase, workload, keyspace, seconds, target, clients
         out, _ = p.communicate()
         if p.returncode != 0:
             raise RuntimeError(f"YCSB {phase} failed (exit {p.returncode}):\n{out[-3000:]}")
-        outputs.append(parse_ycsb(out))
+        outputs.append(parse_ycsb(out) if not raw else out)
     return outputs
 
 
@@ -322,6 +347,9 @@ def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_m
                 "disk_read_mb_s": (disk1 - disk0) / elapsed / 1e6,
                 "chunk_cache_hit_ratio": (requests - (miss1 - miss0)) / requests if requests else None,
             })
+            rss, page_cache = cgroup_memory()
+            result["rss_mib"] = rss and round(rss / 2**20)
+            result["page_cache_mib"] = page_cache and round(page_cache / 2**20)
             ops = result["ops_per_s"]
             result["cpu_ms_per_op"] = result["cassandra_cpu"] * 1000 / ops if ops else None
             with open(os.path.join(out, "raw.jsonl"), "a") as f:
@@ -330,9 +358,36 @@ def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_m
             log(f"{label}, target {target or 'max'}: {ops:,.0f} ops/s, read avg "
                 f"{result.get('read_avg_ms', 0):.2f} ms p99 {result.get('read_p99_ms', 0):.1f} ms, Cassandra CPU "
                 f"{result['cassandra_cpu'] * 100:.0f}%, disk {result['disk_read_mb_s']:.0f} MB/s, chunk cache hits "
-                f"{'n/a' if hit is None else f'{hit:.2f}'}")
+                f"{'n/a' if hit is None else f'{hit:.2f}'}, RSS {result['rss_mib']} MiB, page cache {result['page_cache_mib']} MiB")
+        if args.restart_seconds:
+            measure_restart(args, node, name, label, keyspace, memory, hot_multiple, workload, out)
     finally:
         node.stop()
+
+
+STATUS_LINE = re.compile(r" (\d+) sec: \d+ operations; ([\d.]+) current ops/sec")
+
+
+def measure_restart(args, node, name, label, keyspace, memory, hot_multiple, workload, out):
+    """Throughput over time right after a clean restart with the page cache dropped: how warm each cache stays."""
+    node.stop()
+    drop_page_cache()
+    node.start(args.heap, memory)
+    log(f"{label} ({workload}): after a restart, {args.restart_seconds} s")
+    texts = ycsb_clients(args, node, "run", workload, keyspace, args.restart_seconds, None, args.clients, args.threads,
+                         extra=("-s", "-p", "status.interval=5"), raw=True)
+    timeline = {}
+    for text in texts:
+        for m in STATUS_LINE.finditer(text):
+            # Clients report every 5 s from their own start; their windows line up to within a second.
+            timeline[int(m.group(1))] = timeline.get(int(m.group(1)), 0) + float(m.group(2))
+    overall = combine([parse_ycsb(t) for t in texts])
+    row = {"phase": "restart", "config": name, "label": label, "workload": workload, "seconds": args.restart_seconds,
+           "ops_per_s": overall["ops_per_s"], "read_avg_ms": overall.get("read_avg_ms"),
+           "timeline": sorted((t, ops) for t, ops in timeline.items() if t <= args.restart_seconds), "flash_hot_multiple": hot_multiple or 0}
+    with open(os.path.join(out, "raw.jsonl"), "a") as f:
+        f.write(json.dumps(row) + "\n")
+    log(f"{label} after a restart: {overall['ops_per_s']:,.0f} ops/s over the first {args.restart_seconds} s")
 
 
 def parse_args(argv):
@@ -353,6 +408,8 @@ def parse_args(argv):
     p.add_argument("--configs", default="base-c-M,base-c-2M,base-u-M,flash-1x,flash-2x,flash-4x")
     p.add_argument("--read-ahead-kb", default="16",
                    help="the data disk's read_ahead_kb during the run ('machine' leaves it); restored after")
+    p.add_argument("--restart-seconds", type=int, default=60,
+                   help="after measuring, restart (page cache dropped) and record throughput over this long; 0: skip")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
     args = p.parse_args(argv)
     args.targets = [int(t) for t in args.targets.split(",")]
@@ -396,7 +453,17 @@ def main(argv):
             f"{disk} read_ahead_kb {read_ahead.current()}")
         for workload in args.workloads:
             for name, label, keyspace, memory, multiple in configs:
-                measure_configuration(args, node, disk, name, label, keyspace, memory, multiple, workload, args.out)
+                try:
+                    measure_configuration(args, node, disk, name, label, keyspace, memory, multiple, workload,
+                                          args.out)
+                except (RuntimeError, OSError) as e:
+                    # One configuration failing (e.g. the node killed by the cgroup's OOM killer) is a result too.
+                    reason = oom_reason(node) or str(e).splitlines()[0]
+                    log(f"{label} ({workload}) FAILED: {reason}")
+                    with open(os.path.join(args.out, "raw.jsonl"), "a") as f:
+                        f.write(json.dumps({"config": name, "label": label, "workload": workload,
+                                            "error": reason}) + "\n")
+                    node.stop()
     log("done")
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of the project: the native library's C tests, all Maven modules, then the plugin
-# installer's quick test.
+# Runs every test of the project: the native library's C tests, all Maven modules (with integration
+# tests on real Cassandra nodes), then the launcher's and the plugin installer's end-to-end tests.
 # On a fresh Debian machine it first installs what the tests need (as root).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,8 +14,10 @@ make -s -C native all test
 echo "== maven: mvn verify"
 mvn -B verify
 
-# the installer on a synthetic Cassandra 5.0.9 installation (needs the jar mvn verify built); the full
-# test with a real node and an offline tool is scripts/tests/test-install-plugin.sh without --no-node
-echo "== scripts/tests/test-install-plugin.sh --no-node"
-"$repo/scripts/tests/test-install-plugin.sh" --no-node
+# the launcher end to end (init, start, cqlsh, nodetool, stop), then the installer on a synthetic
+# Cassandra 5.0.9 installation with a real node and an offline tool (both need the jar mvn verify built)
+echo "== scripts/tests/test-cassandra-node.sh"
+"$repo/scripts/tests/test-cassandra-node.sh"
+echo "== scripts/tests/test-install-plugin.sh"
+"$repo/scripts/tests/test-install-plugin.sh"
 echo "== all tests passed"

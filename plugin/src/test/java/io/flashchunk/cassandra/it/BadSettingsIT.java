@@ -54,10 +54,7 @@ class BadSettingsIT {
     }
 
     private static void writeSettings(CassandraNode node, String block) throws Exception {
-        java.nio.file.Path device = node.device();
-        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(device.toFile(), "rw")) {
-            file.setLength(64L << 20);
-        }
+        java.nio.file.Path device = node.createDevice(64L << 20);
         java.nio.file.Files.writeString(node.dir.resolve("conf/cassandra.yaml"),
                 "chunk_cache_class: " + CassandraNode.CACHE_CLASS + "\nflash_chunk_cache: "
                         + block.replace("@DEVICE@", device.toString()) + "\n",

@@ -68,14 +68,26 @@ final class CassandraNode implements AutoCloseable {
      */
     static CassandraNode withFlashCache(String name, long deviceBytes, String cacheSettings, String yamlExtra)
             throws IOException {
+        return withFlashCache(name, deviceBytes, "", cacheSettings, yamlExtra);
+    }
+
+    /** As above, with {@code deviceSettings} (e.g. {@code engine: capi}) in the device's entry. */
+    static CassandraNode withFlashCache(String name, long deviceBytes, String deviceSettings, String cacheSettings,
+                                        String yamlExtra) throws IOException {
         CassandraNode node = create(name, true, yamlExtra);
-        Path device = node.device();
-        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(device.toFile(), "rw")) {
-            file.setLength(deviceBytes);
-        }
-        Files.writeString(node.dir.resolve("conf/cassandra.yaml"), flashCacheYaml(device, cacheSettings),
+        Path device = node.createDevice(deviceBytes);
+        Files.writeString(node.dir.resolve("conf/cassandra.yaml"), flashCacheYaml(device, deviceSettings, cacheSettings),
                 StandardOpenOption.APPEND);
         return node;
+    }
+
+    /** A sparse file of {@code bytes} in the run directory, for a flash device. */
+    Path createDevice(long bytes) throws IOException {
+        Path device = device();
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(device.toFile(), "rw")) {
+            file.setLength(bytes);
+        }
+        return device;
     }
 
     Path device() {
@@ -83,11 +95,12 @@ final class CassandraNode implements AutoCloseable {
     }
 
     /** The yaml lines that turn the flash cache on with one file device. */
-    static String flashCacheYaml(Path device, String moreSettings) {
+    static String flashCacheYaml(Path device, String deviceSettings, String moreSettings) {
         return "chunk_cache_class: " + CACHE_CLASS + "\n"
                 + "flash_chunk_cache:\n"
                 + "  devices:\n"
                 + "    - path: " + device + "\n"
+                + deviceSettings.indent(6)
                 + moreSettings.indent(2);
     }
 

@@ -17,12 +17,8 @@ class DeviceErrorsIT {
     void everyReadSucceedsWhileTheDeviceFails() throws Exception {
         Path library = Path.of(System.getProperty("flashchunk.test.capiLibrary", "../native/build/libcflsh_block.so"))
                 .toAbsolutePath();
-        try (CassandraNode node = CassandraNode.withFlashCache("device-errors", 128L << 20,
+        try (CassandraNode node = CassandraNode.withFlashCache("device-errors", 128L << 20, "engine: capi",
                 "capi_library: " + library + "\ncheckpoint_interval_ms: 3s", "")) {
-            java.nio.file.Files.writeString(node.dir.resolve("conf/cassandra.yaml"),
-                    java.nio.file.Files.readString(node.dir.resolve("conf/cassandra.yaml"))
-                            .replace("    - path: " + node.device() + "\n",
-                                    "    - path: " + node.device() + "\n      engine: capi\n"));
             node.environment("FLASHCHUNK_CBLK_FAIL_READ_EVERY", "4")
                     .environment("FLASHCHUNK_CBLK_FAIL_WRITE_EVERY", "7");
             node.start();
