@@ -317,6 +317,9 @@ public final class FlashChunkCache implements AutoCloseable {
                 entry = promoter.promoteKey(key);
             }
             CachedChunk chunk = entry == null ? null : read(entry);
+            if (chunk == null && entry != null && recovered != null) {
+                chunk = readAfterMove(entry);
+            }
             if (chunk != null) {
                 return chunk;
             }
@@ -326,6 +329,17 @@ public final class FlashChunkCache implements AutoCloseable {
         }
         metrics.misses.increment();
         return null;
+    }
+
+    /**
+     * A recovered entry being moved into the index is pending for the few instructions between its
+     * insert and its location being set: wait that out rather than miss a chunk that is on flash.
+     */
+    private CachedChunk readAfterMove(ChunkEntry entry) {
+        for (int spin = 0; spin < 100_000 && ChunkLocation.isPending(entry.location()); spin++) {
+            Thread.onSpinWait();
+        }
+        return ChunkLocation.isOnFlash(entry.location()) ? read(entry) : null;
     }
 
     private CachedChunk read(ChunkEntry entry) {
