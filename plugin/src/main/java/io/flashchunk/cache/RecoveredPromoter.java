@@ -36,6 +36,9 @@ final class RecoveredPromoter {
     private final Runnable onDone;
     private final Thread thread;
     private volatile boolean stopped;
+    // Blocks of moves under way, already added to the index's bound (guarded by this).
+    private long movingBlocks;
+    private long bound = -1;
 
     /**
      * @param indexBlocks          the index's capacity once every entry has moved
@@ -54,7 +57,7 @@ final class RecoveredPromoter {
         this.onDone = onDone;
         this.thread = new Thread(this::run, "flashchunk-promoter");
         thread.setDaemon(true);
-        index.setMaximumBlocks(indexBlocks - table.blocks());
+        updateBound();
     }
 
     void start() {
@@ -86,6 +89,37 @@ final class RecoveredPromoter {
         if (ChunkLocation.isDead(location)) {
             return null;
         }
+        // Room in the index's bound before the insert: Caffeine evicts whenever the weight passes the
+        // bound, so a move that raised the weight first could evict a recovered chunk for nothing.
+        long blocks = 1L << ChunkLocation.order(ChunkLocation.length(location));
+        reserve(blocks);
+        try {
+            return move(entry, location);
+        } finally {
+            reserve(-blocks);
+        }
+    }
+
+    /**
+     * Adds {@code blocks} to the moves under way and sets the index's bound: its capacity less the
+     * blocks still in the table, plus the moves under way (for the moment of a move, the index and the
+     * table may both count its blocks; the space reserve covers that).
+     */
+    private synchronized void reserve(long blocks) {
+        movingBlocks += blocks;
+        updateBound();
+    }
+
+    private synchronized void updateBound() {
+        long next = indexBlocks - table.blocks() + movingBlocks;
+        if (next != bound) {
+            bound = next;
+            index.setMaximumBlocks(next);
+        }
+    }
+
+    /** The move itself; the caller has made room for it in the index's bound. */
+    private ChunkEntry move(int entry, long location) {
         long pending = ChunkLocation.pending(ChunkLocation.length(location));
         ChunkEntry moving = new ChunkEntry(table.key(entry), pending, table.crc(entry));
         if (!index.insert(moving)) {
@@ -121,7 +155,7 @@ final class RecoveredPromoter {
                 }
             }
             if (!stopped && table.entries() == 0) {
-                index.setMaximumBlocks(indexBlocks);
+                updateBound();
                 LOG.info("flash cache: {} recovered entries moved into the index in {} ms", size,
                         (System.nanoTime() - start) / 1_000_000);
                 onDone.run();
@@ -140,9 +174,16 @@ final class RecoveredPromoter {
                 batchBlocks += 1L << ChunkLocation.order(ChunkLocation.length(location));
             }
         }
-        // Room for the batch first, so that moving it evicts nothing; for the moment of one batch the
-        // index and the table together may promise its blocks twice (the space reserve covers that).
-        index.setMaximumBlocks(indexBlocks - table.blocks() + batchBlocks);
+        // Room for the whole batch first, so that moving it evicts nothing (see reserve).
+        reserve(batchBlocks);
+        try {
+            moveEntries(from, to, last);
+        } finally {
+            reserve(-batchBlocks);
+        }
+    }
+
+    private void moveEntries(int from, int to, boolean last) {
         for (int entry = from; entry < to; entry++) {
             long location = table.location(entry);
             if (ChunkLocation.isDead(location)) {
@@ -158,7 +199,7 @@ final class RecoveredPromoter {
                 }
                 continue;
             }
-            ChunkEntry present = promote(entry);
+            ChunkEntry present = move(entry, location);
             if (last && present != null && table.take(entry, location)) {
                 // The index already holds another entry for this key: it wins, as at loading.
                 files.entryRemoved(fileId);

@@ -63,6 +63,47 @@ class UnmovedRecoveryTest {
         }
     }
 
+    /**
+     * A full cache recovered: every read moves an entry into an index whose bound left room only for
+     * the entries already there. Each move must make room for itself first, or Caffeine evicts
+     * recovered chunks (CrashRecoveryTest once missed a checkpointed chunk this way).
+     */
+    @Test
+    void readersMovingAFullRecoveredCacheEvictNothing() throws Exception {
+        try (var fixture = new RestartFixture(1, 16L << 20)) {
+            Path data = fixture.dataFile("a-Data.db");
+            int chunks;
+            try (FlashChunkCache cache = fixture.start(c -> { })) {
+                chunks = (int) (cache.capacityBytes() / CHUNK);
+                CachedFile file = cache.registerFile(data);
+                for (int i = 0; i < chunks; i++) {
+                    cache.put(file, (long) i * CHUNK, ChunkContent.buffer(1, (long) i * CHUNK, CHUNK));
+                    if (i % 64 == 63) {
+                        FlashChunkCacheTest.await("writes", () -> cache.stats().queuedChunks() == 0);
+                    }
+                }
+                FlashChunkCacheTest.await("writes", () -> cache.stats().queuedChunks() == 0);
+                cache.cleanUp();
+                assertEquals(chunks, cache.entries(), "the cache is exactly full, nothing evicted");
+            }
+            try (FlashChunkCache cache = fixture.startWithoutMoving()) {
+                assertEquals(chunks, cache.stats().recoveredEntries());
+                assertTrue(cache.index().maximumBlocks() < CHUNK / 4096, "the table holds all but a sliver of the capacity");
+                CachedFile file = cache.registerFile(data);
+                for (int i = 0; i < chunks; i++) {
+                    FlashChunkCacheTest.assertHit(cache, file, 1, (long) i * CHUNK, CHUNK);
+                    cache.cleanUp();
+                }
+                assertEquals(0, cache.stats().evictions(), "moving a recovered entry evicts nothing");
+                assertEquals(chunks, cache.index().size());
+                assertEquals(cache.capacityBytes() / 4096, cache.index().maximumBlocks());
+                for (int i = 0; i < chunks; i++) {
+                    FlashChunkCacheTest.assertHit(cache, file, 1, (long) i * CHUNK, CHUNK);
+                }
+            }
+        }
+    }
+
     @Test
     void theBackgroundMoverMovesEverythingAndRestoresTheIndexBound() throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES)) {
