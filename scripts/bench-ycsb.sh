@@ -4,8 +4,8 @@
 # the hot set, side by side in one run; see scripts/bench_ycsb.py for the steps. Needs root.
 # Raw results, the table and the plots go to docs/results/ycsb-<UTC time>/ (or --out DIR).
 #
-#   scripts/bench-ycsb.sh            full run (about an hour): 90,000 records of 10 x 6400 B, heap 1G,
-#                                    M = 2.5 GiB, two workloads, targets 1500/3000/4500/max
+#   scripts/bench-ycsb.sh            full run (about 75 minutes): 90,000 records of 10 x 6400 B, heap 768M,
+#                                    M = 1600 MiB, two workloads, targets 1000/2000/3000/max, 30 s each
 #   scripts/bench-ycsb.sh --quick    minutes: 90,000 records, heap 768M, M = 1.75 GiB, 100% read,
 #                                    baseline at M and 2M against the flash cache at 4x, max target
 # Other options go to bench_ycsb.py (--records, --memory, --targets, --configs, --reuse-data, ...).

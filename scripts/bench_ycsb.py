@@ -286,6 +286,31 @@ def load_dataset(args, node, keyspaces):
     node.stop()
 
 
+def pristine_dir(args, keyspace):
+    return os.path.join(args.work, "pristine", keyspace)
+
+
+def keep_pristine(args, node, keyspace):
+    """Hard links to the freshly compacted SSTables (immutable files): every configuration starts from them."""
+    target = pristine_dir(args, keyspace)
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    run(["cp", "-al", os.path.join(node.dir, "data", keyspace), target])
+
+
+def restore_dataset(args, node, keyspaces):
+    """The paper starts each run from the one pre-populated SSTable: undo the updates, flushes and compactions
+    of earlier runs, and drop the commit log, hints and saved key cache they left (the node is stopped cleanly,
+    so its memtables were flushed)."""
+    for keyspace in keyspaces:
+        live = os.path.join(node.dir, "data", keyspace)
+        shutil.rmtree(live, ignore_errors=True)
+        run(["cp", "-al", pristine_dir(args, keyspace), live])
+    for sub in ("commitlog", "hints", "saved_caches"):
+        shutil.rmtree(os.path.join(node.dir, sub), ignore_errors=True)
+        os.makedirs(os.path.join(node.dir, sub), exist_ok=True)
+
+
 def hot_set_bytes(args):
     """Chunk bytes the hot records touch: a record of R bytes spans 1 + (R - 1) / C chunks of C bytes on average."""
     record = 10 * args.field_length
@@ -326,6 +351,7 @@ def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_m
         node.configure(flash_yaml(device, capacity))
     else:
         node.configure(None)
+    restore_dataset(args, node, [keyspace])
     drop_page_cache()
     node.start(args.heap, memory)
     try:
@@ -397,18 +423,18 @@ def parse_args(argv):
                    help="node, data and flash device (default target/bench-ycsb; reused when --reuse-data)")
     p.add_argument("--records", type=int, default=90000)
     p.add_argument("--field-length", type=int, default=6400)
-    p.add_argument("--heap", default="1G")
-    p.add_argument("--memory", type=parse_size, default=parse_size("2560M"), help="M: the cgroup memory limit")
-    p.add_argument("--targets", default="1500,3000,4500,0", help="YCSB target ops/s, 0 = unthrottled")
+    p.add_argument("--heap", default="768M")
+    p.add_argument("--memory", type=parse_size, default=parse_size("1600M"), help="M: the cgroup memory limit")
+    p.add_argument("--targets", default="1000,2000,3000,0", help="YCSB target ops/s, 0 = unthrottled")
     p.add_argument("--clients", type=int, default=2)
     p.add_argument("--threads", type=int, default=4, help="per client")
     p.add_argument("--warmup", type=int, default=60)
-    p.add_argument("--measure", type=int, default=60)
+    p.add_argument("--measure", type=int, default=30)
     p.add_argument("--workloads", default="paper-read100,paper-read80-update20")
     p.add_argument("--configs", default="base-c-M,base-c-2M,base-u-M,flash-1x,flash-2x,flash-4x")
     p.add_argument("--read-ahead-kb", default="16",
                    help="the data disk's read_ahead_kb during the run ('machine' leaves it); restored after")
-    p.add_argument("--restart-seconds", type=int, default=60,
+    p.add_argument("--restart-seconds", type=int, default=40,
                    help="after measuring, restart (page cache dropped) and record throughput over this long; 0: skip")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
     args = p.parse_args(argv)
@@ -429,20 +455,30 @@ def main(argv):
     node = Node(os.path.join(args.work, "node"))
     stamp = os.path.join(args.work, "dataset.json")
     keyspaces = sorted({keyspace for _, _, keyspace, _, _ in configs})
-    dataset = {"records": args.records, "field_length": args.field_length, "keyspaces": keyspaces}
     node.init()
     disk = disk_of(node.dir)
     with ReadAhead(disk, args.read_ahead_kb) as read_ahead:
-        reuse = args.reuse_data and os.path.exists(stamp) and json.load(open(stamp)) == dataset
-        if reuse:
-            log("reusing the loaded data of an earlier run")
+        loaded = json.load(open(stamp)) if args.reuse_data and os.path.exists(stamp) else {}
+        if loaded.get("records") == args.records and loaded.get("field_length") == args.field_length:
+            reused = [k for k in loaded.get("keyspaces", []) if os.path.isdir(pristine_dir(args, k))]
         else:
+            reused = []
+        missing = [k for k in keyspaces if k not in reused]
+        if reused:
+            log(f"reusing the loaded data of an earlier run: {', '.join(reused)}")
+        if not reused:
             for sub in ("data", "commitlog", "hints", "saved_caches"):
                 shutil.rmtree(os.path.join(node.dir, sub), ignore_errors=True)
+            shutil.rmtree(os.path.join(args.work, "pristine"), ignore_errors=True)
+        if missing:
             if os.path.exists(stamp):
                 os.remove(stamp)
-            load_dataset(args, node, keyspaces)
-            json.dump(dataset, open(stamp, "w"))
+            restore_dataset(args, node, reused)
+            load_dataset(args, node, missing)
+            for keyspace in missing:
+                keep_pristine(args, node, keyspace)
+            json.dump({"records": args.records, "field_length": args.field_length, "keyspaces": reused + missing},
+                      open(stamp, "w"))
         meta = {"records": args.records, "field_length": args.field_length, "heap": args.heap,
                 "memory_bytes": args.memory, "hot_set_bytes": hot_set_bytes(args), "targets": args.targets,
                 "clients": args.clients, "threads": args.threads, "warmup_s": args.warmup,
