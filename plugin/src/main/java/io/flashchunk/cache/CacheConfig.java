@@ -16,7 +16,10 @@ import java.util.Set;
  * @param devices                one address space per device
  * @param queueBytes             most bytes of chunks waiting to be written; more are dropped
  * @param maxWritesInFlight      per device: the share of its queue depth cache fills may take
- * @param readTimeoutMillis      a flash read slower than this is a miss
+ * @param readTimeoutMillis      a flash read slower than this is a miss (queued reads only)
+ * @param readInCallerThread     a hit reads flash in the reader's own thread, one blocking read with
+ *                               no thread hand-off (and no read timeout), instead of through the
+ *                               device's queue and completion thread
  * @param allocationWaitMillis   how long the writer waits for free blocks before dropping a chunk
  * @param spaceReservePercent    flash kept out of the index's weight: room for evicted blocks waiting
  *                               for the next checkpoint, and for fragmentation
@@ -36,6 +39,7 @@ public record CacheConfig(
         long queueBytes,
         int maxWritesInFlight,
         long readTimeoutMillis,
+        boolean readInCallerThread,
         long allocationWaitMillis,
         double spaceReservePercent,
         long dramTierBytes,
@@ -116,6 +120,7 @@ public record CacheConfig(
         private long queueBytes = 64L << 20;
         private int maxWritesInFlight = 8;
         private long readTimeoutMillis = 200;
+        private boolean readInCallerThread;
         private long allocationWaitMillis = 200;
         private double spaceReservePercent = 10;
         private long dramTierBytes;
@@ -144,6 +149,11 @@ public record CacheConfig(
 
         public Builder readTimeoutMillis(long millis) {
             this.readTimeoutMillis = millis;
+            return this;
+        }
+
+        public Builder readInCallerThread(boolean enabled) {
+            this.readInCallerThread = enabled;
             return this;
         }
 
@@ -198,7 +208,8 @@ public record CacheConfig(
         }
 
         public CacheConfig build() {
-            return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, allocationWaitMillis,
+            return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
+                    allocationWaitMillis,
                     spaceReservePercent, dramTierBytes, readAhead, checkpointIntervalMillis, minCheckpointIntervalMillis, strict,
                     maintenanceIntervalMillis,
                     rebalanceFactor, migrationBatch).validate();

@@ -368,27 +368,7 @@ public final class FlashChunkCache implements AutoCloseable {
         AddressSpace space = spaces.space(ChunkLocation.space(location));
         ByteBuffer buffer = pool.acquire(length);
         long start = System.nanoTime();
-        CompletableFuture<Void> read;
-        try {
-            read = space.driver().read(ChunkLocation.lba(location), buffer);
-        } catch (RuntimeException e) {
-            pool.release(buffer);
-            metrics.readErrors.increment();
-            return null;
-        }
-        try {
-            read.get(readTimeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            metrics.readTimeouts.increment();
-            read.whenComplete((ignored, failure) -> pool.release(buffer));
-            return null;
-        } catch (ExecutionException e) {
-            metrics.readErrors.increment();
-            pool.release(buffer);
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            read.whenComplete((ignored, failure) -> pool.release(buffer));
+        if (!(config.readInCallerThread() ? readInCallerThread(space, location, buffer) : readQueued(space, location, buffer))) {
             return null;
         }
         space.reads().mark(1);
@@ -418,6 +398,44 @@ public final class FlashChunkCache implements AutoCloseable {
             }
         }
         return new CachedChunk(buffer, pool);
+    }
+
+    /** A blocking read in this thread; false (the buffer released) when it failed. */
+    private boolean readInCallerThread(AddressSpace space, long location, ByteBuffer buffer) {
+        try {
+            space.driver().readNow(ChunkLocation.lba(location), buffer);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            metrics.readErrors.increment();
+            pool.release(buffer);
+            return false;
+        }
+    }
+
+    /** A read through the device's queue, waited for up to the read timeout; false (the buffer released or left to the read) when it failed or timed out. */
+    private boolean readQueued(AddressSpace space, long location, ByteBuffer buffer) {
+        CompletableFuture<Void> read;
+        try {
+            read = space.driver().read(ChunkLocation.lba(location), buffer);
+        } catch (RuntimeException e) {
+            pool.release(buffer);
+            metrics.readErrors.increment();
+            return false;
+        }
+        try {
+            read.get(readTimeoutNanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            metrics.readTimeouts.increment();
+            read.whenComplete((ignored, failure) -> pool.release(buffer));
+        } catch (ExecutionException e) {
+            metrics.readErrors.increment();
+            pool.release(buffer);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            read.whenComplete((ignored, failure) -> pool.release(buffer));
+        }
+        return false;
     }
 
     /** Fetches the next chunk of the file into the DRAM tier in the background (the paper's overflow read). */

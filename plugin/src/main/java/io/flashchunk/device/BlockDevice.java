@@ -40,6 +40,23 @@ public interface BlockDevice extends AutoCloseable {
     CompletableFuture<Void> write(long lba, ByteBuffer buffer);
 
     /**
+     * Reads in the calling thread and returns once the bytes are in the buffer, or throws: a blocking
+     * read like the file read it replaces, without the queue's hand-offs to and from a completion
+     * thread (two thread wake-ups a read, which cost the most when the cores are busy). Devices that
+     * cannot read in the caller's thread wait for {@link #read}.
+     */
+    default void readNow(long lba, ByteBuffer buffer) throws java.io.IOException {
+        try {
+            read(lba, buffer).join(); // uninterruptible: the buffer is the device's until the read ends
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof java.io.IOException io) {
+                throw io;
+            }
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+    }
+
+    /**
      * Makes every write completed so far durable (past the device's volatile write cache). Blocks
      * the calling thread; checkpoints call it, the data path never does.
      */

@@ -76,6 +76,43 @@ public abstract class QueuedBlockDevice implements BlockDevice {
     }
 
     @Override
+    public final void readNow(long lba, ByteBuffer buffer) throws java.io.IOException {
+        if (!readsInCallerThread()) {
+            BlockDevice.super.readNow(lba, buffer);
+            return;
+        }
+        int blocks = checkedBlocks(IoOp.READ, lba, buffer);
+        long address = checkedAddress(buffer);
+        // Counted as accepted, so close waits for it before the descriptor goes.
+        accepted.incrementAndGet();
+        try {
+            if (closed) {
+                throw new DeviceClosedException(path);
+            }
+            long start = System.nanoTime();
+            try {
+                readInCallerThread(lba * BLOCK_SIZE, blocks * BLOCK_SIZE, address);
+            } catch (java.io.IOException | RuntimeException e) {
+                metrics.recordFailure(IoOp.READ);
+                throw e;
+            }
+            metrics.recordSuccess(IoOp.READ, blocks * BLOCK_SIZE, System.nanoTime() - start);
+        } finally {
+            accepted.decrementAndGet();
+        }
+    }
+
+    /** Whether {@link #readInCallerThread} works here; if not, {@link #readNow} waits for a queued read. */
+    protected boolean readsInCallerThread() {
+        return false;
+    }
+
+    /** Reads {@code length} bytes at byte {@code offset} into memory at {@code address}, in this thread. */
+    protected void readInCallerThread(long offset, int length, long address) throws java.io.IOException {
+        throw new IllegalStateException(path + ": this engine reads through its queue only");
+    }
+
+    @Override
     public final DeviceStats stats() {
         return metrics.snapshot(inFlight.get(), waiting.size());
     }

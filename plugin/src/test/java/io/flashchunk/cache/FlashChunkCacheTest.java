@@ -406,6 +406,33 @@ class FlashChunkCacheTest {
         }
     }
 
+    /** read_in_caller_thread: hits read flash in the reader's thread, with the same checks. */
+    @Test
+    void readsInTheCallerThreadServeHitsAndCatchCorruption() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> c.readInCallerThread(true))) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "sync");
+            for (int i = 0; i < 8; i++) {
+                cache.put(file, i * 16384L, ChunkContent.buffer(12, i * 16384L, 16384));
+            }
+            await("the writes", () -> cache.stats().flashWrites() == 8);
+            long deviceReads = fixture.cache.spaces().space(0).driver().device().stats().readOps();
+            for (int i = 0; i < 8; i++) {
+                assertHit(cache, file, 12, i * 16384L, 16384);
+            }
+            assertEquals(8, cache.stats().flashHits());
+            assertEquals(deviceReads + 8, fixture.cache.spaces().space(0).driver().device().stats().readOps());
+            ChunkEntry entry = cache.index().peek(ChunkKeys.key(file.id(), 0));
+            try (FileChannel channel = FileChannel.open(fixture.deviceFiles.get(0), StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap(new byte[] {9, 9, 9}), ChunkLocation.lba(entry.location()) * 4096 + 100);
+            }
+            assertNull(cache.get(file, 0), "corrupted bytes are a miss");
+            assertEquals(1, cache.stats().checksumErrors());
+            fixture.cache.close();
+            assertNull(cache.get(file, 16384), "a closed cache misses");
+        }
+    }
+
     @Test
     void anEntryInvalidatedOrMovedWhileItsReadIsInFlightFallsBack() throws Exception {
         try (CacheFixture fixture = CacheFixture.onFaultyCapi(Map.of("FLASHCHUNK_CBLK_LATENCY_US", "200000"), DEVICE_BYTES,

@@ -2,6 +2,7 @@ package io.flashchunk.device;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
@@ -104,6 +105,39 @@ class BlockDeviceContractTest {
             extents.add(new Extent(lba, data));
             lba += blocks + random.nextInt(48);
         }
+    }
+
+    /** readNow reads the same bytes as read, in the caller's thread where the engine can, and counts them. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void readNowReadsWhatWasWrittenAndRefusesBadArgumentsAndAClosedDevice(Backend backend) throws Exception {
+        Path path = Scratch.file("read-now-" + backend, 64L * BLOCK);
+        BlockDevice device = backend.open(path, 8);
+        try {
+            List<Extent> extents = randomExtents(new Random(11), 64);
+            for (Extent extent : extents) {
+                ByteBuffer data = AlignedBuffers.allocate(extent.data().length);
+                data.put(extent.data()).flip();
+                device.write(extent.lba(), data).join();
+            }
+            long readsBefore = device.stats().readOps();
+            for (Extent extent : extents) {
+                ByteBuffer buffer = AlignedBuffers.allocate(extent.data().length);
+                device.readNow(extent.lba(), buffer);
+                assertEquals(0, buffer.position(), "readNow must leave the position alone");
+                assertArrayEquals(extent.data(), toArray(buffer), "bytes at LBA " + extent.lba());
+            }
+            assertEquals(readsBefore + extents.size(), device.stats().readOps(), "every readNow is counted once");
+            ByteBuffer pastTheEnd = AlignedBuffers.allocate(2 * BLOCK);
+            IllegalArgumentException outside = assertThrows(IllegalArgumentException.class,
+                    () -> device.readNow(63, pastTheEnd));
+            assertTrue(outside.getMessage().contains("outside the device"), outside.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> device.readNow(0, ByteBuffer.allocate(BLOCK)),
+                    "a heap buffer");
+        } finally {
+            device.close();
+        }
+        assertThrows(DeviceClosedException.class, () -> device.readNow(0, AlignedBuffers.allocate(BLOCK)));
     }
 
     private static void assertAllReadBack(BlockDevice device, List<Extent> extents) {

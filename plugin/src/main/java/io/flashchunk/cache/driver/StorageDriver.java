@@ -46,6 +46,11 @@ public final class StorageDriver implements AutoCloseable {
         return device.read(lba, buffer);
     }
 
+    /** Reads in the calling thread; see {@link BlockDevice#readNow}. */
+    public void readNow(long lba, ByteBuffer buffer) throws java.io.IOException {
+        device.readNow(lba, buffer);
+    }
+
     /** Starts a write once a write slot is free; blocks the calling (cache) thread until then. */
     public CompletableFuture<Void> write(long lba, ByteBuffer buffer) throws InterruptedException {
         writeSlots.acquire();

@@ -25,7 +25,7 @@ public final class CacheSettings {
     public static final String BLOCK = "flash_chunk_cache";
 
     private static final Set<String> KEYS = Set.of("devices", "capi_library", "queue_bytes", "max_writes_in_flight",
-            "read_timeout_ms", "allocation_wait_ms", "space_reserve_percent", "dram_tier_bytes", "read_ahead",
+            "read_timeout_ms", "read_in_caller_thread", "allocation_wait_ms", "space_reserve_percent", "dram_tier_bytes", "read_ahead",
             "checkpoint_interval_ms", "min_checkpoint_interval_ms", "strict", "maintenance_interval_ms",
             "rebalance_factor", "migration_batch");
     private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library");
@@ -70,6 +70,9 @@ public final class CacheSettings {
         }
         if (map.containsKey("read_timeout_ms")) {
             builder.readTimeoutMillis(millis(at + "read_timeout_ms", map.get("read_timeout_ms")));
+        }
+        if (map.containsKey("read_in_caller_thread")) {
+            builder.readInCallerThread(bool(at + "read_in_caller_thread", map.get("read_in_caller_thread")));
         }
         if (map.containsKey("allocation_wait_ms")) {
             builder.allocationWaitMillis(millis(at + "allocation_wait_ms", map.get("allocation_wait_ms")));

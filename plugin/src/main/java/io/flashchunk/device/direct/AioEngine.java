@@ -278,6 +278,34 @@ final class AioEngine implements DirectIoEngine {
     }
 
     @Override
+    public boolean readsInCallerThread() {
+        return true;
+    }
+
+    /** pread(2) on the O_DIRECT descriptor: the kernel wakes this thread itself when the read ends. */
+    @Override
+    public void readInCallerThread(long offset, int length, long address) throws java.io.IOException {
+        long done = 0;
+        while (done < length) {
+            long moved;
+            try {
+                moved = LibC.pread(fd, new Pointer(address + done), length - done, offset + done);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == Errno.EINTR) {
+                    continue;
+                }
+                throw new java.io.IOException("read of " + length + " bytes at offset " + offset + " on " + path
+                        + " failed: " + Errno.describe(e.getErrorCode()), e);
+            }
+            if (moved <= 0) {
+                throw new java.io.IOException("short read at offset " + offset + " on " + path + ": " + done + " of "
+                        + length + " bytes");
+            }
+            done += moved;
+        }
+    }
+
+    @Override
     public void flush() throws java.io.IOException {
         try {
             LibC.fdatasync(fd);

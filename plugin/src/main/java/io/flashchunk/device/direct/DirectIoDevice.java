@@ -75,6 +75,16 @@ public final class DirectIoDevice extends QueuedBlockDevice {
     }
 
     @Override
+    protected boolean readsInCallerThread() {
+        return io.readsInCallerThread();
+    }
+
+    @Override
+    protected void readInCallerThread(long offset, int length, long address) throws java.io.IOException {
+        io.readInCallerThread(offset, length, address);
+    }
+
+    @Override
     protected void flushWrites() throws java.io.IOException {
         io.flush();
     }

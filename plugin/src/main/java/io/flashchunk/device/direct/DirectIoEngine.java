@@ -11,6 +11,16 @@ interface DirectIoEngine {
     /** Starts requests that each hold a queue slot; see {@code QueuedBlockDevice#dispatch}. */
     void dispatch(IoRequest[] batch, int count);
 
+    /** Whether {@link #readInCallerThread} works (it needs a descriptor that no thread interrupt closes). */
+    default boolean readsInCallerThread() {
+        return false;
+    }
+
+    /** A blocking read in the calling thread; see {@code BlockDevice#readNow}. */
+    default void readInCallerThread(long offset, int length, long address) throws java.io.IOException {
+        throw new IllegalStateException("this engine reads through its queue only");
+    }
+
     /** Makes completed writes durable. */
     void flush() throws java.io.IOException;
 

@@ -44,6 +44,7 @@ class CacheSettingsTest {
                   queue_bytes: 128MiB
                   max_writes_in_flight: 4
                   read_timeout_ms: 150
+                  read_in_caller_thread: true
                   allocation_wait_ms: 2s
                   space_reserve_percent: 12.5
                   dram_tier_bytes: 256MiB
@@ -61,6 +62,7 @@ class CacheSettingsTest {
         assertEquals(128L << 20, config.queueBytes());
         assertEquals(4, config.maxWritesInFlight());
         assertEquals(150, config.readTimeoutMillis());
+        assertTrue(config.readInCallerThread());
         assertEquals(2000, config.allocationWaitMillis());
         assertEquals(12.5, config.spaceReservePercent());
         assertEquals(256L << 20, config.dramTierBytes());
