@@ -368,7 +368,9 @@ public final class FlashChunkCache implements AutoCloseable {
         AddressSpace space = spaces.space(ChunkLocation.space(location));
         ByteBuffer buffer = pool.acquire(length);
         long start = System.nanoTime();
-        if (!(config.readInCallerThread() ? readInCallerThread(space, location, buffer) : readQueued(space, location, buffer))) {
+        boolean read = config.readInCallerThread() ? readInCallerThread(space, location, buffer)
+                : readQueued(space, location, buffer);
+        if (!read) {
             return null;
         }
         space.reads().mark(1);
@@ -412,7 +414,10 @@ public final class FlashChunkCache implements AutoCloseable {
         }
     }
 
-    /** A read through the device's queue, waited for up to the read timeout; false (the buffer released or left to the read) when it failed or timed out. */
+    /**
+     * A read through the device's queue, waited for up to the read timeout; false when it failed or
+     * timed out (the buffer released, or left to the read still running).
+     */
     private boolean readQueued(AddressSpace space, long location, ByteBuffer buffer) {
         CompletableFuture<Void> read;
         try {

@@ -25,7 +25,8 @@ public final class LibC {
     public static native int fdatasync(int fd) throws LastErrorException;
 
     /** ssize_t pread(int fd, void *buf, size_t count, off_t offset), LP64. */
-    public static native long pread(int fd, com.sun.jna.Pointer buffer, long count, long offset) throws LastErrorException;
+    public static native long pread(int fd, com.sun.jna.Pointer buffer, long count, long offset)
+            throws LastErrorException;
 
     public static native int setenv(String name, String value, int overwrite) throws LastErrorException;
 
