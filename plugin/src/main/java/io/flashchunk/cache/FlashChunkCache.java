@@ -312,12 +312,20 @@ public final class FlashChunkCache implements AutoCloseable {
                     return chunk;
                 }
             }
+            // Read once: the mover drops the table when it is done, and a move it made just before
+            // may still be pending in the index.
+            RecoveredEntries table = recovered;
             ChunkEntry entry = index.get(key);
-            if (entry == null && recovered != null) {
+            if (entry == null && table != null) {
                 entry = promoter.promoteKey(key);
+                if (entry == null) {
+                    // The mover inserts into the index before it takes from the table: a whole move
+                    // may have fallen between this thread's two looks.
+                    entry = index.get(key);
+                }
             }
             CachedChunk chunk = entry == null ? null : read(entry);
-            if (chunk == null && entry != null && recovered != null) {
+            if (chunk == null && entry != null && table != null) {
                 chunk = readAfterMove(entry);
             }
             if (chunk != null) {
@@ -336,10 +344,7 @@ public final class FlashChunkCache implements AutoCloseable {
      * insert and its location being set: wait that out rather than miss a chunk that is on flash.
      */
     private CachedChunk readAfterMove(ChunkEntry entry) {
-        for (int spin = 0; spin < 100_000 && ChunkLocation.isPending(entry.location()); spin++) {
-            Thread.onSpinWait();
-        }
-        return ChunkLocation.isOnFlash(entry.location()) ? read(entry) : null;
+        return RecoveredPromoter.awaitSettled(entry) && ChunkLocation.isOnFlash(entry.location()) ? read(entry) : null;
     }
 
     private CachedChunk read(ChunkEntry entry) {

@@ -7,6 +7,7 @@ import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.index.FileRegistry;
 import io.flashchunk.cache.index.RecoveredEntries;
 import io.flashchunk.cache.space.SpaceManager;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,8 @@ import org.slf4j.LoggerFactory;
 final class RecoveredPromoter {
     private static final Logger LOG = LoggerFactory.getLogger(RecoveredPromoter.class);
     private static final int BATCH = 4096;
+    /** Longest wait for a move another thread has under way (it was descheduled). */
+    private static final long SETTLE_NANOS = 200_000_000L;
 
     private final RecoveredEntries table;
     private final ChunkIndex index;
@@ -118,6 +121,29 @@ final class RecoveredPromoter {
         }
     }
 
+    /**
+     * Waits until {@code entry} is no longer pending, for at most {@link #SETTLE_NANOS}; returns
+     * whether it is not. A move is pending for a few instructions, unless its thread is descheduled
+     * in between (two cores, a garbage collection): so spin, then yield, then sleep.
+     */
+    static boolean awaitSettled(ChunkEntry entry) {
+        long deadline = 0;
+        for (int round = 0; ChunkLocation.isPending(entry.location()); round++) {
+            if (round < 1_000) {
+                Thread.onSpinWait();
+            } else if (round < 1_100) {
+                Thread.yield();
+            } else if (deadline == 0) {
+                deadline = System.nanoTime() + SETTLE_NANOS;
+            } else if (System.nanoTime() - deadline > 0) {
+                return false;
+            } else {
+                LockSupport.parkNanos(50_000);
+            }
+        }
+        return true;
+    }
+
     /** The move itself; the caller has made room for it in the index's bound. */
     private ChunkEntry move(int entry, long location) {
         long pending = ChunkLocation.pending(ChunkLocation.length(location));
@@ -200,8 +226,10 @@ final class RecoveredPromoter {
                 continue;
             }
             ChunkEntry present = move(entry, location);
-            if (last && present != null && table.take(entry, location)) {
-                // The index already holds another entry for this key: it wins, as at loading.
+            // Not moved, and the index holds another entry for the key (on the last pass). That may be
+            // a reader's move of this very slot, pending until it takes the slot: let it finish first.
+            if (last && present != null && awaitSettled(present) && table.take(entry, location)) {
+                // Another entry for the key, from a put: it wins, as at loading.
                 files.entryRemoved(fileId);
                 spaces.releaseAfterCheckpoint(spaces.space(ChunkLocation.space(location)), ChunkLocation.lba(location),
                         ChunkLocation.order(ChunkLocation.length(location)));
