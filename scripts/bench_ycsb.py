@@ -9,7 +9,9 @@ measured at each YCSB target throughput with several client processes. Raw resul
 OUT/raw.jsonl as they come; scripts/bench_ycsb_report.py makes the table and the plots.
 """
 import argparse
+import contextlib
 import json
+import lzma
 import os
 import re
 import shutil
@@ -18,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+import zipfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NODE_SCRIPT = os.path.join(REPO, "scripts", "cassandra-node.sh")
@@ -29,6 +32,7 @@ CACHE_CLASS = "io.flashchunk.cassandra.CassandraFlashCache"
 CGROUP = "flashchunk-bench"
 CHUNK_KB = 64
 HOT_DATA_FRACTION = 0.3
+PROFILER_ARTIFACT = "tools.profiler:async-profiler:4.2"
 
 START = time.time()
 
@@ -115,6 +119,49 @@ class Node:
                 if m:
                     return int(m.group(3)), int(m.group(2)), m.group(1)
         return 0, 0, "none"
+
+
+def profiler_library(args):
+    """async-profiler's native library, from its Maven Central jar, extracted once into the work directory."""
+    directory = os.path.join(args.work, "async-profiler")
+    library = os.path.join(directory, "libasyncProfiler.so")
+    if not os.path.exists(library):
+        run(["mvn", "-q", "-B", "dependency:copy", f"-Dartifact={PROFILER_ARTIFACT}", f"-DoutputDirectory={directory}"])
+        jar = os.path.join(directory, "async-profiler-" + PROFILER_ARTIFACT.rsplit(":", 1)[1] + ".jar")
+        with zipfile.ZipFile(jar) as z, z.open("linux-x64/libasyncProfiler.so") as src, open(library, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    return library
+
+
+class Profile:
+    """CPU samples of the node (Java, native and kernel frames, per thread) while a measurement runs.
+
+    Loads async-profiler into the running JVM with jcmd; saves OUT/profile-<name>.collapsed.xz (one
+    line per stack: frames;...;leaf count; xz makes 25 MB about 250 KB) and OUT/profile-<name>.html
+    (a flame graph)."""
+
+    def __init__(self, library, pid, prefix, flame_graph=True):
+        # The JVM writes the files: relative to its own working directory unless absolute.
+        self.library, self.pid, self.prefix = library, pid, os.path.abspath(prefix)
+        self.flame_graph = flame_graph
+
+    def _command(self, command):
+        # jcmd would split key=value pairs itself: the options go in quotes, as one argument.
+        run(["jcmd", str(self.pid), "JVMTI.agent_load", self.library, f'"{command}"'])
+
+    def __enter__(self):
+        self._command("start,event=cpu,interval=1ms,threads")
+        return self
+
+    def __exit__(self, *exc):
+        self._command(f"dump,file={self.prefix}.collapsed,collapsed")
+        self._command(f"stop,file={self.prefix}.html" if self.flame_graph else "stop")
+        collapsed = self.prefix + ".collapsed"
+        if not os.path.exists(collapsed):
+            raise RuntimeError(f"async-profiler wrote no {collapsed}")
+        with open(collapsed, "rb") as src, lzma.open(collapsed + ".xz", "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        os.remove(collapsed)
 
 
 def cpu_seconds(pid):
@@ -341,7 +388,7 @@ def flash_yaml(device, capacity, caller_thread_reads=False):
             f"      capacity: {capacity}\n" + ("  read_in_caller_thread: true\n" if caller_thread_reads else ""))
 
 
-def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_multiple, workload, out):
+def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_multiple, workload, out, rnd=0):
     device = os.path.join(args.work, "flash.img")
     if os.path.exists(device):
         os.remove(device)
@@ -363,13 +410,18 @@ def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_m
         for target in args.targets:
             cpu0, disk0, (req0, miss0, capacity) = cpu_seconds(pid), disk_read_bytes(disk), node.chunk_cache()
             started = time.time()
-            result = combine(ycsb_clients(args, node, "run", workload, keyspace, args.measure, target, args.clients,
-                                          args.threads))
+            profiled = args.profile and target == args.targets[-1]
+            suffix = f"-round{rnd + 1}" if args.repeat > 1 else ""
+            # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
+            with (Profile(profiler_library(args), pid, os.path.join(out, f"profile-{workload}-{name}{suffix}"), rnd == 0)
+                  if profiled else contextlib.nullcontext()):
+                result = combine(ycsb_clients(args, node, "run", workload, keyspace, args.measure, target,
+                                              args.clients, args.threads))
             elapsed = time.time() - started
             cpu1, disk1, (req1, miss1, _) = cpu_seconds(pid), disk_read_bytes(disk), node.chunk_cache()
             requests = req1 - req0
             result.update({
-                "config": name, "label": label, "workload": workload, "target": target or 0,
+                "config": name, "label": label, "workload": workload, "target": target or 0, "round": rnd,
                 "memory_bytes": memory, "flash_hot_multiple": hot_multiple or 0, "chunk_cache_capacity": capacity,
                 "seconds": round(elapsed, 1), "cassandra_cpu": (cpu1 - cpu0) / elapsed,
                 "disk_read_mb_s": (disk1 - disk0) / elapsed / 1e6,
@@ -388,7 +440,7 @@ def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_m
                 f"{result['cassandra_cpu'] * 100:.0f}%, disk {result['disk_read_mb_s']:.0f} MB/s, chunk cache hits "
                 f"{'n/a' if hit is None else f'{hit:.2f}'}, RSS {result['rss_mib']} MiB, page cache {result['page_cache_mib']} MiB")
         if args.restart_seconds:
-            measure_restart(args, node, name, label, keyspace, memory, hot_multiple, workload, out)
+            measure_restart(args, node, name, label, keyspace, memory, hot_multiple, workload, out, rnd)
     finally:
         node.stop()
 
@@ -396,7 +448,7 @@ def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_m
 STATUS_LINE = re.compile(r" (\d+) sec: \d+ operations; ([\d.]+) current ops/sec")
 
 
-def measure_restart(args, node, name, label, keyspace, memory, hot_multiple, workload, out):
+def measure_restart(args, node, name, label, keyspace, memory, hot_multiple, workload, out, rnd):
     """Throughput over time right after a clean restart with the page cache dropped: how warm each cache stays."""
     node.stop()
     drop_page_cache()
@@ -410,7 +462,8 @@ def measure_restart(args, node, name, label, keyspace, memory, hot_multiple, wor
             # Clients report every 5 s from their own start; their windows line up to within a second.
             timeline[int(m.group(1))] = timeline.get(int(m.group(1)), 0) + float(m.group(2))
     overall = combine([parse_ycsb(t) for t in texts])
-    row = {"phase": "restart", "config": name, "label": label, "workload": workload, "seconds": args.restart_seconds,
+    row = {"phase": "restart", "config": name, "label": label, "workload": workload, "round": rnd,
+           "seconds": args.restart_seconds,
            "ops_per_s": overall["ops_per_s"], "read_avg_ms": overall.get("read_avg_ms"),
            "timeline": sorted((t, ops) for t, ops in timeline.items() if t <= args.restart_seconds), "flash_hot_multiple": hot_multiple or 0}
     with open(os.path.join(out, "raw.jsonl"), "a") as f:
@@ -439,7 +492,15 @@ def parse_args(argv):
     p.add_argument("--restart-seconds", type=int, default=40,
                    help="after measuring, restart (page cache dropped) and record throughput over this long; 0: skip")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="run every configuration this many times, in rounds (A B A B ...: drift hits all alike); "
+                        "the report gives medians, ranges and per-round ratios")
+    p.add_argument("--profile", action="store_true",
+                   help="sample the node's CPU with async-profiler during the last target (profile-*.collapsed.xz, "
+                        "profile-*.html; scripts/bench_profile_report.py sums them up)")
     args = p.parse_args(argv)
+    if args.repeat < 1:
+        p.error(f"--repeat must be at least 1, got {args.repeat}")
     args.targets = [int(t) for t in args.targets.split(",")]
     args.workloads = args.workloads.split(",")
     args.configs = args.configs.split(",")
@@ -485,24 +546,31 @@ def main(argv):
                 "memory_bytes": args.memory, "hot_set_bytes": hot_set_bytes(args), "targets": args.targets,
                 "clients": args.clients, "threads": args.threads, "warmup_s": args.warmup,
                 "measure_s": args.measure, "disk": disk, "read_ahead_kb": read_ahead.current(),
-                "chunk_kb": CHUNK_KB, "configs": args.configs, "workloads": args.workloads}
+                "chunk_kb": CHUNK_KB, "configs": args.configs, "workloads": args.workloads, "rounds": args.repeat}
         json.dump(meta, open(os.path.join(args.out, "setup.json"), "w"), indent=1)
         log(f"hot set {hot_set_bytes(args) / 2**20:.0f} MiB of chunks; M = {args.memory / 2**20:.0f} MiB; "
             f"{disk} read_ahead_kb {read_ahead.current()}")
-        for workload in args.workloads:
-            for name, label, keyspace, memory, multiple in configs:
-                try:
-                    measure_configuration(args, node, disk, name, label, keyspace, memory, multiple, workload,
-                                          args.out)
-                except (RuntimeError, OSError) as e:
-                    # One configuration failing (e.g. the node killed by the cgroup's OOM killer) is a result too.
-                    reason = oom_reason(node) or str(e).splitlines()[0]
-                    log(f"{label} ({workload}) FAILED: {reason}")
-                    with open(os.path.join(args.out, "raw.jsonl"), "a") as f:
-                        f.write(json.dumps({"config": name, "label": label, "workload": workload,
-                                            "error": reason}) + "\n")
-                    node.stop()
+        for rnd in range(args.repeat):
+            if args.repeat > 1:
+                log(f"round {rnd + 1} of {args.repeat}")
+            measure_round(args, node, disk, configs, rnd)
     log("done")
+
+
+def measure_round(args, node, disk, configs, rnd):
+    for workload in args.workloads:
+        for name, label, keyspace, memory, multiple in configs:
+            try:
+                measure_configuration(args, node, disk, name, label, keyspace, memory, multiple, workload,
+                                      args.out, rnd)
+            except (RuntimeError, OSError) as e:
+                # One configuration failing (e.g. the node killed by the cgroup's OOM killer) is a result too.
+                reason = oom_reason(node) or str(e).splitlines()[0]
+                log(f"{label} ({workload}) FAILED: {reason}")
+                with open(os.path.join(args.out, "raw.jsonl"), "a") as f:
+                    f.write(json.dumps({"config": name, "label": label, "workload": workload, "round": rnd,
+                                        "error": reason}) + "\n")
+                node.stop()
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ disk bandwidth against the target throughput), and prints the table.
 """
 import json
 import os
+import statistics
 import sys
 import tempfile
 
@@ -45,6 +46,63 @@ def restart_table(rows):
     return lines
 
 
+# Numbers of a measurement that several rounds (bench_ycsb.py --repeat) reduce to a median and a range.
+MEASURED = ("ops_per_s", "read_avg_ms", "read_p99_ms", "update_avg_ms", "update_p99_ms", "cassandra_cpu",
+            "cpu_ms_per_op", "disk_read_mb_s", "chunk_cache_hit_ratio", "rss_mib", "page_cache_mib",
+            "read_failed", "update_failed")
+
+
+def aggregate(rows):
+    """One row per workload, configuration and target: the median of its rounds, with "<field>_range" = (min, max)."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["workload"], r["config"], r["target"]), []).append(r)
+    merged = []
+    for group in groups.values():
+        row = dict(group[0], rounds=len(group))
+        if len(group) > 1:
+            for field in MEASURED:
+                values = [g[field] for g in group if g.get(field) is not None]
+                if values:
+                    row[field] = statistics.median(values)
+                    row[field + "_range"] = (min(values), max(values))
+        merged.append(row)
+    return merged
+
+
+def paired_ratios(setup, rows):
+    """flash-4x against the baseline at M at the top target, round by round: ratios of runs minutes apart."""
+    top = max(setup["targets"], key=lambda t: 10**12 if t == 0 else t)
+    lines = []
+    for workload in setup["workloads"]:
+        per_round = {}
+        for r in rows:
+            if r["workload"] == workload and r["target"] == top and r["config"] in ("flash-4x", "base-c-M"):
+                per_round.setdefault(r.get("round", 0), {})[r["config"]] = r
+        pairs = [(p["flash-4x"], p["base-c-M"]) for _, p in sorted(per_round.items()) if len(p) == 2]
+        if len(pairs) < 2:
+            continue
+        ops = [f["ops_per_s"] / b["ops_per_s"] for f, b in pairs]
+        cpu = [f["cpu_ms_per_op"] / b["cpu_ms_per_op"] for f, b in pairs
+               if f.get("cpu_ms_per_op") and b.get("cpu_ms_per_op")]
+        lines.append(f"- {workload}, flash-4x / baseline at M, target {target_name(top)}, per round: throughput "
+                     f"{', '.join(f'{x:.2f}x' for x in ops)} (median {statistics.median(ops):.2f}x); CPU per op "
+                     f"{', '.join(f'{x:.2f}x' for x in cpu)} (median {statistics.median(cpu):.2f}x)")
+    return lines
+
+
+def spread(row, field, digits):
+    """A table cell: the value, with the range of the rounds in brackets when there were several."""
+    value = row.get(field)
+    if value is None:
+        return "n/a"
+    text = f"{value:,.{digits}f}"
+    if field + "_range" in row:
+        low, high = row[field + "_range"]
+        text += f" ({low:,.{digits}f}-{high:,.{digits}f})"
+    return text
+
+
 def by_key(rows):
     return {(r["workload"], r["config"], r["target"]): r for r in rows}
 
@@ -79,7 +137,9 @@ def comparisons(setup, rows):
 
 
 def table(setup, rows):
-    lines = [f'Records: {setup["records"]:,} x 10 fields x {setup["field_length"]} B; heap {setup["heap"]}; '
+    rounds = setup.get("rounds", 1)
+    lines = [(f"Medians of {rounds} rounds, run one after the other (A B A B ...); the rounds' range in brackets.\n\n"
+              if rounds > 1 else "") + f'Records: {setup["records"]:,} x 10 fields x {setup["field_length"]} B; heap {setup["heap"]}; '
              f'M = {setup["memory_bytes"] / 2**20:.0f} MiB; hot set {setup["hot_set_bytes"] / 2**20:.0f} MiB of '
              f'{setup["chunk_kb"]} KiB chunks; {setup["clients"]} YCSB clients x {setup["threads"]} threads; warm-up '
              f'{setup["warmup_s"]} s, {setup["measure_s"]} s per target; {setup["disk"]} read_ahead_kb '
@@ -94,9 +154,9 @@ def table(setup, rows):
                             key=lambda r: 10**12 if r["target"] == 0 else r["target"]):
                 failed = r.get("read_failed", 0) + r.get("update_failed", 0)
                 lines.append(
-                    f'| {r["label"]} | {target_name(r["target"])} | {r["ops_per_s"]:,.0f} | {fmt(r.get("read_avg_ms"), 2)} '
+                    f'| {r["label"]} | {target_name(r["target"])} | {spread(r, "ops_per_s", 0)} | {spread(r, "read_avg_ms", 2)} '
                     f'| {fmt(r.get("read_p99_ms"), 1)} | {fmt(r.get("update_avg_ms"), 2)} | {fmt(r.get("update_p99_ms"), 1)} '
-                    f'| {r["cassandra_cpu"] * 100:.0f}% | {fmt(r.get("cpu_ms_per_op"), 3)} | {r["disk_read_mb_s"]:.0f} '
+                    f'| {r["cassandra_cpu"] * 100:.0f}% | {spread(r, "cpu_ms_per_op", 3)} | {r["disk_read_mb_s"]:.0f} '
                     f'| {fmt(r.get("chunk_cache_hit_ratio"), 2)} | {r.get("rss_mib", "n/a")} | {r.get("page_cache_mib", "n/a")} '
                     f'| {failed} |')
         lines.append("")
@@ -123,9 +183,15 @@ def plot(out, setup, rows):
                     continue
                 # Throughput against the target: evenly spaced targets, "max" (unthrottled) last.
                 x = [r["ops_per_s"] if key != "ops_per_s" else order.index(r["target"]) for r in sel]
-                y = [r.get(key) for r in sel]
+                y = [r.get(key) if r.get(key) is not None else float("nan") for r in sel]
                 style = "-o" if config.startswith("flash") else "--s"
-                ax.plot(x, [v if v is not None else float("nan") for v in y], style, label=sel[0]["label"])
+                if any(key + "_range" in r for r in sel):
+                    # Several rounds: the median, with the lowest and the highest round as the error bar.
+                    low = [v - r.get(key + "_range", (v, v))[0] for r, v in zip(sel, y)]
+                    high = [r.get(key + "_range", (v, v))[1] - v for r, v in zip(sel, y)]
+                    ax.errorbar(x, y, yerr=[low, high], fmt=style, capsize=3, label=sel[0]["label"])
+                else:
+                    ax.plot(x, y, style, label=sel[0]["label"])
             ax.set_title(title)
             if key == "ops_per_s":
                 ax.set_xticks(range(len(order)), [target_name(t) for t in order])
@@ -166,7 +232,11 @@ def plot_restarts(out, rows):
 
 def report(out):
     setup, rows, failed = load(out)
-    text = table(setup, steady(rows))
+    text = table(setup, aggregate(steady(rows)))
+    ratios = paired_ratios(setup, steady(rows))
+    if ratios:
+        text += ("\nRound by round (each ratio from two runs minutes apart, so slow drift of the machine cancels "
+                 "out):\n\n" + "\n".join(ratios) + "\n")
     if restarts(rows):
         text += "\n" + "\n".join(restart_table(rows)) + "\n"
     if failed:
@@ -174,7 +244,7 @@ def report(out):
             f'- {r["label"]} ({r["workload"]}): {r["error"]}' for r in failed) + "\n"
     open(os.path.join(out, "table.md"), "w").write(text + "\n")
     print(text)
-    for path in plot(out, setup, steady(rows)) + plot_restarts(out, restarts(rows)):
+    for path in plot(out, setup, aggregate(steady(rows))) + plot_restarts(out, restarts(rows)):
         log(f"plot: {path}")
     return 0
 
@@ -201,6 +271,17 @@ def self_test():
     check("headline met", int(lines[1].endswith(": met")), 1)
     rows[-1]["ops_per_s"] = 2900
     check("flash slower than 2M at max: not met", int("NOT met" in comparisons(setup, rows)[0]), 1)
+    # Three rounds: medians and ranges per configuration, ratios paired by round.
+    rounds = ([dict(row("base-c-M", 0, ops, 4.0, 1.6), round=i) for i, ops in enumerate((2000, 1000, 3000))]
+              + [dict(row("flash-4x", 0, ops, 2.0, 1.2), round=i) for i, ops in enumerate((1000, 1000, 1500))])
+    merged = {r["config"]: r for r in aggregate(rounds)}
+    check("median of three rounds", merged["base-c-M"]["ops_per_s"], 2000)
+    check("lowest round", merged["base-c-M"]["ops_per_s_range"][0], 1000)
+    check("highest round", merged["base-c-M"]["ops_per_s_range"][1], 3000)
+    check("rounds counted", merged["flash-4x"]["rounds"], 3)
+    check("range in the cell", int(spread(merged["base-c-M"], "ops_per_s", 0) == "2,000 (1,000-3,000)"), 1)
+    check("ratios paired by round",
+          int("throughput 0.50x, 1.00x, 0.50x (median 0.50x)" in paired_ratios(setup, rounds)[0]), 1)
     with tempfile.TemporaryDirectory() as out:
         json.dump(setup, open(os.path.join(out, "setup.json"), "w"))
         with open(os.path.join(out, "raw.jsonl"), "w") as f:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test of the project: the native library's C tests, all Maven modules (with integration
-# tests on real Cassandra nodes), then the launcher's and the plugin installer's end-to-end tests.
+# Runs every test of the project: the native library's C tests, the benchmark reports' self-tests,
+# all Maven modules (with integration tests on real Cassandra nodes), then the launcher's and the
+# plugin installer's end-to-end tests.
 # On a fresh Debian machine it first installs what the tests need (as root).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -10,6 +11,11 @@ cd "$repo"
 
 echo "== native: libcflsh_block (make test)"
 make -s -C native all test
+
+echo "== benchmark reports: self-tests on synthetic results"
+for report in bench_cache_report bench_device_report bench_ycsb_report bench_profile_report; do
+  python3 "$repo/scripts/$report.py" --self-test
+done
 
 echo "== maven: mvn verify"
 mvn -B verify

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Where the node's CPU went, per configuration: the profiles of bench_ycsb.py --profile, side by side.
+
+Reads OUT/profile-<workload>-<config>[-round<n>].collapsed.xz (async-profiler's collapsed stacks,
+thread names as root frames; all rounds of a configuration together) and OUT/raw.jsonl (CPU ms per op of the same measurement). Each sample goes to the
+first category below whose rule matches its stack; a category's CPU per op is its share of the
+samples times the measurement's CPU per op. Writes OUT/profile.md and OUT/profile-<workload>.png.
+
+    python3 scripts/bench_profile_report.py docs/results/ycsb-profile-...
+    python3 scripts/bench_profile_report.py --self-test
+"""
+import collections
+import glob
+import json
+import lzma
+import os
+import re
+import statistics
+import sys
+import tempfile
+
+import benchlib
+
+log = benchlib.logger("bench_profile_report")
+
+# (name, rule on the thread name, rule on the whole stack, rule on its innermost Java frame); the
+# first category with a matching rule takes the sample, the last takes the rest.
+CATEGORIES = [
+    ("garbage collection", r"GC Thread|G1 |VM Thread|Conc", None, None),
+    ("JIT compilers", r"CompilerThre", None, None),
+    ("LZ4 decompression", None, r"lz4|LZ4", None),
+    ("checksums (CRC32, CRC32C)", None, r"CRC32", None),
+    # Before the flash cache's rules: a miss reads the SSTable under the cache's frames.
+    ("SSTable reads in the kernel", None, r"(ChunkReader[^;]*\.readChunk|ChannelProxy\.read).*\[k\]", None),
+    ("flash cache: device I/O (libaio, kernel)", None, r"io/flashchunk.*(\[k\]|io_submit|io_getevents|pread|libaio)",
+     None),
+    ("flash cache: other", None, r"io/flashchunk", None),
+    ("Caffeine (maintenance, lookups)", None, r"com/github/benmanes/caffeine", None),
+    ("network (Netty, epoll)", None, None, r"io/netty|epoll"),
+    ("kernel: other", None, r"\[k\]", None),
+    ("Cassandra and JVM: other", None, None, None),
+]
+JAVA_FRAME = re.compile(r"^[\w$]+(/[\w$]+)+\.")
+NAME = re.compile(r"profile-(?P<workload>.+?)-(?P<config>(base|flash)-.+?)(-round\d+)?\.collapsed(\.xz)?$")
+
+
+def category(stack):
+    frames = stack.split(";")
+    innermost = next((f for f in reversed(frames) if JAVA_FRAME.match(f)), "")
+    for name, thread_rule, stack_rule, java_rule in CATEGORIES:
+        if ((thread_rule and re.search(thread_rule, frames[0])) or (stack_rule and re.search(stack_rule, stack))
+                or (java_rule and re.search(java_rule, innermost))):
+            return name
+    return CATEGORIES[-1][0]
+
+
+def categorize(path, counts=None):
+    counts = collections.Counter() if counts is None else counts
+    for line in (lzma.open(path, "rt") if path.endswith(".xz") else open(path)):
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        if count.isdigit():
+            counts[category(stack)] += int(count)
+    return counts
+
+
+def profiled_measurements(out):
+    """(workload, config) -> ops/s and CPU ms per op at the profiled (last) target: medians over the rounds."""
+    profiled = json.load(open(os.path.join(out, "setup.json")))["targets"][-1]
+    groups = collections.defaultdict(list)
+    for line in open(os.path.join(out, "raw.jsonl")):
+        r = json.loads(line)
+        if r.get("phase", "steady") == "steady" and "error" not in r and r["target"] == profiled:
+            groups[(r["workload"], r["config"])].append(r)
+    return {key: {field: statistics.median(r[field] for r in rows) for field in ("ops_per_s", "cpu_ms_per_op")}
+            for key, rows in groups.items()}
+
+
+def report(out):
+    per_op = profiled_measurements(out)
+    profiles = collections.defaultdict(dict)
+    for path in sorted(glob.glob(os.path.join(out, "profile-*.collapsed*"))):
+        m = NAME.search(os.path.basename(path))
+        if m:
+            categorize(path, profiles[m["workload"]].setdefault(m["config"], collections.Counter()))
+    if not profiles:
+        log(f"no profile-*.collapsed in {out} (run scripts/bench-ycsb.sh --profile)")
+        return 1
+    lines = ["# Where the node's CPU goes (async-profiler, cpu samples every 1 ms)", ""]
+    for workload, configs in profiles.items():
+        names = list(configs)
+        lines += [f"## {workload}", "", "CPU ms per op by category (share of the samples in brackets); "
+                  "ops/s and CPU per op from the same measurement.", "",
+                  "| category | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        totals = {c: sum(configs[c].values()) for c in names}
+        for name, *_ in CATEGORIES:
+            cells = []
+            for c in names:
+                share = configs[c][name] / totals[c] if totals[c] else 0
+                ms = share * (per_op.get((workload, c), {}).get("cpu_ms_per_op") or 0)
+                cells.append(f"{ms:.3f} ({share:.0%})")
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("| **total CPU ms per op** | " + " | ".join(
+            f"{per_op.get((workload, c), {}).get('cpu_ms_per_op') or 0:.3f}" for c in names) + " |")
+        lines.append("| ops/s | " + " | ".join(
+            f"{per_op.get((workload, c), {}).get('ops_per_s') or 0:,.0f}" for c in names) + " |")
+        lines.append("| samples | " + " | ".join(f"{totals[c]:,}" for c in names) + " |")
+        lines.append("")
+        log(f"plot: {plot(out, workload, names, configs, totals, per_op)}")
+    open(os.path.join(out, "profile.md"), "w").write("\n".join(lines))
+    print("\n".join(lines))
+    return 0
+
+
+def plot(out, workload, names, configs, totals, per_op):
+    plt = benchlib.import_pyplot(log)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    bottoms = [0.0] * len(names)
+    colors = plt.get_cmap("tab20").colors
+    for i, (name, *_) in enumerate(CATEGORIES):
+        values = []
+        for c in names:
+            share = configs[c][name] / totals[c] if totals[c] else 0
+            values.append(share * (per_op.get((workload, c), {}).get("cpu_ms_per_op") or 0))
+        ax.bar(names, values, bottom=bottoms, label=name, color=colors[i % len(colors)])
+        bottoms = [b + v for b, v in zip(bottoms, values)]
+    ax.set_ylabel("node CPU ms per op")
+    ax.set_title(f"Where the node's CPU goes per op, {workload}, unthrottled")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.tight_layout()
+    path = os.path.join(out, f"profile-{workload}.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def self_test():
+    failures = []
+    check = benchlib.checker(failures)
+    stacks = {
+        "[GC Thread#0 tid=1];G1ParTask::work": 5,
+        "[ReadStage-1 tid=2];org/apache/cassandra/io/util/CompressedChunkReader.readChunk;LZ4_decompress_safe": 7,
+        "[ReadStage-1 tid=2];org/apache/cassandra/io/util/CompressedChunkReader$Standard.readChunk;vfs_read_[k]": 5,
+        "[ReadStage-1 tid=2];RandomAccessReader.reBuffer;io/flashchunk/cassandra/ChunkService.load;"
+        "org/apache/cassandra/io/util/ChannelProxy.read;vfs_read_[k]": 6,
+        "[ReadStage-2 tid=3];io/flashchunk/cache/FlashChunkCache.get;java/util/zip/CRC32C.update": 13,
+        "[ReadStage-2 tid=3];RandomAccessReader.reBuffer;io/flashchunk/device/AioEngine.submit;io_submit_[k]": 17,
+        "[flashchunk-queue-stage tid=4];io/flashchunk/cache/queue/WriteQueue.run": 19,
+        "[epollEventLoopGroup-2-1 tid=5];io/netty/channel/epoll/Native.epollWait;ep_poll_[k]": 23,
+        "[Native-Transport-Requests-1 tid=6];io/netty/X.run;com/github/benmanes/caffeine/cache/B.get": 31,
+        "[ReadStage-1 tid=2];org/apache/cassandra/db/ReadCommand.executeLocally": 29,
+    }
+    with tempfile.TemporaryDirectory() as out:
+        path = os.path.join(out, "profile-w-flash-4x.collapsed")
+        with open(path, "w") as f:
+            for stack, count in stacks.items():
+                f.write(f"{stack} {count}\n")
+        counts = categorize(path)
+        check("GC by thread name", counts["garbage collection"], 5)
+        check("LZ4 before the kernel", counts["LZ4 decompression"], 7)
+        check("SSTable reads in the kernel, a miss's too", counts["SSTable reads in the kernel"], 11)
+        check("checksums inside the flash cache", counts["checksums (CRC32, CRC32C)"], 13)
+        check("flash device I/O under Cassandra's reader", counts["flash cache: device I/O (libaio, kernel)"], 17)
+        check("flash cache other", counts["flash cache: other"], 19)
+        check("network by its innermost Java frame", counts["network (Netty, epoll)"], 23)
+        check("Caffeine under a Netty thread", counts["Caffeine (maintenance, lookups)"], 31)
+        check("the rest", counts["Cassandra and JVM: other"], 29)
+        check("every sample counted once", sum(counts.values()), sum(stacks.values()))
+    return benchlib.finish_self_test(failures)
+
+
+if __name__ == "__main__":
+    sys.exit(benchlib.main(sys.argv, __doc__, report, self_test))
