@@ -3,7 +3,7 @@
 # chunk cache and without it, loads it with YCSB, runs the paper's hotspot workload (100% read, 30% of
 # the records get 80% of the reads) inside a cgroup memory limit, and prints what happened: stock
 # Cassandra at memory M and 2M against the flash cache at M. A short version of
-# scripts/bench-ycsb.sh (its --quick mode; about 20 minutes here). Needs root.
+# scripts/bench-ycsb.sh (its --quick mode; about 25 minutes here). Needs root.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
