@@ -71,23 +71,27 @@ def aggregate(rows):
 
 
 def paired_ratios(setup, rows):
-    """flash-4x against the baseline at M at the top target, round by round: ratios of runs minutes apart."""
+    """Every configuration against the baseline at M (else the first one) at the top target, round by
+    round: each ratio comes from two runs minutes apart."""
     top = max(setup["targets"], key=lambda t: 10**12 if t == 0 else t)
+    reference = "base-c-M" if "base-c-M" in setup["configs"] else setup["configs"][0]
     lines = []
     for workload in setup["workloads"]:
         per_round = {}
         for r in rows:
-            if r["workload"] == workload and r["target"] == top and r["config"] in ("flash-4x", "base-c-M"):
+            if r["workload"] == workload and r["target"] == top:
                 per_round.setdefault(r.get("round", 0), {})[r["config"]] = r
-        pairs = [(p["flash-4x"], p["base-c-M"]) for _, p in sorted(per_round.items()) if len(p) == 2]
-        if len(pairs) < 2:
-            continue
-        ops = [f["ops_per_s"] / b["ops_per_s"] for f, b in pairs]
-        cpu = [f["cpu_ms_per_op"] / b["cpu_ms_per_op"] for f, b in pairs
-               if f.get("cpu_ms_per_op") and b.get("cpu_ms_per_op")]
-        lines.append(f"- {workload}, flash-4x / baseline at M, target {target_name(top)}, per round: throughput "
-                     f"{', '.join(f'{x:.2f}x' for x in ops)} (median {statistics.median(ops):.2f}x); CPU per op "
-                     f"{', '.join(f'{x:.2f}x' for x in cpu)} (median {statistics.median(cpu):.2f}x)")
+        for config in setup["configs"]:
+            pairs = [(p[config], p[reference]) for _, p in sorted(per_round.items())
+                     if config != reference and config in p and reference in p]
+            if len(pairs) < 2:
+                continue
+            ops = [f["ops_per_s"] / b["ops_per_s"] for f, b in pairs]
+            cpu = [f["cpu_ms_per_op"] / b["cpu_ms_per_op"] for f, b in pairs
+                   if f.get("cpu_ms_per_op") and b.get("cpu_ms_per_op")]
+            lines.append(f"- {workload}, {config} / {reference}, target {target_name(top)}, per round: throughput "
+                         f"{', '.join(f'{x:.2f}x' for x in ops)} (median {statistics.median(ops):.2f}x); CPU per op "
+                         f"{', '.join(f'{x:.2f}x' for x in cpu)} (median {statistics.median(cpu):.2f}x)")
     return lines
 
 
@@ -282,6 +286,12 @@ def self_test():
     check("range in the cell", int(spread(merged["base-c-M"], "ops_per_s", 0) == "2,000 (1,000-3,000)"), 1)
     check("ratios paired by round",
           int("throughput 0.50x, 1.00x, 0.50x (median 0.50x)" in paired_ratios(setup, rounds)[0]), 1)
+    # Without the baseline, the first configuration is the reference.
+    ab = dict(setup, configs=["flash-4x", "flash-4x-sync"])
+    ab_rows = [dict(r, config="flash-4x-sync" if r["config"] == "base-c-M" else r["config"]) for r in rounds]
+    check("first configuration as the reference",
+          int("flash-4x-sync / flash-4x, target max, per round: throughput 2.00x, 1.00x, 2.00x"
+              in paired_ratios(ab, ab_rows)[0]), 1)
     with tempfile.TemporaryDirectory() as out:
         json.dump(setup, open(os.path.join(out, "setup.json"), "w"))
         with open(os.path.join(out, "raw.jsonl"), "w") as f:
