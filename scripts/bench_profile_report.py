@@ -88,8 +88,8 @@ def report(out):
     lines = ["# Where the node's CPU goes (async-profiler, cpu samples every 1 ms)", ""]
     for workload, configs in profiles.items():
         names = list(configs)
-        lines += [f"## {workload}", "", "CPU ms per op by category (share of the samples in brackets); "
-                  "ops/s and CPU per op from the same measurement.", "",
+        lines += [f"## {workload}", "", "CPU ms per op by category (share of the samples in brackets; the samples of all "
+                  "rounds pooled); ops/s and CPU per op of the same measurements (medians over rounds).", "",
                   "| category | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
         totals = {c: sum(configs[c].values()) for c in names}
         for name, *_ in CATEGORIES:

@@ -483,7 +483,7 @@ def parse_args(argv):
     p.add_argument("--targets", default="1000,2000,3000,0", help="YCSB target ops/s, 0 = unthrottled")
     p.add_argument("--clients", type=int, default=2)
     p.add_argument("--threads", type=int, default=4, help="per client")
-    # After 60 s the flash cache was still filling: hit ratio 0.92 against 1.00 after 180 s, and Caffeine's
+    # After 60 s the flash cache was still filling: hit ratio 0.91 against 1.00 after 180 s, and Caffeine's
     # maintenance took 5% of the node's CPU against 1% (docs/ycsb-benchmark.md, runs 7 and 8).
     p.add_argument("--warmup", type=int, default=180, help="seconds of YCSB before the first measurement")
     p.add_argument("--measure", type=int, default=30)
