@@ -17,6 +17,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -376,6 +377,9 @@ def configurations(args):
         "flash-4x": ("flash cache 4x hot set, M", "ycsb", m, 4),
         # Not in the default sweep: hits read flash in Cassandra's thread (read_in_caller_thread: true).
         "flash-4x-sync": ("flash cache 4x hot set, caller-thread reads, M", "ycsb", m, 4),
+        # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb
+        # (the run's --read-ahead-kb is restored for the next configuration).
+        "base-c-M-ra": ("baseline, compressed, M, machine readahead", "ycsb", m, None),
     }
     unknown = [c for c in args.configs if c not in table]
     if unknown:
@@ -402,7 +406,13 @@ def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_m
         node.configure(None)
     restore_dataset(args, node, [keyspace])
     drop_page_cache()
-    node.start(args.heap, memory)
+    # Linux copies read_ahead_kb into each file when it is opened: set before the node opens its SSTables.
+    with ReadAhead(disk, args.machine_read_ahead_kb if name.endswith("-ra") else None):
+        node.start(args.heap, memory)
+        measure_started_node(args, node, disk, name, label, keyspace, memory, hot_multiple, workload, out, rnd)
+
+
+def measure_started_node(args, node, disk, name, label, keyspace, memory, hot_multiple, workload, out, rnd):
     try:
         pid = node.pid()
         log(f"{label} ({workload}): warming up {args.warmup} s")
@@ -415,15 +425,18 @@ def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_m
             # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
             with (Profile(profiler_library(args), pid, os.path.join(out, f"profile-{workload}-{name}{suffix}"), rnd == 0)
                   if profiled else contextlib.nullcontext()):
-                result = combine(ycsb_clients(args, node, "run", workload, keyspace, args.measure, target,
-                                              args.clients, args.threads))
+                texts = ycsb_clients(args, node, "run", workload, keyspace, args.measure, target,
+                                     args.clients, args.threads, extra=STATUS_OPTIONS, raw=True)
             elapsed = time.time() - started
             cpu1, disk1, (req1, miss1, _) = cpu_seconds(pid), disk_read_bytes(disk), node.chunk_cache()
+            result = combine([parse_ycsb(t) for t in texts])
+            result.update(settled(texts))
             requests = req1 - req0
             result.update({
                 "config": name, "label": label, "workload": workload, "target": target or 0, "round": rnd,
                 "memory_bytes": memory, "flash_hot_multiple": hot_multiple or 0, "chunk_cache_capacity": capacity,
                 "seconds": round(elapsed, 1), "cassandra_cpu": (cpu1 - cpu0) / elapsed,
+                "read_ahead_kb": ReadAhead(disk, None).current(),
                 "disk_read_mb_s": (disk1 - disk0) / elapsed / 1e6,
                 "chunk_cache_hit_ratio": (requests - (miss1 - miss0)) / requests if requests else None,
             })
@@ -445,7 +458,39 @@ def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_m
         node.stop()
 
 
+STATUS_OPTIONS = ("-s", "-p", "status.interval=5")
 STATUS_LINE = re.compile(r" (\d+) sec: \d+ operations; ([\d.]+) current ops/sec")
+# YCSB's status line ends with each operation's histogram over the last interval (latencies in us).
+INTERVAL_READS = re.compile(r"\[READ: Count=(\d+), Max=\d+, Min=\d+, Avg=([\d.]+)")
+# Each measurement starts new client JVMs; their first seconds run the driver's code cold.
+CLIENT_SETTLE_S = 10
+
+
+def status_intervals(texts):
+    """[(seconds, ops/s, reads, read avg ms)] per status interval, summed over the clients' texts (each
+    client reports every 5 s from its own start; their windows line up to within a second)."""
+    sums = {}
+    for text in texts:
+        for line in text.splitlines():
+            m = STATUS_LINE.search(line)
+            if not m:
+                continue
+            reads = INTERVAL_READS.search(line)
+            count, avg_us = (int(reads.group(1)), float(reads.group(2))) if reads else (0, 0.0)
+            ops, total_reads, latency_us = sums.get(int(m.group(1)), (0.0, 0, 0.0))
+            sums[int(m.group(1))] = (ops + float(m.group(2)), total_reads + count, latency_us + count * avg_us)
+    return [(t, ops, count, latency_us / count / 1000 if count else None)
+            for t, (ops, count, latency_us) in sorted(sums.items())]
+
+
+def settled(texts):
+    """Throughput and average read latency without the clients' first CLIENT_SETTLE_S seconds, and the timeline."""
+    intervals = status_intervals(texts)
+    later = [(ops, count, avg) for t, ops, count, avg in intervals if t > CLIENT_SETTLE_S]
+    reads = sum(count for _, count, _ in later)
+    return {"timeline": [[t, round(ops, 1), avg and round(avg, 3)] for t, ops, _, avg in intervals],
+            "ops_per_s_settled": statistics.mean(ops for ops, _, _ in later) if later else None,
+            "read_avg_ms_settled": sum(count * avg for _, count, avg in later if count) / reads if reads else None}
 
 
 def measure_restart(args, node, name, label, keyspace, memory, hot_multiple, workload, out, rnd):
@@ -455,12 +500,8 @@ def measure_restart(args, node, name, label, keyspace, memory, hot_multiple, wor
     node.start(args.heap, memory)
     log(f"{label} ({workload}): after a restart, {args.restart_seconds} s")
     texts = ycsb_clients(args, node, "run", workload, keyspace, args.restart_seconds, None, args.clients, args.threads,
-                         extra=("-s", "-p", "status.interval=5"), raw=True)
-    timeline = {}
-    for text in texts:
-        for m in STATUS_LINE.finditer(text):
-            # Clients report every 5 s from their own start; their windows line up to within a second.
-            timeline[int(m.group(1))] = timeline.get(int(m.group(1)), 0) + float(m.group(2))
+                         extra=STATUS_OPTIONS, raw=True)
+    timeline = {t: ops for t, ops, _, _ in status_intervals(texts)}
     overall = combine([parse_ycsb(t) for t in texts])
     row = {"phase": "restart", "config": name, "label": label, "workload": workload, "round": rnd,
            "seconds": args.restart_seconds,
@@ -523,6 +564,7 @@ def main(argv):
     node.init()
     disk = disk_of(node.dir)
     with ReadAhead(disk, args.read_ahead_kb) as read_ahead:
+        args.machine_read_ahead_kb = int(read_ahead.saved)
         loaded = json.load(open(stamp)) if args.reuse_data and os.path.exists(stamp) else {}
         if loaded.get("records") == args.records and loaded.get("field_length") == args.field_length:
             reused = [k for k in loaded.get("keyspaces", []) if os.path.isdir(pristine_dir(args, k))]
@@ -548,6 +590,7 @@ def main(argv):
                 "memory_bytes": args.memory, "hot_set_bytes": hot_set_bytes(args), "targets": args.targets,
                 "clients": args.clients, "threads": args.threads, "warmup_s": args.warmup,
                 "measure_s": args.measure, "disk": disk, "read_ahead_kb": read_ahead.current(),
+                "machine_read_ahead_kb": int(read_ahead.saved),
                 "chunk_kb": CHUNK_KB, "configs": args.configs, "workloads": args.workloads, "rounds": args.repeat}
         json.dump(meta, open(os.path.join(args.out, "setup.json"), "w"), indent=1)
         log(f"hot set {hot_set_bytes(args) / 2**20:.0f} MiB of chunks; M = {args.memory / 2**20:.0f} MiB; "
@@ -575,6 +618,36 @@ def measure_round(args, node, disk, configs, rnd):
                 node.stop()
 
 
+def self_test():
+    """Checks the parsing of YCSB's output on two clients' synthetic status lines and summaries."""
+    import benchlib
+    failures = []
+    check = benchlib.checker(failures)
+
+    def status(t, ops, reads, avg_us):
+        return (f"2026-11-22 11:40:{t:02d}:123 {t} sec: {t * 100} operations; {ops} current ops/sec; est completion "
+                f"in 1 day [READ: Count={reads}, Max=90000, Min=1000, Avg={avg_us}, 90=1, 99=2, 99.9=3, 99.99=4]")
+    client = "\n".join([status(5, 400.0, 2000, 9000.5), status(10, 800.0, 4000, 4000),
+                        status(15, 1000.0, 5000, 3000), status(20, 1000.0, 5000, 5000),
+                        "[OVERALL], Throughput(ops/sec), 800.0", "[READ], Operations, 16000",
+                        "[READ], AverageLatency(us), 4500.0", "[READ], 99thPercentileLatency(us), 20000"])
+    intervals = status_intervals([client, client])
+    check("intervals", len(intervals), 4)
+    check("ops/s add over the clients", intervals[0][1], 800.0)
+    check("reads add over the clients", intervals[0][2], 4000)
+    check("interval read avg in ms", intervals[0][3], 9.0005)
+    later = settled([client, client])
+    check("settled throughput: after 10 s", later["ops_per_s_settled"], 2000.0)
+    check("settled read avg: weighted by reads", later["read_avg_ms_settled"], 4.0)
+    check("nothing settled in a short run", settled([status(5, 1.0, 1, 1)])["read_avg_ms_settled"], None)
+    overall = combine([parse_ycsb(client), parse_ycsb(client)])
+    check("throughput adds", overall["ops_per_s"], 1600.0)
+    check("read avg from the summary", overall["read_avg_ms"], 4.5)
+    return benchlib.finish_self_test(failures)
+
+
 if __name__ == "__main__":
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(self_test())
     main(sys.argv[1:])

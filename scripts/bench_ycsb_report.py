@@ -5,6 +5,7 @@ DIR holds setup.json and raw.jsonl (one line per configuration, workload and tar
 DIR/table.md and DIR/ycsb-<workload>.png (the paper's Figures 4-7: throughput, read latency, CPU and
 disk bandwidth against the target throughput), and prints the table.
 """
+import itertools
 import json
 import os
 import statistics
@@ -47,9 +48,9 @@ def restart_table(rows):
 
 
 # Numbers of a measurement that several rounds (bench_ycsb.py --repeat) reduce to a median and a range.
-MEASURED = ("ops_per_s", "read_avg_ms", "read_p99_ms", "update_avg_ms", "update_p99_ms", "cassandra_cpu",
-            "cpu_ms_per_op", "disk_read_mb_s", "chunk_cache_hit_ratio", "rss_mib", "page_cache_mib",
-            "read_failed", "update_failed")
+MEASURED = ("ops_per_s", "ops_per_s_settled", "read_avg_ms", "read_avg_ms_settled", "read_p99_ms", "update_avg_ms",
+            "update_p99_ms", "cassandra_cpu", "cpu_ms_per_op", "disk_read_mb_s", "chunk_cache_hit_ratio", "rss_mib",
+            "page_cache_mib", "read_failed", "update_failed")
 
 
 def aggregate(rows):
@@ -71,28 +72,37 @@ def aggregate(rows):
 
 
 def paired_ratios(setup, rows):
-    """Every configuration against the baseline at M (else the first one) at the top target, round by
-    round: each ratio comes from two runs minutes apart."""
-    top = max(setup["targets"], key=lambda t: 10**12 if t == 0 else t)
-    reference = "base-c-M" if "base-c-M" in setup["configs"] else setup["configs"][0]
+    """Every configuration against the baseline at M (else the first one), and the flash caches against
+    the baseline at 2M, at every target, round by round: each ratio comes from two runs minutes apart."""
+    references = [c for c in ("base-c-M", "base-c-2M") if c in setup["configs"]] or setup["configs"][:1]
     lines = []
-    for workload in setup["workloads"]:
+    for workload, target, reference in itertools.product(setup["workloads"], setup["targets"], references):
         per_round = {}
         for r in rows:
-            if r["workload"] == workload and r["target"] == top:
+            if r["workload"] == workload and r["target"] == target:
                 per_round.setdefault(r.get("round", 0), {})[r["config"]] = r
         for config in setup["configs"]:
+            if reference == "base-c-2M" and not config.startswith("flash"):
+                continue
             pairs = [(p[config], p[reference]) for _, p in sorted(per_round.items())
                      if config != reference and config in p and reference in p]
             if len(pairs) < 2:
                 continue
-            ops = [f["ops_per_s"] / b["ops_per_s"] for f, b in pairs]
-            cpu = [f["cpu_ms_per_op"] / b["cpu_ms_per_op"] for f, b in pairs
-                   if f.get("cpu_ms_per_op") and b.get("cpu_ms_per_op")]
-            lines.append(f"- {workload}, {config} / {reference}, target {target_name(top)}, per round: throughput "
-                         f"{', '.join(f'{x:.2f}x' for x in ops)} (median {statistics.median(ops):.2f}x); CPU per op "
-                         f"{', '.join(f'{x:.2f}x' for x in cpu)} (median {statistics.median(cpu):.2f}x)")
+            parts = [f"{what} {ratio_list([f.get(field) for f, _ in pairs], [b.get(field) for _, b in pairs])}"
+                     for what, field in (("throughput", "ops_per_s"), ("read avg", "read_avg_ms"),
+                                         ("read avg after 10 s", "read_avg_ms_settled"),
+                                         ("CPU per op", "cpu_ms_per_op"))]
+            lines.append(f"- {workload}, {config} / {reference}, target {target_name(target)}, per round: "
+                         + "; ".join(parts))
     return lines
+
+
+def ratio_list(values, references):
+    """'1.20x, 0.90x (median 1.05x)' over the rounds where both sides have the value."""
+    ratios = [v / r for v, r in zip(values, references) if v is not None and r]
+    if not ratios:
+        return "n/a"
+    return f"{', '.join(f'{x:.2f}x' for x in ratios)} (median {statistics.median(ratios):.2f}x)"
 
 
 def spread(row, field, digits):
@@ -150,16 +160,17 @@ def table(setup, rows):
              f'{setup["read_ahead_kb"]}.', ""]
     for workload in setup["workloads"]:
         lines += [f"### {workload}", "",
-                  "| configuration | target | ops/s | read avg ms | read p99 ms | update avg ms | update p99 ms "
+                  "| configuration | target | ops/s | read avg ms | read avg ms after 10 s | read p99 ms | update avg ms | update p99 ms "
                   "| Cassandra CPU | CPU ms/op | disk MB/s | chunk cache hit ratio | RSS MiB | page cache MiB | failed ops |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for config in setup["configs"]:
             for r in sorted((r for r in rows if r["workload"] == workload and r["config"] == config),
                             key=lambda r: 10**12 if r["target"] == 0 else r["target"]):
                 failed = r.get("read_failed", 0) + r.get("update_failed", 0)
                 lines.append(
                     f'| {r["label"]} | {target_name(r["target"])} | {spread(r, "ops_per_s", 0)} | {spread(r, "read_avg_ms", 2)} '
-                    f'| {fmt(r.get("read_p99_ms"), 1)} | {fmt(r.get("update_avg_ms"), 2)} | {fmt(r.get("update_p99_ms"), 1)} '
+                    f'| {spread(r, "read_avg_ms_settled", 2)} | {fmt(r.get("read_p99_ms"), 1)} '
+                    f'| {fmt(r.get("update_avg_ms"), 2)} | {fmt(r.get("update_p99_ms"), 1)} '
                     f'| {r["cassandra_cpu"] * 100:.0f}% | {spread(r, "cpu_ms_per_op", 3)} | {r["disk_read_mb_s"]:.0f} '
                     f'| {fmt(r.get("chunk_cache_hit_ratio"), 2)} | {r.get("rss_mib", "n/a")} | {r.get("page_cache_mib", "n/a")} '
                     f'| {failed} |')
@@ -285,7 +296,10 @@ def self_test():
     check("flash median", merged["flash-4x"]["ops_per_s"], 1000)
     check("range in the cell", int(spread(merged["base-c-M"], "ops_per_s", 0) == "2,000 (1,000-3,000)"), 1)
     check("ratios paired by round",
-          int("throughput 0.50x, 1.00x, 0.50x (median 0.50x)" in paired_ratios(setup, rounds)[0]), 1)
+          int("throughput 0.50x, 1.00x, 0.50x (median 0.50x); read avg 0.50x, 0.50x, 0.50x (median 0.50x)"
+              in paired_ratios(setup, rounds)[0]), 1)
+    with_2m = rounds + [dict(r, config="base-c-2M") for r in rounds if r["config"] == "base-c-M"]
+    check("flash against 2M as well", sum("flash-4x / base-c-2M" in l for l in paired_ratios(setup, with_2m)), 1)
     # Without the baseline, the first configuration is the reference.
     ab = dict(setup, configs=["flash-4x", "flash-4x-sync"])
     ab_rows = [dict(r, config="flash-4x-sync" if r["config"] == "base-c-M" else r["config"]) for r in rounds]
