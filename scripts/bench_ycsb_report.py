@@ -93,7 +93,7 @@ def paired_ratios(setup, rows):
                                          ("read avg after 10 s", "read_avg_ms_settled"),
                                          ("CPU per op", "cpu_ms_per_op"))]
             lines.append(f"- {workload}, {config} / {reference}, target {target_name(target)}, per round: "
-                         + "; ".join(parts))
+                         + "; ".join(p for p in parts if not p.endswith(" n/a")))
     return lines
 
 
