@@ -19,6 +19,7 @@ out="docs/results/ycsb-$(date -u +%Y%m%dT%H%M%SZ)"
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    -h|--help) sed -n '2,14s/^# \{0,1\}//p' "$0"; echo; python3 scripts/bench_ycsb.py --help; exit 0 ;;
     --out) out="$2"; shift 2 ;;
     --quick) args+=(--records 90000 --heap 768M --memory 1792M --warmup 180 --measure 45 --targets 0
                     --workloads paper-read100 --configs base-c-M,base-c-2M,flash-4x); shift ;;

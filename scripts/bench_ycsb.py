@@ -388,7 +388,8 @@ def configurations(args):
 
 
 def flash_yaml(device, capacity, caller_thread_reads=False):
-    return (f"chunk_cache_class: {CACHE_CLASS}\nflash_chunk_cache:\n  devices:\n    - path: {device}\n"
+    # strict: a flash configuration whose cache cannot start must not be measured as one.
+    return (f"chunk_cache_class: {CACHE_CLASS}\nflash_chunk_cache:\n  strict: true\n  devices:\n    - path: {device}\n"
             f"      capacity: {capacity}\n" + ("  read_in_caller_thread: true\n" if caller_thread_reads else ""))
 
 
@@ -548,6 +549,8 @@ def parse_args(argv):
     args.workloads = args.workloads.split(",")
     args.configs = args.configs.split(",")
     args.read_ahead_kb = None if args.read_ahead_kb == "machine" else int(args.read_ahead_kb)
+    # The node runs in its own directory: a relative flash device path in its yaml would point elsewhere.
+    args.work = os.path.abspath(args.work)
     return args
 
 
@@ -619,7 +622,8 @@ def measure_round(args, node, disk, configs, rnd):
 
 
 def self_test():
-    """Checks the parsing of YCSB's output on two clients' synthetic status lines and summaries."""
+    """Checks the parsing of YCSB's output on two clients' synthetic status lines and summaries, and that
+    a flash configuration is one the node cannot silently run without."""
     import benchlib
     failures = []
     check = benchlib.checker(failures)
@@ -643,6 +647,9 @@ def self_test():
     overall = combine([parse_ycsb(client), parse_ycsb(client)])
     check("throughput adds", overall["ops_per_s"], 1600.0)
     check("read avg from the summary", overall["read_avg_ms"], 4.5)
+    work = parse_args(["--out", "unused", "--work", "relative/work"]).work
+    check("--work made absolute (the node's yaml names the device by it)", work, os.path.join(os.getcwd(), "relative/work"))
+    check("flash configuration is strict", "\n  strict: true\n" in flash_yaml("/flash.img", 1 << 30), True)
     return benchlib.finish_self_test(failures)
 
 

@@ -29,10 +29,10 @@ def import_pyplot(log):
 
 
 def checker(failures):
-    """A check(what, got, want) that records a failure unless got equals want (floats within 1e-9)."""
+    """A check(what, got, want) that records a failure unless got equals want (numbers within 1e-9)."""
     def check(what, got, want):
-        ok = (got is None and want is None) or (
-            got is not None and want is not None and abs(got - want) < 1e-9)
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (got, want))
+        ok = abs(got - want) < 1e-9 if numbers else got == want
         if not ok:
             failures.append(f"{what}: got {got}, want {want}")
     return check
