@@ -95,6 +95,8 @@ class CacheSettingsTest {
                 "flash_chunk_cache.devices: a list of at least one device"));
         assertEquals("flash_chunk_cache.devices[0].path: is required (a block device or a file)",
                 error("flash_chunk_cache:\n  devices:\n    - capacity: 1GiB\n"));
+        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /dev/nvme0n1\n    - path: target/flash.img\n")
+                .startsWith("flash_chunk_cache.devices[1].path: 'target/flash.img' is relative; write an absolute path"));
         assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      engine: spdk\n")
                 .startsWith("flash_chunk_cache.devices[0].engine: unknown engine 'spdk'; expected one of auto, libaio"));
         assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      capacity: 12XB\n")
