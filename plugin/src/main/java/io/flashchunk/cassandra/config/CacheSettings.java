@@ -123,7 +123,7 @@ public final class CacheSettings {
             throw new IllegalArgumentException(at + ".path: is required (a block device or a file)");
         }
         String path = string(at + ".path", map.get("path"));
-        if (!path.startsWith("/")) {
+        if (!Path.of(path).isAbsolute()) {
             // Resolved against the JVM's working directory, it would name a different file per launcher.
             throw new IllegalArgumentException(at + ".path: '" + path + "' is relative; write an absolute path"
                     + " (Cassandra runs from " + System.getProperty("user.dir") + ", which is not a stable base)");
