@@ -1,27 +1,41 @@
 #!/usr/bin/env python3
-"""The paper's evaluation (Table II, Figures 4-7) at this machine's scale; run by scripts/bench-ycsb.sh.
+"""The YCSB evaluation (the paper's Table II, Figures 4-7) at this machine's scale; run by scripts/bench-ycsb.sh.
 
-One Cassandra 5.0.9 node (scripts/cassandra-node.sh) holds the YCSB data twice: LZ4-compressed in
-64 KiB chunks (keyspace ycsb) and uncompressed (ycsb_raw), each compacted to one SSTable. Then every
-configuration runs on the same data, one after the other in one run: the node is restarted inside a
-cgroup v1 memory limit (the paper's Docker limit) after the page cache is dropped, warmed up, and
-measured at each YCSB target throughput with several client processes. Raw results go to
-OUT/raw.jsonl as they come; scripts/bench_ycsb_report.py makes the table and the plots.
+One Cassandra 5.0.9 node (scripts/cassandra-node.sh) holds the YCSB data in one table per compression
+(LZ4, Zstd, uncompressed), each compacted to one SSTable. Every configuration then runs on the same data,
+one after the other: the node is started inside a cgroup v1 memory limit (the paper's Docker limit)
+after the page cache is dropped, warmed up, measured at each YCSB target throughput with several client
+processes, and then, if asked, stopped cleanly and killed, each time started again with its throughput
+followed from the moment it answers CQL.
+
+Two storage regimes:
+- same disk (the paper's; the default): the SSTables and the flash cache's file share the root disk.
+- capped (--storage-iops): the node's whole directory (SSTables, commit log) on a loop device of its
+  own, capped through a blkio cgroup at a cloud volume's rate (capped_storage.py); the flash cache's
+  file stays on the root disk, uncapped: network block storage with a local NVMe drive beside it.
+
+Raw results go to OUT/raw.jsonl as they come; scripts/bench_ycsb_report.py makes the tables and plots.
 """
 import argparse
 import contextlib
 import json
 import lzma
 import os
+import random
 import re
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
+import threading
 import time
 import zipfile
+from dataclasses import dataclass, field
+
+import capped_storage
+from capped_storage import Cap
+import ycsb_output
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NODE_SCRIPT = os.path.join(REPO, "scripts", "cassandra-node.sh")
@@ -30,10 +44,17 @@ AGENT_JAR = os.path.join(REPO, "plugin", "target", "flashchunk-cassandra.jar")
 WORKLOADS = os.path.join(REPO, "ycsb-workloads", "workloads")
 LOADER = "io.flashchunk.cassandra.config.FlashChunkConfigurationLoader"
 CACHE_CLASS = "io.flashchunk.cassandra.CassandraFlashCache"
-CGROUP = "flashchunk-bench"
+MEMORY_CGROUP = "flashchunk-bench"
+BLKIO_CGROUP = "flashchunk-bench-io"
 CHUNK_KB = 64
 HOT_DATA_FRACTION = 0.3
 PROFILER_ARTIFACT = "tools.profiler:async-profiler:4.2"
+STATUS_OPTIONS = ("-s", "-p", "status.interval=5")
+# A kill "at a random moment under load": this many seconds of YCSB at full rate, uniformly drawn.
+KILL_WINDOW_S = (5, 65)
+# A kill while a cold cache fills: from this many seconds into the warm-up to its end.
+KILL_COLD_EARLIEST_S = 30
+RESTART_SHARE = 0.9
 
 START = time.time()
 
@@ -42,10 +63,8 @@ def log(message):
     print(f"[bench-ycsb {time.time() - START:6.0f} s] {message}", file=sys.stderr, flush=True)
 
 
-def run(command, check=True, capture=True, env=None):
-    result = subprocess.run(command, check=False, text=True, env=env,
-                            stdout=subprocess.PIPE if capture else None,
-                            stderr=subprocess.STDOUT if capture else None)
+def run(command, check=True, env=None):
+    result = subprocess.run(command, check=False, text=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if check and result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed (exit {result.returncode}):\n{result.stdout or ''}")
     return result.stdout or ""
@@ -69,11 +88,98 @@ def free_ports(count):
             s.close()
 
 
+# ---------------------------------------------------------------- what is measured
+
+@dataclass(frozen=True)
+class Table:
+    keyspace: str
+    description: str
+    create_options: tuple
+
+
+TABLES = {
+    "lz4": Table("ycsb", f"LZ4, {CHUNK_KB} KiB chunks", ("--compressor", "LZ4Compressor", "--chunk-kb", str(CHUNK_KB))),
+    "zstd": Table("ycsb_zstd", f"Zstd level 3 (Cassandra's default), {CHUNK_KB} KiB chunks",
+                  ("--compressor", "ZstdCompressor", "--chunk-kb", str(CHUNK_KB))),
+    "zstd-9": Table("ycsb_zstd9", f"Zstd level 9, {CHUNK_KB} KiB chunks",
+                    ("--compressor", "ZstdCompressor", "--chunk-kb", str(CHUNK_KB), "--compression-level", "9")),
+    "raw": Table("ycsb_raw", "uncompressed", ("--no-compression",)),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """One way of running the node: stock Cassandra or the flash cache, at a multiple of M."""
+    name: str
+    label: str
+    memory_factor: int = 1
+    hot_multiple: int = 0  # the flash device holds this many hot sets; 0: stock Cassandra
+    table: str = None  # a table of its own (else the run's --tables)
+    machine_read_ahead: bool = False
+    flash_settings: tuple = ()  # extra lines of the flash_chunk_cache block
+
+    @property
+    def flash(self):
+        return self.hot_multiple > 0
+
+
+CONFIGS = {c.name: c for c in [
+    Config("base-c-M", "baseline at M"),
+    Config("base-c-2M", "baseline at 2M", memory_factor=2),
+    Config("base-c-4M", "baseline at 4M", memory_factor=4),
+    Config("base-u-M", "baseline, uncompressed table, M", table="raw"),
+    Config("flash-1x", "flash cache 1x hot set, M", hot_multiple=1),
+    Config("flash-2x", "flash cache 2x hot set, M", hot_multiple=2),
+    Config("flash-4x", "flash cache 4x hot set, M", hot_multiple=4),
+    # Not in the default sweep: hits read flash in Cassandra's thread.
+    Config("flash-4x-sync", "flash cache 4x hot set, caller-thread reads, M", hot_multiple=4,
+           flash_settings=("read_in_caller_thread: true",)),
+    # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb.
+    Config("base-c-M-ra", "baseline at M, machine readahead", machine_read_ahead=True),
+]}
+
+
+@dataclass(frozen=True)
+class Case:
+    """Where a configuration runs: the table, the data device's cap (None: the same disk as the flash
+    file), the workload and the round."""
+    table: str
+    cap: Cap
+    workload: str
+    round: int
+
+    def fields(self):
+        return {"table": self.table, "workload": self.workload, "round": self.round,
+                "cap_iops": None if self.cap is None else self.cap.iops,
+                "cap_mib_s": None if self.cap is None else self.cap.mib_s}
+
+    def describe(self):
+        return (f"{self.workload}, {self.table}, "
+                f"{'same disk' if self.cap is None else 'data ' + self.cap.label()}")
+
+
+def flash_yaml(device, capacity, settings=()):
+    # strict: a flash configuration whose cache cannot start must not be measured as one.
+    lines = ["chunk_cache_class: " + CACHE_CLASS, "flash_chunk_cache:", "  strict: true", "  devices:",
+             f"    - path: {device}", f"      capacity: {capacity}"] + [f"  {s}" for s in settings]
+    return "\n".join(lines) + "\n"
+
+
+def hot_set_bytes(args):
+    """Chunk bytes the hot records touch: a record of R bytes spans 1 + (R - 1) / C chunks of C bytes on average."""
+    record = 10 * args.field_length
+    chunk = CHUNK_KB << 10
+    return int(HOT_DATA_FRACTION * args.records * chunk * (1 + (record - 1) / chunk))
+
+
+# ---------------------------------------------------------------- the node and the machine
+
 class Node:
     """The benchmark's node: one run directory, restarted per configuration."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, blkio_cgroup=None):
         self.dir = directory
+        self.blkio_cgroup = blkio_cgroup
         self.native, self.storage, self.jmx = free_ports(3)
         self.yaml = os.path.join(directory, "conf", "cassandra.yaml")
         self.extra_options = os.path.join(directory, "conf", "jvm-extra.options")
@@ -86,24 +192,33 @@ class Node:
             self.base_yaml = "".join(line for line in f if not line.startswith(("file_cache_enabled:", "file_cache_size:")))
         self.base_yaml += "file_cache_enabled: false\n"
 
-    def configure(self, flash_yaml):
-        """Stock Cassandra when flash_yaml is None; else the agent, the loader and the flash cache block."""
+    def configure(self, flash_block):
+        """Stock Cassandra when flash_block is None; else the agent, the loader and the flash cache block."""
         with open(self.yaml, "w") as f:
-            f.write(self.base_yaml + ("\n" + flash_yaml if flash_yaml else ""))
-        if flash_yaml:
+            f.write(self.base_yaml + ("\n" + flash_block if flash_block else ""))
+        if flash_block:
             with open(self.extra_options, "w") as f:
                 f.write(f"-javaagent:{AGENT_JAR}\n-Dcassandra.config.loader={LOADER}\n")
         elif os.path.exists(self.extra_options):
             os.remove(self.extra_options)
 
     def start(self, heap, memory_limit=None):
+        """Starts the node; returns the seconds it took to answer CQL (recovery included)."""
         command = [NODE_SCRIPT, "start", self.dir, "--heap", heap, "--wait-seconds", "300"]
         if memory_limit:
-            command += ["--cgroup", CGROUP, "--memory-limit", str(memory_limit)]
-        log(run(command).strip().splitlines()[-1])
+            command += ["--cgroup", MEMORY_CGROUP, "--memory-limit", str(memory_limit)]
+        if self.blkio_cgroup:
+            command += ["--blkio-cgroup", self.blkio_cgroup]
+        line = run(command).strip().splitlines()[-1]
+        log(line)
+        m = re.search(r" in ([\d.]+) s ", line)
+        return float(m.group(1)) if m else None
 
     def stop(self):
         run([NODE_SCRIPT, "stop", self.dir, "--wait-seconds", "180"], check=False)
+
+    def kill(self):
+        run([NODE_SCRIPT, "kill", self.dir])
 
     def pid(self):
         with open(os.path.join(self.dir, "cassandra.pid")) as f:
@@ -113,13 +228,107 @@ class Node:
         return run([NODE_SCRIPT, "nodetool", self.dir, *arguments])
 
     def chunk_cache(self):
-        """(requests, misses, capacity text) of nodetool info's Chunk Cache line."""
+        """{requests, misses, entries, capacity} of nodetool info's Chunk Cache line."""
         for line in self.nodetool("info").splitlines():
             if line.startswith("Chunk Cache"):
-                m = re.search(r"capacity ([^,]+), (\d+) misses, (\d+) requests", line)
+                m = re.search(r"entries (\d+),.*capacity ([^,]+), (\d+) misses, (\d+) requests", line)
                 if m:
-                    return int(m.group(3)), int(m.group(2)), m.group(1)
-        return 0, 0, "none"
+                    return {"entries": int(m.group(1)), "capacity": m.group(2), "misses": int(m.group(3)),
+                            "requests": int(m.group(4))}
+        return {"entries": 0, "capacity": "none", "misses": 0, "requests": 0}
+
+    def recovered_chunks(self):
+        """The chunks the flash cache said it recovered in its last start (system.log), or None."""
+        found = None
+        with open(os.path.join(self.dir, "logs", "system.log"), errors="replace") as f:
+            for line in f:
+                m = re.search(r"flash chunk cache: serving .* (\d+) chunks recovered", line)
+                if m:
+                    found = int(m.group(1))
+        return found
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cgroup_memory():
+    """(rss, page cache) bytes of the benchmark's memory cgroup, or (None, None) outside one."""
+    try:
+        stats = dict(line.split() for line in open(f"/sys/fs/cgroup/memory/{MEMORY_CGROUP}/memory.stat"))
+        return int(stats["total_rss"]), int(stats["total_cache"])
+    except (OSError, KeyError, ValueError):
+        return None, None
+
+
+def disk_of(path):
+    """The /proc/diskstats name of the whole disk holding path."""
+    device = os.stat(path).st_dev
+    major, minor = os.major(device), os.minor(device)
+    name = None
+    with open("/proc/diskstats") as f:
+        for line in f:
+            parts = line.split()
+            if int(parts[0]) == major and int(parts[1]) == minor:
+                name = parts[2]
+    if name is None:
+        raise RuntimeError(f"no /proc/diskstats entry for {path} ({major}:{minor})")
+    parent = os.path.basename(os.path.dirname(os.path.realpath(f"/sys/class/block/{name}")))
+    return parent if os.path.exists(f"/sys/block/{parent}") else name
+
+
+def disk_reads(disk):
+    """(reads completed, bytes read) of a disk since boot."""
+    with open("/proc/diskstats") as f:
+        for line in f:
+            parts = line.split()
+            if parts[2] == disk:
+                return int(parts[3]), int(parts[5]) * 512
+    raise RuntimeError(f"disk {disk} vanished from /proc/diskstats")
+
+
+def oom_reason(node):
+    """Why the node is gone, if the memory cgroup's OOM killer took it."""
+    try:
+        pid = node.pid()
+    except (OSError, ValueError):
+        return None
+    if os.path.exists(f"/proc/{pid}"):
+        return None
+    kernel = run(["dmesg"], check=False)
+    if re.search(rf"Memory cgroup out of memory: Killed process {pid}\b", kernel):
+        return f"Cassandra (pid {pid}) was killed by the memory cgroup's OOM killer: its RSS outgrew the limit"
+    return f"Cassandra (pid {pid}) died"
+
+
+drop_page_cache = capped_storage.drop_page_cache
+
+
+class ReadAhead:
+    """Sets a disk's read_ahead_kb for the run and restores it (Linux fixes it when a file is opened)."""
+
+    def __init__(self, disk, kb):
+        self.path = f"/sys/block/{disk}/queue/read_ahead_kb"
+        self.kb = kb
+        self.saved = None
+
+    def __enter__(self):
+        with open(self.path) as f:
+            self.saved = f.read().strip()
+        if self.kb is not None:
+            with open(self.path, "w") as f:
+                f.write(str(self.kb))
+        return self
+
+    def __exit__(self, *exc):
+        with open(self.path, "w") as f:
+            f.write(self.saved)
+
+    def current(self):
+        with open(self.path) as f:
+            return int(f.read().strip())
 
 
 def profiler_library(args):
@@ -165,352 +374,367 @@ class Profile:
         os.remove(collapsed)
 
 
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+# ---------------------------------------------------------------- YCSB clients
+
+class YcsbRun:
+    """YCSB client processes running in the background; their output is collected line by line, so a
+    caller can follow their status lines and stop them early."""
+
+    def __init__(self, args, node, phase, workload, keyspace, seconds, target, clients, threads, extra=()):
+        base = [YCSB_SCRIPT, phase, "--native-port", str(node.native), "-P", os.path.join(WORKLOADS, workload),
+                "-p", f"recordcount={args.records}", "-p", f"fieldlength={args.field_length}",
+                "-p", f"cassandra.keyspace={keyspace}", "-p", f"flashchunk.compression.chunkkb={CHUNK_KB}",
+                "-threads", str(threads), *extra]
+        if seconds:
+            base += ["-p", f"maxexecutiontime={seconds}", "-p", "operationcount=1000000000"]
+        self.phase, self.stopped = phase, False
+        self.processes, self.lines, self.readers = [], [], []
+        for client in range(clients):
+            command = list(base)
+            if target:
+                command += ["-target", str(max(1, target // clients))]
+            if phase == "load" and clients > 1:
+                share = args.records // clients
+                command += ["-p", f"insertstart={client * share}",
+                            "-p", f"insertcount={share if client < clients - 1 else args.records - client * share}"]
+            env = dict(os.environ, FLASHCHUNK_YCSB_NO_BUILD="1")
+            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+            lines = []
+            reader = threading.Thread(target=lambda p=process, out=lines: out.extend(p.stdout), daemon=True)
+            reader.start()
+            self.processes.append(process)
+            self.lines.append(lines)
+            self.readers.append(reader)
+
+    def texts(self):
+        """Each client's output so far."""
+        return ["".join(list(lines)) for lines in self.lines]
+
+    def running(self):
+        return any(p.poll() is None for p in self.processes)
+
+    def stop(self):
+        """Ends the clients now (their status lines so far are kept)."""
+        self.stopped = True
+        for p in self.processes:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+
+    def wait(self):
+        """Each client's whole output, once all have ended; an unexpected exit is an error."""
+        for p, reader in zip(self.processes, self.readers):
+            p.wait()
+            reader.join()
+        for p, text in zip(self.processes, self.texts()):
+            if p.returncode != 0 and not self.stopped:
+                raise RuntimeError(f"YCSB {self.phase} failed (exit {p.returncode}):\n{text[-3000:]}")
+        return self.texts()
 
 
-def cgroup_memory():
-    """(rss, page cache) bytes of the benchmark's memory cgroup, or (None, None) outside one."""
-    try:
-        stats = dict(line.split() for line in open(f"/sys/fs/cgroup/memory/{CGROUP}/memory.stat"))
-        return int(stats["total_rss"]), int(stats["total_cache"])
-    except (OSError, KeyError, ValueError):
-        return None, None
+# ---------------------------------------------------------------- data
 
-
-def disk_of(path):
-    """The /proc/diskstats name of the whole disk holding path."""
-    device = os.stat(path).st_dev
-    major, minor = os.major(device), os.minor(device)
-    name = None
-    with open("/proc/diskstats") as f:
-        for line in f:
-            parts = line.split()
-            if int(parts[0]) == major and int(parts[1]) == minor:
-                name = parts[2]
-    if name is None:
-        raise RuntimeError(f"no /proc/diskstats entry for {path} ({major}:{minor})")
-    parent = os.path.basename(os.path.dirname(os.path.realpath(f"/sys/class/block/{name}")))
-    return parent if os.path.exists(f"/sys/block/{parent}") else name
-
-
-def disk_read_bytes(disk):
-    with open("/proc/diskstats") as f:
-        for line in f:
-            parts = line.split()
-            if parts[2] == disk:
-                return int(parts[5]) * 512
-    raise RuntimeError(f"disk {disk} vanished from /proc/diskstats")
-
-
-def oom_reason(node):
-    """Why the node is gone, if the memory cgroup's OOM killer took it."""
-    try:
-        pid = node.pid()
-    except (OSError, ValueError):
-        return None
-    if os.path.exists(f"/proc/{pid}"):
-        return None
-    kernel = run(["dmesg"], check=False)
-    if re.search(rf"Memory cgroup out of memory: Killed process {pid}\b", kernel):
-        return f"Cassandra (pid {pid}) was killed by the memory cgroup's OOM killer: its RSS outgrew the limit"
-    return f"Cassandra (pid {pid}) died"
-
-
-def drop_page_cache():
-    os.sync()
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("1\n")
-
-
-class ReadAhead:
-    """Sets the data disk's read_ahead_kb for the run and restores it (Linux fixes it at open)."""
-
-    def __init__(self, disk, kb):
-        self.path = f"/sys/block/{disk}/queue/read_ahead_kb"
-        self.kb = kb
-        self.saved = None
-
-    def __enter__(self):
-        with open(self.path) as f:
-            self.saved = f.read().strip()
-        if self.kb is not None:
-            with open(self.path, "w") as f:
-                f.write(str(self.kb))
-        return self
-
-    def __exit__(self, *exc):
-        with open(self.path, "w") as f:
-            f.write(self.saved)
-
-    def current(self):
-        with open(self.path) as f:
-            return int(f.read().strip())
-
-
-YCSB_LINE = re.compile(r"^\[(\w[\w-]*)\], ([^,]+), ([-0-9.eE]+)$")
-
-
-def parse_ycsb(output):
-    stats = {}
-    for line in output.splitlines():
-        m = YCSB_LINE.match(line.strip())
-        if m:
-            stats[(m.group(1), m.group(2))] = float(m.group(3))
-    return stats
-
-
-def ycsb_clients(args, node, phase, workload, keyspace, seconds, target, clients, threads, extra=(), raw=False):
-    """Runs YCSB client processes at once; returns their parsed outputs (their text when raw)."""
-    base = [YCSB_SCRIPT, phase, "--native-port", str(node.native), "-P", os.path.join(WORKLOADS, workload),
-            "-p", f"recordcount={args.records}", "-p", f"fieldlength={args.field_length}",
-            "-p", f"cassandra.keyspace={keyspace}", "-p", f"flashchunk.compression.chunkkb={CHUNK_KB}",
-            "-threads", str(threads), *extra]
-    if seconds:
-        base += ["-p", f"maxexecutiontime={seconds}", "-p", "operationcount=1000000000"]
-    processes = []
-    for client in range(clients):
-        command = list(base)
-        if target:
-            command += ["-target", str(max(1, target // clients))]
-        if phase == "load" and clients > 1:
-            share = args.records // clients
-            command += ["-p", f"insertstart={client * share}",
-                        "-p", f"insertcount={share if client < clients - 1 else args.records - client * share}"]
-        env = dict(os.environ, FLASHCHUNK_YCSB_NO_BUILD="1")
-        processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                          env=env))
-    outputs = []
-    for p in processes:
-        out, _ = p.communicate()
-        if p.returncode != 0:
-            raise RuntimeError(f"YCSB {phase} failed (exit {p.returncode}):\n{out[-3000:]}")
-        outputs.append(parse_ycsb(out) if not raw else out)
-    return outputs
-
-
-def combine(outputs):
-    """One result from several clients: throughputs add, latencies are weighted by operations, p99 the worst."""
-    result = {"ops_per_s": sum(o.get(("OVERALL", "Throughput(ops/sec)"), 0) for o in outputs)}
-    for op in ("READ", "UPDATE", "INSERT"):
-        count = sum(o.get((op, "Operations"), 0) for o in outputs)
-        failed = sum(o.get((op + "-FAILED", "Operations"), 0) for o in outputs)
-        if count == 0 and failed == 0:
-            continue
-        key = op.lower()
-        result[f"{key}_ops"] = int(count)
-        result[f"{key}_failed"] = int(failed)
-        if count:
-            result[f"{key}_avg_ms"] = sum(o.get((op, "AverageLatency(us)"), 0) * o.get((op, "Operations"), 0)
-                                          for o in outputs) / count / 1000
-            result[f"{key}_p99_ms"] = max(o.get((op, "99thPercentileLatency(us)"), 0) for o in outputs) / 1000
-    return result
-
-
-KEYSPACES = {"ycsb": ["--compressor", "LZ4Compressor", "--chunk-kb", str(CHUNK_KB)], "ycsb_raw": ["--no-compression"]}
-
-
-def load_dataset(args, node, keyspaces):
-    log(f"loading {args.records:,} records of 10 x {args.field_length} B into {', '.join(keyspaces)} (ycsb: LZ4 in "
-        f"{CHUNK_KB} KiB chunks; ycsb_raw: uncompressed), then compacting each to one SSTable")
+def load_dataset(args, node, tables):
+    keyspaces = ", ".join(f"{TABLES[t].keyspace} ({TABLES[t].description})" for t in tables)
+    log(f"loading {args.records:,} records of 10 x {args.field_length} B into {keyspaces}, compacting each to one SSTable")
     node.configure(None)
     node.start(args.heap)
-    for keyspace in keyspaces:
-        options = KEYSPACES[keyspace]
-        run([YCSB_SCRIPT, "create-table", "--native-port", str(node.native), "--keyspace", keyspace, "--drop",
-             *options])
+    for name in tables:
+        table = TABLES[name]
+        run([YCSB_SCRIPT, "create-table", "--native-port", str(node.native), "--keyspace", table.keyspace, "--drop",
+             *table.create_options])
         started = time.time()
-        ycsb_clients(args, node, "load", "paper-read100", keyspace, None, None, 2, 4)
-        node.nodetool("flush", keyspace)
-        log(f"{keyspace}: loaded in {time.time() - started:.0f} s; compacting")
-        node.nodetool("compact", keyspace)
-        sizes = node.nodetool("tablestats", f"{keyspace}.usertable")
+        YcsbRun(args, node, "load", "paper-read100", table.keyspace, None, None, 2, 4).wait()
+        node.nodetool("flush", table.keyspace)
+        log(f"{table.keyspace}: loaded in {time.time() - started:.0f} s; compacting")
+        started = time.time()
+        node.nodetool("compact", table.keyspace)
+        sizes = node.nodetool("tablestats", f"{table.keyspace}.usertable")
         m = re.search(r"Space used \(live\): (\d+)", sizes)
         ssts = re.search(r"SSTable count: (\d+)", sizes)
-        log(f"{keyspace}: {int(m.group(1)) / 2**20:.0f} MiB on disk in {ssts.group(1)} SSTable(s)"
-            if m and ssts else f"{keyspace}: tablestats unreadable")
+        log(f"{table.keyspace}: compacted in {time.time() - started:.0f} s; "
+            + (f"{int(m.group(1)) / 2**20:.0f} MiB on disk in {ssts.group(1)} SSTable(s)" if m and ssts
+               else "tablestats unreadable"))
     node.stop()
 
 
-def pristine_dir(args, keyspace):
-    return os.path.join(args.work, "pristine", keyspace)
+class Dataset:
+    """The loaded tables under a root directory (the root disk, or the capped volume): the node's run
+    directory, hard links to each freshly compacted table, and a stamp saying what was loaded."""
+
+    def __init__(self, args, root):
+        self.args, self.root = args, root
+        self.stamp = os.path.join(root, "dataset.json")
+
+    def pristine(self, keyspace):
+        return os.path.join(self.root, "pristine", keyspace)
+
+    def prepare(self, node, tables):
+        """Loads what an earlier run did not leave (with --reuse-data), else everything."""
+        args = self.args
+        loaded = json.load(open(self.stamp)) if args.reuse_data and os.path.exists(self.stamp) else {}
+        reused = []
+        if loaded.get("records") == args.records and loaded.get("field_length") == args.field_length:
+            reused = [t for t in loaded.get("tables", []) if os.path.isdir(self.pristine(TABLES[t].keyspace))]
+        missing = [t for t in tables if t not in reused]
+        if reused:
+            log(f"reusing the loaded data of an earlier run: {', '.join(reused)}")
+        else:
+            for sub in ("data", "commitlog", "hints", "saved_caches"):
+                shutil.rmtree(os.path.join(node.dir, sub), ignore_errors=True)
+            shutil.rmtree(os.path.join(self.root, "pristine"), ignore_errors=True)
+        if missing:
+            if os.path.exists(self.stamp):
+                os.remove(self.stamp)
+            self.restore(node, reused)
+            load_dataset(args, node, missing)
+            for table in missing:
+                self.keep(node, TABLES[table].keyspace)
+            json.dump({"records": args.records, "field_length": args.field_length, "tables": reused + missing},
+                      open(self.stamp, "w"))
+
+    def keep(self, node, keyspace):
+        """Hard links to the freshly compacted SSTables (immutable files): every configuration starts from them."""
+        target = self.pristine(keyspace)
+        shutil.rmtree(target, ignore_errors=True)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        run(["cp", "-al", os.path.join(node.dir, "data", keyspace), target])
+
+    def restore(self, node, tables):
+        """The paper starts each run from the one pre-populated SSTable: undo the updates, flushes and compactions
+        of earlier runs, and drop the commit log, hints and saved key cache they left."""
+        for name in tables:
+            keyspace = TABLES[name].keyspace
+            live = os.path.join(node.dir, "data", keyspace)
+            shutil.rmtree(live, ignore_errors=True)
+            run(["cp", "-al", self.pristine(keyspace), live])
+        for sub in ("commitlog", "hints", "saved_caches"):
+            shutil.rmtree(os.path.join(node.dir, sub), ignore_errors=True)
+            os.makedirs(os.path.join(node.dir, sub), exist_ok=True)
+
+    def largest_data_file(self, table):
+        files = [os.path.join(d, f) for d, _, names in os.walk(self.pristine(TABLES[table].keyspace))
+                 for f in names if f.endswith("-Data.db")]
+        return max(files, key=os.path.getsize)
 
 
-def keep_pristine(args, node, keyspace):
-    """Hard links to the freshly compacted SSTables (immutable files): every configuration starts from them."""
-    target = pristine_dir(args, keyspace)
-    shutil.rmtree(target, ignore_errors=True)
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    run(["cp", "-al", os.path.join(node.dir, "data", keyspace), target])
+# ---------------------------------------------------------------- the measurements
+
+class Bench:
+    """Runs every configuration in every case of one invocation, and writes a line to raw.jsonl per result."""
+
+    def __init__(self, args, node, dataset, data_disk, root_disk, io_group):
+        self.args, self.node, self.dataset = args, node, dataset
+        self.data_disk, self.root_disk, self.io_group = data_disk, root_disk, io_group
+        self.random = random.Random(args.seed)
+
+    def record(self, row):
+        with open(os.path.join(self.args.out, "raw.jsonl"), "a") as f:
+            f.write(json.dumps(row) + "\n")
+
+    def clients(self, case, keyspace, seconds, target=None, extra=STATUS_OPTIONS):
+        return YcsbRun(self.args, self.node, "run", case.workload, keyspace, seconds, target, self.args.clients,
+                       self.args.threads, extra)
+
+    def measure_round(self, rnd):
+        for table in self.args.tables:
+            for cap in self.args.caps:
+                if self.io_group:
+                    self.io_group.set(cap or Cap(0, 0))
+                for workload in self.args.workloads:
+                    case = Case(table, cap, workload, rnd)
+                    for config in self.args.configs:
+                        self.measure_safely(config, case)
+
+    def measure_safely(self, config, case):
+        try:
+            self.measure(config, case)
+        except (RuntimeError, OSError) as e:
+            # One configuration failing (e.g. the node killed by the cgroup's OOM killer) is a result too.
+            reason = oom_reason(self.node) or str(e).splitlines()[0]
+            log(f"{config.label} ({case.describe()}) FAILED: {reason}")
+            self.record({"config": config.name, "label": config.label, **case.fields(), "error": reason})
+            self.node.stop()
+
+    def memory(self, config):
+        return config.memory_factor * self.args.memory
+
+    def measure(self, config, case):
+        args = self.args
+        keyspace = TABLES[config.table or case.table].keyspace
+        device = os.path.join(args.work, "flash.img")
+        if os.path.exists(device):
+            os.remove(device)
+        if config.flash:
+            # The index gets 90% of the device (the reserve); checkpoint areas take a little more.
+            capacity = (int(config.hot_multiple * hot_set_bytes(args) / 0.9) + (64 << 20)) // 4096 * 4096
+            with open(device, "wb") as f:
+                f.truncate(capacity)
+            self.node.configure(flash_yaml(device, capacity, config.flash_settings))
+        else:
+            self.node.configure(None)
+        self.dataset.restore(self.node, [config.table or case.table])
+        drop_page_cache()
+        # Linux copies read_ahead_kb into each file when it is opened: set before the node opens its SSTables.
+        with ReadAhead(self.data_disk, args.machine_read_ahead_kb if config.machine_read_ahead else None):
+            try:
+                self.node.start(args.heap, self.memory(config))
+                if "kill-cold" in args.restarts:
+                    self.kill_while_filling(config, case, keyspace)
+                log(f"{config.label} ({case.describe()}): warming up {args.warmup} s")
+                self.clients(case, keyspace, args.warmup, extra=()).wait()
+                warm = None
+                for target in args.targets:
+                    warm = self.measure_target(config, case, keyspace, target)
+                for kind in ("clean", "kill"):
+                    if kind in args.restarts and args.restart_seconds:
+                        self.restart(config, case, keyspace, kind, warm)
+            finally:
+                self.node.stop()
+
+    def snapshot(self, pid):
+        return {"cpu": cpu_seconds(pid), "data": disk_reads(self.data_disk), "root": disk_reads(self.root_disk),
+                "io": self.io_group.counters() if self.io_group else None, "cache": self.node.chunk_cache(),
+                "at": time.time()}
+
+    def measure_target(self, config, case, keyspace, target):
+        """One measurement at a target rate (0: unthrottled); returns its settled throughput."""
+        args, pid = self.args, self.node.pid()
+        before = self.snapshot(pid)
+        profiled = args.profile and target == args.targets[-1]
+        suffix = f"-round{case.round + 1}" if args.repeat > 1 else ""
+        prefix = os.path.join(args.out, f"profile-{case.workload}-{case.table}-{config.name}{suffix}")
+        # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
+        with (Profile(profiler_library(args), pid, prefix, case.round == 0) if profiled else contextlib.nullcontext()):
+            texts = self.clients(case, keyspace, args.measure, target).wait()
+        after = self.snapshot(pid)
+        result = ycsb_output.combine([ycsb_output.parse_summary(t) for t in texts])
+        result.update(ycsb_output.settled(texts))
+        result.update(self.rates(before, after))
+        result.update({"config": config.name, "label": config.label, **case.fields(), "target": target or 0,
+                       "memory_bytes": self.memory(config), "flash_hot_multiple": config.hot_multiple,
+                       "chunk_cache_capacity": after["cache"]["capacity"],
+                       "chunk_cache_entries": after["cache"]["entries"],
+                       "read_ahead_kb": ReadAhead(self.data_disk, None).current()})
+        rss, page_cache = cgroup_memory()
+        result["rss_mib"] = rss and round(rss / 2**20)
+        result["page_cache_mib"] = page_cache and round(page_cache / 2**20)
+        ops = result["ops_per_s"]
+        result["cpu_ms_per_op"] = result["cassandra_cpu"] * 1000 / ops if ops else None
+        self.record(result)
+        hit = result["chunk_cache_hit_ratio"]
+        served = (f", data device {result['cap_read_iops']:,.0f} reads/s {result['cap_read_mb_s']:.0f} MB/s"
+                  if self.io_group else "")
+        log(f"{config.label} ({case.describe()}), target {target or 'max'}: {ops:,.0f} ops/s, read avg "
+            f"{result.get('read_avg_ms', 0):.2f} ms p99 {result.get('read_p99_ms', 0):.1f} ms, CPU "
+            f"{result['cassandra_cpu'] * 100:.0f}% ({result['cpu_ms_per_op'] or 0:.3f} ms/op){served}, chunk cache hits "
+            f"{'n/a' if hit is None else f'{hit:.2f}'}, RSS {result['rss_mib']} MiB, page cache {result['page_cache_mib']} MiB")
+        return result.get("ops_per_s_settled") or ops
+
+    def rates(self, before, after):
+        seconds = after["at"] - before["at"]
+        data_reads = after["data"][0] - before["data"][0]
+        data_bytes = after["data"][1] - before["data"][1]
+        root_bytes = after["root"][1] - before["root"][1]
+        requests = after["cache"]["requests"] - before["cache"]["requests"]
+        misses = after["cache"]["misses"] - before["cache"]["misses"]
+        rates = {"seconds": round(seconds, 1), "cassandra_cpu": (after["cpu"] - before["cpu"]) / seconds,
+                 # The root disk: everything in the same-disk regime; the flash file (and the capped volume's
+                 # image, read with O_DIRECT through the loop device) when capped.
+                 "disk_read_mb_s": root_bytes / seconds / 1e6,
+                 "data_read_iops": data_reads / seconds, "data_read_mb_s": data_bytes / seconds / 1e6,
+                 "chunk_cache_hit_ratio": (requests - misses) / requests if requests else None}
+        if self.data_disk != self.root_disk:
+            rates["flash_disk_read_mb_s"] = (root_bytes - data_bytes) / seconds / 1e6
+        if before["io"] is not None:
+            io = {k: after["io"][k] - before["io"][k] for k in before["io"]}
+            rates.update({"cap_read_iops": io["read_ios"] / seconds, "cap_read_mb_s": io["read_bytes"] / seconds / 1e6,
+                          "cap_write_iops": io["write_ios"] / seconds,
+                          "cap_write_mb_s": io["write_bytes"] / seconds / 1e6})
+        return rates
+
+    def kill_under_load(self, case, keyspace, seconds, config):
+        """YCSB at full rate for `seconds`, then SIGKILL; returns the cache's entries just before."""
+        clients = self.clients(case, keyspace, int(seconds) + 120, extra=())
+        try:
+            time.sleep(max(0.0, seconds - 2))  # nodetool's own JVM takes about 2 s to answer
+            entries = self.node.chunk_cache()["entries"] if config.flash else None
+            self.node.kill()
+        finally:
+            clients.stop()
+            clients.wait()
+        return entries
+
+    def kill_while_filling(self, config, case, keyspace):
+        """A crash while a cold cache fills: the share of its chunks the next start recovers."""
+        delay = self.random.uniform(KILL_COLD_EARLIEST_S, max(KILL_COLD_EARLIEST_S + 1, self.args.warmup))
+        log(f"{config.label} ({case.describe()}): SIGKILL after {delay:.0f} s of load on a cold cache")
+        entries = self.kill_under_load(case, keyspace, delay, config)
+        drop_page_cache()
+        startup = self.node.start(self.args.heap, self.memory(config))
+        recovered = self.node.recovered_chunks() if config.flash else None
+        self.record_restart(config, case, "kill-cold", startup, [], None, delay, entries, recovered)
+
+    def restart(self, config, case, keyspace, kind, warm_ops):
+        """Stops the node cleanly or kills it under load, drops the page cache (as a machine restart
+        would), starts it and follows YCSB at full rate from the moment it answers CQL, until it has held
+        RESTART_SHARE of its warm throughput for --restart-hold seconds or --restart-seconds have passed."""
+        args = self.args
+        delay = entries = None
+        if kind == "clean":
+            self.node.stop()
+        else:
+            delay = self.random.uniform(*KILL_WINDOW_S)
+            log(f"{config.label} ({case.describe()}): SIGKILL after {delay:.0f} s of load")
+            entries = self.kill_under_load(case, keyspace, delay, config)
+        drop_page_cache()
+        startup = self.node.start(args.heap, self.memory(config))
+        ready = time.time()
+        recovered = self.node.recovered_chunks() if config.flash else None
+        clients = self.clients(case, keyspace, args.restart_seconds)
+        while clients.running():
+            time.sleep(1)
+            reached = ycsb_output.time_to_reach(ycsb_output.since(clients.texts(), ready), warm_ops, RESTART_SHARE)
+            if reached is not None and time.time() - ready >= reached + args.restart_hold:
+                clients.stop()
+        timeline = ycsb_output.since(clients.wait(), ready)
+        self.record_restart(config, case, kind, startup, timeline, warm_ops, delay, entries, recovered)
+
+    def record_restart(self, config, case, kind, startup, timeline, warm_ops, delay, entries, recovered):
+        reached = ycsb_output.time_to_reach(timeline, warm_ops, RESTART_SHARE) if warm_ops else None
+        row = {"phase": "restart", "kind": kind, "config": config.name, "label": config.label, **case.fields(),
+               "flash_hot_multiple": config.hot_multiple, "startup_s": startup, "timeline": timeline,
+               "warm_ops_per_s": warm_ops, "share": RESTART_SHARE, "time_to_share_s": reached,
+               "followed_s": timeline[-1][0] if timeline else None,
+               "ops_per_s_first_30s": ycsb_output.mean_until(timeline, 30), "kill_after_s": delay,
+               "entries_at_kill": entries, "recovered_entries": recovered,
+               "recovered_share": recovered / entries if entries and recovered is not None else None}
+        self.record(row)
+        text = f"{config.label} ({case.describe()}) after a {kind} restart: CQL after {startup} s"
+        if recovered is not None:
+            text += f", {recovered:,} chunks recovered" + (f" of {entries:,} at the kill" if entries else "")
+        if warm_ops:
+            text += (f"; {RESTART_SHARE:.0%} of warm ({warm_ops:,.0f} ops/s) "
+                     + (f"after {reached:.0f} s" if reached is not None else f"not reached in {row['followed_s']} s"))
+        log(text)
 
 
-def restore_dataset(args, node, keyspaces):
-    """The paper starts each run from the one pre-populated SSTable: undo the updates, flushes and compactions
-    of earlier runs, and drop the commit log, hints and saved key cache they left (the node is stopped cleanly,
-    so its memtables were flushed)."""
-    for keyspace in keyspaces:
-        live = os.path.join(node.dir, "data", keyspace)
-        shutil.rmtree(live, ignore_errors=True)
-        run(["cp", "-al", pristine_dir(args, keyspace), live])
-    for sub in ("commitlog", "hints", "saved_caches"):
-        shutil.rmtree(os.path.join(node.dir, sub), ignore_errors=True)
-        os.makedirs(os.path.join(node.dir, sub), exist_ok=True)
+# ---------------------------------------------------------------- command line
 
-
-def hot_set_bytes(args):
-    """Chunk bytes the hot records touch: a record of R bytes spans 1 + (R - 1) / C chunks of C bytes on average."""
-    record = 10 * args.field_length
-    chunk = CHUNK_KB << 10
-    return int(HOT_DATA_FRACTION * args.records * chunk * (1 + (record - 1) / chunk))
-
-
-def configurations(args):
-    m = args.memory
-    table = {
-        "base-c-M": ("baseline, compressed, M", "ycsb", m, None),
-        "base-c-2M": ("baseline, compressed, 2M", "ycsb", 2 * m, None),
-        "base-u-M": ("baseline, uncompressed, M", "ycsb_raw", m, None),
-        "flash-1x": ("flash cache 1x hot set, M", "ycsb", m, 1),
-        "flash-2x": ("flash cache 2x hot set, M", "ycsb", m, 2),
-        "flash-4x": ("flash cache 4x hot set, M", "ycsb", m, 4),
-        # Not in the default sweep: hits read flash in Cassandra's thread (read_in_caller_thread: true).
-        "flash-4x-sync": ("flash cache 4x hot set, caller-thread reads, M", "ycsb", m, 4),
-        # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb
-        # (the run's --read-ahead-kb is restored for the next configuration).
-        "base-c-M-ra": ("baseline, compressed, M, machine readahead", "ycsb", m, None),
-    }
-    unknown = [c for c in args.configs if c not in table]
-    if unknown:
-        raise SystemExit(f"bench-ycsb: unknown configuration(s) {unknown}; known: {list(table)}")
-    return [(name, *table[name]) for name in args.configs]
-
-
-def flash_yaml(device, capacity, caller_thread_reads=False):
-    # strict: a flash configuration whose cache cannot start must not be measured as one.
-    return (f"chunk_cache_class: {CACHE_CLASS}\nflash_chunk_cache:\n  strict: true\n  devices:\n    - path: {device}\n"
-            f"      capacity: {capacity}\n" + ("  read_in_caller_thread: true\n" if caller_thread_reads else ""))
-
-
-def measure_configuration(args, node, disk, name, label, keyspace, memory, hot_multiple, workload, out, rnd=0):
-    device = os.path.join(args.work, "flash.img")
-    if os.path.exists(device):
-        os.remove(device)
-    if hot_multiple:
-        # The index gets 90% of the device (the reserve); checkpoint areas take a little more.
-        capacity = (int(hot_multiple * hot_set_bytes(args) / 0.9) + (64 << 20)) // 4096 * 4096
-        with open(device, "wb") as f:
-            f.truncate(capacity)
-        node.configure(flash_yaml(device, capacity, name.endswith("-sync")))
-    else:
-        node.configure(None)
-    restore_dataset(args, node, [keyspace])
-    drop_page_cache()
-    # Linux copies read_ahead_kb into each file when it is opened: set before the node opens its SSTables.
-    with ReadAhead(disk, args.machine_read_ahead_kb if name.endswith("-ra") else None):
-        node.start(args.heap, memory)
-        measure_started_node(args, node, disk, name, label, keyspace, memory, hot_multiple, workload, out, rnd)
-
-
-def measure_started_node(args, node, disk, name, label, keyspace, memory, hot_multiple, workload, out, rnd):
-    try:
-        pid = node.pid()
-        log(f"{label} ({workload}): warming up {args.warmup} s")
-        ycsb_clients(args, node, "run", workload, keyspace, args.warmup, None, args.clients, args.threads)
-        for target in args.targets:
-            cpu0, disk0, (req0, miss0, capacity) = cpu_seconds(pid), disk_read_bytes(disk), node.chunk_cache()
-            started = time.time()
-            profiled = args.profile and target == args.targets[-1]
-            suffix = f"-round{rnd + 1}" if args.repeat > 1 else ""
-            # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
-            with (Profile(profiler_library(args), pid, os.path.join(out, f"profile-{workload}-{name}{suffix}"), rnd == 0)
-                  if profiled else contextlib.nullcontext()):
-                texts = ycsb_clients(args, node, "run", workload, keyspace, args.measure, target,
-                                     args.clients, args.threads, extra=STATUS_OPTIONS, raw=True)
-            elapsed = time.time() - started
-            cpu1, disk1, (req1, miss1, _) = cpu_seconds(pid), disk_read_bytes(disk), node.chunk_cache()
-            result = combine([parse_ycsb(t) for t in texts])
-            result.update(settled(texts))
-            requests = req1 - req0
-            result.update({
-                "config": name, "label": label, "workload": workload, "target": target or 0, "round": rnd,
-                "memory_bytes": memory, "flash_hot_multiple": hot_multiple or 0, "chunk_cache_capacity": capacity,
-                "seconds": round(elapsed, 1), "cassandra_cpu": (cpu1 - cpu0) / elapsed,
-                "read_ahead_kb": ReadAhead(disk, None).current(),
-                "disk_read_mb_s": (disk1 - disk0) / elapsed / 1e6,
-                "chunk_cache_hit_ratio": (requests - (miss1 - miss0)) / requests if requests else None,
-            })
-            rss, page_cache = cgroup_memory()
-            result["rss_mib"] = rss and round(rss / 2**20)
-            result["page_cache_mib"] = page_cache and round(page_cache / 2**20)
-            ops = result["ops_per_s"]
-            result["cpu_ms_per_op"] = result["cassandra_cpu"] * 1000 / ops if ops else None
-            with open(os.path.join(out, "raw.jsonl"), "a") as f:
-                f.write(json.dumps(result) + "\n")
-            hit = result["chunk_cache_hit_ratio"]
-            log(f"{label}, target {target or 'max'}: {ops:,.0f} ops/s, read avg "
-                f"{result.get('read_avg_ms', 0):.2f} ms p99 {result.get('read_p99_ms', 0):.1f} ms, Cassandra CPU "
-                f"{result['cassandra_cpu'] * 100:.0f}%, disk {result['disk_read_mb_s']:.0f} MB/s, chunk cache hits "
-                f"{'n/a' if hit is None else f'{hit:.2f}'}, RSS {result['rss_mib']} MiB, page cache {result['page_cache_mib']} MiB")
-        if args.restart_seconds:
-            measure_restart(args, node, name, label, keyspace, memory, hot_multiple, workload, out, rnd)
-    finally:
-        node.stop()
-
-
-STATUS_OPTIONS = ("-s", "-p", "status.interval=5")
-STATUS_LINE = re.compile(r" (\d+) sec: \d+ operations; ([\d.]+) current ops/sec")
-# YCSB's status line ends with each operation's histogram over the last interval (latencies in us).
-INTERVAL_READS = re.compile(r"\[READ: Count=(\d+), Max=\d+, Min=\d+, Avg=([\d.]+)")
-# Each measurement starts new client JVMs; their first seconds run the driver's code cold.
-CLIENT_SETTLE_S = 10
-
-
-def status_intervals(texts):
-    """[(seconds, ops/s, reads, read avg ms)] per status interval, summed over the clients' texts (each
-    client reports every 5 s from its own start; their windows line up to within a second)."""
-    sums = {}
-    for text in texts:
-        for line in text.splitlines():
-            m = STATUS_LINE.search(line)
-            if not m:
-                continue
-            reads = INTERVAL_READS.search(line)
-            count, avg_us = (int(reads.group(1)), float(reads.group(2))) if reads else (0, 0.0)
-            ops, total_reads, latency_us = sums.get(int(m.group(1)), (0.0, 0, 0.0))
-            sums[int(m.group(1))] = (ops + float(m.group(2)), total_reads + count, latency_us + count * avg_us)
-    return [(t, ops, count, latency_us / count / 1000 if count else None)
-            for t, (ops, count, latency_us) in sorted(sums.items())]
-
-
-def settled(texts):
-    """Throughput and average read latency without the clients' first CLIENT_SETTLE_S seconds, and the timeline."""
-    intervals = status_intervals(texts)
-    later = [(ops, count, avg) for t, ops, count, avg in intervals if t > CLIENT_SETTLE_S]
-    reads = sum(count for _, count, _ in later)
-    return {"timeline": [[t, round(ops, 1), avg and round(avg, 3)] for t, ops, _, avg in intervals],
-            "ops_per_s_settled": statistics.mean(ops for ops, _, _ in later) if later else None,
-            "read_avg_ms_settled": sum(count * avg for _, count, avg in later if count) / reads if reads else None}
-
-
-def measure_restart(args, node, name, label, keyspace, memory, hot_multiple, workload, out, rnd):
-    """Throughput over time right after a clean restart with the page cache dropped: how warm each cache stays."""
-    node.stop()
-    drop_page_cache()
-    node.start(args.heap, memory)
-    log(f"{label} ({workload}): after a restart, {args.restart_seconds} s")
-    texts = ycsb_clients(args, node, "run", workload, keyspace, args.restart_seconds, None, args.clients, args.threads,
-                         extra=STATUS_OPTIONS, raw=True)
-    timeline = {t: ops for t, ops, _, _ in status_intervals(texts)}
-    overall = combine([parse_ycsb(t) for t in texts])
-    row = {"phase": "restart", "config": name, "label": label, "workload": workload, "round": rnd,
-           "seconds": args.restart_seconds,
-           "ops_per_s": overall["ops_per_s"], "read_avg_ms": overall.get("read_avg_ms"),
-           "timeline": sorted((t, ops) for t, ops in timeline.items() if t <= args.restart_seconds), "flash_hot_multiple": hot_multiple or 0}
-    with open(os.path.join(out, "raw.jsonl"), "a") as f:
-        f.write(json.dumps(row) + "\n")
-    log(f"{label} after a restart: {overall['ops_per_s']:,.0f} ops/s over the first {args.restart_seconds} s")
+def parse_caps(iops, mbps):
+    """[None] for the same-disk regime; else one Cap per comma-separated value (0: the volume uncapped)."""
+    if iops in (None, "off"):
+        if mbps:
+            raise SystemExit("bench-ycsb: --storage-mbps needs --storage-iops")
+        return [None]
+    values = [capped_storage.default_cap().iops if v == "default" else int(v) for v in iops.split(",")]
+    if any(v < 0 for v in values):
+        raise SystemExit(f"bench-ycsb: --storage-iops must be 0 (uncapped) or positive, got {iops}")
+    if not mbps:
+        return [Cap.scaled(v) for v in values]
+    rates = [float(v) for v in mbps.split(",")]
+    if len(rates) != len(values) or any(r <= 0 for r, v in zip(rates, values) if v):
+        raise SystemExit(f"bench-ycsb: --storage-mbps needs one positive MiB/s per --storage-iops value, got {mbps}")
+    return [Cap(v, r if v else 0) for v, r in zip(values, rates)]
 
 
 def parse_args(argv):
@@ -531,10 +755,26 @@ def parse_args(argv):
     p.add_argument("--measure", type=int, default=30)
     p.add_argument("--workloads", default="paper-read100,paper-read80-update20")
     p.add_argument("--configs", default="base-c-M,base-c-2M,base-u-M,flash-1x,flash-2x,flash-4x")
+    p.add_argument("--tables", default="lz4", help=f"compressions of the YCSB table, each measured: {', '.join(TABLES)}")
+    p.add_argument("--storage-iops", default=None,
+                   help="the capped regime: data on a loop device capped at these IOPS, one after the other "
+                        "(e.g. 0,4000,2000,1000,500; 0 = uncapped; 'default' = a cloud volume's baseline scaled to "
+                        "this machine's cores, see capped_storage.py); absent or 'off': the same-disk regime")
+    p.add_argument("--storage-mbps", default=None,
+                   help="the bandwidth caps in MiB/s, one per --storage-iops value (default: scaled like a cloud "
+                        "volume's, 125 MiB/s per 3,000 IOPS)")
+    p.add_argument("--storage-size", type=parse_size, default=parse_size("64G"),
+                   help="the capped volume's sparse image (only written blocks take space)")
     p.add_argument("--read-ahead-kb", default="16",
                    help="the data disk's read_ahead_kb during the run ('machine' leaves it); restored after")
-    p.add_argument("--restart-seconds", type=int, default=40,
-                   help="after measuring, restart (page cache dropped) and record throughput over this long; 0: skip")
+    p.add_argument("--restarts", default="clean,kill",
+                   help="after measuring: 'clean' (SIGTERM), 'kill' (SIGKILL at a random moment under load); "
+                        "'kill-cold': also a SIGKILL while the cold cache fills, before the warm-up; 'none'")
+    p.add_argument("--restart-seconds", type=int, default=180,
+                   help="follow YCSB after each restart for at most this long; 0: no restarts")
+    p.add_argument("--restart-hold", type=int, default=15,
+                   help=f"stop following once {RESTART_SHARE:.0%} of the warm throughput has been reached this long ago")
+    p.add_argument("--seed", type=int, default=1, help="of the random kill moments")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
     p.add_argument("--repeat", type=int, default=1,
                    help="run every configuration this many times, in rounds (A B A B ...: drift hits all alike); "
@@ -547,7 +787,17 @@ def parse_args(argv):
         p.error(f"--repeat must be at least 1, got {args.repeat}")
     args.targets = [int(t) for t in args.targets.split(",")]
     args.workloads = args.workloads.split(",")
-    args.configs = args.configs.split(",")
+    unknown = [c for c in args.configs.split(",") if c not in CONFIGS]
+    if unknown:
+        p.error(f"unknown configuration(s) {unknown}; known: {list(CONFIGS)}")
+    args.configs = [CONFIGS[c] for c in args.configs.split(",")]
+    args.tables = args.tables.split(",")
+    if any(t not in TABLES for t in args.tables):
+        p.error(f"--tables: unknown table in {args.tables}; known: {list(TABLES)}")
+    args.restarts = [] if args.restarts == "none" else args.restarts.split(",")
+    if any(k not in ("clean", "kill", "kill-cold") for k in args.restarts):
+        p.error(f"--restarts: clean, kill, kill-cold or none, got {','.join(args.restarts)}")
+    args.caps = parse_caps(args.storage_iops, args.storage_mbps)
     args.read_ahead_kb = None if args.read_ahead_kb == "machine" else int(args.read_ahead_kb)
     # The node runs in its own directory: a relative flash device path in its yaml would point elsewhere.
     args.work = os.path.abspath(args.work)
@@ -557,99 +807,90 @@ def parse_args(argv):
 def main(argv):
     args = parse_args(argv)
     if os.geteuid() != 0:
-        raise SystemExit("bench-ycsb: needs root (cgroup memory limits, dropping the page cache, read_ahead_kb)")
+        raise SystemExit("bench-ycsb: needs root (cgroups, loop devices, dropping the page cache, read_ahead_kb)")
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
-    configs = configurations(args)
-    node = Node(os.path.join(args.work, "node"))
-    stamp = os.path.join(args.work, "dataset.json")
-    keyspaces = sorted({keyspace for _, _, keyspace, _, _ in configs})
-    node.init()
-    disk = disk_of(node.dir)
-    with ReadAhead(disk, args.read_ahead_kb) as read_ahead:
-        args.machine_read_ahead_kb = int(read_ahead.saved)
-        loaded = json.load(open(stamp)) if args.reuse_data and os.path.exists(stamp) else {}
-        if loaded.get("records") == args.records and loaded.get("field_length") == args.field_length:
-            reused = [k for k in loaded.get("keyspaces", []) if os.path.isdir(pristine_dir(args, k))]
+    capped = args.caps != [None]
+    tables = sorted({c.table or t for c in args.configs for t in args.tables})
+    with contextlib.ExitStack() as stack:
+        io_group = None
+        if capped:
+            volume = stack.enter_context(capped_storage.LoopVolume(
+                os.path.join(args.work, "storage.img"), os.path.join(args.work, "storage"), args.storage_size))
+            io_group = stack.enter_context(capped_storage.IoCapGroup(BLKIO_CGROUP, volume.majmin))
+            root = volume.mountpoint
         else:
-            reused = []
-        missing = [k for k in keyspaces if k not in reused]
-        if reused:
-            log(f"reusing the loaded data of an earlier run: {', '.join(reused)}")
-        if not reused:
-            for sub in ("data", "commitlog", "hints", "saved_caches"):
-                shutil.rmtree(os.path.join(node.dir, sub), ignore_errors=True)
-            shutil.rmtree(os.path.join(args.work, "pristine"), ignore_errors=True)
-        if missing:
-            if os.path.exists(stamp):
-                os.remove(stamp)
-            restore_dataset(args, node, reused)
-            load_dataset(args, node, missing)
-            for keyspace in missing:
-                keep_pristine(args, node, keyspace)
-            json.dump({"records": args.records, "field_length": args.field_length, "keyspaces": reused + missing},
-                      open(stamp, "w"))
-        meta = {"records": args.records, "field_length": args.field_length, "heap": args.heap,
-                "memory_bytes": args.memory, "hot_set_bytes": hot_set_bytes(args), "targets": args.targets,
-                "clients": args.clients, "threads": args.threads, "warmup_s": args.warmup,
-                "measure_s": args.measure, "disk": disk, "read_ahead_kb": read_ahead.current(),
-                "machine_read_ahead_kb": int(read_ahead.saved),
-                "chunk_kb": CHUNK_KB, "configs": args.configs, "workloads": args.workloads, "rounds": args.repeat}
-        json.dump(meta, open(os.path.join(args.out, "setup.json"), "w"), indent=1)
-        log(f"hot set {hot_set_bytes(args) / 2**20:.0f} MiB of chunks; M = {args.memory / 2**20:.0f} MiB; "
-            f"{disk} read_ahead_kb {read_ahead.current()}")
-        for rnd in range(args.repeat):
-            if args.repeat > 1:
-                log(f"round {rnd + 1} of {args.repeat}")
-            measure_round(args, node, disk, configs, rnd)
+            root = args.work
+        node = Node(os.path.join(root, "node"), io_group and io_group.name)
+        dataset = Dataset(args, root)
+        node.init()
+        data_disk, root_disk = disk_of(node.dir), disk_of(args.work)
+        with ReadAhead(data_disk, args.read_ahead_kb) as read_ahead:
+            args.machine_read_ahead_kb = int(read_ahead.saved)
+            dataset.prepare(node, tables)
+            probes = {}
+            for cap in args.caps:
+                if cap and cap.iops:
+                    # The cap must hold the baseline's buffered reads too (page-cache misses, read-ahead).
+                    io_group.set(cap)
+                    probes[cap.iops] = capped_storage.probe(io_group, dataset.largest_data_file(tables[0]))
+                    log(f"cap {cap.label()}: random 4 KiB buffered reads from inside the group ran at "
+                        f"{probes[cap.iops]:,.0f}/s")
+                    if probes[cap.iops] > 1.2 * cap.iops:
+                        raise SystemExit(f"bench-ycsb: the cap of {cap.iops} IOPS does not hold buffered reads "
+                                         f"({probes[cap.iops]:,.0f}/s)")
+            meta = {"records": args.records, "field_length": args.field_length, "heap": args.heap,
+                    "memory_bytes": args.memory, "hot_set_bytes": hot_set_bytes(args), "targets": args.targets,
+                    "clients": args.clients, "threads": args.threads, "warmup_s": args.warmup,
+                    "measure_s": args.measure, "data_disk": data_disk, "root_disk": root_disk,
+                    "disk": data_disk, "read_ahead_kb": read_ahead.current(),
+                    "machine_read_ahead_kb": int(read_ahead.saved), "chunk_kb": CHUNK_KB,
+                    "configs": [c.name for c in args.configs], "labels": {c.name: c.label for c in args.configs},
+                    "workloads": args.workloads, "rounds": args.repeat,
+                    "tables": {t: TABLES[t].description for t in args.tables},
+                    "caps": [None if c is None else [c.iops, c.mib_s] for c in args.caps],
+                    "cap_probe_reads_per_s": probes, "restarts": args.restarts,
+                    "restart_seconds": args.restart_seconds, "restart_share": RESTART_SHARE}
+            json.dump(meta, open(os.path.join(args.out, "setup.json"), "w"), indent=1)
+            log(f"hot set {hot_set_bytes(args) / 2**20:.0f} MiB of chunks; M = {args.memory / 2**20:.0f} MiB; "
+                f"data on {data_disk} (read_ahead_kb {read_ahead.current()}), flash file on {root_disk}")
+            bench = Bench(args, node, dataset, data_disk, root_disk, io_group)
+            for rnd in range(args.repeat):
+                if args.repeat > 1:
+                    log(f"round {rnd + 1} of {args.repeat}")
+                bench.measure_round(rnd)
+            node.stop()
     log("done")
 
 
-def measure_round(args, node, disk, configs, rnd):
-    for workload in args.workloads:
-        for name, label, keyspace, memory, multiple in configs:
-            try:
-                measure_configuration(args, node, disk, name, label, keyspace, memory, multiple, workload,
-                                      args.out, rnd)
-            except (RuntimeError, OSError) as e:
-                # One configuration failing (e.g. the node killed by the cgroup's OOM killer) is a result too.
-                reason = oom_reason(node) or str(e).splitlines()[0]
-                log(f"{label} ({workload}) FAILED: {reason}")
-                with open(os.path.join(args.out, "raw.jsonl"), "a") as f:
-                    f.write(json.dumps({"config": name, "label": label, "workload": workload, "round": rnd,
-                                        "error": reason}) + "\n")
-                node.stop()
-
-
 def self_test():
-    """Checks the parsing of YCSB's output on two clients' synthetic status lines and summaries, and that
-    a flash configuration is one the node cannot silently run without."""
+    """Checks the command line's regimes and that a flash configuration is one the node cannot silently
+    run without (the YCSB output parsing has its own self-test, ycsb_output.py)."""
     import benchlib
     failures = []
     check = benchlib.checker(failures)
-
-    def status(t, ops, reads, avg_us):
-        return (f"2026-11-22 11:40:{t:02d}:123 {t} sec: {t * 100} operations; {ops} current ops/sec; est completion "
-                f"in 1 day [READ: Count={reads}, Max=90000, Min=1000, Avg={avg_us}, 90=1, 99=2, 99.9=3, 99.99=4]")
-    client = "\n".join([status(5, 400.0, 2000, 9000.5), status(10, 800.0, 4000, 4000),
-                        status(15, 1000.0, 5000, 3000), status(20, 1000.0, 5000, 5000),
-                        "[OVERALL], Throughput(ops/sec), 800.0", "[READ], Operations, 16000",
-                        "[READ], AverageLatency(us), 4500.0", "[READ], 99thPercentileLatency(us), 20000"])
-    intervals = status_intervals([client, client])
-    check("intervals", len(intervals), 4)
-    check("ops/s add over the clients", intervals[0][1], 800.0)
-    check("reads add over the clients", intervals[0][2], 4000)
-    check("interval read avg in ms", intervals[0][3], 9.0005)
-    later = settled([client, client])
-    check("settled throughput: after 10 s", later["ops_per_s_settled"], 2000.0)
-    check("settled read avg: weighted by reads", later["read_avg_ms_settled"], 4.0)
-    check("nothing settled in a short run", settled([status(5, 1.0, 1, 1)])["read_avg_ms_settled"], None)
-    overall = combine([parse_ycsb(client), parse_ycsb(client)])
-    check("throughput adds", overall["ops_per_s"], 1600.0)
-    check("read avg from the summary", overall["read_avg_ms"], 4.5)
     work = parse_args(["--out", "unused", "--work", "relative/work"]).work
     check("--work made absolute (the node's yaml names the device by it)", work, os.path.join(os.getcwd(), "relative/work"))
     check("flash configuration is strict", "\n  strict: true\n" in flash_yaml("/flash.img", 1 << 30), True)
+    check("extra flash settings go in the block",
+          flash_yaml("/f", 4096, ("read_in_caller_thread: true",)).endswith("\n  read_in_caller_thread: true\n"), True)
+    check("same-disk regime by default", parse_args(["--out", "x"]).caps, [None])
+    check("a sweep with scaled bandwidth", parse_args(["--out", "x", "--storage-iops", "0,3000"]).caps,
+          [Cap(0, 0), Cap(3000, 125)])
+    check("explicit bandwidth", parse_args(["--out", "x", "--storage-iops", "500", "--storage-mbps", "20"]).caps,
+          [Cap(500, 20)])
+    check("default cap", parse_args(["--out", "x", "--storage-iops", "default"]).caps, [capped_storage.default_cap()])
+    check("restarts by default", parse_args(["--out", "x"]).restarts, ["clean", "kill"])
+    check("no restarts", parse_args(["--out", "x", "--restarts", "none"]).restarts, [])
+    check("uncompressed baseline has its own table", CONFIGS["base-u-M"].table, "raw")
+    for bad in (["--storage-iops", "500", "--storage-mbps", "1,2"], ["--storage-mbps", "20"],
+                ["--configs", "flash-9x"], ["--tables", "snappy"], ["--restarts", "reboot"]):
+        try:
+            with contextlib.redirect_stderr(open(os.devnull, "w")):
+                parse_args(["--out", "x", *bad])
+            failures.append(f"{bad} was accepted")
+        except SystemExit:
+            pass
     return benchlib.finish_self_test(failures)
 
 

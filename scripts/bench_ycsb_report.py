@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Table, target checks and plots from scripts/bench-ycsb.sh results: python3 bench_ycsb_report.py DIR.
+"""Tables, target checks and plots from scripts/bench-ycsb.sh results: python3 bench_ycsb_report.py DIR.
 
-DIR holds setup.json and raw.jsonl (one line per configuration, workload and target). Writes
-DIR/table.md and DIR/ycsb-<workload>.png (the paper's Figures 4-7: throughput, read latency, CPU and
-disk bandwidth against the target throughput), and prints the table.
+DIR holds setup.json and raw.jsonl (a line per configuration, case and target; restart lines with
+phase "restart"). A case is a table (its compression) and the data device's cap (none: the same disk
+as the flash file). Writes DIR/table.md and the plots, and prints the table:
+- ycsb-<workload>[-<case>].png: throughput, latency, CPU and disk reads against the target rate;
+- ycsb-sweep-<workload>-<table>.png: the same at the highest rate against the cap, when several caps ran;
+- ycsb-restart-<workload>-<case>.png: throughput from the moment a restarted node answered CQL.
 """
 import itertools
 import json
@@ -17,14 +20,36 @@ import benchlib
 log = benchlib.logger("bench_ycsb_report")
 fmt = benchlib.fmt
 
+# The issue's targets (docs/ycsb-benchmark.md): flash at M against the baselines, per case.
+THROUGHPUT_VS_M = 3.0
+LATENCY_VS_M = 0.5
+ZSTD_CPU_VS_M = 0.8
+TARGET_MET_SHARE = 0.95  # a target rate counts as met at 95% of it
+
+
+def num(value, digits):
+    """A number with thousands separators, or n/a."""
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
 
 def target_name(target):
     return "max" if target == 0 else f"{target:,}"
 
 
+def target_order(target):
+    return 10**12 if target == 0 else target
+
+
+def with_defaults(row):
+    """Rows of runs before tables and caps existed: LZ4 on the same disk."""
+    return {"table": "lz4", "cap_iops": None, "cap_mib_s": None, **row}
+
+
 def load(out):
     setup = json.load(open(os.path.join(out, "setup.json")))
-    rows = [json.loads(line) for line in open(os.path.join(out, "raw.jsonl")) if line.strip()]
+    setup.setdefault("tables", {"lz4": "LZ4, 64 KiB chunks"})
+    setup.setdefault("caps", [None])
+    rows = [with_defaults(json.loads(line)) for line in open(os.path.join(out, "raw.jsonl")) if line.strip()]
     return setup, [r for r in rows if "error" not in r], [r for r in rows if "error" in r]
 
 
@@ -36,31 +61,55 @@ def restarts(rows):
     return [r for r in rows if r.get("phase") == "restart"]
 
 
-def restart_table(rows):
-    lines = ["After a clean restart with the page cache dropped (throughput from the first second on):", "",
-             "| configuration | workload | seconds | ops/s | read avg ms | ops/s in the first 10 s |",
-             "|---|---|---:|---:|---:|---:|"]
-    for r in restarts(rows):
-        first = [ops for t, ops in r["timeline"] if t <= 10]
-        lines.append(f'| {r["label"]} | {r["workload"]} | {r["seconds"]} | {r["ops_per_s"]:,.0f} '
-                     f'| {fmt(r.get("read_avg_ms"), 2)} | {fmt(sum(first) / len(first) if first else None, 0)} |')
-    return lines
+def cases(setup, rows):
+    """(table, cap iops) pairs that have rows, in the order of the run."""
+    caps = [None if c is None else c[0] for c in setup["caps"]]
+    present = {(r["table"], r["cap_iops"]) for r in rows}
+    return [(t, c) for t in setup["tables"] for c in caps if (t, c) in present]
+
+
+def cap_label(setup, cap_iops):
+    if cap_iops is None:
+        return "same disk as the flash file"
+    if cap_iops == 0:
+        return "data on a device of its own, uncapped"
+    mib_s = next(c[1] for c in setup["caps"] if c and c[0] == cap_iops)
+    return f"data capped at {cap_iops:,} IOPS and {mib_s:g} MiB/s"
+
+
+def case_label(setup, table, cap_iops):
+    return f"{setup['tables'].get(table, table)}; {cap_label(setup, cap_iops)}"
+
+
+def case_slug(table, cap_iops):
+    return f"{table}-" + ("same-disk" if cap_iops is None else f"cap{cap_iops}")
+
+
+def label_of(setup, rows, config):
+    return setup.get("labels", {}).get(config) or next((r["label"] for r in rows if r["config"] == config), config)
 
 
 # Numbers of a measurement that several rounds (bench_ycsb.py --repeat) reduce to a median and a range.
 MEASURED = ("ops_per_s", "ops_per_s_settled", "read_avg_ms", "read_avg_ms_settled", "read_p99_ms", "update_avg_ms",
-            "update_p99_ms", "cassandra_cpu", "cpu_ms_per_op", "disk_read_mb_s", "chunk_cache_hit_ratio", "rss_mib",
-            "page_cache_mib", "read_failed", "update_failed")
+            "update_p99_ms", "cassandra_cpu", "cpu_ms_per_op", "disk_read_mb_s", "data_read_mb_s", "data_read_iops",
+            "flash_disk_read_mb_s", "cap_read_iops", "cap_read_mb_s", "cap_write_iops", "chunk_cache_hit_ratio",
+            "rss_mib", "page_cache_mib", "read_failed", "update_failed")
+
+
+def group_key(r):
+    return r["table"], r["cap_iops"], r["workload"], r["config"], r["target"]
 
 
 def aggregate(rows):
-    """One row per workload, configuration and target: the median of its rounds, with "<field>_range" = (min, max)."""
+    """One row per case, workload, configuration and target: the median of its rounds, with
+    "<field>_range" = (min, max) when there were several."""
     groups = {}
     for r in rows:
-        groups.setdefault((r["workload"], r["config"], r["target"]), []).append(r)
+        groups.setdefault(group_key(r), []).append(r)
     merged = []
     for group in groups.values():
         row = dict(group[0])
+        row["rounds"] = len(group)
         if len(group) > 1:
             for field in MEASURED:
                 values = [g[field] for g in group if g.get(field) is not None]
@@ -71,38 +120,104 @@ def aggregate(rows):
     return merged
 
 
+def rounds_of(rows, table, cap, workload, target):
+    """{round: {config: row}}"""
+    per_round = {}
+    for r in rows:
+        if (r["table"], r["cap_iops"], r["workload"], r["target"]) == (table, cap, workload, target):
+            per_round.setdefault(r.get("round", 0), {})[r["config"]] = r
+    return per_round
+
+
+def paired(rows, table, cap, workload, target, config, reference, field):
+    """The ratios config/reference of a field, round by round (each from two runs minutes apart)."""
+    ratios = []
+    for _, p in sorted(rounds_of(rows, table, cap, workload, target).items()):
+        if config in p and reference in p and p[config].get(field) is not None and p[reference].get(field):
+            ratios.append(p[config][field] / p[reference][field])
+    return ratios
+
+
+def ratio_text(ratios):
+    """'1.20x, 0.90x (median 1.05x)'; one ratio alone without the median."""
+    if not ratios:
+        return "n/a"
+    if len(ratios) == 1:
+        return f"{ratios[0]:.2f}x"
+    return f"{', '.join(f'{x:.2f}x' for x in ratios)} (median {statistics.median(ratios):.2f}x)"
+
+
+def references(setup):
+    return [c for c in ("base-c-M", "base-c-2M") if c in setup["configs"]] or setup["configs"][:1]
+
+
 def paired_ratios(setup, rows):
     """Every configuration against the baseline at M (else the first one), and the flash caches against
-    the baseline at 2M, at every target, round by round: each ratio comes from two runs minutes apart."""
-    references = [c for c in ("base-c-M", "base-c-2M") if c in setup["configs"]] or setup["configs"][:1]
+    the baseline at 2M, at every target, round by round."""
     lines = []
-    for workload, target, reference in itertools.product(setup["workloads"], setup["targets"], references):
-        per_round = {}
-        for r in rows:
-            if r["workload"] == workload and r["target"] == target:
-                per_round.setdefault(r.get("round", 0), {})[r["config"]] = r
+    for (table, cap), workload, target, reference in itertools.product(
+            cases(setup, rows), setup["workloads"], setup["targets"], references(setup)):
         for config in setup["configs"]:
-            if reference == "base-c-2M" and not config.startswith("flash"):
+            if config == reference or (reference == "base-c-2M" and not config.startswith("flash")):
                 continue
-            pairs = [(p[config], p[reference]) for _, p in sorted(per_round.items())
-                     if config != reference and config in p and reference in p]
-            if len(pairs) < 2:
+            if len(paired(rows, table, cap, workload, target, config, reference, "ops_per_s")) < 2:
                 continue
-            parts = [f"{what} {ratio_list([f.get(field) for f, _ in pairs], [b.get(field) for _, b in pairs])}"
+            parts = [f"{what} {ratio_text(paired(rows, table, cap, workload, target, config, reference, field))}"
                      for what, field in (("throughput", "ops_per_s"), ("read avg", "read_avg_ms"),
                                          ("read avg after 10 s", "read_avg_ms_settled"),
                                          ("CPU per op", "cpu_ms_per_op"))]
-            lines.append(f"- {workload}, {config} / {reference}, target {target_name(target)}, per round: "
-                         + "; ".join(p for p in parts if not p.endswith(" n/a")))
+            lines.append(f"- {workload}, {case_slug(table, cap)}, {config} / {reference}, target {target_name(target)}, "
+                         "per round: " + "; ".join(p for p in parts if not p.endswith(" n/a")))
     return lines
 
 
-def ratio_list(values, references):
-    """'1.20x, 0.90x (median 1.05x)' over the rounds where both sides have the value."""
-    ratios = [v / r for v, r in zip(values, references) if v is not None and r]
-    if not ratios:
-        return "n/a"
-    return f"{', '.join(f'{x:.2f}x' for x in ratios)} (median {statistics.median(ratios):.2f}x)"
+def median_ratio(rows, table, cap, workload, target, config, reference, field):
+    ratios = paired(rows, table, cap, workload, target, config, reference, field)
+    return (statistics.median(ratios), ratios) if ratios else (None, [])
+
+
+def verdict(ratio, limit, at_least):
+    if ratio is None:
+        return None
+    return "met" if (ratio >= limit if at_least else ratio <= limit) else "NOT met"
+
+
+def target_checks(setup, rows):
+    """The issue's targets for the flash cache at M (flash-4x), per case, on medians of paired rounds."""
+    lines = []
+    flash = "flash-4x"
+    top = max(setup["targets"], key=target_order)
+    for (table, cap), workload in itertools.product(cases(setup, rows), setup["workloads"]):
+        where = f"{workload}, {case_slug(table, cap)}"
+        checks = []
+
+        def add(what, config, reference, field, limit, at_least, target=top):
+            ratio, ratios = median_ratio(rows, table, cap, workload, target, config, reference, field)
+            result = verdict(ratio, limit, at_least)
+            if result:
+                checks.append(f"  - {what}: {ratio:.2f}x ({'>=' if at_least else '<='} {limit:g}x): {result}"
+                              + (f" [rounds: {', '.join(f'{x:.2f}x' for x in ratios)}]" if len(ratios) > 1 else ""))
+        if table.startswith("zstd") and cap is None:
+            add(f"CPU per op against the baseline at M, target {target_name(top)}", flash, "base-c-M",
+                "cpu_ms_per_op", ZSTD_CPU_VS_M, False)
+        if cap is not None:
+            add(f"throughput against the baseline at M, target {target_name(top)}", flash, "base-c-M", "ops_per_s",
+                THROUGHPUT_VS_M, True)
+            add(f"throughput against the baseline at 2M, target {target_name(top)}", flash, "base-c-2M", "ops_per_s",
+                1.0, True)
+            for target in sorted(setup["targets"], key=target_order):
+                baseline = [p["base-c-M"] for p in rounds_of(rows, table, cap, workload, target).values()
+                            if "base-c-M" in p]
+                meets = target == 0 or (baseline and statistics.median(b["ops_per_s"] for b in baseline)
+                                        >= TARGET_MET_SHARE * target)
+                if meets:
+                    add(f"read latency (avg) against the baseline at M, target {target_name(target)}", flash,
+                        "base-c-M", "read_avg_ms", LATENCY_VS_M, False, target)
+            add(f"CPU per op against the baseline at 2M, target {target_name(top)}", flash, "base-c-2M",
+                "cpu_ms_per_op", 1.0, False)
+        if checks:
+            lines += [f"- {where}, {flash} at M:"] + checks
+    return lines
 
 
 def spread(row, field, digits):
@@ -117,83 +232,96 @@ def spread(row, field, digits):
     return text
 
 
-def by_key(rows):
-    return {(r["workload"], r["config"], r["target"]): r for r in rows}
-
-
-def comparisons(setup, rows):
-    """The issue's two targets, checked at every target rate measured for both sides."""
-    index = by_key(rows)
-    lines = []
-    for workload in setup["workloads"]:
-        for flash in ("flash-1x", "flash-2x", "flash-4x", "flash-4x-sync"):
-            pairs = [(t, index.get((workload, flash, t)), index.get((workload, "base-c-2M", t))) for t in setup["targets"]]
-            pairs = [(t, f, b) for t, f, b in pairs if f and b]
-            if not pairs:
-                continue
-            wins = [f["ops_per_s"] > b["ops_per_s"] and f.get("read_avg_ms", 1e9) < b.get("read_avg_ms", 0)
-                    for t, f, b in pairs]
-            detail = ", ".join(f'{target_name(t)}: {f["ops_per_s"] / b["ops_per_s"]:.2f}x ops, '
-                               f'{f["read_avg_ms"] / b["read_avg_ms"]:.2f}x read avg' for t, f, b in pairs
-                               if b["ops_per_s"] and b.get("read_avg_ms"))
-            lines.append(f"- {workload}, {flash} at M vs baseline at 2M (more throughput and lower average read "
-                         f"latency at every target): {'met' if all(wins) else 'NOT met'} ({detail})")
-        top = max(setup["targets"], key=lambda t: 10**12 if t == 0 else t)
-        f, b = index.get((workload, "flash-4x", top)), index.get((workload, "base-c-M", top))
-        if f and b and b["ops_per_s"] and f.get("cpu_ms_per_op") and b.get("cpu_ms_per_op"):
-            more = f["ops_per_s"] / b["ops_per_s"] - 1
-            less = 1 - f["cpu_ms_per_op"] / b["cpu_ms_per_op"]
-            lines.append(f"- {workload}, flash-4x vs baseline at M, target {target_name(top)} (>= 85% more throughput "
-                         f"and >= 25% less CPU per operation): {more * 100:+.0f}% throughput, CPU per op "
-                         f"{f['cpu_ms_per_op'] / b['cpu_ms_per_op']:.2f}x the baseline's: "
-                         f"{'met' if more >= 0.85 and less >= 0.25 else 'NOT met'}")
-    return lines
-
-
 def table(setup, rows):
     rounds = setup.get("rounds", 1)
     lines = [(f"Medians of {rounds} rounds, run one after the other (A B A B ...); the rounds' range in brackets.\n\n"
               if rounds > 1 else "") + f'Records: {setup["records"]:,} x 10 fields x {setup["field_length"]} B; heap {setup["heap"]}; '
              f'M = {setup["memory_bytes"] / 2**20:.0f} MiB; hot set {setup["hot_set_bytes"] / 2**20:.0f} MiB of '
              f'{setup["chunk_kb"]} KiB chunks; {setup["clients"]} YCSB clients x {setup["threads"]} threads; warm-up '
-             f'{setup["warmup_s"]} s, {setup["measure_s"]} s per target; {setup["disk"]} read_ahead_kb '
+             f'{setup["warmup_s"]} s, {setup["measure_s"]} s per target; data disk {setup["disk"]} read_ahead_kb '
              f'{setup["read_ahead_kb"]}.', ""]
-    for workload in setup["workloads"]:
-        lines += [f"### {workload}", "",
-                  "| configuration | target | ops/s | read avg ms | read avg ms after 10 s | read p99 ms | update avg ms | update p99 ms "
-                  "| Cassandra CPU | CPU ms/op | disk MB/s | chunk cache hit ratio | RSS MiB | page cache MiB | failed ops |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    probes = setup.get("cap_probe_reads_per_s") or {}
+    if probes:
+        lines += ["Caps checked before measuring: random 4 KiB buffered reads (page cache dropped) from inside the "
+                  "node's blkio group ran at " + ", ".join(f"{float(v):,.0f}/s under the {int(k):,} IOPS cap"
+                                                         for k, v in probes.items()) + ".", ""]
+    capped = any(c is not None for _, c in cases(setup, rows))
+    for (tbl, cap), workload in itertools.product(cases(setup, rows), setup["workloads"]):
+        selected = [r for r in rows if (r["table"], r["cap_iops"], r["workload"]) == (tbl, cap, workload)]
+        if not selected:
+            continue
+        lines += [f"### {workload}: {case_label(setup, tbl, cap)}", "",
+                  "| configuration | target | ops/s | read avg ms | read avg ms after 10 s | read p99 ms | update avg ms "
+                  "| CPU ms/op | Cassandra CPU | " + ("data reads/s (cap) | data MB/s | flash disk MB/s | " if capped
+                                                    else "disk MB/s | ")
+                  + "chunk cache hit ratio | RSS MiB | page cache MiB | failed ops |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if capped else "---:|")
+                  + "---:|---:|---:|---:|"]
         for config in setup["configs"]:
-            for r in sorted((r for r in rows if r["workload"] == workload and r["config"] == config),
-                            key=lambda r: 10**12 if r["target"] == 0 else r["target"]):
+            for r in sorted((r for r in selected if r["config"] == config), key=lambda r: target_order(r["target"])):
                 failed = r.get("read_failed", 0) + r.get("update_failed", 0)
+                if capped:
+                    cap_text = "" if not cap else f" ({cap:,})"
+                    io = (f'| {spread(r, "cap_read_iops", 0)}{cap_text} | {spread(r, "cap_read_mb_s", 1)} '
+                          f'| {spread(r, "flash_disk_read_mb_s", 0)} ')
+                else:
+                    io = f'| {spread(r, "disk_read_mb_s", 0)} '
                 lines.append(
                     f'| {r["label"]} | {target_name(r["target"])} | {spread(r, "ops_per_s", 0)} | {spread(r, "read_avg_ms", 2)} '
-                    f'| {spread(r, "read_avg_ms_settled", 2)} | {fmt(r.get("read_p99_ms"), 1)} '
-                    f'| {fmt(r.get("update_avg_ms"), 2)} | {fmt(r.get("update_p99_ms"), 1)} '
-                    f'| {r["cassandra_cpu"] * 100:.0f}% | {spread(r, "cpu_ms_per_op", 3)} | {r["disk_read_mb_s"]:.0f} '
-                    f'| {fmt(r.get("chunk_cache_hit_ratio"), 2)} | {r.get("rss_mib", "n/a")} | {r.get("page_cache_mib", "n/a")} '
-                    f'| {failed} |')
+                    f'| {spread(r, "read_avg_ms_settled", 2)} | {spread(r, "read_p99_ms", 1)} '
+                    f'| {fmt(r.get("update_avg_ms"), 2)} | {spread(r, "cpu_ms_per_op", 3)} '
+                    f'| {r["cassandra_cpu"] * 100:.0f}% ' + io
+                    + f'| {fmt(r.get("chunk_cache_hit_ratio"), 2)} | {r.get("rss_mib", "n/a")} '
+                      f'| {r.get("page_cache_mib", "n/a")} | {failed} |')
         lines.append("")
-    checks = comparisons(setup, rows)
-    if checks:
-        lines += ["Targets of the issue, as measured here:", ""] + checks + [""]
     return "\n".join(lines)
 
 
-def plot(out, setup, rows):
+def restart_table(setup, rows):
+    """A line per restart: how soon the node served its warm throughput again."""
+    share = setup.get("restart_share", 0.9)
+    lines = [f"Restarts: the node stopped cleanly (SIGTERM) or killed (SIGKILL) under load, the page cache dropped "
+             f"(as after a machine restart), started again, and YCSB followed at full rate from the moment the node "
+             f"answered CQL; the time to {share:.0%} of the throughput it had warm, before the restart:", "",
+             "| case | configuration | restart | round | start-up to CQL s | warm ops/s | time to "
+             f"{share:.0%} s | ops/s in the first 30 s | chunks recovered / at the kill |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in sorted(restarts(rows), key=lambda r: (r["table"], str(r["cap_iops"]), r["workload"],
+                                                   setup["configs"].index(r["config"]) if r["config"] in setup["configs"] else 99,
+                                                   r.get("kind", "clean"), r.get("round", 0))):
+        if r.get("timeline") and r.get("warm_ops_per_s"):
+            reached = (fmt(r["time_to_share_s"], 0) if r.get("time_to_share_s") is not None
+                       else f'not in {fmt(r.get("followed_s"), 0)}')
+        else:
+            reached = "n/a"
+        recovered = "n/a"
+        if r.get("recovered_entries") is not None:
+            recovered = f'{r["recovered_entries"]:,}'
+            if r.get("entries_at_kill"):
+                recovered += f' / {r["entries_at_kill"]:,} ({r["recovered_entries"] / r["entries_at_kill"]:.0%})'
+        lines.append(f'| {r["workload"]}, {case_slug(r["table"], r["cap_iops"])} | {r["label"]} | {r.get("kind", "clean")} '
+                     f'| {r.get("round", 0) + 1} | {fmt(r.get("startup_s"), 1)} | {num(r.get("warm_ops_per_s"), 0)} '
+                     f'| {reached} | {num(r.get("ops_per_s_first_30s"), 0)} | {recovered} |')
+    return lines
+
+
+def plot_targets(out, setup, rows):
+    """Per case and workload with more than one target: the paper's Figures 4-7 panels against the target."""
     plt = benchlib.import_pyplot(log)
     panels = [("ops_per_s", "throughput (ops/s)"), ("read_avg_ms", "read latency, average (ms)"),
               ("read_p99_ms", "read latency, p99 (ms)"), ("cassandra_cpu", "Cassandra CPU (cores)"),
-              ("cpu_ms_per_op", "Cassandra CPU per op (ms)"), ("disk_read_mb_s", "disk reads (MB/s)")]
+              ("cpu_ms_per_op", "Cassandra CPU per op (ms)"), ("disk_read_mb_s", "root disk reads (MB/s)")]
     written = []
-    order = sorted(setup["targets"], key=lambda t: 10**12 if t == 0 else t)
-    for workload in setup["workloads"]:
+    order = sorted(setup["targets"], key=target_order)
+    all_cases = cases(setup, rows)
+    for (tbl, cap), workload in itertools.product(all_cases, setup["workloads"]):
+        selected = [r for r in rows if (r["table"], r["cap_iops"], r["workload"]) == (tbl, cap, workload)]
+        if not selected:
+            continue
         fig, axes = plt.subplots(2, 3, figsize=(15, 8))
         for (key, title), ax in zip(panels, axes.flat):
             for config in setup["configs"]:
-                sel = sorted((r for r in rows if r["workload"] == workload and r["config"] == config),
-                             key=lambda r: 10**12 if r["target"] == 0 else r["target"])
+                sel = sorted((r for r in selected if r["config"] == config), key=lambda r: target_order(r["target"]))
                 if not sel:
                     continue
                 # Throughput against the target: evenly spaced targets, "max" (unthrottled) last.
@@ -213,53 +341,127 @@ def plot(out, setup, rows):
             ax.set_xlabel("target ops/s" if key == "ops_per_s" else "achieved ops/s")
             ax.grid(alpha=0.3)
         axes.flat[0].legend(fontsize=8)
-        fig.suptitle(f"YCSB {workload}: flash chunk cache vs Cassandra's own cache (M = "
-                     f"{setup['memory_bytes'] / 2**20:.0f} MiB)")
+        fig.suptitle(f"YCSB {workload}, M = {setup['memory_bytes'] / 2**20:.0f} MiB: throughput, latency and CPU by "
+                     f"target rate ({case_label(setup, tbl, cap)})")
         fig.tight_layout()
-        path = os.path.join(out, f"ycsb-{workload}.png")
+        suffix = "" if all_cases == [("lz4", None)] else "-" + case_slug(tbl, cap)
+        path = os.path.join(out, f"ycsb-{workload}{suffix}.png")
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
     return written
 
 
-def plot_restarts(out, rows):
-    if not rows:
+def plot_sweep(out, setup, rows):
+    """Per table and workload measured at several caps: the highest target's figures against the cap."""
+    caps = [None if c is None else c[0] for c in setup["caps"]]
+    if len([c for c in caps if c is not None]) < 2:
         return []
     plt = benchlib.import_pyplot(log)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for r in rows:
-        # The last report of a run can cover a partial window: only whole ones up to the run's length.
-        r = dict(r, timeline=[(t, ops) for t, ops in r["timeline"] if t <= r["seconds"]])
-        ax.plot([t for t, _ in r["timeline"]], [ops for _, ops in r["timeline"]],
-                "-o" if r["config"].startswith("flash") else "--s", label=f'{r["label"]} ({r["workload"]})')
-    ax.set_xlabel("seconds after the restart (page cache dropped)")
-    ax.set_ylabel("ops/s (YCSB status, 5 s windows)")
-    ax.set_title("Throughput right after a restart: the flash cache comes back warm")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(out, "ycsb-restart.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return [path]
+    top = max(setup["targets"], key=target_order)
+    # Uncapped first, then ever tighter caps: the crossover reads left to right.
+    order = sorted((c for c in caps if c is not None), key=lambda c: -(c or 10**9))
+    names = ["uncapped" if c == 0 else f"{c:,}" for c in order]
+    panels = [("ops_per_s", "throughput (ops/s)"), ("read_avg_ms", "read latency, average (ms)"),
+              ("read_p99_ms", "read latency, p99 (ms)"), ("cpu_ms_per_op", "Cassandra CPU per op (ms)"),
+              ("cap_read_iops", "reads the data device served (IOPS)"), ("chunk_cache_hit_ratio", "flash cache hit ratio")]
+    written = []
+    for tbl, workload in itertools.product(setup["tables"], setup["workloads"]):
+        selected = [r for r in rows if r["table"] == tbl and r["workload"] == workload and r["target"] == top
+                    and r["cap_iops"] in order]
+        if not selected:
+            continue
+        fig, axes = plt.subplots(2, 3, figsize=(15, 8))
+        for (key, title), ax in zip(panels, axes.flat):
+            for config in setup["configs"]:
+                sel = {r["cap_iops"]: r for r in selected if r["config"] == config}
+                if not sel or (key == "chunk_cache_hit_ratio" and not config.startswith("flash")):
+                    continue
+                x = [i for i, c in enumerate(order) if c in sel]
+                y = [sel[c].get(key) if sel[c].get(key) is not None else float("nan") for c in order if c in sel]
+                low = [v - sel[c].get(key + "_range", (v, v))[0] for c, v in zip([c for c in order if c in sel], y)]
+                high = [sel[c].get(key + "_range", (v, v))[1] - v for c, v in zip([c for c in order if c in sel], y)]
+                ax.errorbar(x, y, yerr=[low, high], fmt="-o" if config.startswith("flash") else "--s", capsize=3,
+                            label=label_of(setup, rows, config))
+            if key == "cap_read_iops":
+                ax.plot(range(len(order)), [c or float("nan") for c in order], ":k", label="the cap")
+            ax.set_xticks(range(len(order)), names)
+            ax.set_xlabel("data device cap (IOPS; bandwidth scaled alike)")
+            ax.set_title(title)
+            ax.grid(alpha=0.3)
+        axes.flat[0].legend(fontsize=8)
+        rounds = setup.get("rounds", 1)
+        fig.suptitle(f"YCSB {workload}, {setup['tables'].get(tbl, tbl)}, target {target_name(top)}: measured against "
+                     f"the data device's cap" + (f" (medians of {rounds} rounds, bars: their range)" if rounds > 1 else ""))
+        fig.tight_layout()
+        path = os.path.join(out, f"ycsb-sweep-{workload}-{tbl}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def plot_restarts(out, setup, rows):
+    """Per case and workload: throughput after each kind of restart, from CQL-ready, with each
+    configuration's share-of-warm line."""
+    followed = [r for r in rows if r.get("timeline")]
+    if not followed:
+        return []
+    plt = benchlib.import_pyplot(log)
+    share = setup.get("restart_share", 0.9)
+    written = []
+    for (tbl, cap), workload in itertools.product(cases(setup, followed), setup["workloads"]):
+        selected = [r for r in followed if (r["table"], r["cap_iops"], r["workload"]) == (tbl, cap, workload)]
+        kinds = [k for k in ("clean", "kill") if any(r.get("kind", "clean") == k for r in selected)]
+        if not kinds:
+            continue
+        fig, axes = plt.subplots(1, len(kinds), figsize=(7 * len(kinds), 4.5), squeeze=False)
+        for kind, ax in zip(kinds, axes.flat):
+            for i, config in enumerate(setup["configs"]):
+                color = f"C{i}"
+                for r in (r for r in selected if r["config"] == config and r.get("kind", "clean") == kind):
+                    # Windows are [seconds, ops/s, read avg ms]; runs before restarts were followed had no latency.
+                    timeline = r["timeline"]
+                    ax.plot([w[0] for w in timeline], [w[1] for w in timeline],
+                            "-o" if config.startswith("flash") else "--s", color=color, markersize=3,
+                            label=f'{r["label"]}' + (f' (round {r.get("round", 0) + 1})' if setup.get("rounds", 1) > 1 else ""))
+                    if r.get("warm_ops_per_s"):
+                        ax.axhline(share * r["warm_ops_per_s"], color=color, linestyle=":", linewidth=1)
+            ax.set_xlabel("seconds after the node answered CQL (page cache dropped before the start)")
+            ax.set_ylabel("ops/s (YCSB, 5 s windows)")
+            ax.set_title(f"after a {'clean stop' if kind == 'clean' else 'SIGKILL under load'}; "
+                         f"dotted: {share:.0%} of each one's warm throughput", fontsize=10)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+        fig.suptitle(f"YCSB {workload}: throughput after restarts ({case_label(setup, tbl, cap)})")
+        fig.tight_layout()
+        path = os.path.join(out, f"ycsb-restart-{workload}-{case_slug(tbl, cap)}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
 
 
 def report(out):
     setup, rows, failed = load(out)
-    text = table(setup, aggregate(steady(rows)))
+    merged = aggregate(steady(rows))
+    text = table(setup, merged)
     ratios = paired_ratios(setup, steady(rows))
     if ratios:
         text += ("\nRound by round (each ratio from two runs minutes apart, so slow drift of the machine cancels "
                  "out):\n\n" + "\n".join(ratios) + "\n")
+    checks = target_checks(setup, steady(rows))
+    if checks:
+        text += "\nThe issue's targets, on medians of paired rounds:\n\n" + "\n".join(checks) + "\n"
     if restarts(rows):
-        text += "\n" + "\n".join(restart_table(rows)) + "\n"
+        text += "\n" + "\n".join(restart_table(setup, rows)) + "\n"
     if failed:
         text += "\nConfigurations that failed:\n\n" + "\n".join(
-            f'- {r["label"]} ({r["workload"]}): {r["error"]}' for r in failed) + "\n"
+            f'- {r["label"]} ({r["workload"]}, {case_slug(r["table"], r["cap_iops"])}): {r["error"]}'
+            for r in failed) + "\n"
     open(os.path.join(out, "table.md"), "w").write(text + "\n")
     print(text)
-    for path in plot(out, setup, aggregate(steady(rows))) + plot_restarts(out, restarts(rows)):
+    for path in plot_targets(out, setup, merged) + plot_sweep(out, setup, merged) + plot_restarts(out, setup, restarts(rows)):
         log(f"plot: {path}")
     return 0
 
@@ -268,59 +470,73 @@ def self_test():
     failures = []
     check = benchlib.checker(failures)
     setup = {"records": 100, "field_length": 10, "heap": "1G", "memory_bytes": 2**30, "hot_set_bytes": 2**20,
-             "chunk_kb": 64, "clients": 2, "threads": 4, "warmup_s": 1, "measure_s": 1, "disk": "vda",
-             "read_ahead_kb": 16, "workloads": ["w"], "targets": [1000, 0],
-             "configs": ["base-c-M", "base-c-2M", "flash-4x"]}
+             "chunk_kb": 64, "clients": 2, "threads": 4, "warmup_s": 1, "measure_s": 1, "disk": "loop0",
+             "read_ahead_kb": 16, "workloads": ["w"], "targets": [1000, 0], "tables": {"lz4": "LZ4"},
+             "caps": [[0, 0], [750, 31.25]], "configs": ["base-c-M", "base-c-2M", "flash-4x"]}
 
-    def row(config, target, ops, read_ms, cpu):
+    def row(config, target, ops, read_ms, cpu, cap=750, rnd=0):
         return {"workload": "w", "config": config, "label": config, "target": target, "ops_per_s": ops,
-                "read_avg_ms": read_ms, "read_p99_ms": read_ms * 3, "cassandra_cpu": cpu,
-                "cpu_ms_per_op": cpu * 1000 / ops, "disk_read_mb_s": 10, "chunk_cache_hit_ratio": 0.5}
-    rows = [row("base-c-M", 1000, 1000, 2.0, 1.0), row("base-c-M", 0, 2000, 4.0, 1.6),
-            row("base-c-2M", 1000, 1000, 1.5, 1.0), row("base-c-2M", 0, 3000, 3.0, 1.7),
-            row("flash-4x", 1000, 1001, 1.0, 0.5), row("flash-4x", 0, 4000, 2.0, 1.2)]
-    lines = comparisons(setup, rows)
-    check("two comparisons", len(lines), 2)
-    check("flash beats 2M everywhere", int(lines[0].split(": ")[1].startswith("met")), 1)
-    # 4000 / 2000 = +100% throughput; CPU/op 0.3 ms vs 0.8 ms = 62% less.
-    check("headline met", int(lines[1].endswith(": met")), 1)
+                "read_avg_ms": read_ms, "read_p99_ms": read_ms * 3, "cassandra_cpu": cpu, "round": rnd,
+                "cpu_ms_per_op": cpu * 1000 / ops, "disk_read_mb_s": 10, "chunk_cache_hit_ratio": 0.5,
+                "table": "lz4", "cap_iops": cap, "cap_read_iops": 700}
+    # At the cap: the baseline at M meets 1,000/s; flash has 4x its throughput at max, a third of its latency.
+    rows = [row("base-c-M", 1000, 990, 3.0, 1.0), row("base-c-M", 0, 1000, 6.0, 1.0),
+            row("base-c-2M", 1000, 1000, 1.5, 0.5), row("base-c-2M", 0, 3000, 3.0, 1.5),
+            row("flash-4x", 1000, 1000, 1.0, 0.4), row("flash-4x", 0, 4000, 2.0, 1.6)]
+    checks = "\n".join(target_checks(setup, rows))
+    check("throughput against M met", "throughput against the baseline at M, target max: 4.00x (>= 3x): met" in checks, True)
+    check("throughput against 2M met", "throughput against the baseline at 2M, target max: 1.33x (>= 1x): met" in checks, True)
+    check("latency at 1,000 met", "read latency (avg) against the baseline at M, target 1,000: 0.33x (<= 0.5x): met" in checks, True)
+    # 0.4 ms per op against 0.5 ms per op.
+    check("CPU per op against 2M met", "CPU per op against the baseline at 2M, target max: 0.80x (<= 1x): met" in checks, True)
+    rows[0]["ops_per_s"] = 500  # the baseline misses 1,000/s: latency there is not compared
+    check("an unmet target rate is not compared", "target 1,000" in "\n".join(target_checks(setup, rows)), False)
     rows[-1]["ops_per_s"] = 2900
-    check("flash slower than 2M at max: not met", int("NOT met" in comparisons(setup, rows)[0]), 1)
+    check("flash slower than 2M: not met", "target max: 0.97x (>= 1x): NOT met" in "\n".join(target_checks(setup, rows)), True)
     # Three rounds: medians and ranges per configuration, ratios paired by round.
-    rounds = ([dict(row("base-c-M", 0, ops, 4.0, 1.6), round=i) for i, ops in enumerate((2000, 1000, 3000))]
-              + [dict(row("flash-4x", 0, ops, 2.0, 1.2), round=i) for i, ops in enumerate((1000, 1000, 1500))])
+    rounds = ([row("base-c-M", 0, ops, 4.0, 1.6, rnd=i) for i, ops in enumerate((2000, 1000, 3000))]
+              + [row("flash-4x", 0, ops, 2.0, 1.2, rnd=i) for i, ops in enumerate((1000, 1000, 1500))])
     merged = {r["config"]: r for r in aggregate(rounds)}
     check("median of three rounds", merged["base-c-M"]["ops_per_s"], 2000)
     check("lowest round", merged["base-c-M"]["ops_per_s_range"][0], 1000)
     check("highest round", merged["base-c-M"]["ops_per_s_range"][1], 3000)
-    check("flash median", merged["flash-4x"]["ops_per_s"], 1000)
-    check("range in the cell", int(spread(merged["base-c-M"], "ops_per_s", 0) == "2,000 (1,000-3,000)"), 1)
-    check("ratios paired by round",
-          int("throughput 0.50x, 1.00x, 0.50x (median 0.50x); read avg 0.50x, 0.50x, 0.50x (median 0.50x)"
-              in paired_ratios(setup, rounds)[0]), 1)
-    with_2m = rounds + [dict(r, config="base-c-2M") for r in rounds if r["config"] == "base-c-M"]
-    check("flash against 2M as well", sum("flash-4x / base-c-2M" in l for l in paired_ratios(setup, with_2m)), 1)
-    # Without the baseline, the first configuration is the reference.
-    ab = dict(setup, configs=["flash-4x", "flash-4x-sync"])
-    ab_rows = [dict(r, config="flash-4x-sync" if r["config"] == "base-c-M" else r["config"]) for r in rounds]
-    check("first configuration as the reference",
-          int("flash-4x-sync / flash-4x, target max, per round: throughput 2.00x, 1.00x, 2.00x"
-              in paired_ratios(ab, ab_rows)[0]), 1)
+    check("range in the cell", spread(merged["base-c-M"], "ops_per_s", 0), "2,000 (1,000-3,000)")
+    check("ratios paired by round", "throughput 0.50x, 1.00x, 0.50x (median 0.50x); read avg 0.50x, 0.50x, 0.50x "
+          "(median 0.50x)" in paired_ratios(setup, rounds)[0], True)
+    check("the check uses the median of the paired ratios",
+          "throughput against the baseline at M, target max: 0.50x (>= 3x): NOT met [rounds: 0.50x, 1.00x, 0.50x]"
+          in "\n".join(target_checks(setup, rounds)), True)
+    other_cap = [dict(r, cap_iops=0) for r in rounds]
+    check("caps are paired apart", len(paired_ratios(setup, rounds + other_cap)), 2)
+    check("old rows: LZ4 on the same disk", (with_defaults({"a": 1})["table"], with_defaults({})["cap_iops"]),
+          ("lz4", None))
+    zstd = dict(setup, tables={"zstd": "Zstd"}, caps=[None])
+    zrows = [dict(row("base-c-M", 0, 1000, 2.0, 1.0, cap=None), table="zstd"),
+             dict(row("flash-4x", 0, 1000, 2.0, 0.7, cap=None), table="zstd")]
+    check("Zstd CPU target", "CPU per op against the baseline at M, target max: 0.70x (<= 0.8x): met"
+          in "\n".join(target_checks(zstd, zrows)), True)
+    restart = {"phase": "restart", "kind": "kill", "config": "flash-4x", "label": "x", "workload": "w", "table": "lz4",
+               "cap_iops": 750, "round": 0, "startup_s": 9.5, "warm_ops_per_s": 2000.0, "time_to_share_s": 12.4,
+               "followed_s": 27.4, "ops_per_s_first_30s": 1900.0, "timeline": [[7.4, 1500.0, 2.0], [12.4, 1950.0, 1.5]],
+               "recovered_entries": 900, "entries_at_kill": 1000}
+    line = restart_table(setup, [restart])[-1]
+    check("restart line", line, "| w, lz4-cap750 | x | kill | 1 | 9.5 | 2,000 | 12 | 1,900 | 900 / 1,000 (90%) |")
+    check("not reached", restart_table(setup, [dict(restart, time_to_share_s=None)])[-1].split("|")[7].strip(),
+          "not in 27")
     with tempfile.TemporaryDirectory() as out:
         json.dump(setup, open(os.path.join(out, "setup.json"), "w"))
         with open(os.path.join(out, "raw.jsonl"), "w") as f:
-            for r in rows:
+            for r in rows + [dict(r, cap_iops=0) for r in rows]:
                 f.write(json.dumps(r) + "\n")
             f.write(json.dumps({"config": "flash-1x", "label": "x", "workload": "w", "error": "oom"}) + "\n")
-            f.write(json.dumps({"phase": "restart", "config": "flash-4x", "label": "x", "workload": "w", "seconds": 10,
-                                "ops_per_s": 100.0, "read_avg_ms": 1.0, "timeline": [[5, 90.0], [10, 110.0]]}) + "\n")
+            f.write(json.dumps(restart) + "\n")
         setup2, good, failed = load(out)
         check("failed rows kept apart", len(failed), 1)
         check("restart rows kept apart", len(restarts(good)), 1)
-        check("first 10 s average", float(restart_table(good)[-1].split("|")[-2]), 100.0)
-        good = steady(good)
-        text = table(setup, good)
-        check("table rows", sum(1 for l in text.splitlines() if l.startswith("| base") or l.startswith("| flash")), 6)
+        text = table(setup2, aggregate(steady(good)))
+        check("table rows", sum(1 for l in text.splitlines() if l.startswith("| base") or l.startswith("| flash")), 12)
+        check("a section per cap", sum(1 for l in text.splitlines() if l.startswith("### ")), 2)
+        check("served reads against the cap", "| 700 (750) |" in text, True)
     return benchlib.finish_self_test(failures)
 
 

@@ -4,6 +4,7 @@
 #
 #   cassandra-node.sh init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--force]
 #   cassandra-node.sh start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES]
+#                               [--blkio-cgroup NAME]
 #   cassandra-node.sh stop DIR [--wait-seconds N]
 #   cassandra-node.sh kill DIR
 #   cassandra-node.sh status DIR
@@ -27,6 +28,7 @@ CLASSPATH_FILE="$TARGET_DIR/classpath.txt"
 VENV_DIR="$TARGET_DIR/cqlsh-venv"
 CQLSH_PIP_SPEC="${CQLSH_PIP_SPEC:-cqlsh==6.2.2}"
 CGROUP_ROOT="${CASSANDRA_NODE_CGROUP_ROOT:-/sys/fs/cgroup/memory}"
+BLKIO_ROOT="${CASSANDRA_NODE_BLKIO_ROOT:-/sys/fs/cgroup/blkio}"
 MAIN_CLASS="org.apache.cassandra.service.CassandraDaemon"
 RUN_SUBDIRS=(conf data commitlog saved_caches hints cdc_raw logs)
 
@@ -47,10 +49,12 @@ usage: cassandra-node.sh COMMAND ...
       create DIR/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs} and write conf/cassandra.yaml,
       conf/logback.xml, conf/logback-tools.xml and conf/ports.env (defaults 9042, 7000, 7199).
       Refuses to overwrite an existing conf/ without --force (data is never touched).
-  start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES]
+  start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES] [--blkio-cgroup NAME]
       start the node (heap -Xms=-Xmx=SIZE, default 1G) and wait up to N s (default 120) until its
       CQL port accepts connections. With --cgroup, start it inside the cgroup v1 memory group
       /sys/fs/cgroup/memory/NAME with memory.limit_in_bytes=BYTES (suffixes K, M, G allowed).
+      With --blkio-cgroup, start it inside the existing cgroup v1 blkio group
+      /sys/fs/cgroup/blkio/NAME, whose I/O caps (blkio.throttle.*) its creator sets and owns.
       JVM options in DIR/conf/jvm-extra.options (one per line) are added last.
   stop DIR [--wait-seconds N]
       SIGTERM, then wait up to N s (default 60) for the process to end.
@@ -323,8 +327,8 @@ EOF
 # ---------------------------------------------------------------- start
 
 cmd_start() {
-  [ $# -ge 1 ] || die "usage: $PROG start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES]"
-  local dir heap=1G wait_s=120 cgroup="" limit=""
+  [ $# -ge 1 ] || die "usage: $PROG start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES] [--blkio-cgroup NAME]"
+  local dir heap=1G wait_s=120 cgroup="" limit="" blkio=""
   dir="$(abs_dir "$1")"
   shift
   while [ $# -gt 0 ]; do
@@ -333,6 +337,7 @@ cmd_start() {
       --wait-seconds) [ $# -ge 2 ] || die "--wait-seconds needs a value"; wait_s=$2; shift 2 ;;
       --cgroup) [ $# -ge 2 ] || die "--cgroup needs a value"; cgroup=$2; shift 2 ;;
       --memory-limit) [ $# -ge 2 ] || die "--memory-limit needs a value"; limit=$2; shift 2 ;;
+      --blkio-cgroup) [ $# -ge 2 ] || die "--blkio-cgroup needs a value"; blkio=$2; shift 2 ;;
       *) die "start: unknown option '$1'" ;;
     esac
   done
@@ -344,6 +349,10 @@ cmd_start() {
     fi
     [[ $cgroup =~ ^[A-Za-z0-9_.-]+$ ]] || die "--cgroup NAME may only contain letters, digits, '.', '_' and '-', got '$cgroup'"
     limit="$(to_bytes "$limit")"
+  fi
+  if [ -n "$blkio" ]; then
+    [[ $blkio =~ ^[A-Za-z0-9_.-]+$ ]] || die "--blkio-cgroup NAME may only contain letters, digits, '.', '_' and '-', got '$blkio'"
+    [ -d "$BLKIO_ROOT/$blkio" ] || die "--blkio-cgroup $blkio: no cgroup $BLKIO_ROOT/$blkio (create it and set its blkio.throttle.* caps first)"
   fi
   require_initialised "$dir"
   load_ports "$dir"
@@ -415,10 +424,13 @@ cmd_start() {
   local t0
   t0=$(now_ns)
   (
-    # survive the shell that started it; optionally move into the memory cgroup first
+    # survive the shell that started it; optionally move into the memory and blkio cgroups first
     trap '' HUP
     if [ -n "$cgroup" ]; then
       echo "$BASHPID" >"$CGROUP_ROOT/$cgroup/cgroup.procs"
+    fi
+    if [ -n "$blkio" ]; then
+      echo "$BASHPID" >"$BLKIO_ROOT/$blkio/cgroup.procs"
     fi
     export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-4}"
     cd "$dir"
@@ -452,7 +464,7 @@ cmd_start() {
     fi
     sleep 0.25
   done
-  note "started pid $pid in $(elapsed_since "$t0") s (CQL 127.0.0.1:$NATIVE_PORT, JMX $JMX_PORT${cgroup:+, cgroup $cgroup limit $limit bytes})"
+  note "started pid $pid in $(elapsed_since "$t0") s (CQL 127.0.0.1:$NATIVE_PORT, JMX $JMX_PORT${cgroup:+, cgroup $cgroup limit $limit bytes}${blkio:+, blkio cgroup $blkio})"
 }
 
 # ---------------------------------------------------------------- stop / kill / status

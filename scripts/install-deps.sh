@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages the project needs on Debian/Ubuntu, when something is missing:
 # libaio (the default I/O engine), fio (the device benchmark's yardstick), a C toolchain for native/,
-# Maven and a JDK 17, losetup and chattr (tests use real loop devices and immutable files), and
+# Maven and a JDK 17, losetup, mount, mkfs.ext4, blkid and chattr (tests and the capped-storage benchmark use
+# real loop devices with ext4 on them, and immutable files), and
 # python3 with venv (benchmark reports; cqlsh from PyPI).
 set -euo pipefail
 need=()
@@ -13,6 +14,9 @@ command -v mvn >/dev/null || need+=(maven)
 command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
 command -v losetup >/dev/null || need+=(mount)
 command -v chattr >/dev/null || need+=(e2fsprogs)
+command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
+command -v blkid >/dev/null || need+=(util-linux)
+command -v mount >/dev/null || need+=(mount)
 command -v python3 >/dev/null || need+=(python3)
 # cqlsh (scripts/cassandra-node.sh cqlsh) is installed from PyPI into a venv
 python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)

@@ -12,8 +12,8 @@ cd "$repo"
 echo "== native: libcflsh_block (make test)"
 make -s -C native all test
 
-echo "== benchmark scripts: self-tests on synthetic results"
-for report in bench_ycsb bench_cache_report bench_device_report bench_ycsb_report bench_profile_report; do
+echo "== benchmark scripts: self-tests (synthetic results; capped_storage attaches, caps and probes a real loop device)"
+for report in bench_ycsb ycsb_output capped_storage bench_cache_report bench_device_report bench_ycsb_report bench_profile_report; do
   python3 "$repo/scripts/$report.py" --self-test
 done
 

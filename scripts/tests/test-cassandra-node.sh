@@ -4,7 +4,8 @@
 # chunks through cqlsh, writes rows, flushes, reads them back, checks `nodetool info` shows the chunk
 # cache, stops the node and checks the process is gone; also checks the launcher's refusals (conf
 # already there, node already running, port in use, not initialised). Needs java 17, mvn and python3
-# (the first run resolves cassandra-all from Maven Central and installs cqlsh from PyPI).
+# (the first run resolves cassandra-all from Maven Central and installs cqlsh from PyPI). The node runs
+# inside a cgroup v1 blkio group the test creates (--blkio-cgroup), and a missing group is refused.
 # Ends with "N passed, N failed"; exits non-zero on the first failed check.
 set -euo pipefail
 
@@ -16,6 +17,8 @@ passed=0
 work="$(mktemp -d /tmp/test-cassandra-node.XXXXXX)"
 dir="$work/node"
 other="$work/other"
+blkio_group="test-cassandra-node-$$"
+blkio_dir="/sys/fs/cgroup/blkio/$blkio_group"
 
 cleanup() {
   local rc=$?
@@ -30,6 +33,11 @@ cleanup() {
     tail -n 40 "$dir/logs/system.log" >&2 2>/dev/null || true
   fi
   rm -rf "$work"
+  # the kernel lets go of a killed task's cgroup a moment after the task is gone
+  for _ in $(seq 50); do
+    [ -d "$blkio_dir" ] || break
+    rmdir "$blkio_dir" 2>/dev/null || sleep 0.1
+  done
   exit "$rc"
 }
 trap cleanup EXIT
@@ -85,8 +93,13 @@ if "$node_sh" init "$dir" --native-port "$native_port" >/dev/null 2>&1; then
 fi
 ok "init writes the run directory and refuses to overwrite it"
 
-# ---- start
-start_out="$("$node_sh" start "$dir" --heap 1G --wait-seconds 240)" || fail "start: $start_out"
+# ---- start, inside a blkio cgroup (how the benchmark caps the node's storage)
+if out="$("$node_sh" start "$dir" --blkio-cgroup "$blkio_group" 2>&1)"; then
+  fail "start with a missing blkio cgroup succeeded"
+fi
+grep -q "no cgroup /sys/fs/cgroup/blkio/$blkio_group" <<<"$out" || fail "missing blkio cgroup: unexpected message: $out"
+mkdir "$blkio_dir" || fail "cannot create $blkio_dir"
+start_out="$("$node_sh" start "$dir" --heap 1G --wait-seconds 240 --blkio-cgroup "$blkio_group")" || fail "start: $start_out"
 echo "# $start_out"
 startup_s="$(sed -n 's/.* in \([0-9.]*\) s .*/\1/p' <<<"$start_out")"
 [ -n "$startup_s" ] || fail "start did not report its start-up time: $start_out"
@@ -96,7 +109,8 @@ grep -q "CassandraDaemon" "/proc/$pid/cmdline" || fail "pid $pid is not Cassandr
 grep -q -- "-Xmx1G" "/proc/$pid/cmdline" || fail "pid $pid does not run with -Xmx1G"
 status_out="$("$node_sh" status "$dir")" || fail "status of a running node: $status_out"
 grep -q "running pid $pid" <<<"$status_out" || fail "status does not report pid $pid: $status_out"
-ok "start: pid $pid answers CQL on 127.0.0.1:$native_port after $startup_s s"
+grep -qx "$pid" "$blkio_dir/cgroup.procs" || fail "pid $pid is not in $blkio_dir/cgroup.procs"
+ok "start: pid $pid answers CQL on 127.0.0.1:$native_port after $startup_s s, inside blkio cgroup $blkio_group"
 
 # ---- refusals while running
 if out="$("$node_sh" start "$dir" 2>&1)"; then fail "a second start of a running node succeeded"; fi

@@ -67,6 +67,10 @@ public final class CreateTableCommand implements Callable<Integer> {
     @Option(names = "--chunk-kb", description = "compression chunk_length_in_kb, a power of two (default: Cassandra's, 16)")
     private Integer chunkKb;
 
+    @Option(names = "--compression-level", description = "the compressor's compression_level (ZstdCompressor:"
+            + " Cassandra's default 3)")
+    private Integer compressionLevel;
+
     @Option(names = "--no-compression", description = "store SSTables uncompressed")
     private boolean noCompression;
 
@@ -120,8 +124,13 @@ public final class CreateTableCommand implements Callable<Integer> {
         if (nativePort < 1 || nativePort > 65_535) {
             throw new ParameterException(spec.commandLine(), "--native-port must be from 1 to 65535, got " + nativePort);
         }
-        if (noCompression && (compressor != null || chunkKb != null)) {
-            throw new ParameterException(spec.commandLine(), "--no-compression cannot be combined with --compressor or --chunk-kb");
+        if (noCompression && (compressor != null || chunkKb != null || compressionLevel != null)) {
+            throw new ParameterException(spec.commandLine(),
+                    "--no-compression cannot be combined with --compressor, --chunk-kb or --compression-level");
+        }
+        if (compressionLevel != null && compressor == null) {
+            // LZ4Compressor, Cassandra's default, has no level: name the compressor that takes one.
+            throw new ParameterException(spec.commandLine(), "--compression-level needs --compressor (e.g. ZstdCompressor)");
         }
         if (chunkKb != null && (chunkKb < 1 || Integer.bitCount(chunkKb) != 1)) {
             throw new ParameterException(spec.commandLine(), "--chunk-kb must be a power of two, got " + chunkKb);
@@ -142,7 +151,7 @@ public final class CreateTableCommand implements Callable<Integer> {
         if (noCompression) {
             return withColumns.withOption("compression", Map.of("enabled", "false"));
         }
-        if (compressor == null && chunkKb == null) {
+        if (compressor == null && chunkKb == null && compressionLevel == null) {
             return withColumns;
         }
         // Cassandra 5.0's own option names; the driver's helpers still write the pre-4.0 ones.
@@ -150,6 +159,9 @@ public final class CreateTableCommand implements Callable<Integer> {
         compression.put("class", compressor == null ? "LZ4Compressor" : compressor);
         if (chunkKb != null) {
             compression.put("chunk_length_in_kb", chunkKb);
+        }
+        if (compressionLevel != null) {
+            compression.put("compression_level", compressionLevel);
         }
         return withColumns.withOption("compression", compression);
     }

@@ -28,6 +28,13 @@ class CreateTableCommandTest {
     }
 
     @Test
+    void compressionLevel() {
+        assertEquals("CREATE TABLE ycsb.usertable " + COLUMNS
+                        + " WITH compression={'class':'ZstdCompressor','chunk_length_in_kb':64,'compression_level':9}",
+                cql("--fields", "3", "--compressor", "ZstdCompressor", "--chunk-kb", "64", "--compression-level", "9"));
+    }
+
+    @Test
     void chunkLengthAloneMeansLz4() {
         assertEquals("CREATE TABLE ycsb.usertable " + COLUMNS
                         + " WITH compression={'class':'LZ4Compressor','chunk_length_in_kb':16}",
@@ -52,6 +59,8 @@ class CreateTableCommandTest {
     @CsvSource(delimiter = '|', value = {
         "--no-compression --chunk-kb 64|--no-compression",
         "--no-compression --compressor LZ4Compressor|--no-compression",
+        "--no-compression --compression-level 3|--no-compression",
+        "--compression-level 3|--compression-level",
         "--chunk-kb 48|--chunk-kb",
         "--chunk-kb 0|--chunk-kb",
         "--fields 0|--fields",
