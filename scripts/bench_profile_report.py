@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the node's CPU went, per configuration: the profiles of bench_ycsb.py --profile, side by side.
 
-Reads OUT/profile-<workload>-<config>[-round<n>].collapsed.xz (async-profiler's collapsed stacks,
+Reads OUT/profile-<workload>[-<table>-<storage>]-<config>[-round<n>].collapsed.xz (async-profiler's collapsed stacks,
 thread names as root frames; all rounds of a configuration together) and OUT/raw.jsonl (CPU ms per op of the same measurement). Each sample goes to the
 first category below whose rule matches its stack; a category's CPU per op is its share of the
 samples times the measurement's CPU per op. Writes OUT/profile.md and OUT/profile-<workload>.png.
@@ -41,7 +41,19 @@ CATEGORIES = [
     ("Cassandra and JVM: other", None, None, None),
 ]
 JAVA_FRAME = re.compile(r"^[\w$]+(/[\w$]+)+\.")
-NAME = re.compile(r"profile-(?P<workload>.+?)-(?P<config>(base|flash)-.+?)(-round\d+)?\.collapsed(\.xz)?$")
+# Runs before tables and caps existed left the case out of the name: LZ4 on the same disk.
+NAME = re.compile(r"profile-(?P<workload>.+?)(?:-(?P<table>lz4|zstd-9|zstd|raw)-(?P<storage>same-disk|cap\d+))?"
+                  r"-(?P<config>(base|flash)-.+?)(-round\d+)?\.collapsed(\.xz)?$")
+
+
+def section(workload, table, storage):
+    """The heading of a workload and case, as profile names and raw.jsonl both give it."""
+    return f"{workload}-{table or 'lz4'}-{storage or 'same-disk'}"
+
+
+def storage_of(row):
+    cap = row.get("cap_iops")
+    return "same-disk" if cap is None else f"cap{cap}"
 
 
 def category(stack):
@@ -70,7 +82,7 @@ def profiled_measurements(out):
     for line in open(os.path.join(out, "raw.jsonl")):
         r = json.loads(line)
         if r.get("phase", "steady") == "steady" and "error" not in r and r["target"] == profiled:
-            groups[(r["workload"], r["config"])].append(r)
+            groups[(section(r["workload"], r.get("table"), storage_of(r)), r["config"])].append(r)
     return {key: {field: statistics.median(r[field] for r in rows) for field in ("ops_per_s", "cpu_ms_per_op")}
             for key, rows in groups.items()}
 
@@ -81,7 +93,8 @@ def report(out):
     for path in sorted(glob.glob(os.path.join(out, "profile-*.collapsed*"))):
         m = NAME.search(os.path.basename(path))
         if m:
-            categorize(path, profiles[m["workload"]].setdefault(m["config"], collections.Counter()))
+            categorize(path, profiles[section(m["workload"], m["table"], m["storage"])]
+                       .setdefault(m["config"], collections.Counter()))
     if not profiles:
         log(f"no profile-*.collapsed in {out} (run scripts/bench-ycsb.sh --profile)")
         return 1
@@ -154,6 +167,12 @@ def self_test():
         with open(path, "w") as f:
             for stack, count in stacks.items():
                 f.write(f"{stack} {count}\n")
+        for name, want in (("profile-paper-read100-flash-4x-round2.collapsed.xz",
+                            ("paper-read100-lz4-same-disk", "flash-4x")),
+                           ("profile-paper-read80-update20-zstd-9-cap750-base-c-2M.collapsed.xz",
+                            ("paper-read80-update20-zstd-9-cap750", "base-c-2M"))):
+            m = NAME.search(name)
+            check(f"name {name}", (section(m["workload"], m["table"], m["storage"]), m["config"]), want)
         counts = categorize(path)
         check("GC by thread name", counts["garbage collection"], 5)
         check("LZ4 before the kernel", counts["LZ4 decompression"], 7)

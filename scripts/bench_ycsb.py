@@ -134,6 +134,9 @@ CONFIGS = {c.name: c for c in [
     # Not in the default sweep: hits read flash in Cassandra's thread.
     Config("flash-4x-sync", "flash cache 4x hot set, caller-thread reads, M", hot_multiple=4,
            flash_settings=("read_in_caller_thread: true",)),
+    # Not in the default sweep: checkpoints on the clock alone (the policy before checkpoint_change_percent).
+    Config("flash-4x-clock", "flash cache 4x hot set, checkpoints on the clock only, M", hot_multiple=4,
+           flash_settings=("checkpoint_change_percent: 0",)),
     # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb.
     Config("base-c-M-ra", "baseline at M, machine readahead", machine_read_ahead=True),
 ]}
@@ -602,7 +605,8 @@ class Bench:
         before = self.snapshot(pid)
         profiled = args.profile and target == args.targets[-1]
         suffix = f"-round{case.round + 1}" if args.repeat > 1 else ""
-        prefix = os.path.join(args.out, f"profile-{case.workload}-{case.table}-{config.name}{suffix}")
+        storage = "same-disk" if case.cap is None else f"cap{case.cap.iops}"
+        prefix = os.path.join(args.out, f"profile-{case.workload}-{case.table}-{storage}-{config.name}{suffix}")
         # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
         with (Profile(profiler_library(args), pid, prefix, case.round == 0) if profiled else contextlib.nullcontext()):
             texts = self.clients(case, keyspace, args.measure, target).wait()

@@ -25,9 +25,13 @@ import java.util.Set;
  *                               for the next checkpoint, and for fragmentation
  * @param dramTierBytes          DRAM tier for the hottest chunks; 0 turns it off
  * @param readAhead              on a flash hit, also fetch the next chunk into the DRAM tier
- * @param checkpointIntervalMillis how often the index is checkpointed to flash (also at clean close)
- * @param minCheckpointIntervalMillis an early checkpoint, asked for when evicted blocks waiting for
- *                               one fill half the reserve, comes no sooner than this after the last
+ * @param checkpointIntervalMillis the longest time between checkpoints while the index changes (one is
+ *                               also written at clean close)
+ * @param minCheckpointIntervalMillis the shortest time between checkpoints, whatever asks for one
+ * @param checkpointChangePercent a checkpoint is written once chunks written, moved or removed since the
+ *                               last one reach this share of the cached chunks (a crash loses at most
+ *                               about this share of the cache); 0: only the interval, and the reserve
+ *                               filling, ask for one
  * @param strict                 refuse to start, instead of formatting, when the devices hold a cache
  *                               this configuration cannot recover
  * @param maintenanceIntervalMillis how often loads are averaged and imbalance is corrected
@@ -46,6 +50,7 @@ public record CacheConfig(
         boolean readAhead,
         long checkpointIntervalMillis,
         long minCheckpointIntervalMillis,
+        double checkpointChangePercent,
         boolean strict,
         long maintenanceIntervalMillis,
         double rebalanceFactor,
@@ -95,6 +100,9 @@ public record CacheConfig(
         positive("maintenance_interval_ms", maintenanceIntervalMillis);
         positive("checkpoint_interval_ms", checkpointIntervalMillis);
         notNegative("min_checkpoint_interval_ms", minCheckpointIntervalMillis);
+        if (!(checkpointChangePercent >= 0 && checkpointChangePercent <= 100)) {
+            throw new IllegalArgumentException("checkpoint_change_percent: must be 0..100, got " + checkpointChangePercent);
+        }
         if (!(rebalanceFactor > 1)) {
             throw new IllegalArgumentException("rebalance_factor: must be above 1, got " + rebalanceFactor);
         }
@@ -127,6 +135,7 @@ public record CacheConfig(
         private boolean readAhead;
         private long checkpointIntervalMillis = 300_000;
         private long minCheckpointIntervalMillis = 10_000;
+        private double checkpointChangePercent = 10;
         private boolean strict;
         private long maintenanceIntervalMillis = 5_000;
         private double rebalanceFactor = 1.5;
@@ -187,6 +196,11 @@ public record CacheConfig(
             return this;
         }
 
+        public Builder checkpointChangePercent(double percent) {
+            this.checkpointChangePercent = percent;
+            return this;
+        }
+
         public Builder strict(boolean refuseToFormat) {
             this.strict = refuseToFormat;
             return this;
@@ -210,7 +224,8 @@ public record CacheConfig(
         public CacheConfig build() {
             return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
                     allocationWaitMillis,
-                    spaceReservePercent, dramTierBytes, readAhead, checkpointIntervalMillis, minCheckpointIntervalMillis, strict,
+                    spaceReservePercent, dramTierBytes, readAhead, checkpointIntervalMillis, minCheckpointIntervalMillis,
+                    checkpointChangePercent, strict,
                     maintenanceIntervalMillis,
                     rebalanceFactor, migrationBatch).validate();
         }

@@ -2,6 +2,7 @@ package io.flashchunk.cache;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.cache.checkpoint.CheckpointImage;
+import io.flashchunk.cache.checkpoint.CheckpointPolicy;
 import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.checkpoint.SpaceLayout;
@@ -75,9 +76,8 @@ public final class FlashChunkCache implements AutoCloseable {
     private final AtomicBoolean sweepScheduled = new AtomicBoolean();
     private final long readTimeoutNanos;
     private final Checkpointer checkpointer;
+    private final CheckpointPolicy checkpointPolicy;
     private final long recoveredEntries;
-    private volatile long lastCheckpointNanos = System.nanoTime();
-    private final AtomicBoolean earlyCheckpointScheduled = new AtomicBoolean();
     private final WarningThrottle checkpointFailures = new WarningThrottle(60, TimeUnit.SECONDS);
     private final WarningThrottle getFailures = new WarningThrottle(10, TimeUnit.SECONDS);
     private final WarningThrottle corruptions = new WarningThrottle(10, TimeUnit.SECONDS);
@@ -110,6 +110,9 @@ public final class FlashChunkCache implements AutoCloseable {
     /** @param moveRecovered false: recovered entries move into the index only when read (tests) */
     FlashChunkCache(CacheConfig config, List<BlockDevice> devices, boolean moveRecovered) throws IOException {
         this.config = config.validate();
+        this.checkpointPolicy = new CheckpointPolicy(TimeUnit.MILLISECONDS.toNanos(config.checkpointIntervalMillis()),
+                TimeUnit.MILLISECONDS.toNanos(config.minCheckpointIntervalMillis()), config.checkpointChangePercent() / 100,
+                System::nanoTime, changes());
         this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.readTimeoutMillis());
         this.maintenance = Executors.newScheduledThreadPool(2, task -> {
             Thread thread = new Thread(task, "flashchunk-maintenance");
@@ -151,8 +154,9 @@ public final class FlashChunkCache implements AutoCloseable {
         this.migrator = new Migrator(index, spaces, pool, metrics);
         maintenance.scheduleWithFixedDelay(this::runMaintenanceQuietly, config.maintenanceIntervalMillis(),
                 config.maintenanceIntervalMillis(), TimeUnit.MILLISECONDS);
-        maintenance.scheduleWithFixedDelay(this::checkpointQuietly, config.checkpointIntervalMillis(),
-                config.checkpointIntervalMillis(), TimeUnit.MILLISECONDS);
+        // The policy is asked often enough to honour its shortest interval; it decides, not the clock.
+        long policyTick = Math.max(10, Math.min(1000, config.minCheckpointIntervalMillis() / 4));
+        maintenance.scheduleWithFixedDelay(this::checkpointIfDue, policyTick, policyTick, TimeUnit.MILLISECONDS);
         if (promoter != null && moveRecovered) {
             promoter.start();
         }
@@ -235,27 +239,39 @@ public final class FlashChunkCache implements AutoCloseable {
 
     /** Writes a checkpoint now; see {@link Checkpointer}. */
     public Checkpointer.Result checkpoint() throws IOException {
-        Checkpointer.Result result = checkpointer.checkpoint();
-        lastCheckpointNanos = System.nanoTime();
-        metrics.checkpoints.increment();
-        return result;
+        CheckpointPolicy.Attempt attempt = checkpointPolicy.start(changes());
+        boolean durable = false;
+        try {
+            Checkpointer.Result result = checkpointer.checkpoint();
+            durable = true;
+            metrics.checkpoints.increment();
+            return result;
+        } finally {
+            checkpointPolicy.finished(attempt, durable);
+        }
     }
 
-    /** Asks for an early checkpoint (evicted blocks are waiting for one), no sooner than the minimum interval. */
+    /**
+     * Changes to what a checkpoint holds, as a running total: chunks written to flash (a crash before
+     * the next checkpoint loses them), moved, evicted and invalidated (their runs wait for one).
+     */
+    private long changes() {
+        return metrics.flashWrites.sum() + metrics.migrations.sum() + metrics.evictions.sum()
+                + metrics.invalidations.sum();
+    }
+
+    /** Evicted runs waiting for a checkpoint fill half the reserve: ask for one early. */
     private void checkpointSoon() {
-        if (closed || !earlyCheckpointScheduled.compareAndSet(false, true)) {
-            return;
+        checkpointPolicy.requestEarly();
+    }
+
+    /** Writes a checkpoint if {@link CheckpointPolicy} says one is due; true if it tried. */
+    boolean checkpointIfDue() {
+        if (closed || !checkpointPolicy.due(changes(), entries())) {
+            return false;
         }
-        long sinceLast = System.nanoTime() - lastCheckpointNanos;
-        long delay = Math.max(0, TimeUnit.MILLISECONDS.toNanos(config.minCheckpointIntervalMillis()) - sinceLast);
-        try {
-            maintenance.schedule(() -> {
-                earlyCheckpointScheduled.set(false);
-                checkpointQuietly();
-            }, delay, TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            earlyCheckpointScheduled.set(false);
-        }
+        checkpointQuietly();
+        return true;
     }
 
     private void checkpointQuietly() {

@@ -36,6 +36,8 @@ class CacheConfigTest {
         assertRejected("maintenance_interval_ms: must be positive, got 0", c -> c.maintenanceIntervalMillis(0));
         assertRejected("rebalance_factor: must be above 1, got 1.0", c -> c.rebalanceFactor(1.0));
         assertRejected("checkpoint_interval_ms: must be positive, got 0", c -> c.checkpointIntervalMillis(0));
+        assertRejected("checkpoint_change_percent: must be 0..100, got 101.0", c -> c.checkpointChangePercent(101));
+        assertRejected("checkpoint_change_percent: must be 0..100, got -1.0", c -> c.checkpointChangePercent(-1));
         assertRejected("read_ahead: needs dram_tier_bytes", c -> c.readAhead(true));
     }
 

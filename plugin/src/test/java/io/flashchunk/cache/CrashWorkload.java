@@ -34,8 +34,9 @@ public final class CrashWorkload {
         for (int i = 1; i < args.length; i++) {
             devices.add(Path.of(args[i]));
         }
+        // The production policy: checkpoints follow the changes (10%) and the clock.
         FlashChunkCache cache = RestartFixture.start(devices, c -> c.checkpointIntervalMillis(150)
-                .minCheckpointIntervalMillis(20).queueBytes(4L << 20).maintenanceIntervalMillis(100)
+                .minCheckpointIntervalMillis(20).checkpointChangePercent(10).queueBytes(4L << 20).maintenanceIntervalMillis(100)
                 .allocationWaitMillis(20).migrationBatch(8));
         List<CachedFile> files = new ArrayList<>();
         List<Long> seeds = new ArrayList<>();

@@ -8,16 +8,23 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.flashchunk.cache.checkpoint.CheckpointFormatException;
+import io.flashchunk.cache.checkpoint.CheckpointReader;
+import io.flashchunk.cache.checkpoint.Superblock;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.ChunkEntry;
 import io.flashchunk.cache.index.ChunkKeys;
 import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.IoEngine;
 import io.flashchunk.device.capi.CapiBlockDevice;
 import io.flashchunk.testing.Backend;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
@@ -282,6 +289,46 @@ class FlashChunkCacheTest {
             assertTrue(held > 0, "runs named by the checkpoint must wait for the next one");
             cache.checkpoint();
             assertEquals(0, cache.stats().spaces().get(0).heldBlocks(), "the next checkpoint gives them back");
+        }
+    }
+
+    @Test
+    void aFillingCacheIsCheckpointedAsItFillsNotByTheClock() throws Exception {
+        // An hour's interval: only the chunks written since the last checkpoint can make one due.
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> c.checkpointChangePercent(10)
+                .checkpointIntervalMillis(3_600_000).minCheckpointIntervalMillis(0))) {
+            FlashChunkCache cache = fixture.cache;
+            CachedFile file = file(cache, "filling");
+            for (int i = 0; i < 50; i++) {
+                cache.put(file, i * 4096L, ChunkContent.buffer(19, i * 4096L, 4096));
+            }
+            await("50 chunks on flash", () -> cache.stats().flashWrites() == 50);
+            // A crash now would bring back what the newest checkpoint names: at least 90% of the chunks.
+            await("a checkpoint naming at least 45 of the 50 chunks",
+                    () -> newestCheckpointEntries(fixture.deviceFiles.get(0)) >= 45);
+        }
+    }
+
+    /** Entries of the newest valid checkpoint on a device (0 when it has none), read as recovery would. */
+    private static long newestCheckpointEntries(Path devicePath) {
+        try (BlockDevice device = BlockDevices.open(DeviceSpec.of(devicePath).withEngine(IoEngine.LIBAIO))) {
+            Superblock superblock = CheckpointReader.readSuperblock(device);
+            long newestSequence = 0;
+            long entries = 0;
+            for (int area = 0; area < 2; area++) {
+                try {
+                    var image = CheckpointReader.read(device, superblock.layout(), area, superblock.instance(), 0, null);
+                    if (image.header().sequence() > newestSequence) {
+                        newestSequence = image.header().sequence();
+                        entries = image.entryCount();
+                    }
+                } catch (CheckpointFormatException e) {
+                    // empty, or being written right now: the other area counts
+                }
+            }
+            return entries;
+        } catch (java.io.IOException | CheckpointFormatException e) {
+            throw new AssertionError("the cache's device has no readable superblock", e);
         }
     }
 

@@ -26,7 +26,8 @@ public final class CacheSettings {
 
     private static final Set<String> KEYS = Set.of("devices", "capi_library", "queue_bytes", "max_writes_in_flight",
             "read_timeout_ms", "read_in_caller_thread", "allocation_wait_ms", "space_reserve_percent", "dram_tier_bytes",
-            "read_ahead", "checkpoint_interval_ms", "min_checkpoint_interval_ms", "strict", "maintenance_interval_ms",
+            "read_ahead", "checkpoint_interval_ms", "min_checkpoint_interval_ms", "checkpoint_change_percent", "strict",
+            "maintenance_interval_ms",
             "rebalance_factor", "migration_batch");
     private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
@@ -92,6 +93,9 @@ public final class CacheSettings {
         if (map.containsKey("min_checkpoint_interval_ms")) {
             builder.minCheckpointIntervalMillis(millis(at + "min_checkpoint_interval_ms",
                     map.get("min_checkpoint_interval_ms")));
+        }
+        if (map.containsKey("checkpoint_change_percent")) {
+            builder.checkpointChangePercent(number(at + "checkpoint_change_percent", map.get("checkpoint_change_percent")));
         }
         if (map.containsKey("strict")) {
             builder.strict(bool(at + "strict", map.get("strict")));

@@ -51,6 +51,7 @@ class CacheSettingsTest {
                   read_ahead: true
                   checkpoint_interval_ms: 5m
                   min_checkpoint_interval_ms: 30000
+                  checkpoint_change_percent: 2.5
                   strict: true
                   maintenance_interval_ms: 1s
                   rebalance_factor: 2
@@ -69,6 +70,7 @@ class CacheSettingsTest {
         assertTrue(config.readAhead());
         assertEquals(300_000, config.checkpointIntervalMillis());
         assertEquals(30_000, config.minCheckpointIntervalMillis());
+        assertEquals(2.5, config.checkpointChangePercent());
         assertTrue(config.strict());
         assertEquals(1000, config.maintenanceIntervalMillis());
         assertEquals(2.0, config.rebalanceFactor());
