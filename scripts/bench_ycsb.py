@@ -134,6 +134,9 @@ CONFIGS = {c.name: c for c in [
     # Not in the default sweep: hits read flash in Cassandra's thread.
     Config("flash-4x-sync", "flash cache 4x hot set, caller-thread reads, M", hot_multiple=4,
            flash_settings=("read_in_caller_thread: true",)),
+    # Not in the default sweep: no overflow read of a hit's next chunk (one flash read per chunk).
+    Config("flash-4x-single", "flash cache 4x hot set, no overflow read, M", hot_multiple=4,
+           flash_settings=("overflow_read: false",)),
     # Not in the default sweep: checkpoints on the clock alone (the policy before checkpoint_change_percent).
     Config("flash-4x-clock", "flash cache 4x hot set, checkpoints on the clock only, M", hot_multiple=4,
            flash_settings=("checkpoint_change_percent: 0",)),

@@ -25,6 +25,9 @@ import java.util.Set;
  *                               for the next checkpoint, and for fragmentation
  * @param dramTierBytes          DRAM tier for the hottest chunks; 0 turns it off
  * @param readAhead              on a flash hit, also fetch the next chunk into the DRAM tier
+ * @param overflowRead           a flash hit whose file's next chunk lies beside it on flash reads both
+ *                               with one I/O, and serves the next one when its reader asks (the paper's
+ *                               overflow read: a partition spanning two chunks costs one flash read)
  * @param checkpointIntervalMillis the longest time between checkpoints while the index changes (one is
  *                               also written at clean close)
  * @param minCheckpointIntervalMillis the shortest time between checkpoints, whatever asks for one
@@ -48,6 +51,7 @@ public record CacheConfig(
         double spaceReservePercent,
         long dramTierBytes,
         boolean readAhead,
+        boolean overflowRead,
         long checkpointIntervalMillis,
         long minCheckpointIntervalMillis,
         double checkpointChangePercent,
@@ -133,6 +137,7 @@ public record CacheConfig(
         private double spaceReservePercent = 10;
         private long dramTierBytes;
         private boolean readAhead;
+        private boolean overflowRead = true;
         private long checkpointIntervalMillis = 300_000;
         private long minCheckpointIntervalMillis = 10_000;
         private double checkpointChangePercent = 10;
@@ -186,6 +191,11 @@ public record CacheConfig(
             return this;
         }
 
+        public Builder overflowRead(boolean enabled) {
+            this.overflowRead = enabled;
+            return this;
+        }
+
         public Builder checkpointIntervalMillis(long millis) {
             this.checkpointIntervalMillis = millis;
             return this;
@@ -224,7 +234,7 @@ public record CacheConfig(
         public CacheConfig build() {
             return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
                     allocationWaitMillis,
-                    spaceReservePercent, dramTierBytes, readAhead, checkpointIntervalMillis, minCheckpointIntervalMillis,
+                    spaceReservePercent, dramTierBytes, readAhead, overflowRead, checkpointIntervalMillis, minCheckpointIntervalMillis,
                     checkpointChangePercent, strict,
                     maintenanceIntervalMillis,
                     rebalanceFactor, migrationBatch).validate();

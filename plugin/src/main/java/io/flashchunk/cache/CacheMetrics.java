@@ -28,6 +28,8 @@ public final class CacheMetrics {
     public final LongAdder invalidations = new LongAdder();
     public final LongAdder migrations = new LongAdder();
     public final LongAdder readAheads = new LongAdder();
+    public final LongAdder pairedReads = new LongAdder();
+    public final LongAdder followersServed = new LongAdder();
     public final LongAdder checkpoints = new LongAdder();
     public final LongAdder checkpointFailures = new LongAdder();
     private final Recorder flashHitRecorder = new Recorder(3);

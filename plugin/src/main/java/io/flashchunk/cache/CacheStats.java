@@ -11,6 +11,11 @@ import org.HdrHistogram.Histogram;
  * @param flashHits               hits read from flash and verified
  * @param droppedEvictedBeforeWrite chunks evicted while queued: never written (flash wear saved)
  * @param staleReads              flash reads discarded because the entry moved or died meanwhile
+ * @param pairedReads             flash hits that read the file's next chunk with the same I/O (it lay
+ *                                right beside on flash)
+ * @param followersServed         next chunks so read that their reader then asked for: hits without an I/O
+ * @param changesSinceCheckpoint  chunks written, moved or removed since the newest durable checkpoint
+ *                                started: a crash now would lose the written ones
  * @param flashHitLatencyNanos    time of a flash hit inside {@code get}, nanoseconds
  */
 public record CacheStats(
@@ -36,9 +41,12 @@ public record CacheStats(
         long invalidations,
         long migrations,
         long readAheads,
+        long pairedReads,
+        long followersServed,
         long checkpoints,
         long checkpointFailures,
         long lastCheckpointSequence,
+        long changesSinceCheckpoint,
         long recoveredEntries,
         long entries,
         long weightedBlocks,
@@ -61,8 +69,9 @@ public record CacheStats(
                 + " B), flash read=" + flashBytesRead + " B, errors: checksum=" + checksumErrors + " read=" + readErrors
                 + " write=" + writeErrors + " timeout=" + readTimeouts + ", stale reads=" + staleReads + ", evictions="
                 + evictions + ", invalidations=" + invalidations + ", migrations=" + migrations + ", read-aheads="
-                + readAheads + ", checkpoints=" + checkpoints + " (failed " + checkpointFailures + ", last #"
-                + lastCheckpointSequence + "), recovered=" + recoveredEntries + ", entries=" + entries + " (" + weightedBlocks + " blocks), queued=" + queuedChunks
+                + readAheads + ", paired reads=" + pairedReads + " (followers served " + followersServed + "), checkpoints="
+                + checkpoints + " (failed " + checkpointFailures + ", last #"
+                + lastCheckpointSequence + ", changes since " + changesSinceCheckpoint + "), recovered=" + recoveredEntries + ", entries=" + entries + " (" + weightedBlocks + " blocks), queued=" + queuedChunks
                 + " (" + queuedBytes + " B), spaces=" + spaces;
     }
 

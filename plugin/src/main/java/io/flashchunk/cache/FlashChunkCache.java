@@ -52,7 +52,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class FlashChunkCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FlashChunkCache.class);
-    static final int MAX_ORDER = ChunkLocation.order(ChunkLocation.MAX_LENGTH);
+    // Free space merges into runs of two of the largest chunks: a chunk allocated from one leaves the
+    // other half on top of the free list, so a partition's two chunks admitted together lie side by
+    // side and one read fetches both (see NeighbourPlacement and readFlash).
+    static final int MAX_ORDER = ChunkLocation.order(ChunkLocation.MAX_LENGTH) + 1;
     private static final long POOL_RETAINED_BYTES_PER_CLASS = 8L << 20;
     private static final long SWEEP_DELAY_MILLIS = 100;
     private static final double MINIMUM_REBALANCE_LOAD = 10;
@@ -67,7 +70,8 @@ public final class FlashChunkCache implements AutoCloseable {
     // Recovered entries not yet moved into the index (null once all have moved), and their mover.
     private volatile RecoveredEntries recovered;
     private final RecoveredPromoter promoter;
-    private final AlignedBufferPool pool = new AlignedBufferPool(ChunkLocation.MAX_LENGTH, POOL_RETAINED_BYTES_PER_CLASS);
+    // Up to two chunks: a hit and the file's next chunk, read with one I/O.
+    private final AlignedBufferPool pool = new AlignedBufferPool(2 * ChunkLocation.MAX_LENGTH, POOL_RETAINED_BYTES_PER_CLASS);
     private final CacheMetrics metrics = new CacheMetrics();
     private final WriteQueue queue;
     private final DramTier dram;
@@ -315,6 +319,15 @@ public final class FlashChunkCache implements AutoCloseable {
      * release a returned chunk.
      */
     public CachedChunk get(CachedFile file, long position) {
+        return get(file, position, false);
+    }
+
+    /**
+     * As {@link #get(CachedFile, long)}; with {@code withFollower}, a flash hit whose file's next chunk
+     * lies right beside it on flash reads both with one I/O, and the next one comes with the hit
+     * ({@link CachedChunk#takeFollower}), to be {@link #claim claimed} when its reader asks for it.
+     */
+    public CachedChunk get(CachedFile file, long position, boolean withFollower) {
         long key = ChunkKeys.key(file.id(), position);
         if (key < 0 || closed || file.isInvalidated()) {
             metrics.misses.increment();
@@ -340,7 +353,7 @@ public final class FlashChunkCache implements AutoCloseable {
                     entry = index.get(key);
                 }
             }
-            CachedChunk chunk = entry == null ? null : read(entry);
+            CachedChunk chunk = entry == null ? null : read(entry, withFollower);
             if (chunk == null && entry != null && table != null) {
                 chunk = readAfterMove(entry);
             }
@@ -360,10 +373,10 @@ public final class FlashChunkCache implements AutoCloseable {
      * insert and its location being set: wait that out rather than miss a chunk that is on flash.
      */
     private CachedChunk readAfterMove(ChunkEntry entry) {
-        return RecoveredPromoter.awaitSettled(entry) && ChunkLocation.isOnFlash(entry.location()) ? read(entry) : null;
+        return RecoveredPromoter.awaitSettled(entry) && ChunkLocation.isOnFlash(entry.location()) ? read(entry, false) : null;
     }
 
-    private CachedChunk read(ChunkEntry entry) {
+    private CachedChunk read(ChunkEntry entry, boolean withFollower) {
         // Two looks: a pending chunk may reach flash (and leave memory) between them.
         for (int look = 0; look < 2; look++) {
             long location = entry.location();
@@ -371,7 +384,7 @@ public final class FlashChunkCache implements AutoCloseable {
                 return null;
             }
             if (ChunkLocation.isOnFlash(location)) {
-                return readFlash(entry, location);
+                return readFlash(entry, location, withFollower ? follower(entry, location) : null);
             }
             ByteBuffer target = pool.acquire(ChunkLocation.length(location));
             int length = queue.copyPending(entry, target);
@@ -384,13 +397,57 @@ public final class FlashChunkCache implements AutoCloseable {
         return null;
     }
 
-    private CachedChunk readFlash(ChunkEntry entry, long location) {
+    /** The file's next chunk when it lies right beside this one on flash (either side), in one space; else null. */
+    private ChunkEntry follower(ChunkEntry entry, long location) {
+        int length = ChunkLocation.length(location);
+        long nextKey = ChunkKeys.key(entry.fileId(), entry.position() + length);
+        if (Integer.bitCount(length) != 1 || nextKey < 0) {
+            return null; // a file's short last chunk has no next one
+        }
+        ChunkEntry next = index.peek(nextKey);
+        long nextLocation = next == null ? ChunkLocation.DEAD : next.location();
+        if (!ChunkLocation.isOnFlash(nextLocation) || ChunkLocation.space(nextLocation) != ChunkLocation.space(location)) {
+            return null;
+        }
+        long lba = ChunkLocation.lba(location);
+        long nextLba = ChunkLocation.lba(nextLocation);
+        boolean beside = nextLba == lba + runBlocks(location) || nextLba + runBlocks(nextLocation) == lba;
+        return beside ? next : null;
+    }
+
+    private static int runBlocks(long location) {
+        return 1 << ChunkLocation.order(ChunkLocation.length(location));
+    }
+
+    /**
+     * Reads a chunk from flash and checks it; with {@code next} (lying beside it), reads both with one
+     * I/O and attaches the next one unverified (see {@link FollowingChunk}).
+     */
+    private CachedChunk readFlash(ChunkEntry entry, long location, ChunkEntry next) {
         int length = ChunkLocation.length(location);
         AddressSpace space = spaces.space(ChunkLocation.space(location));
-        ByteBuffer buffer = pool.acquire(length);
+        long nextLocation = next == null ? ChunkLocation.DEAD : next.location();
+        if (next != null && !ChunkLocation.isOnFlash(nextLocation)) {
+            next = null; // moved or died since it was looked up
+        }
+        long readLba = ChunkLocation.lba(location);
+        int offset = 0;
+        int nextOffset = 0;
+        int bytes = runBlocks(location) * BlockDevice.BLOCK_SIZE;
+        if (next != null) {
+            int nextBytes = runBlocks(nextLocation) * BlockDevice.BLOCK_SIZE;
+            if (ChunkLocation.lba(nextLocation) < readLba) {
+                readLba = ChunkLocation.lba(nextLocation);
+                offset = nextBytes;
+            } else {
+                nextOffset = bytes;
+            }
+            bytes += nextBytes;
+        }
+        ByteBuffer buffer = pool.acquire(bytes);
         long start = System.nanoTime();
-        boolean read = config.readInCallerThread() ? readInCallerThread(space, location, buffer)
-                : readQueued(space, location, buffer);
+        boolean read = config.readInCallerThread() ? readInCallerThread(space, readLba, buffer)
+                : readQueued(space, readLba, buffer);
         if (!read) {
             return null;
         }
@@ -402,31 +459,71 @@ public final class FlashChunkCache implements AutoCloseable {
             pool.release(buffer);
             return null;
         }
-        buffer.limit(length);
-        if (crc32c(buffer) != entry.crc()) {
-            metrics.checksumErrors.increment();
+        ByteBuffer chunk = next == null ? buffer.limit(length) : buffer.slice(offset, length);
+        if (crc32c(chunk) != entry.crc()) {
             pool.release(buffer);
-            corruptions.warn(LOG, "flash cache: checksum mismatch, entry dropped: {}", entry);
-            if (index.remove(entry)) {
-                releaseAfterCheckpoint(entry);
-            }
+            dropCorrupt(entry);
             return null;
         }
         metrics.flashHits.increment();
         metrics.recordFlashHit(System.nanoTime() - start);
+        CachedChunk hit;
+        if (next == null) {
+            hit = new CachedChunk(chunk, pool);
+        } else {
+            CachedChunk.PooledBuffer shared = new CachedChunk.PooledBuffer(buffer, pool, 2);
+            hit = new CachedChunk(chunk, shared);
+            hit.attach(new FollowingChunk(next, nextLocation,
+                    buffer.slice(nextOffset, ChunkLocation.length(nextLocation)), shared));
+            metrics.pairedReads.increment();
+        }
         if (dram != null) {
-            keepInDram(entry, location, buffer);
+            keepInDram(entry, location, chunk);
             if (config.readAhead()) {
                 readAhead(entry, length);
             }
         }
-        return new CachedChunk(buffer, pool);
+        return hit;
+    }
+
+    /**
+     * The follower of an earlier hit, now that its reader asks for it: the chunk, if the file is still
+     * cached, its entry still points where it was read from, and the bytes pass the checksum; else null
+     * (and the follower is released).
+     */
+    public CachedChunk claim(CachedFile file, FollowingChunk follower) {
+        ChunkEntry entry = follower.entry;
+        if (closed || file.isInvalidated() || ChunkKeys.fileId(entry.key()) != file.id()
+                || index.get(entry.key()) != entry || entry.location() != follower.location) {
+            follower.release();
+            return null;
+        }
+        if (crc32c(follower.view) != entry.crc()) {
+            follower.release();
+            dropCorrupt(entry);
+            return null;
+        }
+        if (!follower.takeOver()) {
+            return null; // released meanwhile: its buffer reference is gone
+        }
+        metrics.flashHits.increment();
+        metrics.followersServed.increment();
+        return new CachedChunk(follower.view, follower.pooled);
+    }
+
+    /** Bytes on flash failed their checksum: the entry goes, and its run waits like an eviction's. */
+    private void dropCorrupt(ChunkEntry entry) {
+        metrics.checksumErrors.increment();
+        corruptions.warn(LOG, "flash cache: checksum mismatch, entry dropped: {}", entry);
+        if (index.remove(entry)) {
+            releaseAfterCheckpoint(entry);
+        }
     }
 
     /** A blocking read in this thread; false (the buffer released) when it failed. */
-    private boolean readInCallerThread(AddressSpace space, long location, ByteBuffer buffer) {
+    private boolean readInCallerThread(AddressSpace space, long lba, ByteBuffer buffer) {
         try {
-            space.driver().readNow(ChunkLocation.lba(location), buffer);
+            space.driver().readNow(lba, buffer);
             return true;
         } catch (IOException | RuntimeException e) {
             metrics.readErrors.increment();
@@ -439,10 +536,10 @@ public final class FlashChunkCache implements AutoCloseable {
      * A read through the device's queue, waited for up to the read timeout; false when it failed or
      * timed out (the buffer released, or left to the read still running).
      */
-    private boolean readQueued(AddressSpace space, long location, ByteBuffer buffer) {
+    private boolean readQueued(AddressSpace space, long lba, ByteBuffer buffer) {
         CompletableFuture<Void> read;
         try {
-            read = space.driver().read(ChunkLocation.lba(location), buffer);
+            read = space.driver().read(lba, buffer);
         } catch (RuntimeException e) {
             pool.release(buffer);
             metrics.readErrors.increment();
@@ -729,8 +826,10 @@ public final class FlashChunkCache implements AutoCloseable {
                 m.droppedEvictedBeforeWrite.sum(), m.droppedNoSpace.sum(), m.flashBytesRead.sum(),
                 m.flashBytesWritten.sum(), m.flashWrites.sum(), m.checksumErrors.sum(), m.readErrors.sum(),
                 m.writeErrors.sum(), m.readTimeouts.sum(), m.staleReads.sum(), m.evictions.sum(),
-                m.invalidations.sum(), m.migrations.sum(), m.readAheads.sum(), m.checkpoints.sum(),
-                m.checkpointFailures.sum(), checkpointer.lastSequence(), recoveredEntries, entries(),
+                m.invalidations.sum(), m.migrations.sum(), m.readAheads.sum(), m.pairedReads.sum(), m.followersServed.sum(),
+                m.checkpoints.sum(),
+                m.checkpointFailures.sum(), checkpointer.lastSequence(), checkpointPolicy.changesSince(changes()),
+                recoveredEntries, entries(),
                 index.weightedBlocks() + recoveredNotMoved().blocks(),
                 queue.queuedBytes(), queue.queuedChunks(), List.copyOf(spaceStats), m.flashHitLatency());
     }

@@ -2,8 +2,10 @@ package io.flashchunk.cassandra;
 
 import io.flashchunk.cache.CachedChunk;
 import io.flashchunk.cache.FlashChunkCache;
+import io.flashchunk.cache.FollowingChunk;
 import io.flashchunk.cache.index.CachedFile;
 import java.nio.ByteBuffer;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.cassandra.io.util.ChunkReader;
 import org.apache.cassandra.io.util.Rebufferer.BufferHolder;
@@ -33,17 +35,44 @@ final class ChunkService {
         this.missBuffers = missBuffers;
     }
 
-    /** A hit holding exactly {@code expectedLength} bytes, or null. */
-    BufferHolder cached(CachedFile file, long chunkStart, int expectedLength) {
+    /**
+     * A hit holding exactly {@code expectedLength} bytes, or null. With {@code followers}, a hit whose
+     * read brought the file's next chunk along hands that one to it.
+     */
+    BufferHolder cached(CachedFile file, long chunkStart, int expectedLength, Consumer<FollowingChunk> followers) {
         CachedChunk chunk;
         try {
-            chunk = cache.get(file, chunkStart);
+            chunk = cache.get(file, chunkStart, followers != null);
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable t) {
             failed("get", t);
             return null;
         }
+        BufferHolder hit = holder(file, chunk, chunkStart, expectedLength);
+        FollowingChunk next = hit == null || followers == null ? null : chunk.takeFollower();
+        if (next != null) {
+            followers.accept(next);
+        }
+        return hit;
+    }
+
+    /** The chunk a hit's read brought along, now that its reader asks for it; null if it is no good. */
+    BufferHolder claimed(CachedFile file, FollowingChunk follower, long chunkStart, int expectedLength) {
+        CachedChunk chunk;
+        try {
+            chunk = cache.claim(file, follower);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            failed("claim", t);
+            return null;
+        }
+        return holder(file, chunk, chunkStart, expectedLength);
+    }
+
+    /** The hit for Cassandra, if it holds exactly the bytes this reader's chunk must have; else null. */
+    private BufferHolder holder(CachedFile file, CachedChunk chunk, long chunkStart, int expectedLength) {
         if (chunk == null) {
             return null;
         }
@@ -89,6 +118,11 @@ final class ChunkService {
         } catch (Throwable t) {
             failed("invalidatePosition", t);
         }
+    }
+
+    /** Whether hits may read the file's next chunk along (overflow_read). */
+    boolean overflowRead() {
+        return cache.config().overflowRead();
     }
 
     long lengthMismatches() {

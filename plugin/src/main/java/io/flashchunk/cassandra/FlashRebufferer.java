@@ -9,54 +9,76 @@ import org.apache.cassandra.io.util.RebuffererFactory;
 /**
  * What Cassandra reads one data file through when the flash cache is on: the counterpart of the
  * stock cache's CachingRebufferer. One instance per file handle, shared by all its readers
- * (thread-safe, holds no per-read state).
+ * (thread-safe); each reader gets a {@link FlashFileReader} of its own.
+ *
+ * <p>It also judges, for its file, whether reading a hit's next chunk along (when it lies beside on
+ * flash) pays: a served follower saves a whole I/O, an unused one costs only the transfer of its
+ * bytes (it is verified only when served), so followers are asked for while at least about one in
+ * five is used. The score is a heuristic shared by the file's readers without synchronisation: a
+ * lost update only nudges it.
  */
-final class FlashRebufferer implements Rebufferer, RebuffererFactory {
+final class FlashRebufferer implements RebuffererFactory {
+    private static final int USED = 4;
+    private static final int WASTED = -1;
+    private static final int BOUND = 64;
+
     private final ChunkReader source;
     private final CachedFile file;
     private final ChunkService chunks;
-    private final int chunkSize;
     private final long alignmentMask;
+    private int followerScore;
 
     FlashRebufferer(ChunkReader source, CachedFile file, ChunkService chunks) {
         this.source = source;
         this.file = file;
         this.chunks = chunks;
-        this.chunkSize = source.chunkSize();
-        this.alignmentMask = -chunkSize;
+        this.alignmentMask = -source.chunkSize();
     }
 
-    @Override
-    public BufferHolder rebuffer(long position) {
-        long chunkStart = position & alignmentMask;
-        // The bytes a correct chunk holds: a whole chunk, or the file's short last one.
-        int expectedLength = (int) Math.min(chunkSize, source.fileLength() - chunkStart);
-        BufferHolder hit = chunks.cached(file, chunkStart, expectedLength);
-        return hit != null ? hit : chunks.load(source, file, chunkStart);
+    long chunkStart(long position) {
+        return position & alignmentMask;
     }
 
-    /** Early open: the chunk holding {@code position} will change. */
-    void invalidate(long position) {
-        chunks.invalidate(file, position & alignmentMask);
+    /** The bytes a correct chunk at {@code chunkStart} holds: a whole chunk, or the file's short last one. */
+    int expectedLength(long chunkStart) {
+        return (int) Math.min(source.chunkSize(), source.fileLength() - chunkStart);
+    }
+
+    ChunkReader source() {
+        return source;
+    }
+
+    ChunkService chunks() {
+        return chunks;
     }
 
     CachedFile file() {
         return file;
     }
 
+    /** Whether a reader of this file (a scan, or not) should have a hit's next chunk read along. */
+    boolean wantsFollowers(boolean scan) {
+        return chunks.overflowRead() && (scan || followerScore >= 0);
+    }
+
+    /** A follower was served (used) or let go (wasted). */
+    void followerOutcome(boolean used) {
+        followerScore = Math.max(-BOUND, Math.min(BOUND, followerScore + (used ? USED : WASTED)));
+    }
+
+    /** Early open: the chunk holding {@code position} will change. */
+    void invalidate(long position) {
+        chunks.invalidate(file, chunkStart(position));
+    }
+
     @Override
     public Rebufferer instantiateRebufferer(boolean isScan) {
-        return this;
+        return new FlashFileReader(this, isScan);
     }
 
     @Override
     public void close() {
         source.close();
-    }
-
-    @Override
-    public void closeReader() {
-        // Shared by all readers of the handle: nothing per reader to release.
     }
 
     @Override

@@ -68,6 +68,11 @@ public final class CheckpointPolicy {
         return since >= intervalNanos || (changeShare > 0 && changed >= changeShare * Math.max(1, entries));
     }
 
+    /** Changes the newest durable checkpoint does not cover, given the running total now. */
+    public synchronized long changesSince(long changesNow) {
+        return Math.max(0, changesNow - changesCovered);
+    }
+
     /** Asks for a checkpoint as soon as the minimum interval allows. */
     public synchronized void requestEarly() {
         earlyRequested = true;

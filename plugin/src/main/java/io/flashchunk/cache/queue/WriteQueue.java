@@ -49,6 +49,7 @@ public final class WriteQueue implements AutoCloseable {
     private final BlockingQueue<ChunkEntry> stage2 = new LinkedBlockingQueue<>();
     // By entry identity: an entry evicted while queued and a newer one for the same key may both be here.
     private final Map<Identity, StagedChunk> pending = new ConcurrentHashMap<>();
+    private final NeighbourPlacement placement;
     private final Thread stage1Worker;
     private final Thread stage2Worker;
     private volatile boolean running = true;
@@ -84,6 +85,7 @@ public final class WriteQueue implements AutoCloseable {
         this.metrics = metrics;
         this.byteLimit = byteLimit;
         this.allocationWaitNanos = TimeUnit.MILLISECONDS.toNanos(allocationWaitMillis);
+        this.placement = new NeighbourPlacement(index, spaces);
         this.stage1Worker = new Thread(this::runStage1, "flashchunk-queue-stage1");
         this.stage2Worker = new Thread(this::runStage2, "flashchunk-queue-stage2");
         stage1Worker.setDaemon(true);
@@ -240,7 +242,8 @@ public final class WriteQueue implements AutoCloseable {
             return;
         }
         int order = ChunkLocation.order(length);
-        Allocation allocation = spaces.allocate(order, allocationWaitNanos);
+        Allocation beside = placement.beside(entry.key(), length, order);
+        Allocation allocation = beside != null ? beside : spaces.allocate(order, allocationWaitNanos);
         if (allocation == null) {
             metrics.droppedNoSpace.increment();
             if (index.remove(entry)) {
@@ -255,6 +258,7 @@ public final class WriteQueue implements AutoCloseable {
             finish(buffer, length, entry);
             return;
         }
+        placement.allocated(entry.key(), allocation);
         ByteBuffer blocks = buffer.duplicate().position(0).limit((length + 4095) & -4096);
         try {
             allocation.space().driver().write(allocation.lba(), blocks).whenComplete((ignored, failure) ->

@@ -80,6 +80,16 @@ public final class AddressSpace {
     }
 
 
+    /** Allocates the run at device {@code lba} if it is free; see {@link BuddyAllocator#allocateAt}. */
+    public boolean allocateAt(long lba, int order) {
+        lock.lock();
+        try {
+            return allocator.allocateAt(lba - firstBlock, order);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Returns a run to the main free list at once: no checkpoint names it. */
     public void release(long lba, int order) {
         lock.lock();

@@ -87,6 +87,43 @@ final class BuddyAllocator {
     }
 
     /**
+     * Allocates the run of {@code 2^order} blocks at {@code start} if all of it is free (it lies in
+     * one free run, which is split down around it); returns whether it did. Placement uses it to
+     * put a file's consecutive chunks side by side, so one read can fetch both.
+     */
+    boolean allocateAt(long start, int order) {
+        checkOrder(order);
+        if (start < 0 || start + (1L << order) > blocks || (start & ((1L << order) - 1)) != 0 || claimed != null) {
+            return false;
+        }
+        int from = order;
+        while (from <= maxOrder) {
+            long run = start & -(1L << from);
+            if (run + (1L << from) <= blocks && isFree(run, from)) {
+                break;
+            }
+            from++;
+        }
+        if (from > maxOrder) {
+            return false;
+        }
+        long run = start & -(1L << from);
+        clearFree(run, from);
+        // Split down towards start: each time, the half without it stays free.
+        while (from > order) {
+            from--;
+            long half = 1L << from;
+            if (start >= run + half) {
+                markFree(run, from);
+                run += half;
+            } else {
+                markFree(run + half, from);
+            }
+        }
+        return true;
+    }
+
+    /**
      * Recovery, on an allocator with nothing allocated: takes every block set in {@code used} at
      * once. The free lists are rebuilt only by {@link #finishBulkClaim}; until then {@link #free}
      * gives back claimed runs (entries recovery drops) and nothing may be allocated. Claiming run by

@@ -26,7 +26,7 @@ public final class CacheSettings {
 
     private static final Set<String> KEYS = Set.of("devices", "capi_library", "queue_bytes", "max_writes_in_flight",
             "read_timeout_ms", "read_in_caller_thread", "allocation_wait_ms", "space_reserve_percent", "dram_tier_bytes",
-            "read_ahead", "checkpoint_interval_ms", "min_checkpoint_interval_ms", "checkpoint_change_percent", "strict",
+            "read_ahead", "overflow_read", "checkpoint_interval_ms", "min_checkpoint_interval_ms", "checkpoint_change_percent", "strict",
             "maintenance_interval_ms",
             "rebalance_factor", "migration_batch");
     private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library");
@@ -86,6 +86,9 @@ public final class CacheSettings {
         }
         if (map.containsKey("read_ahead")) {
             builder.readAhead(bool(at + "read_ahead", map.get("read_ahead")));
+        }
+        if (map.containsKey("overflow_read")) {
+            builder.overflowRead(bool(at + "overflow_read", map.get("overflow_read")));
         }
         if (map.containsKey("checkpoint_interval_ms")) {
             builder.checkpointIntervalMillis(millis(at + "checkpoint_interval_ms", map.get("checkpoint_interval_ms")));

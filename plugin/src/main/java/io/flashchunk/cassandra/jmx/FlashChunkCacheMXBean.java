@@ -45,6 +45,12 @@ public interface FlashChunkCacheMXBean {
 
     long getEvictions();
 
+    /** Flash hits that read the file's next chunk with the same I/O (the paper's overflow read). */
+    long getPairedReads();
+
+    /** Next chunks so read that their reader then asked for: hits that cost no I/O. */
+    long getFollowersServed();
+
     long getInvalidations();
 
     long getCheckpoints();
@@ -52,6 +58,9 @@ public interface FlashChunkCacheMXBean {
     long getCheckpointFailures();
 
     long getLastCheckpointSequence();
+
+    /** Chunks written, moved or removed since the newest durable checkpoint started: what a crash now risks. */
+    long getChangesSinceCheckpoint();
 
     long getRecoveredEntries();
 

@@ -136,6 +136,21 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
+    public long getChangesSinceCheckpoint() {
+        return stats().changesSinceCheckpoint();
+    }
+
+    @Override
+    public long getPairedReads() {
+        return stats().pairedReads();
+    }
+
+    @Override
+    public long getFollowersServed() {
+        return stats().followersServed();
+    }
+
+    @Override
     public long getInvalidations() {
         return stats().invalidations();
     }

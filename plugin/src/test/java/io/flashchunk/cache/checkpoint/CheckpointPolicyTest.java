@@ -1,5 +1,6 @@
 package io.flashchunk.cache.checkpoint;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -66,6 +67,17 @@ class CheckpointPolicyTest {
         assertFalse(policy.due(100, 1_000), "nothing changed since");
         assertFalse(policy.due(199, 1_000));
         assertTrue(policy.due(200, 1_000), "changes made while it ran count for the next one");
+    }
+
+    @Test
+    void whatACrashWouldRiskIsTheChangesSinceTheLastDurableCheckpoint() {
+        CheckpointPolicy policy = policy(0.1);
+        assertEquals(40, policy.changesSince(40));
+        advance(MIN_INTERVAL);
+        Attempt attempt = policy.start(30);
+        assertEquals(40, policy.changesSince(40), "not covered before it is durable");
+        policy.finished(attempt, true);
+        assertEquals(10, policy.changesSince(40));
     }
 
     @Test

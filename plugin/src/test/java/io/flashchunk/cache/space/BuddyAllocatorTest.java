@@ -25,7 +25,17 @@ class BuddyAllocatorTest {
             for (int step = 0; step < 50_000; step++) {
                 if (live.isEmpty() || random.nextInt(100) < 55) {
                     int order = random.nextInt(5);
-                    long start = allocator.allocate(order);
+                    long start;
+                    if (random.nextBoolean()) {
+                        start = allocator.allocate(order);
+                    } else {
+                        // A chosen run (placement beside a neighbour): taken only when all of it is free.
+                        long wanted = random.nextLong(blocks) & -(1L << order);
+                        boolean free = wanted + (1L << order) <= blocks
+                                && used.get((int) wanted, (int) (wanted + (1L << order))).isEmpty();
+                        assertEquals(free, allocator.allocateAt(wanted, order), "run at " + wanted + " of order " + order);
+                        start = free ? wanted : -1;
+                    }
                     if (start < 0) {
                         continue;
                     }
@@ -51,6 +61,27 @@ class BuddyAllocatorTest {
                 assertEquals(4, allocator.largestFreeOrder(), "free space merges back into the largest runs");
             }
         }
+    }
+
+    @Test
+    void aChosenRunIsCutOutOfALargerFreeOneLeavingTheRestFree() {
+        BuddyAllocator allocator = new BuddyAllocator(32, 4);
+        assertTrue(allocator.allocateAt(20, 2), "blocks 20..23 lie in the free run 16..31");
+        assertEquals(28, allocator.freeBlocks());
+        assertFalse(allocator.allocateAt(20, 2), "taken now");
+        assertFalse(allocator.allocateAt(16, 3), "overlaps the taken run");
+        assertFalse(allocator.allocateAt(18, 2), "not aligned to its size");
+        assertFalse(allocator.allocateAt(32, 0), "outside the space");
+        assertTrue(allocator.allocateAt(16, 2));
+        assertTrue(allocator.allocateAt(24, 3));
+        assertEquals(0, allocator.allocate(4), "the untouched run 0..15 is still whole");
+        assertEquals(-1, allocator.allocate(0), "everything is taken");
+        allocator.free(20, 2);
+        allocator.free(16, 2);
+        allocator.free(24, 3);
+        allocator.free(0, 4);
+        assertEquals(4, allocator.largestFreeOrder(), "the pieces merge back");
+        assertEquals(32, allocator.freeBlocks());
     }
 
     @Test

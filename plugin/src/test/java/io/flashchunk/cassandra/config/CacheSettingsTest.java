@@ -49,6 +49,7 @@ class CacheSettingsTest {
                   space_reserve_percent: 12.5
                   dram_tier_bytes: 256MiB
                   read_ahead: true
+                  overflow_read: false
                   checkpoint_interval_ms: 5m
                   min_checkpoint_interval_ms: 30000
                   checkpoint_change_percent: 2.5
@@ -68,6 +69,7 @@ class CacheSettingsTest {
         assertEquals(12.5, config.spaceReservePercent());
         assertEquals(256L << 20, config.dramTierBytes());
         assertTrue(config.readAhead());
+        assertFalse(config.overflowRead());
         assertEquals(300_000, config.checkpointIntervalMillis());
         assertEquals(30_000, config.minCheckpointIntervalMillis());
         assertEquals(2.5, config.checkpointChangePercent());
