@@ -243,6 +243,15 @@ class Node:
                             "requests": int(m.group(4))}
         return {"entries": 0, "capacity": "none", "misses": 0, "requests": 0}
 
+    def closing_stats(self):
+        """The flash cache's counters as it logged them when it last closed (system.log), or None."""
+        found = None
+        with open(os.path.join(self.dir, "logs", "system.log"), errors="replace") as f:
+            for line in f:
+                if "flash chunk cache: closed after a final checkpoint;" in line:
+                    found = line.split("final checkpoint;", 1)[1].strip()
+        return found
+
     def recovered_chunks(self):
         """The chunks the flash cache said it recovered in its last start (system.log), or None."""
         found = None
@@ -591,11 +600,21 @@ class Bench:
                 warm = None
                 for target in args.targets:
                     warm = self.measure_target(config, case, keyspace, target)
+                life = "warm-up and measurements"
                 for kind in ("clean", "kill"):
                     if kind in args.restarts and args.restart_seconds:
-                        self.restart(config, case, keyspace, kind, warm)
+                        self.restart(config, case, keyspace, kind, warm, life)
+                        life = f"after the {kind} restart"
+                self.stop(config, case, life)
             finally:
                 self.node.stop()
+
+    def stop(self, config, case, life):
+        """A clean stop; a flash cache logs its counters as it closes: they go to raw.jsonl."""
+        self.node.stop()
+        if config.flash:
+            self.record({"phase": "cache-stats", "config": config.name, "label": config.label, **case.fields(),
+                         "life": life, "summary": self.node.closing_stats()})
 
     def snapshot(self, pid):
         return {"cpu": cpu_seconds(pid), "data": disk_reads(self.data_disk), "root": disk_reads(self.root_disk),
@@ -681,14 +700,14 @@ class Bench:
         recovered = self.node.recovered_chunks() if config.flash else None
         self.record_restart(config, case, "kill-cold", startup, [], None, delay, entries, recovered)
 
-    def restart(self, config, case, keyspace, kind, warm_ops):
+    def restart(self, config, case, keyspace, kind, warm_ops, life):
         """Stops the node cleanly or kills it under load, drops the page cache (as a machine restart
         would), starts it and follows YCSB at full rate from the moment it answers CQL, until it has held
         RESTART_SHARE of its warm throughput for --restart-hold seconds or --restart-seconds have passed."""
         args = self.args
         delay = entries = None
         if kind == "clean":
-            self.node.stop()
+            self.stop(config, case, life)
         else:
             delay = self.random.uniform(*KILL_WINDOW_S)
             log(f"{config.label} ({case.describe()}): SIGKILL after {delay:.0f} s of load")
@@ -783,6 +802,9 @@ def parse_args(argv):
                    help=f"stop following once {RESTART_SHARE:.0%} of the warm throughput has been reached this long ago")
     p.add_argument("--seed", type=int, default=1, help="of the random kill moments")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
+    p.add_argument("--append", action="store_true",
+                   help="add to the results already in --out (another part of a sweep, measured the same way): "
+                        "one report over all of them")
     p.add_argument("--repeat", type=int, default=1,
                    help="run every configuration this many times, in rounds (A B A B ...: drift hits all alike); "
                         "the report gives medians, ranges and per-round ratios")
@@ -809,6 +831,26 @@ def parse_args(argv):
     # The node runs in its own directory: a relative flash device path in its yaml would point elsewhere.
     args.work = os.path.abspath(args.work)
     return args
+
+
+# What must be equal for two invocations' results to go in one report (--append).
+SAME_SETUP = ("records", "field_length", "heap", "memory_bytes", "clients", "threads", "warmup_s", "measure_s",
+              "chunk_kb", "restart_share")
+
+
+def merge_setup(earlier, later):
+    """One setup for the results of two invocations: their lists joined in order, without repeats."""
+    differ = [k for k in SAME_SETUP if earlier.get(k) != later.get(k)]
+    if differ:
+        raise SystemExit(f"bench-ycsb: --append: the results in this directory were measured with other "
+                         f"{', '.join(differ)} ({', '.join(f'{k}={earlier.get(k)}' for k in differ)})")
+    merged = dict(later)
+    for key in ("targets", "configs", "workloads", "caps", "restarts"):
+        merged[key] = list(earlier.get(key, [])) + [v for v in later[key] if v not in earlier.get(key, [])]
+    for key in ("labels", "tables", "cap_probe_reads_per_s"):
+        merged[key] = {**earlier.get(key, {}), **later[key]}
+    merged["rounds"] = max(earlier.get("rounds", 1), later["rounds"])
+    return merged
 
 
 def main(argv):
@@ -840,12 +882,12 @@ def main(argv):
                 if cap and cap.iops:
                     # The cap must hold the baseline's buffered reads too (page-cache misses, read-ahead).
                     io_group.set(cap)
-                    probes[cap.iops] = capped_storage.probe(io_group, dataset.largest_data_file(tables[0]))
+                    probes[str(cap.iops)] = capped_storage.probe(io_group, dataset.largest_data_file(tables[0]))
                     log(f"cap {cap.label()}: random 4 KiB buffered reads from inside the group ran at "
-                        f"{probes[cap.iops]:,.0f}/s")
-                    if probes[cap.iops] > 1.2 * cap.iops:
+                        f"{probes[str(cap.iops)]:,.0f}/s")
+                    if probes[str(cap.iops)] > 1.2 * cap.iops:
                         raise SystemExit(f"bench-ycsb: the cap of {cap.iops} IOPS does not hold buffered reads "
-                                         f"({probes[cap.iops]:,.0f}/s)")
+                                         f"({probes[str(cap.iops)]:,.0f}/s)")
             meta = {"records": args.records, "field_length": args.field_length, "heap": args.heap,
                     "memory_bytes": args.memory, "hot_set_bytes": hot_set_bytes(args), "targets": args.targets,
                     "clients": args.clients, "threads": args.threads, "warmup_s": args.warmup,
@@ -858,7 +900,10 @@ def main(argv):
                     "caps": [None if c is None else [c.iops, c.mib_s] for c in args.caps],
                     "cap_probe_reads_per_s": probes, "restarts": args.restarts,
                     "restart_seconds": args.restart_seconds, "restart_share": RESTART_SHARE}
-            json.dump(meta, open(os.path.join(args.out, "setup.json"), "w"), indent=1)
+            setup_path = os.path.join(args.out, "setup.json")
+            if args.append and os.path.exists(setup_path):
+                meta = merge_setup(json.load(open(setup_path)), meta)
+            json.dump(meta, open(setup_path, "w"), indent=1)
             log(f"hot set {hot_set_bytes(args) / 2**20:.0f} MiB of chunks; M = {args.memory / 2**20:.0f} MiB; "
                 f"data on {data_disk} (read_ahead_kb {read_ahead.current()}), flash file on {root_disk}")
             bench = Bench(args, node, dataset, data_disk, root_disk, io_group)
@@ -890,6 +935,21 @@ def self_test():
     check("restarts by default", parse_args(["--out", "x"]).restarts, ["clean", "kill"])
     check("no restarts", parse_args(["--out", "x", "--restarts", "none"]).restarts, [])
     check("uncompressed baseline has its own table", CONFIGS["base-u-M"].table, "raw")
+    first = {"records": 1, "caps": [[0, 0], [4000, 166.67]], "configs": ["a", "b"], "targets": [0], "workloads": ["w"],
+             "restarts": [], "labels": {"a": "A"}, "tables": {"lz4": "L"}, "cap_probe_reads_per_s": {"4000": 3999},
+             "rounds": 2}
+    second = dict(first, caps=[[1000, 41.67], [0, 0]], configs=["b", "c"], labels={"c": "C"}, rounds=1,
+                  cap_probe_reads_per_s={"1000": 1001})
+    merged = merge_setup(first, second)
+    check("sweep parts merged in order", merged["caps"], [[0, 0], [4000, 166.67], [1000, 41.67]])
+    check("configurations merged", merged["configs"], ["a", "b", "c"])
+    check("probes merged", merged["cap_probe_reads_per_s"], {"4000": 3999, "1000": 1001})
+    check("rounds: the most", merged["rounds"], 2)
+    try:
+        merge_setup(first, dict(second, records=2))
+        failures.append("results of another dataset size were merged")
+    except SystemExit:
+        pass
     for bad in (["--storage-iops", "500", "--storage-mbps", "1,2"], ["--storage-mbps", "20"],
                 ["--configs", "flash-9x"], ["--tables", "snappy"], ["--restarts", "reboot"]):
         try:

@@ -277,6 +277,35 @@ def table(setup, rows):
     return "\n".join(lines)
 
 
+COUNTERS = {"flash hits": r"flash=(\d+)", "misses": r"misses=(\d+)", "paired reads": r"paired reads=(\d+)",
+            "followers served": r"followers served (\d+)", "flash writes": r"flash writes=(\d+)",
+            "checkpoints": r"checkpoints=(\d+)"}
+
+
+def counters(summary):
+    """The numbers of the flash cache's closing log line (CacheStats.toString)."""
+    import re
+    found = {}
+    for name, pattern in COUNTERS.items():
+        m = re.search(pattern, summary or "")
+        found[name] = int(m.group(1)) if m else None
+    return found
+
+
+def cache_stats_table(rows):
+    """The flash cache's own counters at each clean stop: how often the overflow read paid."""
+    lines = ["The flash cache's own counters (logged when it closed), per life of the node:", "",
+             "| case | configuration | round | life | " + " | ".join(COUNTERS) + " | flash reads saved |",
+             "|---|---|---:|---|" + "---:|" * (len(COUNTERS) + 1)]
+    for r in rows:
+        c = counters(r.get("summary"))
+        saved = (f'{c["followers served"] / c["flash hits"]:.0%}' if c["flash hits"] and c["followers served"] is not None
+                 else "n/a")
+        lines.append(f'| {r["workload"]}, {case_slug(r["table"], r["cap_iops"])} | {r["label"]} | {r.get("round", 0) + 1} '
+                     f'| {r.get("life", "")} | ' + " | ".join(num(c[k], 0) for k in COUNTERS) + f" | {saved} |")
+    return lines
+
+
 def restart_table(setup, rows):
     """A line per restart: how soon the node served its warm throughput again."""
     share = setup.get("restart_share", 0.9)
@@ -442,10 +471,57 @@ def plot_restarts(out, setup, rows):
     return written
 
 
+def summary(setup, rows, merged):
+    """A few plain sentences per case: what the storage was, and what each configuration did at the
+    highest target, against the baseline at M; then each restart's time to its warm share."""
+    top = max(setup["targets"], key=target_order)
+    share = setup.get("restart_share", 0.9)
+    lines = []
+    for (tbl, cap), workload in itertools.product(cases(setup, rows), setup["workloads"]):
+        at_top = {r["config"]: r for r in merged
+                  if (r["table"], r["cap_iops"], r["workload"], r["target"]) == (tbl, cap, workload, top)}
+        if not at_top:
+            continue
+        if cap:
+            mib_s = next(c[1] for c in setup["caps"] if c and c[0] == cap)
+            storage = (f"Cassandra's data directory was on a loop device of its own, capped at {cap:,} read IOPS and "
+                       f"{mib_s:g} MiB/s (and the same for writes) through the node's blkio cgroup; the flash cache's "
+                       f"file was on the local disk, uncapped.")
+        elif cap == 0:
+            storage = "Cassandra's data directory was on a loop device of its own, uncapped."
+        else:
+            storage = "Cassandra's data and the flash cache's file shared the local disk (the paper's setting)."
+        rounds = setup.get("rounds", 1)
+        lines.append(f"{workload}, {setup['tables'].get(tbl, tbl)}: {storage} "
+                     f"YCSB unthrottled{f', medians of {rounds} rounds' if rounds > 1 else ''}:")
+        base = at_top.get("base-c-M")
+        for config in setup["configs"]:
+            r = at_top.get(config)
+            if not r:
+                continue
+            text = (f"- {r['label']}: {r['ops_per_s']:,.0f} ops/s, reads {r.get('read_avg_ms', 0):.1f} ms on average, "
+                    f"{r['cpu_ms_per_op'] or 0:.2f} ms of Cassandra CPU per op")
+            if base and r is not base and base["ops_per_s"]:
+                text += f" ({r['ops_per_s'] / base['ops_per_s']:.1f}x the baseline at M's throughput)"
+            lines.append(text + ".")
+        for r in restarts(rows):
+            if (r["table"], r["cap_iops"], r["workload"]) != (tbl, cap, workload) or not r.get("warm_ops_per_s"):
+                continue
+            reached = r.get("time_to_share_s")
+            event = "a clean stop" if r.get("kind") == "clean" else "a SIGKILL"
+            which = f" (round {r.get('round', 0) + 1})" if rounds > 1 else ""
+            lines.append(f"- {r['label']}, after {event}{which}: "
+                         + (f"{share:.0%} of its warm throughput {reached:.0f} s after it answered CQL."
+                            if reached is not None else f"did not reach {share:.0%} of its warm throughput in the "
+                            f"{r.get('followed_s') or 0:.0f} s followed."))
+        lines.append("")
+    return lines
+
+
 def report(out):
     setup, rows, failed = load(out)
     merged = aggregate(steady(rows))
-    text = table(setup, merged)
+    text = "\n".join(summary(setup, rows, merged)) + "\n" + table(setup, merged)
     ratios = paired_ratios(setup, steady(rows))
     if ratios:
         text += ("\nRound by round (each ratio from two runs minutes apart, so slow drift of the machine cancels "
@@ -455,6 +531,9 @@ def report(out):
         text += "\nThe issue's targets, on medians of paired rounds:\n\n" + "\n".join(checks) + "\n"
     if restarts(rows):
         text += "\n" + "\n".join(restart_table(setup, rows)) + "\n"
+    stats = [r for r in rows if r.get("phase") == "cache-stats"]
+    if stats:
+        text += "\n" + "\n".join(cache_stats_table(stats)) + "\n"
     if failed:
         text += "\nConfigurations that failed:\n\n" + "\n".join(
             f'- {r["label"]} ({r["workload"]}, {case_slug(r["table"], r["cap_iops"])}): {r["error"]}'
@@ -519,6 +598,18 @@ def self_test():
                "cap_iops": 750, "round": 0, "startup_s": 9.5, "warm_ops_per_s": 2000.0, "time_to_share_s": 12.4,
                "followed_s": 27.4, "ops_per_s_first_30s": 1900.0, "timeline": [[7.4, 1500.0, 2.0], [12.4, 1950.0, 1.5]],
                "recovered_entries": 900, "entries_at_kill": 1000}
+    closing_line = ("hits memory=0 dram=0 flash=400, misses=10, puts=10 (already cached 0, uncacheable 0), flash writes=10 "
+               "(10 B), read-aheads=0, paired reads=150 (followers served 100), checkpoints=3 (failed 0, last #3)")
+    check("counters from the closing line", counters(closing_line), {"flash hits": 400, "misses": 10, "paired reads": 150,
+          "followers served": 100, "flash writes": 10, "checkpoints": 3})
+    stats_line = cache_stats_table([{"workload": "w", "table": "lz4", "cap_iops": 750, "label": "x", "life": "l",
+                                     "summary": closing_line}])[-1]
+    check("a quarter of the flash hits cost no read", stats_line.endswith("| 25% |"), True)
+    text = "\n".join(summary(setup, rows + [restart], aggregate(rows)))
+    check("summary names the cap", "capped at 750 read IOPS and 31.25 MiB/s" in text, True)
+    check("summary compares with the baseline at M", "(2.9x the baseline at M's throughput)" in text, True)
+    check("summary gives the restart", "after a SIGKILL: 90% of its warm throughput 12 s after it answered CQL." in text,
+          True)
     line = restart_table(setup, [restart])[-1]
     check("restart line", line, "| w, lz4-cap750 | x | kill | 1 | 9.5 | 2,000 | 12 | 1,900 | 900 / 1,000 (90%) |")
     check("not reached", restart_table(setup, [dict(restart, time_to_share_s=None)])[-1].split("|")[7].strip(),

@@ -160,7 +160,7 @@ public final class FlashChunkCache implements AutoCloseable {
                 config.maintenanceIntervalMillis(), TimeUnit.MILLISECONDS);
         // The policy is asked often enough to honour its shortest interval; it decides, not the clock.
         long policyTick = Math.max(10, Math.min(1000, config.minCheckpointIntervalMillis() / 4));
-        maintenance.scheduleWithFixedDelay(this::checkpointIfDue, policyTick, policyTick, TimeUnit.MILLISECONDS);
+        maintenance.scheduleWithFixedDelay(this::checkpointTick, policyTick, policyTick, TimeUnit.MILLISECONDS);
         if (promoter != null && moveRecovered) {
             promoter.start();
         }
@@ -278,6 +278,21 @@ public final class FlashChunkCache implements AutoCloseable {
         return true;
     }
 
+    /**
+     * The scheduled check. It is the only task that writes checkpoints, and a scheduled task that
+     * throws is never run again: whatever happens (out of direct memory, say) is logged, and the
+     * next tick tries again.
+     */
+    private void checkpointTick() {
+        try {
+            checkpointIfDue();
+        } catch (Throwable t) {
+            metrics.checkpointFailures.increment();
+            checkpointFailures.warn(LOG, "flash cache: checkpoint failed (the previous one stays valid): {}",
+                    t.toString());
+        }
+    }
+
     private void checkpointQuietly() {
         try {
             Checkpointer.Result result = checkpoint();
@@ -384,7 +399,10 @@ public final class FlashChunkCache implements AutoCloseable {
                 return null;
             }
             if (ChunkLocation.isOnFlash(location)) {
-                return readFlash(entry, location, withFollower ? follower(entry, location) : null);
+                ChunkEntry next = withFollower ? nextOnFlash(entry, location) : null;
+                // The follower's location is read once: the read and its later claim use this value.
+                long nextLocation = next == null ? ChunkLocation.DEAD : next.location();
+                return readFlash(entry, location, beside(location, nextLocation) ? next : null, nextLocation);
             }
             ByteBuffer target = pool.acquire(ChunkLocation.length(location));
             int length = queue.copyPending(entry, target);
@@ -397,22 +415,22 @@ public final class FlashChunkCache implements AutoCloseable {
         return null;
     }
 
-    /** The file's next chunk when it lies right beside this one on flash (either side), in one space; else null. */
-    private ChunkEntry follower(ChunkEntry entry, long location) {
+    /** The file's next chunk, if a whole chunk (a file's short last chunk has no next one) is followed by one. */
+    private ChunkEntry nextOnFlash(ChunkEntry entry, long location) {
         int length = ChunkLocation.length(location);
         long nextKey = ChunkKeys.key(entry.fileId(), entry.position() + length);
-        if (Integer.bitCount(length) != 1 || nextKey < 0) {
-            return null; // a file's short last chunk has no next one
-        }
-        ChunkEntry next = index.peek(nextKey);
-        long nextLocation = next == null ? ChunkLocation.DEAD : next.location();
-        if (!ChunkLocation.isOnFlash(nextLocation) || ChunkLocation.space(nextLocation) != ChunkLocation.space(location)) {
-            return null;
+        return Integer.bitCount(length) != 1 || nextKey < 0 ? null : index.peek(nextKey);
+    }
+
+    /** Whether the two runs are on flash in one space, right beside each other (either way round). */
+    private static boolean beside(long location, long nextLocation) {
+        if (!ChunkLocation.isOnFlash(location) || !ChunkLocation.isOnFlash(nextLocation)
+                || ChunkLocation.space(nextLocation) != ChunkLocation.space(location)) {
+            return false;
         }
         long lba = ChunkLocation.lba(location);
         long nextLba = ChunkLocation.lba(nextLocation);
-        boolean beside = nextLba == lba + runBlocks(location) || nextLba + runBlocks(nextLocation) == lba;
-        return beside ? next : null;
+        return nextLba == lba + runBlocks(location) || nextLba + runBlocks(nextLocation) == lba;
     }
 
     private static int runBlocks(long location) {
@@ -420,16 +438,12 @@ public final class FlashChunkCache implements AutoCloseable {
     }
 
     /**
-     * Reads a chunk from flash and checks it; with {@code next} (lying beside it), reads both with one
-     * I/O and attaches the next one unverified (see {@link FollowingChunk}).
+     * Reads a chunk from flash and checks it; with {@code next}, whose run at {@code nextLocation} lies
+     * beside it, reads both with one I/O and attaches the next one unverified (see {@link FollowingChunk}).
      */
-    private CachedChunk readFlash(ChunkEntry entry, long location, ChunkEntry next) {
+    private CachedChunk readFlash(ChunkEntry entry, long location, ChunkEntry next, long nextLocation) {
         int length = ChunkLocation.length(location);
         AddressSpace space = spaces.space(ChunkLocation.space(location));
-        long nextLocation = next == null ? ChunkLocation.DEAD : next.location();
-        if (next != null && !ChunkLocation.isOnFlash(nextLocation)) {
-            next = null; // moved or died since it was looked up
-        }
         long readLba = ChunkLocation.lba(location);
         int offset = 0;
         int nextOffset = 0;

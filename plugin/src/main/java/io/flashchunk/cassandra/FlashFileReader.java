@@ -34,7 +34,7 @@ final class FlashFileReader implements Rebufferer {
             if (held == null) {
                 next.release();
             }
-            shared.followerOutcome(held != null);
+            outcome(held != null);
             if (held != null) {
                 return held;
             }
@@ -54,7 +54,13 @@ final class FlashFileReader implements Rebufferer {
         follower = null;
         if (next != null) {
             next.release();
-            shared.followerOutcome(false);
+            outcome(false);
+        }
+    }
+
+    private void outcome(boolean used) {
+        if (!scan) {
+            shared.followerOutcome(used);
         }
     }
 

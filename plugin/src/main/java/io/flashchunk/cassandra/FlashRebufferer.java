@@ -13,20 +13,24 @@ import org.apache.cassandra.io.util.RebuffererFactory;
  *
  * <p>It also judges, for its file, whether reading a hit's next chunk along (when it lies beside on
  * flash) pays: a served follower saves a whole I/O, an unused one costs only the transfer of its
- * bytes (it is verified only when served), so followers are asked for while at least about one in
- * five is used. The score is a heuristic shared by the file's readers without synchronisation: a
- * lost update only nudges it.
+ * bytes (it is verified only when served), so point reads ask for followers while at least about one
+ * in five is used, and otherwise still on one hit in {@value #PROBE_EVERY} so the score can recover.
+ * Scans always ask and are not scored (compaction would vouch for point reads it says nothing
+ * about). The score is a heuristic shared by the file's readers without synchronisation: a lost
+ * update only nudges it.
  */
 final class FlashRebufferer implements RebuffererFactory {
     private static final int USED = 4;
     private static final int WASTED = -1;
     private static final int BOUND = 64;
+    private static final int PROBE_EVERY = 16;
 
     private final ChunkReader source;
     private final CachedFile file;
     private final ChunkService chunks;
     private final long alignmentMask;
     private int followerScore;
+    private int probes;
 
     FlashRebufferer(ChunkReader source, CachedFile file, ChunkService chunks) {
         this.source = source;
@@ -58,10 +62,10 @@ final class FlashRebufferer implements RebuffererFactory {
 
     /** Whether a reader of this file (a scan, or not) should have a hit's next chunk read along. */
     boolean wantsFollowers(boolean scan) {
-        return chunks.overflowRead() && (scan || followerScore >= 0);
+        return chunks.overflowRead() && (scan || followerScore >= 0 || ++probes % PROBE_EVERY == 0);
     }
 
-    /** A follower was served (used) or let go (wasted). */
+    /** A point read's follower was served (used) or let go (wasted). */
     void followerOutcome(boolean used) {
         followerScore = Math.max(-BOUND, Math.min(BOUND, followerScore + (used ? USED : WASTED)));
     }

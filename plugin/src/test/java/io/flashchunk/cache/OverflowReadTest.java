@@ -76,6 +76,25 @@ class OverflowReadTest {
     }
 
     @Test
+    void partitionsReadByConcurrentReadersStillPairUp() throws Exception {
+        try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
+            FlashChunkCache cache = fixture.cache;
+            List<CachedFile> files = List.of(file(cache, "a"), file(cache, "b"), file(cache, "c"), file(cache, "d"));
+            // Four readers' misses interleave: every file's first chunk, then every file's second.
+            for (int round = 0; round < 2; round++) {
+                for (int f = 0; f < files.size(); f++) {
+                    cache.put(files.get(f), (long) round * CHUNK, ChunkContent.buffer(10 + f, (long) round * CHUNK, CHUNK));
+                }
+            }
+            await("every chunk on flash", () -> cache.stats().flashWrites() == 8);
+            for (CachedFile file : files) {
+                assertTrue(beside(location(cache, file, 0), location(cache, file, CHUNK)),
+                        "the chunks of " + file + " lie side by side");
+            }
+        }
+    }
+
+    @Test
     void withoutAskingAHitReadsItsChunkAlone() throws Exception {
         try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
             FlashChunkCache cache = fixture.cache;

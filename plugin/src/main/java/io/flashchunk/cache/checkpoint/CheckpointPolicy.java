@@ -17,13 +17,16 @@ import java.util.function.LongSupplier;
  *   <li>one was asked for early (evicted runs waiting for a checkpoint fill half the reserve);</li>
  * </ul>
  * and never sooner than the minimum interval after the last attempt (the first counts from start-up).
- * A failed checkpoint counts as an attempt, so its retry is paced, but not as a checkpoint: the
- * changes it would have covered stay due.
+ * A failed checkpoint counts as an attempt but not as a checkpoint: the changes it would have covered
+ * stay due, and each failure in a row doubles the wait before the next try (from at least a second,
+ * up to the interval), so a failing device is not hammered.
  *
  * <p>Changes are a running total the caller keeps (a sum of counters); the policy remembers the
  * total when the last successful checkpoint started. Thread-safe.
  */
 public final class CheckpointPolicy {
+    private static final long MIN_RETRY_NANOS = 1_000_000_000L;
+
     private final long intervalNanos;
     private final long minIntervalNanos;
     private final double changeShare;
@@ -31,6 +34,7 @@ public final class CheckpointPolicy {
     private long lastAttemptNanos;
     private long changesCovered;
     private boolean earlyRequested;
+    private int failuresInARow;
 
     /**
      * @param changeShare share of the cached chunks whose change makes a checkpoint due (0: only
@@ -55,7 +59,7 @@ public final class CheckpointPolicy {
     /** Whether a checkpoint is due now, given the running total of changes and the cached chunks. */
     public synchronized boolean due(long changesNow, long entries) {
         long since = clock.getAsLong() - lastAttemptNanos;
-        if (since < minIntervalNanos) {
+        if (since < minIntervalNanos || since < retryDelayNanos()) {
             return false;
         }
         long changed = changesNow - changesCovered;
@@ -66,6 +70,14 @@ public final class CheckpointPolicy {
             return false;
         }
         return since >= intervalNanos || (changeShare > 0 && changed >= changeShare * Math.max(1, entries));
+    }
+
+    private long retryDelayNanos() {
+        if (failuresInARow == 0) {
+            return 0;
+        }
+        long first = Math.max(MIN_RETRY_NANOS, minIntervalNanos);
+        return Math.min(intervalNanos, first << Math.min(failuresInARow - 1, 30));
     }
 
     /** Changes the newest durable checkpoint does not cover, given the running total now. */
@@ -97,8 +109,10 @@ public final class CheckpointPolicy {
     public synchronized void finished(Attempt attempt, boolean durable) {
         if (durable) {
             changesCovered = Math.max(changesCovered, attempt.changes());
+            failuresInARow = 0;
         } else {
             earlyRequested |= attempt.early();
+            failuresInARow++;
         }
     }
 }

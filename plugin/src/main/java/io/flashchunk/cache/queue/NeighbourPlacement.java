@@ -7,6 +7,8 @@ import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.space.AddressSpace;
 import io.flashchunk.cache.space.SpaceManager;
 import io.flashchunk.cache.space.SpaceManager.Allocation;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Puts a file's consecutive chunks side by side on flash, so that a read of one can fetch the next
@@ -14,8 +16,9 @@ import io.flashchunk.cache.space.SpaceManager.Allocation;
  * paper's records of 64,000 bytes in 64 KiB chunks span two) is then one flash read, not two.
  *
  * <p>For a chunk about to be written, the neighbours are the file's chunk before it and the one after
- * it, either on flash (in the index) or allocated by the write just before (its write may still be in
- * flight: the two chunks of a partition read on a miss reach the queue one after the other). A free
+ * it, either on flash (in the index) or among the last {@value #RECENT} allocations (their writes may
+ * still be in flight: the two chunks of a partition read on a miss reach the queue shortly one after
+ * the other, with other readers' chunks in between). A free
  * run right beside a neighbour (either side: a read fetches the pair in either order) is taken;
  * otherwise the caller allocates as usual. Only whole chunks of equal size are placed (a file's short last
  * chunk is not), so the neighbour's run and this one have the same order and the run is aligned.
@@ -25,9 +28,15 @@ import io.flashchunk.cache.space.SpaceManager.Allocation;
 final class NeighbourPlacement {
     private final ChunkIndex index;
     private final SpaceManager spaces;
-    // The allocation the stage-2 thread made last, and its chunk's key (its location may still be pending).
-    private long lastKey = -1;
-    private Allocation lastAllocation;
+    private static final int RECENT = 256;
+
+    // The stage-2 thread's latest allocations by chunk key (their locations may still be pending).
+    private final Map<Long, Allocation> recent = new LinkedHashMap<>(2 * RECENT, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Allocation> eldest) {
+            return size() > RECENT;
+        }
+    };
 
     NeighbourPlacement(ChunkIndex index, SpaceManager spaces) {
         this.index = index;
@@ -59,10 +68,9 @@ final class NeighbourPlacement {
         return placed;
     }
 
-    /** Remembers the run just allocated for {@code key}: its neighbour may come next. */
+    /** Remembers the run just allocated for {@code key}: its neighbour may come soon. */
     void allocated(long key, Allocation allocation) {
-        lastKey = key;
-        lastAllocation = allocation;
+        recent.put(key, allocation);
     }
 
     /** The run of the neighbour at {@code key} if it holds a whole chunk of {@code length} bytes; else null. */
@@ -70,8 +78,9 @@ final class NeighbourPlacement {
         if (key < 0) {
             return null;
         }
-        if (key == lastKey && lastAllocation != null) {
-            return lastAllocation.order() == ChunkLocation.order(length) ? lastAllocation : null;
+        Allocation allocated = recent.get(key);
+        if (allocated != null) {
+            return allocated.order() == ChunkLocation.order(length) ? allocated : null;
         }
         ChunkEntry entry = index.peek(key);
         long location = entry == null ? ChunkLocation.DEAD : entry.location();

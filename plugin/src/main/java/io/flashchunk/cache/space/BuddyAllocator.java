@@ -67,10 +67,15 @@ final class BuddyAllocator {
         return -1;
     }
 
-    /** Allocates a run of {@code 2^order} blocks; returns its first block, or -1 when none is free. */
+    /**
+     * Allocates a run of {@code 2^order} blocks; returns its first block, or -1 when none is free.
+     * The run is cut from a free run twice its size when there is one, so that its buddy stays free
+     * for the chunk that follows it in its file (see {@link #allocateAt}); runs of exactly its size,
+     * such leftover buddies among them, are used when none is left.
+     */
     long allocate(int order) {
         checkOrder(order);
-        int from = order;
+        int from = order < maxOrder && freeRuns[order + 1] > 0 ? order + 1 : order;
         while (from <= maxOrder && freeRuns[from] == 0) {
             from++;
         }

@@ -91,6 +91,28 @@ class CheckpointPolicyTest {
     }
 
     @Test
+    void failuresInARowBackOffUpToTheIntervalAndASuccessResetsThem() {
+        CheckpointPolicy policy = new CheckpointPolicy(INTERVAL, 0, 0.1, () -> now, 0);
+        long second = TimeUnit.SECONDS.toNanos(1);
+        long[] waits = {second, 2 * second, 4 * second};
+        for (long wait : waits) {
+            policy.finished(policy.start(100), false);
+            advance(wait - 1);
+            assertFalse(policy.due(100, 1_000), "a failing device is not retried before " + wait + " ns");
+            advance(1);
+            assertTrue(policy.due(100, 1_000));
+        }
+        for (int i = 0; i < 20; i++) {
+            policy.finished(policy.start(100), false);
+        }
+        advance(INTERVAL);
+        assertTrue(policy.due(100, 1_000), "never more than the interval apart");
+        policy.finished(policy.start(100), true);
+        advance(0);
+        assertTrue(policy.due(300, 1_000), "after a success, changes are due again at once (no minimum here)");
+    }
+
+    @Test
     void anEarlyRequestIsDueAfterTheMinimumIntervalAndSurvivesAFailure() {
         CheckpointPolicy policy = policy(0.1);
         policy.requestEarly();

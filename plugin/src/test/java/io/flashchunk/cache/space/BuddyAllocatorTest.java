@@ -85,6 +85,21 @@ class BuddyAllocatorTest {
     }
 
     @Test
+    void aRunIsCutFromOneTwiceItsSizeSoItsBuddyStaysFreeForItsNeighbour() {
+        BuddyAllocator allocator = new BuddyAllocator(8, 3);
+        assertEquals(0, allocator.allocate(0));
+        assertEquals(2, allocator.allocate(0), "cut from the free pair 2..3, not the single block 1");
+        assertTrue(allocator.allocateAt(1, 0), "block 0's buddy stayed free");
+        assertTrue(allocator.allocateAt(3, 0), "block 2's buddy stayed free");
+        assertEquals(4, allocator.allocate(0));
+        assertEquals(6, allocator.allocate(0));
+        long fifth = allocator.allocate(0);
+        long sixth = allocator.allocate(0);
+        assertEquals(java.util.Set.of(5L, 7L), java.util.Set.of(fifth, sixth), "leftover buddies, once no pair is left");
+        assertEquals(-1, allocator.allocate(0));
+    }
+
+    @Test
     void exhaustionReturnsMinusOneAndFreeingMakesRoom() {
         BuddyAllocator allocator = new BuddyAllocator(64, 4);
         List<Long> runs = new ArrayList<>();
@@ -102,7 +117,8 @@ class BuddyAllocatorTest {
         BuddyAllocator allocator = new BuddyAllocator(16, 4);
         long a = allocator.allocate(0);
         long b = allocator.allocate(0);
-        assertEquals(1, Math.abs(a - b), "buddies are adjacent");
+        assertEquals(0, a);
+        assertEquals(2, b, "cut from a free pair: a's buddy stays free for its neighbour");
         assertFalse(allocator.largestFreeOrder() == 4);
         allocator.free(a, 0);
         allocator.free(b, 0);
