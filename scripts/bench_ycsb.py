@@ -912,6 +912,8 @@ def main(argv):
                     log(f"round {rnd + 1} of {args.repeat}")
                 bench.measure_round(rnd)
             node.stop()
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(args.work, "flash.img"))  # up to 4x the hot set, rewritten by every run
     log("done")
 
 

@@ -99,6 +99,8 @@ class LoopVolume:
 
     def __exit__(self, *exc):
         try:
+            # Blocks ext4 freed (compactions, deleted tables) become holes in the sparse image again.
+            subprocess.run(["fstrim", self.mountpoint], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for attempt in range(50):
                 result = subprocess.run(["umount", self.mountpoint], text=True, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT)
