@@ -393,7 +393,10 @@ class Profile:
 
 class YcsbRun:
     """YCSB client processes running in the background; their output is collected line by line, so a
-    caller can follow their status lines and stop them early."""
+    caller can follow their status lines, wait for a window, freeze them while the node restarts, and
+    stop them. Every run still going when the harness exits is stopped (see stop_all)."""
+
+    live = set()
 
     def __init__(self, args, node, phase, workload, keyspace, seconds, target, clients, threads, extra=()):
         base = [YCSB_SCRIPT, phase, "--native-port", str(node.native), "-P", os.path.join(WORKLOADS, workload),
@@ -404,6 +407,7 @@ class YcsbRun:
             base += ["-p", f"maxexecutiontime={seconds}", "-p", "operationcount=1000000000"]
         self.phase, self.stopped = phase, False
         self.processes, self.lines, self.readers = [], [], []
+        YcsbRun.live.add(self)
         for client in range(clients):
             command = list(base)
             if target:
@@ -428,22 +432,53 @@ class YcsbRun:
     def running(self):
         return any(p.poll() is None for p in self.processes)
 
+    def wait_for_window(self, seconds, timeout=600):
+        """Blocks until every client has closed its status window at `seconds` (or a later one)."""
+        deadline = time.time() + timeout
+        while True:
+            reached = [max((t for t in ycsb_output.windows([text])), default=-1) for text in self.texts()]
+            if min(reached) >= seconds:
+                return
+            if not self.running() or time.time() > deadline:
+                raise RuntimeError(f"YCSB {self.phase} did not report {seconds} s of status (reached {reached}):\n"
+                                   + self.texts()[0][-2000:])
+            time.sleep(0.25)
+
+    def signal(self, number):
+        for p in self.processes:
+            if p.poll() is None:
+                p.send_signal(number)
+
+    def freeze(self):
+        """Stops the client JVMs where they are (SIGSTOP): warm, and not spinning on errors while the node is down."""
+        self.signal(signal.SIGSTOP)
+
+    def resume(self):
+        self.signal(signal.SIGCONT)
+
     def stop(self):
         """Ends the clients now (their status lines so far are kept)."""
         self.stopped = True
-        for p in self.processes:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
+        self.signal(signal.SIGCONT)
+        self.signal(signal.SIGTERM)
 
     def wait(self):
         """Each client's whole output, once all have ended; an unexpected exit is an error."""
         for p, reader in zip(self.processes, self.readers):
             p.wait()
             reader.join()
+        YcsbRun.live.discard(self)
         for p, text in zip(self.processes, self.texts()):
             if p.returncode != 0 and not self.stopped:
                 raise RuntimeError(f"YCSB {self.phase} failed (exit {p.returncode}):\n{text[-3000:]}")
         return self.texts()
+
+    @classmethod
+    def stop_all(cls):
+        for run in list(cls.live):
+            run.stop()
+            with contextlib.suppress(Exception):
+                run.wait()
 
 
 # ---------------------------------------------------------------- data
@@ -546,6 +581,16 @@ class Bench:
         with open(os.path.join(self.args.out, "raw.jsonl"), "a") as f:
             f.write(json.dumps(row) + "\n")
 
+    def keep_output(self, config, case, what, texts):
+        """The clients' own output (status lines and summaries), xz-compressed beside raw.jsonl."""
+        directory = os.path.join(self.args.out, "clients")
+        os.makedirs(directory, exist_ok=True)
+        storage = "same-disk" if case.cap is None else f"cap{case.cap.iops}"
+        name = f"{case.workload}-{case.table}-{storage}-{config.name}-round{case.round + 1}-{what}.txt.xz"
+        with lzma.open(os.path.join(directory, name), "wt") as f:
+            for i, text in enumerate(texts):
+                f.write(f"==== client {i + 1}\n{text}")
+
     def clients(self, case, keyspace, seconds, target=None, extra=STATUS_OPTIONS):
         return YcsbRun(self.args, self.node, "run", case.workload, keyspace, seconds, target, self.args.clients,
                        self.args.threads, extra)
@@ -595,16 +640,22 @@ class Bench:
                 self.node.start(args.heap, self.memory(config))
                 if "kill-cold" in args.restarts:
                     self.kill_while_filling(config, case, keyspace)
-                log(f"{config.label} ({case.describe()}): warming up {args.warmup} s")
-                self.clients(case, keyspace, args.warmup, extra=()).wait()
-                warm = None
-                for target in args.targets:
-                    warm = self.measure_target(config, case, keyspace, target)
+                # The unthrottled measurement first: the warm-up is its clients' own first part, so the
+                # client JVMs (their JIT takes most of a minute here) are warm when it starts.
+                targets = sorted(args.targets, key=lambda t: t != 0)
+                settle = args.warmup
+                if targets[0] != 0:
+                    log(f"{config.label} ({case.describe()}): warming up {args.warmup} s")
+                    self.clients(case, keyspace, args.warmup, extra=()).wait()
+                    settle = args.settle
+                for target in targets:
+                    self.measure_target(config, case, keyspace, target, settle)
+                    settle = args.settle
                 life = "warm-up and measurements"
-                for kind in ("clean", "kill"):
-                    if kind in args.restarts and args.restart_seconds:
-                        self.restart(config, case, keyspace, kind, warm, life)
-                        life = f"after the {kind} restart"
+                kinds = [k for k in ("clean", "kill") if k in args.restarts and args.restart_seconds]
+                if kinds:
+                    self.restarts(config, case, keyspace, kinds, life)
+                    life = "after the restarts"
                 self.stop(config, case, life)
             finally:
                 self.node.stop()
@@ -621,23 +672,35 @@ class Bench:
                 "io": self.io_group.counters() if self.io_group else None, "cache": self.node.chunk_cache(),
                 "at": time.time()}
 
-    def measure_target(self, config, case, keyspace, target):
-        """One measurement at a target rate (0: unthrottled); returns its settled throughput."""
+    def measure_target(self, config, case, keyspace, target, settle):
+        """One measurement at a target rate (0: unthrottled): clients run for `settle` s, then the next
+        --measure s are measured, from their status windows and the node's counters at the windows'
+        bounds."""
         args, pid = self.args, self.node.pid()
-        before = self.snapshot(pid)
-        profiled = args.profile and target == args.targets[-1]
+        if settle == args.warmup and target == 0:
+            log(f"{config.label} ({case.describe()}): warming up {settle} s, then measuring {args.measure} s")
+        clients = self.clients(case, keyspace, settle + args.measure + 60, target)
+        profiled = args.profile and target == 0
         suffix = f"-round{case.round + 1}" if args.repeat > 1 else ""
         storage = "same-disk" if case.cap is None else f"cap{case.cap.iops}"
         prefix = os.path.join(args.out, f"profile-{case.workload}-{case.table}-{storage}-{config.name}{suffix}")
-        # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
-        with (Profile(profiler_library(args), pid, prefix, case.round == 0) if profiled else contextlib.nullcontext()):
-            texts = self.clients(case, keyspace, args.measure, target).wait()
-        after = self.snapshot(pid)
-        result = ycsb_output.combine([ycsb_output.parse_summary(t) for t in texts])
-        result.update(ycsb_output.settled(texts))
+        try:
+            clients.wait_for_window(settle)
+            before = self.snapshot(pid)
+            # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
+            with (Profile(profiler_library(args), pid, prefix, case.round == 0) if profiled
+                  else contextlib.nullcontext()):
+                clients.wait_for_window(settle + args.measure)
+            after = self.snapshot(pid)
+        finally:
+            clients.stop()
+            texts = clients.wait()
+        self.keep_output(config, case, f"target{target}", texts)
+        result = ycsb_output.measured(texts, settle, settle + args.measure)
+        result["timeline"] = [[t, round(w["ops"], 1)] for t, w in sorted(ycsb_output.windows(texts).items())]
         result.update(self.rates(before, after))
         result.update({"config": config.name, "label": config.label, **case.fields(), "target": target or 0,
-                       "memory_bytes": self.memory(config), "flash_hot_multiple": config.hot_multiple,
+                       "settle_s": settle, "memory_bytes": self.memory(config), "flash_hot_multiple": config.hot_multiple,
                        "chunk_cache_capacity": after["cache"]["capacity"],
                        "chunk_cache_entries": after["cache"]["entries"],
                        "read_ahead_kb": ReadAhead(self.data_disk, None).current()})
@@ -654,7 +717,7 @@ class Bench:
             f"{result.get('read_avg_ms', 0):.2f} ms p99 {result.get('read_p99_ms', 0):.1f} ms, CPU "
             f"{result['cassandra_cpu'] * 100:.0f}% ({result['cpu_ms_per_op'] or 0:.3f} ms/op){served}, chunk cache hits "
             f"{'n/a' if hit is None else f'{hit:.2f}'}, RSS {result['rss_mib']} MiB, page cache {result['page_cache_mib']} MiB")
-        return result.get("ops_per_s_settled") or ops
+        return ops
 
     def rates(self, before, after):
         seconds = after["at"] - before["at"]
@@ -700,38 +763,58 @@ class Bench:
         recovered = self.node.recovered_chunks() if config.flash else None
         self.record_restart(config, case, "kill-cold", startup, [], None, delay, entries, recovered)
 
-    def restart(self, config, case, keyspace, kind, warm_ops, life):
-        """Stops the node cleanly or kills it under load, drops the page cache (as a machine restart
-        would), starts it and follows YCSB at full rate from the moment it answers CQL, until it has held
-        RESTART_SHARE of its warm throughput for --restart-hold seconds or --restart-seconds have passed."""
+    def restarts(self, config, case, keyspace, kinds, life):
+        """The restarts, with one set of YCSB clients running at full rate through all of them, so their
+        JVMs are warm: they run --restart-warm s against the warm node (the last 30 s of which are the
+        warm throughput), then for each kind the node is stopped cleanly (clients frozen first: traffic
+        drained, as in a rolling restart) or killed under load after a random 5-65 s (clients frozen
+        right after), the page cache dropped (as after a machine restart), the node started, the
+        clients resumed, and followed from the moment the node answers CQL until they have held
+        RESTART_SHARE of the warm throughput for --restart-hold s, or for --restart-seconds."""
         args = self.args
-        delay = entries = None
-        if kind == "clean":
-            self.stop(config, case, life)
-        else:
-            delay = self.random.uniform(*KILL_WINDOW_S)
-            log(f"{config.label} ({case.describe()}): SIGKILL after {delay:.0f} s of load")
-            entries = self.kill_under_load(case, keyspace, delay, config)
-        drop_page_cache()
-        startup = self.node.start(args.heap, self.memory(config))
-        ready = time.time()
-        recovered = self.node.recovered_chunks() if config.flash else None
-        clients = self.clients(case, keyspace, args.restart_seconds)
-        while clients.running():
-            time.sleep(1)
-            reached = ycsb_output.time_to_reach(ycsb_output.since(clients.texts(), ready), warm_ops, RESTART_SHARE)
-            if reached is not None and time.time() - ready >= reached + args.restart_hold:
-                clients.stop()
-        timeline = ycsb_output.since(clients.wait(), ready)
-        self.record_restart(config, case, kind, startup, timeline, warm_ops, delay, entries, recovered)
+        clients = self.clients(case, keyspace, 3600)
+        try:
+            clients.wait_for_window(args.restart_warm)
+            warm = ycsb_output.measured(clients.texts(), args.restart_warm - 30, args.restart_warm)["ops_per_s"]
+            log(f"{config.label} ({case.describe()}): warm clients see {warm:,.0f} ops/s before the restarts")
+            for kind in kinds:
+                delay = entries = None
+                if kind == "clean":
+                    clients.freeze()
+                    self.stop(config, case, life)
+                else:
+                    delay = self.random.uniform(*KILL_WINDOW_S)
+                    log(f"{config.label} ({case.describe()}): SIGKILL after {delay:.0f} s of load")
+                    time.sleep(max(0.0, delay - 2))  # nodetool's own JVM takes about 2 s to answer
+                    entries = self.node.chunk_cache()["entries"] if config.flash else None
+                    self.node.kill()
+                    clients.freeze()
+                drop_page_cache()
+                startup = self.node.start(args.heap, self.memory(config))
+                ready = time.time()
+                recovered = self.node.recovered_chunks() if config.flash else None
+                clients.resume()
+                while time.time() - ready < args.restart_seconds:
+                    time.sleep(1)
+                    after = [w for w in ycsb_output.since(clients.texts(), ready) if w[0] > 0]
+                    reached = ycsb_output.time_to_reach(after, warm, RESTART_SHARE)
+                    if reached is not None and time.time() - ready >= reached + args.restart_hold:
+                        break
+                timeline = [w for w in ycsb_output.since(clients.texts(), ready) if w[0] > -30]
+                self.record_restart(config, case, kind, startup, timeline, warm, delay, entries, recovered)
+        finally:
+            clients.stop()
+            self.keep_output(config, case, "restarts", clients.wait())
 
     def record_restart(self, config, case, kind, startup, timeline, warm_ops, delay, entries, recovered):
-        reached = ycsb_output.time_to_reach(timeline, warm_ops, RESTART_SHARE) if warm_ops else None
+        # Windows before CQL-ready (the warm level, the stop) are kept for the plot, not for the reach.
+        after = [w for w in timeline if w[0] > 0]
+        reached = ycsb_output.time_to_reach(after, warm_ops, RESTART_SHARE) if warm_ops else None
         row = {"phase": "restart", "kind": kind, "config": config.name, "label": config.label, **case.fields(),
                "flash_hot_multiple": config.hot_multiple, "startup_s": startup, "timeline": timeline,
                "warm_ops_per_s": warm_ops, "share": RESTART_SHARE, "time_to_share_s": reached,
-               "followed_s": timeline[-1][0] if timeline else None,
-               "ops_per_s_first_30s": ycsb_output.mean_until(timeline, 30), "kill_after_s": delay,
+               "followed_s": after[-1][0] if after else None,
+               "ops_per_s_first_30s": ycsb_output.mean_until(after, 30), "kill_after_s": delay,
                "entries_at_kill": entries, "recovered_entries": recovered,
                "recovered_share": recovered / entries if entries and recovered is not None else None}
         self.record(row)
@@ -779,6 +862,15 @@ def parse_args(argv):
     # maintenance took 5% of the node's CPU against 1% (docs/ycsb-benchmark.md, runs 7 and 8).
     p.add_argument("--warmup", type=int, default=180, help="seconds of YCSB before the first measurement")
     p.add_argument("--measure", type=int, default=30)
+    # Fresh YCSB client JVMs on these 2 cores take most of a minute to reach their speed (their JIT,
+    # decoding 64 KB rows): within one 45 s measurement, throughput rose from 1,447 to 3,250 ops/s
+    # after a 180 s warm-up of the node (docs/ycsb-benchmark.md, run 13).
+    p.add_argument("--settle", type=int, default=60,
+                   help="seconds a throttled target's clients run before they are measured (the unthrottled "
+                        "target's clients run through the warm-up)")
+    p.add_argument("--restart-warm", type=int, default=90,
+                   help="seconds the restarts' clients run against the warm node first; the last 30 s are the "
+                        "warm throughput")
     p.add_argument("--workloads", default="paper-read100,paper-read80-update20")
     p.add_argument("--configs", default="base-c-M,base-c-2M,base-u-M,flash-1x,flash-2x,flash-4x")
     p.add_argument("--tables", default="lz4", help=f"compressions of the YCSB table, each measured: {', '.join(TABLES)}")
@@ -835,7 +927,7 @@ def parse_args(argv):
 
 # What must be equal for two invocations' results to go in one report (--append).
 SAME_SETUP = ("records", "field_length", "heap", "memory_bytes", "clients", "threads", "warmup_s", "measure_s",
-              "chunk_kb", "restart_share")
+              "chunk_kb", "restart_share", "settle_s", "restart_warm_s")
 
 
 def merge_setup(earlier, later):
@@ -862,11 +954,14 @@ def main(argv):
     capped = args.caps != [None]
     tables = sorted({c.table or t for c in args.configs for t in args.tables})
     with contextlib.ExitStack() as stack:
+        # Runs last-in first-out: clients end before the node's storage goes away.
+        stack.callback(YcsbRun.stop_all)
         io_group = None
         if capped:
             volume = stack.enter_context(capped_storage.LoopVolume(
                 os.path.join(args.work, "storage.img"), os.path.join(args.work, "storage"), args.storage_size))
             io_group = stack.enter_context(capped_storage.IoCapGroup(BLKIO_CGROUP, volume.majmin))
+            stack.callback(YcsbRun.stop_all)
             root = volume.mountpoint
         else:
             root = args.work
@@ -899,7 +994,8 @@ def main(argv):
                     "tables": {t: TABLES[t].description for t in args.tables},
                     "caps": [None if c is None else [c.iops, c.mib_s] for c in args.caps],
                     "cap_probe_reads_per_s": probes, "restarts": args.restarts,
-                    "restart_seconds": args.restart_seconds, "restart_share": RESTART_SHARE}
+                    "restart_seconds": args.restart_seconds, "restart_share": RESTART_SHARE,
+                    "settle_s": args.settle, "restart_warm_s": args.restart_warm}
             setup_path = os.path.join(args.out, "setup.json")
             if args.append and os.path.exists(setup_path):
                 meta = merge_setup(json.load(open(setup_path)), meta)

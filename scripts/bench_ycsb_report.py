@@ -164,7 +164,6 @@ def paired_ratios(setup, rows):
                 continue
             parts = [f"{what} {ratio_text(paired(rows, table, cap, workload, target, config, reference, field))}"
                      for what, field in (("throughput", "ops_per_s"), ("read avg", "read_avg_ms"),
-                                         ("read avg after 10 s", "read_avg_ms_settled"),
                                          ("CPU per op", "cpu_ms_per_op"))]
             lines.append(f"- {workload}, {case_slug(table, cap)}, {config} / {reference}, target {target_name(target)}, "
                          "per round: " + "; ".join(p for p in parts if not p.endswith(" n/a")))
@@ -238,7 +237,11 @@ def table(setup, rows):
               if rounds > 1 else "") + f'Records: {setup["records"]:,} x 10 fields x {setup["field_length"]} B; heap {setup["heap"]}; '
              f'M = {setup["memory_bytes"] / 2**20:.0f} MiB; hot set {setup["hot_set_bytes"] / 2**20:.0f} MiB of '
              f'{setup["chunk_kb"]} KiB chunks; {setup["clients"]} YCSB clients x {setup["threads"]} threads; warm-up '
-             f'{setup["warmup_s"]} s, {setup["measure_s"]} s per target; data disk {setup["disk"]} read_ahead_kb '
+             f'{setup["warmup_s"]} s, {setup["measure_s"]} s per target'
+             + (f' (each measured from the clients\' 5 s status windows after they ran {setup["settle_s"]} s, the '
+                f'unthrottled one\'s after the warm-up; read p99: the windows\' 99th percentiles, weighted by '
+                f'their reads)' if "settle_s" in setup else "")
+             + f'; data disk {setup["disk"]} read_ahead_kb '
              f'{setup["read_ahead_kb"]}.', ""]
     probes = setup.get("cap_probe_reads_per_s") or {}
     if probes:
@@ -251,11 +254,11 @@ def table(setup, rows):
         if not selected:
             continue
         lines += [f"### {workload}: {case_label(setup, tbl, cap)}", "",
-                  "| configuration | target | ops/s | read avg ms | read avg ms after 10 s | read p99 ms | update avg ms "
+                  "| configuration | target | ops/s | read avg ms | read p99 ms | update avg ms "
                   "| CPU ms/op | Cassandra CPU | " + ("data reads/s (cap) | data MB/s | flash disk MB/s | " if capped
                                                     else "disk MB/s | ")
                   + "chunk cache hit ratio | RSS MiB | page cache MiB | failed ops |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if capped else "---:|")
+                  "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if capped else "---:|")
                   + "---:|---:|---:|---:|"]
         for config in setup["configs"]:
             for r in sorted((r for r in selected if r["config"] == config), key=lambda r: target_order(r["target"])):
@@ -268,7 +271,7 @@ def table(setup, rows):
                     io = f'| {spread(r, "disk_read_mb_s", 0)} '
                 lines.append(
                     f'| {r["label"]} | {target_name(r["target"])} | {spread(r, "ops_per_s", 0)} | {spread(r, "read_avg_ms", 2)} '
-                    f'| {spread(r, "read_avg_ms_settled", 2)} | {spread(r, "read_p99_ms", 1)} '
+                    f'| {spread(r, "read_p99_ms", 1)} '
                     f'| {fmt(r.get("update_avg_ms"), 2)} | {spread(r, "cpu_ms_per_op", 3)} '
                     f'| {r["cassandra_cpu"] * 100:.0f}% ' + io
                     + f'| {fmt(r.get("chunk_cache_hit_ratio"), 2)} | {r.get("rss_mib", "n/a")} '
@@ -450,13 +453,16 @@ def plot_restarts(out, setup, rows):
                 color = f"C{i}"
                 for r in (r for r in selected if r["config"] == config and r.get("kind", "clean") == kind):
                     # Windows are [seconds, ops/s, read avg ms]; runs before restarts were followed had no latency.
-                    timeline = r["timeline"]
+                    # A gap where the node was down: no line drawn across it.
+                    timeline = [w for w in r["timeline"] if w[0] <= 0] + [[0, float("nan")]] + [
+                        w for w in r["timeline"] if w[0] > 0]
                     ax.plot([w[0] for w in timeline], [w[1] for w in timeline],
                             "-o" if config.startswith("flash") else "--s", color=color, markersize=3,
                             label=f'{r["label"]}' + (f' (round {r.get("round", 0) + 1})' if setup.get("rounds", 1) > 1 else ""))
                     if r.get("warm_ops_per_s"):
                         ax.axhline(share * r["warm_ops_per_s"], color=color, linestyle=":", linewidth=1)
-            ax.set_xlabel("seconds after the node answered CQL (page cache dropped before the start)")
+            ax.axvline(0, color="grey", linewidth=0.8)
+            ax.set_xlabel("seconds from the node answering CQL (before 0: warm, then stopped; page cache dropped)")
             ax.set_ylabel("ops/s (YCSB, 5 s windows)")
             ax.set_title(f"after a {'clean stop' if kind == 'clean' else 'SIGKILL under load'}; "
                          f"dotted: {share:.0%} of each one's warm throughput", fontsize=10)

@@ -56,3 +56,11 @@ def main(argv, doc, report, self_test):
         print(doc.strip(), file=sys.stderr)
         return 2
     return report(argv[1])
+
+
+def self_test_only(argv, doc, self_test):
+    """`SCRIPT --self-test` runs the self-test; anything else prints what the module is for."""
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    print(doc.strip(), file=sys.stderr)
+    return 2

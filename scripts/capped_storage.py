@@ -254,7 +254,5 @@ def self_test():
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--self-test"]:
-        sys.exit(self_test())
-    print(__doc__.strip(), file=sys.stderr)
-    sys.exit(2)
+    import benchlib
+    sys.exit(benchlib.self_test_only(sys.argv, __doc__, self_test))

@@ -12,6 +12,7 @@ SUMMARY_LINE = re.compile(r"^\[(\w[\w-]*)\], ([^,]+), ([-0-9.eE]+)$")
 STATUS_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d):(\d{3}) (\d+) sec: \d+ operations; ([\d.]+) current ops/sec")
 # The status line ends with each operation's histogram over the last interval (latencies in us).
 INTERVAL_READS = re.compile(r"\[READ: Count=(\d+), Max=\d+, Min=\d+, Avg=([\d.]+)")
+INTERVAL_OPS = re.compile(r"\[([A-Z]+(?:-FAILED)?): Count=(\d+), Max=\d+, Min=\d+, Avg=([\d.]+)(?:, 90=\d+, 99=(\d+))?")
 # Each measurement starts new client JVMs; their first seconds run the driver's code cold.
 CLIENT_SETTLE_S = 10
 
@@ -66,6 +67,65 @@ def status_intervals(texts):
             for t, (ops, count, latency_us, times) in sorted(sums.items())]
 
 
+STATUS_INTERVAL_S = 5
+
+
+def windows(texts):
+    """{seconds: window} of the clients' status lines, summed over clients: "ops" (successful ops/s:
+    YCSB's own "current ops/sec" counts failed operations too, and a client whose node is down fails
+    thousands a second), "at" (the mean wall-clock end, epoch seconds), "length" (the longest
+    client's, seconds) and per operation
+    ("READ", "UPDATE", "READ-FAILED", ...) its count and the count-weighted sums of its average and
+    99th percentile (us). A client frozen (SIGSTOP) and resumed reports its missed deadlines at once:
+    such catch-up reports, under half an interval long, measure nothing and are left out."""
+    result = {}
+    for text in texts:
+        previous = None
+        for line in text.splitlines():
+            m = STATUS_LINE.search(line.strip())
+            if not m:
+                continue
+            at = time.mktime(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) + int(m.group(2)) / 1000
+            length = STATUS_INTERVAL_S if previous is None else at - previous
+            previous = at
+            if length < STATUS_INTERVAL_S / 2:
+                continue
+            window = result.setdefault(int(m.group(3)), {"ops": 0.0, "times": [], "length": 0.0})
+            operations = INTERVAL_OPS.findall(line)
+            window["ops"] += sum(int(count) for op, count, _, _ in operations if not op.endswith("-FAILED")) / length
+            window["times"].append(at)
+            window["length"] = max(window["length"], length)
+            for op, count, avg, p99 in operations:
+                totals = window.setdefault(op, [0, 0.0, 0.0])
+                totals[0] += int(count)
+                totals[1] += int(count) * float(avg)
+                totals[2] += int(count) * float(p99 or 0)
+    for window in result.values():
+        window["at"] = statistics.mean(window.pop("times"))
+    return result
+
+
+def measured(texts, after, until):
+    """One result from the status windows that closed after `after` and by `until` seconds of the
+    clients' run: the mean throughput, and per operation its count, count-weighted average latency
+    and 99th percentile of the windows (ms), and failures. The clients' closing summary is not used:
+    it would count their own warm-up."""
+    chosen = [w for t, w in sorted(windows(texts).items()) if after < t <= until]
+    result = {"ops_per_s": statistics.mean(w["ops"] for w in chosen) if chosen else 0.0, "windows": len(chosen)}
+    for op in ("READ", "UPDATE", "INSERT"):
+        count = sum(w.get(op, [0])[0] for w in chosen)
+        failed = sum(w.get(op + "-FAILED", [0])[0] for w in chosen)
+        if count == 0 and failed == 0:
+            continue
+        key = op.lower()
+        result[f"{key}_ops"] = count
+        result[f"{key}_failed"] = failed
+        if count:
+            result[f"{key}_avg_ms"] = sum(w[op][1] for w in chosen if op in w) / count / 1000
+            result[f"{key}_p99_ms"] = sum(w[op][2] for w in chosen if op in w) / count / 1000
+    return result
+
+
 def settled(texts):
     """Throughput and average read latency without the clients' first CLIENT_SETTLE_S seconds, and the
     timeline [seconds, ops/s, read avg ms]."""
@@ -79,9 +139,16 @@ def settled(texts):
 
 def since(texts, origin):
     """The timeline measured from `origin` (epoch seconds, e.g. when the node answered CQL):
-    [seconds since origin at the window's end, ops/s, read avg ms]."""
-    return [[round(at - origin, 1), round(ops, 1), avg and round(avg, 3)]
-            for _, ops, _, avg, at in status_intervals(texts)]
+    [seconds since origin at the window's end, ops/s, read avg ms]. Windows longer than one and a
+    half intervals (one that spans a freeze mixes two periods) are left out."""
+    timeline = []
+    for _, window in sorted(windows(texts).items()):
+        if window["length"] > 1.5 * STATUS_INTERVAL_S:
+            continue
+        reads = window.get("READ", [0, 0.0, 0.0])
+        timeline.append([round(window["at"] - origin, 1), round(window["ops"], 1),
+                         round(reads[1] / reads[0] / 1000, 3) if reads[0] else None])
+    return timeline
 
 
 def time_to_reach(timeline, reference, share=0.9):
@@ -133,12 +200,32 @@ def self_test():
     check("90% of 1,700 first reached", time_to_reach(timeline, 1700), 13.2)
     check("never reached", time_to_reach(timeline, 2300), None)
     check("mean of the windows up to 15 s", mean_until(timeline, 15), 1200.0)
+    # A measurement from the windows after the clients' warm-up: 10 s < t <= 20 s.
+    failing = status(20, 1000.0, 5000, 5000) + " [READ-FAILED: Count=7, Max=1, Min=1, Avg=1.0, 90=1, 99=1]"
+    late = measured([client.replace(status(20, 1000.0, 5000, 5000), failing), client], 10, 20)
+    check("windows in the span", late["windows"], 2)
+    check("throughput: the mean of the windows", late["ops_per_s"], 2000.0)
+    check("reads counted in the span only", late["read_ops"], 20000)
+    check("read avg weighted by count", late["read_avg_ms"], 4.0)
+    check("read p99: count-weighted mean of the windows'", late["read_p99_ms"], 0.002)
+    check("failures in the span", late["read_failed"], 7)
+    check("no windows, no throughput", measured([client], 100, 200)["ops_per_s"], 0.0)
+    # Frozen from 12 s to 40 s: the resumed client reports the window spanning the freeze (28 s long)
+    # and catches up on its missed deadlines at once; neither is a measurement.
+    frozen = "\n".join([status(5, 400.0, 2000, 9000), status(10, 800.0, 4000, 4000),
+                         "2026-11-22 11:40:40:250 40 sec: 9000 operations; 35.7 current ops/sec; [READ: Count=1000, "
+                         "Max=1, Min=1, Avg=1.0, 90=1, 99=1]",
+                         "2026-11-22 11:40:40:260 40 sec: 9001 operations; 100000.0 current ops/sec; [READ: Count=1, "
+                         "Max=1, Min=1, Avg=1.0, 90=1, 99=1]",
+                         "2026-11-22 11:40:45:250 45 sec: 13000 operations; 800.0 current ops/sec; [READ: Count=4000, "
+                         "Max=1, Min=1, Avg=1000.0, 90=1, 99=1]"])
+    check("catch-up reports left out", [t for t in windows([frozen])], [5, 10, 40, 45])
+    check("the window spanning the freeze is out of the timeline", [w[1] for w in since([frozen], origin)],
+          [400.0, 800.0, 801.6])  # 4,000 reads since the catch-up report at 40.26 s
     check("no window yet", mean_until(timeline, 5), None)
     return benchlib.finish_self_test(failures)
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--self-test"]:
-        sys.exit(self_test())
-    print(__doc__.strip(), file=sys.stderr)
-    sys.exit(2)
+    import benchlib
+    sys.exit(benchlib.self_test_only(sys.argv, __doc__, self_test))

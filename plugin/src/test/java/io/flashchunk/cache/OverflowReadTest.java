@@ -37,6 +37,16 @@ class OverflowReadTest {
         return cache.index().peek(ChunkKeys.key(file.id(), position)).location();
     }
 
+    /** A file whose first two chunks were put one after the other (as a partition's miss puts them), on flash. */
+    private static CachedFile pairOnFlash(FlashChunkCache cache, String name, long seed) throws InterruptedException {
+        CachedFile file = file(cache, name);
+        long written = cache.stats().flashWrites();
+        cache.put(file, 0, ChunkContent.buffer(seed, 0, CHUNK));
+        cache.put(file, CHUNK, ChunkContent.buffer(seed, CHUNK, CHUNK));
+        await("both chunks on flash", () -> cache.stats().flashWrites() == written + 2);
+        return file;
+    }
+
     private static boolean beside(long a, long b) {
         long blocks = CHUNK / 4096;
         return ChunkLocation.lba(b) == ChunkLocation.lba(a) + blocks || ChunkLocation.lba(a) == ChunkLocation.lba(b) + blocks;
@@ -46,10 +56,7 @@ class OverflowReadTest {
     void aPartitionsTwoChunksAdmittedTogetherLieSideBySideAndOneReadServesBoth() throws Exception {
         try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
             FlashChunkCache cache = fixture.cache;
-            CachedFile file = file(cache, "pair");
-            cache.put(file, 0, ChunkContent.buffer(1, 0, CHUNK));
-            cache.put(file, CHUNK, ChunkContent.buffer(1, CHUNK, CHUNK));
-            await("both chunks on flash", () -> cache.stats().flashWrites() == 2);
+            CachedFile file = pairOnFlash(cache, "pair", 1);
             assertTrue(beside(location(cache, file, 0), location(cache, file, CHUNK)), "placed side by side: lba "
                     + ChunkLocation.lba(location(cache, file, 0)) + " and " + ChunkLocation.lba(location(cache, file, CHUNK)));
             long reads = deviceReads(cache);
@@ -98,10 +105,7 @@ class OverflowReadTest {
     void withoutAskingAHitReadsItsChunkAlone() throws Exception {
         try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
             FlashChunkCache cache = fixture.cache;
-            CachedFile file = file(cache, "alone");
-            cache.put(file, 0, ChunkContent.buffer(2, 0, CHUNK));
-            cache.put(file, CHUNK, ChunkContent.buffer(2, CHUNK, CHUNK));
-            await("both chunks on flash", () -> cache.stats().flashWrites() == 2);
+            CachedFile file = pairOnFlash(cache, "alone", 2);
             CachedChunk hit = cache.get(file, 0);
             assertNull(hit.takeFollower());
             hit.release();
@@ -113,10 +117,7 @@ class OverflowReadTest {
     void aFollowerInvalidatedBeforeItsReaderAsksIsNotServed() throws Exception {
         try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
             FlashChunkCache cache = fixture.cache;
-            CachedFile file = file(cache, "gone");
-            cache.put(file, 0, ChunkContent.buffer(3, 0, CHUNK));
-            cache.put(file, CHUNK, ChunkContent.buffer(3, CHUNK, CHUNK));
-            await("both chunks on flash", () -> cache.stats().flashWrites() == 2);
+            CachedFile file = pairOnFlash(cache, "gone", 3);
             CachedChunk first = cache.get(file, 0, true);
             FollowingChunk follower = first.takeFollower();
             assertNotNull(follower);
@@ -132,10 +133,7 @@ class OverflowReadTest {
     void aFollowerWithCorruptBytesIsDroppedNeverServed() throws Exception {
         try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
             FlashChunkCache cache = fixture.cache;
-            CachedFile file = file(cache, "corrupt");
-            cache.put(file, 0, ChunkContent.buffer(4, 0, CHUNK));
-            cache.put(file, CHUNK, ChunkContent.buffer(4, CHUNK, CHUNK));
-            await("both chunks on flash", () -> cache.stats().flashWrites() == 2);
+            CachedFile file = pairOnFlash(cache, "corrupt", 4);
             try (FileChannel channel = FileChannel.open(fixture.deviceFiles.get(0), StandardOpenOption.WRITE)) {
                 channel.write(ByteBuffer.wrap(new byte[] {7, 7, 7}),
                         ChunkLocation.lba(location(cache, file, CHUNK)) * 4096 + 999);
