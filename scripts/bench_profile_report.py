@@ -139,11 +139,7 @@ def plot(out, workload, names, configs, totals, per_op):
     ax.set_ylabel("node CPU ms per op")
     ax.set_title(f"Where the node's CPU goes per op, {workload}, unthrottled")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-    fig.tight_layout()
-    path = os.path.join(out, f"profile-{workload}.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return benchlib.save_figure(plt, fig, os.path.join(out, f"profile-{workload}.png"))
 
 
 def self_test():

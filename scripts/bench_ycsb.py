@@ -18,6 +18,7 @@ Raw results go to OUT/raw.jsonl as they come; scripts/bench_ycsb_report.py makes
 """
 import argparse
 import contextlib
+import io
 import json
 import lzma
 import os
@@ -864,7 +865,7 @@ def parse_args(argv):
     p.add_argument("--measure", type=int, default=30)
     # Fresh YCSB client JVMs on these 2 cores take most of a minute to reach their speed (their JIT,
     # decoding 64 KB rows): within one 45 s measurement, throughput rose from 1,447 to 3,250 ops/s
-    # after a 180 s warm-up of the node (docs/ycsb-benchmark.md, run 13).
+    # after a 180 s warm-up of the node (docs/ycsb-benchmark.md, run 15).
     p.add_argument("--settle", type=int, default=60,
                    help="seconds a throttled target's clients run before they are measured (the unthrottled "
                         "target's clients run through the warm-up)")
@@ -891,7 +892,7 @@ def parse_args(argv):
     p.add_argument("--restart-seconds", type=int, default=180,
                    help="follow YCSB after each restart for at most this long; 0: no restarts")
     p.add_argument("--restart-hold", type=int, default=15,
-                   help=f"stop following once {RESTART_SHARE:.0%} of the warm throughput has been reached this long ago")
+                   help=f"stop following once {RESTART_SHARE * 100:.0f}%% of the warm throughput has been reached this long ago")
     p.add_argument("--seed", type=int, default=1, help="of the random kill moments")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
     p.add_argument("--append", action="store_true",
@@ -1025,6 +1026,13 @@ def self_test():
     check("extra flash settings go in the block",
           flash_yaml("/f", 4096, ("read_in_caller_thread: true",)).endswith("\n  read_in_caller_thread: true\n"), True)
     check("same-disk regime by default", parse_args(["--out", "x"]).caps, [None])
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        try:
+            parse_args(["--help"])
+        except SystemExit as e:
+            check("--help exits cleanly", e.code, 0)
+    check("--help shows every option (a stray % in a help text breaks it)", "--restart-hold" in shown.getvalue(), True)
     check("a sweep with scaled bandwidth", parse_args(["--out", "x", "--storage-iops", "0,3000"]).caps,
           [Cap(0, 0), Cap(3000, 125)])
     check("explicit bandwidth", parse_args(["--out", "x", "--storage-iops", "500", "--storage-mbps", "20"]).caps,

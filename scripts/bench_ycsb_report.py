@@ -375,12 +375,8 @@ def plot_targets(out, setup, rows):
         axes.flat[0].legend(fontsize=8)
         fig.suptitle(f"YCSB {workload}, M = {setup['memory_bytes'] / 2**20:.0f} MiB: throughput, latency and CPU by "
                      f"target rate ({case_label(setup, tbl, cap)})")
-        fig.tight_layout()
         suffix = "" if all_cases == [("lz4", None)] else "-" + case_slug(tbl, cap)
-        path = os.path.join(out, f"ycsb-{workload}{suffix}.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(benchlib.save_figure(plt, fig, os.path.join(out, f"ycsb-{workload}{suffix}.png")))
     return written
 
 
@@ -425,11 +421,7 @@ def plot_sweep(out, setup, rows):
         rounds = setup.get("rounds", 1)
         fig.suptitle(f"YCSB {workload}, {setup['tables'].get(tbl, tbl)}, target {target_name(top)}: measured against "
                      f"the data device's cap" + (f" (medians of {rounds} rounds, bars: their range)" if rounds > 1 else ""))
-        fig.tight_layout()
-        path = os.path.join(out, f"ycsb-sweep-{workload}-{tbl}.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(benchlib.save_figure(plt, fig, os.path.join(out, f"ycsb-sweep-{workload}-{tbl}.png")))
     return written
 
 
@@ -469,11 +461,8 @@ def plot_restarts(out, setup, rows):
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
         fig.suptitle(f"YCSB {workload}: throughput after restarts ({case_label(setup, tbl, cap)})")
-        fig.tight_layout()
-        path = os.path.join(out, f"ycsb-restart-{workload}-{case_slug(tbl, cap)}.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(benchlib.save_figure(plt, fig, os.path.join(
+            out, f"ycsb-restart-{workload}-{case_slug(tbl, cap)}.png")))
     return written
 
 

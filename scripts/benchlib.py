@@ -28,6 +28,14 @@ def import_pyplot(log):
     return plt
 
 
+def save_figure(plt, fig, path, dpi=110):
+    """Lays the figure out, writes it to `path` as PNG and frees it; returns the path."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
 def checker(failures):
     """A check(what, got, want) that records a failure unless got equals want (numbers within 1e-9)."""
     def check(what, got, want):

@@ -13,7 +13,7 @@ echo "== native: libcflsh_block (make test)"
 make -s -C native all test
 
 echo "== benchmark scripts: self-tests (synthetic results; capped_storage attaches, caps and probes a real loop device)"
-for report in bench_ycsb ycsb_output capped_storage bench_cache_report bench_device_report bench_ycsb_report bench_profile_report; do
+for report in bench_ycsb ycsb_output capped_storage bench_io_cost bench_cache_report bench_device_report bench_ycsb_report bench_profile_report; do
   python3 "$repo/scripts/$report.py" --self-test
 done
 
