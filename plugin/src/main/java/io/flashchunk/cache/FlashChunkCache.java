@@ -25,10 +25,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.BitSet;
+import java.util.HashSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -173,15 +174,17 @@ public final class FlashChunkCache implements AutoCloseable {
     /**
      * Rebuilds files and allocations from the recovered checkpoints and returns their entries, in a
      * table the cache serves from at once (entries move into the index afterwards, see
-     * {@link RecoveredPromoter}). An entry comes back only if its file is still the file it was (same
-     * path, size, modification time and inode) and its run is free; everything else stays free.
+     * {@link RecoveredPromoter}). An entry comes back only if its file is provably still the file it was
+     * ({@link FileIdentity#unchangedOnDisk}) and its run is free; everything else stays free.
      */
     private RecoveredEntries load(List<CheckpointImage> images) {
         long total = images.stream().mapToLong(image -> image == null ? 0 : image.entryCount()).sum();
         RecoveredEntries table = new RecoveredEntries((int) Math.min(RecoveredEntries.MAX_ENTRIES, total));
         long dropped = 0;
-        BitSet checked = new BitSet();
-        BitSet valid = new BitSet();
+        // By file id, for the files that come back: entries loaded. Ids are sparse and may be as large
+        // as a checkpoint says, so nothing is sized by them.
+        Map<Integer, int[]> restored = new HashMap<>();
+        Set<Integer> checked = new HashSet<>();
         for (int s = 0; s < images.size(); s++) {
             CheckpointImage image = images.get(s);
             if (image == null) {
@@ -189,22 +192,16 @@ public final class FlashChunkCache implements AutoCloseable {
             }
             files.reserveIdsBelow(image.header().nextFileId());
             image.files().forEach((id, identity) -> {
-                if (!checked.get(id)) {
-                    checked.set(id);
-                    valid.set(id, stillTheSame(identity) && files.restore(id, identity));
+                if (checked.add(id) && identity.unchangedOnDisk() && files.restore(id, identity)) {
+                    restored.put(id, new int[1]);
                 }
             });
-            int[] perFile = new int[image.header().nextFileId()];
             AddressSpace space = spaces.space(s);
             space.claimRecovered(image.usedBlocks());
-            dropped += loadEntries(image, space, valid, table, perFile);
+            dropped += loadEntries(image, space, restored, table);
             space.finishClaims();
-            for (int id = 0; id < perFile.length; id++) {
-                if (perFile[id] > 0) {
-                    files.addEntries(id, perFile[id]);
-                }
-            }
         }
+        restored.forEach((id, loaded) -> files.addEntries(id, loaded[0]));
         if (table.entries() + dropped > 0) {
             LOG.info("flash cache: recovered {} chunks; {} dropped (their files are gone or changed)", table.entries(),
                     dropped);
@@ -215,30 +212,22 @@ public final class FlashChunkCache implements AutoCloseable {
     /**
      * Adds an image's entries to the table (their runs are claimed already); gives back the runs of
      * entries whose file is gone or changed, and of a key's second entry (a checkpoint may list a key
-     * twice; the first wins). Counts loaded entries per file and returns the entries dropped.
+     * twice; the first wins). Counts loaded entries per restored file; returns the entries dropped.
      */
-    private static long loadEntries(CheckpointImage image, AddressSpace space, BitSet valid, RecoveredEntries table,
-                                    int[] perFile) {
+    private static long loadEntries(CheckpointImage image, AddressSpace space, Map<Integer, int[]> restored,
+                                    RecoveredEntries table) {
         long dropped = 0;
         for (int i = 0; i < image.entryCount(); i++) {
-            int fileId = image.fileId(i);
+            int[] loaded = restored.get(image.fileId(i));
             long location = image.location(i);
-            if (valid.get(fileId) && !table.isFull() && table.add(image.key(i), location, image.crc(i))) {
-                perFile[fileId]++;
+            if (loaded != null && !table.isFull() && table.add(image.key(i), location, image.crc(i))) {
+                loaded[0]++;
             } else {
                 space.release(ChunkLocation.lba(location), ChunkLocation.order(ChunkLocation.length(location)));
                 dropped++;
             }
         }
         return dropped;
-    }
-
-    private static boolean stillTheSame(FileIdentity recorded) {
-        try {
-            return FileIdentity.of(Path.of(recorded.path())).equals(recorded);
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
     }
 
     /** Writes a checkpoint now; see {@link Checkpointer}. */
@@ -309,24 +298,19 @@ public final class FlashChunkCache implements AutoCloseable {
         return config;
     }
 
-    /** The file at {@code path} as it is now, under an id for its chunks. */
+    /** The file at {@code path} as it is now, under an id for its chunks; see {@link #registerFile(FileIdentity)}. */
     public CachedFile registerFile(Path path) throws IOException {
-        return files.register(FileIdentity.of(path));
+        return registerFile(FileIdentity.of(path));
     }
 
     /**
-     * The registration for the file with this identity. A registration of the same path whose file
-     * was replaced (another inode, or smaller) is invalidated first, so its chunks are never served
-     * for the new file; one whose file only grew (written, then read early) takes the new identity.
+     * The registration for the file with this identity. A registration of the same path keeps its
+     * chunks only if it is provably the same file, grown perhaps (written, then read early); any
+     * other (a file deleted and written again, even at the same inode) is invalidated first, so its
+     * chunks are never served for the new file.
      */
     public CachedFile registerFile(FileIdentity identity) {
-        while (true) {
-            CachedFile file = files.register(identity);
-            if (file.identity().equals(identity) || files.refresh(file, identity)) {
-                return file;
-            }
-            invalidateFile(file);
-        }
+        return files.register(identity, this::invalidateFile);
     }
 
     /**

@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Cassandra calls {@code invalidateFile(path)} whenever the last handle of a file is released:
  * when an SSTable is deleted (compaction, DROP, TRUNCATE), but also when an early-opened handle is
  * replaced while the file lives on. And it calls it before it deletes the file. So a release only
- * starts a watch: the file's chunks are dropped once its path no longer leads to the same inode, and
+ * starts a watch: the file's chunks are dropped once its path leads to no file or another one, and
  * the watch ends when the file is reopened or has outlived {@link #WATCH_NANOS}. A file replaced
- * under the same path while nobody watched is caught when it is registered again (another inode).
+ * under the same path while nobody watched is caught when it is registered again (see
+ * {@link FlashChunkCache#registerFile(FileIdentity)}).
  */
 final class SSTableFiles {
     static final long WATCH_NANOS = TimeUnit.SECONDS.toNanos(60);
@@ -73,7 +74,7 @@ final class SSTableFiles {
 
     private static boolean stillThere(CachedFile file) {
         try {
-            return FileIdentity.of(Path.of(file.path())).inode() == file.identity().inode();
+            return FileIdentity.of(Path.of(file.path())).notToldApartFrom(file.identity());
         } catch (NoSuchFileException e) {
             return false;
         } catch (IOException e) {

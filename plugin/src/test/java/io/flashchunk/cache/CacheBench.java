@@ -90,7 +90,7 @@ public final class CacheBench {
                 List<CachedFile> cachedFiles = new ArrayList<>();
                 for (int f = 0; f < files; f++) {
                     cachedFiles.add(registry.register(new FileIdentity("/data/ks/table/nb-" + f + "-big-Data.db",
-                            1L << 30, f, f)));
+                            1L << 30, f, f, f, f), replaced -> { }));
                 }
                 long perFile = (entries + files - 1) / files;
                 for (long i = 0; i < entries; i++) {
@@ -176,7 +176,7 @@ public final class CacheBench {
             CacheConfig config = CacheConfig.builder().device(spec).maxWritesInFlight(Math.min(8, queueDepth))
                     .queueBytes(256L << 20).allocationWaitMillis(1_000).build();
             try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
-                CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/hits", 1L << 40, 1, 1));
+                CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/hits", 1L << 40, 1, 1, 1, 1));
                 for (int i = 0; i < chunks; i++) {
                     cache.put(cachedFile, (long) i * chunkBytes, ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes));
                     while (cache.stats().queuedBytes() > (128L << 20)) {
@@ -341,7 +341,7 @@ public final class CacheBench {
             BlockDevice device = BlockDevices.open(spec);
             LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
             try (FlashChunkCache cache = new FlashChunkCache(config, List.of(device))) {
-                CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1));
+                CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1, 1, 1));
                 SplittableRandom random = new SplittableRandom(42);
                 int hot = (int) (keys * 0.3);
                 long offeredBytes = 0;

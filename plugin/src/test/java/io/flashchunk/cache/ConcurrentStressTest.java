@@ -85,7 +85,8 @@ class ConcurrentStressTest {
 
     private static Version newVersion(FlashChunkCache cache, int slot, long seed) {
         String path = "/data/stress-" + slot;
-        CachedFile file = cache.registerFile(new FileIdentity(path, 1L << 30, seed, slot));
+        // A new file at the slot's path and inode: its birth time tells it from the one before.
+        CachedFile file = cache.registerFile(new FileIdentity(path, 1L << 30, seed, slot, seed, FileIdentity.UNKNOWN));
         return new Version(file, seed, CHUNK_SIZES[slot % CHUNK_SIZES.length]);
     }
 

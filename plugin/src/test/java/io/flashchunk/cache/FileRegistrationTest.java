@@ -21,12 +21,12 @@ class FileRegistrationTest {
     void aFileThatGrewKeepsItsChunksAndTakesItsNewIdentity() throws Exception {
         try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
             FlashChunkCache cache = fixture.cache;
-            FileIdentity early = new FileIdentity("/data/nb-1-big-Data.db", 1 << 20, 1_000, 77);
+            FileIdentity early = new FileIdentity("/data/nb-1-big-Data.db", 1 << 20, 1_000, 77, 5_000, 9);
             CachedFile file = cache.registerFile(early);
             cache.put(file, 0, ChunkContent.buffer(5, 0, 16384));
             await("the chunk to reach flash", () -> cache.stats().flashWrites() == 1);
 
-            FileIdentity finished = new FileIdentity(early.path(), 3 << 20, 2_000, 77);
+            FileIdentity finished = new FileIdentity(early.path(), 3 << 20, 2_000, 77, 5_000, 9);
             assertSame(file, cache.registerFile(finished));
             assertEquals(finished, file.identity(), "the next checkpoint must record the finished file");
             assertHit(cache, file, 5, 0, 16384);
@@ -37,24 +37,37 @@ class FileRegistrationTest {
     void anotherFileUnderTheSamePathNeverSeesTheOldChunks() throws Exception {
         try (CacheFixture fixture = CacheFixture.of(DEVICE_BYTES, c -> { })) {
             FlashChunkCache cache = fixture.cache;
-            FileIdentity old = new FileIdentity("/data/nb-2-big-Data.db", 1 << 20, 1_000, 78);
+            FileIdentity old = new FileIdentity("/data/nb-2-big-Data.db", 1 << 20, 1_000, 78, 6_000, 10);
             CachedFile oldFile = cache.registerFile(old);
             cache.put(oldFile, 0, ChunkContent.buffer(6, 0, 16384));
             await("the chunk to reach flash", () -> cache.stats().flashWrites() == 1);
 
-            // Another inode, and (inode reused) the same inode but smaller: both are other files.
+            // Another inode; the same inode again but smaller; the same inode, larger, born later
+            // (ext4 reuses a freed inode at once); the same inode and birth time but another
+            // generation; and a file whose file system tells nothing that could prove it the same.
+            long unknown = FileIdentity.UNKNOWN;
             for (FileIdentity other : new FileIdentity[] {
-                    new FileIdentity(old.path(), 1 << 20, 1_000, 79),
-                    new FileIdentity(old.path(), 1 << 19, 3_000, 79)}) {
+                    new FileIdentity(old.path(), 1 << 20, 1_000, 79, 6_000, 10),
+                    new FileIdentity(old.path(), 1 << 19, 3_000, 79, 6_000, 10),
+                    new FileIdentity(old.path(), 1 << 21, 4_000, 79, 8_000, 11),
+                    new FileIdentity(old.path(), 1 << 22, 5_000, 79, 8_000, 12),
+                    new FileIdentity(old.path(), 1 << 22, 5_000, 79, unknown, unknown)}) {
                 CachedFile current = cache.registerFile(other);
                 CachedFile again = cache.registerFile(other);
-                assertSame(current, again);
+                if (other.provable()) {
+                    assertSame(current, again, "the same file registered twice");
+                } else {
+                    assertNotSame(current, again, "nothing proves an unprovable file the same");
+                }
                 assertNotSame(oldFile, current);
                 assertNull(cache.get(current, 0), "a chunk of the replaced file served for " + other);
-                oldFile = current;
+                long written = cache.stats().flashWrites();
+                cache.put(again, 0, ChunkContent.buffer(7, 0, 16384)); // for the next one to be kept from
+                await("the chunk to reach flash", () -> cache.stats().flashWrites() == written + 1);
+                oldFile = again;
             }
             assertTrue(cache.files().byId(1) == null || cache.files().byId(1).isInvalidated());
-            await("the sweep", () -> cache.entries() == 0);
+            await("the sweep", () -> cache.entries() == 1); // the last file's chunk alone
             assertFalse(cache.files().isLive(1));
         }
     }

@@ -38,7 +38,7 @@ class FlashChunkCacheTest {
     private static final long DEVICE_BYTES = 64L << 20;
 
     static CachedFile file(FlashChunkCache cache, String name) {
-        return cache.registerFile(new FileIdentity("/data/" + name, 1L << 30, 1_000, name.hashCode()));
+        return cache.registerFile(new FileIdentity("/data/" + name, 1L << 30, 1_000, name.hashCode(), 1, 1));
     }
 
     static void await(String what, BooleanSupplier condition) throws InterruptedException {

@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Device files and data files that outlive one cache, so a test can stop a cache and start another
@@ -38,16 +40,24 @@ final class RestartFixture implements AutoCloseable {
     /** Starts a cache on the devices, using {@code capacityBytes} of each (0: all). */
     static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings, long capacityBytes)
             throws IOException {
-        return start(devicePaths, settings, capacityBytes, true);
+        return start(devicePaths, settings, capacityBytes, true, device -> device);
     }
 
     /** Starts a cache whose recovered entries move into the index only when read (no background mover). */
     FlashChunkCache startWithoutMoving() throws IOException {
-        return start(devices, c -> { }, 0, false);
+        return start(devices, c -> { }, 0, false, device -> device);
+    }
+
+    /** Starts a cache whose {@code i}-th device is {@code wrap.apply(i, device)} (a fault injector, say). */
+    FlashChunkCache startWrapped(Consumer<CacheConfig.Builder> settings, BiFunction<Integer, BlockDevice, BlockDevice> wrap)
+            throws IOException {
+        int[] next = {0};
+        return start(devices, settings, 0, true, device -> wrap.apply(next[0]++, device));
     }
 
     private static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings,
-                                         long capacityBytes, boolean moveRecovered) throws IOException {
+                                         long capacityBytes, boolean moveRecovered, UnaryOperator<BlockDevice> wrap)
+            throws IOException {
         // These tests assert that chunks are served after a restart, not how fast: a read past the
         // timeout is a correct miss, so a loaded machine must not fail them.
         // Checkpoints only when a test asks: tests assert what a given checkpoint brings back.
@@ -63,7 +73,7 @@ final class RestartFixture implements AutoCloseable {
         CacheConfig config = builder.build();
         try {
             for (DeviceSpec spec : config.devices()) {
-                opened.add(BlockDevices.open(spec));
+                opened.add(wrap.apply(BlockDevices.open(spec)));
             }
             return new FlashChunkCache(config, opened, moveRecovered);
         } catch (IOException | RuntimeException e) {

@@ -4,10 +4,7 @@ import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.device.BlockDevice;
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,7 +18,7 @@ import java.util.zip.CRC32C;
  * reads are in flight at once, each into its own aligned buffer.
  *
  * <p>A mismatch is a problem, unless the chunk's file is no longer the file the checkpoint recorded
- * (changed or gone, judged as recovery judges it: path, size, modification time, inode): recovery
+ * (changed or gone, judged as recovery judges it: {@link FileIdentity#unchangedOnDisk}): recovery
  * drops such a file's chunks without reading them, and the cache frees their runs at once when it
  * learns the file changed, so their blocks may legitimately hold other data. Those are counted as
  * stale and noted.
@@ -96,7 +93,7 @@ final class ChunkVerifier {
         String message = entry.device() + ": chunk at " + entry.describe() + " (" + entry.length()
                 + " bytes): CRC32C mismatch: the checkpoint records " + entry.crcHex() + ", the device holds "
                 + String.format("%08x", found);
-        if (unchanged.computeIfAbsent(entry.file(), ChunkVerifier::stillTheSame)) {
+        if (unchanged.computeIfAbsent(entry.file(), FileIdentity::unchangedOnDisk)) {
             verification.corruptChunks++;
             verification.problem(Problem.CHUNK, entry.device(), null, message);
         } else {
@@ -111,14 +108,5 @@ final class ChunkVerifier {
         verification.problem(Problem.CHUNK, entry.device(), null, entry.device() + ": chunk at " + entry.describe()
                 + ": cannot read blocks " + entry.lba() + ".." + (entry.lba() + entry.runBlocks() - 1) + ": "
                 + cause.getMessage());
-    }
-
-    /** Whether the file is still the one recorded, as recovery decides. */
-    private static boolean stillTheSame(FileIdentity recorded) {
-        try {
-            return FileIdentity.of(Path.of(recorded.path())).equals(recorded);
-        } catch (IOException | InvalidPathException | UnsupportedOperationException e) {
-            return false;
-        }
     }
 }

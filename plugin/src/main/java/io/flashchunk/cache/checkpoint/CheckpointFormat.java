@@ -7,7 +7,11 @@ import java.util.zip.CRC32C;
 public final class CheckpointFormat {
     public static final long SUPERBLOCK_MAGIC = 0x464C4348_53425F31L; // "FLCHSB_1"
     public static final long HEADER_MAGIC = 0x464C4348_43505F31L;     // "FLCHCP_1"
-    public static final int VERSION = 1;
+    public static final int SUPERBLOCK_VERSION = 1;
+    /** 2: file records carry the birth time and inode generation (version 1 checkpoints are not read). */
+    public static final int CHECKPOINT_VERSION = 2;
+    /** A file record before its path: id, size, modified, inode, birth time, generation, path length. */
+    static final int FILE_RECORD_FIXED_BYTES = 4 + 8 + 8 + 8 + 8 + 8 + 2;
     /** One cached chunk: file id (4), chunk index (4), location (8), CRC32C of the chunk (4). */
     public static final int ENTRY_BYTES = 20;
     /** Longest file path kept in a file table, in UTF-8 bytes. */

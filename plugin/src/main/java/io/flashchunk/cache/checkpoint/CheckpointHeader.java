@@ -21,7 +21,7 @@ public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, lon
     public ByteBuffer encode() {
         ByteBuffer block = AlignedBuffers.allocate(SpaceLayout.BLOCK_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         block.putLong(0, CheckpointFormat.HEADER_MAGIC)
-                .putInt(8, CheckpointFormat.VERSION)
+                .putInt(8, CheckpointFormat.CHECKPOINT_VERSION)
                 .putLong(12, instance.getMostSignificantBits())
                 .putLong(20, instance.getLeastSignificantBits())
                 .putInt(28, spaceIndex)
@@ -44,9 +44,9 @@ public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, lon
             throw new CheckpointFormatException(where + ": no checkpoint header (magic 0x" + Long.toHexString(magic) + ")");
         }
         int version = b.getInt(8);
-        if (version != CheckpointFormat.VERSION) {
+        if (version != CheckpointFormat.CHECKPOINT_VERSION) {
             throw new CheckpointFormatException(where + ": checkpoint format version " + version
-                    + " is not the supported version " + CheckpointFormat.VERSION);
+                    + " is not the supported version " + CheckpointFormat.CHECKPOINT_VERSION);
         }
         if (CheckpointFormat.crc(b, 0, 80) != b.getInt(80)) {
             throw new CheckpointFormatException(where + ": checkpoint header checksum mismatch (torn or corrupt)");
@@ -57,6 +57,10 @@ public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, lon
         if (header.entryCount() < 0 || header.fileCount() < 0 || header.fileTableBytes() < 0 || header.sequence() <= 0) {
             throw new CheckpointFormatException(where + ": checkpoint header has negative counts or sequence "
                     + header.sequence());
+        }
+        if (header.nextFileId() <= 0) {
+            throw new CheckpointFormatException(where + ": checkpoint header's next file id " + header.nextFileId()
+                    + " is not positive");
         }
         return header;
     }

@@ -92,13 +92,15 @@ public final class CheckpointReader {
             throws CheckpointFormatException {
         Map<Integer, FileIdentity> files = new HashMap<>();
         for (int i = 0; i < count; i++) {
-            if (table.remaining() < 30) {
+            if (table.remaining() < CheckpointFormat.FILE_RECORD_FIXED_BYTES) {
                 throw new CheckpointFormatException(where + ": file table ends inside record " + i + " of " + count);
             }
             int id = table.getInt();
             long size = table.getLong();
             long modified = table.getLong();
             long inode = table.getLong();
+            long birthNanos = table.getLong();
+            long generation = table.getLong();
             int pathBytes = Short.toUnsignedInt(table.getShort());
             if (id <= 0 || id >= nextFileId) {
                 throw new CheckpointFormatException(where + ": file record " + i + " has id " + id
@@ -113,7 +115,8 @@ public final class CheckpointReader {
             }
             byte[] path = new byte[pathBytes];
             table.get(path);
-            if (files.put(id, new FileIdentity(new String(path, StandardCharsets.UTF_8), size, modified, inode)) != null) {
+            if (files.put(id, new FileIdentity(new String(path, StandardCharsets.UTF_8), size, modified, inode,
+                    birthNanos, generation)) != null) {
                 throw new CheckpointFormatException(where + ": file id " + id + " appears twice in the file table");
             }
         }

@@ -38,7 +38,10 @@ public final class Checkpointer {
     private final UUID instance;
     // Sequence of the checkpoint in each space's two areas (0 when none is valid).
     private final long[][] areaSequences;
+    // The newest durable checkpoint's sequence, and the highest ever used: a failed checkpoint may
+    // have left a durable header on some space, so its sequence is spent and never written again.
     private long lastSequence;
+    private long spentSequence;
 
     /** What one checkpoint did. */
     public record Result(long sequence, long entries, long bytes, long refused, long millis) {
@@ -58,8 +61,10 @@ public final class Checkpointer {
             this.areaSequences[i] = areaSequences[i].clone();
             lastSequence = Math.max(lastSequence, Math.max(areaSequences[i][0], areaSequences[i][1]));
         }
+        spentSequence = lastSequence;
     }
 
+    /** The sequence of the newest durable checkpoint. */
     public synchronized long lastSequence() {
         return lastSequence;
     }
@@ -75,7 +80,7 @@ public final class Checkpointer {
         for (AddressSpace space : all) {
             space.retireTemporary();
         }
-        long sequence = lastSequence + 1;
+        long sequence = ++spentSequence;
         FileTableCodec.Encoded table = FileTableCodec.encode(files.liveFilesWithEntries());
         int nextFileId = files.nextId();
         long entries = 0;
@@ -86,6 +91,7 @@ public final class Checkpointer {
             AreaWriter[] writers = new AreaWriter[all.size()];
             int[] areas = new int[all.size()];
             for (int s = 0; s < all.size(); s++) {
+                // The older area; the newest durable checkpoint of this space is never overwritten.
                 areas[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
                 writers[s] = new AreaWriter(all.get(s).driver(), layouts.get(s), areas[s], table.bytes());
                 // The area is being overwritten: until its header is written, it holds no checkpoint.
@@ -114,6 +120,7 @@ public final class Checkpointer {
             }
             durable = true;
         } finally {
+            // Failed, some spaces may hold this checkpoint durably: its runs stay held with the last one's.
             for (AddressSpace space : all) {
                 space.finishNaming(durable);
             }

@@ -9,7 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.BitSet;
 import java.util.Collection;
 
-/** File records of a checkpoint: id (4), size (8), modified (8), inode (8), path length (2), path (UTF-8). */
+/**
+ * File records of a checkpoint: id (4), size (8), modified (8), inode (8), birth time (8), generation
+ * (8), path length (2), path (UTF-8).
+ */
 final class FileTableCodec {
     private FileTableCodec() {
     }
@@ -20,7 +23,7 @@ final class FileTableCodec {
 
     static Encoded encode(Collection<CachedFile> files) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteBuffer fixed = ByteBuffer.allocate(30).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer fixed = ByteBuffer.allocate(CheckpointFormat.FILE_RECORD_FIXED_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         int count = 0;
         BitSet ids = new BitSet();
         for (CachedFile file : files) {
@@ -31,8 +34,9 @@ final class FileTableCodec {
             }
             fixed.clear();
             fixed.putInt(file.id()).putLong(identity.sizeBytes()).putLong(identity.modifiedMillis())
-                    .putLong(identity.inode()).putShort((short) path.length);
-            out.write(fixed.array(), 0, 30);
+                    .putLong(identity.inode()).putLong(identity.birthNanos()).putLong(identity.generation())
+                    .putShort((short) path.length);
+            out.write(fixed.array(), 0, fixed.position());
             out.write(path, 0, path.length);
             ids.set(file.id());
             count++;

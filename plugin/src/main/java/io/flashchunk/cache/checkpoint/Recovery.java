@@ -118,6 +118,13 @@ public final class Recovery {
                 }
             }
         }
+        if (sequences[0] != 0 && sequences[0] == sequences[1]) {
+            // Sequences are never reused, so this is no checkpoint of ours: neither can be trusted over the other.
+            LOG.warn("flash cache: ignoring both checkpoint areas of {}: each holds checkpoint {}, so which is "
+                    + "current cannot be told; this space starts empty", device.path(), sequences[0]);
+            sequences[0] = 0;
+            sequences[1] = 0;
+        }
         int newer = sequences[0] >= sequences[1] ? 0 : 1;
         CheckpointImage newest = null;
         for (int area : new int[] {newer, 1 - newer}) {

@@ -1,30 +1,76 @@
 package io.flashchunk.cache.index;
 
+import io.flashchunk.device.FileStatus;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * What makes a data file the same file: its path alone is not enough, since a file deleted and
- * written again under the same name holds other bytes. Recovery compares identities to drop entries
- * of files that changed while the cache was not watching.
+ * What makes a data file the same file. Its path is not enough (a file deleted and written again
+ * under its name holds other bytes), and neither is its inode number: ext4 gives a file created
+ * just after a deletion the freed inode. A new file never shares its predecessor's birth time or
+ * inode generation, so those are what prove a file is the one the cache knew; where the file
+ * system reports neither, nothing can prove it, and its chunks are not kept.
  *
- * @param inode        the inode number, or -1 where the file system has none
+ * @param inode      the inode number
+ * @param birthNanos the birth time in nanoseconds since the epoch, or {@link #UNKNOWN}
+ * @param generation the inode generation, or {@link #UNKNOWN}
  */
-public record FileIdentity(String path, long sizeBytes, long modifiedMillis, long inode) {
+public record FileIdentity(String path, long sizeBytes, long modifiedMillis, long inode, long birthNanos,
+                           long generation) {
+    /** A birth time or generation the file system does not report. */
+    public static final long UNKNOWN = FileStatus.UNKNOWN;
 
     /** The identity of the file at {@code path} now. */
     public static FileIdentity of(Path path) throws IOException {
-        BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
-        long inode = -1;
-        Object key = attributes.fileKey();
-        try {
-            inode = ((Number) Files.getAttribute(path, "unix:ino")).longValue();
-        } catch (UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
-            inode = key == null ? -1 : key.hashCode();
+        String absolute = path.toAbsolutePath().toString();
+        FileStatus status = FileStatus.of(absolute);
+        return new FileIdentity(absolute, status.sizeBytes(), status.modifiedMillis(), status.inode(),
+                status.birthNanos(), status.generation());
+    }
+
+    /** Whether anything can tell this file from another that later takes its path and inode. */
+    public boolean provable() {
+        return birthNanos != UNKNOWN || generation != UNKNOWN;
+    }
+
+    /**
+     * Whether {@code other} is provably this very file, though perhaps written to since: same path
+     * and inode, and the same birth time or generation, with neither differing. Size and
+     * modification time are the caller's to judge.
+     */
+    public boolean sameFileAs(FileIdentity other) {
+        if (!path.equals(other.path) || inode != other.inode) {
+            return false;
         }
-        return new FileIdentity(path.toAbsolutePath().toString(), attributes.size(),
-                attributes.lastModifiedTime().toMillis(), inode);
+        boolean birthsKnown = birthNanos != UNKNOWN && other.birthNanos != UNKNOWN;
+        boolean generationsKnown = generation != UNKNOWN && other.generation != UNKNOWN;
+        if (birthsKnown && birthNanos != other.birthNanos || generationsKnown && generation != other.generation) {
+            return false;
+        }
+        return birthsKnown || generationsKnown;
+    }
+
+    /**
+     * Whether nothing known tells {@code other} from this file: same path and inode, and no birth
+     * time or generation that differs. Weaker than {@link #sameFileAs}: it says a file may still be
+     * there, not that its chunks may be served.
+     */
+    public boolean notToldApartFrom(FileIdentity other) {
+        return path.equals(other.path) && inode == other.inode
+                && (birthNanos == UNKNOWN || other.birthNanos == UNKNOWN || birthNanos == other.birthNanos)
+                && (generation == UNKNOWN || other.generation == UNKNOWN || generation == other.generation);
+    }
+
+    /**
+     * Whether the file at this path is still this file, unchanged (provably the same file, same size
+     * and modification time): what a checkpoint's entries for it need to come back.
+     */
+    public boolean unchangedOnDisk() {
+        try {
+            FileIdentity now = of(Path.of(path));
+            return now.sameFileAs(this) && now.sizeBytes == sizeBytes && now.modifiedMillis == modifiedMillis;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * Gives each data file a compact id for chunk keys. Ids are never reused: a file invalidated and
@@ -24,30 +25,42 @@ public final class FileRegistry {
         this.nextId = new AtomicInteger(firstId);
     }
 
-    /** The live registration of the file with this identity's path, made now if there is none. */
-    public CachedFile register(FileIdentity identity) {
-        return byPath.computeIfAbsent(identity.path(), path -> {
-            int id = nextId.getAndIncrement();
-            if (id <= 0) {
-                throw new IllegalStateException("file ids are exhausted");
+    /**
+     * The live registration for the file with this identity. A registration of its path that is
+     * provably the same file, no smaller (it is read while still being written), keeps its id and
+     * takes the new identity; any other is handed to {@code replaced}, which must invalidate it, and
+     * a new registration is made, so the old file's chunks are never served for the new one.
+     */
+    public CachedFile register(FileIdentity identity, Consumer<CachedFile> replaced) {
+        while (true) {
+            CachedFile known = byPath.get(identity.path());
+            if (known == null) {
+                int id = nextId.getAndIncrement();
+                if (id <= 0) {
+                    throw new IllegalStateException("file ids are exhausted");
+                }
+                CachedFile made = new CachedFile(id, identity);
+                byId.put(id, made); // before the path leads to it: whoever finds the path finds the id
+                if (byPath.putIfAbsent(identity.path(), made) == null) {
+                    return made;
+                }
+                byId.remove(id);
+            } else if (grew(known, identity)) {
+                return known;
+            } else {
+                replaced.accept(known);
+                byPath.remove(identity.path(), known); // whatever {@code replaced} did, never again
             }
-            CachedFile file = new CachedFile(id, identity);
-            byId.put(id, file);
-            return file;
-        });
+        }
     }
 
-    /**
-     * Records that the live registration {@code file} is the same file, grown to {@code grown}: same
-     * path and inode, no smaller. Returns false (and changes nothing) otherwise.
-     */
-    public boolean refresh(CachedFile file, FileIdentity grown) {
+    /** Whether {@code file}, still live, is provably the file {@code now} describes, and no smaller. */
+    private boolean grew(CachedFile file, FileIdentity now) {
         FileIdentity known = file.identity();
-        if (!known.path().equals(grown.path()) || known.inode() != grown.inode() || grown.sizeBytes() < known.sizeBytes()
-                || byPath.get(known.path()) != file) {
+        if (!known.sameFileAs(now) || now.sizeBytes() < known.sizeBytes() || byPath.get(known.path()) != file) {
             return false;
         }
-        file.grewTo(grown);
+        file.grewTo(now);
         return true;
     }
 

@@ -160,12 +160,20 @@ public final class AddressSpace {
         }
     }
 
-    /** The checkpoint being written has become durable (or, {@code durable} false, was abandoned). */
+    /**
+     * The checkpoint being written has become durable; or, {@code durable} false, it failed, and
+     * since its header may have reached this device all the same (a failed flush does not undo a
+     * write), the runs it named stay held along with those the last durable one names.
+     */
     public void finishNaming(boolean durable) {
         lock.lock();
         try {
-            if (durable && naming != null) {
-                named = naming;
+            if (naming != null) {
+                if (durable) {
+                    named = naming;
+                } else {
+                    named.or(naming);
+                }
             }
             naming = null;
         } finally {

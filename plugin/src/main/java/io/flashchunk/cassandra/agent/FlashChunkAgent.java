@@ -10,9 +10,12 @@ import java.util.ArrayList;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.utility.JavaModule;
+import org.slf4j.LoggerFactory;
 
 /**
  * The java agent ({@code -javaagent:flashchunk-cassandra.jar}): rewrites Cassandra's
@@ -27,6 +30,7 @@ public final class FlashChunkAgent {
 
     private static volatile boolean installed;
     private static volatile boolean chunkCacheInstrumented;
+    private static volatile boolean hooksApplied;
     private static final List<String> errors = new ArrayList<>();
 
     private FlashChunkAgent() {
@@ -41,40 +45,80 @@ public final class FlashChunkAgent {
                     @Override
                     public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module,
                                                  boolean loaded, DynamicType dynamicType) {
-                        chunkCacheInstrumented = true;
+                        chunkCacheInstrumented = hooksApplied;
                     }
 
                     @Override
                     public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded,
                                         Throwable error) {
-                        synchronized (errors) {
-                            errors.add(typeName + ": " + error);
-                        }
+                        report("rewriting " + typeName + " failed, so Cassandra's own chunk cache serves every read "
+                                + "and the flash cache is not used: " + error);
                     }
                 })
                 .installOn(instrumentation);
         installed = true;
     }
 
+    /** One method of ChunkCache the agent rewrites: how an operator would name it, how to find it, its advice. */
+    record Hook(String description, ElementMatcher<? super MethodDescription> method, Class<?> advice) {
+    }
+
+    /**
+     * Every hook, all or none: the invalidation hooks keep the cache from serving a chunk of a
+     * replaced or rewritten file, so redirecting reads without them would be wrong.
+     */
+    static final List<Hook> HOOKS = List.of(
+            new Hook("wrap(ChunkReader) returning RebuffererFactory", named("wrap").and(isPublic()).and(takesArguments(1))
+                    .and(returns(named("org.apache.cassandra.io.util.RebuffererFactory"))), ChunkCacheAdvice.Wrap.class),
+            new Hook("invalidateFile(String)", named("invalidateFile").and(takesArguments(String.class)),
+                    ChunkCacheAdvice.InvalidateFile.class),
+            new Hook("invalidatePosition(FileHandle, long)", named("invalidatePosition").and(takesArguments(2)),
+                    ChunkCacheAdvice.InvalidatePosition.class),
+            new Hook("long capacity()", named("capacity").and(takesArguments(0)).and(returns(long.class)),
+                    ChunkCacheAdvice.Capacity.class),
+            new Hook("int size()", named("size").and(takesArguments(0)).and(returns(int.class)),
+                    ChunkCacheAdvice.Size.class),
+            new Hook("long weightedSize()", named("weightedSize").and(takesArguments(0)).and(returns(long.class)),
+                    ChunkCacheAdvice.WeightedSize.class),
+            new Hook("close()", named("close").and(takesArguments(0)), ChunkCacheAdvice.Close.class));
+
+    /** The hooks {@code type} has no method for (each must match exactly one). */
+    static List<String> missingHooks(TypeDescription type) {
+        List<String> missing = new ArrayList<>();
+        for (Hook hook : HOOKS) {
+            if (type.getDeclaredMethods().filter(hook.method()).size() != 1) {
+                missing.add(hook.description());
+            }
+        }
+        return missing;
+    }
+
     private static DynamicType.Builder<?> instrument(DynamicType.Builder<?> builder, TypeDescription type,
                                                      ClassLoader loader, JavaModule module,
                                                      java.security.ProtectionDomain domain) {
-        return builder
-                .visit(Advice.to(ChunkCacheAdvice.Wrap.class)
-                        .on(named("wrap").and(isPublic()).and(takesArguments(1))
-                                .and(returns(named("org.apache.cassandra.io.util.RebuffererFactory")))))
-                .visit(Advice.to(ChunkCacheAdvice.InvalidateFile.class)
-                        .on(named("invalidateFile").and(takesArguments(String.class))))
-                .visit(Advice.to(ChunkCacheAdvice.InvalidatePosition.class)
-                        .on(named("invalidatePosition").and(takesArguments(2))))
-                .visit(Advice.to(ChunkCacheAdvice.Capacity.class)
-                        .on(named("capacity").and(takesArguments(0)).and(returns(long.class))))
-                .visit(Advice.to(ChunkCacheAdvice.Size.class)
-                        .on(named("size").and(takesArguments(0)).and(returns(int.class))))
-                .visit(Advice.to(ChunkCacheAdvice.WeightedSize.class)
-                        .on(named("weightedSize").and(takesArguments(0)).and(returns(long.class))))
-                .visit(Advice.to(ChunkCacheAdvice.Close.class)
-                        .on(named("close").and(takesArguments(0))));
+        List<String> missing = missingHooks(type);
+        if (!missing.isEmpty()) {
+            report(type.getName() + " of this Cassandra version has no single method " + String.join(", ", missing)
+                    + ": it is left as it is, so Cassandra's own chunk cache serves every read and the flash cache is "
+                    + "not used");
+            return builder;
+        }
+        for (Hook hook : HOOKS) {
+            builder = builder.visit(Advice.to(hook.advice()).on(hook.method()));
+        }
+        hooksApplied = true;
+        return builder;
+    }
+
+    /**
+     * Records a problem and logs it. Only called while ChunkCache loads, long after Cassandra has set
+     * up its logging, so the logger is fetched here and never in premain.
+     */
+    static void report(String problem) {
+        synchronized (errors) {
+            errors.add(problem);
+        }
+        LoggerFactory.getLogger(FlashChunkAgent.class).error("flash chunk cache: {}", problem);
     }
 
     /** Whether this JVM runs with the agent: without it, naming the flash cache in the yaml cannot work. */
@@ -87,7 +131,7 @@ public final class FlashChunkAgent {
         return chunkCacheInstrumented;
     }
 
-    /** Problems ByteBuddy reported while rewriting, for the loader to log once logging is up. */
+    /** Problems met while rewriting (each logged as it happened). */
     public static List<String> errors() {
         synchronized (errors) {
             return List.copyOf(errors);

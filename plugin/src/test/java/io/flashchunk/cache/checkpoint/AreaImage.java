@@ -17,7 +17,7 @@ import java.util.zip.CRC32C;
  * subtly wrong ones with correct checksums, and mutated ones.
  */
 final class AreaImage {
-    record File(int id, String path, long size, long modified, long inode) {
+    record File(int id, String path, long size, long modified, long inode, long birthNanos, long generation) {
     }
 
     record Entry(int fileId, int chunkIndex, long location, int crc) {
@@ -35,7 +35,7 @@ final class AreaImage {
         for (File file : files) {
             byte[] path = file.path().getBytes(StandardCharsets.UTF_8);
             table.putInt(file.id()).putLong(file.size()).putLong(file.modified()).putLong(file.inode())
-                    .putShort((short) path.length).put(path);
+                    .putLong(file.birthNanos()).putLong(file.generation()).putShort((short) path.length).put(path);
         }
         byte[] bytes = new byte[table.position()];
         table.flip().get(bytes);

@@ -72,7 +72,7 @@ class CheckpointReaderFuzzTest {
         int files = 1 + random.nextInt(4);
         for (int f = 0; f < files; f++) {
             image.files.add(new AreaImage.File(f + 1, "/data/ks/table/nb-" + f + "-big-Data.db", random.nextLong(1 << 30),
-                    random.nextLong(), random.nextLong()));
+                    random.nextLong(), random.nextLong(), random.nextLong(), random.nextLong()));
         }
         int entries = random.nextInt(40);
         for (int i = 0; i < entries; i++) {

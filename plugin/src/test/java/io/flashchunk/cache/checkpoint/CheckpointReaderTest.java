@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceSpec;
@@ -40,8 +41,8 @@ class CheckpointReaderTest {
 
     private AreaImage valid() {
         AreaImage image = new AreaImage();
-        image.files.add(new AreaImage.File(7, "/data/ks/t/nb-1-big-Data.db", 1 << 20, 1000, 42));
-        image.files.add(new AreaImage.File(9, "/data/ks/t/nb-2-big-Data.db", 2 << 20, 2000, 43));
+        image.files.add(new AreaImage.File(7, "/data/ks/t/nb-1-big-Data.db", 1 << 20, 1000, 42, 5_000, 7));
+        image.files.add(new AreaImage.File(9, "/data/ks/t/nb-2-big-Data.db", 2 << 20, 2000, 43, 6_000, FileIdentity.UNKNOWN));
         long base = layout.dataStart();
         image.entries.add(new AreaImage.Entry(7, 0, ChunkLocation.onFlash(0, base, 16384, 0), 111));
         image.entries.add(new AreaImage.Entry(7, 4, ChunkLocation.onFlash(0, base + 4, 16384, 3), 222));
@@ -77,7 +78,8 @@ class CheckpointReaderTest {
         assertEquals(4, read.entryCount());
         assertEquals(2, read.files().size());
         assertEquals("/data/ks/t/nb-2-big-Data.db", read.files().get(9).path());
-        assertEquals(42, read.files().get(7).inode());
+        assertEquals(new FileIdentity("/data/ks/t/nb-1-big-Data.db", 1 << 20, 1000, 42, 5_000, 7), read.files().get(7));
+        assertEquals(FileIdentity.UNKNOWN, read.files().get(9).generation());
         for (int i = 0; i < 4; i++) {
             AreaImage.Entry expected = image.entries.get(i);
             assertEquals(expected.fileId(), read.fileId(i));
@@ -108,12 +110,24 @@ class CheckpointReaderTest {
     }
 
     @Test
+    void aNextFileIdBelowOneIsCaught() throws Exception {
+        AreaImage empty = new AreaImage(); // no file record whose id could expose it
+        for (int next : new int[] {0, -5, Integer.MIN_VALUE}) {
+            empty.nextFileId = next;
+            assertRejected("next file id " + next + " is not positive", empty);
+        }
+    }
+
+    @Test
     void wrongMagicVersionInstanceOrSpaceIsCaught() throws Exception {
         assertRejected("no checkpoint header", valid(), bytes -> bytes[0] = 'X');
-        assertRejected("format version 2", valid(), bytes -> {
-            ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(8, 2);
-            AreaImage.resealChecksums(bytes);
-        });
+        // Version 1 file records lack birth times: read as version 2 they would be misparsed.
+        for (int version : new int[] {1, 3}) {
+            assertRejected("format version " + version + " is not the supported version 2", valid(), bytes -> {
+                ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(8, version);
+                AreaImage.resealChecksums(bytes);
+            });
+        }
         AreaImage other = valid();
         AreaImage.write(file, layout, 0, other.encode());
         CheckpointFormatException e = assertThrows(CheckpointFormatException.class,
@@ -160,10 +174,10 @@ class CheckpointReaderTest {
         unknownFile.entries.add(new AreaImage.Entry(8, 1, ChunkLocation.onFlash(0, layout.dataStart() + 40, 4096, 0), 1));
         assertRejected("not in the file table", unknownFile);
         AreaImage duplicate = valid();
-        duplicate.files.add(new AreaImage.File(7, "/data/other", 1, 1, 1));
+        duplicate.files.add(new AreaImage.File(7, "/data/other", 1, 1, 1, 1, 1));
         assertRejected("appears twice", duplicate);
         AreaImage idTooLarge = valid();
-        idTooLarge.files.add(new AreaImage.File(500, "/data/other", 1, 1, 1));
+        idTooLarge.files.add(new AreaImage.File(500, "/data/other", 1, 1, 1, 1, 1));
         assertRejected("outside 1..99", idTooLarge);
         AreaImage countTooLarge = valid();
         assertRejected("ends inside record", countTooLarge, bytes -> {

@@ -1,0 +1,140 @@
+package io.flashchunk.cache;
+
+import static io.flashchunk.cache.FlashChunkCacheTest.assertHit;
+import static io.flashchunk.cache.FlashChunkCacheTest.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.FileIdentity;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Real files deleted and written again under their names. On ext4 the new file gets the freed inode
+ * back, so only its birth time and inode generation tell it from the old one: a cache that took it
+ * for the old file grown, or restored the old file's chunks for it, would serve wrong bytes that no
+ * checksum catches (the checksums are the old file's, and so are the bytes).
+ */
+class FileReplacementTest {
+    private static final long DEVICE_BYTES = 32L << 20;
+    private static final int CHUNK = 16384;
+    private static final int ATTEMPTS = 20;
+
+    @Test
+    void aLargerFileWrittenAtTheOldInodeNeverGetsTheOldChunks() throws Exception {
+        try (var fixture = new RestartFixture(1, DEVICE_BYTES);
+             FlashChunkCache cache = fixture.start(c -> { })) {
+            for (int attempt = 0; ; attempt++) {
+                Path path = fixture.dataDir.resolve("nb-" + attempt + "-big-Data.db");
+                Files.write(path, new byte[CHUNK]);
+                CachedFile old = cache.registerFile(path);
+                long written = cache.stats().flashWrites();
+                cache.put(old, 0, ChunkContent.buffer(1, 0, CHUNK));
+                await("the chunk to reach flash", () -> cache.stats().flashWrites() == written + 1);
+                assertHit(cache, old, 1, 0, CHUNK);
+                if (replacedAtSameInode(path, new byte[4 * CHUNK], attempt)) {
+                    CachedFile now = cache.registerFile(path);
+                    assertNull(cache.get(now, 0), "the old file's chunk served for a new file at its inode");
+                    return;
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFileThatReallyGrowsKeepsItsChunks() throws Exception {
+        try (var fixture = new RestartFixture(1, DEVICE_BYTES);
+             FlashChunkCache cache = fixture.start(c -> { })) {
+            Path path = fixture.dataDir.resolve("nb-2-big-Data.db");
+            Files.write(path, new byte[CHUNK]);
+            CachedFile early = cache.registerFile(path);
+            cache.put(early, 0, ChunkContent.buffer(2, 0, CHUNK));
+            await("the chunk to reach flash", () -> cache.stats().flashWrites() == 1);
+
+            Files.write(path, new byte[3 * CHUNK], StandardOpenOption.APPEND);
+            assertSame(early, cache.registerFile(path), "an appended file is the same file");
+            assertEquals(4L * CHUNK, early.identity().sizeBytes(), "the next checkpoint records the grown file");
+            assertHit(cache, early, 2, 0, CHUNK);
+        }
+    }
+
+    @Test
+    void aRestartNeverRestoresChunksForAFileWrittenAgainWithTheOldSizeAndTime() throws Exception {
+        try (var fixture = new RestartFixture(1, DEVICE_BYTES)) {
+            Path kept = fixture.dataDir.resolve("nb-kept-big-Data.db");
+            Files.write(kept, new byte[CHUNK]);
+            for (int attempt = 0; ; attempt++) {
+                Path path = fixture.dataDir.resolve("nb-" + attempt + "-big-Data.db");
+                Files.write(path, new byte[CHUNK]);
+                try (FlashChunkCache cache = fixture.start(c -> { })) {
+                    cache.put(cache.registerFile(path), 0, ChunkContent.buffer(3, 0, CHUNK));
+                    cache.put(cache.registerFile(kept), 0, ChunkContent.buffer(4, 0, CHUNK));
+                    await("the chunks to reach flash", () -> cache.stats().queuedChunks() == 0);
+                    assertEquals(2, cache.entries());
+                }
+                // As a restore from a backup that keeps times would: same name, size and modification time.
+                FileTime modified = Files.getLastModifiedTime(path);
+                if (replacedAtSameInode(path, new byte[CHUNK], attempt)) {
+                    Files.setLastModifiedTime(path, modified);
+                    try (FlashChunkCache cache = fixture.start(c -> { })) {
+                        assertEquals(1, cache.stats().recoveredEntries(), "only the untouched file's chunk comes back");
+                        assertHit(cache, cache.registerFile(kept), 4, 0, CHUNK);
+                        assertNull(cache.get(cache.registerFile(path), 0), "the old file's chunk restored for a new file");
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    @Test
+    void identitiesOfTheOldAndTheNewFileDiffer() throws Exception {
+        Path dir = Files.createTempDirectory(io.flashchunk.testing.Scratch.dir(), "identity");
+        Path path = dir.resolve("f");
+        try {
+            Files.write(path, new byte[10]);
+            FileIdentity old = FileIdentity.of(path);
+            assertTrue(old.provable(), "this machine's file system reports birth times: " + old);
+            assertTrue(old.sameFileAs(FileIdentity.of(path)));
+            assertTrue(old.unchangedOnDisk());
+            for (int attempt = 0; !replacedAtSameInode(path, new byte[10], attempt); attempt++) {
+                old = FileIdentity.of(path);
+            }
+            FileIdentity now = FileIdentity.of(path);
+            assertEquals(old.inode(), now.inode());
+            assertNotEquals(old, now);
+            assertTrue(!now.sameFileAs(old) && !old.unchangedOnDisk(), old + " and " + now);
+        } finally {
+            Files.deleteIfExists(path);
+            Files.delete(dir);
+        }
+    }
+
+    /**
+     * Deletes the file and writes {@code content} under its name; true if the new file got the old
+     * inode number, as ext4 hands a freed inode out again at once. Another process creating a file
+     * in between may take it: then the caller tries again with a new file, up to {@link #ATTEMPTS}.
+     */
+    static boolean replacedAtSameInode(Path path, byte[] content, int attempt) throws IOException {
+        long inode = FileIdentity.of(path).inode();
+        Files.delete(path);
+        Files.write(path, content);
+        if (FileIdentity.of(path).inode() == inode) {
+            return true;
+        }
+        if (attempt + 1 >= ATTEMPTS) {
+            fail("in " + ATTEMPTS + " tries the file system never gave a file written again its inode back (last: "
+                    + path + ", inode " + inode + "): cannot set up the case");
+        }
+        return false;
+    }
+}
