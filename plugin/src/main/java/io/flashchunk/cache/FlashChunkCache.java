@@ -92,11 +92,8 @@ public final class FlashChunkCache implements AutoCloseable {
     /** Opens every configured device and starts the cache on them (recovering or formatting). */
     public static FlashChunkCache open(CacheConfig config) throws IOException {
         config.validate();
-        List<BlockDevice> devices = new ArrayList<>();
+        List<BlockDevice> devices = BlockDevices.openAll(config.devices());
         try {
-            for (DeviceSpec spec : config.devices()) {
-                devices.add(BlockDevices.open(spec));
-            }
             return new FlashChunkCache(config, devices);
         } catch (IOException | RuntimeException e) {
             devices.forEach(BlockDevice::close);
@@ -129,7 +126,8 @@ public final class FlashChunkCache implements AutoCloseable {
             driverList.add(new StorageDriver(device, Math.min(config.maxWritesInFlight(), device.queueDepth())));
         }
         this.drivers = List.copyOf(driverList);
-        Recovery.Outcome recovered = Recovery.open(drivers, config.strict());
+        Recovery.Outcome recovered = Recovery.open(drivers, config.strict(),
+                config.devices().stream().map(DeviceSpec::forceFormat).toList());
         List<AddressSpace> spaceList = new ArrayList<>();
         long dataBlocks = 0;
         for (int i = 0; i < drivers.size(); i++) {

@@ -13,9 +13,12 @@ import java.util.Objects;
  * @param capiLibrary   the capiblock library to load for {@link IoEngine#CAPI}: a path, or a bare
  *                      name for the dynamic linker to find
  * @param readOnly      open for reading only (inspection tools); writes are refused
+ * @param forceFormat   the operator's word ({@code format: force}) that the device is the cache's even
+ *                      though it holds something else: without it only a blank device or one of
+ *                      ours is ever formatted
  */
 public record DeviceSpec(Path path, long capacityBytes, IoEngine engine, int queueDepth, String capiLibrary,
-                         boolean readOnly) {
+                         boolean readOnly, boolean forceFormat) {
     public static final int DEFAULT_QUEUE_DEPTH = 32;
     public static final int MAX_QUEUE_DEPTH = 4096;
     public static final String DEFAULT_CAPI_LIBRARY = "libcflsh_block.so";
@@ -35,26 +38,30 @@ public record DeviceSpec(Path path, long capacityBytes, IoEngine engine, int que
 
     /** The whole device, engine chosen automatically, default queue depth. */
     public static DeviceSpec of(Path path) {
-        return new DeviceSpec(path, 0, IoEngine.AUTO, DEFAULT_QUEUE_DEPTH, DEFAULT_CAPI_LIBRARY, false);
+        return new DeviceSpec(path, 0, IoEngine.AUTO, DEFAULT_QUEUE_DEPTH, DEFAULT_CAPI_LIBRARY, false, false);
     }
 
     public DeviceSpec withCapacityBytes(long bytes) {
-        return new DeviceSpec(path, bytes, engine, queueDepth, capiLibrary, readOnly);
+        return new DeviceSpec(path, bytes, engine, queueDepth, capiLibrary, readOnly, forceFormat);
     }
 
     public DeviceSpec withEngine(IoEngine newEngine) {
-        return new DeviceSpec(path, capacityBytes, newEngine, queueDepth, capiLibrary, readOnly);
+        return new DeviceSpec(path, capacityBytes, newEngine, queueDepth, capiLibrary, readOnly, forceFormat);
     }
 
     public DeviceSpec withQueueDepth(int depth) {
-        return new DeviceSpec(path, capacityBytes, engine, depth, capiLibrary, readOnly);
+        return new DeviceSpec(path, capacityBytes, engine, depth, capiLibrary, readOnly, forceFormat);
     }
 
     public DeviceSpec withCapiLibrary(String library) {
-        return new DeviceSpec(path, capacityBytes, engine, queueDepth, library, readOnly);
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, library, readOnly, forceFormat);
+    }
+
+    public DeviceSpec withForceFormat(boolean force) {
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, readOnly, force);
     }
 
     public DeviceSpec asReadOnly() {
-        return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, true);
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, true, forceFormat);
     }
 }

@@ -18,9 +18,13 @@ import java.nio.file.NoSuchFileException;
  * @param birthNanos     birth time in nanoseconds since the epoch, or {@link #UNKNOWN} where the
  *                       file system does not report it
  * @param generation     the inode generation (an unsigned 32-bit value), or {@link #UNKNOWN} where
- *                       the file system has none
+ *                       the file system has none (and for anything but a regular file)
+ * @param mode           file type and permissions ({@code st_mode})
+ * @param device         the device holding the inode, {@code major << 32 | minor}
+ * @param specialDevice  for a block or character device, the device it is, {@code major << 32 | minor}
  */
-public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long birthNanos, long generation) {
+public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long birthNanos, long generation, int mode,
+                         long device, long specialDevice) {
     public static final long UNKNOWN = Long.MIN_VALUE;
 
     private static final int AT_FDCWD = -100;
@@ -30,6 +34,9 @@ public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long b
     private static final long FS_IOC_GETVERSION = 0x80087601L;
     private static final int STATX_BYTES = 256;
     private static final int ENOTDIR = 20;
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFREG = 0100000;
+    private static final int S_IFBLK = 0060000;
 
     /** The status of the file at {@code path} (symbolic links followed), now. */
     public static FileStatus of(String path) throws IOException {
@@ -39,11 +46,26 @@ public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long b
         } catch (LastErrorException e) {
             throw failure(path, "statx", e.getErrorCode());
         }
-        // struct statx (x86-64 and aarch64 alike): mask at 0, ino at 32, size at 40, btime at 80, mtime at 112.
+        // struct statx (x86-64 and aarch64 alike): mask at 0, mode at 28, ino at 32, size at 40, btime at 80,
+        // mtime at 112, rdev major and minor at 128 and 132, dev major and minor at 136 and 140.
         ByteBuffer statx = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
         long birth = (statx.getInt(0) & STATX_BTIME) == 0 ? UNKNOWN : nanos(statx, 80);
+        int mode = Short.toUnsignedInt(statx.getShort(28));
         return new FileStatus(statx.getLong(32), statx.getLong(40), Math.floorDiv(nanos(statx, 112), 1_000_000),
-                birth, generation(path));
+                birth, (mode & S_IFMT) == S_IFREG ? generation(path) : UNKNOWN, mode, deviceNumber(statx, 136),
+                deviceNumber(statx, 128));
+    }
+
+    public boolean isBlockDevice() {
+        return (mode & S_IFMT) == S_IFBLK;
+    }
+
+    public boolean isRegularFile() {
+        return (mode & S_IFMT) == S_IFREG;
+    }
+
+    private static long deviceNumber(ByteBuffer statx, int offset) {
+        return Integer.toUnsignedLong(statx.getInt(offset)) << 32 | Integer.toUnsignedLong(statx.getInt(offset + 4));
     }
 
     /** struct statx_timestamp at {@code offset}: s64 seconds, u32 nanoseconds. */

@@ -8,6 +8,8 @@ import com.sun.jna.Platform;
 public final class LibC {
     public static final int O_RDONLY = 0;
     public static final int O_RDWR = 2;
+    /** On a block device: open only if no one else holds it exclusively (a mount does), and hold it so. */
+    public static final int O_EXCL = 0x80;
     public static final int O_DIRECT = 0x4000;
     public static final int O_CLOEXEC = 0x80000;
 
@@ -23,6 +25,12 @@ public final class LibC {
     public static native int close(int fd) throws LastErrorException;
 
     public static native int fdatasync(int fd) throws LastErrorException;
+
+    public static final int LOCK_EX = 2;
+    public static final int LOCK_NB = 4;
+
+    /** int flock(int fd, int operation): a lock on the open file description, released when it closes. */
+    public static native int flock(int fd, int operation) throws LastErrorException;
 
     /** ssize_t pread(int fd, void *buf, size_t count, off_t offset), LP64. */
     public static native long pread(int fd, com.sun.jna.Pointer buffer, long count, long offset)

@@ -33,6 +33,7 @@ public abstract class QueuedBlockDevice implements BlockDevice {
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
+    private volatile AutoCloseable heldUntilClosed;
 
     protected QueuedBlockDevice(String path, long capacityBlocks, int queueDepth, boolean readOnly) {
         if (capacityBlocks <= 0) {
@@ -245,6 +246,19 @@ public abstract class QueuedBlockDevice implements BlockDevice {
                     TimeUnit.NANOSECONDS.toSeconds(CLOSE_DRAIN_TIMEOUT_NANOS));
         }
         release();
+        AutoCloseable held = heldUntilClosed;
+        if (held != null) {
+            try {
+                held.close();
+            } catch (Exception e) {
+                LOG.warn("closing {}: {}", path, e.toString());
+            }
+        }
+    }
+
+    /** Closes {@code resource} (the device's lock) once the device is closed and released. */
+    public final void holdUntilClosed(AutoCloseable resource) {
+        this.heldUntilClosed = resource;
     }
 
     @Override

@@ -1,10 +1,7 @@
 package io.flashchunk.testing;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /** A real loop block device over a scratch file, attached with direct I/O and always detached on close. */
 public final class LoopDevice implements AutoCloseable {
@@ -19,7 +16,7 @@ public final class LoopDevice implements AutoCloseable {
     /** Attaches a loop device of {@code bytes} bytes. Needs root, as CI and the project's machines run. */
     public static LoopDevice attach(long bytes) throws IOException, InterruptedException {
         Path file = Scratch.file("loop", bytes);
-        String device = run(List.of("losetup", "-f", "--show", "--direct-io=on", file.toString())).trim();
+        String device = Commands.run("losetup", "-f", "--show", "--direct-io=on", file.toString()).trim();
         if (!device.startsWith("/dev/loop")) {
             throw new IOException("losetup printed no loop device: '" + device + "'");
         }
@@ -33,18 +30,9 @@ public final class LoopDevice implements AutoCloseable {
     @Override
     public void close() throws IOException, InterruptedException {
         try {
-            run(List.of("losetup", "-d", device.toString()));
+            Commands.run("losetup", "-d", device.toString());
         } finally {
             java.nio.file.Files.deleteIfExists(backingFile);
         }
-    }
-
-    private static String run(List<String> command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed (loop devices need root): " + output.trim());
-        }
-        return output;
     }
 }

@@ -2,7 +2,10 @@ package io.flashchunk.cache.checkpoint;
 
 import java.io.IOException;
 
-/** Strict mode: the devices hold no cache this configuration may recover, and formatting was not allowed. */
+/**
+ * The devices hold no cache this configuration may recover, and formatting them was not allowed: by
+ * strict mode, or because a device holds something that is not a flash cache.
+ */
 public final class CacheRecoveryException extends IOException {
     private static final long serialVersionUID = 1L;
 

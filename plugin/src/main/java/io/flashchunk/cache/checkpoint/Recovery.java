@@ -30,8 +30,15 @@ public final class Recovery {
     private Recovery() {
     }
 
-    public static Outcome open(List<StorageDriver> drivers, boolean strict) throws IOException {
+    /**
+     * @param forceFormat per device, whether the operator allowed formatting it whatever it holds
+     *                    ({@code format: force}); without that, a device that is neither blank nor
+     *                    ours is never written, in strict mode or not
+     */
+    public static Outcome open(List<StorageDriver> drivers, boolean strict, List<Boolean> forceFormat)
+            throws IOException {
         int count = drivers.size();
+        List<String> foreign = new ArrayList<>();
         List<SpaceLayout> layouts = new ArrayList<>();
         List<Superblock> superblocks = new ArrayList<>();
         int blank = 0;
@@ -51,6 +58,10 @@ public final class Recovery {
                 superblocks.add(null);
                 continue;
             }
+            if (block.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0) != CheckpointFormat.SUPERBLOCK_MAGIC
+                    && !(i < forceFormat.size() && forceFormat.get(i))) {
+                foreign.add(device.path() + " holds " + DeviceContent.describe(block));
+            }
             try {
                 Superblock superblock = Superblock.decode(block, device.path());
                 superblocks.add(superblock);
@@ -61,6 +72,11 @@ public final class Recovery {
                 superblocks.add(null);
                 problem = problem == null ? e.getMessage() : problem;
             }
+        }
+        if (!foreign.isEmpty()) {
+            throw new CacheRecoveryException("flash cache: will not format " + String.join("; ", foreign)
+                    + ": a device is formatted only when it is blank or holds a flash cache. If it is meant for the cache "
+                    + "(and what it holds may be destroyed), set format: force for it");
         }
         if (blank == count) {
             return format(drivers, layouts, "blank devices");

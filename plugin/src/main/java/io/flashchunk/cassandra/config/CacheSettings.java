@@ -29,7 +29,8 @@ public final class CacheSettings {
             "read_ahead", "overflow_read", "checkpoint_interval_ms", "min_checkpoint_interval_ms", "checkpoint_change_percent", "strict",
             "maintenance_interval_ms",
             "rebalance_factor", "migration_batch");
-    private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library");
+    private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library",
+            "format");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
 
@@ -142,8 +143,17 @@ public final class CacheSettings {
                 ? intValue(at + ".queue_depth", map.get("queue_depth")) : DeviceSpec.DEFAULT_QUEUE_DEPTH;
         String library = map.containsKey("capi_library") ? string(at + ".capi_library", map.get("capi_library"))
                 : defaultLibrary;
+        boolean forceFormat = false;
+        if (map.containsKey("format")) {
+            String format = string(at + ".format", map.get("format"));
+            if (!format.equals("force") && !format.equals("auto")) {
+                throw new IllegalArgumentException(at + ".format: '" + format + "' is not auto (format the device only "
+                        + "if it is blank or holds a flash cache) or force (format it whatever it holds)");
+            }
+            forceFormat = format.equals("force");
+        }
         try {
-            return new DeviceSpec(Path.of(path), capacity, engine, queueDepth, library, false);
+            return new DeviceSpec(Path.of(path), capacity, engine, queueDepth, library, false, forceFormat);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(at + ": " + e.getMessage(), e);
         }

@@ -41,6 +41,7 @@ class CacheSettingsTest {
                     - path: /dev/sg1
                       engine: capi
                       capi_library: /other/lib.so
+                      format: force
                   queue_bytes: 128MiB
                   max_writes_in_flight: 4
                   read_timeout_ms: 150
@@ -59,8 +60,8 @@ class CacheSettingsTest {
                   migration_batch: 16
                 """));
         assertEquals(List.of(
-                new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false),
-                new DeviceSpec(Path.of("/dev/sg1"), 0, IoEngine.CAPI, 32, "/other/lib.so", false)), config.devices());
+                new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false, false),
+                new DeviceSpec(Path.of("/dev/sg1"), 0, IoEngine.CAPI, 32, "/other/lib.so", false, true)), config.devices());
         assertEquals(128L << 20, config.queueBytes());
         assertEquals(4, config.maxWritesInFlight());
         assertEquals(150, config.readTimeoutMillis());
@@ -117,6 +118,8 @@ class CacheSettingsTest {
                 error("flash_chunk_cache:\n  devices:\n    - path: /x\n  strict: maybe\n"));
         assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n    - path: /x\n")
                 .startsWith("flash_chunk_cache.devices[1].path: /x is listed twice"));
+        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      format: always\n")
+                .startsWith("flash_chunk_cache.devices[0].format: 'always' is not auto (format the device only if it is"));
         assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      queue_depth: 0\n")
                 .startsWith("flash_chunk_cache.devices[0]: queue depth for device /x must be 1..4096, got 0"));
     }
