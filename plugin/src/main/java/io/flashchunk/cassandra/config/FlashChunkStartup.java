@@ -24,15 +24,25 @@ final class FlashChunkStartup {
     private FlashChunkStartup() {
     }
 
+    /** Starts the cache for a configuration; {@link CassandraFlashCache#start} outside tests. */
+    interface Starter {
+        void start(CacheConfig config) throws Exception;
+    }
+
     /** True when the flash cache runs in this JVM; the first call decides (and starts it). */
     static synchronized boolean startOnce(Object chunkCacheClass, Object block) {
         if (decided == null) {
-            decided = decide(chunkCacheClass, block);
+            decided = decide(chunkCacheClass, block, FlashChunkAgent.isInstalled(), CassandraFlashCache::start);
         }
         return decided;
     }
 
-    private static boolean decide(Object chunkCacheClass, Object block) {
+    /**
+     * Whether the cache runs. Whatever goes wrong while it starts, an Error included (a device
+     * library that will not load, memory a recovery could not get), is a refusal: logged, and the
+     * node runs with Cassandra's own chunk cache unless strict mode says otherwise.
+     */
+    static boolean decide(Object chunkCacheClass, Object block, boolean agentInstalled, Starter starter) {
         boolean strict = CacheSettings.isStrict(block);
         if (chunkCacheClass == null || STOCK_CHUNK_CACHE_CLASS.equals(chunkCacheClass)) {
             if (block != null) {
@@ -45,7 +55,7 @@ final class FlashChunkStartup {
             return refuse(strict, CHUNK_CACHE_CLASS_KEY + ": unknown chunk cache class '" + chunkCacheClass
                     + "'; expected " + CassandraFlashCache.CHUNK_CACHE_CLASS + " or " + STOCK_CHUNK_CACHE_CLASS);
         }
-        if (!FlashChunkAgent.isInstalled()) {
+        if (!agentInstalled) {
             if (isCassandraDaemon()) {
                 return refuse(strict, CHUNK_CACHE_CLASS_KEY + " names the flash cache, but this JVM has no "
                         + "-javaagent:<path>/flashchunk-cassandra.jar");
@@ -59,10 +69,11 @@ final class FlashChunkStartup {
             return refuse(strict, e.getMessage());
         }
         try {
-            CassandraFlashCache.start(config);
+            starter.start(config);
             return true;
-        } catch (Exception e) {
-            return refuse(config.strict(), CacheSettings.BLOCK + ": the cache could not start: " + e.getMessage());
+        } catch (Throwable e) {
+            return refuse(config.strict(), CacheSettings.BLOCK + ": the cache could not start: "
+                    + (e instanceof Exception && e.getMessage() != null ? e.getMessage() : e.toString()));
         }
     }
 
