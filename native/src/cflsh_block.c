@@ -541,12 +541,16 @@ static void chunk_shutdown(struct chunk *c)
 
 static int open_backing(const char *path, int access_mode, size_t *lun_blocks)
 {
-    int fd = open(path, access_mode | O_DIRECT | O_CLOEXEC);
+    /* The capiblock API has no flush: a write the card completed is durable.
+     * O_DSYNC gives a file the same promise (each write waits for the device's
+     * cache), so a caller's checkpoint is durable once its writes complete. */
+    int durable = (access_mode & O_ACCMODE) == O_RDONLY ? 0 : O_DSYNC;
+    int fd = open(path, access_mode | durable | O_DIRECT | O_CLOEXEC);
     struct stat st;
     off_t end;
 
     if (fd < 0 && errno == EINVAL) /* filesystem without O_DIRECT */
-        fd = open(path, access_mode | O_CLOEXEC);
+        fd = open(path, access_mode | durable | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {

@@ -8,6 +8,7 @@
 #include "capiblock.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -179,6 +180,44 @@ static void test_open_close_sizes(void)
           (unsigned long long)s.max_transfer_size);
     close_lun(id);
     CHECK_FAILS(cblk_close(id, 0), EINVAL, "double close");
+}
+
+/* Flags of this process's descriptors open on the scratch lun, OR-ed; -1 when none. */
+static int lun_fd_flags(void)
+{
+    char want[PATH_MAX], link[64], target[PATH_MAX];
+    int flags = -1;
+
+    CHECK(realpath(lun_path, want) != NULL, "realpath(%s)", lun_path);
+    for (int fd = 0; fd < 1024; fd++) {
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, target, sizeof(target) - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        if (strcmp(target, want) == 0) {
+            int f = fcntl(fd, F_GETFL);
+            flags = (flags < 0 ? 0 : flags) | f;
+        }
+    }
+    return flags;
+}
+
+/* capiblock has no flush call: a completed write must already be durable, as
+ * on the card, so a writable lun is opened O_DSYNC (and a read-only one need not). */
+static void test_writes_are_durable_on_completion(void)
+{
+    chunk_id_t id = open_lun(0, O_RDWR, 0);
+    int flags = lun_fd_flags();
+
+    CHECK(flags >= 0 && (flags & O_DSYNC) == O_DSYNC,
+          "writable lun opened without O_DSYNC (flags 0%o)", flags);
+    close_lun(id);
+    id = open_lun(0, O_RDONLY, 0);
+    flags = lun_fd_flags();
+    CHECK(flags >= 0 && (flags & O_DSYNC) == 0,
+          "read-only lun opened with O_DSYNC (flags 0%o)", flags);
+    close_lun(id);
 }
 
 static void test_many_open_chunks(void)
@@ -782,6 +821,7 @@ int main(void)
     } tests[] = {
         { "init_required", test_init_required },
         { "open_close_sizes", test_open_close_sizes },
+        { "writes_are_durable_on_completion", test_writes_are_durable_on_completion },
         { "many_open_chunks", test_many_open_chunks },
         { "sync_roundtrip", test_sync_roundtrip },
         { "async_full_queue", test_async_full_queue },

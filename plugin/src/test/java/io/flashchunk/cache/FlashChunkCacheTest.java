@@ -311,7 +311,8 @@ class FlashChunkCacheTest {
 
     /** Entries of the newest valid checkpoint on a device (0 when it has none), read as recovery would. */
     private static long newestCheckpointEntries(Path devicePath) {
-        try (BlockDevice device = BlockDevices.open(DeviceSpec.of(devicePath).withEngine(IoEngine.LIBAIO))) {
+        // Read-only, as the checkpoint tool opens a device a running cache holds (and locks).
+        try (BlockDevice device = BlockDevices.open(DeviceSpec.of(devicePath).withEngine(IoEngine.LIBAIO).asReadOnly())) {
             Superblock superblock = CheckpointReader.readSuperblock(device);
             long newestSequence = 0;
             long entries = 0;

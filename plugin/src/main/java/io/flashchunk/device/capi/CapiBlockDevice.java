@@ -8,6 +8,7 @@ import io.flashchunk.device.DeviceOpenException;
 import io.flashchunk.device.DevicePaths;
 import io.flashchunk.device.DeviceSpec;
 import io.flashchunk.device.Errno;
+import io.flashchunk.device.FileStatus;
 import io.flashchunk.device.IoEngine;
 import io.flashchunk.device.IoOp;
 import io.flashchunk.device.IoRequest;
@@ -40,10 +41,14 @@ public final class CapiBlockDevice extends QueuedBlockDevice {
     private final Semaphore outstanding = new Semaphore(0);
     private final Thread reaper;
     private volatile boolean running = true;
+    // A regular file or block device behind the library (file mode): flushed with fdatasync.
+    private final boolean syncsByPath;
 
-    private CapiBlockDevice(String path, long capacityBlocks, int queueDepth, int chunkId, boolean readOnly) {
+    private CapiBlockDevice(String path, long capacityBlocks, int queueDepth, int chunkId, boolean readOnly,
+                            boolean syncsByPath) {
         super(path, capacityBlocks, queueDepth, readOnly);
         this.chunkId = chunkId;
+        this.syncsByPath = syncsByPath;
         this.tagCells = new Memory((long) queueDepth * Integer.BYTES);
         this.requestInSlot = new AtomicReferenceArray<>(queueDepth);
         this.slotIds = new Integer[queueDepth];
@@ -90,12 +95,21 @@ public final class CapiBlockDevice extends QueuedBlockDevice {
                     throw e;
                 }
                 opened = true;
-                return new CapiBlockDevice(path, capacity, spec.queueDepth(), id, spec.readOnly());
+                return new CapiBlockDevice(path, capacity, spec.queueDepth(), id, spec.readOnly(), isFileOrBlockDevice(path));
             }
         } finally {
             if (!opened) {
                 CapiBlockLibrary.releaseDevice();
             }
+        }
+    }
+
+    private static boolean isFileOrBlockDevice(String path) {
+        try {
+            FileStatus status = FileStatus.of(path);
+            return status.isRegularFile() || status.isBlockDevice();
+        } catch (java.io.IOException e) {
+            return false;
         }
     }
 
@@ -189,7 +203,29 @@ public final class CapiBlockDevice extends QueuedBlockDevice {
 
     /** capiblock has no flush: a write is on flash when its completion is harvested. */
     @Override
-    protected void flushWrites() {
+    protected void flushWrites() throws java.io.IOException {
+        if (!syncsByPath) {
+            return; // the card: the capiblock API has no flush, and a write it completed is durable
+        }
+        // File mode (the real library's, or ours): the library's writes may sit in the page cache or the
+        // drive's cache. fdatasync on any descriptor of the file flushes them.
+        int fd;
+        try {
+            fd = LibC.open(path(), LibC.O_RDONLY | LibC.O_CLOEXEC);
+        } catch (com.sun.jna.LastErrorException e) {
+            throw new java.io.IOException("flush of " + path() + " failed: cannot open it: " + Errno.describe(e.getErrorCode()));
+        }
+        try {
+            LibC.fdatasync(fd);
+        } catch (com.sun.jna.LastErrorException e) {
+            throw new java.io.IOException("flush of " + path() + " failed: fdatasync: " + Errno.describe(e.getErrorCode()));
+        } finally {
+            try {
+                LibC.close(fd);
+            } catch (com.sun.jna.LastErrorException e) {
+                // read-only descriptor
+            }
+        }
     }
 
     @Override
