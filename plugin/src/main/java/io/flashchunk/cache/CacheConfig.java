@@ -40,6 +40,9 @@ import java.util.Set;
  * @param maintenanceIntervalMillis how often loads are averaged and imbalance is corrected
  * @param rebalanceFactor        a space this many times busier than the least busy one sheds hot chunks
  * @param migrationBatch         most chunks moved per maintenance run
+ * @param deviceTimeoutMillis    the longest the cache waits on a device for anything but a hit's read
+ *                               (checkpoint writes and flushes, recovery reads, migrations, close): a
+ *                               device that does not answer in time counts as failed for that operation
  */
 public record CacheConfig(
         List<DeviceSpec> devices,
@@ -58,7 +61,8 @@ public record CacheConfig(
         boolean strict,
         long maintenanceIntervalMillis,
         double rebalanceFactor,
-        int migrationBatch) {
+        int migrationBatch,
+        long deviceTimeoutMillis) {
 
     public CacheConfig {
         devices = devices == null ? null : List.copyOf(devices);
@@ -111,6 +115,7 @@ public record CacheConfig(
             throw new IllegalArgumentException("rebalance_factor: must be above 1, got " + rebalanceFactor);
         }
         notNegative("migration_batch", migrationBatch);
+        positive("device_timeout_ms", deviceTimeoutMillis);
         return this;
     }
 
@@ -132,6 +137,7 @@ public record CacheConfig(
         private long queueBytes = 64L << 20;
         private int maxWritesInFlight = 8;
         private long readTimeoutMillis = 200;
+        private long deviceTimeoutMillis = 30_000;
         private boolean readInCallerThread;
         private long allocationWaitMillis = 200;
         private double spaceReservePercent = 10;
@@ -231,13 +237,18 @@ public record CacheConfig(
             return this;
         }
 
+        public Builder deviceTimeoutMillis(long millis) {
+            this.deviceTimeoutMillis = millis;
+            return this;
+        }
+
         public CacheConfig build() {
             return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
                     allocationWaitMillis,
                     spaceReservePercent, dramTierBytes, readAhead, overflowRead, checkpointIntervalMillis, minCheckpointIntervalMillis,
                     checkpointChangePercent, strict,
                     maintenanceIntervalMillis,
-                    rebalanceFactor, migrationBatch).validate();
+                    rebalanceFactor, migrationBatch, deviceTimeoutMillis).validate();
         }
     }
 }

@@ -123,7 +123,8 @@ public final class FlashChunkCache implements AutoCloseable {
         });
         List<StorageDriver> driverList = new ArrayList<>();
         for (BlockDevice device : devices) {
-            driverList.add(new StorageDriver(device, Math.min(config.maxWritesInFlight(), device.queueDepth())));
+            driverList.add(new StorageDriver(device, Math.min(config.maxWritesInFlight(), device.queueDepth()),
+                    TimeUnit.MILLISECONDS.toNanos(config.deviceTimeoutMillis())));
         }
         this.drivers = List.copyOf(driverList);
         Recovery.Outcome recovered = Recovery.open(drivers, config.strict(),

@@ -7,6 +7,7 @@ import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.space.AddressSpace;
 import io.flashchunk.cache.space.SpaceManager;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Moves the hottest chunks off an overloaded address space (the paper's maintenance task). A move
@@ -56,12 +57,15 @@ final class Migrator {
         AddressSpace from = spaces.space(ChunkLocation.space(location));
         ByteBuffer buffer = pool.acquire(length);
         boolean switched = false;
+        // The operation in flight: the buffer and the new run are given back only once it has ended.
+        CompletableFuture<Void> io = CompletableFuture.completedFuture(null);
         try {
-            // No time limit: the buffer and the new run may be reused only once the device is done with them.
-            from.driver().read(ChunkLocation.lba(location), buffer).get();
+            io = from.driver().read(ChunkLocation.lba(location), buffer);
+            from.driver().await(io, "migration read");
             ByteBuffer bytes = buffer.duplicate().limit(length);
             if (entry.location() == location && FlashChunkCache.crc32c(bytes) == entry.crc()) {
-                to.driver().write(lba, buffer).get();
+                io = to.driver().write(lba, buffer);
+                to.driver().await(io, "migration write");
                 switched = entry.compareAndSetLocation(location, ChunkLocation.moved(location, to.index(), lba));
             }
         } catch (InterruptedException e) {
@@ -73,10 +77,14 @@ final class Migrator {
                 metrics.migrations.increment();
                 to.writes().mark(1);
                 spaces.releaseAfterCheckpoint(from, ChunkLocation.lba(location), order);
+                pool.release(buffer);
             } else {
-                spaces.release(to, lba, order);
+                // A device that did not answer in time may still read into the buffer or write the run.
+                io.whenComplete((ignored, failure) -> {
+                    spaces.release(to, lba, order);
+                    pool.release(buffer);
+                });
             }
-            pool.release(buffer);
         }
         return switched;
     }

@@ -241,11 +241,13 @@ public abstract class QueuedBlockDevice implements BlockDevice {
         while (accepted.get() > 0 && System.nanoTime() < deadline) {
             LockSupport.parkNanos(100_000);
         }
-        if (accepted.get() > 0) {
-            LOG.warn("closing {} with {} request(s) still unfinished after {} s", path, accepted.get(),
+        boolean drained = accepted.get() == 0;
+        if (!drained) {
+            LOG.warn("closing {} with {} request(s) still unfinished after {} s: the device may be hung; its "
+                    + "descriptor is left open so nothing it still does lands elsewhere", path, accepted.get(),
                     TimeUnit.NANOSECONDS.toSeconds(CLOSE_DRAIN_TIMEOUT_NANOS));
         }
-        release();
+        release(drained);
         AutoCloseable held = heldUntilClosed;
         if (held != null) {
             try {
@@ -272,8 +274,12 @@ public abstract class QueuedBlockDevice implements BlockDevice {
     /** Makes completed writes durable; see {@link BlockDevice#flush()}. */
     protected abstract void flushWrites() throws java.io.IOException;
 
-    /** Releases what the subclass holds (threads, descriptors); runs once, after the drain. */
-    protected abstract void release();
+    /**
+     * Releases what the subclass holds (threads, descriptors); runs once, after the drain. Not
+     * {@code drained} (requests still in the device after the drain's time limit), it must not wait
+     * for them: a hung device would hang the close (io_destroy, for one, waits for every request).
+     */
+    protected abstract void release(boolean drained);
 
     @Override
     public String toString() {

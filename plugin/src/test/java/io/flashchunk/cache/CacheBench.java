@@ -82,7 +82,7 @@ public final class CacheBench {
             long blocks = entries << order;
             Path file = sparseFile(dir, "heap-device.img", blocks * BlockDevice.BLOCK_SIZE);
             try (BlockDevice device = BlockDevices.open(DeviceSpec.of(file).withEngine(IoEngine.LIBAIO))) {
-                StorageDriver driver = new StorageDriver(device, 8);
+                StorageDriver driver = new StorageDriver(device, 8, java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
                 long before = usedHeapAfterGc();
                 FileRegistry registry = new FileRegistry();
                 AddressSpace space = new AddressSpace(0, driver, 0, blocks, FlashChunkCache.MAX_ORDER, false);

@@ -9,9 +9,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A device that passes every operation to another and fails the ones a test arms it to fail, as a
- * device that starts returning EIO would. A failed write or flush may still have changed the
- * device (as a real one's may): the operation is carried out, and only its outcome is an error.
+ * A device that passes every operation to another and fails or holds the ones a test arms it to, as
+ * a device that starts returning EIO, or hangs, would. A failed write or flush may still have changed
+ * the device (as a real one's may): the operation is carried out, and only its outcome is an error.
+ * A held operation is not started until its gate opens; its buffer stays untouched until then.
  */
 public final class FaultyDevice implements BlockDevice {
     /** The operations a fault can be armed on. */
@@ -21,6 +22,10 @@ public final class FaultyDevice implements BlockDevice {
     // Per op: operations to let through before failing one (-1: none armed).
     private final AtomicInteger[] untilFault = {new AtomicInteger(-1), new AtomicInteger(-1), new AtomicInteger(-1)};
     private final AtomicInteger injected = new AtomicInteger();
+    // Per op: the gate operations wait behind while the device hangs (null: not hanging).
+    private final java.util.concurrent.atomic.AtomicReferenceArray<CompletableFuture<Void>> hangs =
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(3);
+    private final AtomicInteger held = new AtomicInteger();
 
     public FaultyDevice(BlockDevice inner) {
         this.inner = inner;
@@ -32,6 +37,30 @@ public final class FaultyDevice implements BlockDevice {
             throw new IllegalArgumentException("n must be at least 1, got " + n);
         }
         untilFault[op.ordinal()].set(n - 1);
+    }
+
+    /**
+     * Holds every operation of kind {@code op} from now on, as a hung device does, until the returned
+     * gate is completed; then they run, in no particular order.
+     */
+    public CompletableFuture<Void> hang(Op op) {
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        gate.whenComplete((ignored, failure) -> hangs.compareAndSet(op.ordinal(), gate, null));
+        hangs.set(op.ordinal(), gate);
+        return gate;
+    }
+
+    /** Operations that arrived while their kind was hung (held, or run after the gate opened). */
+    public int held() {
+        return held.get();
+    }
+
+    private CompletableFuture<Void> gate(Op op) {
+        CompletableFuture<Void> gate = hangs.get(op.ordinal());
+        if (gate != null) {
+            held.incrementAndGet();
+        }
+        return gate;
     }
 
     /** How many faults were injected so far. */
@@ -85,7 +114,8 @@ public final class FaultyDevice implements BlockDevice {
         if (faultNow(Op.READ)) {
             return CompletableFuture.failedFuture(fault(Op.READ, lba));
         }
-        return inner.read(lba, buffer);
+        CompletableFuture<Void> gate = gate(Op.READ);
+        return gate == null ? inner.read(lba, buffer) : gate.thenCompose(ignored -> inner.read(lba, buffer));
     }
 
     @Override
@@ -93,13 +123,19 @@ public final class FaultyDevice implements BlockDevice {
         if (faultNow(Op.READ)) {
             throw fault(Op.READ, lba);
         }
+        CompletableFuture<Void> gate = gate(Op.READ);
+        if (gate != null) {
+            gate.join(); // a read in the caller's thread on a hung device blocks that thread
+        }
         inner.readNow(lba, buffer);
     }
 
     @Override
     public CompletableFuture<Void> write(long lba, ByteBuffer buffer) {
         boolean fail = faultNow(Op.WRITE);
-        CompletableFuture<Void> written = inner.write(lba, buffer);
+        CompletableFuture<Void> gate = gate(Op.WRITE);
+        CompletableFuture<Void> written = gate == null ? inner.write(lba, buffer)
+                : gate.thenCompose(ignored -> inner.write(lba, buffer));
         return fail ? written.handle((ignored, failure) -> {
             throw new java.util.concurrent.CompletionException(fault(Op.WRITE, lba));
         }) : written;
@@ -108,6 +144,10 @@ public final class FaultyDevice implements BlockDevice {
     @Override
     public void flush() throws IOException {
         boolean fail = faultNow(Op.FLUSH);
+        CompletableFuture<Void> gate = gate(Op.FLUSH);
+        if (gate != null) {
+            gate.join();
+        }
         inner.flush();
         if (fail) {
             throw fault(Op.FLUSH, -1);

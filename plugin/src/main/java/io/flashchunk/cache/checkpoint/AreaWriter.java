@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.UUID;
-import java.util.concurrent.CompletionException;
 import java.util.zip.CRC32C;
 
 /**
@@ -87,11 +86,11 @@ final class AreaWriter {
         if (chunk.position() > 0) {
             writeChunk();
         }
-        driver.device().flush();
+        driver.flush();
         CheckpointHeader header = new CheckpointHeader(instance, spaceIndex, sequence, System.currentTimeMillis(),
                 nextFileId, entries, fileCount, fileTableBytes, (int) entriesCrc.getValue(), fileTableCrc);
         write(layout.areaStart(area), header.encode());
-        driver.device().flush();
+        driver.flush();
         return header;
     }
 
@@ -114,10 +113,7 @@ final class AreaWriter {
 
     private void write(long lba, ByteBuffer blocks) throws IOException {
         try {
-            driver.write(lba, blocks).join();
-        } catch (CompletionException e) {
-            throw new IOException("checkpoint write to " + driver.path() + " at block " + lba + " failed: "
-                    + e.getCause().getMessage(), e.getCause());
+            driver.await(driver.write(lba, blocks), "checkpoint write at block " + lba);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while writing a checkpoint to " + driver.path(), e);

@@ -14,7 +14,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongConsumer;
 
 /**
@@ -26,12 +28,14 @@ import java.util.function.LongConsumer;
  */
 public final class CheckpointReader {
     private static final int READ_CHUNK = 4 << 20;
+    /** The longest wait for one read where the caller names none (inspection tools). */
+    public static final long DEFAULT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private CheckpointReader() {
     }
 
     public static Superblock readSuperblock(BlockDevice device) throws CheckpointFormatException {
-        return Superblock.decode(readBlocks(device, 0, 1), device.path());
+        return Superblock.decode(readBlocks(device, 0, 1, DEFAULT_TIMEOUT_NANOS), device.path());
     }
 
     public static String areaName(BlockDevice device, int area) {
@@ -41,7 +45,14 @@ public final class CheckpointReader {
     /** Reads only the header of an area. */
     public static CheckpointHeader readHeader(BlockDevice device, SpaceLayout layout, int area)
             throws CheckpointFormatException {
-        return CheckpointHeader.decode(readBlocks(device, layout.areaStart(area), 1), areaName(device, area));
+        return readHeader(device, layout, area, DEFAULT_TIMEOUT_NANOS);
+    }
+
+    /** Reads only the header of an area, waiting at most {@code timeoutNanos} for the device. */
+    public static CheckpointHeader readHeader(BlockDevice device, SpaceLayout layout, int area, long timeoutNanos)
+            throws CheckpointFormatException {
+        return CheckpointHeader.decode(readBlocks(device, layout.areaStart(area), 1, timeoutNanos),
+                areaName(device, area));
     }
 
     /**
@@ -50,8 +61,14 @@ public final class CheckpointReader {
      */
     public static CheckpointImage read(BlockDevice device, SpaceLayout layout, int area, UUID instance, int spaceIndex,
                                        LongConsumer progress) throws CheckpointFormatException {
+        return read(device, layout, area, instance, spaceIndex, progress, DEFAULT_TIMEOUT_NANOS);
+    }
+
+    /** As {@link #read(BlockDevice, SpaceLayout, int, UUID, int, LongConsumer)}, each read waited for at most {@code timeoutNanos}. */
+    public static CheckpointImage read(BlockDevice device, SpaceLayout layout, int area, UUID instance, int spaceIndex,
+                                       LongConsumer progress, long timeoutNanos) throws CheckpointFormatException {
         String where = areaName(device, area);
-        CheckpointHeader header = readHeader(device, layout, area);
+        CheckpointHeader header = readHeader(device, layout, area, timeoutNanos);
         if (!header.instance().equals(instance)) {
             throw new CheckpointFormatException(where + ": belongs to cache instance " + header.instance() + ", not "
                     + instance);
@@ -70,7 +87,7 @@ public final class CheckpointReader {
         if (header.bodyBytes() > Integer.MAX_VALUE - SpaceLayout.BLOCK_SIZE) {
             throw new CheckpointFormatException(where + ": body of " + header.bodyBytes() + " bytes is too large to load");
         }
-        ByteBuffer body = readBody(device, layout.areaStart(area) + 1, (int) header.bodyBytes(), progress)
+        ByteBuffer body = readBody(device, layout.areaStart(area) + 1, (int) header.bodyBytes(), progress, timeoutNanos)
                 .order(ByteOrder.LITTLE_ENDIAN);
         // The body: the file table, then the entries.
         int tableBytes = (int) header.fileTableBytes();
@@ -165,21 +182,41 @@ public final class CheckpointReader {
         image.usedBlocks(used);
     }
 
-    static ByteBuffer readBlocks(BlockDevice device, long lba, int blocks) throws CheckpointFormatException {
+    /** Reads blocks into a new buffer, waiting at most {@code timeoutNanos}. */
+    static ByteBuffer readBlocks(BlockDevice device, long lba, int blocks, long timeoutNanos)
+            throws CheckpointFormatException {
         ByteBuffer buffer = AlignedBuffers.allocate(blocks * SpaceLayout.BLOCK_SIZE);
         try {
-            device.read(lba, buffer).join();
-        } catch (CompletionException | IllegalArgumentException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
+            await(device.read(lba, buffer), timeoutNanos);
+        } catch (ExecutionException | TimeoutException | IllegalArgumentException e) {
             throw new CheckpointFormatException(device.path() + ": cannot read blocks " + lba + ".."
-                    + (lba + blocks - 1) + ": " + cause.getMessage());
+                    + (lba + blocks - 1) + ": " + reason(e, timeoutNanos));
         }
         return buffer;
     }
 
+    /** Waits for a read; a timed-out read keeps its buffer (the device holds it until the read ends). */
+    private static void await(CompletableFuture<Void> read, long timeoutNanos)
+            throws ExecutionException, TimeoutException, CheckpointFormatException {
+        try {
+            read.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CheckpointFormatException("interrupted while reading a checkpoint");
+        }
+    }
+
+    private static String reason(Exception e, long timeoutNanos) {
+        if (e instanceof TimeoutException) {
+            return "no answer in " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (the device may be hung)";
+        }
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        return cause.getMessage();
+    }
+
     /** Reads the body in pieces of 4 MiB, all submitted at once (the device caps how many are in flight). */
-    private static ByteBuffer readBody(BlockDevice device, long firstBlock, int bytes, LongConsumer progress)
-            throws CheckpointFormatException {
+    private static ByteBuffer readBody(BlockDevice device, long firstBlock, int bytes, LongConsumer progress,
+                                       long timeoutNanos) throws CheckpointFormatException {
         int rounded = (bytes + SpaceLayout.BLOCK_SIZE - 1) & -SpaceLayout.BLOCK_SIZE;
         ByteBuffer body = AlignedBuffers.allocate(Math.max(rounded, SpaceLayout.BLOCK_SIZE));
         List<CompletableFuture<Void>> reads = new ArrayList<>();
@@ -190,16 +227,16 @@ public final class CheckpointReader {
                         body.duplicate().position(done).limit(done + length)));
             }
             for (int i = 0; i < reads.size(); i++) {
-                reads.get(i).join();
+                await(reads.get(i), timeoutNanos);
                 if (progress != null) {
                     progress.accept(Math.min(READ_CHUNK, rounded - (long) i * READ_CHUNK));
                 }
             }
-        } catch (CompletionException | IllegalArgumentException e) {
-            // Let the buffer go only after no read can still write into it.
-            reads.forEach(read -> read.handle((ignored, failure) -> null).join());
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new CheckpointFormatException(device.path() + ": cannot read checkpoint body: " + cause.getMessage());
+        } catch (ExecutionException | TimeoutException | IllegalArgumentException e) {
+            // The buffer is not handed out: reads still running write into it and nothing else, and it
+            // stays reachable (through their requests) until they end.
+            throw new CheckpointFormatException(device.path() + ": cannot read checkpoint body: "
+                    + reason(e, timeoutNanos));
         }
         return body.limit(bytes);
     }

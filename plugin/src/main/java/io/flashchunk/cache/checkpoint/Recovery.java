@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +48,7 @@ public final class Recovery {
             layouts.add(expected);
             ByteBuffer block;
             try {
-                block = CheckpointReader.readBlocks(device, 0, 1);
+                block = CheckpointReader.readBlocks(device, 0, 1, drivers.get(i).timeoutNanos());
             } catch (CheckpointFormatException e) {
                 throw new IOException(e.getMessage(), e);
             }
@@ -96,7 +95,7 @@ public final class Recovery {
         long[][] sequences = new long[count][2];
         List<CheckpointImage> images = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            images.add(newestValid(drivers.get(i).device(), layouts.get(i), instance, i, sequences[i]));
+            images.add(newestValid(drivers.get(i), layouts.get(i), instance, i, sequences[i]));
         }
         return new Outcome(instance, List.copyOf(layouts), sequences, images, false);
     }
@@ -122,11 +121,12 @@ public final class Recovery {
      * newer one fails. Records each area's header sequence (0 when it has no valid header): the next
      * checkpoint overwrites the older area.
      */
-    private static CheckpointImage newestValid(BlockDevice device, SpaceLayout layout, UUID instance, int space,
+    private static CheckpointImage newestValid(StorageDriver driver, SpaceLayout layout, UUID instance, int space,
                                                long[] sequences) {
+        BlockDevice device = driver.device();
         for (int area = 0; area < 2; area++) {
             try {
-                sequences[area] = CheckpointReader.readHeader(device, layout, area).sequence();
+                sequences[area] = CheckpointReader.readHeader(device, layout, area, driver.timeoutNanos()).sequence();
             } catch (CheckpointFormatException e) {
                 sequences[area] = 0;
                 if (!e.getMessage().contains("no checkpoint header (magic 0x0)")) {
@@ -148,7 +148,7 @@ public final class Recovery {
                 continue;
             }
             try {
-                newest = CheckpointReader.read(device, layout, area, instance, space, null);
+                newest = CheckpointReader.read(device, layout, area, instance, space, null, driver.timeoutNanos());
                 break;
             } catch (CheckpointFormatException e) {
                 sequences[area] = 0;
@@ -167,24 +167,27 @@ public final class Recovery {
             throws IOException {
         UUID instance = UUID.randomUUID();
         for (int i = 0; i < drivers.size(); i++) {
-            BlockDevice device = drivers.get(i).device();
+            StorageDriver driver = drivers.get(i);
             SpaceLayout layout = layouts.get(i);
             ByteBuffer zero = AlignedBuffers.allocate(SpaceLayout.BLOCK_SIZE);
-            write(device, layout.areaStart(0), zero);
-            write(device, layout.areaStart(1), zero);
-            write(device, 0, new Superblock(instance, i, drivers.size(), layout).encode());
-            device.flush();
+            write(driver, layout.areaStart(0), zero);
+            write(driver, layout.areaStart(1), zero);
+            write(driver, 0, new Superblock(instance, i, drivers.size(), layout).encode());
+            driver.flush();
         }
         LOG.info("flash cache: formatted {} device(s) as cache instance {} ({})", drivers.size(), instance, why);
         return new Outcome(instance, List.copyOf(layouts), new long[drivers.size()][2],
                 java.util.Collections.nCopies(drivers.size(), null), true);
     }
 
-    private static void write(BlockDevice device, long lba, ByteBuffer block) throws IOException {
+    private static void write(StorageDriver driver, long lba, ByteBuffer block) throws IOException {
         try {
-            device.write(lba, block).join();
-        } catch (CompletionException e) {
-            throw new IOException("cannot format " + device.path() + ": " + e.getCause().getMessage(), e.getCause());
+            driver.await(driver.write(lba, block), "formatting write at block " + lba);
+        } catch (IOException e) {
+            throw new IOException("cannot format " + driver.path() + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while formatting " + driver.path(), e);
         }
     }
 

@@ -229,8 +229,11 @@ public final class CapiBlockDevice extends QueuedBlockDevice {
     }
 
     @Override
-    protected void release() {
+    protected void release(boolean drained) {
         running = false;
+        if (!drained) {
+            return; // the reaper may be blocked in cblk_aresult on a request that never ends
+        }
         try {
             reaper.join();
         } catch (InterruptedException e) {

@@ -90,7 +90,9 @@ public final class DirectIoDevice extends QueuedBlockDevice {
     }
 
     @Override
-    protected void release() {
-        io.close();
+    protected void release(boolean drained) {
+        if (drained) {
+            io.close();
+        }
     }
 }

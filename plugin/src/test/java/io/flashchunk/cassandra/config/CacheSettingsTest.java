@@ -58,12 +58,14 @@ class CacheSettingsTest {
                   maintenance_interval_ms: 1s
                   rebalance_factor: 2
                   migration_batch: 16
+                  device_timeout_ms: 10s
                 """));
         assertEquals(List.of(
                 new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false, false),
                 new DeviceSpec(Path.of("/dev/sg1"), 0, IoEngine.CAPI, 32, "/other/lib.so", false, true)), config.devices());
         assertEquals(128L << 20, config.queueBytes());
         assertEquals(4, config.maxWritesInFlight());
+        assertEquals(10_000, config.deviceTimeoutMillis());
         assertEquals(150, config.readTimeoutMillis());
         assertTrue(config.readInCallerThread());
         assertEquals(2000, config.allocationWaitMillis());
