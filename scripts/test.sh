@@ -26,4 +26,10 @@ echo "== scripts/tests/test-cassandra-node.sh"
 "$repo/scripts/tests/test-cassandra-node.sh"
 echo "== scripts/tests/test-install-plugin.sh"
 "$repo/scripts/tests/test-install-plugin.sh"
+# the power-cut simulator's long-run script, at a size that only checks it works end to end
+echo "== scripts/sim-power-cut.sh (2 seeds, 10 cut points each)"
+sim_out="$(mktemp -d)"
+"$repo/scripts/sim-power-cut.sh" --seeds 2 --cuts 10 --operations 300 --out "$sim_out" >/dev/null
+grep -q "Problems (wrong bytes, checksum errors, lost chunks): 0" "$sim_out/summary.md"
+rm -rf "$sim_out"
 echo "== all tests passed"

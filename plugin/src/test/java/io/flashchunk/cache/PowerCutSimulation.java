@@ -261,4 +261,54 @@ final class PowerCutSimulation {
         must.removeIf(key -> namedGenerations[(int) (key >>> 32)] != generation[(int) (key >>> 32)]);
         return must;
     }
+
+    /**
+     * The long run (scripts/sim-power-cut.sh): {@code --seeds N --cuts M --operations K --first-seed S
+     * --dir D}. One JSON line per seed on stdout, progress on stderr; exit status 1 if any seed found a
+     * problem.
+     */
+    public static void main(String[] args) throws Exception {
+        int seeds = 10;
+        int cuts = 1000;
+        int operations = 1500;
+        long firstSeed = 1;
+        Path dir = Path.of("target/sim");
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--seeds" -> seeds = Integer.parseInt(args[i + 1]);
+                case "--cuts" -> cuts = Integer.parseInt(args[i + 1]);
+                case "--operations" -> operations = Integer.parseInt(args[i + 1]);
+                case "--first-seed" -> firstSeed = Long.parseLong(args[i + 1]);
+                case "--dir" -> dir = Path.of(args[i + 1]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        Files.createDirectories(dir);
+        boolean clean = true;
+        for (long seed = firstSeed; seed < firstSeed + seeds; seed++) {
+            Path dataDir = Files.createTempDirectory(dir, "sim");
+            long start = System.nanoTime();
+            PowerCutSimulation simulation = new PowerCutSimulation(dataDir, seed);
+            simulation.run(operations);
+            Result result = simulation.check(cuts);
+            try (var files = Files.list(dataDir)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file);
+                }
+            }
+            Files.delete(dataDir);
+            clean &= result.problems().isEmpty();
+            CacheStats history = result.history();
+            System.out.printf("{\"seed\": %d, \"operations\": %d, \"cuts\": %d, \"chunks_checked\": %d, "
+                    + "\"chunks_served\": %d, \"named_by_every_loadable_checkpoint\": %d, \"checkpoints\": %d, "
+                    + "\"failed_checkpoints\": %d, \"evictions\": %d, \"invalidations\": %d, \"migrations\": %d, "
+                    + "\"problems\": %d, \"seconds\": %.1f}%n", seed, operations, result.cuts(), result.chunksChecked(),
+                    result.chunksServed(), result.expectedBack(), result.checkpoints(), result.failedCheckpoints(),
+                    history.evictions(), history.invalidations(), history.migrations(), result.problems().size(),
+                    (System.nanoTime() - start) / 1e9);
+            System.err.printf("seed %d of %d: %d cut points, %d problems%s%n", seed - firstSeed + 1, seeds, result.cuts(),
+                    result.problems().size(), result.problems().isEmpty() ? "" : " (first: " + result.problems().get(0) + ")");
+        }
+        System.exit(clean ? 0 : 1);
+    }
 }
