@@ -25,11 +25,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -183,21 +181,25 @@ public final class FlashChunkCache implements AutoCloseable {
         // By file id, for the files that come back: entries loaded. Ids are sparse and may be as large
         // as a checkpoint says, so nothing is sized by them.
         Map<Integer, int[]> restored = new HashMap<>();
-        Set<Integer> checked = new HashSet<>();
+        Map<FileIdentity, Boolean> onDisk = new HashMap<>();
         for (int s = 0; s < images.size(); s++) {
             CheckpointImage image = images.get(s);
             if (image == null) {
                 continue;
             }
             files.reserveIdsBelow(image.header().nextFileId());
+            // Per image: spaces may hold checkpoints of different moments (one torn), and an older one
+            // may record a file as it was while still being written; only entries recorded with the
+            // identity the file has now come back.
+            Map<Integer, int[]> valid = new HashMap<>();
             image.files().forEach((id, identity) -> {
-                if (checked.add(id) && identity.unchangedOnDisk() && files.restore(id, identity)) {
-                    restored.put(id, new int[1]);
+                if (onDisk.computeIfAbsent(identity, FileIdentity::unchangedOnDisk) && restoredAs(id, identity)) {
+                    valid.put(id, restored.computeIfAbsent(id, ignored -> new int[1]));
                 }
             });
             AddressSpace space = spaces.space(s);
             space.claimRecovered(image.usedBlocks());
-            dropped += loadEntries(image, space, restored, table);
+            dropped += loadEntries(image, space, valid, table);
             space.finishClaims();
         }
         restored.forEach((id, loaded) -> files.addEntries(id, loaded[0]));
@@ -206,6 +208,12 @@ public final class FlashChunkCache implements AutoCloseable {
                     dropped);
         }
         return table;
+    }
+
+    /** Whether file {@code id} is now registered with {@code identity}, restoring it if it is not registered. */
+    private boolean restoredAs(int id, FileIdentity identity) {
+        CachedFile known = files.byId(id);
+        return known == null ? files.restore(id, identity) : known.identity().equals(identity) && !known.isInvalidated();
     }
 
     /**

@@ -97,6 +97,32 @@ class WarmRestartTest {
     }
 
     @Test
+    void entriesASpaceRecordedForAFileAsItWasBeforeItGrewStayBehind() throws Exception {
+        try (var fixture = new RestartFixture(2, DEVICE_BYTES)) {
+            Path growing = fixture.dataFile("growing-Data.db");
+            Path space1Image = fixture.devices.get(1).resolveSibling(fixture.devices.get(1).getFileName() + ".first");
+            long[] perSpace = new long[2];
+            try (FlashChunkCache cache = fixture.start(c -> { })) {
+                fill(cache, cache.registerFile(growing), 8, 40);
+                cache.checkpoint();
+                Files.copy(fixture.devices.get(1), space1Image); // space 1 as the first checkpoint left it
+                long before = Files.size(growing);
+                Files.write(growing, new byte[4096], java.nio.file.StandardOpenOption.APPEND);
+                assertEquals(before + 4096, cache.registerFile(growing).identity().sizeBytes(), "the same file, grown");
+                cache.checkpoint();
+                cache.stats().spaces().forEach(space -> perSpace[space.index()] = space.usedBlocks() / 4);
+            }
+            // Space 1's second checkpoint lost (torn): it holds the file as it was, space 0 as it is.
+            Files.move(space1Image, fixture.devices.get(1), StandardCopyOption.REPLACE_EXISTING);
+            assertTrue(perSpace[0] > 0 && perSpace[1] > 0, "chunks on both spaces: " + java.util.Arrays.toString(perSpace));
+            try (FlashChunkCache cache = fixture.start(c -> { })) {
+                assertEquals(perSpace[0], cache.stats().recoveredEntries(),
+                        "only the entries recorded with the file's identity now come back");
+            }
+        }
+    }
+
+    @Test
     void aDeviceOfOtherGeometryIsFormattedOrRefusedInStrictMode() throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES)) {
             Path file = fixture.dataFile("geometry-Data.db");
