@@ -47,7 +47,9 @@ lines = ["# Power-cut simulation", "",
          f"{total('migrations'):,} migrations.", "",
          f"Recovered images checked: {total('chunks_checked'):,} chunk reads, {total('chunks_served'):,} served; "
          f"{total('named_by_every_loadable_checkpoint'):,} chunks were named by every checkpoint recovery could load "
-         f"and had to come back. Problems (wrong bytes, checksum errors, lost chunks): {total('problems')}.", "",
+         f"and had to come back; in {total('full_recoveries'):,} recoveries the spaces' checkpoints together named more than "
+         f"the index holds, so recovery kept what fits and those were not counted. "
+         f"Problems (wrong bytes, checksum errors, lost chunks, recovered chunks evicted by reads): {total('problems')}.", "",
          "| seed | cuts | served | must come back | checkpoints (failed) | evictions | migrations | problems | s |",
          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for r in rows:

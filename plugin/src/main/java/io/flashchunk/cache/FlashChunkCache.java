@@ -137,7 +137,7 @@ public final class FlashChunkCache implements AutoCloseable {
         this.spaces = new SpaceManager(spaceList, config.spaceReservePercent() / 200, this::checkpointSoon);
         long indexBlocks = Math.max(1, (long) (dataBlocks * (1 - config.spaceReservePercent() / 100)));
         this.indexBlocks = indexBlocks;
-        RecoveredEntries table = load(recovered.images());
+        RecoveredEntries table = load(recovered.images(), indexBlocks);
         this.recoveredEntries = table.entries();
         this.index = new ChunkIndex(indexBlocks, (int) Math.min(Integer.MAX_VALUE / 2, table.entries()),
                 ForkJoinPool.commonPool(), files, this::onEvicted);
@@ -174,7 +174,7 @@ public final class FlashChunkCache implements AutoCloseable {
      * {@link RecoveredPromoter}). An entry comes back only if its file is provably still the file it was
      * ({@link FileIdentity#unchangedOnDisk}) and its run is free; everything else stays free.
      */
-    private RecoveredEntries load(List<CheckpointImage> images) {
+    private RecoveredEntries load(List<CheckpointImage> images, long capacityBlocks) {
         long total = images.stream().mapToLong(image -> image == null ? 0 : image.entryCount()).sum();
         RecoveredEntries table = new RecoveredEntries((int) Math.min(RecoveredEntries.MAX_ENTRIES, total));
         long dropped = 0;
@@ -199,7 +199,7 @@ public final class FlashChunkCache implements AutoCloseable {
             });
             AddressSpace space = spaces.space(s);
             space.claimRecovered(image.usedBlocks());
-            dropped += loadEntries(image, space, valid, table);
+            dropped += loadEntries(image, space, valid, table, capacityBlocks);
             space.finishClaims();
         }
         restored.forEach((id, loaded) -> files.addEntries(id, loaded[0]));
@@ -218,16 +218,20 @@ public final class FlashChunkCache implements AutoCloseable {
 
     /**
      * Adds an image's entries to the table (their runs are claimed already); gives back the runs of
-     * entries whose file is gone or changed, and of a key's second entry (a checkpoint may list a key
-     * twice; the first wins). Counts loaded entries per restored file; returns the entries dropped.
+     * entries whose file is gone or changed, of a key's second entry (a checkpoint may list a key
+     * twice; the first wins), and of entries past the index's capacity: spaces may hold checkpoints of
+     * different moments (one torn), whose entries together can outgrow it, and an entry recovered
+     * beyond it would only be evicted by the first read that moves it into the index (that read then
+     * missing). Counts loaded entries per restored file; returns the entries dropped.
      */
     private static long loadEntries(CheckpointImage image, AddressSpace space, Map<Integer, int[]> restored,
-                                    RecoveredEntries table) {
+                                    RecoveredEntries table, long capacityBlocks) {
         long dropped = 0;
         for (int i = 0; i < image.entryCount(); i++) {
             int[] loaded = restored.get(image.fileId(i));
             long location = image.location(i);
-            if (loaded != null && !table.isFull() && table.add(image.key(i), location, image.crc(i))) {
+            boolean fits = table.blocks() + (1L << ChunkLocation.order(ChunkLocation.length(location))) <= capacityBlocks;
+            if (loaded != null && fits && !table.isFull() && table.add(image.key(i), location, image.crc(i))) {
                 loaded[0]++;
             } else {
                 space.release(ChunkLocation.lba(location), ChunkLocation.order(ChunkLocation.length(location)));
