@@ -15,19 +15,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 mkdir -p "$out" target/bench
-echo "== building" >&2
-mvn -q -B -pl plugin -am test-compile >/dev/null
-mvn -q -B -pl plugin dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test >/dev/null
 repo_dir="$repo"
-capi_library="$repo/native/build/libcflsh_block.so"
-classpath_file="$repo/plugin/target/test-classpath.txt"
 die() { echo "bench-checkpoint: $*" >&2; exit 1; }
 private="$(mktemp -d)"
 trap 'rm -rf "$private"' EXIT
 # shellcheck source=lib/snapshot-build.sh
 source "$repo/scripts/lib/snapshot-build.sh"
-snapshot_build "$private" io/flashchunk/cache/CacheBench.class bench-checkpoint
-cp="$private/classes:$private/test-classes:$(cat "$private/test-classpath.txt")"
+build_test_snapshot "$private" io/flashchunk/cache/CacheBench.class bench-checkpoint
+cp="$(cat "$private/classpath")"
 bench() { java -Xmx6g -cp "$cp" io.flashchunk.cache.CacheBench "$@" --dir target/bench 2>>"$out/bench.log" | tee -a "$out/raw.jsonl"; }
 { nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 $*"; } > "$out/machine.txt"
 sizes="1000000 10000000"; seconds=5; repeat=2

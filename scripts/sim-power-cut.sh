@@ -18,19 +18,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 mkdir -p "$out" target/sim
-echo "== building" >&2
-mvn -q -B -pl plugin -am test-compile >/dev/null
-mvn -q -B -pl plugin dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test >/dev/null
 repo_dir="$repo"
-capi_library="$repo/native/build/libcflsh_block.so"
-classpath_file="$repo/plugin/target/test-classpath.txt"
 die() { echo "sim-power-cut: $*" >&2; exit 1; }
 private="$(mktemp -d)"
 trap 'rm -rf "$private"' EXIT
 # shellcheck source=lib/snapshot-build.sh
 source "$repo/scripts/lib/snapshot-build.sh"
-snapshot_build "$private" io/flashchunk/cache/PowerCutSimulation.class sim-power-cut
-cp="$private/classes:$private/test-classes:$(cat "$private/test-classpath.txt")"
+build_test_snapshot "$private" io/flashchunk/cache/PowerCutSimulation.class sim-power-cut
+cp="$(cat "$private/classpath")"
 { nproc; uname -r; java -version 2>&1; echo "command: $0 ${args[*]:-}"; git rev-parse HEAD; } > "$out/machine.txt"
 status=0
 java -ea -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$cp" io.flashchunk.cache.PowerCutSimulation \

@@ -25,3 +25,18 @@ snapshot_build() {
     done
     die "could not take a stable copy of plugin/target/classes; is another build running in $repo_dir?"
 }
+
+# build_test_snapshot STAGE MARKER_CLASS NAME: compiles the plugin and its tests, writes the test
+# classpath, and takes the snapshot above into STAGE; then "$STAGE/classpath" holds the classpath to
+# run from it. Needs repo_dir and a die function; sets capi_library and classpath_file.
+build_test_snapshot() {
+    local stage="$1" marker="$2" name="$3"
+    echo "== building" >&2
+    (cd "$repo_dir" && mvn -q -B -pl plugin -am test-compile >/dev/null \
+        && mvn -q -B -pl plugin dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt \
+            -Dmdep.includeScope=test >/dev/null) || die "the build failed (run mvn -pl plugin -am test-compile to see why)"
+    capi_library="$repo_dir/native/build/libcflsh_block.so"
+    classpath_file="$repo_dir/plugin/target/test-classpath.txt"
+    snapshot_build "$stage" "$marker" "$name"
+    echo "$stage/classes:$stage/test-classes:$(cat "$stage/test-classpath.txt")" > "$stage/classpath"
+}
