@@ -32,4 +32,19 @@ sim_out="$(mktemp -d)"
 "$repo/scripts/sim-power-cut.sh" --seeds 2 --cuts 10 --operations 300 --out "$sim_out" >/dev/null
 grep -q "recovered chunks evicted by reads): 0\." "$sim_out/summary.md"
 rm -rf "$sim_out"
+# the SIGKILL soak of real nodes (flash and stock, YCSB checking every read), short: a few kills
+echo "== scripts/soak-sigkill.sh (2 minutes)"
+soak_out="$(mktemp -d)"
+"$repo/scripts/soak-sigkill.sh" --minutes 2 --records 5000 --results "$soak_out" --work "$repo/target/soak-ci" >/dev/null
+python3 - "$soak_out/runs.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+assert {r["node"] for r in rows} == {"flash", "stock"}, rows
+for r in rows:
+    assert r["kills"] >= 2 and r["wrong_values"] == 0 and r["reads_failed"] == 0, r
+    assert r["final_checked"] == r["records"] and r["final_wrong_values"] == 0 and r["final_reads_failed"] == 0, r
+    assert r["checked"] > 1000, r
+    assert not r["flash"] or r["warm_restarts"] >= 1, r
+PY
+rm -rf "$soak_out" "$repo/target/soak-ci"
 echo "== all tests passed"

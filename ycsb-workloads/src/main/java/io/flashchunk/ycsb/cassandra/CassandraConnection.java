@@ -4,6 +4,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 
 /** A driver session on the configured keyspace, with the statements prepared on it. */
 final class CassandraConnection implements AutoCloseable {
@@ -25,6 +26,10 @@ final class CassandraConnection implements AutoCloseable {
                 .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, settings.requestTimeout())
                 // Preparing is a request too; a busy node should not fail it sooner than a read.
                 .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, settings.requestTimeout())
+                // Crash soaks restart the node every few seconds; the client must find it again as fast.
+                .withDuration(DefaultDriverOption.RECONNECTION_BASE_DELAY,
+                        min(Duration.ofSeconds(1), settings.reconnectMaxDelay()))
+                .withDuration(DefaultDriverOption.RECONNECTION_MAX_DELAY, settings.reconnectMaxDelay())
                 .build();
         var builder = CqlSession.builder()
                 .withConfigLoader(config)
@@ -34,6 +39,10 @@ final class CassandraConnection implements AutoCloseable {
             builder.addContactPoint(InetSocketAddress.createUnresolved(host, settings.port()));
         }
         return new CassandraConnection(settings, builder.build());
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     CassandraSettings settings() {

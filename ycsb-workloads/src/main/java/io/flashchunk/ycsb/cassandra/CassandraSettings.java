@@ -14,7 +14,7 @@ import java.util.Properties;
  */
 public record CassandraSettings(List<String> hosts, int port, String localDatacenter, String keyspace,
         ConsistencyLevel readConsistency, ConsistencyLevel writeConsistency,
-        Duration connectTimeout, Duration requestTimeout) {
+        Duration connectTimeout, Duration requestTimeout, Duration reconnectMaxDelay) {
     public static final String HOSTS = "hosts";
     public static final String PORT = "port";
     public static final String LOCAL_DC = "cassandra.localdc";
@@ -23,6 +23,7 @@ public record CassandraSettings(List<String> hosts, int port, String localDatace
     public static final String WRITE_CONSISTENCY = "cassandra.writeconsistencylevel";
     public static final String CONNECT_TIMEOUT = "cassandra.connecttimeoutmillis";
     public static final String REQUEST_TIMEOUT = "cassandra.requesttimeoutmillis";
+    public static final String RECONNECT_MAX_DELAY = "cassandra.reconnectmaxmillis";
 
     public static final int DEFAULT_PORT = 9042;
     public static final String DEFAULT_LOCAL_DC = "datacenter1";
@@ -31,6 +32,8 @@ public record CassandraSettings(List<String> hosts, int port, String localDatace
     public static final int DEFAULT_CONNECT_TIMEOUT_MILLIS = 5_000;
     /** Longer than the driver's 2 s: a node busy with compaction on two cores answers late, not never. */
     public static final int DEFAULT_REQUEST_TIMEOUT_MILLIS = 12_000;
+    /** The driver's own: after a node returns, the client may take this long to notice. */
+    public static final int DEFAULT_RECONNECT_MAX_DELAY_MILLIS = 60_000;
 
     /** Reads the settings; an {@link IllegalArgumentException} names the bad one. */
     public static CassandraSettings from(Properties properties) {
@@ -42,7 +45,9 @@ public record CassandraSettings(List<String> hosts, int port, String localDatace
                 consistency(properties, READ_CONSISTENCY),
                 consistency(properties, WRITE_CONSISTENCY),
                 Duration.ofMillis(intInRange(properties, CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT_MILLIS, 1, Integer.MAX_VALUE)),
-                Duration.ofMillis(intInRange(properties, REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_MILLIS, 1, Integer.MAX_VALUE)));
+                Duration.ofMillis(intInRange(properties, REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_MILLIS, 1, Integer.MAX_VALUE)),
+                Duration.ofMillis(intInRange(properties, RECONNECT_MAX_DELAY, DEFAULT_RECONNECT_MAX_DELAY_MILLIS, 1,
+                        Integer.MAX_VALUE)));
     }
 
     private static List<String> hosts(Properties properties) {
