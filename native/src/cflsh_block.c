@@ -203,6 +203,8 @@ static int perform_io(const struct chunk *c, bool is_write, void *buf,
 {
     if (c->faults.latency_us)
         sleep_us(c->faults.latency_us);
+    if (runtime_faults_apply(is_write))
+        inject_failure = true;
     if (inject_failure)
         return EIO; /* buffer and file left untouched */
     return transfer(c->fd, is_write, buf, lba, nblocks);

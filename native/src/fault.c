@@ -2,7 +2,9 @@
 #include "fault.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -110,4 +112,110 @@ void sleep_us(unsigned long us)
 
     while (nanosleep(&left, &left) != 0 && errno == EINTR)
         ;
+}
+
+/* ---- runtime faults ---- */
+
+#define HANG_RECHECK_US 10000UL
+
+static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct runtime_faults runtime_current;
+static struct timespec runtime_checked; /* monotonic; zero: never */
+static struct timespec runtime_mtime;
+static off_t runtime_size = -1;
+static uint64_t runtime_reads;
+static uint64_t runtime_writes;
+
+static long elapsed_ms(const struct timespec *from, const struct timespec *to)
+{
+    return (long)(to->tv_sec - from->tv_sec) * 1000 + (to->tv_nsec - from->tv_nsec) / 1000000;
+}
+
+static void runtime_parse(FILE *f, struct runtime_faults *out)
+{
+    char line[128];
+
+    memset(out, 0, sizeof(*out));
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char *eq = strchr(line, '=');
+        char *end;
+        unsigned long n;
+
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '\0' || line[0] == '#')
+            continue;
+        if (eq == NULL || !parse_ulong(eq + 1, &end, &n) || *end != '\0') {
+            report_malformed("FLASHCHUNK_CBLK_FAULT_FILE line", line);
+            continue;
+        }
+        *eq = '\0';
+        if (strcmp(line, "latency_us") == 0 && n <= MAX_LATENCY_US)
+            out->latency_us = n;
+        else if (strcmp(line, "read_error_every") == 0)
+            out->read_error_every = n;
+        else if (strcmp(line, "write_error_every") == 0)
+            out->write_error_every = n;
+        else if (strcmp(line, "hang") == 0 && n <= 1)
+            out->hang = n == 1;
+        else {
+            *eq = '=';
+            report_malformed("FLASHCHUNK_CBLK_FAULT_FILE line", line);
+        }
+    }
+}
+
+void runtime_faults_get(struct runtime_faults *out)
+{
+    const char *path = getenv("FLASHCHUNK_CBLK_FAULT_FILE");
+    unsigned long poll_ms = 100;
+    struct timespec now;
+    struct stat st;
+
+    if (path == NULL) {
+        memset(out, 0, sizeof(*out));
+        return;
+    }
+    env_get_ulong("FLASHCHUNK_CBLK_FAULT_FILE_POLL_MS", 0, 60000, &poll_ms);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    pthread_mutex_lock(&runtime_lock);
+    if ((runtime_checked.tv_sec == 0 && runtime_checked.tv_nsec == 0)
+        || elapsed_ms(&runtime_checked, &now) >= (long)poll_ms) {
+        runtime_checked = now;
+        if (stat(path, &st) != 0) {
+            memset(&runtime_current, 0, sizeof(runtime_current));
+            runtime_size = -1;
+        } else if (st.st_size != runtime_size || st.st_mtim.tv_sec != runtime_mtime.tv_sec
+                   || st.st_mtim.tv_nsec != runtime_mtime.tv_nsec) {
+            FILE *f = fopen(path, "r");
+
+            if (f != NULL) {
+                runtime_parse(f, &runtime_current);
+                fclose(f);
+                runtime_size = st.st_size;
+                runtime_mtime = st.st_mtim;
+            }
+        }
+    }
+    *out = runtime_current;
+    pthread_mutex_unlock(&runtime_lock);
+}
+
+bool runtime_faults_apply(bool is_write)
+{
+    struct runtime_faults rt;
+    unsigned long every;
+    uint64_t n;
+
+    runtime_faults_get(&rt);
+    while (rt.hang) {
+        sleep_us(HANG_RECHECK_US);
+        runtime_faults_get(&rt);
+    }
+    if (rt.latency_us)
+        sleep_us(rt.latency_us);
+    every = is_write ? rt.write_error_every : rt.read_error_every;
+    if (every == 0)
+        return false;
+    n = __atomic_add_fetch(is_write ? &runtime_writes : &runtime_reads, 1, __ATOMIC_RELAXED);
+    return n % every == 0;
 }

@@ -32,4 +32,21 @@ bool env_get_ulong(const char *name, unsigned long min, unsigned long max,
 
 void sleep_us(unsigned long us);
 
+/* Faults that change while a chunk is open, from the file FLASHCHUNK_CBLK_FAULT_FILE names (if set):
+ * lines "latency_us=N", "read_error_every=K", "write_error_every=K", "hang=0|1".  The file is
+ * re-read when its modification time or size changes, checked at most every
+ * FLASHCHUNK_CBLK_FAULT_FILE_POLL_MS (default 100; 0: at every I/O).  A missing file means no
+ * faults.  Process-wide: it drives every open chunk, as a failing card would. */
+struct runtime_faults {
+    unsigned long latency_us;
+    unsigned long read_error_every;
+    unsigned long write_error_every;
+    bool hang;
+};
+
+void runtime_faults_get(struct runtime_faults *out);
+/* Applies the runtime faults to one I/O about to run: waits while hung, sleeps the latency, and
+ * says whether the I/O fails with EIO. */
+bool runtime_faults_apply(bool is_write);
+
 #endif

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -813,6 +814,74 @@ static void remove_scratch_lun(void)
     rmdir(scratch_dir);
 }
 
+
+static void write_fault_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    CHECK(f != NULL && fputs(text, f) >= 0 && fclose(f) == 0, "write %s", path);
+}
+
+struct hung_read {
+    chunk_id_t id;
+    unsigned char *buf;
+    int rc;
+};
+
+static void *read_one(void *arg)
+{
+    struct hung_read *r = arg;
+
+    r->rc = cblk_read(r->id, r->buf, 0, 1, 0);
+    return NULL;
+}
+
+/* FLASHCHUNK_CBLK_FAULT_FILE: errors, and a hang that holds I/O until it is lifted, while open. */
+static void test_runtime_fault_file(void)
+{
+    char path[] = "/tmp/cflsh-faults-XXXXXX";
+    int fd = mkstemp(path);
+    unsigned char *data = block_buf(1), *buf = block_buf(1);
+    struct hung_read r;
+    pthread_t thread;
+    chunk_id_t id;
+
+    CHECK(fd >= 0, "mkstemp");
+    close(fd);
+    setenv("FLASHCHUNK_CBLK_FAULT_FILE", path, 1);
+    setenv("FLASHCHUNK_CBLK_FAULT_FILE_POLL_MS", "0", 1);
+    id = open_lun(8, O_RDWR, 0);
+    fill_pattern(data, 1, 31);
+    CHECK(cblk_write(id, data, 0, 1, 0) == 1, "write with no faults");
+
+    write_fault_file(path, "read_error_every=1\n");
+    errno = 0;
+    CHECK(cblk_read(id, buf, 0, 1, 0) == -1 && errno == EIO, "every read fails while the file says so");
+    CHECK(cblk_write(id, data, 0, 1, 0) == 1, "writes still work");
+    write_fault_file(path, "# healthy again\n");
+    CHECK(cblk_read(id, buf, 0, 1, 0) == 1 && memcmp(buf, data, BLOCK) == 0, "reads work again");
+
+    write_fault_file(path, "hang=1\n");
+    chunk_stats_t before = stats_of(id);
+    r.id = id;
+    r.buf = buf;
+    r.rc = 0;
+    CHECK(pthread_create(&thread, NULL, read_one, &r) == 0, "start a reader");
+    while (stats_of(id).num_act_reads == 0)
+        sched_yield();
+    CHECK(stats_of(id).num_blocks_read == before.num_blocks_read, "the read is held while hung");
+    write_fault_file(path, "hang=0\n");
+    pthread_join(thread, NULL);
+    CHECK(r.rc == 1 && memcmp(buf, data, BLOCK) == 0, "the held read finishes once the hang is lifted");
+
+    close_lun(id);
+    unsetenv("FLASHCHUNK_CBLK_FAULT_FILE");
+    unsetenv("FLASHCHUNK_CBLK_FAULT_FILE_POLL_MS");
+    unlink(path);
+    free(data);
+    free(buf);
+}
+
 int main(void)
 {
     static const struct {
@@ -831,6 +900,7 @@ int main(void)
         { "invalid_inputs", test_invalid_inputs },
         { "fault_read_nth", test_fault_read_nth },
         { "fault_write_list_and_every", test_fault_write_list_and_every },
+        { "runtime_fault_file", test_runtime_fault_file },
         { "virtual_lun", test_virtual_lun },
         { "concurrent_high_water", test_concurrent_high_water },
         { "close_with_inflight", test_close_with_inflight },

@@ -43,6 +43,10 @@ import java.util.Set;
  * @param deviceTimeoutMillis    the longest the cache waits on a device for anything but a hit's read
  *                               (checkpoint writes and flushes, recovery reads, migrations, close): a
  *                               device that does not answer in time counts as failed for that operation
+ * @param slowReadMillis         a device whose reads average more than this, and more than the reads
+ *                               of misses, is slow: the slow-device breaker stops reading it
+ * @param slowDeviceRetryMillis  how long a slow, failing or hung device stays out of use before the
+ *                               cache tries it again
  */
 public record CacheConfig(
         List<DeviceSpec> devices,
@@ -62,7 +66,9 @@ public record CacheConfig(
         long maintenanceIntervalMillis,
         double rebalanceFactor,
         int migrationBatch,
-        long deviceTimeoutMillis) {
+        long deviceTimeoutMillis,
+        long slowReadMillis,
+        long slowDeviceRetryMillis) {
 
     public CacheConfig {
         devices = devices == null ? null : List.copyOf(devices);
@@ -116,6 +122,8 @@ public record CacheConfig(
         }
         notNegative("migration_batch", migrationBatch);
         positive("device_timeout_ms", deviceTimeoutMillis);
+        positive("slow_read_ms", slowReadMillis);
+        positive("slow_device_retry_ms", slowDeviceRetryMillis);
         return this;
     }
 
@@ -151,6 +159,8 @@ public record CacheConfig(
         private long maintenanceIntervalMillis = 5_000;
         private double rebalanceFactor = 1.5;
         private int migrationBatch = 64;
+        private long slowReadMillis = 2;
+        private long slowDeviceRetryMillis = 60_000;
 
         public Builder device(DeviceSpec device) {
             devices.add(device);
@@ -242,13 +252,24 @@ public record CacheConfig(
             return this;
         }
 
+        public Builder slowReadMillis(long millis) {
+            this.slowReadMillis = millis;
+            return this;
+        }
+
+        public Builder slowDeviceRetryMillis(long millis) {
+            this.slowDeviceRetryMillis = millis;
+            return this;
+        }
+
         public CacheConfig build() {
             return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
                     allocationWaitMillis,
                     spaceReservePercent, dramTierBytes, readAhead, overflowRead, checkpointIntervalMillis, minCheckpointIntervalMillis,
                     checkpointChangePercent, strict,
                     maintenanceIntervalMillis,
-                    rebalanceFactor, migrationBatch, deviceTimeoutMillis).validate();
+                    rebalanceFactor, migrationBatch, deviceTimeoutMillis, slowReadMillis,
+                    slowDeviceRetryMillis).validate();
         }
     }
 }

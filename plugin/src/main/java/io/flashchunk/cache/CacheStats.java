@@ -80,8 +80,30 @@ public record CacheStats(
         return requests == 0 ? 0 : (double) hits() / requests;
     }
 
-    /** One address space. */
+    /** Times a device was taken out of use as slow, failing or hung (the slow-device breaker). */
+    public long deviceBypasses() {
+        return spaces.stream().mapToLong(SpaceStats::bypasses).sum();
+    }
+
+    /** Hits that were misses because their device was out of use. */
+    public long bypassedReads() {
+        return spaces.stream().mapToLong(SpaceStats::bypassedReads).sum();
+    }
+
+    /** Devices out of use now. */
+    public int devicesBypassed() {
+        return (int) spaces.stream().filter(SpaceStats::bypassed).count();
+    }
+
+    /**
+     * One address space.
+     *
+     * @param bypassed      out of use now: the slow-device breaker tripped on it
+     * @param bypasses      times the breaker tripped on it
+     * @param bypassedReads hits that were misses because it was out of use
+     */
     public record SpaceStats(int index, String path, long dataBlocks, long usedBlocks, long freeBlocks,
-                             long heldBlocks, double readsPerSecond, double writesPerSecond, int writesInFlight) {
+                             long heldBlocks, double readsPerSecond, double writesPerSecond, int writesInFlight,
+                             boolean bypassed, long bypasses, long bypassedReads) {
     }
 }

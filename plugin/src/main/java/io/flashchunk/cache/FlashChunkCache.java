@@ -7,6 +7,8 @@ import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.checkpoint.SpaceLayout;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.health.DeviceBreaker;
+import io.flashchunk.cache.health.MissReads;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.ChunkEntry;
 import io.flashchunk.cache.index.ChunkIndex;
@@ -36,6 +38,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,6 +62,8 @@ public final class FlashChunkCache implements AutoCloseable {
     private static final long SWEEP_DELAY_MILLIS = 100;
     private static final double MINIMUM_REBALANCE_LOAD = 10;
     private static final RecoveredEntries EMPTY = new RecoveredEntries(0);
+    /** The slow-device breakers judge a device's reads over at least this long. */
+    private static final long BREAKER_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final CacheConfig config;
     private final List<StorageDriver> drivers;
@@ -78,6 +83,10 @@ public final class FlashChunkCache implements AutoCloseable {
     private final ScheduledExecutorService maintenance;
     private final AtomicBoolean sweepScheduled = new AtomicBoolean();
     private final long readTimeoutNanos;
+    private final LongSupplier clock;
+    private final MissReads missReads;
+    // One slow-device breaker per address space, by space index.
+    private final List<DeviceBreaker> breakers;
     private final Checkpointer checkpointer;
     private final CheckpointPolicy checkpointPolicy;
     private final long recoveredEntries;
@@ -109,6 +118,12 @@ public final class FlashChunkCache implements AutoCloseable {
 
     /** @param moveRecovered false: recovered entries move into the index only when read (tests) */
     FlashChunkCache(CacheConfig config, List<BlockDevice> devices, boolean moveRecovered) throws IOException {
+        this(config, devices, moveRecovered, System::nanoTime);
+    }
+
+    /** @param clock System.nanoTime or a test's: the slow-device breakers' time */
+    FlashChunkCache(CacheConfig config, List<BlockDevice> devices, boolean moveRecovered, LongSupplier clock)
+            throws IOException {
         this.config = config.validate();
         this.checkpointPolicy = new CheckpointPolicy(TimeUnit.MILLISECONDS.toNanos(config.checkpointIntervalMillis()),
                 TimeUnit.MILLISECONDS.toNanos(config.minCheckpointIntervalMillis()), config.checkpointChangePercent() / 100,
@@ -125,6 +140,11 @@ public final class FlashChunkCache implements AutoCloseable {
                     TimeUnit.MILLISECONDS.toNanos(config.deviceTimeoutMillis())));
         }
         this.drivers = List.copyOf(driverList);
+        this.clock = clock;
+        this.missReads = new MissReads(clock, BREAKER_PERIOD_NANOS);
+        this.breakers = drivers.stream().map(driver -> new DeviceBreaker(driver.path(), clock, missReads,
+                BREAKER_PERIOD_NANOS, TimeUnit.MILLISECONDS.toNanos(config.slowReadMillis()),
+                TimeUnit.MILLISECONDS.toNanos(config.slowDeviceRetryMillis()), readTimeoutNanos)).toList();
         Recovery.Outcome recovered = Recovery.open(drivers, config.strict(),
                 config.devices().stream().map(DeviceSpec::forceFormat).toList());
         List<AddressSpace> spaceList = new ArrayList<>();
@@ -453,10 +473,20 @@ public final class FlashChunkCache implements AutoCloseable {
             }
             bytes += nextBytes;
         }
+        DeviceBreaker breaker = breakers.get(space.index());
+        boolean inCaller = config.readInCallerThread();
+        if (inCaller ? !breaker.callerReadStarted() : !breaker.allowRead()) {
+            return null; // the device is out of use: a miss
+        }
         ByteBuffer buffer = pool.acquire(bytes);
         long start = System.nanoTime();
-        boolean read = config.readInCallerThread() ? readInCallerThread(space, readLba, buffer)
-                : readQueued(space, readLba, buffer);
+        long breakerStart = clock.getAsLong();
+        boolean read = inCaller ? readInCallerThread(space, readLba, buffer) : readQueued(space, readLba, buffer);
+        if (inCaller) {
+            breaker.callerReadEnded(!read);
+        } else {
+            breaker.recordRead(clock.getAsLong() - breakerStart, !read);
+        }
         if (!read) {
             return null;
         }
@@ -578,7 +608,7 @@ public final class FlashChunkCache implements AutoCloseable {
         }
         ChunkEntry next = index.peek(nextKey);
         long location = next == null ? ChunkLocation.DEAD : next.location();
-        if (!ChunkLocation.isOnFlash(location)) {
+        if (!ChunkLocation.isOnFlash(location) || breakers.get(ChunkLocation.space(location)).bypassed()) {
             return;
         }
         ByteBuffer buffer = pool.acquire(ChunkLocation.length(location));
@@ -616,7 +646,7 @@ public final class FlashChunkCache implements AutoCloseable {
      * once; the chunk reaches flash in the background, or is dropped when the queue is full.
      */
     public void put(CachedFile file, long position, ByteBuffer chunk) {
-        put(file, position, chunk, System.nanoTime());
+        offer(file, position, chunk, System.nanoTime());
     }
 
     /**
@@ -626,6 +656,12 @@ public final class FlashChunkCache implements AutoCloseable {
      * time taken before reading the file.
      */
     public void put(CachedFile file, long position, ByteBuffer chunk, long readStartedNanos) {
+        // What a miss costs: the breakers judge flash reads against it.
+        missReads.record(System.nanoTime() - readStartedNanos);
+        offer(file, position, chunk, readStartedNanos);
+    }
+
+    private void offer(CachedFile file, long position, ByteBuffer chunk, long readStartedNanos) {
         long key = ChunkKeys.key(file.id(), position);
         int length = chunk.remaining();
         if (key < 0 || length == 0 || length > ChunkLocation.MAX_LENGTH || closed || file.isInvalidated()) {
@@ -827,7 +863,8 @@ public final class FlashChunkCache implements AutoCloseable {
         for (AddressSpace space : spaces.spaces()) {
             spaceStats.add(new CacheStats.SpaceStats(space.index(), space.driver().path(), space.dataBlocks(),
                     space.usedBlocks(), space.freeBlocks(), space.heldBlocks(), space.reads().perSecond(),
-                    space.writes().perSecond(), space.driver().writesInFlight()));
+                    space.writes().perSecond(), space.driver().writesInFlight(), breakers.get(space.index()).bypassed(),
+                    breakers.get(space.index()).trips(), breakers.get(space.index()).refusedReads()));
         }
         CacheMetrics m = metrics;
         return new CacheStats(m.memoryHits.sum(), m.dramHits.sum(), m.flashHits.sum(), m.misses.sum(), m.puts.sum(),

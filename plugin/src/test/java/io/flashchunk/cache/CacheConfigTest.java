@@ -30,6 +30,8 @@ class CacheConfigTest {
         assertRejected("queue_bytes: must be positive, got -5", c -> c.queueBytes(-5));
         assertRejected("max_writes_in_flight: must be positive, got 0", c -> c.maxWritesInFlight(0));
         assertRejected("read_timeout_ms: must be positive, got 0", c -> c.readTimeoutMillis(0));
+        assertRejected("slow_read_ms: must be positive, got 0", c -> c.slowReadMillis(0));
+        assertRejected("slow_device_retry_ms: must be positive, got -1", c -> c.slowDeviceRetryMillis(-1));
         assertRejected("allocation_wait_ms: must not be negative, got -1", c -> c.allocationWaitMillis(-1));
         assertRejected("space_reserve_percent: must be 0..50, got 60.0", c -> c.spaceReservePercent(60));
         assertRejected("dram_tier_bytes: must not be negative, got -1", c -> c.dramTierBytes(-1));

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -40,24 +41,31 @@ final class RestartFixture implements AutoCloseable {
     /** Starts a cache on the devices, using {@code capacityBytes} of each (0: all). */
     static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings, long capacityBytes)
             throws IOException {
-        return start(devicePaths, settings, capacityBytes, true, device -> device);
+        return start(devicePaths, settings, capacityBytes, true, device -> device, System::nanoTime);
     }
 
     /** Starts a cache whose recovered entries move into the index only when read (no background mover). */
     FlashChunkCache startWithoutMoving() throws IOException {
-        return start(devices, c -> { }, 0, false, device -> device);
+        return start(devices, c -> { }, 0, false, device -> device, System::nanoTime);
     }
 
     /** Starts a cache whose {@code i}-th device is {@code wrap.apply(i, device)} (a fault injector, say). */
     FlashChunkCache startWrapped(Consumer<CacheConfig.Builder> settings, BiFunction<Integer, BlockDevice, BlockDevice> wrap)
             throws IOException {
         int[] next = {0};
-        return start(devices, settings, 0, true, device -> wrap.apply(next[0]++, device));
+        return start(devices, settings, 0, true, device -> wrap.apply(next[0]++, device), System::nanoTime);
+    }
+
+    /** As {@link #startWrapped(Consumer, BiFunction)}, with {@code clock} as the cache's clock (its breakers'). */
+    FlashChunkCache startWrapped(Consumer<CacheConfig.Builder> settings, BiFunction<Integer, BlockDevice, BlockDevice> wrap,
+            LongSupplier clock) throws IOException {
+        int[] next = {0};
+        return start(devices, settings, 0, true, device -> wrap.apply(next[0]++, device), clock);
     }
 
     private static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings,
-                                         long capacityBytes, boolean moveRecovered, UnaryOperator<BlockDevice> wrap)
-            throws IOException {
+                                         long capacityBytes, boolean moveRecovered, UnaryOperator<BlockDevice> wrap,
+                                         LongSupplier clock) throws IOException {
         // These tests assert that chunks are served after a restart, not how fast: a read past the
         // timeout is a correct miss, so a loaded machine must not fail them.
         // Checkpoints only when a test asks: tests assert what a given checkpoint brings back.
@@ -75,7 +83,7 @@ final class RestartFixture implements AutoCloseable {
             for (DeviceSpec spec : config.devices()) {
                 opened.add(wrap.apply(BlockDevices.open(spec)));
             }
-            return new FlashChunkCache(config, opened, moveRecovered);
+            return new FlashChunkCache(config, opened, moveRecovered, clock);
         } catch (IOException | RuntimeException e) {
             opened.forEach(BlockDevice::close);
             throw e;

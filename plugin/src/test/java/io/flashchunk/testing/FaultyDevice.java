@@ -26,6 +26,11 @@ public final class FaultyDevice implements BlockDevice {
     private final java.util.concurrent.atomic.AtomicReferenceArray<CompletableFuture<Void>> hangs =
             new java.util.concurrent.atomic.AtomicReferenceArray<>(3);
     private final AtomicInteger held = new AtomicInteger();
+    // Per op: run before each operation (a slow device's time passing on a test's clock), or null.
+    private final java.util.concurrent.atomic.AtomicReferenceArray<Runnable> delays =
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(3);
+    // Per op: every operation fails while set.
+    private final java.util.concurrent.atomic.AtomicIntegerArray failing = new java.util.concurrent.atomic.AtomicIntegerArray(3);
 
     public FaultyDevice(BlockDevice inner) {
         this.inner = inner;
@@ -50,6 +55,19 @@ public final class FaultyDevice implements BlockDevice {
         return gate;
     }
 
+    /**
+     * Runs {@code delay} before each operation of kind {@code op} from now on (null: no more), as the
+     * time a slow device takes: a test advances its injected clock there, so latency costs no sleep.
+     */
+    public void delay(Op op, Runnable delay) {
+        delays.set(op.ordinal(), delay);
+    }
+
+    /** Fails every operation of kind {@code op} while {@code on}, as a device returning EIO does. */
+    public void failing(Op op, boolean on) {
+        failing.set(op.ordinal(), on ? 1 : 0);
+    }
+
     /** Operations that arrived while their kind was hung (held, or run after the gate opened). */
     public int held() {
         return held.get();
@@ -69,6 +87,14 @@ public final class FaultyDevice implements BlockDevice {
     }
 
     private boolean faultNow(Op op) {
+        Runnable delay = delays.get(op.ordinal());
+        if (delay != null) {
+            delay.run();
+        }
+        if (failing.get(op.ordinal()) == 1) {
+            injected.incrementAndGet();
+            return true;
+        }
         AtomicInteger left = untilFault[op.ordinal()];
         while (true) {
             int n = left.get();

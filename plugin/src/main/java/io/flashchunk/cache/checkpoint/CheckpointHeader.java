@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 import java.util.UUID;
 
 /**
- * Block 0 of a checkpoint area, written last: the body (entries, then the file table) is trusted
+ * Block 0 of a checkpoint area, written last: the body (the file table, then the entries) is trusted
  * only through the lengths and checksums here, and this block only through its own checksum.
  */
 public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, long timestampMillis, int nextFileId,

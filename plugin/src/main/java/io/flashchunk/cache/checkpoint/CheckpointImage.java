@@ -1,25 +1,23 @@
 package io.flashchunk.cache.checkpoint;
 
 import io.flashchunk.cache.index.FileIdentity;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.BitSet;
 import java.util.Map;
 
 /**
  * One checked checkpoint of one address space: its header, its file table, and its entries, read in
- * place from the body buffer (20 bytes each: file id, chunk index, location, CRC32C).
+ * place from the body's segments (20 bytes each: file id, chunk index, location, CRC32C).
  */
 public final class CheckpointImage {
     private final CheckpointHeader header;
     private final Map<Integer, FileIdentity> files;
-    private final ByteBuffer entries;
+    private final EntrySegments entries;
     private BitSet usedBlocks;
 
-    CheckpointImage(CheckpointHeader header, Map<Integer, FileIdentity> files, ByteBuffer entries) {
+    CheckpointImage(CheckpointHeader header, Map<Integer, FileIdentity> files, EntrySegments entries) {
         this.header = header;
         this.files = Map.copyOf(files);
-        this.entries = entries.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        this.entries = entries;
     }
 
     /** Set once by the reader's checks, before the image is handed out. */
@@ -49,19 +47,19 @@ public final class CheckpointImage {
     }
 
     public int fileId(int entry) {
-        return entries.getInt(entry * CheckpointFormat.ENTRY_BYTES);
+        return entries.getInt(entry, 0);
     }
 
     /** The chunk's key as the index builds it (file id high, chunk index low). */
     public long key(int entry) {
-        return (long) fileId(entry) << 32 | (entries.getInt(entry * CheckpointFormat.ENTRY_BYTES + 4) & 0xFFFF_FFFFL);
+        return (long) fileId(entry) << 32 | (entries.getInt(entry, 4) & 0xFFFF_FFFFL);
     }
 
     public long location(int entry) {
-        return entries.getLong(entry * CheckpointFormat.ENTRY_BYTES + 8);
+        return entries.getLong(entry, 8);
     }
 
     public int crc(int entry) {
-        return entries.getInt(entry * CheckpointFormat.ENTRY_BYTES + 16);
+        return entries.getInt(entry, 16);
     }
 }

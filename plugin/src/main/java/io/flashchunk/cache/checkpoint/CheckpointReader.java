@@ -7,9 +7,8 @@ import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.util.ArrayDeque;
 import java.util.BitSet;
-import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -18,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongConsumer;
+import java.util.zip.CRC32C;
 
 /**
  * Reads and checks what is on a cache device: its superblock and the checkpoint in either area.
@@ -27,7 +27,11 @@ import java.util.function.LongConsumer;
  * is wrong.
  */
 public final class CheckpointReader {
-    private static final int READ_CHUNK = 4 << 20;
+    /** The body is read in pieces of this size, a few in flight: its size is bounded only by the area. */
+    private static final int PIECE_BYTES = 4 << 20;
+    private static final int PIECES_IN_FLIGHT = 4;
+    /** More than any file table: every record with the longest path, for the most files a table names. */
+    private static final long MAX_FILE_TABLE_BYTES = Integer.MAX_VALUE - 8;
     /** The longest wait for one read where the caller names none (inspection tools). */
     public static final long DEFAULT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
@@ -67,6 +71,14 @@ public final class CheckpointReader {
     /** As {@link #read(BlockDevice, SpaceLayout, int, UUID, int, LongConsumer)}, each read waited for at most {@code timeoutNanos}. */
     public static CheckpointImage read(BlockDevice device, SpaceLayout layout, int area, UUID instance, int spaceIndex,
                                        LongConsumer progress, long timeoutNanos) throws CheckpointFormatException {
+        return read(device, layout, area, instance, spaceIndex, progress, timeoutNanos, PIECE_BYTES,
+                EntrySegments.DEFAULT_SEGMENT_ENTRIES);
+    }
+
+    /** As above, the body read in pieces of {@code pieceBytes} and kept in segments of {@code segmentEntries} (tests). */
+    static CheckpointImage read(BlockDevice device, SpaceLayout layout, int area, UUID instance, int spaceIndex,
+                                LongConsumer progress, long timeoutNanos, int pieceBytes, int segmentEntries)
+            throws CheckpointFormatException {
         String where = areaName(device, area);
         CheckpointHeader header = readHeader(device, layout, area, timeoutNanos);
         if (!header.instance().equals(instance)) {
@@ -84,23 +96,17 @@ public final class CheckpointReader {
             throw new CheckpointFormatException(where + ": body of " + header.entryCount() + " entries and "
                     + header.fileTableBytes() + " file-table bytes does not fit the area (" + capacity + " bytes)");
         }
-        if (header.bodyBytes() > Integer.MAX_VALUE - SpaceLayout.BLOCK_SIZE) {
-            throw new CheckpointFormatException(where + ": body of " + header.bodyBytes() + " bytes is too large to load");
+        if (header.fileTableBytes() > MAX_FILE_TABLE_BYTES || header.entryCount() > Integer.MAX_VALUE) {
+            throw new CheckpointFormatException(where + ": a file table of " + header.fileTableBytes() + " bytes or "
+                    + header.entryCount() + " entries is more than one space holds");
         }
-        ByteBuffer body = readBody(device, layout.areaStart(area) + 1, (int) header.bodyBytes(), progress, timeoutNanos)
-                .order(ByteOrder.LITTLE_ENDIAN);
-        // The body: the file table, then the entries.
         int tableBytes = (int) header.fileTableBytes();
-        if (CheckpointFormat.crc(body, 0, tableBytes) != header.fileTableCrc()) {
-            throw new CheckpointFormatException(where + ": file table checksum mismatch (torn or corrupt checkpoint)");
-        }
-        if (CheckpointFormat.crc(body, tableBytes, (int) header.bodyBytes()) != header.entriesCrc()) {
-            throw new CheckpointFormatException(where + ": entries checksum mismatch (torn or corrupt checkpoint)");
-        }
-        Map<Integer, FileIdentity> files = parseFiles(body.duplicate().position(0).limit(tableBytes).slice()
-                .order(ByteOrder.LITTLE_ENDIAN), header.fileCount(), header.nextFileId(), where);
-        CheckpointImage image = new CheckpointImage(header, files,
-                body.duplicate().position(tableBytes).limit((int) header.bodyBytes()).slice());
+        EntrySegments entries = new EntrySegments(header.entryCount(), segmentEntries);
+        byte[] table = new byte[tableBytes];
+        readBody(device, layout.areaStart(area) + 1, header, table, entries, progress, timeoutNanos, pieceBytes, where);
+        Map<Integer, FileIdentity> files = parseFiles(ByteBuffer.wrap(table).order(ByteOrder.LITTLE_ENDIAN),
+                header.fileCount(), header.nextFileId(), where);
+        CheckpointImage image = new CheckpointImage(header, files, entries);
         checkEntries(image, layout, spaceIndex, where);
         return image;
     }
@@ -214,30 +220,71 @@ public final class CheckpointReader {
         return cause.getMessage();
     }
 
-    /** Reads the body in pieces of 4 MiB, all submitted at once (the device caps how many are in flight). */
-    private static ByteBuffer readBody(BlockDevice device, long firstBlock, int bytes, LongConsumer progress,
-                                       long timeoutNanos) throws CheckpointFormatException {
-        int rounded = (bytes + SpaceLayout.BLOCK_SIZE - 1) & -SpaceLayout.BLOCK_SIZE;
-        ByteBuffer body = AlignedBuffers.allocate(Math.max(rounded, SpaceLayout.BLOCK_SIZE));
-        List<CompletableFuture<Void>> reads = new ArrayList<>();
+    /**
+     * Streams the body through a few aligned buffers: the file table's bytes into {@code table}, the
+     * entries' into {@code entries}, each part's checksum computed on the way and checked at the end.
+     */
+    private static void readBody(BlockDevice device, long firstBlock, CheckpointHeader header, byte[] table,
+                                 EntrySegments entries, LongConsumer progress, long timeoutNanos, int pieceBytes,
+                                 String where) throws CheckpointFormatException {
+        long bodyBytes = header.bodyBytes();
+        long rounded = (bodyBytes + SpaceLayout.BLOCK_SIZE - 1) & -SpaceLayout.BLOCK_SIZE;
+        CRC32C tableCrc = new CRC32C();
+        CRC32C entriesCrc = new CRC32C();
+        // A small body needs one small buffer; a large one a few whole pieces.
+        int bufferBytes = (int) Math.max(SpaceLayout.BLOCK_SIZE, Math.min(pieceBytes, rounded));
+        long pieces = (rounded + pieceBytes - 1) / pieceBytes;
+        ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
+        for (int i = 0; i < Math.max(1, Math.min(PIECES_IN_FLIGHT, pieces)); i++) {
+            free.add(AlignedBuffers.allocate(bufferBytes));
+        }
+        record Piece(ByteBuffer buffer, long offset, int length, CompletableFuture<Void> read) {
+        }
+        ArrayDeque<Piece> inFlight = new ArrayDeque<>();
+        long submitted = 0;
         try {
-            for (int done = 0; done < rounded; done += READ_CHUNK) {
-                int length = Math.min(READ_CHUNK, rounded - done);
-                reads.add(device.read(firstBlock + done / SpaceLayout.BLOCK_SIZE,
-                        body.duplicate().position(done).limit(done + length)));
-            }
-            for (int i = 0; i < reads.size(); i++) {
-                await(reads.get(i), timeoutNanos);
-                if (progress != null) {
-                    progress.accept(Math.min(READ_CHUNK, rounded - (long) i * READ_CHUNK));
+            while (true) {
+                while (!free.isEmpty() && submitted < rounded) {
+                    int length = (int) Math.min(pieceBytes, rounded - submitted);
+                    ByteBuffer buffer = free.poll().clear().limit(length);
+                    inFlight.add(new Piece(buffer, submitted, length,
+                            device.read(firstBlock + submitted / SpaceLayout.BLOCK_SIZE, buffer)));
+                    submitted += length;
                 }
+                Piece piece = inFlight.poll();
+                if (piece == null) {
+                    break;
+                }
+                await(piece.read(), timeoutNanos);
+                long end = Math.min(piece.offset() + piece.length(), bodyBytes);
+                long tableEnd = Math.min(end, table.length);
+                if (piece.offset() < tableEnd) {
+                    ByteBuffer part = piece.buffer().duplicate().position(0).limit((int) (tableEnd - piece.offset()));
+                    tableCrc.update(part.duplicate());
+                    part.get(table, (int) piece.offset(), part.remaining());
+                }
+                long entriesFrom = Math.max(piece.offset(), table.length);
+                if (entriesFrom < end) {
+                    ByteBuffer part = piece.buffer().duplicate().position((int) (entriesFrom - piece.offset()))
+                            .limit((int) (end - piece.offset()));
+                    entriesCrc.update(part.duplicate());
+                    entries.append(part);
+                }
+                if (progress != null) {
+                    progress.accept(piece.length());
+                }
+                free.add(piece.buffer());
             }
         } catch (ExecutionException | TimeoutException | IllegalArgumentException e) {
-            // The buffer is not handed out: reads still running write into it and nothing else, and it
-            // stays reachable (through their requests) until they end.
+            // Buffers of reads still running are dropped, not reused: only those reads write into them.
             throw new CheckpointFormatException(device.path() + ": cannot read checkpoint body: "
                     + reason(e, timeoutNanos));
         }
-        return body.limit(bytes);
+        if ((int) tableCrc.getValue() != header.fileTableCrc()) {
+            throw new CheckpointFormatException(where + ": file table checksum mismatch (torn or corrupt checkpoint)");
+        }
+        if ((int) entriesCrc.getValue() != header.entriesCrc()) {
+            throw new CheckpointFormatException(where + ": entries checksum mismatch (torn or corrupt checkpoint)");
+        }
     }
 }

@@ -28,7 +28,7 @@ public final class CacheSettings {
             "read_timeout_ms", "read_in_caller_thread", "allocation_wait_ms", "space_reserve_percent", "dram_tier_bytes",
             "read_ahead", "overflow_read", "checkpoint_interval_ms", "min_checkpoint_interval_ms", "checkpoint_change_percent", "strict",
             "maintenance_interval_ms",
-            "rebalance_factor", "migration_batch", "device_timeout_ms");
+            "rebalance_factor", "migration_batch", "device_timeout_ms", "slow_read_ms", "slow_device_retry_ms");
     private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library",
             "format");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
@@ -115,6 +115,12 @@ public final class CacheSettings {
         }
         if (map.containsKey("device_timeout_ms")) {
             builder.deviceTimeoutMillis(millis(at + "device_timeout_ms", map.get("device_timeout_ms")));
+        }
+        if (map.containsKey("slow_read_ms")) {
+            builder.slowReadMillis(millis(at + "slow_read_ms", map.get("slow_read_ms")));
+        }
+        if (map.containsKey("slow_device_retry_ms")) {
+            builder.slowDeviceRetryMillis(millis(at + "slow_device_retry_ms", map.get("slow_device_retry_ms")));
         }
         try {
             return builder.build();

@@ -43,6 +43,15 @@ public interface FlashChunkCacheMXBean {
 
     long getReadTimeouts();
 
+    /** Times a flash device was taken out of use as slower than the reads it replaces, failing or hung. */
+    long getDeviceBypasses();
+
+    /** Hits that read the SSTable instead because their device was out of use. */
+    long getBypassedReads();
+
+    /** Flash devices out of use now (the slow-device breaker tries each again later). */
+    int getDevicesBypassed();
+
     long getEvictions();
 
     /** Flash hits that read the file's next chunk with the same I/O (the paper's overflow read). */

@@ -131,6 +131,21 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
+    public long getDeviceBypasses() {
+        return stats().deviceBypasses();
+    }
+
+    @Override
+    public long getBypassedReads() {
+        return stats().bypassedReads();
+    }
+
+    @Override
+    public int getDevicesBypassed() {
+        return stats().devicesBypassed();
+    }
+
+    @Override
     public long getEvictions() {
         return stats().evictions();
     }

@@ -59,6 +59,8 @@ class CacheSettingsTest {
                   rebalance_factor: 2
                   migration_batch: 16
                   device_timeout_ms: 10s
+                  slow_read_ms: 5
+                  slow_device_retry_ms: 2m
                 """));
         assertEquals(List.of(
                 new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false, false),
@@ -66,6 +68,8 @@ class CacheSettingsTest {
         assertEquals(128L << 20, config.queueBytes());
         assertEquals(4, config.maxWritesInFlight());
         assertEquals(10_000, config.deviceTimeoutMillis());
+        assertEquals(5, config.slowReadMillis());
+        assertEquals(120_000, config.slowDeviceRetryMillis());
         assertEquals(150, config.readTimeoutMillis());
         assertTrue(config.readInCallerThread());
         assertEquals(2000, config.allocationWaitMillis());
