@@ -47,4 +47,10 @@ for r in rows:
     assert not r["flash"] or r["warm_restarts"] >= 1, r
 PY
 rm -rf "$soak_out" "$repo/target/soak-ci"
+# faults injected into a live node's flash device (EIO, 1 s stalls, a hang), short phases
+echo "== scripts/faults-live.sh (25 s phases)"
+faults_out="$(mktemp -d)"
+"$repo/scripts/faults-live.sh" --phase-seconds 25 --retry-seconds 8 --records 5000 --out "$faults_out" \
+  --work "$repo/target/faults-ci" >/dev/null
+rm -rf "$faults_out" "$repo/target/faults-ci"
 echo "== all tests passed"
