@@ -16,10 +16,12 @@ import java.util.Set;
  * @param devices                one address space per device
  * @param queueBytes             most bytes of chunks waiting to be written; more are dropped
  * @param maxWritesInFlight      per device: the share of its queue depth cache fills may take
- * @param readTimeoutMillis      a flash read slower than this is a miss (queued reads only)
+ * @param readTimeoutMillis      a flash read slower than this is a miss (queued reads); a caller-thread
+ *                               read outstanding this long marks the device hung
  * @param readInCallerThread     a hit reads flash in the reader's own thread, one blocking read with
- *                               no thread hand-off (and no read timeout), instead of through the
- *                               device's queue and completion thread
+ *                               no thread hand-off, instead of through the device's queue and
+ *                               completion thread; one outstanding past the read timeout marks the
+ *                               device hung, and no new one starts
  * @param allocationWaitMillis   how long the writer waits for free blocks before dropping a chunk
  * @param spaceReservePercent    flash kept out of the index's weight: room for evicted blocks waiting
  *                               for the next checkpoint, and for fragmentation
@@ -43,8 +45,8 @@ import java.util.Set;
  * @param deviceTimeoutMillis    the longest the cache waits on a device for anything but a hit's read
  *                               (checkpoint writes and flushes, recovery reads, migrations, close): a
  *                               device that does not answer in time counts as failed for that operation
- * @param slowReadMillis         a device whose reads average more than this, and more than the reads
- *                               of misses, is slow: the slow-device breaker stops reading it
+ * @param slowReadMillis         a device whose median read is above this, and above the mean read of
+ *                               a miss, is slow: the slow-device breaker stops reading it
  * @param slowDeviceRetryMillis  how long a slow, failing or hung device stays out of use before the
  *                               cache tries it again
  */

@@ -30,7 +30,7 @@ public final class CheckpointReader {
     /** The body is read in pieces of this size, a few in flight: its size is bounded only by the area. */
     private static final int PIECE_BYTES = 4 << 20;
     private static final int PIECES_IN_FLIGHT = 4;
-    /** More than any file table: every record with the longest path, for the most files a table names. */
+    /** The file table is parsed from one array, so it is at most this long (the entries have no such bound). */
     private static final long MAX_FILE_TABLE_BYTES = Integer.MAX_VALUE - 8;
     /** The longest wait for one read where the caller names none (inspection tools). */
     public static final long DEFAULT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);

@@ -2,10 +2,12 @@ package io.flashchunk.cache.health;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * announced ({@link #callerReadStarted}); while one has been outstanding longer than the read
  * timeout the device is hung, the breaker trips, and no new one starts.
  *
- * <p>Thread-safe. The clock is injected: tests drive it without sleeping.
+ * <p>Thread-safe; recording a read takes no lock (a recorder and adders), and one reader judges a
+ * finished period while the others go on. The clock is injected: tests drive it without sleeping.
  */
 public final class DeviceBreaker {
     /** Reads a period needs before it is judged. */
@@ -51,11 +54,13 @@ public final class DeviceBreaker {
     private final LongAdder refused = new LongAdder();
     private final AtomicLong openUntil = new AtomicLong();
     private volatile State state = State.CLOSED;
-    // The period being recorded: guarded by this.
-    private long periodStart;
-    private long reads;
-    private long failures;
-    private final Histogram periodReads = new Histogram(3);
+    // The period being recorded: lock-free on the read path; judged under this object's lock.
+    private final Recorder periodReads = new Recorder(3);
+    private final LongAdder reads = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+    private final AtomicBoolean judging = new AtomicBoolean();
+    private volatile long periodStart;
+    private Histogram interval;
     private int badPeriods;
 
     /**
@@ -95,15 +100,22 @@ public final class DeviceBreaker {
         if (state == State.OPEN) {
             return; // a read started before the trip: it judges nothing new
         }
-        synchronized (this) {
-            reads++;
-            periodReads.recordValue(Math.max(1, nanos));
-            if (failed) {
-                failures++;
-            }
-            long now = clock.getAsLong();
-            if (reads >= MIN_SAMPLES && now - periodStart >= periodNanos) {
-                judge(now);
+        periodReads.recordValue(Math.max(1, nanos));
+        reads.increment();
+        if (failed) {
+            failures.increment();
+        }
+        long now = clock.getAsLong();
+        // One reader judges a finished period; the others go on (hits must not queue behind it).
+        if (now - periodStart >= periodNanos && reads.sum() >= MIN_SAMPLES && judging.compareAndSet(false, true)) {
+            try {
+                synchronized (this) {
+                    if (now - periodStart >= periodNanos && state != State.OPEN) {
+                        judge(now);
+                    }
+                }
+            } finally {
+                judging.set(false);
             }
         }
     }
@@ -163,7 +175,10 @@ public final class DeviceBreaker {
 
     /** Called with the lock held, at the end of a period with enough reads. */
     private void judge(long now) {
-        long median = periodReads.getValueAtPercentile(50);
+        interval = periodReads.getIntervalHistogram(interval);
+        long reads = Math.max(1, interval.getTotalCount());
+        long failures = this.failures.sum();
+        long median = interval.getValueAtPercentile(50);
         double missMean = misses.meanNanos();
         boolean slow = median > slowFloorNanos && !Double.isNaN(missMean) && median > missMean;
         boolean failing = failures >= FAILING_SHARE * reads;
@@ -201,8 +216,8 @@ public final class DeviceBreaker {
 
     private void startPeriod(long now) {
         periodStart = now;
-        reads = 0;
-        failures = 0;
+        reads.reset();
+        failures.reset();
         periodReads.reset();
     }
 }

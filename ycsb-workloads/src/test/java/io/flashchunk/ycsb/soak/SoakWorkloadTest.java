@@ -87,11 +87,7 @@ class SoakWorkloadTest {
         run.cleanup();
 
         db.rows.putAll(before); // the node forgot every update
-        SoakWorkload verify = verifier(state);
-        Object verifier = verify.initThread(new Properties(), 0, 1);
-        while (verify.doTransaction(db, verifier)) {
-            // one read per key
-        }
+        SoakWorkload verify = readEveryKey(state);
         long lost = verify.verdicts(Verdict.LOST_WRITE);
         assertTrue(lost > 0 && lost <= KEYS, "lost: " + lost);
         assertEquals(KEYS - lost, verify.verdicts(Verdict.OK));
@@ -113,11 +109,7 @@ class SoakWorkloadTest {
         db.rows.put("soak3", VersionedValue.of("soak3", 9, LENGTH));
         db.rows.remove("soak4");
 
-        SoakWorkload verify = verifier(state);
-        Object thread = verify.initThread(new Properties(), 0, 1);
-        while (verify.doTransaction(db, thread)) {
-            // one read per key
-        }
+        SoakWorkload verify = readEveryKey(state);
 
         assertEquals(2, verify.verdicts(Verdict.WRONG_VALUE));
         assertEquals(1, verify.verdicts(Verdict.LOST_WRITE), "a missing row that was acknowledged");
@@ -137,20 +129,12 @@ class SoakWorkloadTest {
         run.cleanup();
         db.failWrites = false;
         db.failReads = true;
-        SoakWorkload failing = verifier(state);
-        Object t = failing.initThread(new Properties(), 0, 1);
-        while (failing.doTransaction(db, t)) {
-            // reads fail
-        }
+        SoakWorkload failing = readEveryKey(state);
         assertEquals(0, failing.verdicts(Verdict.OK) + failing.verdicts(Verdict.LOST_WRITE)
                 + failing.verdicts(Verdict.WRONG_VALUE));
 
         db.failReads = false;
-        SoakWorkload verify = verifier(state);
-        Object v = verify.initThread(new Properties(), 0, 1);
-        while (verify.doTransaction(db, v)) {
-            // unacknowledged versions that landed are fine
-        }
+        SoakWorkload verify = readEveryKey(state);
         assertEquals(KEYS, verify.verdicts(Verdict.OK));
     }
 
@@ -194,6 +178,16 @@ class SoakWorkloadTest {
         SoakWorkload workload = new SoakWorkload();
         workload.init(p);
         return workload;
+    }
+
+    /** A new client that reads every key once, as the soak's final check does. */
+    private SoakWorkload readEveryKey(Path state) throws WorkloadException {
+        SoakWorkload verify = verifier(state);
+        Object thread = verify.initThread(new Properties(), 0, 1);
+        while (verify.doTransaction(db, thread)) {
+            // one read per key
+        }
+        return verify;
     }
 
     private SoakWorkload verifier(Path state) throws WorkloadException {
