@@ -156,11 +156,18 @@ def main(argv):
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   env=dict(os.environ, FLASHCHUNK_YCSB_NO_BUILD="1"))
         try:
-            deadline = time.time() + args.retry_seconds + 60
-            while jmx(node).get("DevicesBypassed", 1) != 0:
+            # in use: not out of use, and serving hits, twice in a row (a device whose retry time has
+            # passed is not out of use until its probe has been judged)
+            deadline = time.time() + 2 * args.retry_seconds + 60
+            last, in_use = jmx(node), 0
+            while in_use < 2:
                 if time.time() > deadline:
                     raise RuntimeError("the flash device is still out of use before the first phase")
-                time.sleep(2)
+                time.sleep(3)
+                now = jmx(node)
+                serving = now.get("DevicesBypassed", 1) == 0 and now.get("FlashHits", 0) > last.get("FlashHits", 0)
+                in_use = in_use + 1 if serving else 0
+                last = now
         finally:
             warmup.kill()
             warmup.wait()

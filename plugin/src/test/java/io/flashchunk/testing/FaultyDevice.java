@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * a device that starts returning EIO, or hangs, would. A failed write or flush may still have changed
  * the device (as a real one's may): the operation is carried out, and only its outcome is an error.
  * A held operation is not started until its gate opens; its buffer stays untouched until then.
+ * It can also add latency (on a test's clock), fail every operation of a kind, and return stale bytes.
  */
 public final class FaultyDevice implements BlockDevice {
     /** The operations a fault can be armed on. */
@@ -26,6 +27,9 @@ public final class FaultyDevice implements BlockDevice {
     private final java.util.concurrent.atomic.AtomicReferenceArray<CompletableFuture<Void>> hangs =
             new java.util.concurrent.atomic.AtomicReferenceArray<>(3);
     private final AtomicInteger held = new AtomicInteger();
+    // Per block: what the last write while stale reads were on overwrote.
+    private final java.util.concurrent.ConcurrentHashMap<Long, byte[]> overwritten = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile boolean stale;
     // Per op: run before each operation (a slow device's time passing on a test's clock), or null.
     private final java.util.concurrent.atomic.AtomicReferenceArray<Runnable> delays =
             new java.util.concurrent.atomic.AtomicReferenceArray<>(3);
@@ -66,6 +70,18 @@ public final class FaultyDevice implements BlockDevice {
     /** Fails every operation of kind {@code op} while {@code on}, as a device returning EIO does. */
     public void failing(Op op, boolean on) {
         failing.set(op.ordinal(), on ? 1 : 0);
+    }
+
+    /**
+     * While on, the device returns stale bytes, as a drive that lost a write but acknowledged it
+     * would: every write first keeps what it overwrites, and every read returns the kept bytes of the
+     * blocks it covers instead of the current ones.
+     */
+    public void staleReads(boolean on) {
+        stale = on;
+        if (!on) {
+            overwritten.clear();
+        }
     }
 
     /** Operations that arrived while their kind was hung (held, or run after the gate opened). */
@@ -141,7 +157,32 @@ public final class FaultyDevice implements BlockDevice {
             return CompletableFuture.failedFuture(fault(Op.READ, lba));
         }
         CompletableFuture<Void> gate = gate(Op.READ);
-        return gate == null ? inner.read(lba, buffer) : gate.thenCompose(ignored -> inner.read(lba, buffer));
+        CompletableFuture<Void> read = gate == null ? inner.read(lba, buffer)
+                : gate.thenCompose(ignored -> inner.read(lba, buffer));
+        return stale ? read.thenRun(() -> serveStale(lba, buffer)) : read;
+    }
+
+    private void serveStale(long lba, ByteBuffer buffer) {
+        for (int block = 0; block < buffer.remaining() / BLOCK_SIZE; block++) {
+            byte[] old = overwritten.get(lba + block);
+            if (old != null) {
+                buffer.duplicate().position(buffer.position() + block * BLOCK_SIZE).put(old);
+            }
+        }
+    }
+
+    private void keepOverwritten(long lba, int blocks) {
+        ByteBuffer old = io.flashchunk.buffer.AlignedBuffers.allocate(blocks * BLOCK_SIZE);
+        try {
+            inner.readNow(lba, old);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        for (int block = 0; block < blocks; block++) {
+            byte[] bytes = new byte[BLOCK_SIZE];
+            old.get(block * BLOCK_SIZE, bytes);
+            overwritten.put(lba + block, bytes);
+        }
     }
 
     @Override
@@ -154,10 +195,16 @@ public final class FaultyDevice implements BlockDevice {
             gate.join(); // a read in the caller's thread on a hung device blocks that thread
         }
         inner.readNow(lba, buffer);
+        if (stale) {
+            serveStale(lba, buffer);
+        }
     }
 
     @Override
     public CompletableFuture<Void> write(long lba, ByteBuffer buffer) {
+        if (stale) {
+            keepOverwritten(lba, buffer.remaining() / BLOCK_SIZE);
+        }
         boolean fail = faultNow(Op.WRITE);
         CompletableFuture<Void> gate = gate(Op.WRITE);
         CompletableFuture<Void> written = gate == null ? inner.write(lba, buffer)
