@@ -21,6 +21,7 @@ import sys
 import time
 
 import bench_ycsb
+import benchlib
 from bench_ycsb import Node, log, run
 import ycsb_output
 
@@ -225,6 +226,7 @@ def main(argv):
     with open(os.path.join(args.out, "result.json"), "w") as f:
         json.dump(result, f, indent=1)
     write_summary(args, result)
+    plot(args.out, result)
     log(f"{sum(reads.values()):,} reads, {failed_reads} failed, {wrong} wrong values; summary in {args.out}/summary.md")
     problems = [f"{p['phase'] + 1}. {p['name']}: {why}" for p, why in judge(phases)]
     for problem in problems:
@@ -244,6 +246,29 @@ def judge(phases):
             yield p, "no flash hits"
         if p["name"] == "healthy" and p["phase"] > 0 and "back" not in events:
             yield p, "the device did not come back"
+
+
+def plot(out, result):
+    """faults-live.png: flash hits and misses per second over the run, fault phases shaded."""
+    plt = benchlib.import_pyplot(log)
+    with open(os.path.join(out, "samples.jsonl")) as f:
+        samples = [json.loads(line) for line in f if line.strip()]
+    points = [(b["t"], (b["FlashHits"] - a["FlashHits"]) / (b["t"] - a["t"]), (b["Misses"] - a["Misses"]) / (b["t"] - a["t"]))
+              for a, b in zip(samples, samples[1:]) if "FlashHits" in a and "FlashHits" in b and b["t"] > a["t"]]
+    fig, ax = plt.subplots(figsize=(10, 4))
+    for p in result["phases"]:
+        if p["name"] != "healthy":
+            ax.axvspan(p["from_s"], p["to_s"], color="tab:red", alpha=0.12)
+            ax.text((p["from_s"] + p["to_s"]) / 2, 1.0, p["name"], transform=ax.get_xaxis_transform(), ha="center",
+                    va="bottom", fontsize=8)
+    ax.plot([t for t, _, _ in points], [h for _, h, _ in points], label="flash hits/s")
+    ax.plot([t for t, _, _ in points], [m for _, _, m in points], label="misses/s (SSTable reads)")
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("chunk reads per second")
+    ax.set_title(f"Faults on a live node's flash device: {result['failed_reads']} failed reads, "
+                 f"{result['wrong_values']} wrong values", pad=18)
+    ax.legend(loc="center right", fontsize=8)
+    benchlib.save_figure(plt, fig, os.path.join(out, "faults-live.png"))
 
 
 def write_summary(args, result):
@@ -269,7 +294,7 @@ def write_summary(args, result):
     lines += ["", "The cache's log lines, as written:", "", "```"]
     for p in result["phases"]:
         lines += [line for _, line in p["events"]]
-    lines += ["```", ""]
+    lines += ["```", "", "![flash hits and misses per second, fault phases shaded](faults-live.png)", ""]
     with open(os.path.join(args.out, "summary.md"), "w") as f:
         f.write("\n".join(lines))
 
