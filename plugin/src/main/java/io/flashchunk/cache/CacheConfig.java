@@ -161,7 +161,7 @@ public record CacheConfig(
         private long maintenanceIntervalMillis = 5_000;
         private double rebalanceFactor = 1.5;
         private int migrationBatch = 64;
-        private long slowReadMillis = 2;
+        private long slowReadMillis = 10;
         private long slowDeviceRetryMillis = 60_000;
 
         public Builder device(DeviceSpec device) {

@@ -5,7 +5,10 @@ import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.IllegalClassFormatException;
 import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
@@ -37,7 +40,7 @@ public final class FlashChunkAgent {
     }
 
     public static void premain(String arguments, Instrumentation instrumentation) {
-        new AgentBuilder.Default()
+        ClassFileTransformer rewriter = new AgentBuilder.Default()
                 .disableClassFormatChanges()
                 .type(named(CHUNK_CACHE))
                 .transform(FlashChunkAgent::instrument)
@@ -55,8 +58,22 @@ public final class FlashChunkAgent {
                                 + "and the flash cache is not used: " + error);
                     }
                 })
-                .installOn(instrumentation);
+                .makeRaw();
+        // Byte Buddy would describe every class the node loads to find one; its name alone decides.
+        instrumentation.addTransformer(new OnlyChunkCache(rewriter));
         installed = true;
+    }
+
+    /** Hands Byte Buddy the one class it rewrites and nothing else. */
+    private record OnlyChunkCache(ClassFileTransformer rewriter) implements ClassFileTransformer {
+        private static final String INTERNAL_NAME = CHUNK_CACHE.replace('.', '/');
+
+        @Override
+        public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
+                                ProtectionDomain domain, byte[] classFile) throws IllegalClassFormatException {
+            return INTERNAL_NAME.equals(className)
+                    ? rewriter.transform(module, loader, className, redefined, domain, classFile) : null;
+        }
     }
 
     /** One method of ChunkCache the agent rewrites: how an operator would name it, how to find it, its advice. */
