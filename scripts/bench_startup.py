@@ -11,7 +11,7 @@ import statistics
 import sys
 
 import bench_ycsb
-from bench_ycsb import Node, flash_yaml, log
+from bench_ycsb import Node, flash_yaml
 
 
 def parse_args(argv):

@@ -11,10 +11,8 @@ bean (io.flashchunk:type=FlashChunkCache) through nodetool's sjk; at the end it 
 lines about taking the device out of use and back, and writes OUT/samples.jsonl, OUT/summary.md.
 """
 import argparse
-import datetime
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -85,19 +83,6 @@ def ycsb(node, args, state, phase, *options):
     return [YCSB_SCRIPT, phase, "--native-port", str(node.native), "-p", f"workload={WORKLOAD}",
             "-p", f"recordcount={args.records}", "-p", f"fieldlength={args.field_length}",
             "-p", f"cassandra.keyspace={KEYSPACE}", "-p", f"soak.state={state}", *options]
-
-
-def interval_failures(text):
-    """[(seconds, failed reads, reads)] of the client's status lines."""
-    out = []
-    for line in text.splitlines():
-        m = ycsb_output.STATUS_LINE.search(line.strip())
-        if not m:
-            continue
-        failed = re.search(r"\[READ-FAILED: Count=(\d+)", line)
-        reads = re.search(r"\[READ: Count=(\d+)", line)
-        out.append((int(m.group(3)), int(failed.group(1)) if failed else 0, int(reads.group(1)) if reads else 0))
-    return out
 
 
 def parse_args(argv):

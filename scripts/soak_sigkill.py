@@ -18,11 +18,9 @@ import datetime
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 
 import bench_ycsb

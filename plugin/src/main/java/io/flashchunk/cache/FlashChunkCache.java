@@ -121,7 +121,7 @@ public final class FlashChunkCache implements AutoCloseable {
         this(config, devices, moveRecovered, System::nanoTime);
     }
 
-    /** @param clock System.nanoTime or a test's: the slow-device breakers' time */
+    /** @param clock System.nanoTime or a test's: the time of flash reads (the breakers' and the hit histogram's) */
     FlashChunkCache(CacheConfig config, List<BlockDevice> devices, boolean moveRecovered, LongSupplier clock)
             throws IOException {
         this.config = config.validate();
@@ -479,13 +479,12 @@ public final class FlashChunkCache implements AutoCloseable {
             return null; // the device is out of use: a miss
         }
         ByteBuffer buffer = pool.acquire(bytes);
-        long start = System.nanoTime();
-        long breakerStart = clock.getAsLong();
+        long start = clock.getAsLong();
         boolean read = inCaller ? readInCallerThread(space, readLba, buffer) : readQueued(space, readLba, buffer);
         if (inCaller) {
             breaker.callerReadEnded(!read);
         } else {
-            breaker.recordRead(clock.getAsLong() - breakerStart, !read);
+            breaker.recordRead(clock.getAsLong() - start, !read);
         }
         if (!read) {
             return null;
@@ -505,7 +504,7 @@ public final class FlashChunkCache implements AutoCloseable {
             return null;
         }
         metrics.flashHits.increment();
-        metrics.recordFlashHit(System.nanoTime() - start);
+        metrics.recordFlashHit(clock.getAsLong() - start);
         CachedChunk hit;
         if (next == null) {
             hit = new CachedChunk(chunk, pool);
@@ -861,10 +860,11 @@ public final class FlashChunkCache implements AutoCloseable {
     public CacheStats stats() {
         List<CacheStats.SpaceStats> spaceStats = new ArrayList<>();
         for (AddressSpace space : spaces.spaces()) {
+            DeviceBreaker breaker = breakers.get(space.index());
             spaceStats.add(new CacheStats.SpaceStats(space.index(), space.driver().path(), space.dataBlocks(),
                     space.usedBlocks(), space.freeBlocks(), space.heldBlocks(), space.reads().perSecond(),
-                    space.writes().perSecond(), space.driver().writesInFlight(), breakers.get(space.index()).bypassed(),
-                    breakers.get(space.index()).trips(), breakers.get(space.index()).refusedReads()));
+                    space.writes().perSecond(), space.driver().writesInFlight(), breaker.bypassed(), breaker.trips(),
+                    breaker.refusedReads()));
         }
         CacheMetrics m = metrics;
         return new CacheStats(m.memoryHits.sum(), m.dramHits.sum(), m.flashHits.sum(), m.misses.sum(), m.puts.sum(),
