@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import capped_storage
 from capped_storage import Cap
@@ -78,15 +78,36 @@ def parse_size(text):
     return int(float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2).upper()])
 
 
-def free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
+def node_ports():
+    """Ports below the kernel's ephemeral range, so no client connection's local port takes a node's
+    port while the node restarts."""
     try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            ephemeral = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        ephemeral = 32768
+    ports = range(max(1024, ephemeral - 12000), ephemeral)
+    return ports if len(ports) >= 1000 else range(20000, 30000)
+
+
+NODE_PORTS = node_ports()
+_ports_given = set()  # no port is handed out twice in one run
+
+
+def free_ports(count):
+    ports = []
+    while len(ports) < count:
+        port = random.choice(NODE_PORTS)
+        if port in _ports_given:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _ports_given.add(port)
+        ports.append(port)
+    return ports
 
 
 # ---------------------------------------------------------------- what is measured

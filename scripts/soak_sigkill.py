@@ -4,10 +4,12 @@
 Two nodes side by side, one with the flash chunk cache and one stock, each fed by its own YCSB client
 running io.flashchunk.ycsb.soak.SoakWorkload: every value is a function of its key and a version, and
 every read is judged against what that client sent and had acknowledged (CHECK OK / LOST_WRITE /
-WRONG_VALUE). The nodes have small memtables, so writes flush and compact between kills; some cycles
-also flush or start a major compaction just before the kill. Each cycle waits a random time under load,
-SIGKILLs both nodes at the same moment and starts them again (the clients keep running and reconnect).
-At the end each client saves its versions and a last client reads every key once.
+WRONG_VALUE), and every read not judged OK is logged with the times the writes it lost were
+acknowledged, so each lost write is placed against the kill that took it. The nodes have small
+memtables, so writes flush and compact between kills; some cycles also flush or start a major
+compaction just before the kill. Each cycle waits a random time under load, SIGKILLs both nodes at the
+same moment and starts them again (the clients keep running and reconnect). At the end each client
+saves its versions and a last client reads every key once.
 
 A run appends one line per node to RESULTS/runs.jsonl and rewrites RESULTS/summary.md with every run so
 far, so runs of about 90 minutes add up to the issue's 1,000 kills.
@@ -18,7 +20,9 @@ import datetime
 import json
 import os
 import random
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -51,12 +55,17 @@ class Soaked:
         self.device = os.path.join(work, f"{name}-flash.img")
         self.client = None
         self.client_log = os.path.join(work, f"{name}-run.log")
+        self.verdict_log = os.path.join(work, f"{name}-verdicts.jsonl")
+        self.final_verdict_log = os.path.join(work, f"{name}-final-verdicts.jsonl")
         self.starts = []
         self.warm = 0
         self.recovered = []
 
     def init(self):
         self.node.init()
+        # Both nodes keep a chunk cache in front of their reads (the flash node's loader turns it on), so
+        # the cache's kind is the only difference between them.
+        self.node.base_yaml = self.node.base_yaml.replace("file_cache_enabled: false\n", "file_cache_enabled: true\n")
         block = None
         if self.flash:
             capacity = self.args.flash_mib << 20
@@ -97,6 +106,7 @@ class Soaked:
         self.client = subprocess.Popen(
             self.ycsb("run", "-threads", str(self.args.threads), "-target", str(self.args.target),
                       "-p", f"soak.readproportion={self.args.read_proportion}",
+                      "-p", f"soak.verdictlog={self.verdict_log}",
                       "-p", f"maxexecutiontime={seconds}", "-p", "operationcount=2000000000",
                       "-s", "-p", "status.interval=10"),
             stdout=log_file, stderr=subprocess.STDOUT, env=dict(os.environ, FLASHCHUNK_YCSB_NO_BUILD="1"))
@@ -113,6 +123,7 @@ class Soaked:
     def verify(self):
         """Reads every key once; the summary of that read."""
         output = run(self.ycsb("run", "-threads", "4", "-p", "soak.verifyall=true",
+                               "-p", f"soak.verdictlog={self.final_verdict_log}",
                                "-p", f"operationcount={self.args.records}"))
         return ycsb_output.parse_summary(output)
 
@@ -147,9 +158,10 @@ def cycle_action(rng):
 
 
 def soak(args, nodes, rng, cycles_file):
-    """Kills and restarts every node until the deadline or the kill count; returns the kills."""
+    """Kills and restarts every node until the deadline or the kill count; returns the kills' times."""
     deadline = time.time() + args.minutes * 60 - args.tail_seconds
     kills = 0
+    kill_times = []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(nodes) * 2)
     while time.time() < deadline and (args.kills is None or kills < args.kills):
         time.sleep(rng.uniform(*args.kill_window))
@@ -162,14 +174,24 @@ def soak(args, nodes, rng, cycles_file):
             compactions = [subprocess.Popen([bench_ycsb.NODE_SCRIPT, "nodetool", s.node.dir, "compact", KEYSPACE],
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for s in nodes]
             time.sleep(rng.uniform(1.5, 4.0))
+        # SIGKILL both JVMs here, microseconds apart, so the kill's time is known to the millisecond;
+        # the launcher then waits for them to be gone and cleans up.
+        exits = [os.pidfd_open(s.node.pid()) for s in nodes]
         killed_at = time.time()
+        for pidfd in exits:
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        for pidfd in exits:
+            # readable once the process has exited and its ports are closed
+            select.select([pidfd], [], [], 30)
+            os.close(pidfd)
         for s in nodes:
             s.node.kill()
+        kill_times.append(killed_at)
         for p in compactions:
             p.wait()
         kills += 1
         starts = list(pool.map(lambda s: s.start(), nodes))
-        row = {"cycle": kills, "at": round(killed_at, 1), "action": action,
+        row = {"cycle": kills, "at": round(killed_at, 3), "action": action,
                "start_s": {s.name: t for s, t in zip(nodes, starts)},
                "recovered": {s.name: s.recovered[-1] for s in nodes if s.flash}}
         cycles_file.write(json.dumps(row) + "\n")
@@ -178,10 +200,56 @@ def soak(args, nodes, rng, cycles_file):
             log(f"{kills} kills; last restart {', '.join(f'{s.name} {t:.1f} s' for s, t in zip(nodes, starts))}"
                 + "".join(f"; {s.name} recovered {s.recovered[-1]} chunks" for s in nodes if s.flash))
     pool.shutdown()
-    return kills
+    return kill_times
 
 
-def summarize(args, nodes, kills, started, summaries, verified):
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else None
+
+
+# An acknowledgement the node sent just before its SIGKILL may reach the client thread a little after it.
+IN_FLIGHT_S = 0.5
+
+
+def losses(verdict_logs, kill_times):
+    """The acknowledged writes the node lost, each placed against the first kill after its acknowledgement.
+
+    Reads the clients' verdict logs. A read several versions behind may have lost one acknowledged write
+    and versions that were never acknowledged; only acknowledged ones are counted here. The milliseconds
+    from acknowledgement to kill are negative for acknowledgements the client took in after the kill.
+    """
+    lost, per_read, before_kill, after_last_kill, unplaced = 0, {}, [], 0, 0
+    for verdict_log in verdict_logs:
+        if not os.path.exists(verdict_log):
+            continue
+        with open(verdict_log) as f:
+            for line in f:
+                entry = json.loads(line)
+                if entry["verdict"] != "LOST_WRITE":
+                    continue
+                if not entry["lost_writes"]:
+                    unplaced += 1  # its write's acknowledgement is older than the client's memory
+                    continue
+                writes = entry["lost_writes"]
+                lost += len(writes)
+                per_read[len(writes)] = per_read.get(len(writes), 0) + 1
+                for _, acknowledged_ms in writes:
+                    kill = next((k for k in kill_times if (k + IN_FLIGHT_S) * 1000 >= acknowledged_ms), None)
+                    if kill is None:
+                        after_last_kill += 1
+                    else:
+                        before_kill.append(kill * 1000 - acknowledged_ms)
+    return {"lost_acknowledged_writes": lost,
+            "lost_writes_per_read": {str(k): v for k, v in sorted(per_read.items())},
+            "lost_ms_before_kill": {"min": min(before_kill) if before_kill else None,
+                                    "median": percentile(before_kill, 0.5), "p99": percentile(before_kill, 0.99),
+                                    "max": max(before_kill) if before_kill else None},
+            "lost_after_last_kill": after_last_kill, "lost_reads_unplaced": unplaced}
+
+
+def summarize(args, nodes, kill_times, started, summaries, verified):
+    kills = len(kill_times)
     rows = []
     for s in nodes:
         summary, final = summaries[s.name], verified[s.name]
@@ -205,7 +273,8 @@ def summarize(args, nodes, kills, started, summaries, verified):
             "final_lost_writes": final_checks.get("LOST_WRITE", 0),
             "final_reads_failed": sum(v for k, v in final_reads.items() if k not in ("OK", "NOT_FOUND")),
             "log_errors": errors, "log_checksum_lines": checksum,
-            "records": args.records, "target_ops_s": args.target,
+            "records": args.records, "target_ops_s": args.target, "stock_file_cache": True,
+            **losses((s.verdict_log, s.final_verdict_log), kill_times),
         })
     return rows
 
@@ -219,7 +288,9 @@ every read judged); both killed with SIGKILL at the same random moments and star
 "failed" are those the node answered with an error (not "no node reachable" while it was down);
 "lost writes" are reads older than a write the node had acknowledged (stock Cassandra's periodic
 commit log may lose the last seconds at a kill), counted once per loss; "wrong values" are values no
-write of that key ever sent. "final" is one read of every key after the last restart.
+write of that key ever sent. "final" is one read of every key after the last restart. From run
+20261125 on, the stock node has `file_cache_enabled: true` too (Cassandra's own chunk cache; the flash
+node's loader always turns it on), so the kind of chunk cache is the only difference between the nodes.
 
 | run | node | kills | warm restarts | reads checked | wrong values | failed reads | acknowledged updates | lost writes | final: checked / wrong / lost / failed | ERROR log lines | median start s |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|
@@ -256,9 +327,41 @@ def write_summary(results):
         rate = 1000 * t["lost"] / t["acked"] if t["acked"] else 0
         text += (f"| {node} | {t['runs']} | {t['kills']:,} | {t['warm']:,} | {t['checked']:,} | {t['wrong']} "
                  f"| {t['failed']} | {t['acked']:,} | {t['lost']} | {rate:.2f} |\n")
+    placed = [r for r in rows if "lost_acknowledged_writes" in r]
+    if placed:
+        text += LOSSES_HEAD
+        for r in placed:
+            per_read = r["lost_writes_per_read"]
+            deeper = sum(v for k, v in per_read.items() if int(k) >= 3)
+            ms = r["lost_ms_before_kill"]
+            text += (f"| {r['run']} | {r['node']} | {r['lost_writes'] + r['final_lost_writes']} "
+                     f"| {r['lost_acknowledged_writes']} "
+                     f"| {per_read.get('1', 0)} / {per_read.get('2', 0)} / {deeper} "
+                     f"| {fmt_ms(ms['min'])} / {fmt_ms(ms['median'])} / {fmt_ms(ms['p99'])} / {fmt_ms(ms['max'])} "
+                     f"| {r['lost_after_last_kill']} | {r['lost_reads_unplaced']} |\n")
     with open(os.path.join(results, "summary.md"), "w") as f:
         f.write(text)
     return totals
+
+
+LOSSES_HEAD = """
+## Lost writes, placed against the kills
+
+From the clients' verdict logs (runs from 20261125 on). A read that came back several versions old
+may have lost one acknowledged write and others that were never acknowledged (sent while the node
+was down); only acknowledged writes are counted here. Each is placed against the first kill after the
+client heard its acknowledgement (or up to 0.5 s before it: an acknowledgement the node sent just
+before the SIGKILL may reach the client just after; those count as negative milliseconds). Cassandra's
+periodic commit log (uncompressed) writes a sync marker every 100 ms and replay stops at the last
+marker, so a SIGKILL may lose what was acknowledged in the last 100 ms or so before it.
+
+| run | node | reads that lost writes | acknowledged writes lost | reads losing 1 / 2 / 3+ | ms from acknowledgement to kill: min / median / p99 / max | acknowledged after the last kill | reads whose lost writes are unknown |
+|---|---|---:|---:|---|---|---:|---:|
+"""
+
+
+def fmt_ms(value):
+    return "" if value is None else f"{value:,.0f}"
 
 
 def parse_args(argv):
@@ -305,8 +408,8 @@ def main(argv):
         for s in nodes:
             s.start_client(int(args.minutes * 60))
         with open(os.path.join(args.work, "cycles.jsonl"), "w") as cycles:
-            kills = soak(args, nodes, rng, cycles)
-        log(f"{kills} kills; waiting for the clients to finish")
+            kill_times = soak(args, nodes, rng, cycles)
+        log(f"{len(kill_times)} kills; waiting for the clients to finish")
         summaries = {s.name: s.finish_client() for s in nodes}
         verified = {s.name: s.verify() for s in nodes}
         for s in nodes:
@@ -318,7 +421,7 @@ def main(argv):
             subprocess.run([bench_ycsb.NODE_SCRIPT, "kill", s.node.dir], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
         raise
-    rows = summarize(args, nodes, kills, started, summaries, verified)
+    rows = summarize(args, nodes, kill_times, started, summaries, verified)
     with open(os.path.join(args.results, "runs.jsonl"), "a") as f:
         for row in rows:
             f.write(json.dumps(row) + "\n")

@@ -1,14 +1,17 @@
 package io.flashchunk.ycsb.soak;
 
 import io.flashchunk.ycsb.soak.KeyVersions.Verdict;
+import io.flashchunk.ycsb.soak.RecentAcknowledgements.Write;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -31,8 +34,11 @@ import site.ycsb.measurements.Measurements;
  * <p>Properties: {@code recordcount}, {@code table}, {@code fieldlength} (default 1000),
  * {@code soak.readproportion} (default 0.7; the rest are updates), {@code soak.state} (a file the
  * versions are read from at start, if it exists, and written to at the end, so a load, a soak and a
- * final check are one history), {@code soak.verifyall} (true: each thread reads its keys once, in
- * order, and writes nothing; run it with {@code operationcount} equal to {@code recordcount}).
+ * final check are one history; the {@link RecentAcknowledgements} go beside it, in
+ * {@code <soak.state>.acknowledgements}), {@code soak.verifyall} (true: each thread reads its keys once, in
+ * order, and writes nothing; run it with {@code operationcount} equal to {@code recordcount}),
+ * {@code soak.verdictlog} (a file every read not judged OK is appended to, as a {@link VerdictLog}
+ * line with the times the writes it lost were acknowledged).
  *
  * <p>Key {@code i} belongs to client thread {@code i % threads}, so writes of one key never race.
  */
@@ -47,7 +53,10 @@ public class SoakWorkload extends Workload {
     private final AtomicInteger nextInsert = new AtomicInteger();
     private final AtomicLong loggedVerdicts = new AtomicLong();
     private final Map<Verdict, LongAdder> verdicts = new EnumMap<>(Verdict.class);
+    private final LongSupplier clock;
     private KeyVersions versions;
+    private RecentAcknowledgements recent;
+    private VerdictLog verdictLog;
     private Path stateFile;
     private String table;
     private int fieldLength;
@@ -65,6 +74,15 @@ public class SoakWorkload extends Workload {
             this.threads = threads;
             this.random = new SplittableRandom(seed);
         }
+    }
+
+    public SoakWorkload() {
+        this(System::currentTimeMillis);
+    }
+
+    /** A workload whose acknowledgement and verdict times come from {@code clock} (milliseconds). */
+    SoakWorkload(LongSupplier clock) {
+        this.clock = clock;
     }
 
     @Override
@@ -92,6 +110,19 @@ public class SoakWorkload extends Workload {
                     : new KeyVersions(records);
         } catch (IOException e) {
             throw new WorkloadException("cannot read soak.state " + stateFile + ": " + e.getMessage(), e);
+        }
+        Path acknowledgements = acknowledgementsFile();
+        try {
+            recent = acknowledgements != null && Files.exists(acknowledgements)
+                    ? RecentAcknowledgements.load(acknowledgements, records) : new RecentAcknowledgements(records);
+        } catch (IOException e) {
+            throw new WorkloadException("cannot read " + acknowledgements + ": " + e.getMessage(), e);
+        }
+        String log = p.getProperty("soak.verdictlog");
+        try {
+            verdictLog = log == null ? null : new VerdictLog(Path.of(log));
+        } catch (IOException e) {
+            throw new WorkloadException("cannot open soak.verdictlog " + log + ": " + e.getMessage(), e);
         }
     }
 
@@ -135,14 +166,26 @@ public class SoakWorkload extends Workload {
 
     @Override
     public void cleanup() throws WorkloadException {
+        try {
+            if (verdictLog != null) {
+                verdictLog.close();
+            }
+        } catch (IOException e) {
+            throw new WorkloadException("cannot close soak.verdictlog: " + e.getMessage(), e);
+        }
         if (stateFile == null) {
             return;
         }
         try {
             versions.save(stateFile);
+            recent.save(acknowledgementsFile());
         } catch (IOException e) {
             throw new WorkloadException("cannot write soak.state " + stateFile + ": " + e.getMessage(), e);
         }
+    }
+
+    private Path acknowledgementsFile() {
+        return stateFile == null ? null : stateFile.resolveSibling(stateFile.getFileName() + ".acknowledgements");
     }
 
     /** The reads this client judged {@code verdict} so far. */
@@ -163,6 +206,7 @@ public class SoakWorkload extends Workload {
         Status status = versions.acknowledged(key) == 0 ? db.insert(table, name, values) : db.update(table, name, values);
         if (status.isOk()) {
             versions.acknowledged(key, version);
+            recent.acknowledged(key, version, clock.getAsLong());
         }
         return status.isOk();
     }
@@ -184,7 +228,14 @@ public class SoakWorkload extends Workload {
         Verdict verdict = versions.judge(key, version);
         verdicts.get(verdict).increment();
         Measurements.getMeasurements().reportStatus(CHECK, statusOf(verdict));
-        if (verdict != Verdict.OK && loggedVerdicts.incrementAndGet() <= LOGGED_VERDICTS) {
+        if (verdict == Verdict.OK) {
+            return;
+        }
+        List<Write> lost = verdict == Verdict.LOST_WRITE ? recent.takeNewerThan(key, version) : List.of();
+        if (verdictLog != null) {
+            verdictLog.record(clock.getAsLong(), name, verdict, version, acknowledged, versions.sent(key), lost);
+        }
+        if (loggedVerdicts.incrementAndGet() <= LOGGED_VERDICTS) {
             LOG.error("{}: key {} read version {} (-1: no version of it), acknowledged {}, sent {}", verdict, name,
                     version, acknowledged, versions.sent(key));
         }

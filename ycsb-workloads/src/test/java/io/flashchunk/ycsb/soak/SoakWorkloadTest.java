@@ -5,13 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.Vector;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,6 +104,99 @@ class SoakWorkloadTest {
         }
         assertEquals(lost, verify.verdicts(Verdict.LOST_WRITE));
         assertEquals(2 * KEYS - lost, verify.verdicts(Verdict.OK));
+    }
+
+    @Test
+    void theVerdictLogNamesTheAcknowledgedWritesALossTookAndWhen() throws Exception {
+        Path state = dir.resolve("state");
+        load(state);
+        Map<String, String> loaded = new HashMap<>(db.rows);
+        AtomicLong clock = new AtomicLong(1_000);
+        Path log = dir.resolve("verdicts.jsonl");
+        Properties p = properties(state);
+        p.setProperty("soak.readproportion", "0.5");
+        p.setProperty("soak.verdictlog", log.toString());
+        SoakWorkload run = new SoakWorkload(clock::get);
+        run.init(p);
+        Object thread = run.initThread(new Properties(), 0, 1);
+        db.failWrites = true; // sent, landed, never acknowledged
+        for (int i = 0; i < 100; i++) {
+            run.doTransaction(db, thread);
+        }
+        Map<String, String> unacknowledged = new HashMap<>(db.rows);
+        db.failWrites = false;
+        clock.set(2_000);
+        for (int i = 0; i < 100; i++) {
+            run.doTransaction(db, thread);
+        }
+        String forgotten = db.rows.keySet().stream().filter(k -> !db.rows.get(k).equals(unacknowledged.get(k)))
+                .findFirst().orElseThrow();
+        db.rows.put(forgotten, loaded.get(forgotten)); // the node lost this key's updates
+        db.rejectWrites = true; // from now on nothing lands, so nothing heals the loss
+        clock.set(3_000);
+        while (run.verdicts(Verdict.LOST_WRITE) == 0) {
+            run.doTransaction(db, thread);
+        }
+        run.cleanup();
+
+        List<String> lines = Files.readAllLines(log);
+        assertEquals(1, lines.size(), lines.toString());
+        JsonNode line = new ObjectMapper().readTree(lines.get(0));
+        assertEquals(forgotten, line.get("key").asText());
+        assertEquals("LOST_WRITE", line.get("verdict").asText());
+        assertEquals(3_000, line.get("at").asLong());
+        assertEquals(1, line.get("read").asLong(), "the loaded version");
+        JsonNode lost = line.get("lost_writes");
+        assertTrue(lost.size() >= 1, line.toString());
+        for (JsonNode write : lost) {
+            assertEquals(2_000, write.get(1).asLong(), "only acknowledged writes, with their time: " + line);
+        }
+        assertEquals(line.get("acknowledged").asLong(), lost.get(lost.size() - 1).get(0).asLong());
+        assertTrue(line.get("sent").asLong() >= line.get("acknowledged").asLong(), line.toString());
+    }
+
+    @Test
+    void theFinalCheckPlacesTheLossesItFindsWithTheRunsAcknowledgements() throws Exception {
+        Path state = dir.resolve("state");
+        load(state);
+        Map<String, String> loaded = new HashMap<>(db.rows);
+        SoakWorkload run = new SoakWorkload(() -> 5_000);
+        Properties p = properties(state);
+        p.setProperty("soak.readproportion", "0");
+        run.init(p);
+        Object thread = run.initThread(new Properties(), 0, 1);
+        for (int i = 0; i < 100; i++) {
+            run.doTransaction(db, thread);
+        }
+        run.cleanup();
+        db.rows.putAll(loaded); // the node forgot every update
+
+        Path log = dir.resolve("final.jsonl");
+        Properties check = properties(state);
+        check.setProperty("soak.verifyall", "true");
+        check.setProperty("soak.verdictlog", log.toString());
+        SoakWorkload verify = new SoakWorkload(() -> 6_000);
+        verify.init(check);
+        Object reader = verify.initThread(new Properties(), 0, 1);
+        while (verify.doTransaction(db, reader)) {
+            // one read per key
+        }
+        verify.cleanup();
+
+        List<String> lines = Files.readAllLines(log);
+        assertEquals(verify.verdicts(Verdict.LOST_WRITE), lines.size());
+        assertTrue(lines.size() > 0);
+        long lostWrites = 0;
+        for (String text : lines) {
+            JsonNode line = new ObjectMapper().readTree(text);
+            assertEquals(6_000, line.get("at").asLong());
+            for (JsonNode write : line.get("lost_writes")) {
+                assertEquals(5_000, write.get(1).asLong(), text);
+                lostWrites++;
+            }
+            assertEquals(line.get("acknowledged").asLong() - 1, line.get("lost_writes").size(), text);
+        }
+        assertEquals(100, lostWrites, "every acknowledged update, each once");
     }
 
     @Test
@@ -214,6 +312,7 @@ class SoakWorkloadTest {
         final Map<String, String> rows = new HashMap<>();
         boolean failReads;
         boolean failWrites;
+        boolean rejectWrites;
         Set<String> recordKeys;
 
         @Override
@@ -239,6 +338,9 @@ class SoakWorkloadTest {
         public Status update(String table, String key, Map<String, ByteIterator> values) {
             if (recordKeys != null) {
                 recordKeys.add(key);
+            }
+            if (rejectWrites) {
+                return Status.ERROR;
             }
             rows.put(key, values.get(SoakWorkload.FIELD).toString());
             return failWrites ? Status.ERROR : Status.OK;
