@@ -29,6 +29,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zipfile
@@ -220,13 +221,16 @@ class Node:
             self.base_yaml = "".join(line for line in f if not line.startswith(("file_cache_enabled:", "file_cache_size:")))
         self.base_yaml += "file_cache_enabled: false\n"
 
-    def configure(self, flash_block):
-        """Stock Cassandra when flash_block is None; else the agent, the loader and the flash cache block."""
+    def configure(self, flash_block, record_reads=None):
+        """Stock Cassandra when flash_block is None; else the agent, the loader and the flash cache block,
+        and with record_reads a file the cache records every chunk read to (for scripts/sim-cache.sh)."""
         with open(self.yaml, "w") as f:
             f.write(self.base_yaml + ("\n" + flash_block if flash_block else ""))
         if flash_block:
             with open(self.extra_options, "w") as f:
                 f.write(f"-javaagent:{AGENT_JAR}\n-Dcassandra.config.loader={LOADER}\n")
+                if record_reads:
+                    f.write(f"-Dflashchunk.record_reads={record_reads}\n")
         elif os.path.exists(self.extra_options):
             os.remove(self.extra_options)
 
@@ -651,7 +655,11 @@ class Bench:
             capacity = (int(config.hot_multiple * hot_set_bytes(args) / 0.9) + (64 << 20)) // 4096 * 4096
             with open(device, "wb") as f:
                 f.truncate(capacity)
-            self.node.configure(flash_yaml(device, capacity, config.flash_settings))
+            record = None
+            if args.record_reads:
+                record = os.path.join(args.record_reads, f"{config.name}-{case.workload}-{case.table}-round{case.round}.reads")
+                log(f"{config.label}: recording its chunk reads to {record}")
+            self.node.configure(flash_yaml(device, capacity, config.flash_settings), record)
         else:
             self.node.configure(None)
         self.dataset.restore(self.node, [config.table or case.table])
@@ -915,6 +923,9 @@ def parse_args(argv):
     p.add_argument("--restart-hold", type=int, default=15,
                    help=f"stop following once {RESTART_SHARE * 100:.0f}%% of the warm throughput has been reached this long ago")
     p.add_argument("--seed", type=int, default=1, help="of the random kill moments")
+    p.add_argument("--record-reads", metavar="DIR", default=None,
+                   help="flash configurations record every chunk read to DIR/CONFIG-WORKLOAD-TABLE-roundN.reads, "
+                        "a trace for scripts/sim-cache.sh --recorded")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
     p.add_argument("--append", action="store_true",
                    help="add to the results already in --out (another part of a sweep, measured the same way): "
@@ -944,6 +955,9 @@ def parse_args(argv):
     args.read_ahead_kb = None if args.read_ahead_kb == "machine" else int(args.read_ahead_kb)
     # The node runs in its own directory: a relative flash device path in its yaml would point elsewhere.
     args.work = os.path.abspath(args.work)
+    if args.record_reads:
+        args.record_reads = os.path.abspath(args.record_reads)
+        os.makedirs(args.record_reads, exist_ok=True)
     return args
 
 
@@ -1062,6 +1076,14 @@ def self_test():
     check("restarts by default", parse_args(["--out", "x"]).restarts, ["clean", "kill"])
     check("no restarts", parse_args(["--out", "x", "--restarts", "none"]).restarts, [])
     check("uncompressed baseline has its own table", CONFIGS["base-u-M"].table, "raw")
+    with tempfile.TemporaryDirectory() as tmp:
+        node = Node.__new__(Node)
+        node.yaml, node.extra_options, node.base_yaml = os.path.join(tmp, "y"), os.path.join(tmp, "o"), ""
+        node.configure(flash_yaml("/f", 4096), os.path.join(tmp, "r.reads"))
+        check("a recording flash node gets the recorder's option",
+              f"-Dflashchunk.record_reads={tmp}/r.reads" in open(node.extra_options).read().splitlines(), True)
+        node.configure(None)
+        check("a stock node gets no agent options", os.path.exists(node.extra_options), False)
     first = {"records": 1, "caps": [[0, 0], [4000, 166.67]], "configs": ["a", "b"], "targets": [0], "workloads": ["w"],
              "restarts": [], "labels": {"a": "A"}, "tables": {"lz4": "L"}, "cap_probe_reads_per_s": {"4000": 3999},
              "rounds": 2}

@@ -13,7 +13,7 @@ echo "== native: libcflsh_block (make test)"
 make -s -C native all test
 
 echo "== benchmark scripts: self-tests (synthetic results; capped_storage attaches, caps and probes a real loop device)"
-for report in bench_ycsb ycsb_output capped_storage bench_io_cost bench_cache_report bench_device_report bench_ycsb_report bench_profile_report; do
+for report in bench_ycsb ycsb_output capped_storage bench_io_cost bench_cache_report bench_device_report bench_ycsb_report bench_profile_report sim_cache_report; do
   python3 "$repo/scripts/$report.py" --self-test
 done
 
@@ -31,6 +31,19 @@ echo "== scripts/sim-power-cut.sh (2 seeds, 10 cut points each)"
 sim_out="$(mktemp -d)"
 "$repo/scripts/sim-power-cut.sh" --seeds 2 --cuts 10 --operations 300 --out "$sim_out" >/dev/null
 grep -q "recovered chunks evicted by reads): 0\." "$sim_out/summary.md"
+rm -rf "$sim_out"
+# the cache simulator's script, on small traces: checks it runs end to end and reports every design
+echo "== scripts/sim-cache.sh (small traces)"
+sim_out="$(mktemp -d)"
+"$repo/scripts/sim-cache.sh" --chunks 20000 --reads 200000 --fractions 0.2 --segment-mib 1 --heap 1g \
+  --out "$sim_out" >/dev/null
+python3 - "$sim_out/raw.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+assert len({r["design"] for r in rows}) >= 2 and {r["trace"] for r in rows} >= {"hotspot 30/80", "zipfian 0.99"}, rows
+assert all(0 < r["hit_ratio"] < 1 and r["written_per_admitted"] >= 1 for r in rows), rows
+PY
+test -s "$sim_out/hit-ratios.png"
 rm -rf "$sim_out"
 # the SIGKILL soak of real nodes (flash and stock, YCSB checking every read), short: a few kills
 echo "== scripts/soak-sigkill.sh (2 minutes)"

@@ -37,12 +37,14 @@ public final class CassandraFlashCache implements AdapterCounters {
     private final FlashChunkCache cache;
     private final SSTableFiles files;
     private final ScheduledExecutorService releaseChecks;
+    private final ChunkReadRecorder recorder;
     private final LongAdder uncachedFiles = new LongAdder();
     private final LongAdder positionInvalidations = new LongAdder();
     private volatile ChunkService chunks;
 
-    private CassandraFlashCache(FlashChunkCache cache) {
+    private CassandraFlashCache(FlashChunkCache cache, ChunkReadRecorder recorder) {
         this.cache = cache;
+        this.recorder = recorder;
         this.files = new SSTableFiles(cache);
         this.releaseChecks = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "flashchunk-released-files");
@@ -61,7 +63,7 @@ public final class CassandraFlashCache implements AdapterCounters {
         if (active != null) {
             return active;
         }
-        CassandraFlashCache started = new CassandraFlashCache(FlashChunkCache.open(config));
+        CassandraFlashCache started = new CassandraFlashCache(FlashChunkCache.open(config), readRecorder());
         try {
             new FlashChunkCacheMetrics(started.cache, started).register();
         } catch (JMException | RuntimeException e) {
@@ -72,6 +74,16 @@ public final class CassandraFlashCache implements AdapterCounters {
         LOG.info("flash chunk cache: serving Cassandra's chunk cache from {} device(s), capacity {} MiB, {} chunks "
                 + "recovered", config.devices().size(), started.cache.capacityBytes() >> 20, started.cache.entries());
         return started;
+    }
+
+    /** The recorder of chunk reads the JVM options ask for; none if they ask for none or it cannot start. */
+    private static ChunkReadRecorder readRecorder() {
+        try {
+            return ChunkReadRecorder.fromSystemProperties();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("flash chunk cache: chunk reads are not recorded: {}", e.toString());
+            return null;
+        }
     }
 
     /** The running flash cache, or null when Cassandra's own chunk cache is in charge. */
@@ -144,6 +156,9 @@ public final class CassandraFlashCache implements AdapterCounters {
     /** Ends the cache with a final checkpoint (JVM shutdown, or Cassandra closing its chunk cache). */
     void close() {
         releaseChecks.shutdownNow();
+        if (recorder != null) {
+            recorder.close();
+        }
         cache.close();
         LOG.info("flash chunk cache: closed after a final checkpoint; {}", cache.stats());
     }
@@ -159,7 +174,7 @@ public final class CassandraFlashCache implements AdapterCounters {
         if (service == null) {
             synchronized (this) {
                 if (chunks == null) {
-                    chunks = new ChunkService(cache, stock.metrics, BufferPools.forChunkCache());
+                    chunks = new ChunkService(cache, stock.metrics, BufferPools.forChunkCache(), recorder);
                 }
                 service = chunks;
             }

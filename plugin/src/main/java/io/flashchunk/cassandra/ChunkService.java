@@ -26,13 +26,23 @@ final class ChunkService {
     private final FlashChunkCache cache;
     private final ChunkCacheMetrics metrics;
     private final BufferPool missBuffers;
+    private final ChunkReadRecorder recorder;
     private final LongAdder lengthMismatches = new LongAdder();
     private final LongAdder cacheFailures = new LongAdder();
 
-    ChunkService(FlashChunkCache cache, ChunkCacheMetrics metrics, BufferPool missBuffers) {
+    /** @param recorder where each chunk read is recorded for the simulator, or null (the default) */
+    ChunkService(FlashChunkCache cache, ChunkCacheMetrics metrics, BufferPool missBuffers, ChunkReadRecorder recorder) {
         this.cache = cache;
         this.metrics = metrics;
         this.missBuffers = missBuffers;
+        this.recorder = recorder;
+    }
+
+    /** A reader asks for the chunk at {@code chunkStart}: recorded when reads are being recorded. */
+    void reading(CachedFile file, long chunkStart, int expectedLength) {
+        if (recorder != null) {
+            recorder.record(file.id(), chunkStart, expectedLength);
+        }
     }
 
     /**

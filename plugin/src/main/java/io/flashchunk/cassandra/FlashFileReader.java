@@ -26,6 +26,7 @@ final class FlashFileReader implements Rebufferer {
     public BufferHolder rebuffer(long position) {
         long chunkStart = shared.chunkStart(position);
         int expectedLength = shared.expectedLength(chunkStart);
+        shared.chunks().reading(shared.file(), chunkStart, expectedLength);
         FollowingChunk next = follower;
         follower = null;
         if (next != null) {

@@ -112,6 +112,13 @@ final class CassandraNode implements AutoCloseable {
         return jar.toAbsolutePath();
     }
 
+    /** Adds a JVM option (one line of conf/jvm-extra.options) for the node's next start. */
+    CassandraNode jvmOption(String option) throws IOException {
+        Files.writeString(dir.resolve("conf/jvm-extra.options"), option + "\n", StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        return this;
+    }
+
     /** Sets an environment variable for the node's JVM (e.g. fault injection of our capiblock library). */
     CassandraNode environment(String name, String value) {
         environment.put(name, value);

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FlashCacheReadsIT {
     static final int ROWS = 500;
+    static final String RECORDING = "chunk-reads.bin";
     /** Table name to (compressor, chunk KiB): LZ4 and Zstd at 4, 16 and 64 KB chunks, and no compression. */
     static final Map<String, Object[]> TABLES = new LinkedHashMap<>();
 
@@ -46,6 +47,7 @@ class FlashCacheReadsIT {
     @BeforeAll
     void startNodes() throws Exception {
         flash = CassandraNode.withFlashCache("reads-flash", 256L << 20, "checkpoint_interval_ms: 5s", "");
+        flash.jvmOption("-Dflashchunk.record_reads=" + flash.dir.resolve(RECORDING));
         stock = CassandraNode.create("reads-stock", true, "");
         for (CassandraNode node : List.of(flash, stock)) {
             node.start();
@@ -134,6 +136,30 @@ class FlashCacheReadsIT {
         assertThrows(InstanceNotFoundException.class,
                 () -> stock.jmxAttribute("io.flashchunk:type=FlashChunkCache", "Hits"));
         assertFalse(stock.systemLog().contains("flash chunk cache"), "the stock node mentions the flash cache");
+    }
+
+    @Test
+    @Order(5)
+    void everyChunkReadIsRecordedForTheSimulatorWhenTheJvmOptionAsks() throws Exception {
+        long hits = flash.flashStat("Hits");
+        flash.stop(); // the recorder's buffer is written out as the cache closes
+        java.nio.file.Path file = flash.dir.resolve(RECORDING);
+        long records = java.nio.file.Files.size(file) / 12;
+        assertEquals(0, java.nio.file.Files.size(file) % 12, "whole (long key, int bytes) records");
+        assertTrue(records >= hits, records + " reads recorded, fewer than the " + hits + " hits alone");
+        java.util.Set<Long> files = new java.util.HashSet<>();
+        try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(
+                java.nio.file.Files.newInputStream(file)))) {
+            for (long i = 0; i < records; i++) {
+                long key = in.readLong();
+                int bytes = in.readInt();
+                files.add(key >>> 32);
+                assertTrue(bytes > 0 && bytes <= 65536, "read " + i + ": " + bytes + " bytes");
+            }
+        }
+        assertFalse(files.contains(0L), "file ids start at 1");
+        assertTrue(files.size() >= TABLES.size(), "reads of " + files.size() + " files, " + TABLES.size() + " tables");
+        assertTrue(flash.systemLog().contains("recording stopped: the cache closed"), "the recorder's closing line");
     }
 
     static String chunkCacheLine(CassandraNode node) {

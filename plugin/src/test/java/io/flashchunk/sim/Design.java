@@ -1,0 +1,57 @@
+package io.flashchunk.sim;
+
+import java.util.List;
+import java.util.function.LongFunction;
+
+/** A cache design the simulator compares, built for a flash size. */
+record Design(String name, LongFunction<SimulatedCache> build) {
+    /** Keys the second-miss admission remembers, as a share of the chunks flash holds. */
+    static final double GHOST_SHARE = 0.05;
+    /** Reads, counted by the frequency sketch, that a chunk needs lately to be admitted. */
+    static final int ADMIT_FREQUENCY = 2;
+    /** The share of a reclaimed segment that chunks kept by reinsertion may fill. */
+    static final double MAX_RETAINED = 0.5;
+
+    /** Today's design and the segment candidates, with {@code segmentBytes} segments of {@code chunkBytes} chunks. */
+    static List<Design> all(long segmentBytes, int chunkBytes) {
+        int never = Integer.MAX_VALUE;
+        return List.of(
+                new Design("chunk W-TinyLFU (today)", ChunkWTinyLfu::new),
+                new Design("segments FIFO", b -> fifo(b, segmentBytes, never, null)),
+                new Design("segments FIFO, reinsert hit chunks", b -> fifo(b, segmentBytes, 1, null)),
+                new Design("segments W-TinyLFU", b -> tinyLfu(b, segmentBytes, never, null)),
+                new Design("segments W-TinyLFU, reinsert hit chunks", b -> tinyLfu(b, segmentBytes, 1, null)),
+                new Design("segments W-TinyLFU, reinsert hit chunks, admit on 2nd miss", b ->
+                        tinyLfu(b, segmentBytes, 1, ghost(b, chunkBytes))),
+                new Design("segments FIFO, admit read twice lately", b ->
+                        fifo(b, segmentBytes, never, frequent(b, chunkBytes, ADMIT_FREQUENCY))),
+                new Design("segments FIFO, reinsert hit chunks, admit read twice lately", b ->
+                        fifo(b, segmentBytes, 1, frequent(b, chunkBytes, ADMIT_FREQUENCY))),
+                new Design("segments W-TinyLFU, admit read twice lately", b ->
+                        tinyLfu(b, segmentBytes, never, frequent(b, chunkBytes, ADMIT_FREQUENCY))),
+                new Design("segments W-TinyLFU, reinsert hit chunks, admit read twice lately", b ->
+                        tinyLfu(b, segmentBytes, 1, frequent(b, chunkBytes, ADMIT_FREQUENCY))),
+                new Design("segments W-TinyLFU, admit if read more than a victim", b ->
+                        tinyLfu(b, segmentBytes, never, new VictimFrequencyAdmission(b / chunkBytes))),
+                new Design("segments W-TinyLFU, reinsert hit chunks, admit if read more than a victim", b ->
+                        tinyLfu(b, segmentBytes, 1, new VictimFrequencyAdmission(b / chunkBytes))));
+    }
+
+    private static Admission ghost(long bytes, int chunkBytes) {
+        return new SecondMissAdmission((long) (GHOST_SHARE * bytes / chunkBytes));
+    }
+
+    private static Admission frequent(long bytes, int chunkBytes, int reads) {
+        return new FrequencyAdmission(bytes / chunkBytes, reads);
+    }
+
+    private static SimulatedCache fifo(long bytes, long segmentBytes, int reinsertHits, Admission admission) {
+        return new SegmentedCache(new SegmentLog(bytes, segmentBytes, new FifoOrder(), reinsertHits, MAX_RETAINED),
+                admission);
+    }
+
+    private static SimulatedCache tinyLfu(long bytes, long segmentBytes, int reinsertHits, Admission admission) {
+        EvictionOrder order = new WTinyLfuOrder(SegmentLog.segments(bytes, segmentBytes) - 1);
+        return new SegmentedCache(new SegmentLog(bytes, segmentBytes, order, reinsertHits, MAX_RETAINED), admission);
+    }
+}

@@ -1,0 +1,53 @@
+package io.flashchunk.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class FrequencySketchTest {
+    @Test
+    void countsReadsOfAKeyUpToFifteen() {
+        FrequencySketch sketch = new FrequencySketch(1024);
+        long key = (3L << 32) | 17;
+        assertEquals(0, sketch.frequency(key));
+        for (int i = 1; i <= 20; i++) {
+            sketch.increment(key);
+            assertEquals(Math.min(i, 15), sketch.frequency(key), "after " + i + " reads");
+        }
+    }
+
+    @Test
+    void keysReadOftenStandOutFromKeysReadOnce() {
+        FrequencySketch sketch = new FrequencySketch(1 << 14);
+        for (long key = 0; key < 4096; key++) {
+            sketch.increment(key);
+        }
+        for (int round = 0; round < 5; round++) {
+            for (long key = 1L << 40; key < (1L << 40) + 100; key++) {
+                sketch.increment(key);
+            }
+        }
+        int overestimated = 0;
+        for (long key = 0; key < 4096; key++) {
+            overestimated += sketch.frequency(key) > 1 ? 1 : 0;
+        }
+        assertTrue(overestimated < 41, overestimated + " of 4096 keys read once look read more often");
+        for (long key = 1L << 40; key < (1L << 40) + 100; key++) {
+            assertTrue(sketch.frequency(key) >= 5, "key " + key);
+        }
+    }
+
+    @Test
+    void oldReadsFadeByHalvesAfterTenReadsPerCounter() {
+        FrequencySketch sketch = new FrequencySketch(16); // 16 counters a row, halved after 40 reads
+        for (int i = 0; i < 12; i++) {
+            sketch.increment(1);
+        }
+        assertEquals(12, sketch.frequency(1));
+        for (int i = 0; i < 28; i++) {
+            sketch.increment(1000 + i % 2);
+        }
+        assertEquals(6, sketch.frequency(1), "halved at the 40th read");
+    }
+}
