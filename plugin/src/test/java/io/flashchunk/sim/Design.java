@@ -11,6 +11,8 @@ record Design(String name, LongFunction<SimulatedCache> build) {
     static final int ADMIT_FREQUENCY = 2;
     /** The share of a reclaimed segment that chunks kept by reinsertion may fill. */
     static final double MAX_RETAINED = 0.5;
+    /** A share that keeps flash bytes written per admitted byte within issue 15's 1.05. */
+    static final double LOW_RETAINED = 0.045;
 
     /** Today's design and the segment candidates, with {@code segmentBytes} segments of {@code chunkBytes} chunks. */
     static List<Design> all(long segmentBytes, int chunkBytes) {
@@ -31,6 +33,8 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                         tinyLfu(b, segmentBytes, never, frequent(b, chunkBytes, ADMIT_FREQUENCY))),
                 new Design("segments W-TinyLFU, reinsert hit chunks, admit read twice lately", b ->
                         tinyLfu(b, segmentBytes, 1, frequent(b, chunkBytes, ADMIT_FREQUENCY))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit read twice lately", b ->
+                        tinyLfu(b, segmentBytes, 1, LOW_RETAINED, frequent(b, chunkBytes, ADMIT_FREQUENCY))),
                 new Design("segments W-TinyLFU, admit if read more than a victim", b ->
                         tinyLfu(b, segmentBytes, never, new VictimFrequencyAdmission(b / chunkBytes))),
                 new Design("segments W-TinyLFU, reinsert hit chunks, admit if read more than a victim", b ->
@@ -45,13 +49,18 @@ record Design(String name, LongFunction<SimulatedCache> build) {
         return new FrequencyAdmission(bytes / chunkBytes, reads);
     }
 
+    private static SimulatedCache tinyLfu(long bytes, long segmentBytes, int reinsertHits, Admission admission) {
+        return tinyLfu(bytes, segmentBytes, reinsertHits, MAX_RETAINED, admission);
+    }
+
     private static SimulatedCache fifo(long bytes, long segmentBytes, int reinsertHits, Admission admission) {
         return new SegmentedCache(new SegmentLog(bytes, segmentBytes, new FifoOrder(), reinsertHits, MAX_RETAINED),
                 admission);
     }
 
-    private static SimulatedCache tinyLfu(long bytes, long segmentBytes, int reinsertHits, Admission admission) {
+    private static SimulatedCache tinyLfu(long bytes, long segmentBytes, int reinsertHits, double maxRetained,
+            Admission admission) {
         EvictionOrder order = new WTinyLfuOrder(SegmentLog.segments(bytes, segmentBytes) - 1);
-        return new SegmentedCache(new SegmentLog(bytes, segmentBytes, order, reinsertHits, MAX_RETAINED), admission);
+        return new SegmentedCache(new SegmentLog(bytes, segmentBytes, order, reinsertHits, maxRetained), admission);
     }
 }

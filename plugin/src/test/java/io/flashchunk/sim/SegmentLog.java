@@ -1,8 +1,11 @@
 package io.flashchunk.sim;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -11,7 +14,8 @@ import java.util.SplittableRandom;
  * when it is full the next is taken, never used or reclaimed in the {@link EvictionOrder}'s order.
  * Reclaiming a segment drops its chunks, except those read at least {@code reinsertHits} times since
  * they were written, which are written again at the start of the reclaimed segment (Navy's
- * reinsertion, Segcache's merge), up to {@code maxRetained} of it.
+ * reinsertion, Segcache's merge), the most read first, up to {@code maxRetained} of it: that share
+ * bounds the flash bytes written per admitted byte at {@code 1 / (1 - maxRetained)}.
  */
 final class SegmentLog {
     private static final class Slot {
@@ -133,12 +137,18 @@ final class SegmentLog {
         segment.used = 0;
         int epoch = segment.epoch;
         segment.epoch++;
-        long retainable = (long) (maxRetained * segmentBytes);
+        // the live chunks, those read most since they were written first
+        List<Integer> live = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             Slot slot = index.get(keys[i]);
-            if (slot == null || slot.segment != segment.id || slot.epoch != epoch) {
-                continue;
+            if (slot != null && slot.segment == segment.id && slot.epoch == epoch) {
+                live.add(i);
             }
+        }
+        live.sort(Comparator.comparingInt((Integer i) -> index.get(keys[i]).hits).reversed());
+        long retainable = (long) (maxRetained * segmentBytes);
+        for (int i : live) {
+            Slot slot = index.get(keys[i]);
             if (slot.hits >= reinsertHits && segment.used + sizes[i] <= retainable) {
                 segment.add(keys[i], sizes[i]);
                 slot.epoch = segment.epoch;

@@ -75,6 +75,22 @@ class SegmentLogTest {
     }
 
     @Test
+    void keepsTheMostReadChunksFirst() {
+        SegmentLog log = log(1, 0.5); // two of a segment's four chunks
+        admit(log, 0, 12);
+        log.read(0);
+        log.read(2);
+        log.read(2);
+        log.read(3);
+        log.read(3);
+        log.read(3);
+        log.admit(12, CHUNK);
+        assertFalse(log.read(0));
+        assertTrue(log.read(2));
+        assertTrue(log.read(3));
+    }
+
+    @Test
     void aChunkWrittenAgainElsewhereOutlivesItsOldSegment() {
         SegmentLog log = log(Integer.MAX_VALUE, 0.5);
         admit(log, 0, 8); // segments 0 and 1
