@@ -34,7 +34,7 @@ def load(out):
 
 def verdicts(rows):
     """{design: (worst points below today, where, written per admitted on hotspot (max), meets)} for each
-    design but today's."""
+    design but today's; meets is None when the run had no hotspot trace."""
     today = {(r["trace"], r["cache_fraction"]): r["hit_ratio"] for r in rows if r["design"] == TODAY}
     worst = {}
     written = defaultdict(float)
@@ -47,8 +47,9 @@ def verdicts(rows):
             worst[r["design"]] = (below, where)
         if r["trace"] == HOTSPOT:
             written[r["design"]] = max(written[r["design"]], r["written_per_admitted"])
-    return {d: (below, where, written.get(d), below <= HIT_POINTS_BELOW
-                and (written.get(d) is None or written[d] <= WRITTEN_PER_ADMITTED))
+    # Without the hotspot trace the write target cannot be judged: None, not a pass.
+    return {d: (below, where, written.get(d),
+                None if d not in written else below <= HIT_POINTS_BELOW and written[d] <= WRITTEN_PER_ADMITTED)
             for d, (below, where) in worst.items()}
 
 
@@ -56,7 +57,8 @@ def verdict_lines(rows):
     lines = ["| design | worst hit ratio vs today (points below) | where | hotspot: flash written per admitted byte "
              "(max) | meets both targets |", "|---|---:|---|---:|---|"]
     for design, (below, where, written, meets) in verdicts(rows).items():
-        lines.append(f"| {design} | {below:.2f} | {where} | {benchlib.fmt(written, 3)} | {'yes' if meets else 'no'} |")
+        verdict = "n/a (no hotspot trace)" if meets is None else "yes" if meets else "no"
+        lines.append(f"| {design} | {below:.2f} | {where} | {benchlib.fmt(written, 3)} | {verdict} |")
     return lines
 
 
@@ -118,6 +120,8 @@ def self_test():
     check("b: worst", round(v["b"][0], 6), 10.0)
     check("b: written, the largest on hotspot", v["b"][2], 1.2)
     check("today is not judged", TODAY in v, False)
+    zipf_only = verdicts([r for r in rows if r["trace"] != HOTSPOT])
+    check("without the hotspot trace the write target is not judged", zipf_only["a"][3], None)
     check("c meets both", verdicts(rows[:2] + [dict(rows[1], design="c", hit_ratio=0.492, written_per_admitted=1.05),
                                                dict(rows[0])])["c"][3], True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,10 +1,12 @@
 package io.flashchunk.cassandra;
 
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,10 +17,12 @@ import org.slf4j.LoggerFactory;
  * reused, across restarts too, so a key names one chunk for the life of a device).
  *
  * <p>A diagnostic, off unless the JVM option {@code -Dflashchunk.record_reads=PATH} names a file: reads
- * take one lock here, and the buffer is written to the file under it when full. A restarted node
- * appends, first cutting a record the previous JVM left torn. Recording stops for good, with one log
- * line, at the limit ({@code -Dflashchunk.record_reads_limit}, records in the file) or at an I/O
- * error; a read is never failed by it.
+ * take one lock here, and the buffer is written to the file under it when full (through a stream, not
+ * an interruptible channel: an interrupted reader must not end the recording). A SIGKILL loses what is
+ * buffered, up to {@value #BUFFERED_RECORDS} reads; a restarted node appends, first cutting a record
+ * the previous JVM left torn. One JVM at a time records to a file (a file lock). Recording stops for
+ * good, with one log line, at the limit ({@code -Dflashchunk.record_reads_limit}, records in the file)
+ * or at an I/O error; a read is never failed by it.
  */
 final class ChunkReadRecorder implements AutoCloseable {
     static final String PATH_PROPERTY = "flashchunk.record_reads";
@@ -30,7 +34,8 @@ final class ChunkReadRecorder implements AutoCloseable {
     private static final int BUFFERED_RECORDS = 1 << 16;
 
     private final Path path;
-    private final FileChannel out;
+    private final FileOutputStream out;
+    private final FileLock lock;
     private final ByteBuffer buffer = ByteBuffer.allocate(RECORD_BYTES * BUFFERED_RECORDS);
     private final long limit;
     private long records;
@@ -43,12 +48,35 @@ final class ChunkReadRecorder implements AutoCloseable {
         }
         this.path = path;
         this.limit = limit;
-        this.out = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        long whole = out.size() / RECORD_BYTES;
-        out.truncate(whole * RECORD_BYTES);
-        out.position(whole * RECORD_BYTES);
-        this.records = whole;
-        this.stopped = whole >= limit;
+        this.out = new FileOutputStream(path.toFile(), true);
+        try {
+            this.lock = lock(out, path);
+            try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
+                long whole = file.length() / RECORD_BYTES;
+                file.setLength(whole * RECORD_BYTES);
+                this.records = whole;
+            }
+        } catch (IOException | RuntimeException e) {
+            out.close();
+            throw e;
+        }
+        if (records >= limit) {
+            stopped = true;
+            closeFile();
+        }
+    }
+
+    private static FileLock lock(FileOutputStream out, Path path) throws IOException {
+        FileLock lock;
+        try {
+            lock = out.getChannel().tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null; // this JVM holds it
+        }
+        if (lock == null) {
+            throw new IOException(path + ": another recorder is recording chunk reads to this file");
+        }
+        return lock;
     }
 
     /** The recorder the JVM options ask for, or null when they ask for none. */
@@ -113,9 +141,7 @@ final class ChunkReadRecorder implements AutoCloseable {
     private boolean drain() {
         buffer.flip();
         try {
-            while (buffer.hasRemaining()) {
-                out.write(buffer);
-            }
+            out.write(buffer.array(), 0, buffer.limit());
             return true;
         } catch (IOException e) {
             stopped = true;
@@ -129,7 +155,7 @@ final class ChunkReadRecorder implements AutoCloseable {
 
     private void closeFile() {
         try {
-            out.close();
+            out.close(); // releases the lock too
         } catch (IOException e) {
             LOG.warn("flash chunk cache: closing the read recording {} failed: {}", path, e.toString());
         }

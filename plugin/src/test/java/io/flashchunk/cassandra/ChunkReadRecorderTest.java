@@ -98,6 +98,36 @@ class ChunkReadRecorderTest {
     }
 
     @Test
+    void oneRecorderAtATimePerFile() throws IOException {
+        Path file = dir.resolve("reads");
+        try (ChunkReadRecorder recorder = new ChunkReadRecorder(file, 100)) {
+            recorder.record(1, 0, 4096);
+            IOException e = assertThrows(IOException.class, () -> new ChunkReadRecorder(file, 100));
+            assertTrue(e.getMessage().contains("another recorder"), e.getMessage());
+            recorder.record(1, 4096, 4096);
+        }
+        assertEquals(2, reads(file).size(), "the refused one cut nothing");
+        new ChunkReadRecorder(file, 100).close(); // the lock went with the first
+    }
+
+    @Test
+    void anInterruptedReaderDoesNotEndTheRecording() throws IOException {
+        Path file = dir.resolve("reads");
+        try (ChunkReadRecorder recorder = new ChunkReadRecorder(file, Long.MAX_VALUE)) {
+            Thread.currentThread().interrupt(); // a channel would close itself on the write below
+            try {
+                for (int i = 0; i < 70_000; i++) {
+                    recorder.record(1, (long) i << 12, 4096);
+                }
+            } finally {
+                Thread.interrupted();
+            }
+            recorder.record(2, 0, 4096);
+        }
+        assertEquals(70_001, reads(file).size());
+    }
+
+    @Test
     void aLimitBelowOneIsRefusedNamingTheOption() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new ChunkReadRecorder(dir.resolve("reads"), 0));

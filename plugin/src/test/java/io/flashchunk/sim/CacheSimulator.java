@@ -53,10 +53,11 @@ public final class CacheSimulator implements Callable<Integer> {
     public Integer call() throws IOException {
         Files.createDirectories(out);
         ObjectMapper json = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
-        List<Design> designs = Design.all((long) segmentMib << 20, chunkBytes);
         List<Replay> results = new ArrayList<>();
         try (BufferedWriter raw = Files.newBufferedWriter(out.resolve("raw.jsonl"))) {
             for (ChunkTrace trace : traces()) {
+                // sized for the trace's chunks: a recording's mean size, not --chunk-bytes
+                List<Design> designs = Design.all((long) segmentMib << 20, trace.chunkBytes());
                 for (double fraction : fractions) {
                     for (Design design : designs) {
                         Replay replay = Replay.run(trace, design, fraction, warmup);

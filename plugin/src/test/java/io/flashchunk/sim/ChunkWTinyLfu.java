@@ -5,17 +5,20 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 /**
  * Today's design: Caffeine's W-TinyLFU over single chunks, each weighing the power-of-two run of
- * 4 KiB blocks the buddy allocator gives it, every miss admitted and written once.
+ * 4 KiB blocks the buddy allocator gives it, every miss admitted and written once. As in
+ * {@code FlashChunkCache}, the index may fill only {@value #INDEX_SHARE} of the flash: the rest is
+ * the buddy allocator's reserve against fragmentation ({@code space_reserve_percent}, 10 by default).
  */
 final class ChunkWTinyLfu implements SimulatedCache {
     static final int BLOCK_BYTES = 4096;
+    static final double INDEX_SHARE = 0.9;
 
     private final Cache<Long, Integer> chunks;
     private long admitted;
 
     ChunkWTinyLfu(long capacityBytes) {
         chunks = Caffeine.newBuilder()
-                .maximumWeight(capacityBytes / BLOCK_BYTES)
+                .maximumWeight((long) (INDEX_SHARE * capacityBytes / BLOCK_BYTES))
                 .weigher((Long key, Integer blocks) -> blocks)
                 .executor(Runnable::run) // eviction inside the call, as a replay needs
                 .build();

@@ -2,9 +2,10 @@ package io.flashchunk.sim;
 
 /**
  * How often each key was read lately, estimated in 4-bit counters (a count-min sketch, as TinyLFU
- * keeps): four counters per key in one table of {@code long}s, a key's estimate the least of its
- * four, and every counter halved after ten reads per key the table is sized for, so that old
- * popularity fades. Half a byte per counter; {@code width} counters of each of the four rows.
+ * keeps): four rows of counters, a key's estimate the least of its four, and every counter halved
+ * after ten reads per key the sketch is sized for, so that old popularity fades. Sized as Caffeine
+ * sizes its own: four counters a row per key, so 8 bytes per key (a cost the compact index must
+ * count).
  */
 final class FrequencySketch {
     private static final int MAX = 15;
@@ -16,12 +17,13 @@ final class FrequencySketch {
     private final long resetAfter;
     private long increments;
 
-    /** @param keys the keys whose counts should stay apart: the table gets a power of two of counters at least this */
+    /** @param keys the keys whose counts should stay apart (the chunks flash holds) */
     FrequencySketch(long keys) {
-        int width = Integer.highestOneBit((int) Math.max(16, Math.min(1 << 30, keys)) - 1) << 1;
+        long counters = Math.max(16, Math.min(1 << 28, 4 * keys)); // per row
+        int width = Long.bitCount(counters) == 1 ? (int) counters : Integer.highestOneBit((int) counters) << 1;
         table = new long[width / 16 * 4]; // 16 counters per long, 4 rows
         mask = width - 1;
-        resetAfter = 10L * width / 4;
+        resetAfter = 10L * Math.max(1, keys);
     }
 
     int frequency(long key) {

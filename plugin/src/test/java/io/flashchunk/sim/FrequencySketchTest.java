@@ -19,7 +19,7 @@ class FrequencySketchTest {
 
     @Test
     void keysReadOftenStandOutFromKeysReadOnce() {
-        FrequencySketch sketch = new FrequencySketch(1 << 14);
+        FrequencySketch sketch = new FrequencySketch(1 << 12);
         for (long key = 0; key < 4096; key++) {
             sketch.increment(key);
         }
@@ -39,8 +39,8 @@ class FrequencySketchTest {
     }
 
     @Test
-    void oldReadsFadeByHalvesAfterTenReadsPerCounter() {
-        FrequencySketch sketch = new FrequencySketch(16); // 16 counters a row, halved after 40 reads
+    void oldReadsFadeByHalvesAfterTenReadsPerKey() {
+        FrequencySketch sketch = new FrequencySketch(4); // 16 counters a row, halved after 40 reads
         for (int i = 0; i < 12; i++) {
             sketch.increment(1);
         }

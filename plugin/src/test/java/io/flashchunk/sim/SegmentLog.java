@@ -112,7 +112,13 @@ final class SegmentLog {
         return true;
     }
 
-    void admit(long key, int bytes) {
+    /** A chunk takes whole 4 KiB blocks of its segment: direct I/O reads it from an aligned address. */
+    static int blockBytes(int bytes) {
+        return (bytes + ChunkWTinyLfu.BLOCK_BYTES - 1) / ChunkWTinyLfu.BLOCK_BYTES * ChunkWTinyLfu.BLOCK_BYTES;
+    }
+
+    void admit(long key, int chunkBytes) {
+        int bytes = blockBytes(chunkBytes);
         if (bytes > segmentBytes) {
             throw new IllegalArgumentException("a chunk of " + bytes + " bytes is larger than a segment");
         }

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 class SegmentLogTest {
-    private static final int CHUNK = 100;
+    private static final int CHUNK = 4096;
 
     /** Three segments of four chunks each. */
     private static SegmentLog log(int reinsertHits, double maxRetained) {
@@ -114,6 +114,14 @@ class SegmentLogTest {
             long victim = log.victimSample(random);
             assertTrue(victim >= 4 && victim < 8, "victim " + victim);
         }
+    }
+
+    @Test
+    void aChunkTakesWholeBlocks() {
+        SegmentLog log = log(Integer.MAX_VALUE, 0.5);
+        log.admit(1, 100);
+        log.admit(2, CHUNK + 1);
+        assertEquals(3L * CHUNK, log.admittedBytes());
     }
 
     @Test

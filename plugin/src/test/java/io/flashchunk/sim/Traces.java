@@ -36,9 +36,10 @@ final class Traces {
     }
 
     /**
-     * Hotspot reads over {@code chunks} chunks, interrupted by scans: sequential reads of chunks from
-     * another {@code chunks} that nothing else reads (a repair, a range query, a compaction's
-     * validation). A third of the reads are scans.
+     * Hotspot reads over {@code chunks} chunks, interrupted by scans: sequential runs from a random
+     * start in another {@code chunks} that the hotspot reads never touch (a repair, a range query, a
+     * compaction's validation); runs may overlap, so a scanned chunk is sometimes read again by a
+     * later scan. A third of the reads are scans.
      */
     static ChunkTrace hotspotWithScans(int chunks, int reads, int chunkBytes, long seed) {
         NumberGenerator hot = new HotspotIntegerGenerator(0, chunks - 1, HOT_SET, HOT_READS);

@@ -3,27 +3,49 @@ package io.flashchunk.sim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class WTinyLfuOrderTest {
     @Test
     void aSegmentReadOftenOutlivesSegmentsNeverRead() {
         WTinyLfuOrder order = new WTinyLfuOrder(4);
+        Set<Integer> sealed = new HashSet<>();
         for (int segment = 0; segment < 4; segment++) {
             order.sealed(segment);
+            sealed.add(segment);
         }
         for (int i = 0; i < 20; i++) {
             order.hit(2);
         }
         for (int segment = 4; segment < 40; segment++) {
             order.hit(2); // still read as the others come and go
+            int offered = order.next();
+            assertTrue(sealed.contains(offered) && offered != 2, "offered " + offered);
             order.sealed(segment);
-            int next = order.next();
+            sealed.add(segment);
             int victim = order.victim();
             assertNotEquals(2, victim, "sealing segment " + segment);
-            assertEquals(next, victim, "next() names the victim before it is taken");
+            assertTrue(sealed.remove(victim), "victim " + victim + " was sealed");
         }
+    }
+
+    @Test
+    void readsOfTheOpenSegmentCountOnceItIsSealed() {
+        WTinyLfuOrder order = new WTinyLfuOrder(4);
+        for (int segment = 0; segment < 4; segment++) {
+            order.sealed(segment); // never read
+        }
+        for (int i = 0; i < 14; i++) {
+            order.hit(4); // open
+        }
+        order.sealed(4);
+        order.victim(); // Caffeine's window keeps the newest segment; the next sealing puts 4 to the test
+        order.sealed(5);
+        assertNotEquals(4, order.victim(), "read 14 times while open, it must not lose to segments never read");
     }
 
     @Test
