@@ -289,7 +289,7 @@ every read judged); both killed with SIGKILL at the same random moments and star
 "lost writes" are reads older than a write the node had acknowledged (stock Cassandra's periodic
 commit log may lose the last seconds at a kill), counted once per loss; "wrong values" are values no
 write of that key ever sent. "final" is one read of every key after the last restart. From run
-20261125 on, the stock node has `file_cache_enabled: true` too (Cassandra's own chunk cache; the flash
+STOCK_CACHE_FROM on, the stock node has `file_cache_enabled: true` too (Cassandra's own chunk cache; the flash
 node's loader always turns it on), so the kind of chunk cache is the only difference between the nodes.
 
 | run | node | kills | warm restarts | reads checked | wrong values | failed reads | acknowledged updates | lost writes | final: checked / wrong / lost / failed | ERROR log lines | median start s |
@@ -319,17 +319,19 @@ def write_summary(results):
         t["lost"] += r["lost_writes"] + r["final_lost_writes"]
         t["warm"] += r["warm_restarts"] or 0
         t["acked"] += r["updates_acknowledged"]
-    text = SUMMARY_HEAD + "\n".join(lines) + "\n\n## Totals\n\n"
+    stock_cache_from = next((r["run"] for r in rows if r.get("stock_file_cache")), "(none yet)")
+    text = SUMMARY_HEAD.replace("STOCK_CACHE_FROM", stock_cache_from) + "\n".join(lines) + "\n\n## Totals\n\n"
     text += ("| node | runs | kills | warm restarts | reads checked | wrong values | failed reads "
-             "| acknowledged updates | lost writes | lost per 1,000 acknowledged |\n")
-    text += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+             "| acknowledged updates | lost writes | lost per kill | lost per 1,000 acknowledged |\n")
+    text += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     for node, t in totals.items():
         rate = 1000 * t["lost"] / t["acked"] if t["acked"] else 0
+        per_kill = t["lost"] / t["kills"] if t["kills"] else 0
         text += (f"| {node} | {t['runs']} | {t['kills']:,} | {t['warm']:,} | {t['checked']:,} | {t['wrong']} "
-                 f"| {t['failed']} | {t['acked']:,} | {t['lost']} | {rate:.2f} |\n")
+                 f"| {t['failed']} | {t['acked']:,} | {t['lost']} | {per_kill:.2f} | {rate:.2f} |\n")
     placed = [r for r in rows if "lost_acknowledged_writes" in r]
     if placed:
-        text += LOSSES_HEAD
+        text += LOSSES_HEAD.replace("PLACED_FROM", placed[0]["run"])
         for r in placed:
             per_read = r["lost_writes_per_read"]
             deeper = sum(v for k, v in per_read.items() if int(k) >= 3)
@@ -347,7 +349,7 @@ def write_summary(results):
 LOSSES_HEAD = """
 ## Lost writes, placed against the kills
 
-From the clients' verdict logs (runs from 20261125 on). A read that came back several versions old
+From the clients' verdict logs (runs from PLACED_FROM on). A read that came back several versions old
 may have lost one acknowledged write and others that were never acknowledged (sent while the node
 was down); only acknowledged writes are counted here. Each is placed against the first kill after the
 client heard its acknowledgement (or up to 0.5 s before it: an acknowledgement the node sent just

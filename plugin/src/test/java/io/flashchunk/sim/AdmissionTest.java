@@ -20,7 +20,7 @@ class AdmissionTest {
 
     @Test
     void victimFrequencyAdmissionWantsMoreReadsThanTheChunkItDisplaces() {
-        VictimFrequencyAdmission admission = new VictimFrequencyAdmission(1024);
+        VictimFrequencyAdmission admission = new VictimFrequencyAdmission(1024, 4);
         admission.accessed(VICTIM);
         admission.accessed(VICTIM);
         admission.accessed(1);

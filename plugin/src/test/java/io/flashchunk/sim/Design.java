@@ -36,9 +36,11 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit read twice lately", b ->
                         tinyLfu(b, segmentBytes, 1, LOW_RETAINED, frequent(b, chunkBytes, ADMIT_FREQUENCY))),
                 new Design("segments W-TinyLFU, admit if read more than a victim", b ->
-                        tinyLfu(b, segmentBytes, never, new VictimFrequencyAdmission(b / chunkBytes))),
+                        tinyLfu(b, segmentBytes, never, new VictimFrequencyAdmission(b / chunkBytes, 4))),
+                new Design("segments W-TinyLFU, admit if read more than a victim (2-byte sketch)", b ->
+                        tinyLfu(b, segmentBytes, never, new VictimFrequencyAdmission(b / chunkBytes, 1))),
                 new Design("segments W-TinyLFU, reinsert hit chunks, admit if read more than a victim", b ->
-                        tinyLfu(b, segmentBytes, 1, new VictimFrequencyAdmission(b / chunkBytes))));
+                        tinyLfu(b, segmentBytes, 1, new VictimFrequencyAdmission(b / chunkBytes, 4))));
     }
 
     private static Admission ghost(long bytes, int chunkBytes) {

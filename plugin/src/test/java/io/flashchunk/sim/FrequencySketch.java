@@ -3,9 +3,9 @@ package io.flashchunk.sim;
 /**
  * How often each key was read lately, estimated in 4-bit counters (a count-min sketch, as TinyLFU
  * keeps): four rows of counters, a key's estimate the least of its four, and every counter halved
- * after ten reads per key the sketch is sized for, so that old popularity fades. Sized as Caffeine
- * sizes its own: four counters a row per key, so 8 bytes per key (a cost the compact index must
- * count).
+ * after ten reads per key the sketch is sized for, so that old popularity fades. Sized by default
+ * as Caffeine sizes its own: four counters a row per key, so 8 bytes per key (a cost the compact
+ * index must count); one counter a row per key costs 2 bytes.
  */
 final class FrequencySketch {
     private static final int MAX = 15;
@@ -19,11 +19,21 @@ final class FrequencySketch {
 
     /** @param keys the keys whose counts should stay apart (the chunks flash holds) */
     FrequencySketch(long keys) {
-        long counters = Math.max(16, Math.min(1 << 28, 4 * keys)); // per row
+        this(keys, 4);
+    }
+
+    /** @param countersPerKey counters in each row per key: 4 as Caffeine (8 bytes a key), 1 for 2 bytes */
+    FrequencySketch(long keys, int countersPerKey) {
+        long counters = Math.max(16, Math.min(1 << 28, countersPerKey * keys)); // per row
         int width = Long.bitCount(counters) == 1 ? (int) counters : Integer.highestOneBit((int) counters) << 1;
         table = new long[width / 16 * 4]; // 16 counters per long, 4 rows
         mask = width - 1;
         resetAfter = 10L * Math.max(1, keys);
+    }
+
+    /** Memory the counters take. */
+    long bytes() {
+        return 8L * table.length;
     }
 
     int frequency(long key) {

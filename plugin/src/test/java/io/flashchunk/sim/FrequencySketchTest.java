@@ -50,4 +50,11 @@ class FrequencySketchTest {
         }
         assertEquals(6, sketch.frequency(1), "halved at the 40th read");
     }
+
+    @Test
+    void costsEightBytesAKeyAsCaffeineOrTwoWithOneCounterARow() {
+        assertEquals(8 * 1024, new FrequencySketch(1024).bytes());
+        assertEquals(2 * 1024, new FrequencySketch(1024, 1).bytes());
+        assertEquals(2 * 1024, new FrequencySketch(1000, 1).bytes(), "rows rounded up to a power of two");
+    }
 }

@@ -8,8 +8,8 @@ package io.flashchunk.sim;
 final class VictimFrequencyAdmission implements Admission {
     private final FrequencySketch sketch;
 
-    VictimFrequencyAdmission(long keys) {
-        this.sketch = new FrequencySketch(keys);
+    VictimFrequencyAdmission(long keys, int countersPerKey) {
+        this.sketch = new FrequencySketch(keys, countersPerKey);
     }
 
     @Override
