@@ -1,0 +1,150 @@
+package io.flashchunk.cache.compact;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class SegmentTableTest {
+    private static int durable(SegmentTable table, int space) {
+        int segment = table.open(space);
+        table.seal(segment);
+        table.written(segment);
+        return segment;
+    }
+
+    @Test
+    void eachUseOfASegmentHasAHigherSequence() {
+        SegmentTable table = new SegmentTable(2, 3);
+        int a = table.open(1);
+        int b = table.open(1);
+        assertEquals(1, table.space(a));
+        assertTrue(table.sequence(b) > table.sequence(a));
+        assertEquals(SegmentState.OPEN, table.state(a));
+        assertEquals(1, table.freeSegments(1));
+        assertEquals(3, table.freeSegments(0));
+        table.open(1);
+        assertEquals(-1, table.open(1), "space 1 has no free segment left");
+    }
+
+    @Test
+    void aReclaimedSegmentIsReusedOnlyAfterACheckpointStartedLaterIsDurable() {
+        SegmentTable table = new SegmentTable(1, 2);
+        int segment = durable(table, 0);
+        long firstUse = table.sequence(segment);
+        long named = table.checkpointStarted(); // this checkpoint's copy may name the segment
+        table.startReclaim(segment);
+        assertTrue(table.finishReclaim(segment));
+        assertEquals(SegmentState.RETIRED, table.state(segment));
+        assertEquals(0, table.checkpointDurable(named), "the durable checkpoint may still name it");
+        assertEquals(1, table.freeSegments(0));
+        long after = table.checkpointStarted();
+        assertEquals(1, table.checkpointDurable(after));
+        assertEquals(SegmentState.FREE, table.state(segment));
+        assertEquals(2, table.freeSegments(0));
+        table.open(0);
+        int reused = table.open(0);
+        assertEquals(segment, reused);
+        assertTrue(table.sequence(reused) > firstUse);
+    }
+
+    @Test
+    void readsPinOnlyReadableSegmentsAndHoldBackTheirReuse() {
+        SegmentTable table = new SegmentTable(1, 2);
+        assertEquals(-1, table.pin(0), "a free segment");
+        int segment = table.open(0);
+        assertEquals(table.sequence(segment), table.pin(segment), "an open segment is read from memory");
+        table.unpin(segment);
+        table.seal(segment);
+        table.written(segment);
+        long sequence = table.pin(segment);
+        assertEquals(table.sequence(segment), sequence);
+        table.startReclaim(segment);
+        assertEquals(-1, table.pin(segment), "no new read of a segment being reclaimed");
+        assertFalse(table.finishReclaim(segment), "a read is in flight");
+        table.unpin(segment);
+        assertTrue(table.finishReclaim(segment));
+        assertEquals(-1, table.pin(segment), "a retired segment");
+        assertThrows(IllegalStateException.class, () -> table.unpin(segment));
+    }
+
+    @Test
+    void anAbandonedSegmentIsRetiredLikeAReclaimedOne() {
+        SegmentTable table = new SegmentTable(1, 1);
+        int segment = table.open(0);
+        table.seal(segment);
+        table.abandon(segment);
+        assertTrue(table.finishReclaim(segment));
+        assertEquals(1, table.checkpointDurable(table.checkpointStarted()));
+    }
+
+    @Test
+    void refusesStepsOutOfOrderNamingTheSegmentAndItsState() {
+        SegmentTable table = new SegmentTable(1, 2);
+        int segment = table.open(0);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> table.written(segment));
+        assertEquals("segment " + segment + " is OPEN, not SEALED", e.getMessage());
+        assertThrows(IllegalStateException.class, () -> table.startReclaim(segment));
+        assertThrows(IllegalStateException.class, () -> table.finishReclaim(segment));
+        assertThrows(IllegalStateException.class, () -> table.abandon(1 - segment), "a free segment");
+        assertThrows(IllegalArgumentException.class, () -> new SegmentTable(0, 1));
+        assertThrows(IllegalArgumentException.class, () -> new SegmentTable(65, 1));
+    }
+
+    /**
+     * The writer reclaims and reuses one segment over and over while a reader pins it: while pinned,
+     * the segment keeps the use the pin returned.
+     */
+    @Test
+    void aPinnedSegmentKeepsItsUseWhileTheWriterCyclesIt() throws Exception {
+        SegmentTable table = new SegmentTable(1, 1);
+        CountDownLatch start = new CountDownLatch(2);
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicReference<String> failure = new AtomicReference<>();
+        AtomicLong pinnedReads = new AtomicLong();
+        Thread reader = new Thread(() -> {
+            start.countDown();
+            while (writing.get() && failure.get() == null) {
+                long sequence = table.pin(0);
+                if (sequence == -1) {
+                    continue;
+                }
+                for (int i = 0; i < 20; i++) {
+                    SegmentState state = table.state(0);
+                    if (table.sequence(0) != sequence || !(state.readable() || state == SegmentState.RECLAIMING)) {
+                        failure.set("pinned use " + sequence + ", found use " + table.sequence(0) + " " + state);
+                    }
+                }
+                pinnedReads.incrementAndGet();
+                table.unpin(0);
+            }
+        });
+        reader.start();
+        start.countDown();
+        start.await();
+        int cycles = 0;
+        long waits = 0;
+        while (cycles < 20_000 && failure.get() == null) {
+            int segment = durable(table, 0);
+            table.startReclaim(segment);
+            while (!table.finishReclaim(segment)) {
+                waits++;
+                Thread.onSpinWait();
+            }
+            table.checkpointDurable(table.checkpointStarted());
+            cycles++;
+        }
+        writing.set(false);
+        reader.join();
+        assertNull(failure.get());
+        assertTrue(pinnedReads.get() > 0, "the reader pinned the segment");
+        assertEquals(20_000, cycles, "waits " + waits);
+    }
+}
