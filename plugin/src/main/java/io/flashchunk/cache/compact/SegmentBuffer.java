@@ -1,0 +1,165 @@
+package io.flashchunk.cache.compact;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A segment being filled in memory: records appended one after another, served to readers from here
+ * until the segment is on flash, then its summary written at the end so that the buffer is the exact
+ * image of the segment to write. One buffer is reused for one segment after another.
+ *
+ * <p>Concurrency: one writer appends, seals and {@link #tryReuse reuses}; readers {@link #read} from
+ * any thread. A record is visible to readers once the fill published after it covers it, so a reader
+ * never sees a record being written. The buffer is reused only when no read of it is in flight: a
+ * reader counts itself in, then checks the buffer still holds the segment's use it wants; the writer
+ * closes the buffer to new readers, then waits for the count to reach zero.
+ */
+public final class SegmentBuffer {
+    private static final int CLOSED = Integer.MIN_VALUE / 2;
+
+    private final ByteBuffer bytes;
+    /** Readers in flight, plus {@link #CLOSED} while the writer is taking the buffer back. */
+    private final AtomicInteger readers = new AtomicInteger();
+    private volatile int segment = -1;
+    private volatile long sequence = -1;
+    /** Bytes of complete records; published after each record is written. */
+    private volatile int fill;
+    // The writer's own state.
+    private int records;
+    private long[] keys = new long[64];
+    private int[] sectors = new int[64];
+    private int[] lengths = new int[64];
+    private boolean sealed;
+
+    /** @param bytes a buffer of the segment's size (a multiple of 4096, aligned for direct I/O) */
+    public SegmentBuffer(ByteBuffer bytes) {
+        if (bytes.capacity() % 4096 != 0 || bytes.capacity() < 4096) {
+            throw new IllegalArgumentException("a segment of " + bytes.capacity() + " bytes is not a multiple of 4096");
+        }
+        this.bytes = bytes;
+    }
+
+    /** Starts filling the buffer for a new use of {@code segment}; the buffer must be free (new or {@link #tryReuse}d). */
+    public void start(int segment, long sequence) {
+        if (this.segment != -1) {
+            throw new IllegalStateException("buffer still holds segment " + this.segment);
+        }
+        this.sequence = sequence;
+        this.records = 0;
+        this.sealed = false;
+        this.fill = 0;
+        if (readers.get() < 0) {
+            readers.addAndGet(-CLOSED); // reopens, keeping the count of refused readers not yet gone
+        }
+        this.segment = segment; // last: readers check the segment, then the sequence
+    }
+
+    public int segment() {
+        return segment;
+    }
+
+    public long sequence() {
+        return sequence;
+    }
+
+    public int records() {
+        return records;
+    }
+
+    /**
+     * Appends the record of {@code chunk} (position to limit; left unchanged) and returns its offset
+     * in sectors from the segment's start, or -1 when it does not fit beside the summary.
+     */
+    public int append(long key, ByteBuffer chunk) {
+        if (sealed || segment == -1) {
+            throw new IllegalStateException("segment buffer is " + (sealed ? "sealed" : "not started"));
+        }
+        int at = fill;
+        int recordBytes = RecordFormat.recordBytes(chunk.remaining());
+        if ((long) at + recordBytes + SegmentSummary.bytes(records + 1) > bytes.capacity()) {
+            return -1;
+        }
+        RecordFormat.write(bytes, at, key, sequence, chunk);
+        if (records == keys.length) {
+            keys = Arrays.copyOf(keys, 2 * records);
+            sectors = Arrays.copyOf(sectors, 2 * records);
+            lengths = Arrays.copyOf(lengths, 2 * records);
+        }
+        keys[records] = key;
+        sectors[records] = at / RecordAddress.SECTOR_BYTES;
+        lengths[records] = chunk.remaining();
+        records++;
+        fill = at + recordBytes; // publishes the record
+        return sectors[records - 1];
+    }
+
+    /**
+     * Seals the segment: zeroes the space between the last record and the summary and writes the
+     * summary. Returns the segment's image to write (a read-only view of the whole buffer).
+     */
+    public ByteBuffer seal() {
+        if (sealed || segment == -1) {
+            throw new IllegalStateException("segment buffer is " + (sealed ? "sealed" : "not started"));
+        }
+        sealed = true;
+        SegmentSummary summary = summary();
+        int summaryStart = bytes.capacity() - SegmentSummary.bytes(records);
+        for (int i = fill; i < summaryStart; i++) {
+            bytes.put(i, (byte) 0);
+        }
+        summary.write(bytes);
+        return bytes.asReadOnlyBuffer().clear();
+    }
+
+    /** The records appended so far, as the summary lists them. */
+    public SegmentSummary summary() {
+        return new SegmentSummary(sequence, Arrays.copyOf(keys, records), Arrays.copyOf(sectors, records),
+                Arrays.copyOf(lengths, records));
+    }
+
+    /**
+     * Copies into {@code into} (from its position) the chunk of {@code key} whose record starts at
+     * {@code sector}, if this buffer holds use {@code sequence} of {@code segment} and that record is
+     * complete; returns the chunk's length, or -1 when the buffer holds something else (read from
+     * flash instead, or miss). Throws when the record is not that chunk's.
+     */
+    public int read(int segment, long sequence, int sector, long key, ByteBuffer into) throws RecordMismatchException {
+        if (readers.incrementAndGet() < 0) {
+            readers.decrementAndGet();
+            return -1;
+        }
+        try {
+            if (this.segment != segment || this.sequence != sequence) {
+                return -1;
+            }
+            int at = sector * RecordAddress.SECTOR_BYTES;
+            ByteBuffer complete = bytes.asReadOnlyBuffer().limit(fill).position(0);
+            if (at >= complete.limit()) {
+                throw new RecordMismatchException("no complete record at sector " + sector + " of open segment " + segment);
+            }
+            ByteBuffer chunk = RecordFormat.check(complete, at, key, sequence);
+            int length = chunk.remaining();
+            into.put(chunk);
+            return length;
+        } finally {
+            readers.decrementAndGet();
+        }
+    }
+
+    /**
+     * Takes the buffer back for another segment once no read is in flight; returns whether it did
+     * (if not, call again: reads of memory are short). New reads are refused from the first call.
+     */
+    public boolean tryReuse() {
+        if (readers.get() >= 0) {
+            readers.addAndGet(CLOSED);
+        }
+        if (readers.get() != CLOSED) {
+            return false;
+        }
+        segment = -1;
+        sequence = -1;
+        return true;
+    }
+}

@@ -1,0 +1,148 @@
+package io.flashchunk.cache.compact;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class SegmentBufferTest {
+    private static final int SEGMENT_BYTES = 64 * 1024;
+
+    /** A chunk whose every byte says which key and use it belongs to. */
+    private static ByteBuffer chunk(long key, long sequence, int length) {
+        byte[] bytes = new byte[length];
+        Arrays.fill(bytes, (byte) (key * 31 + sequence));
+        return ByteBuffer.wrap(bytes);
+    }
+
+    @Test
+    void servesEachAppendedChunkAndSealsToTheSegmentsImage() throws Exception {
+        SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocateDirect(SEGMENT_BYTES));
+        buffer.start(5, 9);
+        int first = buffer.append(100, chunk(100, 9, 16384));
+        int second = buffer.append(101, chunk(101, 9, 4000));
+        assertEquals(0, first);
+        assertEquals(RecordFormat.recordBytes(16384) / 512, second);
+        ByteBuffer into = ByteBuffer.allocate(16384);
+        assertEquals(4000, buffer.read(5, 9, second, 101, into));
+        assertEquals(chunk(101, 9, 4000), into.flip());
+        assertEquals(-1, buffer.read(5, 8, first, 100, ByteBuffer.allocate(16384)), "another use of the segment");
+        assertEquals(-1, buffer.read(6, 9, first, 100, ByteBuffer.allocate(16384)), "another segment");
+        assertThrows(RecordMismatchException.class, () -> buffer.read(5, 9, first, 101, ByteBuffer.allocate(16384)));
+
+        ByteBuffer image = buffer.seal();
+        assertEquals(SEGMENT_BYTES, image.remaining());
+        SegmentSummary summary = SegmentSummary.read(image.duplicate().position(SEGMENT_BYTES - 4096).slice(), 9);
+        assertArrayEquals(new long[] {100, 101}, summary.keys());
+        assertArrayEquals(new int[] {first, second}, summary.sectors());
+        assertEquals(chunk(100, 9, 16384), RecordFormat.check(image, first * 512, 100, 9));
+        assertThrows(IllegalStateException.class, () -> buffer.append(102, chunk(102, 9, 10)));
+    }
+
+    @Test
+    void refusesARecordThatWouldOverrunTheSummary() {
+        SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocate(SEGMENT_BYTES));
+        buffer.start(0, 1);
+        int appended = 0;
+        while (buffer.append(appended, chunk(appended, 1, 16384)) != -1) {
+            appended++;
+        }
+        assertEquals(3, appended, "four 16.5 KiB records and a summary overrun 64 KiB");
+        assertTrue(buffer.append(99, chunk(99, 1, 100)) != -1, "a small one still fits");
+    }
+
+    @Test
+    void readsAnIncompleteRecordAsAMismatchNeverAsBytes() {
+        SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocate(SEGMENT_BYTES));
+        buffer.start(0, 1);
+        buffer.append(1, chunk(1, 1, 1000));
+        RecordMismatchException past = assertThrows(RecordMismatchException.class,
+                () -> buffer.read(0, 1, 3, 2, ByteBuffer.allocate(4096)));
+        assertTrue(past.getMessage().contains("no complete record at sector 3"), past.getMessage());
+        RecordMismatchException inside = assertThrows(RecordMismatchException.class,
+                () -> buffer.read(0, 1, 2, 2, ByteBuffer.allocate(4096)));
+        assertTrue(inside.getMessage().contains("no record at 1024"), inside.getMessage());
+    }
+
+    @Test
+    void isReusedOnlyOnceItsReadsAreDone() throws Exception {
+        SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocate(SEGMENT_BYTES));
+        assertThrows(IllegalStateException.class, () -> buffer.append(1, chunk(1, 1, 10)));
+        buffer.start(3, 1);
+        buffer.append(1, chunk(1, 1, 10));
+        buffer.seal();
+        assertThrows(IllegalStateException.class, () -> buffer.start(4, 2), "not taken back yet");
+        assertTrue(buffer.tryReuse());
+        assertEquals(-1, buffer.read(3, 1, 0, 1, ByteBuffer.allocate(4096)), "the old use is gone");
+        buffer.start(3, 2);
+        assertEquals(-1, buffer.read(3, 1, 0, 1, ByteBuffer.allocate(4096)), "the old use of the same segment");
+        buffer.append(7, chunk(7, 2, 10));
+        assertEquals(10, buffer.read(3, 2, 0, 7, ByteBuffer.allocate(4096)));
+    }
+
+    /**
+     * The writer fills, seals and reuses one buffer for use after use while a reader reads the
+     * records of whatever use it last saw: every read returns that use's bytes or -1, never another
+     * use's bytes or a torn record.
+     */
+    @Test
+    void aReaderNeverGetsAnotherUsesBytesWhileTheBufferIsReused() throws Exception {
+        SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocateDirect(SEGMENT_BYTES));
+        CountDownLatch start = new CountDownLatch(2);
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicReference<String> failure = new AtomicReference<>();
+        AtomicLong served = new AtomicLong();
+        AtomicLong currentUse = new AtomicLong();
+        Thread reader = new Thread(() -> {
+            ByteBuffer into = ByteBuffer.allocate(8192);
+            start.countDown();
+            while (writing.get() && failure.get() == null) {
+                long use = currentUse.get();
+                for (int record = 0; record < 7; record++) {
+                    into.clear();
+                    try {
+                        int length = buffer.read(0, use, record * 8, record, into);
+                        if (length != -1) {
+                            into.flip();
+                            if (!into.equals(chunk(record, use, 4000))) {
+                                failure.set("use " + use + " record " + record + " served other bytes");
+                            }
+                            served.incrementAndGet();
+                        }
+                    } catch (RecordMismatchException e) {
+                        // not yet appended in this use: a miss
+                    }
+                }
+            }
+        });
+        reader.start();
+        start.countDown();
+        start.await();
+        long reuses = 0;
+        for (long use = 1; use <= 20_000 && failure.get() == null; use++) {
+            buffer.start(0, use);
+            currentUse.set(use);
+            for (int record = 0; record < 7; record++) {
+                assertEquals(record * 8, buffer.append(record, chunk(record, use, 4000)));
+            }
+            buffer.seal();
+            while (!buffer.tryReuse()) {
+                reuses++;
+                Thread.onSpinWait();
+            }
+        }
+        writing.set(false);
+        reader.join();
+        assertNull(failure.get());
+        assertTrue(served.get() > 0, "the reader was served; waits for reuse: " + reuses);
+    }
+}
