@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * never rewritten before a later checkpoint is durable (the paper's retired free list, at segment
  * granularity).
  *
- * <p>A segment is numbered {@code space * segmentsPerSpace + index}. Each use of a segment gets a new
+ * <p>Segments are numbered across spaces: space 0's first, then space 1's, and so on
+ * ({@link #segment}). Each use of a segment gets a new
  * sequence, higher than any before it; records carry it, so a record from an earlier use is refused.
  *
  * <p>Concurrency: one writer thread makes every state change; readers {@link #pin} and
@@ -22,8 +23,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 public final class SegmentTable {
     private static final VarHandle STATES = MethodHandles.arrayElementVarHandle(SegmentState[].class);
 
-    private final int spaces;
-    private final int segmentsPerSpace;
+    /** The number of each space's first segment, and the total at the end. */
+    private final int[] firstSegment;
+    private final byte[] spaceOf;
     private final SegmentState[] states;
     private final long[] sequences;
     private final long[] retiredAtEpoch;
@@ -33,26 +35,49 @@ public final class SegmentTable {
     private long nextSequence = 1;
     private long epoch;
 
+    /** @param segmentsInSpace how many segments each address space has */
     @SuppressWarnings("unchecked")
-    public SegmentTable(int spaces, int segmentsPerSpace) {
-        if (spaces < 1 || spaces > RecordAddress.MAX_SPACES || segmentsPerSpace < 1) {
-            throw new IllegalArgumentException(spaces + " spaces of " + segmentsPerSpace + " segments");
+    public SegmentTable(int... segmentsInSpace) {
+        int spaces = segmentsInSpace.length;
+        if (spaces < 1 || spaces > RecordAddress.MAX_SPACES) {
+            throw new IllegalArgumentException(spaces + " address spaces; 1.." + RecordAddress.MAX_SPACES + " are possible");
         }
-        this.spaces = spaces;
-        this.segmentsPerSpace = segmentsPerSpace;
-        int segments = spaces * segmentsPerSpace;
+        firstSegment = new int[spaces + 1];
+        for (int space = 0; space < spaces; space++) {
+            if (segmentsInSpace[space] < 1) {
+                throw new IllegalArgumentException("space " + space + " has " + segmentsInSpace[space] + " segments");
+            }
+            firstSegment[space + 1] = Math.addExact(firstSegment[space], segmentsInSpace[space]);
+        }
+        int segments = firstSegment[spaces];
         states = new SegmentState[segments];
         sequences = new long[segments];
         retiredAtEpoch = new long[segments];
+        spaceOf = new byte[segments];
         pins = new AtomicIntegerArray(segments);
         free = new ArrayDeque[spaces];
         for (int space = 0; space < spaces; space++) {
             free[space] = new ArrayDeque<>();
-            for (int index = 0; index < segmentsPerSpace; index++) {
-                setState(space * segmentsPerSpace + index, SegmentState.FREE);
-                free[space].add(space * segmentsPerSpace + index);
+            for (int segment = firstSegment[space]; segment < firstSegment[space + 1]; segment++) {
+                setState(segment, SegmentState.FREE);
+                spaceOf[segment] = (byte) space;
+                free[space].add(segment);
             }
         }
+    }
+
+    public int spaces() {
+        return firstSegment.length - 1;
+    }
+
+    /** The number of segment {@code index} of {@code space}. */
+    public int segment(int space, int index) {
+        return firstSegment[space] + index;
+    }
+
+    /** A segment's place within its space. */
+    public int index(int segment) {
+        return segment - firstSegment[space(segment)];
     }
 
     public int segments() {
@@ -60,7 +85,7 @@ public final class SegmentTable {
     }
 
     public int space(int segment) {
-        return segment / segmentsPerSpace;
+        return spaceOf[segment];
     }
 
     public int freeSegments(int space) {

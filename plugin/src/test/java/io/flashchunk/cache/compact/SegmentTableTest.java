@@ -22,7 +22,7 @@ class SegmentTableTest {
 
     @Test
     void eachUseOfASegmentHasAHigherSequence() {
-        SegmentTable table = new SegmentTable(2, 3);
+        SegmentTable table = new SegmentTable(3, 3);
         int a = table.open(1);
         int b = table.open(1);
         assertEquals(1, table.space(a));
@@ -35,8 +35,22 @@ class SegmentTableTest {
     }
 
     @Test
+    void numbersTheSegmentsOfSpacesOfDifferentSizesInTurn() {
+        SegmentTable table = new SegmentTable(3, 5);
+        assertEquals(8, table.segments());
+        assertEquals(2, table.spaces());
+        assertEquals(5, table.segment(1, 2));
+        assertEquals(1, table.space(5));
+        assertEquals(2, table.index(5));
+        assertEquals(0, table.space(2));
+        assertEquals(5, table.freeSegments(1));
+        assertEquals(1, table.space(table.open(1)));
+        assertThrows(IllegalArgumentException.class, () -> new SegmentTable(3, 0));
+    }
+
+    @Test
     void aReclaimedSegmentIsReusedOnlyAfterACheckpointStartedLaterIsDurable() {
-        SegmentTable table = new SegmentTable(1, 2);
+        SegmentTable table = new SegmentTable(2);
         int segment = durable(table, 0);
         long firstUse = table.sequence(segment);
         long named = table.checkpointStarted(); // this checkpoint's copy may name the segment
@@ -57,7 +71,7 @@ class SegmentTableTest {
 
     @Test
     void readsPinOnlyReadableSegmentsAndHoldBackTheirReuse() {
-        SegmentTable table = new SegmentTable(1, 2);
+        SegmentTable table = new SegmentTable(2);
         assertEquals(-1, table.pin(0), "a free segment");
         int segment = table.open(0);
         assertEquals(table.sequence(segment), table.pin(segment), "an open segment is read from memory");
@@ -77,7 +91,7 @@ class SegmentTableTest {
 
     @Test
     void anAbandonedSegmentIsRetiredLikeAReclaimedOne() {
-        SegmentTable table = new SegmentTable(1, 1);
+        SegmentTable table = new SegmentTable(1);
         int segment = table.open(0);
         table.seal(segment);
         table.abandon(segment);
@@ -87,15 +101,15 @@ class SegmentTableTest {
 
     @Test
     void refusesStepsOutOfOrderNamingTheSegmentAndItsState() {
-        SegmentTable table = new SegmentTable(1, 2);
+        SegmentTable table = new SegmentTable(2);
         int segment = table.open(0);
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> table.written(segment));
         assertEquals("segment " + segment + " is OPEN, not SEALED", e.getMessage());
         assertThrows(IllegalStateException.class, () -> table.startReclaim(segment));
         assertThrows(IllegalStateException.class, () -> table.finishReclaim(segment));
         assertThrows(IllegalStateException.class, () -> table.abandon(1 - segment), "a free segment");
-        assertThrows(IllegalArgumentException.class, () -> new SegmentTable(0, 1));
-        assertThrows(IllegalArgumentException.class, () -> new SegmentTable(65, 1));
+        assertThrows(IllegalArgumentException.class, () -> new SegmentTable());
+        assertThrows(IllegalArgumentException.class, () -> new SegmentTable(new int[65]));
     }
 
     /**
@@ -104,7 +118,7 @@ class SegmentTableTest {
      */
     @Test
     void aPinnedSegmentKeepsItsUseWhileTheWriterCyclesIt() throws Exception {
-        SegmentTable table = new SegmentTable(1, 1);
+        SegmentTable table = new SegmentTable(1);
         CountDownLatch start = new CountDownLatch(2);
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicReference<String> failure = new AtomicReference<>();

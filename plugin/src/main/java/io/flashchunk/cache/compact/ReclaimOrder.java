@@ -1,0 +1,16 @@
+package io.flashchunk.cache.compact;
+
+/**
+ * Which durable segment is reclaimed next: the eviction policy at segment granularity. The writer
+ * calls {@link #written} and {@link #victim} from its thread; readers call {@link #read} from any.
+ */
+public interface ReclaimOrder {
+    /** A segment is on flash and may be reclaimed from now on. */
+    void written(int segment);
+
+    /** A chunk of a durable segment was read from flash. */
+    void read(int segment);
+
+    /** The segment to reclaim next, no longer in the order; -1 when no segment may be reclaimed. */
+    int victim();
+}

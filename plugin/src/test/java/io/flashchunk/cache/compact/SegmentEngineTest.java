@@ -1,0 +1,210 @@
+package io.flashchunk.cache.compact;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.FaultyDevice;
+import io.flashchunk.testing.MemoryDevice;
+import java.nio.ByteBuffer;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** The segment writer and reader together over in-memory devices, against chunks whose bytes are a function of their key. */
+class SegmentEngineTest {
+    private static final int SEGMENT_BYTES = 256 * 1024;
+    private static final int CHUNK = 16384;
+    private static final long FIRST_BYTE = 1 << 20;
+
+    /** The writer, the reader and their parts over {@code devices}, one space each. */
+    private static final class Engine {
+        final SegmentTable table;
+        final CompactChunkIndex index;
+        final SegmentWriter writer;
+        final SegmentReader reader;
+
+        Engine(BlockDevice... devices) {
+            SegmentLayout[] layouts = new SegmentLayout[devices.length];
+            StorageDriver[] drivers = new StorageDriver[devices.length];
+            int[] segments = new int[devices.length];
+            long records = 0;
+            for (int i = 0; i < devices.length; i++) {
+                layouts[i] = SegmentLayout.of(FIRST_BYTE, SEGMENT_BYTES, devices[i].capacityBlocks() * BlockDevice.BLOCK_SIZE);
+                drivers[i] = new StorageDriver(devices[i], 2, TimeUnit.SECONDS.toNanos(5));
+                segments[i] = layouts[i].segments();
+                records += (long) segments[i] * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK));
+            }
+            table = new SegmentTable(segments);
+            index = new CompactChunkIndex(records);
+            ReclaimOrder order = new FifoReclaimOrder();
+            SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
+                new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
+            writer = new SegmentWriter(table, layouts, drivers, index, order, buffers, true);
+            reader = new SegmentReader(table, layouts, drivers, index, order, writer.buffers(),
+                    new AlignedBufferPool(1 << 20, 1 << 22));
+        }
+
+        /** The chunk read back, or null on a miss. */
+        ByteBuffer read(long key) throws Exception {
+            ByteBuffer into = ByteBuffer.allocate(CHUNK);
+            return reader.read(key, CHUNK, into) == -1 ? null : into.flip();
+        }
+    }
+
+    private static long key(int i) {
+        return ChunkKeys.key(1 + i / 1000, (long) (i % 1000) * CHUNK);
+    }
+
+    private static ByteBuffer chunk(long key) {
+        byte[] bytes = new byte[CHUNK];
+        new Random(key).nextBytes(bytes);
+        return ByteBuffer.wrap(bytes);
+    }
+
+    private static MemoryDevice device(String name, int segments) {
+        return MemoryDevice.blank(name, (FIRST_BYTE + (long) segments * SEGMENT_BYTES) / BlockDevice.BLOCK_SIZE, 8);
+    }
+
+    @Test
+    void servesChunksFromMemoryThenFlashAndForgetsTheReclaimedOnes() throws Exception {
+        Engine engine = new Engine(device("a", 4), device("b", 4));
+        int perSegment = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK);
+        assertTrue(engine.writer.append(key(0), chunk(key(0))));
+        assertEquals(chunk(key(0)), engine.read(key(0)), "served from the open segment");
+        int n = 20 * perSegment; // flash holds 8 segments: most are reclaimed
+        for (int i = 1; i < n; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        engine.writer.flush();
+        int hits = 0;
+        for (int i = 0; i < n; i++) {
+            ByteBuffer read = engine.read(key(i));
+            if (read != null) {
+                assertEquals(chunk(key(i)), read, "chunk " + i);
+                hits++;
+            }
+        }
+        assertTrue(engine.writer.reclaimed() >= 11, engine.writer.reclaimed() + " reclaimed");
+        assertTrue(hits >= 6 * perSegment && hits <= 8 * perSegment, hits + " hits, " + perSegment + " a segment");
+        assertEquals(hits, engine.index.entries(), "the reclaimed segments' chunks left the index");
+        for (int i = n - perSegment; i < n; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)), "the newest chunks are all there: " + i);
+        }
+        assertNull(engine.read(key(0)), "the oldest were reclaimed");
+    }
+
+    @Test
+    void aSegmentWhoseWriteFailedServesNothing() throws Exception {
+        FaultyDevice device = new FaultyDevice(device("a", 8));
+        Engine engine = new Engine(device);
+        int perSegment = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK);
+        device.failNth(FaultyDevice.Op.WRITE, 1);
+        for (int i = 0; i < 3 * perSegment; i++) {
+            engine.writer.append(key(i), chunk(key(i)));
+        }
+        engine.writer.flush();
+        assertEquals(1, engine.writer.failedWrites());
+        for (int i = 0; i < perSegment; i++) {
+            assertNull(engine.read(key(i)), "chunk " + i + " of the segment never written");
+        }
+        for (int i = perSegment; i < 3 * perSegment; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i);
+        }
+    }
+
+    @Test
+    void staleBytesFromFlashAreRefusedNotServed() throws Exception {
+        FaultyDevice device = new FaultyDevice(device("a", 2));
+        Engine engine = new Engine(device);
+        int perSegment = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK);
+        for (int i = 0; i < perSegment; i++) {
+            engine.writer.append(key(i), chunk(key(i)));
+        }
+        engine.writer.flush();
+        device.staleReads(true); // segment 0's first use is kept; its second comes back as the first
+        for (int i = perSegment; i < 3 * perSegment; i++) {
+            engine.writer.append(key(i), chunk(key(i)));
+        }
+        engine.writer.flush();
+        int refused = 0;
+        for (int i = 0; i < 3 * perSegment; i++) {
+            try {
+                ByteBuffer read = engine.read(key(i));
+                assertTrue(read == null || read.equals(chunk(key(i))), "chunk " + i + " served wrong bytes");
+            } catch (RecordMismatchException e) {
+                refused++;
+            }
+        }
+        assertTrue(refused > 0, "some reads met the older use's records");
+    }
+
+    @Test
+    void refusesAChunkLargerThanASegment() throws Exception {
+        Engine engine = new Engine(device("a", 2));
+        assertTrue(!engine.writer.append(key(1), ByteBuffer.allocate(SEGMENT_BYTES)));
+        assertTrue(engine.writer.append(key(2), chunk(key(2))));
+        assertTrue(!engine.writer.append(key(1), ByteBuffer.allocate(SEGMENT_BYTES)), "after a record too");
+        assertEquals(chunk(key(2)), engine.read(key(2)));
+        assertThrows(IllegalArgumentException.class, () -> new SegmentWriter(engine.table, new SegmentLayout[0],
+                new StorageDriver[0], engine.index, new FifoReclaimOrder(), new SegmentBuffer[2], true));
+    }
+
+    /**
+     * Readers read chunks while the writer appends, seals, writes, reclaims and reuses segments and
+     * buffers over and over: every chunk served is that chunk's bytes.
+     */
+    @Test
+    void readersRacingTheWriterAreServedOnlyTheirChunks() throws Exception {
+        Engine engine = new Engine(device("a", 3), device("b", 3));
+        int keys = 400;
+        CountDownLatch start = new CountDownLatch(2);
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicReference<String> failure = new AtomicReference<>();
+        AtomicLong served = new AtomicLong();
+        AtomicLong refused = new AtomicLong();
+        Thread reader = new Thread(() -> {
+            Random random = new Random(1);
+            start.countDown();
+            while (writing.get() && failure.get() == null) {
+                long key = key(random.nextInt(keys));
+                try {
+                    ByteBuffer read = engine.read(key);
+                    if (read != null) {
+                        if (!read.equals(chunk(key))) {
+                            failure.set("key " + Long.toHexString(key) + " served another chunk's bytes");
+                        }
+                        served.incrementAndGet();
+                    }
+                } catch (RecordMismatchException e) {
+                    refused.incrementAndGet();
+                } catch (Exception e) {
+                    failure.set(e.toString());
+                }
+            }
+        });
+        reader.start();
+        start.countDown();
+        start.await();
+        Random random = new Random(2);
+        for (int i = 0; i < 6_000 && failure.get() == null; i++) {
+            long key = key(random.nextInt(keys));
+            engine.writer.append(key, chunk(key));
+        }
+        writing.set(false);
+        reader.join();
+        assertNull(failure.get());
+        assertTrue(served.get() > 0, "served " + served.get() + ", refused " + refused.get());
+        assertTrue(engine.writer.reclaimed() > 50, engine.writer.reclaimed() + " reclaimed");
+    }
+}
