@@ -62,6 +62,7 @@ public final class SegmentReader {
             for (SegmentBuffer buffer : buffers) {
                 int length = buffer.read(segment, sequence, sector, key, into);
                 if (length != -1) {
+                    order.read(segment);
                     return length;
                 }
             }

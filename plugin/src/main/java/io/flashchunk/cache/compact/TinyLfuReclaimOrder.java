@@ -1,0 +1,97 @@
+package io.flashchunk.cache.compact;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Caffeine's W-TinyLFU over whole segments: a read of any chunk counts for its segment, and once the
+ * durable segments outnumber the room, Caffeine chooses which to give up. Each time a segment is
+ * written it is a new Caffeine key (a generation), so a reused segment does not inherit the reads of
+ * its previous use; reads while it was still in memory are counted when it is written (up to 15,
+ * where Caffeine's counters stop).
+ */
+public final class TinyLfuReclaimOrder implements ReclaimOrder {
+    private static final int MAX_COUNTED = 15;
+
+    private final Cache<Long, Integer> generations;
+    /** Each segment's current generation, or -1 while it is not durable. */
+    private final AtomicLongArray generationOf;
+    private final AtomicIntegerArray readsInMemory;
+    private final ConcurrentLinkedQueue<Integer> evicted = new ConcurrentLinkedQueue<>();
+    private long nextGeneration;
+
+    /**
+     * @param segments segments in all spaces
+     * @param room durable segments kept before Caffeine starts choosing victims (a few fewer than all,
+     *        so that the open and written segments have somewhere to go)
+     */
+    public TinyLfuReclaimOrder(int segments, int room) {
+        if (room < 1 || room > segments) {
+            throw new IllegalArgumentException("room for " + room + " of " + segments + " segments");
+        }
+        generationOf = new AtomicLongArray(segments);
+        readsInMemory = new AtomicIntegerArray(segments);
+        for (int i = 0; i < segments; i++) {
+            generationOf.set(i, -1);
+        }
+        generations = Caffeine.newBuilder()
+                .maximumSize(room)
+                .executor(Runnable::run)
+                .evictionListener((Long generation, Integer segment, RemovalCause cause) -> {
+                    if (segment != null && generationOf.compareAndSet(segment, generation, -1)) {
+                        evicted.add(segment);
+                    }
+                })
+                .build();
+    }
+
+    @Override
+    public void written(int segment) {
+        long generation = nextGeneration++;
+        generationOf.set(segment, generation);
+        generations.put(generation, segment);
+        int reads = Math.min(MAX_COUNTED, readsInMemory.getAndSet(segment, 0));
+        for (int i = 0; i < reads; i++) {
+            generations.getIfPresent(generation);
+        }
+    }
+
+    @Override
+    public void read(int segment) {
+        long generation = generationOf.get(segment);
+        if (generation == -1) {
+            readsInMemory.incrementAndGet(segment);
+        } else {
+            generations.getIfPresent(generation);
+        }
+    }
+
+    @Override
+    public int victim() {
+        Integer segment = evicted.poll();
+        if (segment == null) {
+            generations.cleanUp();
+            segment = evicted.poll();
+        }
+        while (segment == null) {
+            var coldest = generations.policy().eviction().orElseThrow().coldest(1);
+            if (coldest.isEmpty()) {
+                return -1;
+            }
+            var entry = coldest.entrySet().iterator().next();
+            if (generationOf.compareAndSet(entry.getValue(), entry.getKey(), -1)) {
+                generations.invalidate(entry.getKey());
+                segment = entry.getValue();
+            } else {
+                generations.invalidate(entry.getKey()); // already evicted and queued
+                segment = evicted.poll();
+            }
+        }
+        readsInMemory.set(segment, 0); // reads after it was chosen belong to no use
+        return segment;
+    }
+}

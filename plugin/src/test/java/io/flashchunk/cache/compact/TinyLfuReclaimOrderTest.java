@@ -1,0 +1,85 @@
+package io.flashchunk.cache.compact;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class TinyLfuReclaimOrderTest {
+    @Test
+    void offersNothingBeforeASegmentIsWrittenAndEachVictimOnce() {
+        TinyLfuReclaimOrder order = new TinyLfuReclaimOrder(8, 6);
+        assertEquals(-1, order.victim());
+        order.written(3);
+        order.written(5);
+        Set<Integer> victims = new HashSet<>();
+        victims.add(order.victim());
+        victims.add(order.victim());
+        assertEquals(Set.of(3, 5), victims);
+        assertEquals(-1, order.victim());
+        assertThrows(IllegalArgumentException.class, () -> new TinyLfuReclaimOrder(4, 5));
+    }
+
+    /** Writes segments, each read twice once written, and the favourite once a round if {@code readFavourite}. */
+    private static void churn(TinyLfuReclaimOrder order, int favourite, boolean readFavourite, int rounds,
+                              Set<Integer> free) {
+        for (int round = 0; round < rounds; round++) {
+            int next = free.iterator().next();
+            free.remove(next);
+            order.written(next);
+            order.read(next);
+            order.read(next);
+            int victim = order.victim();
+            assertNotEquals(favourite, victim, "round " + round);
+            assertTrue(victim >= 0);
+            free.add(victim);
+            if (readFavourite) {
+                order.read(favourite);
+            }
+        }
+    }
+
+    @Test
+    void aSegmentReadOftenOutlivesSegmentsReadLess() {
+        int segments = 100;
+        TinyLfuReclaimOrder order = new TinyLfuReclaimOrder(segments, 90);
+        for (int s = 0; s < 90; s++) {
+            order.written(s);
+        }
+        for (int i = 0; i < 10; i++) {
+            order.read(7);
+        }
+        Set<Integer> free = new HashSet<>();
+        for (int s = 90; s < segments; s++) {
+            free.add(s);
+        }
+        churn(order, 7, true, 500, free);
+    }
+
+    @Test
+    void readsWhileASegmentIsInMemoryCountOnceItIsWritten() {
+        int segments = 100;
+        TinyLfuReclaimOrder order = new TinyLfuReclaimOrder(segments, 90);
+        for (int s = 0; s < 60; s++) {
+            order.written(s); // Caffeine counts reads once it is half full
+        }
+        for (int i = 0; i < 12; i++) {
+            order.read(95); // in memory: counted when written
+        }
+        order.written(95);
+        for (int s = 60; s < 89; s++) {
+            order.written(s);
+        }
+        Set<Integer> free = new HashSet<>();
+        for (int s = 89; s < segments; s++) {
+            if (s != 95) {
+                free.add(s);
+            }
+        }
+        churn(order, 95, false, 150, free);
+    }
+}
