@@ -40,7 +40,7 @@ import picocli.CommandLine.Option;
  * scripts/bench-cache.sh to tabulate. Not tests: numbers, not verdicts.
  */
 @Command(name = "cache-bench", mixinStandardHelpOptions = true,
-        subcommands = {CacheBench.Heap.class, CacheBench.Hits.class, CacheBench.Writes.class, CacheBench.Checkpoint.class,
+        subcommands = {CacheBench.Heap.class, CacheBench.CompactHeap.class, CacheBench.Hits.class, CacheBench.Writes.class, CacheBench.Checkpoint.class,
             CacheBench.CheckpointLatency.class})
 public final class CacheBench {
     public static void main(String[] args) {
@@ -59,6 +59,79 @@ public final class CacheBench {
 
     static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /**
+     * Memory per cached chunk of the compact engine (issue 15): its index, segment table and reclaim
+     * order filled as the segment writer leaves them after writing that many chunks (without moving
+     * the chunks' bytes: they live on flash and cost no memory), heap measured after full GCs as in
+     * {@link Heap}, plus the two segment buffers (direct memory).
+     */
+    @Command(name = "compact-heap", description = "Memory per cached chunk of the compact engine.")
+    static final class CompactHeap implements Callable<Integer> {
+        @Option(names = "--entries", defaultValue = "10000000")
+        long entries;
+
+        @Option(names = "--chunk-bytes", defaultValue = "16384")
+        int chunkBytes;
+
+        @Option(names = "--segment-mib", defaultValue = "16")
+        int segmentMib;
+
+        @Option(names = "--files", defaultValue = "1000")
+        int files;
+
+        @Override
+        public Integer call() throws Exception {
+            int segmentBytes = segmentMib << 20;
+            int perSegment = (segmentBytes - io.flashchunk.cache.compact.SegmentSummary.bytes(0))
+                    / (io.flashchunk.cache.compact.RecordFormat.recordBytes(chunkBytes)
+                    + io.flashchunk.cache.compact.SegmentSummary.ENTRY_BYTES);
+            int segments = Math.toIntExact((entries + perSegment - 1) / perSegment);
+            long before = Heap.usedHeapAfterGc();
+            FileRegistry registry = new FileRegistry();
+            var layout = new io.flashchunk.cache.compact.SegmentLayout(1 << 20, segmentBytes, segments);
+            var table = new io.flashchunk.cache.compact.SegmentTable(segments);
+            var order = new io.flashchunk.cache.compact.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
+            var index = new io.flashchunk.cache.compact.CompactChunkIndex(entries);
+            List<CachedFile> cachedFiles = new ArrayList<>();
+            for (int f = 0; f < files; f++) {
+                cachedFiles.add(registry.register(new FileIdentity("/data/ks/table/nb-" + f + "-big-Data.db",
+                        1L << 40, f, f, f, f), replaced -> { }));
+            }
+            long perFile = (entries + files - 1) / files;
+            int recordSectors = io.flashchunk.cache.compact.RecordFormat.recordBytes(chunkBytes) / 512;
+            long displaced = 0;
+            for (int segment = 0; segment < segments; segment++) {
+                table.open(0);
+                for (int r = 0; r < perSegment; r++) {
+                    long i = (long) segment * perSegment + r;
+                    if (i >= entries) {
+                        break;
+                    }
+                    CachedFile cachedFile = cachedFiles.get((int) (i / perFile));
+                    long key = ChunkKeys.key(cachedFile.id(), (i % perFile) * chunkBytes);
+                    displaced += index.put(key, layout.address(0, segment, r * recordSectors)) == 0 ? 0 : 1;
+                }
+                table.seal(segment);
+                table.written(segment);
+                order.written(segment);
+            }
+            long after = Heap.usedHeapAfterGc();
+            long direct = 2L * segmentBytes;
+            String histogram = Heap.classHistogram();
+            long size = index.entries();
+            System.out.printf(Locale.ROOT, "{\"bench\":\"compact-heap\",\"entries\":%d,\"chunk_bytes\":%d,"
+                            + "\"segment_bytes\":%d,\"segments\":%d,\"files\":%d,\"displaced\":%d,\"heap_bytes\":%d,"
+                            + "\"direct_bytes\":%d,\"heap_per_chunk\":%.2f,\"bytes_per_chunk\":%.2f,\"top_classes\":%s}%n",
+                    size, chunkBytes, segmentBytes, segments, files, displaced, after - before, direct,
+                    (after - before) / (double) size, (after - before + direct) / (double) size, histogram);
+            // Keep everything reachable until measured.
+            if (registry.liveFiles() < 0 || table.segments() < 0 || order.victim() < -1) {
+                throw new IllegalStateException();
+            }
+            return 0;
+        }
     }
 
     /** Heap bytes per cached chunk: everything the index and the allocator keep, measured after full GCs. */
