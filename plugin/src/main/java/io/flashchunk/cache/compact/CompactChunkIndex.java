@@ -198,9 +198,16 @@ public final class CompactChunkIndex {
         return old & RecordAddress.MASK;
     }
 
+    /** The value of the slot in {@code bucket} with {@code tag}, as read while scanning (read once). */
     private long findIn(long bucket, long tag) {
-        long slot = slotWithTag(bucket, tag);
-        return slot == -1 ? EMPTY : get(slot);
+        long base = bucket * BUCKET_SLOTS;
+        for (int i = 0; i < BUCKET_SLOTS; i++) {
+            long value = get(base + i);
+            if (value != EMPTY && value >>> TAG_SHIFT == tag) {
+                return value;
+            }
+        }
+        return EMPTY;
     }
 
     /** The slot holding {@code key}'s tag and exactly {@code address}, or -1. */

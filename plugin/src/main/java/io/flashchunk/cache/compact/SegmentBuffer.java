@@ -59,6 +59,11 @@ public final class SegmentBuffer {
         return segment;
     }
 
+    /** The segment size this buffer holds. */
+    public int capacity() {
+        return bytes.capacity();
+    }
+
     public long sequence() {
         return sequence;
     }
@@ -122,9 +127,14 @@ public final class SegmentBuffer {
      * Copies into {@code into} (from its position) the chunk of {@code key} whose record starts at
      * {@code sector}, if this buffer holds use {@code sequence} of {@code segment} and that record is
      * complete; returns the chunk's length, or -1 when the buffer holds something else (read from
-     * flash instead, or miss). Throws when the record is not that chunk's.
+     * flash instead, or miss). Throws when the record is not that chunk's or longer than
+     * {@code chunkLength}.
      */
-    public int read(int segment, long sequence, int sector, long key, ByteBuffer into) throws RecordMismatchException {
+    public int read(int segment, long sequence, int sector, long key, int chunkLength, ByteBuffer into)
+            throws RecordMismatchException {
+        if (this.segment != segment) {
+            return -1; // the common case, without touching the shared count
+        }
         if (readers.incrementAndGet() < 0) {
             readers.decrementAndGet();
             return -1;
@@ -140,6 +150,10 @@ public final class SegmentBuffer {
             }
             ByteBuffer chunk = RecordFormat.check(complete, at, key, sequence);
             int length = chunk.remaining();
+            if (length > chunkLength || length > into.remaining()) {
+                throw new RecordMismatchException("record at sector " + sector + " of segment " + segment + " holds "
+                        + length + " bytes; the chunk has at most " + chunkLength);
+            }
             into.put(chunk);
             return length;
         } finally {

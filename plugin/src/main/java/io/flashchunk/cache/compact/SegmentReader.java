@@ -3,9 +3,9 @@ package io.flashchunk.cache.compact;
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.device.BlockDevice;
-import io.flashchunk.device.DeviceTimeoutException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The compact engine's read path, safe from any thread: looks a chunk up in the index, pins its
@@ -43,6 +43,9 @@ public final class SegmentReader {
      *         caller may count and log
      */
     public int read(long key, int chunkLength, ByteBuffer into) throws IOException, RecordMismatchException {
+        if (chunkLength < 1 || chunkLength > into.remaining()) {
+            throw new IllegalArgumentException("chunk length " + chunkLength + " with room for " + into.remaining());
+        }
         long address = index.find(key);
         if (address == RecordAddress.NONE) {
             return -1;
@@ -52,6 +55,9 @@ public final class SegmentReader {
             return -1;
         }
         SegmentLayout layout = layouts[space];
+        if (RecordFormat.recordBytes(chunkLength) > layout.segmentBytes()) {
+            throw new IllegalArgumentException("chunk length " + chunkLength + " exceeds a segment");
+        }
         int segment = table.segment(space, layout.index(address));
         long sequence = table.pin(segment);
         if (sequence == -1) {
@@ -59,20 +65,38 @@ public final class SegmentReader {
         }
         try {
             int sector = layout.sectorInSegment(address);
-            for (SegmentBuffer buffer : buffers) {
-                int length = buffer.read(segment, sequence, sector, key, into);
-                if (length != -1) {
-                    order.read(segment);
-                    return length;
+            int length;
+            SegmentState state = table.state(segment);
+            if (state == SegmentState.DURABLE || state == SegmentState.RECLAIMING) {
+                length = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, into);
+            } else {
+                length = readFromMemory(segment, sequence, sector, key, chunkLength, into);
+                if (length == -1) {
+                    // Written since the buffers were looked at, or not in a buffer (yet): flash only once durable.
+                    state = table.state(segment);
+                    if (state != SegmentState.DURABLE && state != SegmentState.RECLAIMING) {
+                        return -1;
+                    }
+                    length = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, into);
                 }
             }
-            int length = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, into);
             index.markRead(key, address);
             order.read(segment);
             return length;
         } finally {
             table.unpin(segment);
         }
+    }
+
+    private int readFromMemory(int segment, long sequence, int sector, long key, int chunkLength, ByteBuffer into)
+            throws RecordMismatchException {
+        for (SegmentBuffer buffer : buffers) {
+            int length = buffer.read(segment, sequence, sector, key, chunkLength, into);
+            if (length != -1) {
+                return length;
+            }
+        }
+        return -1;
     }
 
     private int readFromFlash(int space, SegmentLayout layout, long address, int sector, long key, long sequence,
@@ -83,17 +107,28 @@ public final class SegmentReader {
         long end = Math.min(segmentEnd, start + RecordFormat.recordBytes(chunkLength));
         int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
         ByteBuffer buffer = pool.acquire(bytes);
+        CompletableFuture<Void> read;
         try {
-            drivers[space].await(drivers[space].read(firstBlock, buffer), "read of segment sector " + sector);
-        } catch (DeviceTimeoutException e) {
-            throw e; // the device still owns the buffer: it is not returned to the pool
-        } catch (IOException e) {
+            read = drivers[space].read(firstBlock, buffer);
+        } catch (RuntimeException e) {
             pool.release(buffer);
+            throw e;
+        }
+        try {
+            drivers[space].await(read, "read of segment sector " + sector);
+        } catch (IOException e) {
+            if (read.isDone()) {
+                pool.release(buffer);
+            } // else the device still owns the buffer (timed out, or this thread interrupted): never reused
             throw e;
         }
         try {
             ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - firstBlock * BlockDevice.BLOCK_SIZE), key, sequence);
             int length = chunk.remaining();
+            if (length > chunkLength) {
+                throw new RecordMismatchException("record at sector " + sector + " holds " + length
+                        + " bytes; the chunk has at most " + chunkLength);
+            }
             into.put(chunk);
             return length;
         } finally {

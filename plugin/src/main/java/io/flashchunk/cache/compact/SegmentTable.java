@@ -70,6 +70,16 @@ public final class SegmentTable {
         return firstSegment.length - 1;
     }
 
+    /** Segments in {@code space}. */
+    public int segmentsIn(int space) {
+        return firstSegment[space + 1] - firstSegment[space];
+    }
+
+    /** Segments retired and waiting for a checkpoint to free them. */
+    public int retiredSegments() {
+        return retired.size();
+    }
+
     /** The number of segment {@code index} of {@code space}. */
     public int segment(int space, int index) {
         return firstSegment[space] + index;

@@ -1,12 +1,14 @@
 package io.flashchunk.cache.compact;
 
+import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.driver.StorageDriver;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The compact engine's one writer, and the place where a miss becomes a flash write
@@ -14,10 +16,15 @@ import java.util.concurrent.locks.LockSupport;
  * full segment and writes it with one device write while the next fills (two buffers: the write
  * queue's two stages), and when no segment is free reclaims the one the {@link ReclaimOrder} names,
  * taking its chunks out of the index by the segment's summary. Every method runs on the writer's
- * thread.
+ * thread, and none waits longer than the device timeout.
  *
- * <p>Without checkpoints ({@code retireAtOnce}), a reclaimed segment is free once its reads are done;
- * with them, it waits in the {@link SegmentTable} for a later checkpoint to be durable.
+ * <p>Faults cost cached chunks, never correctness or progress: a failed write's chunks leave the
+ * index; a buffer whose write has not ended (a hung device) is set aside until it does, and while no
+ * buffer is free nothing is cached; a segment whose reads have not ended is retired later.
+ *
+ * <p>Without checkpoints ({@code retireAtOnce}), a reclaimed segment is free once its reads are done.
+ * With them, it waits in the {@link SegmentTable} for a later checkpoint to be durable, and while any
+ * segment waits so, no further one is reclaimed: chunks are not cached until the checkpoint frees it.
  */
 public final class SegmentWriter {
     private final SegmentTable table;
@@ -26,8 +33,13 @@ public final class SegmentWriter {
     private final CompactChunkIndex index;
     private final ReclaimOrder order;
     private final boolean retireAtOnce;
+    private final int segmentBytes;
     private final SegmentBuffer[] buffers;
     private final ArrayDeque<SegmentBuffer> freeBuffers = new ArrayDeque<>();
+    /** Buffers whose write failed but has not ended: the device still reads them. */
+    private final List<Parked> parked = new ArrayList<>();
+    /** Segments being reclaimed whose reads had not ended when last looked at. */
+    private final List<Integer> draining = new ArrayList<>();
     private SegmentBuffer open;
     private SegmentBuffer writing;
     private CompletableFuture<Void> write;
@@ -35,6 +47,10 @@ public final class SegmentWriter {
     private long appended;
     private long reclaimed;
     private long failedWrites;
+
+    /** A failed write that has not ended: its buffer and its segment wait until it does. */
+    private record Parked(SegmentBuffer buffer, CompletableFuture<Void> write, int segment) {
+    }
 
     /**
      * @param buffers two buffers of the segment size: one fills while the other is written
@@ -45,6 +61,18 @@ public final class SegmentWriter {
             throw new IllegalArgumentException(table.spaces() + " spaces, " + layouts.length + " layouts, "
                     + drivers.length + " drivers, " + buffers.length + " buffers (2 needed)");
         }
+        segmentBytes = layouts[0].segmentBytes();
+        for (int space = 0; space < layouts.length; space++) {
+            if (layouts[space].segmentBytes() != segmentBytes || layouts[space].segments() != table.segmentsIn(space)) {
+                throw new IllegalArgumentException("space " + space + "'s layout does not match the segment table");
+            }
+        }
+        for (SegmentBuffer buffer : buffers) {
+            if (buffer.capacity() != segmentBytes) {
+                throw new IllegalArgumentException("a " + buffer.capacity() + "-byte buffer for " + segmentBytes
+                        + "-byte segments");
+            }
+        }
         this.table = table;
         this.layouts = layouts;
         this.drivers = drivers;
@@ -52,30 +80,27 @@ public final class SegmentWriter {
         this.order = order;
         this.retireAtOnce = retireAtOnce;
         this.buffers = buffers.clone();
-        freeBuffers.addAll(java.util.List.of(buffers));
+        freeBuffers.addAll(List.of(buffers));
     }
 
     /**
      * Writes {@code chunk} (position to limit, left unchanged) as the chunk of {@code key}; returns
-     * false when it cannot be cached (larger than a segment, or no segment could be opened).
+     * false when it is not cached (larger than a segment, or no segment or buffer to be had now).
      */
-    public boolean append(long key, ByteBuffer chunk) throws IOException {
+    public boolean append(long key, ByteBuffer chunk) {
+        if (RecordFormat.recordBytes(chunk.remaining()) + SegmentSummary.bytes(1) > segmentBytes) {
+            return false;
+        }
         if (open == null && !openSegment()) {
             return false;
         }
         int sector = open.append(key, chunk);
         if (sector == -1) {
-            if (open.records() == 0) {
-                return false; // larger than a segment
-            }
             sealOpen();
             if (!openSegment()) {
                 return false;
             }
             sector = open.append(key, chunk);
-            if (sector == -1) {
-                return false; // larger than a segment
-            }
         }
         int segment = open.segment();
         int space = table.space(segment);
@@ -84,12 +109,23 @@ public final class SegmentWriter {
         return true;
     }
 
-    /** Seals the open segment, if it holds anything, and waits until every sealed segment is on flash. */
-    public void flush() throws IOException {
+    /**
+     * Seals the open segment, if it holds anything, and waits for its write and for failed writes the
+     * device still holds, each at most the device timeout.
+     */
+    public void flush() {
         if (open != null && open.records() > 0) {
             sealOpen();
         }
         finishWrite();
+        for (Parked p : parked) {
+            try {
+                drivers[table.space(p.segment())].await(p.write(), "failed write of segment " + p.segment());
+            } catch (IOException e) {
+                // failed already; only its end matters here
+            }
+        }
+        unpark();
     }
 
     /** The buffers readers look in for chunks not yet on flash. */
@@ -109,20 +145,23 @@ public final class SegmentWriter {
         return failedWrites;
     }
 
-    /**
-     * Opens a segment, reclaiming one first when none is free; returns false when none can be had
-     * (with checkpoints, a reclaimed segment frees only after the next one: one reclaim per call).
-     */
-    private boolean openSegment() throws IOException {
+    /** Opens a segment in a free buffer, reclaiming one first when none is free; false when none can be had. */
+    private boolean openSegment() {
+        unpark();
+        if (freeBuffers.isEmpty()) {
+            finishWrite();
+            unpark();
+            if (freeBuffers.isEmpty()) {
+                return false;
+            }
+        }
         int segment = openInSomeSpace();
-        for (int reclaims = 0; segment == -1; reclaims++) {
-            if ((reclaims > 0 && !retireAtOnce) || !reclaimOne()) {
+        while (segment == -1) {
+            boolean waitingForCheckpoint = !retireAtOnce && (table.retiredSegments() > 0 || !draining.isEmpty());
+            if (waitingForCheckpoint || !reclaimOne()) {
                 return false;
             }
             segment = openInSomeSpace();
-        }
-        if (freeBuffers.isEmpty()) {
-            finishWrite();
         }
         open = freeBuffers.poll();
         open.start(segment, table.sequence(segment));
@@ -142,7 +181,7 @@ public final class SegmentWriter {
         return -1;
     }
 
-    private void sealOpen() throws IOException {
+    private void sealOpen() {
         finishWrite();
         int segment = open.segment();
         ByteBuffer image = open.seal();
@@ -155,35 +194,72 @@ public final class SegmentWriter {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             write = CompletableFuture.failedFuture(new IOException("interrupted writing segment " + segment, e));
+        } catch (RuntimeException e) {
+            write = CompletableFuture.failedFuture(e);
         }
     }
 
-    /** Waits for the segment being written; on failure its chunks leave the index and the segment is retired. */
-    private void finishWrite() throws IOException {
+    /**
+     * Waits for the segment being written. On success it is durable; on failure its chunks leave the
+     * index and it is retired, and its buffer is set aside until the device lets go of it.
+     */
+    private void finishWrite() {
         if (writing == null) {
             return;
         }
-        int segment = writing.segment();
+        SegmentBuffer buffer = writing;
+        CompletableFuture<Void> pending = write;
+        writing = null;
+        write = null;
+        int segment = buffer.segment();
         int space = table.space(segment);
+        boolean written;
         try {
-            drivers[space].await(write, "write of segment " + segment);
+            drivers[space].await(pending, "write of segment " + segment);
+            written = true;
+        } catch (IOException e) {
+            written = false;
+        }
+        if (written) {
             table.written(segment);
             order.written(segment);
-        } catch (IOException e) {
-            failedWrites++;
-            table.abandon(segment);
-            removeFromIndex(segment, writing.summary());
-            awaitReclaimed(segment);
+            release(buffer);
+            return;
         }
-        while (!writing.tryReuse()) {
+        failedWrites++;
+        table.abandon(segment);
+        removeFromIndex(segment, buffer.summary());
+        if (pending.isDone()) {
+            release(buffer);
+            draining.add(segment);
+            retireDrained();
+        } else {
+            // The device may still write this buffer to the segment: neither is reused until it ends.
+            parked.add(new Parked(buffer, pending, segment));
+        }
+    }
+
+    private void release(SegmentBuffer buffer) {
+        while (!buffer.tryReuse()) {
             Thread.onSpinWait(); // reads of memory take microseconds
         }
-        freeBuffers.add(writing);
-        writing = null;
+        freeBuffers.add(buffer);
+    }
+
+    private void unpark() {
+        for (Iterator<Parked> it = parked.iterator(); it.hasNext(); ) {
+            Parked p = it.next();
+            if (p.write().isDone()) {
+                it.remove();
+                release(p.buffer());
+                draining.add(p.segment());
+            }
+        }
+        retireDrained();
     }
 
     /** Reclaims the segment the order names; returns false when there is none. */
-    private boolean reclaimOne() throws IOException {
+    private boolean reclaimOne() {
         int victim = order.victim();
         if (victim == -1) {
             return false;
@@ -193,13 +269,15 @@ public final class SegmentWriter {
         if (summary != null) {
             removeFromIndex(victim, summary);
         } else {
-            SegmentLayout layout = layouts[table.space(victim)];
+            int space = table.space(victim);
+            SegmentLayout layout = layouts[space];
             int at = table.index(victim);
-            index.removeIf(address -> RecordAddress.space(address) == table.space(victim) && layout.contains(address)
+            index.removeIf(address -> RecordAddress.space(address) == space && layout.contains(address)
                     && layout.index(address) == at);
         }
-        awaitReclaimed(victim);
         reclaimed++;
+        draining.add(victim);
+        retireDrained();
         return true;
     }
 
@@ -211,17 +289,16 @@ public final class SegmentWriter {
         }
     }
 
-    /** Waits for the reads pinned to a segment to end (bounded by the device timeout), then retires it. */
-    private void awaitReclaimed(int segment) throws IOException {
-        long deadline = System.nanoTime() + 2 * drivers[table.space(segment)].timeoutNanos();
-        while (!table.finishReclaim(segment)) {
-            if (System.nanoTime() > deadline) {
-                throw new IOException("reads of segment " + segment + " did not end in "
-                        + TimeUnit.NANOSECONDS.toMillis(2 * drivers[table.space(segment)].timeoutNanos()) + " ms");
+    /** Retires the segments being reclaimed whose reads have ended; the others are looked at next time. */
+    private void retireDrained() {
+        boolean retired = false;
+        for (Iterator<Integer> it = draining.iterator(); it.hasNext(); ) {
+            if (table.finishReclaim(it.next())) {
+                it.remove();
+                retired = true;
             }
-            LockSupport.parkNanos(10_000);
         }
-        if (retireAtOnce) {
+        if (retired && retireAtOnce) {
             table.checkpointDurable(table.checkpointStarted());
         }
     }
@@ -233,9 +310,12 @@ public final class SegmentWriter {
         long end = layout.startByte(table.index(segment)) + layout.segmentBytes();
         try {
             ByteBuffer tail = readTail(space, end, 4096);
-            int bytes = SegmentSummary.bytesAtEnd(tail);
+            long bytes = SegmentSummary.bytesAtEnd(tail);
+            if (bytes > segmentBytes) {
+                return null;
+            }
             if (bytes > tail.remaining()) {
-                tail = readTail(space, end, Math.min(layout.segmentBytes(), (bytes + 4095) / 4096 * 4096));
+                tail = readTail(space, end, (int) ((bytes + 4095) / 4096 * 4096));
             }
             return SegmentSummary.read(tail, table.sequence(segment));
         } catch (IOException | RecordMismatchException e) {
@@ -243,8 +323,9 @@ public final class SegmentWriter {
         }
     }
 
+    /** The last {@code bytes} bytes before {@code endByte}; on a timeout the buffer is left to the device. */
     private ByteBuffer readTail(int space, long endByte, int bytes) throws IOException {
-        ByteBuffer buffer = io.flashchunk.buffer.AlignedBuffers.allocate(bytes);
+        ByteBuffer buffer = AlignedBuffers.allocate(bytes);
         drivers[space].await(drivers[space].read((endByte - bytes) / 4096, buffer), "summary read");
         return buffer;
     }

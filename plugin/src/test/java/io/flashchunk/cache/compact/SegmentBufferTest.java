@@ -33,11 +33,14 @@ class SegmentBufferTest {
         assertEquals(0, first);
         assertEquals(RecordFormat.recordBytes(16384) / 512, second);
         ByteBuffer into = ByteBuffer.allocate(16384);
-        assertEquals(4000, buffer.read(5, 9, second, 101, into));
+        assertEquals(4000, buffer.read(5, 9, second, 101, 16384, into));
         assertEquals(chunk(101, 9, 4000), into.flip());
-        assertEquals(-1, buffer.read(5, 8, first, 100, ByteBuffer.allocate(16384)), "another use of the segment");
-        assertEquals(-1, buffer.read(6, 9, first, 100, ByteBuffer.allocate(16384)), "another segment");
-        assertThrows(RecordMismatchException.class, () -> buffer.read(5, 9, first, 101, ByteBuffer.allocate(16384)));
+        assertEquals(-1, buffer.read(5, 8, first, 100, 16384, ByteBuffer.allocate(16384)), "another use of the segment");
+        assertEquals(-1, buffer.read(6, 9, first, 100, 16384, ByteBuffer.allocate(16384)), "another segment");
+        assertThrows(RecordMismatchException.class, () -> buffer.read(5, 9, first, 101, 16384, ByteBuffer.allocate(16384)));
+        RecordMismatchException longer = assertThrows(RecordMismatchException.class,
+                () -> buffer.read(5, 9, first, 100, 4096, ByteBuffer.allocate(16384)));
+        assertTrue(longer.getMessage().contains("holds 16384 bytes; the chunk has at most 4096"), longer.getMessage());
 
         ByteBuffer image = buffer.seal();
         assertEquals(SEGMENT_BYTES, image.remaining());
@@ -66,10 +69,10 @@ class SegmentBufferTest {
         buffer.start(0, 1);
         buffer.append(1, chunk(1, 1, 1000));
         RecordMismatchException past = assertThrows(RecordMismatchException.class,
-                () -> buffer.read(0, 1, 3, 2, ByteBuffer.allocate(4096)));
+                () -> buffer.read(0, 1, 3, 2, 4096, ByteBuffer.allocate(4096)));
         assertTrue(past.getMessage().contains("no complete record at sector 3"), past.getMessage());
         RecordMismatchException inside = assertThrows(RecordMismatchException.class,
-                () -> buffer.read(0, 1, 2, 2, ByteBuffer.allocate(4096)));
+                () -> buffer.read(0, 1, 2, 2, 4096, ByteBuffer.allocate(4096)));
         assertTrue(inside.getMessage().contains("no record at 1024"), inside.getMessage());
     }
 
@@ -82,11 +85,11 @@ class SegmentBufferTest {
         buffer.seal();
         assertThrows(IllegalStateException.class, () -> buffer.start(4, 2), "not taken back yet");
         assertTrue(buffer.tryReuse());
-        assertEquals(-1, buffer.read(3, 1, 0, 1, ByteBuffer.allocate(4096)), "the old use is gone");
+        assertEquals(-1, buffer.read(3, 1, 0, 1, 4096, ByteBuffer.allocate(4096)), "the old use is gone");
         buffer.start(3, 2);
-        assertEquals(-1, buffer.read(3, 1, 0, 1, ByteBuffer.allocate(4096)), "the old use of the same segment");
+        assertEquals(-1, buffer.read(3, 1, 0, 1, 4096, ByteBuffer.allocate(4096)), "the old use of the same segment");
         buffer.append(7, chunk(7, 2, 10));
-        assertEquals(10, buffer.read(3, 2, 0, 7, ByteBuffer.allocate(4096)));
+        assertEquals(10, buffer.read(3, 2, 0, 7, 4096, ByteBuffer.allocate(4096)));
     }
 
     /**
@@ -110,7 +113,7 @@ class SegmentBufferTest {
                 for (int record = 0; record < 7; record++) {
                     into.clear();
                     try {
-                        int length = buffer.read(0, use, record * 8, record, into);
+                        int length = buffer.read(0, use, record * 8, record, 8192, into);
                         if (length != -1) {
                             into.flip();
                             if (!into.equals(chunk(record, use, 4000))) {
@@ -128,7 +131,8 @@ class SegmentBufferTest {
         start.countDown();
         start.await();
         long reuses = 0;
-        for (long use = 1; use <= 20_000 && failure.get() == null; use++) {
+        // At least 20,000 uses, and more until the reader has been served 1,000 times (it may start late).
+        for (long use = 1; (use <= 20_000 || served.get() < 1_000) && use < 1_000_000 && failure.get() == null; use++) {
             buffer.start(0, use);
             currentUse.set(use);
             for (int record = 0; record < 7; record++) {
@@ -143,6 +147,6 @@ class SegmentBufferTest {
         writing.set(false);
         reader.join();
         assertNull(failure.get());
-        assertTrue(served.get() > 0, "the reader was served; waits for reuse: " + reuses);
+        assertTrue(served.get() >= 1_000, "the reader was served " + served.get() + " times; waits for reuse: " + reuses);
     }
 }

@@ -35,19 +35,24 @@ class SegmentEngineTest {
         final SegmentReader reader;
 
         Engine(BlockDevice... devices) {
+            this(TimeUnit.SECONDS.toNanos(5), false, devices);
+        }
+
+        Engine(long timeoutNanos, boolean tinyLfu, BlockDevice... devices) {
             SegmentLayout[] layouts = new SegmentLayout[devices.length];
             StorageDriver[] drivers = new StorageDriver[devices.length];
             int[] segments = new int[devices.length];
             long records = 0;
             for (int i = 0; i < devices.length; i++) {
                 layouts[i] = SegmentLayout.of(FIRST_BYTE, SEGMENT_BYTES, devices[i].capacityBlocks() * BlockDevice.BLOCK_SIZE);
-                drivers[i] = new StorageDriver(devices[i], 2, TimeUnit.SECONDS.toNanos(5));
+                drivers[i] = new StorageDriver(devices[i], 2, timeoutNanos);
                 segments[i] = layouts[i].segments();
                 records += (long) segments[i] * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK));
             }
             table = new SegmentTable(segments);
             index = new CompactChunkIndex(records);
-            ReclaimOrder order = new FifoReclaimOrder();
+            int all = java.util.Arrays.stream(segments).sum();
+            ReclaimOrder order = tinyLfu ? new TinyLfuReclaimOrder(all, all - 2) : new FifoReclaimOrder();
             SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
                 new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
             writer = new SegmentWriter(table, layouts, drivers, index, order, buffers, true);
@@ -150,6 +155,50 @@ class SegmentEngineTest {
     }
 
     @Test
+    void aHungWriteStopsCachingUntilTheDeviceLetsGoThenServesTheRest() throws Exception {
+        FaultyDevice device = new FaultyDevice(device("a", 8));
+        Engine engine = new Engine(TimeUnit.MILLISECONDS.toNanos(200), false, device);
+        int perSegment = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK);
+        var gate = device.hang(FaultyDevice.Op.WRITE);
+        int cached = 0;
+        for (int i = 0; i < 3 * perSegment; i++) {
+            cached += engine.writer.append(key(i), chunk(key(i))) ? 1 : 0;
+        }
+        assertEquals(2, engine.writer.failedWrites(), "both buffers' writes timed out");
+        assertEquals(2 * perSegment, cached, "nothing is cached while both buffers are held by the device");
+        assertEquals(0, engine.index.entries(), "the chunks of segments never written left the index");
+        gate.complete(null);
+        engine.writer.flush(); // waits for the held writes to end
+        int base = 3 * perSegment;
+        for (int i = base; i < base + 2 * perSegment; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i + " after the device answered");
+        }
+        engine.writer.flush();
+        for (int i = 0; i < base; i++) {
+            assertNull(engine.read(key(i)), "chunk " + i);
+        }
+        for (int i = base; i < base + 2 * perSegment; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i);
+        }
+    }
+
+    @Test
+    void aRecordLongerThanTheChunkLengthAskedForIsRefused() throws Exception {
+        Engine engine = new Engine(device("a", 2));
+        engine.writer.append(key(1), chunk(key(1)));
+        RecordMismatchException inMemory = assertThrows(RecordMismatchException.class,
+                () -> engine.reader.read(key(1), 4096, ByteBuffer.allocate(CHUNK)));
+        assertTrue(inMemory.getMessage().contains("at most 4096"), inMemory.getMessage());
+        engine.writer.flush();
+        RecordMismatchException onFlash = assertThrows(RecordMismatchException.class,
+                () -> engine.reader.read(key(1), 8192, ByteBuffer.allocate(CHUNK)));
+        assertTrue(onFlash.getMessage().contains("at most 8192") || onFlash.getMessage().contains("says 16384 bytes"),
+                onFlash.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> engine.reader.read(key(1), CHUNK, ByteBuffer.allocate(100)));
+        assertEquals(chunk(key(1)), engine.read(key(1)));
+    }
+
+    @Test
     void refusesAChunkLargerThanASegment() throws Exception {
         Engine engine = new Engine(device("a", 2));
         assertTrue(!engine.writer.append(key(1), ByteBuffer.allocate(SEGMENT_BYTES)));
@@ -166,7 +215,15 @@ class SegmentEngineTest {
      */
     @Test
     void readersRacingTheWriterAreServedOnlyTheirChunks() throws Exception {
-        Engine engine = new Engine(device("a", 3), device("b", 3));
+        race(new Engine(device("a", 3), device("b", 3)));
+    }
+
+    @Test
+    void readersRacingTheWriterAreServedOnlyTheirChunksUnderTinyLfu() throws Exception {
+        race(new Engine(TimeUnit.SECONDS.toNanos(5), true, device("a", 3), device("b", 3)));
+    }
+
+    private static void race(Engine engine) throws Exception {
         int keys = 400;
         CountDownLatch start = new CountDownLatch(2);
         AtomicBoolean writing = new AtomicBoolean(true);
@@ -197,14 +254,15 @@ class SegmentEngineTest {
         start.countDown();
         start.await();
         Random random = new Random(2);
-        for (int i = 0; i < 6_000 && failure.get() == null; i++) {
+        // At least 6,000 appends, and more until the reader has been served 500 times (it may start late).
+        for (int i = 0; (i < 6_000 || served.get() < 500) && i < 500_000 && failure.get() == null; i++) {
             long key = key(random.nextInt(keys));
             engine.writer.append(key, chunk(key));
         }
         writing.set(false);
         reader.join();
         assertNull(failure.get());
-        assertTrue(served.get() > 0, "served " + served.get() + ", refused " + refused.get());
+        assertTrue(served.get() >= 500, "served " + served.get() + ", refused " + refused.get());
         assertTrue(engine.writer.reclaimed() > 50, engine.writer.reclaimed() + " reclaimed");
     }
 }

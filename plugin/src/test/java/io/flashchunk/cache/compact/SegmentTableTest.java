@@ -145,7 +145,8 @@ class SegmentTableTest {
         start.await();
         int cycles = 0;
         long waits = 0;
-        while (cycles < 20_000 && failure.get() == null) {
+        // At least 20,000 cycles, and more until the reader has pinned 1,000 times (it may start late).
+        while ((cycles < 20_000 || pinnedReads.get() < 1_000) && cycles < 5_000_000 && failure.get() == null) {
             int segment = durable(table, 0);
             table.startReclaim(segment);
             while (!table.finishReclaim(segment)) {
@@ -158,7 +159,7 @@ class SegmentTableTest {
         writing.set(false);
         reader.join();
         assertNull(failure.get());
-        assertTrue(pinnedReads.get() > 0, "the reader pinned the segment");
-        assertEquals(20_000, cycles, "waits " + waits);
+        assertTrue(pinnedReads.get() >= 1_000, "the reader pinned the segment " + pinnedReads.get() + " times in "
+                + cycles + " cycles (waits " + waits + ")");
     }
 }

@@ -36,7 +36,7 @@ class TinyLfuReclaimOrderTest {
             int victim = order.victim();
             assertNotEquals(favourite, victim, "round " + round);
             assertTrue(victim >= 0);
-            free.add(victim);
+            assertTrue(free.add(victim), "segment " + victim + " offered twice");
             if (readFavourite) {
                 order.read(favourite);
             }
