@@ -131,8 +131,8 @@ class SegmentBufferTest {
         start.countDown();
         start.await();
         long reuses = 0;
-        // At least 20,000 uses, and more until the reader has been served 1,000 times (it may start late).
-        for (long use = 1; (use <= 20_000 || served.get() < 1_000) && use < 1_000_000 && failure.get() == null; use++) {
+        // At least 5,000 uses, and more until the reader has been served 1,000 times (it may start late).
+        for (long use = 1; (use <= 5_000 || served.get() < 1_000) && use < 1_000_000 && failure.get() == null; use++) {
             buffer.start(0, use);
             currentUse.set(use);
             for (int record = 0; record < 7; record++) {
