@@ -31,7 +31,7 @@ public final class CompactChunkIndex {
     public static final int BUCKET_SLOTS = 8;
     /**
      * Slots per page: 256 KiB pages, below half of G1's smallest region (1 MiB), so no page is a
-     * humongous object (8 MiB pages in 2 MiB regions took 10 MiB each: 45% more than their slots).
+     * humongous object (with 8 MiB pages the heap grew by half as much again as the slots).
      */
     static final int PAGE_SLOTS = 1 << 15;
     /** The share of slots the table is sized to fill. */
