@@ -5,14 +5,9 @@ import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -29,7 +24,6 @@ import java.util.zip.CRC32C;
 public final class CheckpointReader {
     /** The body is read in pieces of this size, a few in flight: its size is bounded only by the area. */
     private static final int PIECE_BYTES = 4 << 20;
-    private static final int PIECES_IN_FLIGHT = 4;
     /** The file table is parsed from one array, so it is at most this long (the entries have no such bound). */
     private static final long MAX_FILE_TABLE_BYTES = Integer.MAX_VALUE - 8;
     /** The longest wait for one read where the caller names none (inspection tools). */
@@ -104,49 +98,11 @@ public final class CheckpointReader {
         EntrySegments entries = new EntrySegments(header.entryCount(), segmentEntries);
         byte[] table = new byte[tableBytes];
         readBody(device, layout.areaStart(area) + 1, header, table, entries, progress, timeoutNanos, pieceBytes, where);
-        Map<Integer, FileIdentity> files = parseFiles(ByteBuffer.wrap(table).order(ByteOrder.LITTLE_ENDIAN),
-                header.fileCount(), header.nextFileId(), where);
+        Map<Integer, FileIdentity> files = FileTableCodec.decode(ByteBuffer.wrap(table), header.fileCount(),
+                header.nextFileId(), where);
         CheckpointImage image = new CheckpointImage(header, files, entries);
         checkEntries(image, layout, spaceIndex, where);
         return image;
-    }
-
-    private static Map<Integer, FileIdentity> parseFiles(ByteBuffer table, int count, int nextFileId, String where)
-            throws CheckpointFormatException {
-        Map<Integer, FileIdentity> files = new HashMap<>();
-        for (int i = 0; i < count; i++) {
-            if (table.remaining() < CheckpointFormat.FILE_RECORD_FIXED_BYTES) {
-                throw new CheckpointFormatException(where + ": file table ends inside record " + i + " of " + count);
-            }
-            int id = table.getInt();
-            long size = table.getLong();
-            long modified = table.getLong();
-            long inode = table.getLong();
-            long birthNanos = table.getLong();
-            long generation = table.getLong();
-            int pathBytes = Short.toUnsignedInt(table.getShort());
-            if (id <= 0 || id >= nextFileId) {
-                throw new CheckpointFormatException(where + ": file record " + i + " has id " + id
-                        + " outside 1.." + (nextFileId - 1));
-            }
-            if (pathBytes == 0 || pathBytes > CheckpointFormat.MAX_PATH_BYTES || pathBytes > table.remaining()) {
-                throw new CheckpointFormatException(where + ": file record " + i + " has a path of " + pathBytes
-                        + " bytes with " + table.remaining() + " left in the table");
-            }
-            if (size < 0) {
-                throw new CheckpointFormatException(where + ": file record " + i + " has size " + size);
-            }
-            byte[] path = new byte[pathBytes];
-            table.get(path);
-            if (files.put(id, new FileIdentity(new String(path, StandardCharsets.UTF_8), size, modified, inode,
-                    birthNanos, generation)) != null) {
-                throw new CheckpointFormatException(where + ": file id " + id + " appears twice in the file table");
-            }
-        }
-        if (table.hasRemaining()) {
-            throw new CheckpointFormatException(where + ": " + table.remaining() + " bytes follow the last file record");
-        }
-        return files;
     }
 
     private static void checkEntries(CheckpointImage image, SpaceLayout layout, int spaceIndex, String where)
@@ -193,93 +149,41 @@ public final class CheckpointReader {
             throws CheckpointFormatException {
         ByteBuffer buffer = AlignedBuffers.allocate(blocks * SpaceLayout.BLOCK_SIZE);
         try {
-            await(device.read(lba, buffer), timeoutNanos);
+            BodyReader.await(device.read(lba, buffer), timeoutNanos);
         } catch (ExecutionException | TimeoutException | IllegalArgumentException e) {
             throw new CheckpointFormatException(device.path() + ": cannot read blocks " + lba + ".."
-                    + (lba + blocks - 1) + ": " + reason(e, timeoutNanos));
+                    + (lba + blocks - 1) + ": " + BodyReader.reason(e, timeoutNanos));
         }
         return buffer;
     }
 
-    /** Waits for a read; a timed-out read keeps its buffer (the device holds it until the read ends). */
-    private static void await(CompletableFuture<Void> read, long timeoutNanos)
-            throws ExecutionException, TimeoutException, CheckpointFormatException {
-        try {
-            read.get(timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CheckpointFormatException("interrupted while reading a checkpoint");
-        }
-    }
-
-    private static String reason(Exception e, long timeoutNanos) {
-        if (e instanceof TimeoutException) {
-            return "no answer in " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (the device may be hung)";
-        }
-        Throwable cause = e.getCause() == null ? e : e.getCause();
-        return cause.getMessage();
-    }
-
     /**
-     * Streams the body through a few aligned buffers: the file table's bytes into {@code table}, the
-     * entries' into {@code entries}, each part's checksum computed on the way and checked at the end.
+     * Streams the body: the file table's bytes into {@code table}, the entries' into {@code entries},
+     * each part's checksum computed on the way and checked at the end.
      */
     private static void readBody(BlockDevice device, long firstBlock, CheckpointHeader header, byte[] table,
                                  EntrySegments entries, LongConsumer progress, long timeoutNanos, int pieceBytes,
                                  String where) throws CheckpointFormatException {
-        long bodyBytes = header.bodyBytes();
-        long rounded = (bodyBytes + SpaceLayout.BLOCK_SIZE - 1) & -SpaceLayout.BLOCK_SIZE;
         CRC32C tableCrc = new CRC32C();
         CRC32C entriesCrc = new CRC32C();
-        // A small body needs one small buffer; a large one a few whole pieces.
-        int bufferBytes = (int) Math.max(SpaceLayout.BLOCK_SIZE, Math.min(pieceBytes, rounded));
-        long pieces = (rounded + pieceBytes - 1) / pieceBytes;
-        ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
-        for (int i = 0; i < Math.max(1, Math.min(PIECES_IN_FLIGHT, pieces)); i++) {
-            free.add(AlignedBuffers.allocate(bufferBytes));
-        }
-        record Piece(ByteBuffer buffer, long offset, int length, CompletableFuture<Void> read) {
-        }
-        ArrayDeque<Piece> inFlight = new ArrayDeque<>();
-        long submitted = 0;
-        try {
-            while (true) {
-                while (!free.isEmpty() && submitted < rounded) {
-                    int length = (int) Math.min(pieceBytes, rounded - submitted);
-                    ByteBuffer buffer = free.poll().clear().limit(length);
-                    inFlight.add(new Piece(buffer, submitted, length,
-                            device.read(firstBlock + submitted / SpaceLayout.BLOCK_SIZE, buffer)));
-                    submitted += length;
-                }
-                Piece piece = inFlight.poll();
-                if (piece == null) {
-                    break;
-                }
-                await(piece.read(), timeoutNanos);
-                long end = Math.min(piece.offset() + piece.length(), bodyBytes);
-                long tableEnd = Math.min(end, table.length);
-                if (piece.offset() < tableEnd) {
-                    ByteBuffer part = piece.buffer().duplicate().position(0).limit((int) (tableEnd - piece.offset()));
-                    tableCrc.update(part.duplicate());
-                    part.get(table, (int) piece.offset(), part.remaining());
-                }
-                long entriesFrom = Math.max(piece.offset(), table.length);
-                if (entriesFrom < end) {
-                    ByteBuffer part = piece.buffer().duplicate().position((int) (entriesFrom - piece.offset()))
-                            .limit((int) (end - piece.offset()));
-                    entriesCrc.update(part.duplicate());
-                    entries.append(part);
-                }
-                if (progress != null) {
-                    progress.accept(piece.length());
-                }
-                free.add(piece.buffer());
+        BodyReader.read(device, firstBlock, header.bodyBytes(), pieceBytes, timeoutNanos, (piece, offset) -> {
+            long end = offset + piece.limit();
+            long tableEnd = Math.min(end, table.length);
+            if (offset < tableEnd) {
+                ByteBuffer part = piece.duplicate().limit((int) (tableEnd - offset));
+                tableCrc.update(part.duplicate());
+                part.get(table, (int) offset, part.remaining());
             }
-        } catch (ExecutionException | TimeoutException | IllegalArgumentException e) {
-            // Buffers of reads still running are dropped, not reused: only those reads write into them.
-            throw new CheckpointFormatException(device.path() + ": cannot read checkpoint body: "
-                    + reason(e, timeoutNanos));
-        }
+            long entriesFrom = Math.max(offset, table.length);
+            if (entriesFrom < end) {
+                ByteBuffer part = piece.duplicate().position((int) (entriesFrom - offset));
+                entriesCrc.update(part.duplicate());
+                entries.append(part);
+            }
+            if (progress != null) {
+                progress.accept(piece.limit());
+            }
+        });
         if ((int) tableCrc.getValue() != header.fileTableCrc()) {
             throw new CheckpointFormatException(where + ": file table checksum mismatch (torn or corrupt checkpoint)");
         }

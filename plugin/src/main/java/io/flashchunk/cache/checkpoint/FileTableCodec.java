@@ -8,20 +8,23 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.BitSet;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
- * File records of a checkpoint: id (4), size (8), modified (8), inode (8), birth time (8), generation
- * (8), path length (2), path (UTF-8).
+ * The file table of a checkpoint, encoded and decoded in one place for every checkpoint format,
+ * recovery and the checkpoint tool: records of id (4), size (8), modified (8), inode (8), birth time
+ * (8), generation (8), path length (2), path (UTF-8). Little-endian.
  */
-final class FileTableCodec {
+public final class FileTableCodec {
     private FileTableCodec() {
     }
 
     /** The encoded table, how many records it holds, and their ids (over-long paths are left out). */
-    record Encoded(byte[] bytes, int count, BitSet ids) {
+    public record Encoded(byte[] bytes, int count, BitSet ids) {
     }
 
-    static Encoded encode(Collection<CachedFile> files) {
+    public static Encoded encode(Collection<CachedFile> files) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteBuffer fixed = ByteBuffer.allocate(CheckpointFormat.FILE_RECORD_FIXED_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         int count = 0;
@@ -42,5 +45,49 @@ final class FileTableCodec {
             count++;
         }
         return new Encoded(out.toByteArray(), count, ids);
+    }
+
+    /**
+     * Decodes {@code count} records filling {@code table} (position to limit) exactly, each id in
+     * 1..{@code nextFileId - 1} and named once; anything else is refused with a message naming
+     * {@code where} and the record.
+     */
+    public static Map<Integer, FileIdentity> decode(ByteBuffer table, int count, int nextFileId, String where)
+            throws CheckpointFormatException {
+        ByteBuffer in = table.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        Map<Integer, FileIdentity> files = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            if (in.remaining() < CheckpointFormat.FILE_RECORD_FIXED_BYTES) {
+                throw new CheckpointFormatException(where + ": file table ends inside record " + i + " of " + count);
+            }
+            int id = in.getInt();
+            long size = in.getLong();
+            long modified = in.getLong();
+            long inode = in.getLong();
+            long birthNanos = in.getLong();
+            long generation = in.getLong();
+            int pathBytes = Short.toUnsignedInt(in.getShort());
+            if (id <= 0 || id >= nextFileId) {
+                throw new CheckpointFormatException(where + ": file record " + i + " has id " + id
+                        + " outside 1.." + (nextFileId - 1));
+            }
+            if (pathBytes == 0 || pathBytes > CheckpointFormat.MAX_PATH_BYTES || pathBytes > in.remaining()) {
+                throw new CheckpointFormatException(where + ": file record " + i + " has a path of " + pathBytes
+                        + " bytes with " + in.remaining() + " left in the table");
+            }
+            if (size < 0) {
+                throw new CheckpointFormatException(where + ": file record " + i + " has size " + size);
+            }
+            byte[] path = new byte[pathBytes];
+            in.get(path);
+            if (files.put(id, new FileIdentity(new String(path, StandardCharsets.UTF_8), size, modified, inode,
+                    birthNanos, generation)) != null) {
+                throw new CheckpointFormatException(where + ": file id " + id + " appears twice in the file table");
+            }
+        }
+        if (in.hasRemaining()) {
+            throw new CheckpointFormatException(where + ": " + in.remaining() + " bytes follow the last file record");
+        }
+        return files;
     }
 }

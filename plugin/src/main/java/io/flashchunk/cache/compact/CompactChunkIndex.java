@@ -178,6 +178,66 @@ public final class CompactChunkIndex {
         return removed;
     }
 
+    /** Receives the slots of a {@link #forEachSlot} pass. */
+    @FunctionalInterface
+    public interface SlotVisitor {
+        void visit(long bucket, long slot);
+    }
+
+    /**
+     * Hands every slot in use to {@code visitor} with its bucket, bucket by bucket (any thread, no
+     * lock: each slot as it was at some moment of the pass). A checkpoint saves these pairs, and
+     * {@link #restore} puts them back into a table of the same {@link #buckets()} count.
+     */
+    public void forEachSlot(SlotVisitor visitor) {
+        for (int p = 0; p < pages.length; p++) {
+            long[] page = pages[p];
+            for (int i = 0; i < page.length; i++) {
+                long value = (long) SLOTS.getAcquire(page, i);
+                if (value != EMPTY) {
+                    visitor.visit((((long) p << PAGE_SHIFT) + i) / BUCKET_SLOTS, value);
+                }
+            }
+        }
+    }
+
+    /**
+     * Puts back a slot that {@link #forEachSlot} gave with its bucket (writer only, before readers
+     * start): into that bucket, else into the slot's other bucket; returns false when both are full
+     * the slot is not one of this table's, or either bucket
+     * already holds its tag. The read bit is kept.
+     */
+    public boolean restore(long bucket, long slot) {
+        if (bucket < 0 || bucket >= buckets || slot == EMPTY || (slot & RecordAddress.MASK) == 0) {
+            return false;
+        }
+        long tag = slot >>> TAG_SHIFT;
+        long other = otherBucket(bucket, tag);
+        if (slotWithTag(bucket, tag) != -1 || slotWithTag(other, tag) != -1) {
+            return false; // a fuzzy copy can see an entry that moved twice: the first one stays
+        }
+        long free = freeSlot(bucket);
+        if (free == -1) {
+            free = freeSlot(other);
+        }
+        if (free == -1) {
+            return false;
+        }
+        set(free, slot);
+        entries++;
+        return true;
+    }
+
+    /** The record address a slot holds. */
+    public static long address(long slot) {
+        return slot & RecordAddress.MASK;
+    }
+
+    /** Buckets of the table: a checkpoint's slots are restored only into a table with as many. */
+    public long buckets() {
+        return buckets;
+    }
+
     /** Entries held now. */
     public long entries() {
         return entries;

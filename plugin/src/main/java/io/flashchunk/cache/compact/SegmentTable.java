@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * ({@link #segment}). Each use of a segment gets a new
  * sequence, higher than any before it; records carry it, so a record from an earlier use is refused.
  *
- * <p>Concurrency: one writer thread makes every state change; readers {@link #pin} and
+ * <p>Concurrency: one writer thread makes every state change; a checkpoint's thread calls
+ * {@link #startCheckpoint} and {@link #checkpointDurable} (the free and retired lists are guarded by
+ * this table's lock, taken once per segment, never per chunk); readers {@link #pin} and
  * {@link #unpin} from any thread. A segment being reclaimed takes no new pins, and is reusable only
  * once its pins are gone ({@link #finishReclaim}): a reader pins, then reads the state; the writer
  * sets the state, then reads the pins (both volatile), so one of them sees the other.
@@ -76,7 +78,7 @@ public final class SegmentTable {
     }
 
     /** Segments retired and waiting for a checkpoint to free them. */
-    public int retiredSegments() {
+    public synchronized int retiredSegments() {
         return retired.size();
     }
 
@@ -98,7 +100,7 @@ public final class SegmentTable {
         return spaceOf[segment];
     }
 
-    public int freeSegments(int space) {
+    public synchronized int freeSegments(int space) {
         return free[space].size();
     }
 
@@ -111,7 +113,7 @@ public final class SegmentTable {
     }
 
     /** Opens a free segment of {@code space} for its next use; returns it, or -1 when the space has none free. */
-    public int open(int space) {
+    public synchronized int open(int space) {
         Integer segment = free[space].poll();
         if (segment == null) {
             return -1;
@@ -138,7 +140,7 @@ public final class SegmentTable {
      * Retires a segment being reclaimed once no read is pinned to it; returns whether it did (if not,
      * call again: reads in flight end within the device timeout).
      */
-    public boolean finishReclaim(int segment) {
+    public synchronized boolean finishReclaim(int segment) {
         if (state(segment) != SegmentState.RECLAIMING) {
             throw new IllegalStateException("segment " + segment + " is " + state(segment) + ", not being reclaimed");
         }
@@ -167,7 +169,7 @@ public final class SegmentTable {
      * A checkpoint's copy of the index starts: returns its epoch. Segments retired from now on may be
      * named by that checkpoint.
      */
-    public long checkpointStarted() {
+    public synchronized long checkpointStarted() {
         return ++epoch;
     }
 
@@ -175,7 +177,7 @@ public final class SegmentTable {
      * The checkpoint of {@code checkpointEpoch} is durable: segments retired before its copy started
      * are named by no checkpoint that recovery could choose, and become free. Returns how many.
      */
-    public int checkpointDurable(long checkpointEpoch) {
+    public synchronized int checkpointDurable(long checkpointEpoch) {
         int freed = 0;
         while (!retired.isEmpty() && retiredAtEpoch[retired.peek()] < checkpointEpoch) {
             int segment = retired.poll();
@@ -184,6 +186,62 @@ public final class SegmentTable {
             freed++;
         }
         return freed;
+    }
+
+    /** What a checkpoint names: its epoch, and per segment (numbered across spaces) the sequence of a durable one, else 0. */
+    public record Named(long epoch, long[] sequences) {
+    }
+
+    /**
+     * A checkpoint starts: returns its epoch and the durable segments it may name. Segments retired
+     * from now on wait for a checkpoint after this one; those durable now are not rewritten until
+     * this checkpoint, or a later one, is durable.
+     */
+    public synchronized Named startCheckpoint() {
+        long started = checkpointStarted();
+        long[] named = new long[segments()];
+        for (int segment = 0; segment < named.length; segment++) {
+            named[segment] = state(segment) == SegmentState.DURABLE ? sequences[segment] : 0;
+        }
+        return new Named(started, named);
+    }
+
+    /**
+     * Recovery, before the writer starts: each segment with a sequence in {@code sequences} (numbered
+     * across spaces; 0 = none) becomes durable again with the sequence of the use a checkpoint named;
+     * the others stay free. Only a table with every segment free is restored.
+     */
+    public synchronized void restoreDurable(long[] sequences) {
+        if (sequences.length != segments()) {
+            throw new IllegalArgumentException(sequences.length + " sequences for " + segments() + " segments");
+        }
+        for (int segment = 0; segment < sequences.length; segment++) {
+            if (state(segment) != SegmentState.FREE) {
+                throw new IllegalStateException("segment " + segment + " is " + state(segment) + ", not free");
+            }
+        }
+        for (ArrayDeque<Integer> list : free) {
+            list.clear();
+        }
+        for (int segment = 0; segment < sequences.length; segment++) {
+            if (sequences[segment] > 0) {
+                this.sequences[segment] = sequences[segment];
+                setState(segment, SegmentState.DURABLE);
+                nextSequence = Math.max(nextSequence, sequences[segment] + 1);
+            } else {
+                free[space(segment)].add(segment);
+            }
+        }
+    }
+
+    /** Recovery: the next segment opened gets a sequence of at least {@code sequence}. */
+    public synchronized void continueSequencesFrom(long sequence) {
+        nextSequence = Math.max(nextSequence, sequence);
+    }
+
+    /** The sequence the next segment opened will get. */
+    public synchronized long nextSequence() {
+        return nextSequence;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.flashchunk.cache.compact;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -67,6 +68,43 @@ class SegmentTableTest {
         int reused = table.open(0);
         assertEquals(segment, reused);
         assertTrue(table.sequence(reused) > firstUse);
+    }
+
+    @Test
+    void aCheckpointNamesOnlyDurableSegmentsWithTheirUse() {
+        SegmentTable table = new SegmentTable(3, 3);
+        int durable = durable(table, 0);
+        int open = table.open(0);
+        int sealed = table.open(1);
+        table.seal(sealed);
+        int reclaiming = durable(table, 1);
+        table.startReclaim(reclaiming);
+        SegmentTable.Named named = table.startCheckpoint();
+        long[] expected = new long[6];
+        expected[durable] = table.sequence(durable);
+        assertArrayEquals(expected, named.sequences(), "open " + open + ", sealed " + sealed + ", reclaiming "
+                + reclaiming + " are not named");
+        assertTrue(table.finishReclaim(reclaiming));
+        assertEquals(0, table.checkpointDurable(named.epoch()), "retired while the checkpoint ran: it waits");
+    }
+
+    @Test
+    void recoveryRestoresTheNamedSegmentsAndContinuesAboveTheirSequences() {
+        SegmentTable table = new SegmentTable(2, 3);
+        table.restoreDurable(new long[] {0, 40, 0, 0, 7});
+        assertEquals(SegmentState.DURABLE, table.state(1));
+        assertEquals(40, table.sequence(1));
+        assertEquals(SegmentState.DURABLE, table.state(4));
+        assertEquals(1, table.freeSegments(0));
+        assertEquals(2, table.freeSegments(1));
+        assertEquals(41, table.nextSequence());
+        table.continueSequencesFrom(1000);
+        table.continueSequencesFrom(10);
+        int next = table.open(1);
+        assertTrue(next == 2 || next == 3, "a free segment of space 1: " + next);
+        assertEquals(1000, table.sequence(next));
+        assertThrows(IllegalStateException.class, () -> table.restoreDurable(new long[5]), "only an unused table");
+        assertThrows(IllegalArgumentException.class, () -> new SegmentTable(2).restoreDurable(new long[3]));
     }
 
     @Test

@@ -1,0 +1,113 @@
+package io.flashchunk.cache.compact;
+
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.checkpoint.CheckpointFormatException;
+import io.flashchunk.device.BlockDevice;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.UUID;
+import java.util.zip.CRC32C;
+
+/**
+ * Block 0 of a checkpoint area of the compact engine, written after its body is durable. The body
+ * follows in three parts, trusted only through the lengths and the checksum here:
+ *
+ * <pre>
+ * segments   8 bytes per segment of the space: the sequence of the use the checkpoint names, 0 = none
+ * files      the file table ({@link io.flashchunk.cache.checkpoint.FileTableCodec})
+ * entries    12 bytes each: the index bucket (unsigned 32 bits) and the slot (64 bits)
+ * </pre>
+ *
+ * The header's magic differs from today's engine's, so neither engine's checkpoint can be read as
+ * the other's. Little-endian.
+ */
+public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequence, long timestampMillis,
+                                      int nextFileId, int fileCount, long fileTableBytes, int segments,
+                                      int segmentBytes, long buckets, long entryCount, long nextSegmentSequence,
+                                      int bodyCrc) {
+    public static final long MAGIC = 0x464C4348_43435F31L; // "FLCHCC_1"
+    public static final int VERSION = 1;
+    public static final int SEGMENT_BYTES = 8;
+    public static final int ENTRY_BYTES = 12;
+    private static final int CRC_AT = 108;
+
+    public long segmentsBytes() {
+        return (long) segments * SEGMENT_BYTES;
+    }
+
+    public long entriesBytes() {
+        return entryCount * ENTRY_BYTES;
+    }
+
+    public long bodyBytes() {
+        return segmentsBytes() + fileTableBytes + entriesBytes();
+    }
+
+    public ByteBuffer encode() {
+        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        block.putLong(0, MAGIC)
+                .putInt(8, VERSION)
+                .putLong(12, instance.getMostSignificantBits())
+                .putLong(20, instance.getLeastSignificantBits())
+                .putInt(28, spaceIndex)
+                .putLong(32, sequence)
+                .putLong(40, timestampMillis)
+                .putInt(48, nextFileId)
+                .putInt(52, fileCount)
+                .putLong(56, fileTableBytes)
+                .putInt(64, segments)
+                .putInt(68, segmentBytes)
+                .putLong(72, buckets)
+                .putLong(80, entryCount)
+                .putLong(88, nextSegmentSequence)
+                .putInt(96, bodyCrc)
+                .putInt(CRC_AT, crc(block));
+        return block;
+    }
+
+    /**
+     * Decodes and checks a header block read from {@code where}: magic, version, checksum, and every
+     * count within what a body of at most {@code capacityBytes} can hold.
+     */
+    public static CompactCheckpointHeader decode(ByteBuffer block, long capacityBytes, String where)
+            throws CheckpointFormatException {
+        ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (b.getLong(0) != MAGIC) {
+            throw new CheckpointFormatException(where + ": no compact checkpoint header (magic 0x"
+                    + Long.toHexString(b.getLong(0)) + ")");
+        }
+        if (b.getInt(8) != VERSION) {
+            throw new CheckpointFormatException(where + ": compact checkpoint version " + b.getInt(8)
+                    + " is not the supported version " + VERSION);
+        }
+        if (crc(b) != b.getInt(CRC_AT)) {
+            throw new CheckpointFormatException(where + ": checkpoint header checksum mismatch (torn or corrupt)");
+        }
+        CompactCheckpointHeader h = new CompactCheckpointHeader(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28),
+                b.getLong(32), b.getLong(40), b.getInt(48), b.getInt(52), b.getLong(56), b.getInt(64), b.getInt(68),
+                b.getLong(72), b.getLong(80), b.getLong(88), b.getInt(96));
+        if (h.sequence() < 1 || h.nextFileId() < 1 || h.nextSegmentSequence() < 1 || h.spaceIndex() < 0) {
+            throw new CheckpointFormatException(where + ": checkpoint header has sequence " + h.sequence()
+                    + ", next file id " + h.nextFileId() + ", next segment sequence " + h.nextSegmentSequence()
+                    + ", space " + h.spaceIndex() + " (each must be positive, the space not negative)");
+        }
+        // Each part bounded first, so their sum cannot overflow.
+        if (h.segments() < 0 || h.fileCount() < 0 || h.fileTableBytes() < 0 || h.fileTableBytes() > capacityBytes
+                || h.entryCount() < 0 || h.entryCount() > capacityBytes / ENTRY_BYTES
+                || h.bodyBytes() > capacityBytes) {
+            throw new CheckpointFormatException(where + ": a body of " + h.segments() + " segments, "
+                    + h.fileCount() + " files in " + h.fileTableBytes() + " bytes and " + h.entryCount()
+                    + " entries does not fit the area (" + capacityBytes + " bytes)");
+        }
+        if (h.fileTableBytes() > Integer.MAX_VALUE - 8) {
+            throw new CheckpointFormatException(where + ": a file table of " + h.fileTableBytes() + " bytes is too large");
+        }
+        return h;
+    }
+
+    private static int crc(ByteBuffer block) {
+        CRC32C crc = new CRC32C();
+        crc.update(block.duplicate().position(0).limit(CRC_AT));
+        return (int) crc.getValue();
+    }
+}

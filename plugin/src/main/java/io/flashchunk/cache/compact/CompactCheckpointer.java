@@ -1,0 +1,179 @@
+package io.flashchunk.cache.compact;
+
+import io.flashchunk.cache.checkpoint.BodyWriter;
+import io.flashchunk.cache.checkpoint.FileTableCodec;
+import io.flashchunk.cache.driver.StorageDriver;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+import java.util.zip.CRC32C;
+
+/**
+ * Writes checkpoints of the compact engine: per address space, into the older of its two areas, the
+ * segments a checkpoint names, the file table, and the index's slots that point into those segments
+ * (12 bytes a chunk), streamed, so of any size. The order makes a crash at any moment safe:
+ * <ol>
+ *   <li>{@link SegmentTable#startCheckpoint}: the durable segments are named, and from now on a
+ *       segment reclaimed waits for a checkpoint after this one;</li>
+ *   <li>every space's body, then its header, each made durable ({@link BodyWriter});</li>
+ *   <li>only once every space's is durable, {@link SegmentTable#checkpointDurable} frees the segments
+ *       retired before step 1.</li>
+ * </ol>
+ * The copy of the index is fuzzy (the writer goes on): a slot pointing into a segment not named is
+ * left out, and recovery trusts nothing else, since every record read is checked against its key
+ * and its segment's sequence. A failed checkpoint spends its sequence (a space may hold it durably)
+ * and frees nothing. One checkpoint at a time.
+ */
+public final class CompactCheckpointer {
+    private final SegmentTable table;
+    private final CompactChunkIndex index;
+    private final SegmentLayout[] layouts;
+    private final StorageDriver[] drivers;
+    private final CheckpointAreas[] areas;
+    private final UUID instance;
+    private final LongSupplier clockMillis;
+    /** Sequence of the checkpoint in each space's two areas, 0 when none is valid. */
+    private final long[][] areaSequences;
+    private long spentSequence;
+
+    /** What one checkpoint did. */
+    public record Result(long sequence, long entries, long refused, long bytes, int freedSegments) {
+    }
+
+    /** @param areaSequences per space, the sequence each area held at start (0 = none), as recovery found them */
+    public CompactCheckpointer(SegmentTable table, CompactChunkIndex index, SegmentLayout[] layouts,
+                               StorageDriver[] drivers, CheckpointAreas[] areas, UUID instance, long[][] areaSequences,
+                               LongSupplier clockMillis) {
+        int spaces = table.spaces();
+        if (layouts.length != spaces || drivers.length != spaces || areas.length != spaces
+                || areaSequences.length != spaces) {
+            throw new IllegalArgumentException("one layout, driver, pair of areas and pair of sequences per space");
+        }
+        this.table = table;
+        this.index = index;
+        this.layouts = layouts.clone();
+        this.drivers = drivers.clone();
+        this.areas = areas.clone();
+        this.instance = instance;
+        this.clockMillis = clockMillis;
+        this.areaSequences = new long[spaces][];
+        for (int s = 0; s < spaces; s++) {
+            this.areaSequences[s] = areaSequences[s].clone();
+            spentSequence = Math.max(spentSequence, Math.max(areaSequences[s][0], areaSequences[s][1]));
+        }
+    }
+
+    /**
+     * Writes one checkpoint naming {@code files} (ids up to {@code nextFileId - 1}); throws when any
+     * space's write failed, after which the previous checkpoint still holds where this one is not durable.
+     */
+    public synchronized Result checkpoint(FileTableCodec.Encoded files, int nextFileId) throws IOException {
+        SegmentTable.Named named = table.startCheckpoint();
+        long sequence = ++spentSequence;
+        int spaces = table.spaces();
+        SpaceBody[] bodies = new SpaceBody[spaces];
+        int[] area = new int[spaces];
+        for (int s = 0; s < spaces; s++) {
+            // The older area: the newest durable checkpoint of this space is never overwritten.
+            area[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
+            // Until its header is written again, the area holds no checkpoint.
+            areaSequences[s][area[s]] = 0;
+            bodies[s] = new SpaceBody(drivers[s], areas[s], area[s], s);
+            bodies[s].appendSegments(named.sequences());
+            bodies[s].append(ByteBuffer.wrap(files.bytes()));
+        }
+        try {
+            index.forEachSlot((bucket, slot) -> {
+                long address = CompactChunkIndex.address(slot);
+                int s = RecordAddress.space(address);
+                if (s < spaces && layouts[s].contains(address)
+                        && named.sequences()[table.segment(s, layouts[s].index(address))] != 0) {
+                    try {
+                        bodies[s].addEntry(bucket, slot);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        long entries = 0;
+        long refused = 0;
+        long bytes = 0;
+        long nextSegmentSequence = table.nextSequence();
+        for (int s = 0; s < spaces; s++) {
+            bodies[s].finish(new CompactCheckpointHeader(instance, s, sequence, clockMillis.getAsLong(), nextFileId,
+                    files.count(), files.bytes().length, table.segmentsIn(s), layouts[s].segmentBytes(),
+                    index.buckets(), bodies[s].entries, nextSegmentSequence, bodies[s].crc()));
+            areaSequences[s][area[s]] = sequence;
+            entries += bodies[s].entries;
+            refused += bodies[s].refused;
+            bytes += bodies[s].writer.bytes();
+        }
+        int freed = table.checkpointDurable(named.epoch());
+        return new Result(sequence, entries, refused, bytes, freed);
+    }
+
+    /** The sequences each space's areas hold now (0 = none), for tests and the statistics. */
+    public synchronized long[][] areaSequences() {
+        long[][] copy = new long[areaSequences.length][];
+        for (int s = 0; s < copy.length; s++) {
+            copy[s] = areaSequences[s].clone();
+        }
+        return copy;
+    }
+
+    /** One space's body on its way to its area, with its checksum. */
+    private final class SpaceBody {
+        final BodyWriter writer;
+        final CRC32C crc = new CRC32C();
+        final ByteBuffer entry = ByteBuffer.allocate(CompactCheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        final int space;
+        long entries;
+        long refused;
+
+        SpaceBody(StorageDriver driver, CheckpointAreas areas, int area, int space) throws IOException {
+            this.writer = new BodyWriter(driver, areas.start(area), areas.bodyCapacityBytes(),
+                    driver.path() + " checkpoint area " + CheckpointAreas.name(area));
+            this.space = space;
+        }
+
+        void appendSegments(long[] named) throws IOException {
+            ByteBuffer sequences = ByteBuffer.allocate(table.segmentsIn(space) * CompactCheckpointHeader.SEGMENT_BYTES)
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < table.segmentsIn(space); i++) {
+                sequences.putLong(named[table.segment(space, i)]);
+            }
+            append(sequences.flip());
+        }
+
+        void append(ByteBuffer bytes) throws IOException {
+            crc.update(bytes.duplicate());
+            writer.append(bytes);
+        }
+
+        /** Adds one slot; an entry the area has no room for is left out and counted. */
+        void addEntry(long bucket, long slot) throws IOException {
+            if (!writer.fits(CompactCheckpointHeader.ENTRY_BYTES)) {
+                refused++;
+                return;
+            }
+            entry.clear();
+            entry.putInt((int) bucket).putLong(slot).flip();
+            append(entry);
+            entries++;
+        }
+
+        int crc() {
+            return (int) crc.getValue();
+        }
+
+        void finish(CompactCheckpointHeader header) throws IOException {
+            writer.finish(header.encode());
+        }
+    }
+}

@@ -1,0 +1,285 @@
+package io.flashchunk.cache.compact;
+
+import io.flashchunk.cache.checkpoint.BodyReader;
+import io.flashchunk.cache.checkpoint.CheckpointFormatException;
+import io.flashchunk.cache.checkpoint.FileTableCodec;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.device.BlockDevice;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings the compact engine back from its checkpoints at start, before the writer or any reader
+ * runs: for each address space the newest checkpoint that passes every check (the other area when
+ * the newest fails), its slots streamed straight into the index and its segments made durable again
+ * in the segment table and the reclaim order. There is no table of recovered entries and no
+ * background mover: when this returns, the cache is as the checkpoints left it.
+ *
+ * <p>What is trusted: a header only through its checksum, instance, space and geometry; a body only
+ * through its checksum (slots restored before a bad checksum is found are taken out again); a slot
+ * only if it points into a segment its checkpoint names. Even so a slot is only a hint: every read
+ * checks the key and segment sequence in the record on flash. That is also why falling back to the
+ * older area is safe although its segments may have been reused since: their records carry another
+ * sequence and are refused.
+ *
+ * <p>Segment sequences continue above every sequence a checkpoint names, and above the clock in
+ * microsecond-like units ({@code millis << 20}), so a segment opened after a crash never gets the
+ * sequence of a use before it, checkpointed or not.
+ */
+public final class CompactRecovery {
+    private static final Logger LOG = LoggerFactory.getLogger(CompactRecovery.class);
+    private static final int PIECE_BYTES = 4 << 20;
+
+    /**
+     * What recovery found: per space the sequences its areas hold (0 = none valid), the files the
+     * checkpoints name (an id two checkpoints disagree on is left out), the next file id to give,
+     * and the slots restored and left out.
+     */
+    public record Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId,
+                          long restoredEntries, long skippedEntries, int restoredSegments) {
+    }
+
+    private CompactRecovery() {
+    }
+
+    /**
+     * Restores into {@code index}, {@code table} and {@code order}, all empty and not yet in use,
+     * what the devices' checkpoints of cache {@code instance} hold.
+     */
+    public static Outcome recover(StorageDriver[] drivers, CheckpointAreas[] areas, SegmentLayout[] layouts,
+                                  UUID instance, CompactChunkIndex index, SegmentTable table, ReclaimOrder order,
+                                  LongSupplier clockMillis) {
+        int spaces = table.spaces();
+        long[][] areaSequences = new long[spaces][2];
+        long[] named = new long[table.segments()];
+        Map<Integer, FileIdentity> files = new HashMap<>();
+        Set<Integer> disputed = new HashSet<>();
+        int nextFileId = 1;
+        long nextSegmentSequence = 1;
+        long restored = 0;
+        long skipped = 0;
+        for (int s = 0; s < spaces; s++) {
+            SpaceRecovery space = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index);
+            SpaceRecovery.Loaded loaded = space.load(areaSequences[s]);
+            if (loaded == null) {
+                continue;
+            }
+            for (int i = 0; i < loaded.segmentSequences().length; i++) {
+                named[table.segment(s, i)] = loaded.segmentSequences()[i];
+            }
+            for (Map.Entry<Integer, FileIdentity> file : loaded.files().entrySet()) {
+                FileIdentity before = files.putIfAbsent(file.getKey(), file.getValue());
+                if (before != null && !before.equals(file.getValue())) {
+                    disputed.add(file.getKey());
+                }
+            }
+            nextFileId = Math.max(nextFileId, loaded.header().nextFileId());
+            nextSegmentSequence = Math.max(nextSegmentSequence, loaded.header().nextSegmentSequence());
+            restored += loaded.restored();
+            skipped += loaded.skipped();
+        }
+        for (int id : disputed) {
+            LOG.warn("flash cache: checkpoints disagree on file id {}; its cached chunks are not used", id);
+            files.remove(id);
+        }
+        table.restoreDurable(named);
+        List<Integer> durable = new ArrayList<>();
+        for (int segment = 0; segment < named.length; segment++) {
+            if (named[segment] > 0) {
+                durable.add(segment);
+            }
+        }
+        durable.sort(Comparator.comparingLong(segment -> named[segment]));
+        durable.forEach(order::written);
+        table.continueSequencesFrom(Math.max(nextSegmentSequence, clockMillis.getAsLong() << 20));
+        return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size());
+    }
+
+    /** One space: its two headers, and the body of the newest one that checks out. */
+    private static final class SpaceRecovery {
+        record Loaded(CompactCheckpointHeader header, Map<Integer, FileIdentity> files, long[] segmentSequences,
+                      long restored, long skipped) {
+        }
+
+        private final StorageDriver driver;
+        private final CheckpointAreas areas;
+        private final SegmentLayout layout;
+        private final UUID instance;
+        private final int space;
+        private final SegmentTable table;
+        private final CompactChunkIndex index;
+
+        SpaceRecovery(StorageDriver driver, CheckpointAreas areas, SegmentLayout layout, UUID instance, int space,
+                      SegmentTable table, CompactChunkIndex index) {
+            this.driver = driver;
+            this.areas = areas;
+            this.layout = layout;
+            this.instance = instance;
+            this.space = space;
+            this.table = table;
+            this.index = index;
+        }
+
+        String where(int area) {
+            return driver.path() + " checkpoint area " + CheckpointAreas.name(area);
+        }
+
+        /** Loads the newest valid checkpoint, recording each area's sequence; null when none is valid. */
+        Loaded load(long[] sequences) {
+            CompactCheckpointHeader[] headers = new CompactCheckpointHeader[2];
+            for (int area = 0; area < 2; area++) {
+                headers[area] = header(area);
+                sequences[area] = headers[area] == null ? 0 : headers[area].sequence();
+            }
+            if (sequences[0] != 0 && sequences[0] == sequences[1]) {
+                // Sequences are never reused: neither area can be trusted over the other.
+                LOG.warn("flash cache: ignoring both checkpoint areas of {}: each holds checkpoint {}; this space "
+                        + "starts empty", driver.path(), sequences[0]);
+                sequences[0] = 0;
+                sequences[1] = 0;
+                return null;
+            }
+            int newer = sequences[0] >= sequences[1] ? 0 : 1;
+            for (int area : new int[] {newer, 1 - newer}) {
+                if (headers[area] == null) {
+                    continue;
+                }
+                try {
+                    Loaded loaded = body(area, headers[area]);
+                    LOG.info("flash cache: {} recovers checkpoint {} ({} entries restored, {} left out, {} files)",
+                            driver.path(), headers[area].sequence(), loaded.restored(), loaded.skipped(),
+                            loaded.files().size());
+                    return loaded;
+                } catch (CheckpointFormatException e) {
+                    sequences[area] = 0;
+                    LOG.warn("flash cache: ignoring {}", e.getMessage());
+                }
+            }
+            return null;
+        }
+
+        /** The area's header if it is a checkpoint of this cache and space with this geometry, else null (logged). */
+        CompactCheckpointHeader header(int area) {
+            String where = where(area);
+            try {
+                ByteBuffer block = ByteBuffer.allocate(BlockDevice.BLOCK_SIZE);
+                BodyReader.read(driver.device(), areas.start(area), BlockDevice.BLOCK_SIZE, BlockDevice.BLOCK_SIZE,
+                        driver.timeoutNanos(), (piece, offset) -> block.put(piece));
+                CompactCheckpointHeader header = CompactCheckpointHeader.decode(block.flip(), areas.bodyCapacityBytes(),
+                        where);
+                String mismatch = !header.instance().equals(instance) ? "belongs to cache instance " + header.instance()
+                        : header.spaceIndex() != space ? "was written for address space " + header.spaceIndex()
+                        : header.segments() != layout.segments() || header.segmentBytes() != layout.segmentBytes()
+                        ? "names " + header.segments() + " segments of " + header.segmentBytes() + " bytes, the space has "
+                        + layout.segments() + " of " + layout.segmentBytes() : null;
+                if (mismatch != null) {
+                    LOG.warn("flash cache: ignoring {}: it {}", where, mismatch);
+                    return null;
+                }
+                return header;
+            } catch (CheckpointFormatException e) {
+                if (!e.getMessage().contains("(magic 0x0)")) {
+                    LOG.warn("flash cache: ignoring {}", e.getMessage());
+                }
+                return null;
+            }
+        }
+
+        /** Streams the body: segments, then files, then slots into the index; all or nothing. */
+        Loaded body(int area, CompactCheckpointHeader header) throws CheckpointFormatException {
+            String where = where(area);
+            long[] segmentSequences = new long[header.segments()];
+            byte[] fileTable = new byte[(int) header.fileTableBytes()];
+            long filesFrom = header.segmentsBytes();
+            long entriesFrom = filesFrom + header.fileTableBytes();
+            boolean sameTable = header.buckets() == index.buckets();
+            CRC32C crc = new CRC32C();
+            ByteBuffer carry = ByteBuffer.allocate(CompactCheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            long[] counts = new long[2]; // restored, skipped
+            try {
+                BodyReader.read(driver.device(), areas.start(area) + 1, header.bodyBytes(), PIECE_BYTES,
+                        driver.timeoutNanos(), (piece, offset) -> {
+                            crc.update(piece.duplicate());
+                            ByteBuffer in = piece.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+                            for (long at = offset; in.hasRemaining(); at = offset + in.position()) {
+                                if (at < filesFrom) {
+                                    if (at % CompactCheckpointHeader.SEGMENT_BYTES != 0 || in.remaining() < 8) {
+                                        throw new CheckpointFormatException(where + ": body pieces split a segment record");
+                                    }
+                                    segmentSequences[(int) (at / CompactCheckpointHeader.SEGMENT_BYTES)] =
+                                            checkedSequence(in.getLong(), header, where);
+                                } else if (at < entriesFrom) {
+                                    int n = (int) Math.min(in.remaining(), entriesFrom - at);
+                                    in.get(fileTable, (int) (at - filesFrom), n);
+                                } else {
+                                    carry.put(in.get());
+                                    if (!carry.hasRemaining()) {
+                                        restore(carry.flip(), header, segmentSequences, sameTable, counts, where);
+                                        carry.clear();
+                                    }
+                                }
+                            }
+                        });
+                if ((int) crc.getValue() != header.bodyCrc()) {
+                    throw new CheckpointFormatException(where + ": body checksum mismatch (torn or corrupt checkpoint)");
+                }
+                Map<Integer, FileIdentity> files = FileTableCodec.decode(ByteBuffer.wrap(fileTable), header.fileCount(),
+                        header.nextFileId(), where);
+                if (!sameTable) {
+                    LOG.warn("flash cache: {} was written for an index of {} buckets, this one has {} (capacity "
+                            + "changed): its {} entries are not restored", where, header.buckets(), index.buckets(),
+                            header.entryCount());
+                    return new Loaded(header, files, new long[header.segments()], 0, header.entryCount());
+                }
+                return new Loaded(header, files, segmentSequences, counts[0], counts[1]);
+            } catch (CheckpointFormatException | RuntimeException e) {
+                SegmentLayout inSpace = layout;
+                index.removeIf(address -> RecordAddress.space(address) == space && inSpace.contains(address));
+                if (e instanceof CheckpointFormatException format) {
+                    throw format;
+                }
+                throw new CheckpointFormatException(where + ": " + e);
+            }
+        }
+
+        private static long checkedSequence(long sequence, CompactCheckpointHeader header, String where)
+                throws CheckpointFormatException {
+            if (sequence < 0 || sequence >= header.nextSegmentSequence()) {
+                throw new CheckpointFormatException(where + ": names segment sequence " + sequence + ", outside 0.."
+                        + (header.nextSegmentSequence() - 1));
+            }
+            return sequence;
+        }
+
+        /** One 12-byte entry: restored when it points into a named segment of this space, else counted as left out. */
+        private void restore(ByteBuffer entry, CompactCheckpointHeader header, long[] segmentSequences, boolean sameTable,
+                             long[] counts, String where) throws CheckpointFormatException {
+            long bucket = Integer.toUnsignedLong(entry.getInt());
+            long slot = entry.getLong();
+            long address = CompactChunkIndex.address(slot);
+            if (bucket >= header.buckets() || slot == 0 || RecordAddress.space(address) != space
+                    || !layout.contains(address)) {
+                throw new CheckpointFormatException(where + ": entry in bucket " + bucket + " points at "
+                        + RecordAddress.describe(address) + ", outside this space's segments or the table");
+            }
+            if (sameTable && segmentSequences[layout.index(address)] != 0 && index.restore(bucket, slot)) {
+                counts[0]++;
+            } else {
+                counts[1]++;
+            }
+        }
+    }
+}

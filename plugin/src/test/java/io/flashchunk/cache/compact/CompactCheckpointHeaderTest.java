@@ -1,0 +1,59 @@
+package io.flashchunk.cache.compact;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.cache.checkpoint.CheckpointFormatException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class CompactCheckpointHeaderTest {
+    private static final long CAPACITY = 1 << 20;
+
+    private static CompactCheckpointHeader header(int segments, long fileTableBytes, long entries) {
+        return new CompactCheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 3, fileTableBytes, segments, 1 << 20,
+                1L << 30, entries, 77, 0x1234_5678);
+    }
+
+    private static String refused(ByteBuffer block) {
+        return assertThrows(CheckpointFormatException.class,
+                () -> CompactCheckpointHeader.decode(block, CAPACITY, "dev area A")).getMessage();
+    }
+
+    @Test
+    void decodesWhatItEncodes() throws Exception {
+        CompactCheckpointHeader header = header(100, 500, 1000);
+        assertEquals(header, CompactCheckpointHeader.decode(header.encode(), CAPACITY, "dev"));
+        assertEquals(100 * 8 + 500 + 1000 * 12, header.bodyBytes());
+    }
+
+    @Test
+    void refusesAHeaderThatIsNotOneOrIsDamaged() {
+        ByteBuffer other = header(1, 1, 1).encode();
+        other.order(ByteOrder.LITTLE_ENDIAN).putLong(0, 0x464C4348_43505F31L); // today's engine's header
+        assertTrue(refused(other).contains("no compact checkpoint header"), refused(other));
+        ByteBuffer torn = header(1, 1, 1).encode();
+        torn.put(40, (byte) 1);
+        assertTrue(refused(torn).contains("checksum mismatch"), refused(torn));
+        ByteBuffer version = header(1, 1, 1).encode();
+        version.order(ByteOrder.LITTLE_ENDIAN).putInt(8, 2);
+        assertTrue(refused(version).contains("version 2"), refused(version));
+    }
+
+    @Test
+    void refusesCountsTheAreaCannotHold() {
+        assertTrue(refused(header(1, 1, CAPACITY / 12 + 1).encode()).contains("does not fit the area"));
+        assertTrue(refused(header(1, 1, Long.MAX_VALUE / 2).encode()).contains("does not fit the area"));
+        assertTrue(refused(header(-1, 1, 1).encode()).contains("does not fit the area"));
+        assertTrue(refused(header(1, -5, 1).encode()).contains("does not fit the area"));
+        assertTrue(refused(header(CAPACITY_SEGMENTS, 1, 1).encode()).contains("does not fit the area"));
+        CompactCheckpointHeader noSequence = new CompactCheckpointHeader(UUID.randomUUID(), 0, 0, 1, 1, 0, 0, 1, 4096,
+                2, 0, 1, 0);
+        assertTrue(refused(noSequence.encode()).contains("sequence 0"));
+    }
+
+    private static final int CAPACITY_SEGMENTS = (int) (CAPACITY / 8 + 1);
+}

@@ -1,0 +1,332 @@
+package io.flashchunk.cache.compact;
+
+import static io.flashchunk.cache.compact.CompactEngineFixture.AREAS;
+import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
+import static io.flashchunk.cache.compact.CompactEngineFixture.device;
+import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.checkpoint.FileTableCodec;
+import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.FaultyDevice;
+import io.flashchunk.testing.MemoryDevice;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Checkpoints of the compact engine and recovery from them, over in-memory devices. */
+class CompactCheckpointTest {
+    private static final UUID INSTANCE = UUID.randomUUID();
+    private static final FileTableCodec.Encoded NO_FILES = FileTableCodec.encode(List.of());
+
+    /** A fresh engine over the same devices, recovered from their checkpoints. */
+    private static CompactEngineFixture restart(CompactEngineFixture before, UUID instance, long clockMillis,
+                                                BlockDevice... devices) {
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, devices);
+        after.recover(instance, () -> clockMillis);
+        return after;
+    }
+
+    /** Appends chunks {@code from} until {@code to}, checkpointing whenever the writer waits for one. */
+    private static void write(CompactEngineFixture engine, CompactCheckpointer checkpointer, int from, int to)
+            throws IOException {
+        for (int i = from; i < to; i++) {
+            if (!engine.writer.append(key(i), chunk(key(i)))) {
+                checkpointer.checkpoint(NO_FILES, 1);
+                assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i + " after a checkpoint");
+            }
+        }
+    }
+
+    /** Every chunk up to {@code keys} read back: its own bytes or a miss; returns the hits. */
+    private static int hits(CompactEngineFixture engine, int keys) throws Exception {
+        int hits = 0;
+        for (int i = 0; i < keys; i++) {
+            ByteBuffer read = engine.read(key(i));
+            if (read != null) {
+                assertEquals(chunk(key(i)), read, "chunk " + i + " served another chunk's bytes");
+                hits++;
+            }
+        }
+        return hits;
+    }
+
+    @Test
+    void aRestartBringsBackEveryChunkOfTheSegmentsTheCheckpointNamed() throws Exception {
+        MemoryDevice a = device("a", 6);
+        MemoryDevice b = device("b", 6);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        int n = 8 * PER_SEGMENT;
+        write(before, before.checkpointer(INSTANCE), 0, n);
+        before.writer.flush();
+        CompactCheckpointer.Result result = before.checkpointer(INSTANCE).checkpoint(NO_FILES, 1);
+        assertEquals(n, result.entries(), "every chunk is in a durable segment");
+        assertEquals(0, result.refused());
+
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 5_000);
+        assertEquals(n, outcome.restoredEntries());
+        assertEquals(0, outcome.skippedEntries());
+        assertEquals(8, outcome.restoredSegments());
+        assertEquals(n, after.index.entries());
+        assertEquals(n, hits(after, n), "every chunk comes back");
+        assertEquals(0, after.mismatches);
+        assertTrue(after.table.nextSequence() >= 5_000L << 20, "sequences continue above the clock's");
+
+        // The recovered engine goes on: it reclaims the recovered segments and reuses them, and
+        // every read is still right.
+        CompactCheckpointer checkpointer = after.checkpointer(INSTANCE, outcome.areaSequences(), () -> 6_000);
+        write(after, checkpointer, n, 3 * n);
+        after.writer.flush();
+        assertTrue(after.writer.reclaimed() >= 8, after.writer.reclaimed() + " reclaimed");
+        int hits = hits(after, 3 * n);
+        assertEquals(after.index.entries(), hits, "every entry in the index is served");
+        assertTrue(hits >= 9 * PER_SEGMENT, hits + " hits");
+    }
+
+    @Test
+    void aRestartAfterACrashMidStreamServesNoWrongByte() throws Exception {
+        MemoryDevice a = device("a", 5);
+        MemoryDevice b = device("b", 5);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        int keys = 30 * PER_SEGMENT;
+        write(before, checkpointer, 0, keys);
+        write(before, checkpointer, keys, keys + PER_SEGMENT / 2);
+        checkpointer.checkpoint(NO_FILES, 1); // with half a segment open, in memory only
+        // Crash: the open segment is lost, nothing is flushed.
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        int hits = hits(after, keys + PER_SEGMENT);
+        assertTrue(outcome.restoredEntries() > 0, "the last checkpoint named some chunks");
+        assertEquals(0, after.mismatches, "every restored entry points at its own record");
+        assertEquals(outcome.restoredEntries(), hits, "each restored entry is served");
+    }
+
+    /**
+     * The writer appends, seals, reclaims and reuses segments while checkpoints are taken from
+     * another thread; then the engine stops without a flush and a new one recovers from the devices:
+     * every chunk it serves is that chunk's bytes.
+     */
+    @Test
+    void checkpointsTakenWhileTheWriterRunsRecoverOnlyRightChunks() throws Exception {
+        MemoryDevice a = device("a", 4);
+        MemoryDevice b = device("b", 4);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        int keys = 300;
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicInteger checkpoints = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch started = new CountDownLatch(1);
+        Thread checkpointing = new Thread(() -> {
+            started.countDown();
+            try {
+                while (writing.get()) {
+                    checkpointer.checkpoint(NO_FILES, 1);
+                    checkpoints.incrementAndGet();
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        checkpointing.start();
+        started.await();
+        Random random = new Random(3);
+        int appended = 0;
+        // Until at least 40 checkpoints ran while the writer went on, and 40 segments were reclaimed.
+        for (int i = 0; (checkpoints.get() < 40 || before.writer.reclaimed() < 40) && i < 2_000_000
+                && failure.get() == null; i++) {
+            long key = key(random.nextInt(keys));
+            appended += before.writer.append(key, chunk(key)) ? 1 : 0;
+        }
+        writing.set(false);
+        checkpointing.join();
+        assertNull(failure.get());
+        assertTrue(checkpoints.get() >= 40 && before.writer.reclaimed() >= 40,
+                checkpoints.get() + " checkpoints, " + before.writer.reclaimed() + " reclaimed, " + appended + " appended");
+
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        int hits = hits(after, keys);
+        assertTrue(outcome.restoredEntries() > 0, "restored " + outcome.restoredEntries());
+        assertEquals(0, after.mismatches, "every restored entry points at its own record");
+        assertEquals(outcome.restoredEntries(), hits);
+    }
+
+    @Test
+    void aCorruptNewestBodyFallsBackToTheOlderArea() throws Exception {
+        MemoryDevice a = device("a", 6);
+        MemoryDevice b = device("b", 6);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        write(before, checkpointer, 0, 4 * PER_SEGMENT);
+        before.writer.flush();
+        long firstEntries = checkpointer.checkpoint(NO_FILES, 1).entries();
+        write(before, checkpointer, 4 * PER_SEGMENT, 8 * PER_SEGMENT);
+        before.writer.flush();
+        checkpointer.checkpoint(NO_FILES, 1);
+        long[][] sequences = checkpointer.areaSequences();
+        assertArrayEquals(new long[] {1, 2}, sequences[0]);
+        // Flip one byte of space 0's newest body (area B).
+        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+        a.read(AREAS.start(1) + 1, block).get();
+        block.put(100, (byte) (block.get(100) ^ 1));
+        a.write(AREAS.start(1) + 1, block.clear()).get();
+
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[0], "space 0 falls back to checkpoint 1");
+        assertArrayEquals(new long[] {1, 2}, outcome.areaSequences()[1]);
+        long spaceZeroAtFirst = firstEntries / 2;
+        assertEquals(spaceZeroAtFirst + 4 * PER_SEGMENT, outcome.restoredEntries(),
+                "space 0's entries of checkpoint 1 and space 1's of checkpoint 2");
+        assertEquals(outcome.restoredEntries(), after.index.entries(), "nothing of the corrupt body stays in the index");
+        assertEquals(outcome.restoredEntries(), hits(after, 8 * PER_SEGMENT));
+    }
+
+    @Test
+    void anotherInstanceOrAnotherIndexSizeRestoresNothing() throws Exception {
+        MemoryDevice a = device("a", 4);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        FileRegistry registry = new FileRegistry();
+        FileIdentity identity = new FileIdentity("/data/ks/t/nb-1-big-Data.db", 1 << 20, 7, 42, 9, 3);
+        registry.restore(5, identity);
+        write(before, before.checkpointer(INSTANCE), 0, 2 * PER_SEGMENT);
+        before.writer.flush();
+        before.checkpointer(INSTANCE).checkpoint(FileTableCodec.encode(List.of(registry.byId(5))), 6);
+
+        CompactEngineFixture other = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactRecovery.Outcome stranger = other.recover(UUID.randomUUID(), () -> 1);
+        assertEquals(0, stranger.restoredEntries());
+        assertArrayEquals(new long[] {0, 0}, stranger.areaSequences()[0]);
+        assertEquals(0, other.index.entries());
+
+        CompactEngineFixture same = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactChunkIndex larger = new CompactChunkIndex(before.index.slots() * 4);
+        CompactRecovery.Outcome resized = CompactRecovery.recover(same.drivers, same.areas(), same.layouts, INSTANCE,
+                larger, same.table, same.order, () -> 1);
+        assertEquals(0, resized.restoredEntries());
+        assertEquals(2 * PER_SEGMENT, resized.skippedEntries());
+        assertEquals(0, resized.restoredSegments(), "segments no entry points into are free at once");
+        assertEquals(Map.of(5, identity), resized.files(), "the files are still known");
+        assertEquals(6, resized.nextFileId());
+        assertEquals(same.layouts[0].segments(), same.table.freeSegments(0));
+    }
+
+    /** Writes a checkpoint by hand into area A of {@code engine}'s only space: {@code named} segments, these slots. */
+    private static void handMade(CompactEngineFixture engine, long[] named, List<long[]> slots) throws IOException {
+        ByteBuffer body = ByteBuffer.allocate(named.length * 8 + slots.size() * 12).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (long sequence : named) {
+            body.putLong(sequence);
+        }
+        for (long[] slot : slots) {
+            body.putInt((int) slot[0]).putLong(slot[1]);
+        }
+        body.flip();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(body.duplicate());
+        io.flashchunk.cache.checkpoint.BodyWriter writer = new io.flashchunk.cache.checkpoint.BodyWriter(
+                engine.drivers[0], AREAS.start(0), AREAS.bodyCapacityBytes(), "hand-made");
+        writer.append(body);
+        writer.finish(new CompactCheckpointHeader(INSTANCE, 0, 5, 1, 1, 0, 0, named.length,
+                CompactEngineFixture.SEGMENT_BYTES, engine.index.buckets(), slots.size(), 1000,
+                (int) crc.getValue()).encode());
+    }
+
+    @Test
+    void recoveryRestoresOnlySlotsIntoNamedSegmentsAndRefusesSlotsOutsideTheSpace() throws Exception {
+        MemoryDevice a = device("a", 4);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        write(before, before.checkpointer(INSTANCE), 0, 2 * PER_SEGMENT);
+        before.writer.flush();
+        List<long[]> slots = new ArrayList<>();
+        before.index.forEachSlot((bucket, slot) -> slots.add(new long[] {bucket, slot}));
+        assertEquals(2 * PER_SEGMENT, slots.size());
+        long[] named = new long[4];
+        int first = before.layouts[0].index(CompactChunkIndex.address(slots.get(0)[1]));
+        named[first] = before.table.sequence(first); // the other written segment is not named
+        handMade(before, named, slots);
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        assertEquals(PER_SEGMENT, outcome.restoredEntries(), "the named segment's slots");
+        assertEquals(PER_SEGMENT, outcome.skippedEntries(), "the other segment's");
+        assertEquals(1, outcome.restoredSegments());
+        assertEquals(PER_SEGMENT, hits(after, 2 * PER_SEGMENT));
+        assertEquals(0, after.mismatches);
+
+        long elsewhere = RecordAddress.of(1, CompactEngineFixture.FIRST_BYTE / RecordAddress.SECTOR_BYTES);
+        slots.add(new long[] {0, 5L << 40 | elsewhere});
+        handMade(before, named, slots);
+        CompactEngineFixture refusing = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactRecovery.Outcome refused = refusing.recover(INSTANCE, () -> 1);
+        assertEquals(0, refused.restoredEntries(), "a checkpoint with a slot outside its space is refused whole");
+        assertEquals(0, refusing.index.entries(), "and what it restored before is taken out again");
+        assertEquals(0, refused.restoredSegments());
+    }
+
+    @Test
+    void aFailedCheckpointFreesNothingAndSpendsItsSequence() throws Exception {
+        MemoryDevice a = device("a", 4);
+        FaultyDevice b = new FaultyDevice(device("b", 4));
+        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactCheckpointer checkpointer = engine.checkpointer(INSTANCE);
+        int i = 0;
+        while (engine.table.retiredSegments() == 0) { // every segment full, then one reclaimed
+            engine.writer.append(key(i), chunk(key(i)));
+            assertTrue(++i < 20 * PER_SEGMENT, "no segment was reclaimed");
+        }
+        b.failNth(FaultyDevice.Op.WRITE, 2); // space 1's first body write, after space 0's body and header
+        assertThrows(IOException.class, () -> checkpointer.checkpoint(NO_FILES, 1));
+        assertEquals(1, engine.table.retiredSegments(), "the retired segment still waits");
+        assertEquals(1, checkpointer.checkpoint(NO_FILES, 1).freedSegments());
+        long[][] sequences = checkpointer.areaSequences();
+        assertEquals(2, Math.max(sequences[0][0], sequences[0][1]), "the failed checkpoint's sequence is not reused");
+        assertEquals(2, Math.max(sequences[1][0], sequences[1][1]));
+        assertNotEquals(sequences[0][0], sequences[0][1]);
+    }
+
+    @Test
+    void theFileTableComesBackWithItsCheckpoint() throws Exception {
+        MemoryDevice a = device("a", 3);
+        MemoryDevice b = device("b", 3);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        FileRegistry registry = new FileRegistry();
+        List<io.flashchunk.cache.index.CachedFile> files = new ArrayList<>();
+        for (int id = 1; id <= 50; id++) {
+            registry.restore(id, new FileIdentity("/data/ks/t/nb-" + id + "-big-Data.db", id * 1000L, id, 100 + id,
+                    id * 7L, id * 3L));
+            files.add(registry.byId(id));
+        }
+        write(before, before.checkpointer(INSTANCE), 0, PER_SEGMENT);
+        before.writer.flush();
+        before.checkpointer(INSTANCE).checkpoint(FileTableCodec.encode(files), 77);
+        CompactEngineFixture after = restart(before, INSTANCE, 1, a, b);
+        assertEquals(PER_SEGMENT, after.index.entries());
+        CompactRecovery.Outcome outcome = CompactRecovery.recover(after.drivers, after.areas(), after.layouts,
+                INSTANCE, new CompactChunkIndex(after.index.slots() * 9 / 10), new SegmentTable(3, 3),
+                new FifoReclaimOrder(), () -> 1);
+        assertEquals(50, outcome.files().size());
+        assertEquals(registry.byId(17).identity(), outcome.files().get(17));
+        assertEquals(77, outcome.nextFileId());
+    }
+}

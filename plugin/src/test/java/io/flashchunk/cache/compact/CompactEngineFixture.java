@@ -1,0 +1,112 @@
+package io.flashchunk.cache.compact;
+
+import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.MemoryDevice;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * The compact engine's parts put together over block devices, one address space each, for tests:
+ * 256 KiB segments from the second MiB of each device on, checkpoint areas in the first MiB, and
+ * chunks whose bytes are a function of their key.
+ */
+final class CompactEngineFixture {
+    static final int SEGMENT_BYTES = 256 * 1024;
+    static final int CHUNK = 16384;
+    static final long FIRST_BYTE = 1 << 20;
+    /** Checkpoint areas in the first MiB: A from block 1, B from block 128, 126 body blocks each. */
+    static final CheckpointAreas AREAS = new CheckpointAreas(1, 128, 126L * BlockDevice.BLOCK_SIZE);
+    /** Records of full chunks one segment holds, its summary counted. */
+    static final int PER_SEGMENT = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK);
+
+    final SegmentTable table;
+    final CompactChunkIndex index;
+    final ReclaimOrder order;
+    final SegmentLayout[] layouts;
+    final StorageDriver[] drivers;
+    final SegmentWriter writer;
+    final SegmentReader reader;
+    /** Reads refused because flash held another record (a miss, never served). */
+    long mismatches;
+
+    CompactEngineFixture(BlockDevice... devices) {
+        this(TimeUnit.SECONDS.toNanos(5), false, true, devices);
+    }
+
+    /** @param retireAtOnce false: reclaimed segments wait for a checkpoint, as with checkpoints on */
+    CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, BlockDevice... devices) {
+        layouts = new SegmentLayout[devices.length];
+        drivers = new StorageDriver[devices.length];
+        int[] segments = new int[devices.length];
+        long records = 0;
+        for (int i = 0; i < devices.length; i++) {
+            layouts[i] = SegmentLayout.of(FIRST_BYTE, SEGMENT_BYTES, devices[i].capacityBlocks() * BlockDevice.BLOCK_SIZE);
+            drivers[i] = new StorageDriver(devices[i], 2, timeoutNanos);
+            segments[i] = layouts[i].segments();
+            records += (long) segments[i] * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK));
+        }
+        table = new SegmentTable(segments);
+        index = new CompactChunkIndex(records);
+        int all = Arrays.stream(segments).sum();
+        order = tinyLfu ? new TinyLfuReclaimOrder(all, all - 2) : new FifoReclaimOrder();
+        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
+            new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
+        writer = new SegmentWriter(table, layouts, drivers, index, order, buffers, retireAtOnce);
+        reader = new SegmentReader(table, layouts, drivers, index, order, writer.buffers(),
+                new AlignedBufferPool(1 << 20, 1 << 22));
+    }
+
+    static MemoryDevice device(String name, int segments) {
+        return MemoryDevice.blank(name, (FIRST_BYTE + (long) segments * SEGMENT_BYTES) / BlockDevice.BLOCK_SIZE, 8);
+    }
+
+    static long key(int i) {
+        return ChunkKeys.key(1 + i / 1000, (long) (i % 1000) * CHUNK);
+    }
+
+    static ByteBuffer chunk(long key) {
+        byte[] bytes = new byte[CHUNK];
+        new Random(key).nextBytes(bytes);
+        return ByteBuffer.wrap(bytes);
+    }
+
+    CheckpointAreas[] areas() {
+        CheckpointAreas[] areas = new CheckpointAreas[drivers.length];
+        Arrays.fill(areas, AREAS);
+        return areas;
+    }
+
+    /** A checkpointer of this engine for a cache that starts with the areas as {@code areaSequences} say. */
+    CompactCheckpointer checkpointer(UUID instance, long[][] areaSequences, LongSupplier clockMillis) {
+        return new CompactCheckpointer(table, index, layouts, drivers, areas(), instance, areaSequences, clockMillis);
+    }
+
+    /** A checkpointer of this engine on devices with no checkpoint yet. */
+    CompactCheckpointer checkpointer(UUID instance) {
+        return checkpointer(instance, new long[drivers.length][2], () -> 1_000);
+    }
+
+    /** Recovers this (unused) engine from its devices' checkpoints. */
+    CompactRecovery.Outcome recover(UUID instance, LongSupplier clockMillis) {
+        return CompactRecovery.recover(drivers, areas(), layouts, instance, index, table, order, clockMillis);
+    }
+
+    /** The chunk read back, or null on a miss; a record refused is a miss, counted in {@link #mismatches}. */
+    ByteBuffer read(long key) throws Exception {
+        ByteBuffer into = ByteBuffer.allocate(CHUNK);
+        try {
+            return reader.read(key, CHUNK, into) == -1 ? null : into.flip();
+        } catch (RecordMismatchException e) {
+            mismatches++;
+            return null;
+        }
+    }
+}
