@@ -46,6 +46,10 @@ public final class CacheSimulator implements Callable<Integer> {
     @Option(names = "--recorded", description = "also replay this recorded trace (the adapter's chunk-read recording)")
     List<Path> recorded = List.of();
 
+    @Option(names = "--designs", split = ",",
+            description = "only the designs whose names contain one of these (today's is always run; default: all)")
+    List<String> designFilter = List.of();
+
     @Option(names = "--out", required = true, description = "directory for raw.jsonl")
     Path out;
 
@@ -57,7 +61,10 @@ public final class CacheSimulator implements Callable<Integer> {
         try (BufferedWriter raw = Files.newBufferedWriter(out.resolve("raw.jsonl"))) {
             for (ChunkTrace trace : traces()) {
                 // sized for the trace's chunks: a recording's mean size, not --chunk-bytes
-                List<Design> designs = Design.all((long) segmentMib << 20, trace.chunkBytes());
+                List<Design> designs = Design.all((long) segmentMib << 20, trace.chunkBytes()).stream()
+                        .filter(design -> design.name().contains("(today)") || designFilter.isEmpty()
+                                || designFilter.stream().anyMatch(design.name()::contains))
+                        .toList();
                 for (double fraction : fractions) {
                     for (Design design : designs) {
                         Replay replay = Replay.run(trace, design, fraction, warmup);

@@ -13,6 +13,8 @@ record Design(String name, LongFunction<SimulatedCache> build) {
     static final double MAX_RETAINED = 0.5;
     /** A share that keeps flash bytes written per admitted byte within issue 15's 1.05. */
     static final double LOW_RETAINED = 0.045;
+    /** Twice that: between the bounded and the unbounded reinsertion. */
+    static final double MID_RETAINED = 0.09;
 
     /** Today's design and the segment candidates, with {@code segmentBytes} segments of {@code chunkBytes} chunks. */
     static List<Design> all(long segmentBytes, int chunkBytes) {
@@ -40,7 +42,13 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                 new Design("segments W-TinyLFU, admit if read more than a victim (2-byte sketch)", b ->
                         tinyLfu(b, segmentBytes, never, new VictimFrequencyAdmission(b / chunkBytes, 1))),
                 new Design("segments W-TinyLFU, reinsert hit chunks, admit if read more than a victim", b ->
-                        tinyLfu(b, segmentBytes, 1, new VictimFrequencyAdmission(b / chunkBytes, 4))));
+                        tinyLfu(b, segmentBytes, 1, new VictimFrequencyAdmission(b / chunkBytes, 4))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim",
+                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 4))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 10%, admit if read more than a victim",
+                        b -> tinyLfu(b, segmentBytes, 1, MID_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 4))),
+                new Design("segments W-TinyLFU, reinsert chunks hit twice, admit if read more than a victim", b ->
+                        tinyLfu(b, segmentBytes, 2, new VictimFrequencyAdmission(b / chunkBytes, 4))));
     }
 
     private static Admission ghost(long bytes, int chunkBytes) {

@@ -1,5 +1,7 @@
 package io.flashchunk.sim;
 
+import io.flashchunk.cache.compact.FrequencySketch;
+
 /**
  * TinyLFU's admission without a victim to compare with: a missed chunk is written to flash when
  * it was read at least {@code threshold} times lately, by a {@link FrequencySketch} of every read;

@@ -1,5 +1,7 @@
 package io.flashchunk.sim;
 
+import io.flashchunk.cache.compact.FrequencySketch;
+
 /**
  * TinyLFU's admission at segment granularity: a missed chunk is written to flash only when it was
  * read more often lately than a chunk of the segment it would in the end displace, by a

@@ -1,8 +1,9 @@
-package io.flashchunk.sim;
+package io.flashchunk.cache.compact;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class FrequencySketchTest {
@@ -56,5 +57,34 @@ class FrequencySketchTest {
         assertEquals(8 * 1024, new FrequencySketch(1024).bytes());
         assertEquals(2 * 1024, new FrequencySketch(1024, 1).bytes());
         assertEquals(2 * 1024, new FrequencySketch(1000, 1).bytes(), "rows rounded up to a power of two");
+    }
+
+    /**
+     * Two threads count reads of one key at once, past 15: its four counters stop at 15 and no other
+     * counter moves (a counter pushed past 15 would carry into its neighbour). The threads meet at a
+     * spinning barrier each round, so that their increments overlap on both cores.
+     */
+    @Test
+    void countersRacedByTwoThreadsNeverPassFifteenNorTouchTheirNeighbours() throws Exception {
+        for (int round = 0; round < 3_000; round++) {
+            FrequencySketch sketch = new FrequencySketch(1 << 10);
+            long key = round * 7919L;
+            AtomicInteger ready = new AtomicInteger();
+            Runnable reads = () -> {
+                ready.incrementAndGet();
+                while (ready.get() < 2) {
+                    Thread.onSpinWait();
+                }
+                for (int i = 0; i < 16; i++) {
+                    sketch.increment(key);
+                }
+            };
+            Thread other = new Thread(reads);
+            other.start();
+            reads.run();
+            other.join();
+            assertEquals(15, sketch.frequency(key), "round " + round);
+            assertEquals(4 * 15, sketch.sumOfCounters(), "round " + round + ": only the key's four counters moved");
+        }
     }
 }

@@ -1,0 +1,120 @@
+package io.flashchunk.cache.compact;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * How often each key was read lately, estimated in 4-bit counters (a count-min sketch, as TinyLFU
+ * keeps): four rows of counters, a key's estimate the least of its four, and every counter halved
+ * after ten reads per key the sketch is sized for, so that old popularity fades. With four counters
+ * a row per key (Caffeine's sizing) it costs 8 bytes a key; with one, 2 bytes, the compact engine's
+ * budget (docs/cache-simulator.md measures what that costs in hits).
+ *
+ * <p>Thread-safe without locks: a counter grows by compare-and-set, only from the key's current
+ * least (conservative update) and never past 15, so no counter overflows into its neighbour. Two
+ * reads of one key at the same moment may count once: an estimate, never a corrupted one.
+ */
+public final class FrequencySketch {
+    private static final int MAX = 15;
+    private static final long[] SEEDS = {0x9E3779B97F4A7C15L, 0xC2B2AE3D27D4EB4FL, 0x165667B19E3779F9L,
+        0xD6E8FEB86659FD93L};
+    private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final long[] table;
+    private final int mask;
+    private final long resetAfter;
+    private final AtomicLong increments = new AtomicLong();
+
+    /** @param keys the keys whose counts should stay apart (the chunks flash holds) */
+    public FrequencySketch(long keys) {
+        this(keys, 4);
+    }
+
+    /** @param countersPerKey counters in each row per key: 4 as Caffeine (8 bytes a key), 1 for 2 bytes */
+    public FrequencySketch(long keys, int countersPerKey) {
+        long counters = Math.max(16, Math.min(1 << 28, countersPerKey * keys)); // per row
+        int width = Long.bitCount(counters) == 1 ? (int) counters : Integer.highestOneBit((int) counters) << 1;
+        table = new long[width / 16 * 4]; // 16 counters per long, 4 rows
+        mask = width - 1;
+        resetAfter = 10L * Math.max(1, keys);
+    }
+
+    /** Memory the counters take. */
+    public long bytes() {
+        return 8L * table.length;
+    }
+
+    public int frequency(long key) {
+        int least = MAX;
+        for (int row = 0; row < 4; row++) {
+            least = Math.min(least, counter(load(slot(row, index(key, row))), index(key, row)));
+        }
+        return least;
+    }
+
+    /** Counts a read: only the key's least counters grow (conservative update). */
+    public void increment(long key) {
+        int least = frequency(key);
+        if (least < MAX) {
+            for (int row = 0; row < 4; row++) {
+                int at = index(key, row);
+                int slot = slot(row, at);
+                long value = load(slot);
+                // A counter above the least is left alone; one raced past it by another read is too.
+                while (counter(value, at) == least
+                        && !TABLE.weakCompareAndSet(table, slot, value, value + (1L << shift(at)))) {
+                    value = load(slot);
+                }
+            }
+        }
+        long count = increments.incrementAndGet();
+        if (count >= resetAfter && increments.compareAndSet(count, count / 2)) {
+            halve();
+        }
+    }
+
+    /** Sum of every counter (tests: a counter that overflowed into its neighbour shows here). */
+    long sumOfCounters() {
+        long sum = 0;
+        for (int slot = 0; slot < table.length; slot++) {
+            for (int at = 0; at < 16; at++) {
+                sum += counter(load(slot), at);
+            }
+        }
+        return sum;
+    }
+
+    private void halve() {
+        for (int slot = 0; slot < table.length; slot++) {
+            long value;
+            do {
+                value = load(slot);
+            } while (!TABLE.weakCompareAndSet(table, slot, value, (value >>> 1) & 0x7777_7777_7777_7777L));
+        }
+    }
+
+    private long load(int slot) {
+        return (long) TABLE.getOpaque(table, slot);
+    }
+
+    /** MurmurHash3's 64-bit finaliser over the key and the row's seed: every key bit moves every index bit. */
+    private int index(long key, int row) {
+        long h = key ^ SEEDS[row];
+        h = (h ^ (h >>> 33)) * 0xFF51AFD7ED558CCDL;
+        h = (h ^ (h >>> 33)) * 0xC4CEB9FE1A85EC53L;
+        return (int) (h ^ (h >>> 33)) & mask;
+    }
+
+    private static int counter(long value, int at) {
+        return (int) (value >>> shift(at)) & 0xF;
+    }
+
+    private int slot(int row, int at) {
+        return row * (table.length / 4) + (at >>> 4);
+    }
+
+    private static int shift(int at) {
+        return (at & 15) << 2;
+    }
+}
