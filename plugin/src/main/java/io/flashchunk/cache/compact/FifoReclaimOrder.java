@@ -16,6 +16,12 @@ public final class FifoReclaimOrder implements ReclaimOrder {
     }
 
     @Override
+    public int next() {
+        Integer oldest = written.peek();
+        return oldest == null ? -1 : oldest;
+    }
+
+    @Override
     public int victim() {
         Integer oldest = written.poll();
         return oldest == null ? -1 : oldest;

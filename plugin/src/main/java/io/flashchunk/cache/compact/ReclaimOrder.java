@@ -13,4 +13,7 @@ public interface ReclaimOrder {
 
     /** The segment to reclaim next, no longer in the order; -1 when no segment may be reclaimed. */
     int victim();
+
+    /** The segment {@link #victim} would return now, left in the order; -1 when none. Writer thread. */
+    int next();
 }

@@ -33,6 +33,8 @@ public final class SegmentWriter {
     private final CompactChunkIndex index;
     private final ReclaimOrder order;
     private final boolean retireAtOnce;
+    private final VictimAdmission admission;
+    private final VictimSamples samples;
     private final int segmentBytes;
     private final SegmentBuffer[] buffers;
     private final ArrayDeque<SegmentBuffer> freeBuffers = new ArrayDeque<>();
@@ -57,6 +59,15 @@ public final class SegmentWriter {
      */
     public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce) {
+        this(table, layouts, drivers, index, order, buffers, retireAtOnce, null);
+    }
+
+    /**
+     * @param admission told, each time a segment opens, which chunks the next reclaim would drop
+     *                  (sampled keys of {@link ReclaimOrder#next}); null when nothing is admitted by frequency
+     */
+    public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
+                         ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce, VictimAdmission admission) {
         if (layouts.length != table.spaces() || drivers.length != table.spaces() || buffers.length != 2) {
             throw new IllegalArgumentException(table.spaces() + " spaces, " + layouts.length + " layouts, "
                     + drivers.length + " drivers, " + buffers.length + " buffers (2 needed)");
@@ -80,6 +91,8 @@ public final class SegmentWriter {
         this.order = order;
         this.retireAtOnce = retireAtOnce;
         this.buffers = buffers.clone();
+        this.admission = admission;
+        this.samples = new VictimSamples(table.segments());
         freeBuffers.addAll(List.of(buffers));
     }
 
@@ -105,6 +118,7 @@ public final class SegmentWriter {
         int segment = open.segment();
         int space = table.space(segment);
         index.put(key, layouts[space].address(space, table.index(segment), sector));
+        samples.appended(segment, key);
         appended++;
         return true;
     }
@@ -165,7 +179,27 @@ public final class SegmentWriter {
         }
         open = freeBuffers.poll();
         open.start(segment, table.sequence(segment));
+        samples.opened(segment);
+        publishVictims();
         return true;
+    }
+
+    /**
+     * Tells admission what the next reclaim would drop: nothing while a space has a free segment,
+     * else a sample of the segment the order names next.
+     */
+    private void publishVictims() {
+        if (admission == null) {
+            return;
+        }
+        for (int space = 0; space < table.spaces(); space++) {
+            if (table.freeSegments(space) > 0) {
+                admission.victims(new long[0]);
+                return;
+            }
+        }
+        int next = order.next();
+        admission.victims(next == -1 ? new long[0] : samples.of(next));
     }
 
     /** Opens a free segment in the next space that has one, in turn. */

@@ -71,6 +71,16 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
     }
 
     @Override
+    public int next() {
+        Integer evictedAlready = evicted.peek();
+        if (evictedAlready != null) {
+            return evictedAlready;
+        }
+        var coldest = generations.policy().eviction().orElseThrow().coldest(1);
+        return coldest.isEmpty() ? -1 : coldest.values().iterator().next();
+    }
+
+    @Override
     public int victim() {
         Integer segment = evicted.poll();
         if (segment == null) {

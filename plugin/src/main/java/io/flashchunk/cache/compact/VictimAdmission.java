@@ -1,0 +1,55 @@
+package io.flashchunk.cache.compact;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Which missed chunks are written to flash: TinyLFU's admission at segment granularity, the rule the
+ * cache simulator chose (docs/cache-simulator.md). Every read is counted in a {@link FrequencySketch};
+ * a missed chunk is admitted only if it was read more often lately than a chunk of the segment that
+ * will be reclaimed next, the one it would in the end displace. While flash has room never used,
+ * or nothing can be reclaimed, everything is admitted.
+ *
+ * <p>Thread-safe: any thread counts reads and asks; the writer publishes the next victim's sampled
+ * keys ({@link #victims}) each time it opens a segment, so a decision reads one volatile array.
+ */
+public final class VictimAdmission {
+    private static final long[] NONE = new long[0];
+
+    private final FrequencySketch sketch;
+    private volatile long[] victims = NONE;
+
+    /** @param chunks the chunks flash holds; {@code countersPerKey} as in {@link FrequencySketch} */
+    public VictimAdmission(long chunks, int countersPerKey) {
+        this.sketch = new FrequencySketch(chunks, countersPerKey);
+    }
+
+    /** A read of the chunk of {@code key}, hit or miss. */
+    public void accessed(long key) {
+        sketch.increment(key);
+    }
+
+    /** Whether the chunk of {@code key}, just missed, should be written to flash. */
+    public boolean admit(long key) {
+        long[] sample = victims;
+        if (sample.length == 0) {
+            return true;
+        }
+        long victim = sample[sample.length == 1 ? 0 : ThreadLocalRandom.current().nextInt(sample.length)];
+        return sketch.frequency(key) > sketch.frequency(victim);
+    }
+
+    /** Writer: the sampled keys of the segment reclaimed next; empty while no chunk has to go. */
+    public void victims(long[] keys) {
+        victims = keys.clone();
+    }
+
+    /** The sample published last (tests). */
+    long[] victims() {
+        return victims.clone();
+    }
+
+    /** Memory the sketch takes. */
+    public long bytes() {
+        return sketch.bytes();
+    }
+}

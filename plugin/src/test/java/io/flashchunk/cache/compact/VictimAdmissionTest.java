@@ -1,0 +1,92 @@
+package io.flashchunk.cache.compact;
+
+import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.compact.CompactEngineFixture.SEGMENT_BYTES;
+import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
+import static io.flashchunk.cache.compact.CompactEngineFixture.device;
+import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.device.BlockDevice;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class VictimAdmissionTest {
+    @Test
+    void admitsEverythingUntilThereIsAVictimThenOnlyChunksReadMoreOftenThanIt() {
+        VictimAdmission admission = new VictimAdmission(1 << 12, 1);
+        assertTrue(admission.admit(1), "no victim: flash has room");
+        for (int i = 0; i < 2; i++) {
+            admission.accessed(100);
+            admission.accessed(101);
+        }
+        admission.victims(new long[] {100, 101});
+        admission.accessed(1);
+        assertFalse(admission.admit(1), "read once, against victims read twice");
+        admission.accessed(1);
+        assertFalse(admission.admit(1), "read as often as the victims");
+        admission.accessed(1);
+        assertTrue(admission.admit(1), "read more often than the victims");
+        admission.victims(new long[0]);
+        assertTrue(admission.admit(2));
+    }
+
+    @Test
+    void samplesAreKeysOfTheSegmentsCurrentUseSpreadOverIt() {
+        VictimSamples samples = new VictimSamples(3);
+        samples.opened(1);
+        assertEquals(0, samples.of(1).length);
+        for (long key = 0; key < 1000; key++) {
+            samples.appended(1, key);
+        }
+        long[] drawn = samples.of(1);
+        assertEquals(VictimSamples.PER_SEGMENT, drawn.length);
+        assertTrue(Arrays.stream(drawn).allMatch(key -> key >= 0 && key < 1000), Arrays.toString(drawn));
+        assertTrue(Arrays.stream(drawn).anyMatch(key -> key >= 100), "not just the first keys: " + Arrays.toString(drawn));
+        samples.opened(1);
+        samples.appended(1, 5000);
+        assertArrayEquals(new long[] {5000}, samples.of(1), "a new use forgets the old one's");
+    }
+
+    @Test
+    void theWriterPublishesTheChunksOfTheSegmentItReclaimsNext() {
+        BlockDevice device = device("a", 4);
+        SegmentLayout[] layouts = {SegmentLayout.of(CompactEngineFixture.FIRST_BYTE, SEGMENT_BYTES,
+                device.capacityBlocks() * BlockDevice.BLOCK_SIZE)};
+        SegmentTable table = new SegmentTable(4);
+        CompactChunkIndex index = new CompactChunkIndex(8L * PER_SEGMENT);
+        VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
+        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
+            new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
+        SegmentWriter writer = new SegmentWriter(table, layouts,
+                new StorageDriver[] {new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))}, index,
+                new FifoReclaimOrder(), buffers, true, admission);
+        for (int i = 0; i < 3 * PER_SEGMENT; i++) {
+            writer.append(key(i), chunk(key(i)));
+            assertEquals(0, admission.victims().length, "chunk " + i + ": segments never used remain");
+        }
+        writer.append(key(3 * PER_SEGMENT), chunk(key(3 * PER_SEGMENT))); // opens the last free segment
+        assertVictimsIn(admission.victims(), 0, "the first segment, the next to be reclaimed");
+        for (int i = 3 * PER_SEGMENT + 1; i <= 4 * PER_SEGMENT; i++) {
+            writer.append(key(i), chunk(key(i))); // the last one reclaims the first segment
+        }
+        assertVictimsIn(admission.victims(), 1, "then the second");
+    }
+
+    private static void assertVictimsIn(long[] victims, int segment, String why) {
+        assertEquals(VictimSamples.PER_SEGMENT, victims.length, why);
+        for (long victim : victims) {
+            boolean in = false;
+            for (int i = segment * PER_SEGMENT; i < (segment + 1) * PER_SEGMENT; i++) {
+                in |= key(i) == victim;
+            }
+            assertTrue(in, why + ": " + victim);
+        }
+    }
+}
