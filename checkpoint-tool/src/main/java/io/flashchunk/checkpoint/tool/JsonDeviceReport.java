@@ -6,14 +6,13 @@ final class JsonDeviceReport {
     }
 
     static String format(DeviceReport report) {
-        return "{"
-                + "\"path\":" + JsonText.string(report.path().toString())
-                + ",\"kind\":" + JsonText.string(report.kind().label())
-                + ",\"sizeBytes\":" + report.sizeBytes()
-                + ",\"blockBytes\":" + DeviceReport.BLOCK_BYTES
-                + ",\"blocks\":" + report.blocks()
-                + ",\"directRead\":" + report.directRead().opened()
-                + ",\"directReadError\":" + JsonText.string(report.directRead().error())
-                + "}";
+        return Json.write(Json.object()
+                .put("path", report.path().toString())
+                .put("kind", report.kind().label())
+                .put("sizeBytes", report.sizeBytes())
+                .put("blockBytes", DeviceReport.BLOCK_BYTES)
+                .put("blocks", report.blocks())
+                .put("directRead", report.directRead().opened())
+                .put("directReadError", report.directRead().error()));
     }
 }

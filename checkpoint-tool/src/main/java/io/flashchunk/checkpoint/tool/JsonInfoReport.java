@@ -1,5 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.flashchunk.cache.checkpoint.CheckpointHeader;
 import io.flashchunk.cache.checkpoint.Superblock;
 import java.util.List;
@@ -14,74 +15,73 @@ final class JsonInfoReport {
     }
 
     static String format(List<DeviceScan> scans) {
-        return new JsonObject()
-                .raw("devices", JsonObject.array(scans.stream().map(JsonInfoReport::device).toList()))
-                .raw("summary", summary(scans).toString())
-                .toString();
+        ObjectNode json = Json.object();
+        json.putArray("devices").addAll(scans.stream().map(JsonInfoReport::device).toList());
+        json.set("summary", summary(scans));
+        return Json.write(json);
     }
 
-    private static JsonObject device(DeviceScan scan) {
+    private static ObjectNode device(DeviceScan scan) {
         AreaScan newest = scan.newest();
-        return new JsonObject()
-                .string("path", scan.path())
-                .number("capacityBlocks", scan.capacityBlocks())
-                .raw("superblock", superblock(scan).toString())
-                .raw("areas", JsonObject.array(scan.areas().stream().map(JsonInfoReport::area).toList()))
-                .string("recoveryArea", newest == null ? null : newest.name());
+        ObjectNode json = Json.object()
+                .put("path", scan.path())
+                .put("capacityBlocks", scan.capacityBlocks());
+        json.set("superblock", superblock(scan));
+        json.putArray("areas").addAll(scan.areas().stream().map(JsonInfoReport::area).toList());
+        return json.put("recoveryArea", newest == null ? null : newest.name());
     }
 
-    private static JsonObject superblock(DeviceScan scan) {
+    private static ObjectNode superblock(DeviceScan scan) {
         Superblock superblock = scan.superblock();
-        JsonObject json = new JsonObject()
-                .string("state", scan.superblockState().label())
-                .string("problem", scan.superblockProblem());
+        ObjectNode json = Json.object()
+                .put("state", scan.superblockState().label())
+                .put("problem", scan.superblockProblem());
         if (superblock == null) {
-            return json.raw("instance", "null").raw("spaceIndex", "null").raw("spaceCount", "null")
-                    .raw("deviceBlocks", "null").raw("areaBlocks", "null").raw("dataStart", "null")
-                    .raw("dataBlocks", "null").raw("geometryProblem", "null");
+            return json.putNull("instance").putNull("spaceIndex").putNull("spaceCount").putNull("deviceBlocks")
+                    .putNull("areaBlocks").putNull("dataStart").putNull("dataBlocks").putNull("geometryProblem");
         }
-        return json.string("instance", superblock.instance().toString())
-                .number("spaceIndex", superblock.spaceIndex())
-                .number("spaceCount", superblock.spaceCount())
-                .number("deviceBlocks", superblock.layout().deviceBlocks())
-                .number("areaBlocks", superblock.layout().areaBlocks())
-                .number("dataStart", superblock.layout().dataStart())
-                .number("dataBlocks", superblock.layout().dataBlocks())
-                .string("geometryProblem", scan.geometryProblem());
+        return json.put("instance", superblock.instance().toString())
+                .put("spaceIndex", superblock.spaceIndex())
+                .put("spaceCount", superblock.spaceCount())
+                .put("deviceBlocks", superblock.layout().deviceBlocks())
+                .put("areaBlocks", superblock.layout().areaBlocks())
+                .put("dataStart", superblock.layout().dataStart())
+                .put("dataBlocks", superblock.layout().dataBlocks())
+                .put("geometryProblem", scan.geometryProblem());
     }
 
     /** An area; the header's facts are null when there is no header to read them from. */
-    private static JsonObject area(AreaScan area) {
+    private static ObjectNode area(AreaScan area) {
         CheckpointHeader header = area.header();
-        JsonObject json = new JsonObject()
-                .string("area", area.name())
-                .string("state", area.state().label())
-                .bool("valid", area.state() == AreaState.VALID)
-                .string("problem", area.problem());
+        ObjectNode json = Json.object()
+                .put("area", area.name())
+                .put("state", area.state().label())
+                .put("valid", area.state() == AreaState.VALID)
+                .put("problem", area.problem());
         if (header == null) {
-            return json.raw("sequence", "null").raw("time", "null").raw("entries", "null").raw("files", "null")
-                    .raw("bodyBytes", "null");
+            return json.putNull("sequence").putNull("time").putNull("entries").putNull("files").putNull("bodyBytes");
         }
-        return json.number("sequence", header.sequence())
-                .string("time", AreaFacts.time(header))
-                .number("entries", header.entryCount())
-                .number("files", header.fileCount())
-                .number("bodyBytes", header.bodyBytes());
+        return json.put("sequence", header.sequence())
+                .put("time", AreaFacts.time(header))
+                .put("entries", header.entryCount())
+                .put("files", header.fileCount())
+                .put("bodyBytes", header.bodyBytes());
     }
 
-    private static JsonObject summary(List<DeviceScan> scans) {
+    private static ObjectNode summary(List<DeviceScan> scans) {
         boolean allValid = scans.stream().allMatch(scan -> scan.superblock() != null);
         UUID instance = CacheSetCheck.commonInstance(scans);
         int spaceCount = CacheSetCheck.commonSpaceCount(scans);
         List<String> problems = CacheSetCheck.problems(scans);
-        return new JsonObject()
-                .number("devices", scans.size())
-                .bool("allSuperblocksValid", allValid)
-                .bool("instanceAgrees", allValid && instance != null)
-                .string("instance", instance == null ? null : instance.toString())
-                .bool("spaceCountAgrees", allValid && spaceCount >= 0)
-                .raw("spaceCount", spaceCount < 0 ? "null" : Integer.toString(spaceCount))
-                .bool("consistent", allValid && problems.isEmpty())
-                .raw("problems", JsonObject.array(problems.stream().map(JsonText::string).toList()));
+        ObjectNode json = Json.object()
+                .put("devices", scans.size())
+                .put("allSuperblocksValid", allValid)
+                .put("instanceAgrees", allValid && instance != null)
+                .put("instance", instance == null ? null : instance.toString())
+                .put("spaceCountAgrees", allValid && spaceCount >= 0)
+                .put("spaceCount", spaceCount < 0 ? null : spaceCount)
+                .put("consistent", allValid && problems.isEmpty());
+        problems.forEach(json.putArray("problems")::add);
+        return json;
     }
 }

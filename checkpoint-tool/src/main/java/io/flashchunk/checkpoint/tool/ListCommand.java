@@ -1,5 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +58,7 @@ final class ListCommand implements Callable<Integer> {
             entries.sort(CacheEntries.BY_FILE);
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
-                out.println(JsonObject.array(entries.stream().map(ListCommand::json).toList()));
+                out.println(Json.write(Json.array().addAll(entries.stream().map(ListCommand::json).toList())));
             } else {
                 out.print(table(entries));
             }
@@ -75,17 +76,17 @@ final class ListCommand implements Callable<Integer> {
         return table.format();
     }
 
-    private static JsonObject json(CacheEntry entry) {
-        return new JsonObject()
-                .number("space", entry.space())
-                .string("device", entry.device())
-                .string("file", entry.file().path())
-                .number("fileId", entry.fileId())
-                .number("position", entry.position())
-                .number("length", entry.length())
-                .number("lba", entry.lba())
-                .number("runBlocks", entry.runBlocks())
-                .number("stamp", entry.stamp())
-                .string("crc", entry.crcHex());
+    private static ObjectNode json(CacheEntry entry) {
+        return Json.object()
+                .put("space", entry.space())
+                .put("device", entry.device())
+                .put("file", entry.file().path())
+                .put("fileId", entry.fileId())
+                .put("position", entry.position())
+                .put("length", entry.length())
+                .put("lba", entry.lba())
+                .put("runBlocks", entry.runBlocks())
+                .put("stamp", entry.stamp())
+                .put("crc", entry.crcHex());
     }
 }

@@ -1,5 +1,7 @@
 package io.flashchunk.checkpoint.tool;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 /**
  * One thing verify found wrong.
  *
@@ -15,12 +17,11 @@ record Problem(String kind, String device, String area, String message) {
     static final String AREA = "area";
     static final String CHUNK = "chunk";
 
-    String json() {
-        return new JsonObject()
-                .string("kind", kind)
-                .string("device", device)
-                .string("area", area)
-                .string("message", message)
-                .toString();
+    ObjectNode json() {
+        return Json.object()
+                .put("kind", kind)
+                .put("device", device)
+                .put("area", area)
+                .put("message", message);
     }
 }

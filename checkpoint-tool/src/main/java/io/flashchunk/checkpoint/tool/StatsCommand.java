@@ -1,5 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.flashchunk.checkpoint.tool.CacheStatistics.FileFigures;
 import io.flashchunk.checkpoint.tool.CacheStatistics.SizeBucket;
 import io.flashchunk.checkpoint.tool.CacheStatistics.SpaceFigures;
@@ -102,41 +103,40 @@ final class StatsCommand implements Callable<Integer> {
     }
 
     static String json(CacheStatistics statistics) {
-        return new JsonObject()
-                .raw("spaces", JsonObject.array(statistics.spaces().stream().map(StatsCommand::json).toList()))
-                .raw("total", new JsonObject()
-                        .number("dataBlocks", statistics.totalDataBlocks())
-                        .number("usedBlocks", statistics.totalUsedBlocks())
-                        .number("percentUsed", statistics.totalPercentUsed(), 4)
-                        .number("entries", statistics.totalEntries())
-                        .number("bytes", statistics.totalBytes())
-                        .number("shortChunks", statistics.totalShortChunks())
-                        .toString())
-                .raw("files", JsonObject.array(statistics.files().stream().map(file -> new JsonObject()
-                        .string("path", file.path())
-                        .number("entries", file.entries())
-                        .number("bytes", file.bytes())).toList()))
-                .raw("chunkSizes", JsonObject.array(statistics.sizes().stream().map(bucket -> new JsonObject()
-                        .string("run", bucket.label())
-                        .number("runBlocks", bucket.runBlocks())
-                        .number("chunks", bucket.chunks())
-                        .number("shortChunks", bucket.shortChunks())
-                        .number("bytes", bucket.bytes())).toList()))
-                .toString();
+        ObjectNode json = Json.object();
+        json.putArray("spaces").addAll(statistics.spaces().stream().map(StatsCommand::json).toList());
+        json.putObject("total")
+                .put("dataBlocks", statistics.totalDataBlocks())
+                .put("usedBlocks", statistics.totalUsedBlocks())
+                .put("percentUsed", Json.rounded(statistics.totalPercentUsed(), 4))
+                .put("entries", statistics.totalEntries())
+                .put("bytes", statistics.totalBytes())
+                .put("shortChunks", statistics.totalShortChunks());
+        json.putArray("files").addAll(statistics.files().stream().map(file -> Json.object()
+                .put("path", file.path())
+                .put("entries", file.entries())
+                .put("bytes", file.bytes())).toList());
+        json.putArray("chunkSizes").addAll(statistics.sizes().stream().map(bucket -> Json.object()
+                .put("run", bucket.label())
+                .put("runBlocks", bucket.runBlocks())
+                .put("chunks", bucket.chunks())
+                .put("shortChunks", bucket.shortChunks())
+                .put("bytes", bucket.bytes())).toList());
+        return Json.write(json);
     }
 
-    private static JsonObject json(SpaceFigures space) {
-        return new JsonObject()
-                .string("path", space.path())
-                .raw("space", space.space() < 0 ? "null" : Integer.toString(space.space()))
-                .number("dataBlocks", space.dataBlocks())
-                .number("usedBlocks", space.usedBlocks())
-                .number("percentUsed", space.percentUsed(), 4)
-                .number("entries", space.entries())
-                .number("bytes", space.bytes())
-                .string("area", space.area())
-                .raw("sequence", space.area() == null ? "null" : Long.toString(space.sequence()))
-                .string("note", space.note());
+    private static ObjectNode json(SpaceFigures space) {
+        return Json.object()
+                .put("path", space.path())
+                .put("space", space.space() < 0 ? null : space.space())
+                .put("dataBlocks", space.dataBlocks())
+                .put("usedBlocks", space.usedBlocks())
+                .put("percentUsed", Json.rounded(space.percentUsed(), 4))
+                .put("entries", space.entries())
+                .put("bytes", space.bytes())
+                .put("area", space.area())
+                .put("sequence", space.area() == null ? null : space.sequence())
+                .put("note", space.note());
     }
 
     private static String percent(double value) {

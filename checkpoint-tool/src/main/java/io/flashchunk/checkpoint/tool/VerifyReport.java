@@ -1,5 +1,7 @@
 package io.flashchunk.checkpoint.tool;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 /** What verify found, as lines for people or one JSON object. */
 final class VerifyReport {
     private VerifyReport() {
@@ -31,24 +33,21 @@ final class VerifyReport {
     }
 
     static String json(Verification v) {
-        return new JsonObject()
-                .bool("ok", v.ok())
-                .raw("problems", JsonObject.array(v.problems().stream().map(Problem::json).toList()))
-                .raw("notes", JsonObject.array(v.notes().stream().map(JsonText::string).toList()))
-                .number("devices", v.devices)
-                .number("validSuperblocks", v.validSuperblocks)
-                .raw("areas", new JsonObject()
-                        .number("checked", v.areas)
-                        .number("valid", v.validAreas)
-                        .number("empty", v.emptyAreas)
-                        .number("invalid", v.invalidAreas)
-                        .toString())
-                .number("entries", v.entries)
-                .bool("dataChecked", v.dataChecked)
-                .number("checkedChunks", v.checkedChunks)
-                .number("corruptChunks", v.corruptChunks)
-                .number("staleChunks", v.staleChunks)
-                .number("unreadableChunks", v.unreadableChunks)
-                .toString();
+        ObjectNode json = Json.object().put("ok", v.ok());
+        json.putArray("problems").addAll(v.problems().stream().map(Problem::json).toList());
+        v.notes().forEach(json.putArray("notes")::add);
+        json.put("devices", v.devices).put("validSuperblocks", v.validSuperblocks);
+        json.putObject("areas")
+                .put("checked", v.areas)
+                .put("valid", v.validAreas)
+                .put("empty", v.emptyAreas)
+                .put("invalid", v.invalidAreas);
+        json.put("entries", v.entries)
+                .put("dataChecked", v.dataChecked)
+                .put("checkedChunks", v.checkedChunks)
+                .put("corruptChunks", v.corruptChunks)
+                .put("staleChunks", v.staleChunks)
+                .put("unreadableChunks", v.unreadableChunks);
+        return Json.write(json);
     }
 }

@@ -92,6 +92,17 @@ class ListCommandTest {
     }
 
     @Test
+    void jsonKeepsFilePathsWithQuotesAndControlCharacters() throws Exception {
+        TestCache cache = new TestCache(1);
+        Path awkward = cache.dataFile("quote\" back\\slash\ttab\nnewline\u0001ctrl\u001f-Data.db");
+        cache.fill(List.of(TestCache.chunk(awkward, 0, 4096)));
+
+        JsonNode entries = JsonRun.of(0, cache.args("list"));
+
+        assertEquals(awkward.toString(), entries.get(0).get("file").textValue());
+    }
+
+    @Test
     void aDeviceWithoutACheckpointListsNothingAndSaysWhy() throws Exception {
         TestCache cache = new TestCache(1); // never started: a blank device
 
