@@ -2,10 +2,12 @@ package io.flashchunk.cache.compact;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * ({@link #append}): it appends records to the open segment and points the index at them, seals a
  * full segment and writes it with one device write while the next fills (two buffers: the write
  * queue's two stages), and when no segment is free reclaims the one the {@link ReclaimOrder} names,
- * taking its chunks out of the index by the segment's summary. Every method runs on the writer's
+ * taking its chunks out of the index by the segment's summary; chunks of it read since they were
+ * written are read back and appended again, up to the {@link WriterPolicy}'s share of a segment. Every method runs on the writer's
  * thread, and none waits longer than the device timeout.
  *
  * <p>Faults cost cached chunks, never correctness or progress: a failed write's chunks leave the
@@ -34,6 +37,9 @@ public final class SegmentWriter {
     private final ReclaimOrder order;
     private final boolean retireAtOnce;
     private final VictimAdmission admission;
+    private final long reinsertBytes;
+    /** Chunks of reclaimed segments read back for reinsertion, waiting for the next open segment. */
+    private final ArrayDeque<Kept> kept = new ArrayDeque<>();
     private final VictimSamples samples;
     private final int segmentBytes;
     private final SegmentBuffer[] buffers;
@@ -49,6 +55,11 @@ public final class SegmentWriter {
     private long appended;
     private long reclaimed;
     private long failedWrites;
+    private long reinserted;
+
+    /** A chunk read back from a reclaimed segment, to be appended again. */
+    private record Kept(long key, ByteBuffer chunk) {
+    }
 
     /** A failed write that has not ended: its buffer and its segment wait until it does. */
     private record Parked(SegmentBuffer buffer, CompletableFuture<Void> write, int segment) {
@@ -59,15 +70,12 @@ public final class SegmentWriter {
      */
     public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce) {
-        this(table, layouts, drivers, index, order, buffers, retireAtOnce, null);
+        this(table, layouts, drivers, index, order, buffers, retireAtOnce, WriterPolicy.NONE);
     }
 
-    /**
-     * @param admission told, each time a segment opens, which chunks the next reclaim would drop
-     *                  (sampled keys of {@link ReclaimOrder#next}); null when nothing is admitted by frequency
-     */
+    /** @param policy admission's victims and reinsertion ({@link WriterPolicy}) */
     public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
-                         ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce, VictimAdmission admission) {
+                         ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce, WriterPolicy policy) {
         if (layouts.length != table.spaces() || drivers.length != table.spaces() || buffers.length != 2) {
             throw new IllegalArgumentException(table.spaces() + " spaces, " + layouts.length + " layouts, "
                     + drivers.length + " drivers, " + buffers.length + " buffers (2 needed)");
@@ -91,7 +99,8 @@ public final class SegmentWriter {
         this.order = order;
         this.retireAtOnce = retireAtOnce;
         this.buffers = buffers.clone();
-        this.admission = admission;
+        this.admission = policy.admission();
+        this.reinsertBytes = (long) (policy.reinsertShare() * segmentBytes);
         this.samples = new VictimSamples(table.segments());
         freeBuffers.addAll(List.of(buffers));
     }
@@ -115,12 +124,17 @@ public final class SegmentWriter {
             }
             sector = open.append(key, chunk);
         }
+        place(key, sector);
+        appended++;
+        return true;
+    }
+
+    /** Points the index at the record just appended at {@code sector} of the open segment. */
+    private void place(long key, int sector) {
         int segment = open.segment();
         int space = table.space(segment);
         index.put(key, layouts[space].address(space, table.index(segment), sector));
         samples.appended(segment, key);
-        appended++;
-        return true;
     }
 
     /**
@@ -159,6 +173,11 @@ public final class SegmentWriter {
         return failedWrites;
     }
 
+    /** Chunks written again from reclaimed segments. */
+    public long reinserted() {
+        return reinserted;
+    }
+
     /** Opens a segment in a free buffer, reclaiming one first when none is free; false when none can be had. */
     private boolean openSegment() {
         unpark();
@@ -181,7 +200,20 @@ public final class SegmentWriter {
         open.start(segment, table.sequence(segment));
         samples.opened(segment);
         publishVictims();
+        reinsertKept();
         return true;
+    }
+
+    /** Appends the chunks kept from reclaimed segments to the segment just opened, as far as they fit. */
+    private void reinsertKept() {
+        while (!kept.isEmpty()) {
+            int sector = open.append(kept.peek().key(), kept.peek().chunk());
+            if (sector == -1) {
+                return;
+            }
+            place(kept.poll().key(), sector);
+            reinserted++;
+        }
     }
 
     /**
@@ -301,7 +333,9 @@ public final class SegmentWriter {
         table.startReclaim(victim);
         SegmentSummary summary = readSummary(victim);
         if (summary != null) {
+            List<Kept> readBack = reinsertBytes > 0 ? readBack(victim, summary) : List.of();
             removeFromIndex(victim, summary);
+            kept.addAll(readBack);
         } else {
             int space = table.space(victim);
             SegmentLayout layout = layouts[space];
@@ -313,6 +347,48 @@ public final class SegmentWriter {
         draining.add(victim);
         retireDrained();
         return true;
+    }
+
+    /**
+     * The chunks of a segment being reclaimed that were read since written, the most read lately
+     * first (by admission's sketch, when there is one), up to the reinsertion share, read back and
+     * checked; one that cannot be read or checked is left out.
+     */
+    private List<Kept> readBack(int segment, SegmentSummary summary) {
+        int space = table.space(segment);
+        int at = table.index(segment);
+        SegmentLayout layout = layouts[space];
+        List<Integer> read = new ArrayList<>();
+        for (int i = 0; i < summary.count(); i++) {
+            if (index.wasRead(summary.keys()[i], layout.address(space, at, summary.sectors()[i]))) {
+                read.add(i);
+            }
+        }
+        if (admission != null) {
+            read.sort(Comparator.comparingInt((Integer i) -> admission.frequency(summary.keys()[i])).reversed());
+        }
+        List<Kept> back = new ArrayList<>();
+        long budget = reinsertBytes;
+        for (int i : read) {
+            int bytes = RecordFormat.recordBytes(summary.lengths()[i]);
+            if (bytes > budget) {
+                continue;
+            }
+            long start = layout.startByte(at) + (long) summary.sectors()[i] * RecordAddress.SECTOR_BYTES;
+            long firstBlock = start / BlockDevice.BLOCK_SIZE;
+            long endBlock = (start + bytes + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
+            ByteBuffer blocks = AlignedBuffers.allocate((int) (endBlock - firstBlock) * BlockDevice.BLOCK_SIZE);
+            try {
+                drivers[space].await(drivers[space].read(firstBlock, blocks), "reinsertion read of segment " + segment);
+                ByteBuffer chunk = RecordFormat.check(blocks, (int) (start - firstBlock * BlockDevice.BLOCK_SIZE),
+                        summary.keys()[i], table.sequence(segment));
+                back.add(new Kept(summary.keys()[i], ByteBuffer.allocate(chunk.remaining()).put(chunk).flip()));
+                budget -= bytes;
+            } catch (IOException | RecordMismatchException e) {
+                // Not kept: a chunk the device cannot give back is a miss, never a wrong byte.
+            }
+        }
+        return back;
     }
 
     private void removeFromIndex(int segment, SegmentSummary summary) {

@@ -28,6 +28,11 @@ public final class VictimAdmission {
         sketch.increment(key);
     }
 
+    /** How often the chunk of {@code key} was read lately (0 to 15). */
+    public int frequency(long key) {
+        return sketch.frequency(key);
+    }
+
     /** Whether the chunk of {@code key}, just missed, should be written to flash. */
     public boolean admit(long key) {
         long[] sample = victims;

@@ -43,6 +43,11 @@ final class CompactEngineFixture {
 
     /** @param retireAtOnce false: reclaimed segments wait for a checkpoint, as with checkpoints on */
     CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, BlockDevice... devices) {
+        this(timeoutNanos, tinyLfu, retireAtOnce, WriterPolicy.NONE, devices);
+    }
+
+    CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, WriterPolicy policy,
+                         BlockDevice... devices) {
         layouts = new SegmentLayout[devices.length];
         drivers = new StorageDriver[devices.length];
         int[] segments = new int[devices.length];
@@ -59,7 +64,7 @@ final class CompactEngineFixture {
         order = tinyLfu ? new TinyLfuReclaimOrder(all, all - 2) : new FifoReclaimOrder();
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
             new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
-        writer = new SegmentWriter(table, layouts, drivers, index, order, buffers, retireAtOnce);
+        writer = new SegmentWriter(table, layouts, drivers, index, order, buffers, retireAtOnce, policy);
         reader = new SegmentReader(table, layouts, drivers, index, order, writer.buffers(),
                 new AlignedBufferPool(1 << 20, 1 << 22));
     }

@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The power-cut simulator over the compact engine: one seeded history of appends, reclaims,
- * checkpoints (half of them with the writer appending after the index was copied) and flushes on two
+ * The power-cut simulator over the compact engine: one seeded history of reads, appends, reclaims
+ * (reinserting read chunks), checkpoints (half of them with the writer appending after the index was
+ * copied) and flushes on two
  * devices with volatile write caches, cut at evenly spread moments
  * into every image a power cut could leave (PowerCutDevice), each recovered by a fresh engine. No
  * chunk may be served with another's bytes, no record refused (a restored entry pointing at anything
@@ -65,7 +66,8 @@ class CompactPowerCutTest {
         // Device a runs a burst of appends inside a checkpoint's body write when armed: the writer
         // going on after the index was copied, reclaiming segments the checkpoint names.
         FaultyDevice faultyA = new FaultyDevice(a);
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, faultyA, b);
+        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
+                new WriterPolicy(null, 0.2), faultyA, b);
         CompactCheckpointer checkpointer = engine.checkpointer(INSTANCE);
         Map<Long, Long> model = new HashMap<>(); // key -> the address the writer put it at
         List<Checkpoint> checkpoints = new ArrayList<>();
@@ -84,7 +86,11 @@ class CompactPowerCutTest {
         });
         for (int op = 0; op < operations; op++) {
             double what = random.nextDouble();
-            if (what < 0.93) {
+            if (what < 0.15) {
+                long key = key(random.nextInt(KEYS));
+                ByteBuffer read = engine.read(key); // a hit marks the chunk for reinsertion
+                assertTrue(read == null || read.equals(chunk(key)), "before any cut, chunk " + key);
+            } else if (what < 0.93) {
                 long key = key(random.nextInt(KEYS));
                 if (!engine.writer.append(key, chunk(key))) {
                     checkpoints.add(checkpoint(engine, checkpointer, timeline, model));
@@ -100,9 +106,10 @@ class CompactPowerCutTest {
                 engine.writer.flush();
             }
         }
-        assertTrue(checkpoints.size() > 20 && engine.writer.reclaimed() > 20 && burstAppends.get() > 100,
-                checkpoints.size() + " checkpoints, " + engine.writer.reclaimed() + " reclaimed, " + burstAppends.get()
-                        + " appended while a checkpoint ran");
+        assertTrue(checkpoints.size() > 20 && engine.writer.reclaimed() > 20 && burstAppends.get() > 100
+                        && engine.writer.reinserted() > 20, checkpoints.size() + " checkpoints, "
+                        + engine.writer.reclaimed() + " reclaimed, " + engine.writer.reinserted() + " reinserted, "
+                        + burstAppends.get() + " appended while a checkpoint ran");
         long end = timeline.get();
         long checkedBack = 0;
         for (int i = 0; i <= cuts; i++) {

@@ -66,7 +66,7 @@ class VictimAdmissionTest {
             new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
         SegmentWriter writer = new SegmentWriter(table, layouts,
                 new StorageDriver[] {new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))}, index,
-                new FifoReclaimOrder(), buffers, true, admission);
+                new FifoReclaimOrder(), buffers, true, new WriterPolicy(admission, 0));
         for (int i = 0; i < 3 * PER_SEGMENT; i++) {
             writer.append(key(i), chunk(key(i)));
             assertEquals(0, admission.victims().length, "chunk " + i + ": segments never used remain");

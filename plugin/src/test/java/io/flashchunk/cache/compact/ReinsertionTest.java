@@ -1,0 +1,88 @@
+package io.flashchunk.cache.compact;
+
+import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.compact.CompactEngineFixture.SEGMENT_BYTES;
+import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
+import static io.flashchunk.cache.compact.CompactEngineFixture.device;
+import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.testing.FaultyDevice;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Chunks read since they were written survive their segment's reclaim, within the share of a segment. */
+class ReinsertionTest {
+    private static CompactEngineFixture engine(WriterPolicy policy, io.flashchunk.device.BlockDevice device) {
+        return new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, policy, device);
+    }
+
+    /** Fills the four segments (keys 0..4*PER_SEGMENT-1), reads {@code readKeys} of the first, then makes the writer reclaim it. */
+    private static void fillReadAndReclaim(CompactEngineFixture engine, int readKeys) throws Exception {
+        for (int i = 0; i < 4 * PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        engine.writer.flush();
+        for (int i = 0; i < readKeys; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i + " on flash");
+        }
+        int next = 4 * PER_SEGMENT;
+        assertTrue(engine.writer.append(key(next), chunk(key(next)))); // reclaims the first segment
+        engine.writer.flush();
+    }
+
+    @Test
+    void readChunksOfAReclaimedSegmentAreWrittenAgainTheOthersGo() throws Exception {
+        CompactEngineFixture engine = engine(new WriterPolicy(null, 0.5), device("a", 4));
+        fillReadAndReclaim(engine, 5);
+        assertEquals(1, engine.writer.reclaimed());
+        assertEquals(5, engine.writer.reinserted());
+        for (int i = 0; i < 5; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)), "read chunk " + i + " kept");
+        }
+        for (int i = 5; i < PER_SEGMENT; i++) {
+            assertNull(engine.read(key(i)), "unread chunk " + i + " reclaimed");
+        }
+        assertEquals(0, engine.mismatches);
+    }
+
+    @Test
+    void theShareBoundsWhatIsKeptAndTheMostReadGoFirst() throws Exception {
+        VictimAdmission admission = new VictimAdmission(1 << 10, 1);
+        int fit = (int) (0.2 * SEGMENT_BYTES) / RecordFormat.recordBytes(CompactEngineFixture.CHUNK);
+        CompactEngineFixture engine = engine(new WriterPolicy(admission, 0.2), device("a", 4));
+        for (int i = PER_SEGMENT - fit; i < PER_SEGMENT; i++) {
+            for (int reads = 0; reads < 5; reads++) {
+                admission.accessed(key(i)); // the segment's last chunks are the most read lately
+            }
+        }
+        fillReadAndReclaim(engine, PER_SEGMENT);
+        assertEquals(fit, engine.writer.reinserted(), "a fifth of a segment holds " + fit + " chunks");
+        for (int i = 0; i < PER_SEGMENT; i++) {
+            boolean mostRead = i >= PER_SEGMENT - fit;
+            assertEquals(mostRead, engine.read(key(i)) != null, "chunk " + i);
+        }
+    }
+
+    @Test
+    void aChunkThatCannotBeReadBackIsLeftOut() throws Exception {
+        FaultyDevice device = new FaultyDevice(device("a", 4));
+        CompactEngineFixture engine = engine(new WriterPolicy(null, 0.5), device);
+        for (int i = 0; i < 4 * PER_SEGMENT; i++) {
+            engine.writer.append(key(i), chunk(key(i)));
+        }
+        engine.writer.flush();
+        engine.read(key(0));
+        engine.read(key(1));
+        device.failNth(FaultyDevice.Op.READ, 2); // the summary reads fine, the first chunk's read fails
+        engine.writer.append(key(4 * PER_SEGMENT), chunk(key(4 * PER_SEGMENT)));
+        engine.writer.flush();
+        assertEquals(1, engine.writer.reinserted());
+        assertNull(engine.read(key(0)));
+        assertEquals(chunk(key(1)), engine.read(key(1)));
+        assertThrows(IllegalArgumentException.class, () -> new WriterPolicy(null, 0.6));
+    }
+}
