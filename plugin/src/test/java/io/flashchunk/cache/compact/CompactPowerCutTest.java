@@ -27,11 +27,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The power-cut simulator over the compact engine: one seeded history of reads, appends, reclaims
  * (reinserting read chunks), checkpoints (half of them with the writer appending after the index was
- * copied) and flushes on two
- * devices with volatile write caches, cut at evenly spread moments
- * into every image a power cut could leave (PowerCutDevice), each recovered by a fresh engine. No
- * chunk may be served with another's bytes, no record refused (a restored entry pointing at anything
- * but its own record), and every chunk the newest durable checkpoint names, and the one being
+ * copied) and flushes on two devices with volatile write caches, cut at 300 moments (half anywhere,
+ * half in or just before a checkpoint) into an image a power cut could leave (PowerCutDevice), each
+ * recovered by a fresh engine. No chunk may be served with another's bytes, no restored entry may
+ * point at another record, and every chunk the newest complete checkpoint names, and the one being
  * written at the cut (if any) names too, must come back. Longer runs:
  * {@code -Dflashchunk.sim.seeds=N -Dflashchunk.sim.cuts=M -Dflashchunk.sim.operations=K}.
  */
