@@ -1,0 +1,69 @@
+package io.flashchunk.cache.compact;
+
+import io.flashchunk.device.BlockDevice;
+
+/**
+ * Where things are on a device of the compact engine (4096-byte blocks):
+ *
+ * <pre>
+ * 0                          superblock ({@link CompactSuperblock})
+ * 1 .. areaBlocks            checkpoint area A: a header block, then the body
+ * 1+areaBlocks .. 2*area     checkpoint area B
+ * 1+2*areaBlocks ..          segments, each segmentBytes, as many as fit
+ * </pre>
+ *
+ * Each area holds a checkpoint naming every segment with every record a chunk of 4 KiB or more
+ * (8 bytes a segment and 12 a chunk), plus a file table of up to {@link #fileTableBudget} bytes.
+ * Chunks under 4 KiB pack more records than that into a segment; a checkpoint then leaves out the
+ * entries past its area's room (counted, never misread).
+ */
+public record CompactDeviceLayout(long deviceBlocks, int segmentBytes, long areaBlocks, int segments) {
+    private static final int BLOCK = BlockDevice.BLOCK_SIZE;
+
+    public CompactDeviceLayout {
+        if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0 || segments < 1 || areaBlocks < 2
+                || 1 + 2 * areaBlocks + (long) segments * (segmentBytes / BLOCK) > deviceBlocks) {
+            throw new IllegalArgumentException(segments + " segments of " + segmentBytes + " bytes and areas of "
+                    + areaBlocks + " blocks do not fit a device of " + deviceBlocks + " blocks");
+        }
+    }
+
+    /** The layout with the most segments of {@code segmentBytes} on a device of {@code deviceBlocks}. */
+    public static CompactDeviceLayout forDevice(long deviceBlocks, int segmentBytes) {
+        if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0) {
+            throw new IllegalArgumentException("segment size " + segmentBytes + " is not a multiple of " + BLOCK);
+        }
+        long segmentBlocks = segmentBytes / BLOCK;
+        long budget = fileTableBudget(deviceBlocks);
+        long perSegment = CompactCheckpointHeader.SEGMENT_BYTES + segmentBlocks * CompactCheckpointHeader.ENTRY_BYTES;
+        // Largest n with 1 + 2 * area(n) + n * segmentBlocks <= deviceBlocks: estimated without the
+        // rounding of the areas to whole blocks, then stepped down to fit.
+        double perSegmentBlocks = segmentBlocks + 2.0 * perSegment / BLOCK;
+        long n = (long) Math.max(0, Math.min(Integer.MAX_VALUE, (deviceBlocks - 3 - 2.0 * budget / BLOCK) / perSegmentBlocks));
+        while (n > 0 && 1 + 2 * areaBlocks(n, perSegment, budget) + n * segmentBlocks > deviceBlocks) {
+            n--;
+        }
+        if (n < 1) {
+            throw new IllegalArgumentException("a device of " + deviceBlocks + " blocks has no room for one "
+                    + segmentBytes + "-byte segment besides its superblock and checkpoint areas");
+        }
+        return new CompactDeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n);
+    }
+
+    /** Room for the file table in each area: 1/256 of the device, between 64 KiB and 16 MiB. */
+    static long fileTableBudget(long deviceBlocks) {
+        return Math.max(64 << 10, Math.min(16 << 20, deviceBlocks * BLOCK / 256));
+    }
+
+    private static long areaBlocks(long segments, long perSegment, long budget) {
+        return 1 + (segments * perSegment + budget + BLOCK - 1) / BLOCK;
+    }
+
+    public CheckpointAreas areas() {
+        return new CheckpointAreas(1, 1 + areaBlocks, (areaBlocks - 1) * BLOCK);
+    }
+
+    public SegmentLayout segmentLayout() {
+        return new SegmentLayout((1 + 2 * areaBlocks) * BLOCK, segmentBytes, segments);
+    }
+}

@@ -1,0 +1,80 @@
+package io.flashchunk.cache.compact;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.cache.checkpoint.CheckpointFormatException;
+import io.flashchunk.cache.checkpoint.Superblock;
+import io.flashchunk.device.BlockDevice;
+import java.nio.ByteOrder;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class CompactDeviceLayoutTest {
+    @Test
+    void fillsTheDeviceWithSegmentsAndAreasThatHoldAFullCheckpoint() {
+        for (long bytes : new long[] {4L << 20, 100L << 20, 1L << 30, 2L << 40}) {
+            for (int segmentBytes : new int[] {256 << 10, 16 << 20}) {
+                long blocks = bytes / BlockDevice.BLOCK_SIZE;
+                if (blocks < 1 + 2 * 18 + segmentBytes / BlockDevice.BLOCK_SIZE) {
+                    continue;
+                }
+                CompactDeviceLayout layout = CompactDeviceLayout.forDevice(blocks, segmentBytes);
+                SegmentLayout segments = layout.segmentLayout();
+                long end = segments.startByte(segments.segments() - 1) + segmentBytes;
+                String what = bytes + " bytes, " + segmentBytes + "-byte segments";
+                assertTrue(end <= bytes, what + ": the last segment ends inside the device");
+                assertTrue(bytes - end < segmentBytes + 2L * BlockDevice.BLOCK_SIZE
+                        + 2 * segmentBytes / BlockDevice.BLOCK_SIZE * 12, what + ": room left for no more segments");
+                CheckpointAreas areas = layout.areas();
+                assertEquals(areas.start(1) + layout.areaBlocks(), segments.firstByte() / BlockDevice.BLOCK_SIZE);
+                long fullCheckpoint = (long) layout.segments() * CompactCheckpointHeader.SEGMENT_BYTES
+                        + (long) layout.segments() * (segmentBytes / BlockDevice.BLOCK_SIZE) * CompactCheckpointHeader.ENTRY_BYTES
+                        + CompactDeviceLayout.fileTableBudget(blocks);
+                assertTrue(areas.bodyCapacityBytes() >= fullCheckpoint, what);
+            }
+        }
+        // 2 TiB of 16 MiB segments: the areas take a fraction of a percent.
+        CompactDeviceLayout large = CompactDeviceLayout.forDevice((2L << 40) / BlockDevice.BLOCK_SIZE, 16 << 20);
+        assertTrue(large.areaBlocks() * 2.0 / large.deviceBlocks() < 0.01, large.toString());
+        assertThrows(IllegalArgumentException.class, () -> CompactDeviceLayout.forDevice(100, 16 << 20));
+    }
+
+    @Test
+    void itsSuperblockIsNotTodaysAndTodaysIsRecognised() throws Exception {
+        CompactDeviceLayout layout = CompactDeviceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE, 1 << 20);
+        CompactSuperblock superblock = new CompactSuperblock(UUID.randomUUID(), 1, 3, layout);
+        assertEquals(superblock, CompactSuperblock.decode(superblock.encode(), "dev"));
+        assertTrue(!CompactSuperblock.isTodaysFormat(superblock.encode()));
+        String refusedByToday = assertThrows(CheckpointFormatException.class,
+                () -> Superblock.decode(superblock.encode(), "dev")).getMessage();
+        assertTrue(refusedByToday.contains("version 2"), refusedByToday);
+
+        var todays = new Superblock(UUID.randomUUID(), 0, 1,
+                io.flashchunk.cache.checkpoint.SpaceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE)).encode();
+        assertTrue(CompactSuperblock.isTodaysFormat(todays));
+        String refused = assertThrows(CheckpointFormatException.class, () -> CompactSuperblock.decode(todays, "dev"))
+                .getMessage();
+        assertTrue(refused.contains("per-chunk engine"), refused);
+
+        var torn = superblock.encode();
+        torn.put(50, (byte) 1);
+        assertTrue(assertThrows(CheckpointFormatException.class, () -> CompactSuperblock.decode(torn, "dev"))
+                .getMessage().contains("checksum"));
+        var badSpace = new CompactSuperblock(UUID.randomUUID(), 3, 3, layout).encode();
+        assertTrue(assertThrows(CheckpointFormatException.class, () -> CompactSuperblock.decode(badSpace, "dev"))
+                .getMessage().contains("space 3 of 3"));
+        var impossible = superblock.encode().order(ByteOrder.LITTLE_ENDIAN);
+        impossible.putInt(60, Integer.MAX_VALUE); // more segments than the device holds
+        impossible.putInt(64, crcOf(impossible));
+        assertTrue(assertThrows(CheckpointFormatException.class, () -> CompactSuperblock.decode(impossible, "dev"))
+                .getMessage().contains("impossible"));
+    }
+
+    private static int crcOf(java.nio.ByteBuffer block) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(block.duplicate().position(0).limit(64));
+        return (int) crc.getValue();
+    }
+}
