@@ -8,12 +8,12 @@ import java.nio.charset.StandardCharsets;
  * Names what a device's first block shows it holds, for the message that refuses to format it: an
  * operator who mistyped a device path should read "an ext2/3/4 file system", not "bad magic".
  */
-final class DeviceContent {
+public final class DeviceContent {
     private DeviceContent() {
     }
 
     /** What block 0 (4096 bytes, not all zero and not ours) shows; never null. */
-    static String describe(ByteBuffer block) {
+    public static String describe(ByteBuffer block) {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (b.limit() >= 1082 && Short.toUnsignedInt(b.getShort(1080)) == 0xEF53) {
             return "an ext2/3/4 file system";

@@ -5,7 +5,6 @@ import io.flashchunk.cache.checkpoint.CheckpointFormatException;
 import io.flashchunk.cache.checkpoint.FileTableCodec;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.index.FileIdentity;
-import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -175,10 +174,8 @@ public final class CompactRecovery {
         CompactCheckpointHeader header(int area) {
             String where = where(area);
             try {
-                ByteBuffer block = ByteBuffer.allocate(BlockDevice.BLOCK_SIZE);
-                BodyReader.read(driver.device(), areas.start(area), BlockDevice.BLOCK_SIZE, BlockDevice.BLOCK_SIZE,
-                        driver.timeoutNanos(), (piece, offset) -> block.put(piece));
-                CompactCheckpointHeader header = CompactCheckpointHeader.decode(block.flip(), areas.bodyCapacityBytes(),
+                ByteBuffer block = CompactStart.readBlock(driver, areas.start(area));
+                CompactCheckpointHeader header = CompactCheckpointHeader.decode(block, areas.bodyCapacityBytes(),
                         where);
                 String mismatch = !header.instance().equals(instance) ? "belongs to cache instance " + header.instance()
                         : header.spaceIndex() != space ? "was written for address space " + header.spaceIndex()
@@ -190,6 +187,9 @@ public final class CompactRecovery {
                     return null;
                 }
                 return header;
+            } catch (java.io.IOException e) {
+                LOG.warn("flash cache: ignoring {}: {}", where, e.getMessage());
+                return null;
             } catch (CheckpointFormatException e) {
                 if (!e.getMessage().contains("(magic 0x0)")) {
                     LOG.warn("flash cache: ignoring {}", e.getMessage());

@@ -1,0 +1,164 @@
+package io.flashchunk.cache.compact;
+
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.checkpoint.BodyReader;
+import io.flashchunk.cache.checkpoint.CacheRecoveryException;
+import io.flashchunk.cache.checkpoint.CheckpointFormat;
+import io.flashchunk.cache.checkpoint.CheckpointFormatException;
+import io.flashchunk.cache.checkpoint.DeviceContent;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.device.BlockDevice;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides at start what the devices of the compact engine hold, from their superblocks: a cache of
+ * this configuration (then {@link CompactRecovery} loads its checkpoints), blank devices (formatted),
+ * devices of today's per-chunk engine (reformatted, one log line naming each: their chunks are
+ * dropped, never misread), or something else: a cache of other geometry or order, or a corrupt
+ * superblock (one warning naming the device and the reason, then formatted; strict mode refuses to
+ * start instead). A device that is neither blank nor a FlashChunk cache is never written unless the
+ * operator set {@code format: force} for it.
+ */
+public final class CompactStart {
+    private static final Logger LOG = LoggerFactory.getLogger(CompactStart.class);
+
+    /** What start found: the instance, each device's layout, and whether the devices were formatted (and why). */
+    public record Outcome(UUID instance, List<CompactDeviceLayout> layouts, boolean formatted, String why) {
+    }
+
+    private CompactStart() {
+    }
+
+    /**
+     * @param forceFormat per device, whether the operator allowed formatting it whatever it holds
+     */
+    public static Outcome open(List<StorageDriver> drivers, int segmentBytes, boolean strict, List<Boolean> forceFormat)
+            throws IOException {
+        int count = drivers.size();
+        List<CompactDeviceLayout> layouts = new ArrayList<>();
+        List<String> foreign = new ArrayList<>();
+        List<String> todays = new ArrayList<>();
+        CompactSuperblock first = null;
+        int blank = 0;
+        String problem = null;
+        for (int i = 0; i < count; i++) {
+            StorageDriver driver = drivers.get(i);
+            CompactDeviceLayout expected = CompactDeviceLayout.forDevice(driver.capacityBlocks(), segmentBytes);
+            layouts.add(expected);
+            ByteBuffer block = readBlock(driver, 0);
+            long magic = block.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+            boolean force = i < forceFormat.size() && forceFormat.get(i);
+            if (isZero(block)) {
+                blank++;
+            } else if (CompactSuperblock.isTodaysFormat(block)) {
+                todays.add(driver.path());
+            } else if (magic != CheckpointFormat.SUPERBLOCK_MAGIC && !force) {
+                foreign.add(driver.path() + " holds " + DeviceContent.describe(block));
+            } else {
+                try {
+                    CompactSuperblock found = CompactSuperblock.decode(block, driver.path());
+                    first = first == null ? found : first;
+                    problem = problem != null ? problem : mismatch(found, i, count, expected, first, driver.path());
+                } catch (CheckpointFormatException e) {
+                    problem = problem != null ? problem : e.getMessage();
+                }
+            }
+        }
+        if (!foreign.isEmpty()) {
+            throw new CacheRecoveryException("flash cache: will not format " + String.join("; ", foreign)
+                    + ": a device is formatted only when it is blank or holds a flash cache. If it is meant for the cache "
+                    + "(and what it holds may be destroyed), set format: force for it");
+        }
+        if (blank == count) {
+            return format(drivers, layouts, "blank devices");
+        }
+        if (!todays.isEmpty()) {
+            for (String path : todays) {
+                LOG.warn("flash cache: {} holds the per-chunk engine's format; reformatting it for the compact engine "
+                        + "(its cached chunks are dropped, never read)", path);
+            }
+            return format(drivers, layouts, "the per-chunk engine's format on " + String.join(", ", todays));
+        }
+        if (problem == null && blank > 0) {
+            problem = "some devices are blank while others hold a cache (devices added or replaced)";
+        }
+        if (problem != null) {
+            String message = "flash cache: cannot recover: " + problem;
+            if (strict) {
+                throw new CacheRecoveryException(message + "; strict mode refuses to format the devices");
+            }
+            LOG.warn("{}; starting empty on freshly formatted devices", message);
+            return format(drivers, layouts, problem);
+        }
+        return new Outcome(first.instance(), List.copyOf(layouts), false, "recovered");
+    }
+
+    private static String mismatch(CompactSuperblock found, int index, int count, CompactDeviceLayout expected,
+                                   CompactSuperblock first, String path) {
+        if (found.spaceIndex() != index || found.spaceCount() != count) {
+            return path + " holds address space " + found.spaceIndex() + " of " + found.spaceCount()
+                    + ", but is configured as space " + index + " of " + count;
+        }
+        if (!found.layout().equals(expected)) {
+            return path + " was laid out as " + found.layout() + ", the configuration gives " + expected
+                    + " (capacity or segment size changed)";
+        }
+        if (!found.instance().equals(first.instance())) {
+            return path + " belongs to cache instance " + found.instance() + ", the first device to " + first.instance();
+        }
+        return null;
+    }
+
+    /** Formats every device as one new cache: both area headers cleared, then the superblock, then a flush. */
+    private static Outcome format(List<StorageDriver> drivers, List<CompactDeviceLayout> layouts, String why)
+            throws IOException {
+        UUID instance = UUID.randomUUID();
+        for (int i = 0; i < drivers.size(); i++) {
+            StorageDriver driver = drivers.get(i);
+            CompactDeviceLayout layout = layouts.get(i);
+            write(driver, layout.areas().start(0), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE));
+            write(driver, layout.areas().start(1), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE));
+            write(driver, 0, new CompactSuperblock(instance, i, drivers.size(), layout).encode());
+            driver.flush();
+        }
+        LOG.info("flash cache: formatted {} device(s) as compact cache instance {} ({})", drivers.size(), instance, why);
+        return new Outcome(instance, List.copyOf(layouts), true, why);
+    }
+
+    /** One block, read within the device timeout. */
+    static ByteBuffer readBlock(StorageDriver driver, long lba) throws IOException {
+        ByteBuffer block = ByteBuffer.allocate(BlockDevice.BLOCK_SIZE);
+        try {
+            BodyReader.read(driver.device(), lba, BlockDevice.BLOCK_SIZE, BlockDevice.BLOCK_SIZE, driver.timeoutNanos(),
+                    (piece, offset) -> block.put(piece));
+        } catch (CheckpointFormatException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        return block.flip();
+    }
+
+    private static void write(StorageDriver driver, long lba, ByteBuffer block) throws IOException {
+        try {
+            driver.await(driver.write(lba, block), "formatting write at block " + lba);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while formatting " + driver.path(), e);
+        }
+    }
+
+    private static boolean isZero(ByteBuffer block) {
+        for (int i = 0; i < block.limit(); i += 8) {
+            if (block.getLong(i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
