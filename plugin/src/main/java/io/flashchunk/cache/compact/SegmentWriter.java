@@ -56,6 +56,7 @@ public final class SegmentWriter {
     private long reclaimed;
     private long failedWrites;
     private long reinserted;
+    private int sealed;
 
     /** A chunk read back from a reclaimed segment, to be appended again. */
     private record Kept(long key, ByteBuffer chunk) {
@@ -173,6 +174,11 @@ public final class SegmentWriter {
         return failedWrites;
     }
 
+    /** Segments sealed (and handed to the device) so far. */
+    public int sealed() {
+        return sealed;
+    }
+
     /** Chunks written again from reclaimed segments. */
     public long reinserted() {
         return reinserted;
@@ -249,6 +255,7 @@ public final class SegmentWriter {
 
     private void sealOpen() {
         finishWrite();
+        sealed++;
         int segment = open.segment();
         ByteBuffer image = open.seal();
         table.seal(segment);

@@ -1,0 +1,283 @@
+package io.flashchunk.cache.compact;
+
+import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.checkpoint.FileTableCodec;
+import io.flashchunk.cache.driver.StorageDriver;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The compact engine put together: devices found or formatted ({@link CompactStart}), recovered
+ * ({@link CompactRecovery}), then reads from any thread ({@link #read}) and chunks offered on a miss
+ * ({@link #offer}) going through admission into a bounded queue that one writer thread drains into
+ * segments ({@link SegmentWriter#append}: where a miss becomes a flash write).
+ *
+ * <p>The writer thread also owns checkpoints: it writes one when it must (a reclaimed segment waits
+ * for one before it can be reused), when {@code checkpointEverySegments} segments were written since
+ * the last (what a crash can lose follows how much the cache changed, not the clock), when asked
+ * ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so that a clean
+ * restart finds every chunk. Nothing here knows Cassandra: keys are the adapter's chunk keys.
+ */
+public final class CompactEngine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CompactEngine.class);
+
+    /**
+     * @param segmentBytes            segment size (a multiple of 4 KiB)
+     * @param expectedChunkBytes      the chunk size the index is sized for: one slot per such chunk the flash holds
+     * @param reinsertShare           share of a reclaimed segment its read chunks may fill again (0 to 0.5)
+     * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk)
+     * @param queueBytes              chunk bytes offered and not yet appended, at most
+     * @param checkpointEverySegments segments written between checkpoints, at most
+     * @param strict                  refuse to start rather than format devices that hold something unexpected
+     * @param forceFormat             per device, whether it may be formatted whatever it holds
+     */
+    public record Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
+                           long queueBytes, int checkpointEverySegments, boolean strict, List<Boolean> forceFormat) {
+    }
+
+    /** What a checkpoint names besides the index: the files and the next file id (the adapter's registry). */
+    public interface Files {
+        FileTableCodec.Encoded table();
+
+        int nextFileId();
+    }
+
+    /** A chunk waiting for the writer, or (chunk null) a marker the writer counts down when it gets there. */
+    private record Pending(long key, ByteBuffer chunk, CountDownLatch reached) {
+    }
+
+    private final Settings settings;
+    private final Files files;
+    private final List<StorageDriver> drivers;
+    private final SegmentTable table;
+    private final CompactChunkIndex index;
+    private final VictimAdmission admission;
+    private final SegmentWriter writer;
+    private final SegmentReader reader;
+    private final CompactCheckpointer checkpointer;
+    private final CompactStart.Outcome start;
+    private final CompactRecovery.Outcome recovered;
+    private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final Thread writerThread;
+    private volatile boolean closing;
+    private volatile boolean checkpointAsked;
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    private final LongAdder readErrors = new LongAdder();
+    private final LongAdder notAdmitted = new LongAdder();
+    private final LongAdder queueFull = new LongAdder();
+    private final AtomicLong checkpoints = new AtomicLong();
+    private final AtomicLong failedCheckpoints = new AtomicLong();
+
+    private CompactEngine(List<StorageDriver> drivers, Settings settings, Files files, LongSupplier clockMillis)
+            throws IOException {
+        this.settings = settings;
+        this.files = files;
+        this.drivers = List.copyOf(drivers);
+        this.start = CompactStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat());
+        int spaces = drivers.size();
+        SegmentLayout[] layouts = new SegmentLayout[spaces];
+        CheckpointAreas[] areas = new CheckpointAreas[spaces];
+        int[] segments = new int[spaces];
+        long records = 0;
+        int perSegment = settings.segmentBytes() / RecordFormat.recordBytes(settings.expectedChunkBytes());
+        for (int s = 0; s < spaces; s++) {
+            layouts[s] = start.layouts().get(s).segmentLayout();
+            areas[s] = start.layouts().get(s).areas();
+            segments[s] = layouts[s].segments();
+            records += (long) segments[s] * Math.max(1, perSegment);
+        }
+        StorageDriver[] driverArray = drivers.toArray(StorageDriver[]::new);
+        this.table = new SegmentTable(segments);
+        this.index = new CompactChunkIndex(records);
+        int all = Arrays.stream(segments).sum();
+        ReclaimOrder order = new TinyLfuReclaimOrder(all, Math.max(1, all - 2));
+        this.admission = new VictimAdmission(records, settings.sketchCountersPerKey());
+        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes())),
+            new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes()))};
+        this.writer = new SegmentWriter(table, layouts, driverArray, index, order, buffers, false,
+                new WriterPolicy(admission, settings.reinsertShare()));
+        this.reader = new SegmentReader(table, layouts, driverArray, index, order, writer.buffers(),
+                new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20));
+        this.recovered = start.formatted()
+                ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0)
+                : CompactRecovery.recover(driverArray, areas, layouts, start.instance(), index, table, order, clockMillis);
+        this.checkpointer = new CompactCheckpointer(table, index, layouts, driverArray, areas, start.instance(),
+                recovered.areaSequences(), clockMillis);
+        this.writerThread = new Thread(this::writeLoop, "flashchunk-compact-writer");
+        writerThread.setDaemon(true);
+        writerThread.start();
+        LOG.info("flash cache (compact engine): {} device(s), {} segments of {} MiB, index for {} chunks ({} MiB), "
+                        + "{} chunks recovered", spaces, all, settings.segmentBytes() >> 20, records,
+                index.bytes() >> 20, recovered.restoredEntries());
+    }
+
+    /** Starts the engine on {@code drivers}, one address space each, in order. */
+    public static CompactEngine open(List<StorageDriver> drivers, Settings settings, Files files,
+                                     LongSupplier clockMillis) throws IOException {
+        return new CompactEngine(drivers, settings, files, clockMillis);
+    }
+
+    /**
+     * Copies the chunk of {@code key} into {@code into} and returns its length, or -1 on a miss (a
+     * record that fails its checks or a device error is a miss too, counted). Any thread.
+     */
+    public int read(long key, int chunkLength, ByteBuffer into) {
+        admission.accessed(key);
+        try {
+            int length = reader.read(key, chunkLength, into);
+            (length == -1 ? misses : hits).increment();
+            return length;
+        } catch (RecordMismatchException e) {
+            refused.increment();
+        } catch (IOException e) {
+            readErrors.increment();
+        }
+        misses.increment();
+        return -1;
+    }
+
+    /**
+     * Offers the chunk of {@code key} just read on a miss (position to limit, left unchanged): copied
+     * into the writer's queue if admission takes it and the queue has room. Any thread.
+     */
+    public boolean offer(long key, ByteBuffer chunk) {
+        if (closing || !admission.admit(key)) {
+            notAdmitted.increment();
+            return false;
+        }
+        int bytes = chunk.remaining();
+        if (queuedBytes.addAndGet(bytes) > settings.queueBytes()) {
+            queuedBytes.addAndGet(-bytes);
+            queueFull.increment();
+            return false;
+        }
+        queue.add(new Pending(key, ByteBuffer.allocate(bytes).put(chunk.duplicate()).flip(), null));
+        return true;
+    }
+
+    /** Waits until the writer has taken every chunk offered before this call; false on timeout. */
+    public boolean awaitWritten(long timeout, TimeUnit unit) throws InterruptedException {
+        CountDownLatch reached = new CountDownLatch(1);
+        queue.add(new Pending(0, null, reached));
+        return reached.await(timeout, unit);
+    }
+
+    /** Asks the writer for a checkpoint after what it has been offered so far. */
+    public void checkpointSoon() {
+        checkpointAsked = true;
+    }
+
+    private void writeLoop() {
+        int sealedAtLastCheckpoint = 0;
+        while (!closing || !queue.isEmpty()) {
+            Pending pending;
+            try {
+                pending = queue.poll(50, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                break;
+            }
+            if (pending != null && pending.chunk() == null) {
+                pending.reached().countDown();
+            } else if (pending != null) {
+                queuedBytes.addAndGet(-pending.chunk().remaining());
+                if (!writer.append(pending.key(), pending.chunk()) && table.retiredSegments() > 0) {
+                    // A reclaimed segment waits for a checkpoint: write it, then this chunk has room.
+                    checkpoint("a reclaimed segment waits");
+                    writer.append(pending.key(), pending.chunk());
+                }
+            }
+            if (checkpointAsked || writer.sealed() - sealedAtLastCheckpoint >= settings.checkpointEverySegments()) {
+                checkpointAsked = false;
+                sealedAtLastCheckpoint = writer.sealed();
+                checkpoint("segments written");
+            }
+        }
+        writer.flush();
+        checkpoint("closing");
+    }
+
+    private void checkpoint(String why) {
+        try {
+            checkpointer.checkpoint(files.table(), files.nextFileId());
+            checkpoints.incrementAndGet();
+        } catch (IOException | RuntimeException e) {
+            failedCheckpoints.incrementAndGet();
+            LOG.warn("flash cache: checkpoint ({}) failed: {}", why, e.toString());
+        }
+    }
+
+    /** What start found and did. */
+    public CompactStart.Outcome start() {
+        return start;
+    }
+
+    /** What recovery brought back. */
+    public CompactRecovery.Outcome recovered() {
+        return recovered;
+    }
+
+    public long entries() {
+        return index.entries();
+    }
+
+    public long hits() {
+        return hits.sum();
+    }
+
+    public long misses() {
+        return misses.sum();
+    }
+
+    /** Reads that met a record other than the one looked up, or damaged bytes: misses, never served. */
+    public long refusedRecords() {
+        return refused.sum();
+    }
+
+    public long readErrors() {
+        return readErrors.sum();
+    }
+
+    public long notAdmitted() {
+        return notAdmitted.sum();
+    }
+
+    public long queueFull() {
+        return queueFull.sum();
+    }
+
+    public long checkpoints() {
+        return checkpoints.get();
+    }
+
+    public long failedCheckpoints() {
+        return failedCheckpoints.get();
+    }
+
+    public SegmentWriter writer() {
+        return writer;
+    }
+
+    /** Stops taking chunks, appends what is queued, seals the open segment and writes a last checkpoint. */
+    @Override
+    public void close() throws InterruptedException {
+        closing = true;
+        writerThread.join(TimeUnit.MINUTES.toMillis(1));
+        if (writerThread.isAlive()) {
+            LOG.warn("flash cache: the writer did not stop within a minute; closing without its last checkpoint");
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package io.flashchunk.cache.compact;
+
+import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
+import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
+import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.cache.checkpoint.FileTableCodec;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.MemoryDevice;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The compact engine whole, over in-memory devices: offers, reads, automatic checkpoints, restarts. */
+class CompactEngineTest {
+    private static final int SEGMENT = 256 << 10;
+    private static final CompactEngine.Files NO_FILES = new CompactEngine.Files() {
+        @Override
+        public FileTableCodec.Encoded table() {
+            return FileTableCodec.encode(List.of());
+        }
+
+        @Override
+        public int nextFileId() {
+            return 1;
+        }
+    };
+
+    private static CompactEngine open(MemoryDevice... devices) throws Exception {
+        List<StorageDriver> drivers = java.util.Arrays.stream(devices)
+                .map(d -> new StorageDriver(d, 2, TimeUnit.SECONDS.toNanos(5))).toList();
+        return CompactEngine.open(drivers, new CompactEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8 << 20, 4, false,
+                List.of()), NO_FILES, () -> 1_000);
+    }
+
+    private static MemoryDevice device(String name, int megabytes) {
+        return MemoryDevice.blank(name, (long) megabytes * (1 << 20) / BlockDevice.BLOCK_SIZE, 8);
+    }
+
+    /** Reads chunks 0..n-1 through the engine: each its own bytes or a miss; returns the hits. */
+    private static int readAll(CompactEngine engine, int n) {
+        int hits = 0;
+        for (int i = 0; i < n; i++) {
+            ByteBuffer into = ByteBuffer.allocate(CHUNK);
+            if (engine.read(key(i), CHUNK, into) != -1) {
+                assertEquals(chunk(key(i)), into.flip(), "chunk " + i);
+                hits++;
+            }
+        }
+        return hits;
+    }
+
+    @Test
+    void servesWhatItWasOfferedAndComesBackWarmAfterAClose() throws Exception {
+        MemoryDevice a = device("a", 4);
+        MemoryDevice b = device("b", 4);
+        CompactEngine engine = open(a, b);
+        assertTrue(engine.start().formatted());
+        int n = 200;
+        for (int i = 0; i < n; i++) {
+            assertTrue(engine.offer(key(i), chunk(key(i))), "chunk " + i + ": flash has room, all are admitted");
+        }
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+        assertEquals(n, readAll(engine, n));
+        engine.close();
+        assertTrue(engine.checkpoints() >= 1, "a last checkpoint at close");
+
+        CompactEngine again = open(a, b);
+        assertFalse(again.start().formatted());
+        assertEquals(n, again.recovered().restoredEntries(), "every chunk, the open segment's too (sealed at close)");
+        assertEquals(n, readAll(again, n));
+        again.close();
+    }
+
+    @Test
+    void keepsCachingPastItsCapacityCheckpointingAsItMust() throws Exception {
+        MemoryDevice a = device("a", 3);
+        CompactEngine engine = open(a);
+        int n = 2_000; // about ten times what 3 MiB holds
+        int offered = 0;
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < n; i++) {
+                engine.read(key(i), CHUNK, ByteBuffer.allocate(CHUNK)); // counted for admission
+                offered += engine.offer(key(i), chunk(key(i))) ? 1 : 0;
+                if (i % 100 == 0) {
+                    assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS)); // the test offers no faster than it writes
+                }
+            }
+        }
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+        assertTrue(engine.writer().reclaimed() > 10, engine.writer().reclaimed() + " reclaimed");
+        assertTrue(engine.checkpoints() > 10 && engine.failedCheckpoints() == 0, engine.checkpoints() + " checkpoints");
+        assertTrue(engine.notAdmitted() > 0, "once flash is full, admission refuses chunks read no more than a victim");
+        int hits = readAll(engine, n);
+        assertTrue(hits > 50, hits + " hits of " + n + " after " + offered + " offers");
+        assertEquals(0, engine.refusedRecords());
+        engine.close();
+        CompactEngine again = open(a);
+        assertTrue(again.recovered().restoredEntries() > 50, again.recovered().toString());
+        assertEquals(again.recovered().restoredEntries(), readAll(again, n));
+        again.close();
+    }
+}
