@@ -81,6 +81,10 @@ public final class CacheBench {
         @Option(names = "--files", defaultValue = "1000")
         int files;
 
+        @Option(names = "--sketch-counters", defaultValue = "1",
+                description = "admission sketch counters a row per chunk (1: 2 bytes a chunk; 0: no sketch)")
+        int sketchCounters;
+
         @Override
         public Integer call() throws Exception {
             int segmentBytes = segmentMib << 20;
@@ -94,6 +98,8 @@ public final class CacheBench {
             var table = new io.flashchunk.cache.compact.SegmentTable(segments);
             var order = new io.flashchunk.cache.compact.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.compact.CompactChunkIndex(entries);
+            var admission = sketchCounters > 0 ? new io.flashchunk.cache.compact.VictimAdmission(entries, sketchCounters) : null;
+            var samples = new io.flashchunk.cache.compact.VictimSamples(segments);
             List<CachedFile> cachedFiles = new ArrayList<>();
             for (int f = 0; f < files; f++) {
                 cachedFiles.add(registry.register(new FileIdentity("/data/ks/table/nb-" + f + "-big-Data.db",
@@ -112,6 +118,10 @@ public final class CacheBench {
                     CachedFile cachedFile = cachedFiles.get((int) (i / perFile));
                     long key = ChunkKeys.key(cachedFile.id(), (i % perFile) * chunkBytes);
                     displaced += index.put(key, layout.address(0, segment, r * recordSectors)) == 0 ? 0 : 1;
+                    samples.appended(segment, key);
+                    if (admission != null) {
+                        admission.accessed(key);
+                    }
                 }
                 table.seal(segment);
                 table.written(segment);
@@ -122,12 +132,14 @@ public final class CacheBench {
             String histogram = Heap.classHistogram();
             long size = index.entries();
             System.out.printf(Locale.ROOT, "{\"bench\":\"compact-heap\",\"entries\":%d,\"chunk_bytes\":%d,"
-                            + "\"segment_bytes\":%d,\"segments\":%d,\"files\":%d,\"displaced\":%d,\"heap_bytes\":%d,"
+                            + "\"segment_bytes\":%d,\"segments\":%d,\"files\":%d,\"sketch_bytes\":%d,\"displaced\":%d,\"heap_bytes\":%d,"
                             + "\"direct_bytes\":%d,\"heap_per_chunk\":%.2f,\"bytes_per_chunk\":%.2f,\"top_classes\":%s}%n",
-                    size, chunkBytes, segmentBytes, segments, files, displaced, after - before, direct,
+                    size, chunkBytes, segmentBytes, segments, files, admission == null ? 0 : admission.bytes(), displaced,
+                    after - before, direct,
                     (after - before) / (double) size, (after - before + direct) / (double) size, histogram);
             // Keep everything reachable until measured.
-            if (registry.liveFiles() < 0 || table.segments() < 0 || order.victim() < -1) {
+            if (registry.liveFiles() < 0 || table.segments() < 0 || order.victim() < -1 || samples.of(0).length < 0
+                    || (admission != null && admission.frequency(0) < 0)) {
                 throw new IllegalStateException();
             }
             return 0;
