@@ -11,7 +11,7 @@ public final class CheckpointFormat {
     /** 2: file records carry the birth time and inode generation (version 1 checkpoints are not read). */
     public static final int CHECKPOINT_VERSION = 2;
     /** A file record before its path: id, size, modified, inode, birth time, generation, path length. */
-    static final int FILE_RECORD_FIXED_BYTES = 4 + 8 + 8 + 8 + 8 + 8 + 2;
+    public static final int FILE_RECORD_FIXED_BYTES = 4 + 8 + 8 + 8 + 8 + 8 + 2;
     /** One cached chunk: file id (4), chunk index (4), location (8), CRC32C of the chunk (4). */
     public static final int ENTRY_BYTES = 20;
     /** Longest file path kept in a file table, in UTF-8 bytes. */

@@ -1,6 +1,7 @@
 package io.flashchunk.cache.compact;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.checkpoint.CheckpointFormat;
 import io.flashchunk.cache.checkpoint.CheckpointFormatException;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
@@ -30,6 +31,13 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
     public static final int SEGMENT_BYTES = 8;
     public static final int ENTRY_BYTES = 12;
     private static final int CRC_AT = 108;
+    /**
+     * The largest file table read: it is parsed from one array before its checksum can be known, so a
+     * forged length must not allocate gigabytes (64 MiB is over 200,000 files of 300-byte paths).
+     */
+    public static final long MAX_FILE_TABLE_BYTES = 64 << 20;
+    /** Sequences stay far below overflow: a forged one near it would make every later checkpoint unreadable. */
+    public static final long MAX_SEQUENCE = 1L << 62;
 
     public long segmentsBytes() {
         return (long) segments * SEGMENT_BYTES;
@@ -99,8 +107,15 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
                     + h.fileCount() + " files in " + h.fileTableBytes() + " bytes and " + h.entryCount()
                     + " entries does not fit the area (" + capacityBytes + " bytes)");
         }
-        if (h.fileTableBytes() > Integer.MAX_VALUE - 8) {
-            throw new CheckpointFormatException(where + ": a file table of " + h.fileTableBytes() + " bytes is too large");
+        if (h.fileTableBytes() > MAX_FILE_TABLE_BYTES
+                || h.fileCount() > h.fileTableBytes() / (CheckpointFormat.FILE_RECORD_FIXED_BYTES + 1)) {
+            throw new CheckpointFormatException(where + ": a file table of " + h.fileCount() + " files in "
+                    + h.fileTableBytes() + " bytes is more than a checkpoint holds (at most " + MAX_FILE_TABLE_BYTES
+                    + " bytes, " + (CheckpointFormat.FILE_RECORD_FIXED_BYTES + 1) + " a file)");
+        }
+        if (h.sequence() >= MAX_SEQUENCE || h.nextSegmentSequence() >= MAX_SEQUENCE) {
+            throw new CheckpointFormatException(where + ": checkpoint sequence " + h.sequence()
+                    + " or next segment sequence " + h.nextSegmentSequence() + " is beyond " + MAX_SEQUENCE);
         }
         return h;
     }

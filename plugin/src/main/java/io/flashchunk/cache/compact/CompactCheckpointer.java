@@ -43,10 +43,13 @@ public final class CompactCheckpointer {
     public record Result(long sequence, long entries, long refused, long bytes, int freedSegments) {
     }
 
-    /** @param areaSequences per space, the sequence each area held at start (0 = none), as recovery found them */
+    /**
+     * @param areaSequences per space, the sequence each area held at start (0 = none), as recovery found them
+     * @param highestSeen   the highest checkpoint sequence any header showed, valid or not: never reused
+     */
     public CompactCheckpointer(SegmentTable table, CompactChunkIndex index, SegmentLayout[] layouts,
                                StorageDriver[] drivers, CheckpointAreas[] areas, UUID instance, long[][] areaSequences,
-                               LongSupplier clockMillis) {
+                               long highestSeen, LongSupplier clockMillis) {
         int spaces = table.spaces();
         if (layouts.length != spaces || drivers.length != spaces || areas.length != spaces
                 || areaSequences.length != spaces) {
@@ -64,15 +67,22 @@ public final class CompactCheckpointer {
             this.areaSequences[s] = areaSequences[s].clone();
             spentSequence = Math.max(spentSequence, Math.max(areaSequences[s][0], areaSequences[s][1]));
         }
+        // Above every header seen and above the clock, as segment sequences: a header that could not be
+        // read at start (and so is not counted) must never tie with or outrank a later checkpoint.
+        spentSequence = Math.max(spentSequence, Math.max(highestSeen, clockMillis.getAsLong() << 20));
     }
 
     /**
-     * Writes one checkpoint naming {@code files} (ids up to {@code nextFileId - 1}); throws when any
-     * space's write failed, after which the previous checkpoint still holds where this one is not durable.
+     * Writes one checkpoint naming the segments durable now, their chunks, and {@code files} as they
+     * are after the segments were named; throws when any space's write failed, after which the
+     * previous checkpoint still holds where this one is not durable.
      */
-    public synchronized Result checkpoint(FileTableCodec.Encoded files, int nextFileId) throws IOException {
+    public synchronized Result checkpoint(NamedFiles namedFiles) throws IOException {
         SegmentTable.Named named = table.startCheckpoint();
-        long sequence = ++spentSequence;
+        // Read after naming: a chunk in a named segment was appended earlier, its file registered earlier.
+        FileTableCodec.Encoded files = namedFiles.table();
+        int nextFileId = namedFiles.nextFileId();
+        long sequence = spentSequence = Math.addExact(spentSequence, 1);
         int spaces = table.spaces();
         SpaceBody[] bodies = new SpaceBody[spaces];
         int[] area = new int[spaces];

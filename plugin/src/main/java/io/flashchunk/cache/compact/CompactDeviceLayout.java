@@ -15,10 +15,13 @@ import io.flashchunk.device.BlockDevice;
  * Each area holds a checkpoint naming every segment with every record a chunk of 4 KiB or more
  * (8 bytes a segment and 12 a chunk), plus a file table of up to {@link #fileTableBudget} bytes.
  * Chunks under 4 KiB pack more records than that into a segment; a checkpoint then leaves out the
- * entries past its area's room (counted, never misread).
+ * entries past its area's room (counted, never misread). A device larger than a space can address
+ * (4 TiB) is used up to there.
  */
 public record CompactDeviceLayout(long deviceBlocks, int segmentBytes, long areaBlocks, int segments) {
     private static final int BLOCK = BlockDevice.BLOCK_SIZE;
+    /** Blocks a {@link RecordAddress} can reach in one space (just under 4 TiB). */
+    static final long ADDRESSABLE_BLOCKS = RecordAddress.MAX_SECTOR * RecordAddress.SECTOR_BYTES / BLOCK;
 
     public CompactDeviceLayout {
         if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0 || segments < 1 || areaBlocks < 2
@@ -35,12 +38,14 @@ public record CompactDeviceLayout(long deviceBlocks, int segmentBytes, long area
         }
         long segmentBlocks = segmentBytes / BLOCK;
         long budget = fileTableBudget(deviceBlocks);
+        // A record address reaches 4 TiB into its space: a larger device is used up to there.
+        long usable = Math.min(deviceBlocks, ADDRESSABLE_BLOCKS);
         long perSegment = CompactCheckpointHeader.SEGMENT_BYTES + segmentBlocks * CompactCheckpointHeader.ENTRY_BYTES;
         // Largest n with 1 + 2 * area(n) + n * segmentBlocks <= deviceBlocks: estimated without the
         // rounding of the areas to whole blocks, then stepped down to fit.
         double perSegmentBlocks = segmentBlocks + 2.0 * perSegment / BLOCK;
-        long n = (long) Math.max(0, Math.min(Integer.MAX_VALUE, (deviceBlocks - 3 - 2.0 * budget / BLOCK) / perSegmentBlocks));
-        while (n > 0 && 1 + 2 * areaBlocks(n, perSegment, budget) + n * segmentBlocks > deviceBlocks) {
+        long n = (long) Math.max(0, Math.min(Integer.MAX_VALUE, (usable - 3 - 2.0 * budget / BLOCK) / perSegmentBlocks));
+        while (n > 0 && 1 + 2 * areaBlocks(n, perSegment, budget) + n * segmentBlocks > usable) {
             n--;
         }
         if (n < 1) {

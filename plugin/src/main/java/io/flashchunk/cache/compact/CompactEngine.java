@@ -2,7 +2,7 @@ package io.flashchunk.cache.compact;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.checkpoint.FileTableCodec;
+import io.flashchunk.cache.WarningThrottle;
 import io.flashchunk.cache.driver.StorageDriver;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,13 +24,16 @@ import org.slf4j.LoggerFactory;
  * segments ({@link SegmentWriter#append}: where a miss becomes a flash write).
  *
  * <p>The writer thread also owns checkpoints: it writes one when it must (a reclaimed segment waits
- * for one before it can be reused), when {@code checkpointEverySegments} segments were written since
+ * for one before it can be reused; segments are reclaimed in batches, so that one checkpoint frees
+ * many), when {@code checkpointEverySegments} segments were written since
  * the last (what a crash can lose follows how much the cache changed, not the clock), when asked
  * ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so that a clean
  * restart finds every chunk. Nothing here knows Cassandra: keys are the adapter's chunk keys.
  */
 public final class CompactEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactEngine.class);
+    /** After a failed checkpoint, the writer does not force another for this long. */
+    private static final long CHECKPOINT_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /**
      * @param segmentBytes            segment size (a multiple of 4 KiB)
@@ -44,13 +47,13 @@ public final class CompactEngine implements AutoCloseable {
      */
     public record Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
                            long queueBytes, int checkpointEverySegments, boolean strict, List<Boolean> forceFormat) {
-    }
-
-    /** What a checkpoint names besides the index: the files and the next file id (the adapter's registry). */
-    public interface Files {
-        FileTableCodec.Encoded table();
-
-        int nextFileId();
+        public Settings {
+            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || queueBytes < 1 || checkpointEverySegments < 1) {
+                throw new IllegalArgumentException("expected chunk bytes, sketch counters, queue bytes and segments "
+                        + "between checkpoints must be positive: " + expectedChunkBytes + ", " + sketchCountersPerKey
+                        + ", " + queueBytes + ", " + checkpointEverySegments);
+            }
+        }
     }
 
     /** A chunk waiting for the writer, or (chunk null) a marker the writer counts down when it gets there. */
@@ -58,7 +61,7 @@ public final class CompactEngine implements AutoCloseable {
     }
 
     private final Settings settings;
-    private final Files files;
+    private final NamedFiles files;
     private final List<StorageDriver> drivers;
     private final SegmentTable table;
     private final CompactChunkIndex index;
@@ -79,10 +82,15 @@ public final class CompactEngine implements AutoCloseable {
     private final LongAdder readErrors = new LongAdder();
     private final LongAdder notAdmitted = new LongAdder();
     private final LongAdder queueFull = new LongAdder();
+    private final LongAdder writerErrors = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+    private final WarningThrottle errorLog = new WarningThrottle(1, TimeUnit.MINUTES);
+    /** System.nanoTime of the last failed checkpoint (writer thread only). */
+    private long lastCheckpointFailure = System.nanoTime() - CHECKPOINT_RETRY_NANOS - 1;
     private final AtomicLong checkpoints = new AtomicLong();
     private final AtomicLong failedCheckpoints = new AtomicLong();
 
-    private CompactEngine(List<StorageDriver> drivers, Settings settings, Files files, LongSupplier clockMillis)
+    private CompactEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis)
             throws IOException {
         this.settings = settings;
         this.files = files;
@@ -108,15 +116,18 @@ public final class CompactEngine implements AutoCloseable {
         this.admission = new VictimAdmission(records, settings.sketchCountersPerKey());
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes())),
             new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes()))};
+        // Reclaimed segments wait for a checkpoint: reclaim a batch at once, so that one checkpoint frees
+        // many (a checkpoint writes the whole index) rather than one per segment.
+        int batch = Math.max(1, Math.min(settings.checkpointEverySegments(), all / 8));
         this.writer = new SegmentWriter(table, layouts, driverArray, index, order, buffers, false,
-                new WriterPolicy(admission, settings.reinsertShare()));
+                new WriterPolicy(admission, settings.reinsertShare(), batch));
         this.reader = new SegmentReader(table, layouts, driverArray, index, order, writer.buffers(),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20));
         this.recovered = start.formatted()
-                ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0)
+                ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0)
                 : CompactRecovery.recover(driverArray, areas, layouts, start.instance(), index, table, order, clockMillis);
         this.checkpointer = new CompactCheckpointer(table, index, layouts, driverArray, areas, start.instance(),
-                recovered.areaSequences(), clockMillis);
+                recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
         this.writerThread = new Thread(this::writeLoop, "flashchunk-compact-writer");
         writerThread.setDaemon(true);
         writerThread.start();
@@ -126,7 +137,7 @@ public final class CompactEngine implements AutoCloseable {
     }
 
     /** Starts the engine on {@code drivers}, one address space each, in order. */
-    public static CompactEngine open(List<StorageDriver> drivers, Settings settings, Files files,
+    public static CompactEngine open(List<StorageDriver> drivers, Settings settings, NamedFiles files,
                                      LongSupplier clockMillis) throws IOException {
         return new CompactEngine(drivers, settings, files, clockMillis);
     }
@@ -155,7 +166,10 @@ public final class CompactEngine implements AutoCloseable {
      * into the writer's queue if admission takes it and the queue has room. Any thread.
      */
     public boolean offer(long key, ByteBuffer chunk) {
-        if (closing || !admission.admit(key)) {
+        if (closing || !writerThread.isAlive() || !chunk.hasRemaining()) {
+            return false;
+        }
+        if (!admission.admit(key)) {
             notAdmitted.increment();
             return false;
         }
@@ -190,33 +204,55 @@ public final class CompactEngine implements AutoCloseable {
             } catch (InterruptedException e) {
                 break;
             }
-            if (pending != null && pending.chunk() == null) {
-                pending.reached().countDown();
-            } else if (pending != null) {
-                queuedBytes.addAndGet(-pending.chunk().remaining());
-                if (!writer.append(pending.key(), pending.chunk()) && table.retiredSegments() > 0) {
-                    // A reclaimed segment waits for a checkpoint: write it, then this chunk has room.
-                    checkpoint("a reclaimed segment waits");
-                    writer.append(pending.key(), pending.chunk());
+            try {
+                if (pending != null && pending.chunk() == null) {
+                    pending.reached().countDown();
+                } else if (pending != null) {
+                    queuedBytes.addAndGet(-pending.chunk().remaining());
+                    append(pending);
                 }
-            }
-            if (checkpointAsked || writer.sealed() - sealedAtLastCheckpoint >= settings.checkpointEverySegments()) {
-                checkpointAsked = false;
-                sealedAtLastCheckpoint = writer.sealed();
-                checkpoint("segments written");
+                if (checkpointAsked || writer.sealed() - sealedAtLastCheckpoint >= settings.checkpointEverySegments()) {
+                    checkpointAsked = false;
+                    sealedAtLastCheckpoint = writer.sealed();
+                    checkpoint("segments written");
+                }
+            } catch (RuntimeException e) {
+                // One chunk's failure must not stop the writer: count it, say it (throttled), go on.
+                writerErrors.increment();
+                errorLog.warn(LOG, "flash cache: the compact writer failed on a chunk and goes on: {}", e.toString());
             }
         }
-        writer.flush();
-        checkpoint("closing");
+        try {
+            writer.flush();
+        } finally {
+            checkpoint("closing");
+        }
     }
 
-    private void checkpoint(String why) {
+    private void append(Pending pending) {
+        if (writer.append(pending.key(), pending.chunk())) {
+            return;
+        }
+        // A reclaimed segment waiting for a checkpoint: write it, then the chunk has room. After a
+        // failed checkpoint, not again for a while (it would fail the same way on every chunk).
+        if (table.retiredSegments() > 0 && System.nanoTime() - lastCheckpointFailure > CHECKPOINT_RETRY_NANOS
+                && checkpoint("a reclaimed segment waits") && writer.append(pending.key(), pending.chunk())) {
+            return;
+        }
+        dropped.increment();
+    }
+
+    /** Writes a checkpoint; returns whether it is durable. */
+    private boolean checkpoint(String why) {
         try {
-            checkpointer.checkpoint(files.table(), files.nextFileId());
+            checkpointer.checkpoint(files);
             checkpoints.incrementAndGet();
+            return true;
         } catch (IOException | RuntimeException e) {
             failedCheckpoints.incrementAndGet();
+            lastCheckpointFailure = System.nanoTime();
             LOG.warn("flash cache: checkpoint ({}) failed: {}", why, e.toString());
+            return false;
         }
     }
 
@@ -259,6 +295,16 @@ public final class CompactEngine implements AutoCloseable {
         return queueFull.sum();
     }
 
+    /** Chunks offered and admitted that the writer could not append (no segment to be had, or too large). */
+    public long dropped() {
+        return dropped.sum();
+    }
+
+    /** Unexpected failures of the writer on a chunk (logged, at most once a minute). */
+    public long writerErrors() {
+        return writerErrors.sum();
+    }
+
     public long checkpoints() {
         return checkpoints.get();
     }
@@ -278,6 +324,11 @@ public final class CompactEngine implements AutoCloseable {
         writerThread.join(TimeUnit.MINUTES.toMillis(1));
         if (writerThread.isAlive()) {
             LOG.warn("flash cache: the writer did not stop within a minute; closing without its last checkpoint");
+        }
+        for (Pending pending; (pending = queue.poll()) != null; ) {
+            if (pending.reached() != null) {
+                pending.reached().countDown(); // nothing more will be written: waiters need not wait
+            }
         }
     }
 }

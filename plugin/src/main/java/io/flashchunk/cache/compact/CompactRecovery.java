@@ -48,7 +48,7 @@ public final class CompactRecovery {
      * and the slots restored and left out.
      */
     public record Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId,
-                          long restoredEntries, long skippedEntries, int restoredSegments) {
+                          long restoredEntries, long skippedEntries, int restoredSegments, long highestSequenceSeen) {
     }
 
     private CompactRecovery() {
@@ -70,9 +70,11 @@ public final class CompactRecovery {
         long nextSegmentSequence = 1;
         long restored = 0;
         long skipped = 0;
+        long highestSeen = 0;
         for (int s = 0; s < spaces; s++) {
             SpaceRecovery space = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index);
             SpaceRecovery.Loaded loaded = space.load(areaSequences[s]);
+            highestSeen = Math.max(highestSeen, space.highestSeen);
             if (loaded == null) {
                 continue;
             }
@@ -104,7 +106,8 @@ public final class CompactRecovery {
         durable.sort(Comparator.comparingLong(segment -> named[segment]));
         durable.forEach(order::written);
         table.continueSequencesFrom(Math.max(nextSegmentSequence, clockMillis.getAsLong() << 20));
-        return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size());
+        return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size(),
+                highestSeen);
     }
 
     /** One space: its two headers, and the body of the newest one that checks out. */
@@ -120,6 +123,8 @@ public final class CompactRecovery {
         private final int space;
         private final SegmentTable table;
         private final CompactChunkIndex index;
+        /** The highest sequence of a header that decoded, whether or not its body was then valid. */
+        long highestSeen;
 
         SpaceRecovery(StorageDriver driver, CheckpointAreas areas, SegmentLayout layout, UUID instance, int space,
                       SegmentTable table, CompactChunkIndex index) {
@@ -142,6 +147,7 @@ public final class CompactRecovery {
             for (int area = 0; area < 2; area++) {
                 headers[area] = header(area);
                 sequences[area] = headers[area] == null ? 0 : headers[area].sequence();
+                highestSeen = Math.max(highestSeen, sequences[area]);
             }
             if (sequences[0] != 0 && sequences[0] == sequences[1]) {
                 // Sequences are never reused: neither area can be trusted over the other.

@@ -38,6 +38,7 @@ public final class SegmentWriter {
     private final boolean retireAtOnce;
     private final VictimAdmission admission;
     private final long reinsertBytes;
+    private final int reclaimBatch;
     /** Chunks of reclaimed segments read back for reinsertion, waiting for the next open segment. */
     private final ArrayDeque<Kept> kept = new ArrayDeque<>();
     private final VictimSamples samples;
@@ -102,6 +103,7 @@ public final class SegmentWriter {
         this.buffers = buffers.clone();
         this.admission = policy.admission();
         this.reinsertBytes = (long) (policy.reinsertShare() * segmentBytes);
+        this.reclaimBatch = policy.reclaimBatch();
         this.samples = new VictimSamples(table.segments());
         freeBuffers.addAll(List.of(buffers));
     }
@@ -111,7 +113,7 @@ public final class SegmentWriter {
      * false when it is not cached (larger than a segment, or no segment or buffer to be had now).
      */
     public boolean append(long key, ByteBuffer chunk) {
-        if (RecordFormat.recordBytes(chunk.remaining()) + SegmentSummary.bytes(1) > segmentBytes) {
+        if (!chunk.hasRemaining() || RecordFormat.recordBytes(chunk.remaining()) + SegmentSummary.bytes(1) > segmentBytes) {
             return false;
         }
         if (open == null && !openSegment()) {
@@ -124,6 +126,9 @@ public final class SegmentWriter {
                 return false;
             }
             sector = open.append(key, chunk);
+            if (sector == -1) {
+                return false; // chunks kept for reinsertion filled the new segment first
+            }
         }
         place(key, sector);
         appended++;
@@ -197,7 +202,7 @@ public final class SegmentWriter {
         int segment = openInSomeSpace();
         while (segment == -1) {
             boolean waitingForCheckpoint = !retireAtOnce && (table.retiredSegments() > 0 || !draining.isEmpty());
-            if (waitingForCheckpoint || !reclaimOne()) {
+            if (waitingForCheckpoint || !reclaimBatch()) {
                 return false;
             }
             segment = openInSomeSpace();
@@ -237,6 +242,13 @@ public final class SegmentWriter {
             }
         }
         int next = order.next();
+        if (next != -1 && samples.of(next).length == 0 && table.state(next) == SegmentState.DURABLE) {
+            // Recovered segments have no samples yet: draw them from the segment's summary.
+            SegmentSummary summary = readSummary(next);
+            for (int i = 0; summary != null && i < summary.count(); i++) {
+                samples.appended(next, summary.keys()[i]);
+            }
+        }
         admission.victims(next == -1 ? new long[0] : samples.of(next));
     }
 
@@ -331,6 +343,18 @@ public final class SegmentWriter {
         retireDrained();
     }
 
+    /**
+     * Reclaims the policy's batch of segments (one checkpoint then frees them all, where checkpoints
+     * are on); returns false when not even one could be.
+     */
+    private boolean reclaimBatch() {
+        boolean any = false;
+        for (int i = 0; i < reclaimBatch && reclaimOne(); i++) {
+            any = true;
+        }
+        return any;
+    }
+
     /** Reclaims the segment the order names; returns false when there is none. */
     private boolean reclaimOne() {
         int victim = order.victim();
@@ -372,7 +396,12 @@ public final class SegmentWriter {
             }
         }
         if (admission != null) {
-            read.sort(Comparator.comparingInt((Integer i) -> admission.frequency(summary.keys()[i])).reversed());
+            // Frequencies change under readers: sort by a snapshot, or the sort may see an inconsistent order.
+            int[] frequency = new int[summary.count()];
+            for (int i : read) {
+                frequency[i] = admission.frequency(summary.keys()[i]);
+            }
+            read.sort(Comparator.comparingInt((Integer i) -> frequency[i]).reversed());
         }
         List<Kept> back = new ArrayList<>();
         long budget = reinsertBytes;

@@ -5,15 +5,24 @@ package io.flashchunk.cache.compact;
  * next reclaim would drop ({@code admission}, or null), and write again the chunks of a reclaimed
  * segment that were read since they were written, the most read first, up to {@code reinsertShare}
  * of a segment (0: none). The share bounds the flash bytes written per admitted byte at
- * {@code 1 / (1 - reinsertShare)}.
+ * {@code 1 / (1 - reinsertShare)}. When no segment is free, {@code reclaimBatch} segments are
+ * reclaimed at once: with checkpoints on, a reclaimed segment waits for a checkpoint, so one
+ * checkpoint per batch rather than one per segment (a checkpoint writes the whole index).
  */
-public record WriterPolicy(VictimAdmission admission, double reinsertShare) {
-    /** No admission, no reinsertion. */
-    public static final WriterPolicy NONE = new WriterPolicy(null, 0);
+public record WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch) {
+    /** No admission, no reinsertion, one segment reclaimed at a time. */
+    public static final WriterPolicy NONE = new WriterPolicy(null, 0, 1);
 
     public WriterPolicy {
         if (!(reinsertShare >= 0 && reinsertShare <= 0.5)) {
             throw new IllegalArgumentException("reinsertion share " + reinsertShare + " is outside 0..0.5");
         }
+        if (reclaimBatch < 1) {
+            throw new IllegalArgumentException("reclaim batch " + reclaimBatch + " is not positive");
+        }
+    }
+
+    public WriterPolicy(VictimAdmission admission, double reinsertShare) {
+        this(admission, reinsertShare, 1);
     }
 }

@@ -19,8 +19,12 @@ class CompactCheckpointHeaderTest {
     }
 
     private static String refused(ByteBuffer block) {
+        return refused(block, CAPACITY);
+    }
+
+    private static String refused(ByteBuffer block, long capacity) {
         return assertThrows(CheckpointFormatException.class,
-                () -> CompactCheckpointHeader.decode(block, CAPACITY, "dev area A")).getMessage();
+                () -> CompactCheckpointHeader.decode(block, capacity, "dev area A")).getMessage();
     }
 
     @Test
@@ -50,6 +54,15 @@ class CompactCheckpointHeaderTest {
         assertTrue(refused(header(-1, 1, 1).encode()).contains("does not fit the area"));
         assertTrue(refused(header(1, -5, 1).encode()).contains("does not fit the area"));
         assertTrue(refused(header(CAPACITY_SEGMENTS, 1, 1).encode()).contains("does not fit the area"));
+        String bigTable = refused(new CompactCheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 3,
+                CompactCheckpointHeader.MAX_FILE_TABLE_BYTES + 1, 1, 4096, 2, 0, 77, 0).encode(), Long.MAX_VALUE);
+        assertTrue(bigTable.contains("more than a checkpoint holds"), bigTable);
+        String manyFiles = refused(new CompactCheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 1000, 100, 1, 4096, 2,
+                0, 77, 0).encode());
+        assertTrue(manyFiles.contains("1000 files in 100 bytes"), manyFiles);
+        String nearOverflow = refused(new CompactCheckpointHeader(UUID.randomUUID(), 2, Long.MAX_VALUE - 1, 1234, 40, 0,
+                0, 1, 4096, 2, 0, 77, 0).encode());
+        assertTrue(nearOverflow.contains("is beyond"), nearOverflow);
         CompactCheckpointHeader noSequence = new CompactCheckpointHeader(UUID.randomUUID(), 0, 0, 1, 1, 0, 0, 1, 4096,
                 2, 0, 1, 0);
         assertTrue(refused(noSequence.encode()).contains("sequence 0"));

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 /** Checkpoints of the compact engine and recovery from them, over in-memory devices. */
 class CompactCheckpointTest {
     private static final UUID INSTANCE = UUID.randomUUID();
-    private static final FileTableCodec.Encoded NO_FILES = FileTableCodec.encode(List.of());
+    private static final NamedFiles NO_FILES = CompactEngineFixture.NO_FILES;
 
     /** A fresh engine over the same devices, recovered from their checkpoints. */
     private static CompactEngineFixture restart(CompactEngineFixture before, UUID instance, long clockMillis,
@@ -51,7 +51,7 @@ class CompactCheckpointTest {
             throws IOException {
         for (int i = from; i < to; i++) {
             if (!engine.writer.append(key(i), chunk(key(i)))) {
-                checkpointer.checkpoint(NO_FILES, 1);
+                checkpointer.checkpoint(NO_FILES);
                 assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i + " after a checkpoint");
             }
         }
@@ -78,7 +78,7 @@ class CompactCheckpointTest {
         int n = 8 * PER_SEGMENT;
         write(before, before.checkpointer(INSTANCE), 0, n);
         before.writer.flush();
-        CompactCheckpointer.Result result = before.checkpointer(INSTANCE).checkpoint(NO_FILES, 1);
+        CompactCheckpointer.Result result = before.checkpointer(INSTANCE).checkpoint(NO_FILES);
         assertEquals(n, result.entries(), "every chunk is in a durable segment");
         assertEquals(0, result.refused());
 
@@ -112,7 +112,7 @@ class CompactCheckpointTest {
         int keys = 30 * PER_SEGMENT;
         write(before, checkpointer, 0, keys);
         write(before, checkpointer, keys, keys + PER_SEGMENT / 2);
-        checkpointer.checkpoint(NO_FILES, 1); // with half a segment open, in memory only
+        checkpointer.checkpoint(NO_FILES); // with half a segment open, in memory only
         // Crash: the open segment is lost, nothing is flushed.
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
@@ -142,7 +142,7 @@ class CompactCheckpointTest {
             started.countDown();
             try {
                 while (writing.get()) {
-                    checkpointer.checkpoint(NO_FILES, 1);
+                    checkpointer.checkpoint(NO_FILES);
                     checkpoints.incrementAndGet();
                 }
             } catch (Throwable t) {
@@ -181,10 +181,10 @@ class CompactCheckpointTest {
         CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 4 * PER_SEGMENT);
         before.writer.flush();
-        long firstEntries = checkpointer.checkpoint(NO_FILES, 1).entries();
+        long firstEntries = checkpointer.checkpoint(NO_FILES).entries();
         write(before, checkpointer, 4 * PER_SEGMENT, 8 * PER_SEGMENT);
         before.writer.flush();
-        checkpointer.checkpoint(NO_FILES, 1);
+        checkpointer.checkpoint(NO_FILES);
         long[][] sequences = checkpointer.areaSequences();
         assertArrayEquals(new long[] {1, 2}, sequences[0]);
         // Flip one byte of space 0's newest body (area B).
@@ -213,7 +213,7 @@ class CompactCheckpointTest {
         registry.restore(5, identity);
         write(before, before.checkpointer(INSTANCE), 0, 2 * PER_SEGMENT);
         before.writer.flush();
-        before.checkpointer(INSTANCE).checkpoint(FileTableCodec.encode(List.of(registry.byId(5))), 6);
+        before.checkpointer(INSTANCE).checkpoint(CompactEngineFixture.named(FileTableCodec.encode(List.of(registry.byId(5))), 6));
 
         CompactEngineFixture other = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         CompactRecovery.Outcome stranger = other.recover(UUID.randomUUID(), () -> 1);
@@ -296,13 +296,24 @@ class CompactCheckpointTest {
             assertTrue(++i < 20 * PER_SEGMENT, "no segment was reclaimed");
         }
         b.failNth(FaultyDevice.Op.WRITE, 2); // space 1's first body write, after space 0's body and header
-        assertThrows(IOException.class, () -> checkpointer.checkpoint(NO_FILES, 1));
+        assertThrows(IOException.class, () -> checkpointer.checkpoint(NO_FILES));
         assertEquals(1, engine.table.retiredSegments(), "the retired segment still waits");
-        assertEquals(1, checkpointer.checkpoint(NO_FILES, 1).freedSegments());
+        assertEquals(1, checkpointer.checkpoint(NO_FILES).freedSegments());
         long[][] sequences = checkpointer.areaSequences();
         assertEquals(2, Math.max(sequences[0][0], sequences[0][1]), "the failed checkpoint's sequence is not reused");
         assertEquals(2, Math.max(sequences[1][0], sequences[1][1]));
         assertNotEquals(sequences[0][0], sequences[0][1]);
+    }
+
+    @Test
+    void aCheckpointSequenceIsNeverOneAHeaderAlreadyShowed() throws Exception {
+        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device("a", 3));
+        CompactCheckpointer checkpointer = new CompactCheckpointer(engine.table, engine.index, engine.layouts,
+                engine.drivers, engine.areas(), INSTANCE, new long[][] {{0, 7}}, 50, () -> 0);
+        assertEquals(51, checkpointer.checkpoint(NO_FILES).sequence(), "above a header whose body did not load");
+        CompactCheckpointer late = new CompactCheckpointer(engine.table, engine.index, engine.layouts,
+                engine.drivers, engine.areas(), INSTANCE, new long[][] {{0, 7}}, 50, () -> 3);
+        assertEquals((3L << 20) + 1, late.checkpoint(NO_FILES).sequence(), "and above the clock");
     }
 
     @Test
@@ -319,7 +330,7 @@ class CompactCheckpointTest {
         }
         write(before, before.checkpointer(INSTANCE), 0, PER_SEGMENT);
         before.writer.flush();
-        before.checkpointer(INSTANCE).checkpoint(FileTableCodec.encode(files), 77);
+        before.checkpointer(INSTANCE).checkpoint(CompactEngineFixture.named(FileTableCodec.encode(files), 77));
         CompactEngineFixture after = restart(before, INSTANCE, 1, a, b);
         assertEquals(PER_SEGMENT, after.index.entries());
         CompactRecovery.Outcome outcome = CompactRecovery.recover(after.drivers, after.areas(), after.layouts,

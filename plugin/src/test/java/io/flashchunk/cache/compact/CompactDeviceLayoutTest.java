@@ -39,6 +39,11 @@ class CompactDeviceLayoutTest {
         CompactDeviceLayout large = CompactDeviceLayout.forDevice((2L << 40) / BlockDevice.BLOCK_SIZE, 16 << 20);
         assertTrue(large.areaBlocks() * 2.0 / large.deviceBlocks() < 0.01, large.toString());
         assertThrows(IllegalArgumentException.class, () -> CompactDeviceLayout.forDevice(100, 16 << 20));
+        // 8 TiB: used up to the 4 TiB a space's record addresses reach.
+        CompactDeviceLayout huge = CompactDeviceLayout.forDevice((8L << 40) / BlockDevice.BLOCK_SIZE, 16 << 20);
+        SegmentLayout reach = huge.segmentLayout();
+        long end = reach.startByte(reach.segments() - 1) + (16 << 20);
+        assertTrue(end <= 4L << 40 && end > (4L << 40) - (64L << 20), "ends at " + end);
     }
 
     @Test

@@ -83,6 +83,24 @@ final class CompactEngineFixture {
         return ByteBuffer.wrap(bytes);
     }
 
+    /** A checkpoint's files: this table, this next id. */
+    static NamedFiles named(io.flashchunk.cache.checkpoint.FileTableCodec.Encoded table, int nextFileId) {
+        return new NamedFiles() {
+            @Override
+            public io.flashchunk.cache.checkpoint.FileTableCodec.Encoded table() {
+                return table;
+            }
+
+            @Override
+            public int nextFileId() {
+                return nextFileId;
+            }
+        };
+    }
+
+    /** No files, next id 1. */
+    static final NamedFiles NO_FILES = named(io.flashchunk.cache.checkpoint.FileTableCodec.encode(java.util.List.of()), 1);
+
     CheckpointAreas[] areas() {
         CheckpointAreas[] areas = new CheckpointAreas[drivers.length];
         Arrays.fill(areas, AREAS);
@@ -91,12 +109,12 @@ final class CompactEngineFixture {
 
     /** A checkpointer of this engine for a cache that starts with the areas as {@code areaSequences} say. */
     CompactCheckpointer checkpointer(UUID instance, long[][] areaSequences, LongSupplier clockMillis) {
-        return new CompactCheckpointer(table, index, layouts, drivers, areas(), instance, areaSequences, clockMillis);
+        return new CompactCheckpointer(table, index, layouts, drivers, areas(), instance, areaSequences, 0, clockMillis);
     }
 
     /** A checkpointer of this engine on devices with no checkpoint yet. */
     CompactCheckpointer checkpointer(UUID instance) {
-        return checkpointer(instance, new long[drivers.length][2], () -> 1_000);
+        return checkpointer(instance, new long[drivers.length][2], () -> 0);
     }
 
     /** Recovers this (unused) engine from its devices' checkpoints. */

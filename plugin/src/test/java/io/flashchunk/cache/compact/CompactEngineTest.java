@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.checkpoint.FileTableCodec;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
@@ -19,17 +18,7 @@ import org.junit.jupiter.api.Test;
 /** The compact engine whole, over in-memory devices: offers, reads, automatic checkpoints, restarts. */
 class CompactEngineTest {
     private static final int SEGMENT = 256 << 10;
-    private static final CompactEngine.Files NO_FILES = new CompactEngine.Files() {
-        @Override
-        public FileTableCodec.Encoded table() {
-            return FileTableCodec.encode(List.of());
-        }
-
-        @Override
-        public int nextFileId() {
-            return 1;
-        }
-    };
+    private static final NamedFiles NO_FILES = CompactEngineFixture.NO_FILES;
 
     private static CompactEngine open(MemoryDevice... devices) throws Exception {
         List<StorageDriver> drivers = java.util.Arrays.stream(devices)

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  */
 class CompactPowerCutTest {
     private static final UUID INSTANCE = UUID.randomUUID();
-    private static final FileTableCodec.Encoded NO_FILES = FileTableCodec.encode(List.of());
+    private static final NamedFiles NO_FILES = CompactEngineFixture.NO_FILES;
     private static final int KEYS = 500;
     private static final int SEGMENTS = 5;
 
@@ -151,7 +151,7 @@ class CompactPowerCutTest {
                 named.put(entry.getKey(), address);
             }
         }
-        checkpointer.checkpoint(NO_FILES, 1);
+        checkpointer.checkpoint(NO_FILES);
         return new Checkpoint(start, timeline.get(), named);
     }
 

@@ -85,4 +85,19 @@ class ReinsertionTest {
         assertEquals(chunk(key(1)), engine.read(key(1)));
         assertThrows(IllegalArgumentException.class, () -> new WriterPolicy(null, 0.6));
     }
+
+    @Test
+    void aBatchOfSegmentsIsReclaimedAtOnceSoThatOneCheckpointFreesThemAll() throws Exception {
+        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
+                new WriterPolicy(null, 0, 3), device("a", 6));
+        int i = 0;
+        while (engine.table.retiredSegments() == 0) {
+            engine.writer.append(key(i), chunk(key(i)));
+            assertTrue(++i < 20 * PER_SEGMENT, "no segment was reclaimed");
+        }
+        assertEquals(3, engine.table.retiredSegments());
+        assertEquals(3, engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(CompactEngineFixture.NO_FILES)
+                .freedSegments());
+        assertEquals(3, engine.table.freeSegments(0));
+    }
 }

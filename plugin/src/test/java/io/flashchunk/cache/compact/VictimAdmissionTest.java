@@ -79,6 +79,23 @@ class VictimAdmissionTest {
         assertVictimsIn(admission.victims(), 1, "then the second");
     }
 
+    @Test
+    void afterARestartTheVictimsAreSampledFromTheRecoveredSegmentsSummary() throws Exception {
+        BlockDevice device = device("a", 4);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
+        for (int i = 0; i < 3 * PER_SEGMENT; i++) {
+            before.writer.append(key(i), chunk(key(i)));
+        }
+        before.writer.flush();
+        before.checkpointer(java.util.UUID.nameUUIDFromBytes(new byte[1])).checkpoint(CompactEngineFixture.NO_FILES);
+        VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
+                new WriterPolicy(admission, 0), device);
+        after.recover(java.util.UUID.nameUUIDFromBytes(new byte[1]), () -> 1);
+        after.writer.append(key(1000), chunk(key(1000))); // opens the last free segment
+        assertVictimsIn(admission.victims(), 0, "the oldest recovered segment, sampled from its summary");
+    }
+
     private static void assertVictimsIn(long[] victims, int segment, String why) {
         assertEquals(VictimSamples.PER_SEGMENT, victims.length, why);
         for (long victim : victims) {
