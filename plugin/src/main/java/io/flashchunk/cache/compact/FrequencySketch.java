@@ -22,7 +22,8 @@ public final class FrequencySketch {
     private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final long[] table;
-    private final int mask;
+    private final int width;
+    private final int rowLongs;
     private final long resetAfter;
     private final AtomicLong increments = new AtomicLong();
 
@@ -33,10 +34,12 @@ public final class FrequencySketch {
 
     /** @param countersPerKey counters in each row per key: 4 as Caffeine (8 bytes a key), 1 for 2 bytes */
     public FrequencySketch(long keys, int countersPerKey) {
-        long counters = Math.max(16, Math.min(1 << 28, countersPerKey * keys)); // per row
-        int width = Long.bitCount(counters) == 1 ? (int) counters : Integer.highestOneBit((int) counters) << 1;
-        table = new long[width / 16 * 4]; // 16 counters per long, 4 rows
-        mask = width - 1;
+        // Per row, rounded up to whole longs only: a key's counter is picked by multiplying, not masking,
+        // so the width need not be a power of two, and one counter a key costs 2 bytes, not up to 4.
+        long counters = Math.max(16, Math.min(1 << 28, countersPerKey * keys));
+        rowLongs = (int) ((counters + 15) / 16);
+        width = rowLongs * 16;
+        table = new long[rowLongs * 4]; // 16 counters per long, 4 rows
         resetAfter = 10L * Math.max(1, keys);
     }
 
@@ -103,7 +106,7 @@ public final class FrequencySketch {
         long h = key ^ SEEDS[row];
         h = (h ^ (h >>> 33)) * 0xFF51AFD7ED558CCDL;
         h = (h ^ (h >>> 33)) * 0xC4CEB9FE1A85EC53L;
-        return (int) (h ^ (h >>> 33)) & mask;
+        return (int) (((h ^ (h >>> 33)) & 0xFFFF_FFFFL) * width >>> 32);
     }
 
     private static int counter(long value, int at) {
@@ -111,7 +114,7 @@ public final class FrequencySketch {
     }
 
     private int slot(int row, int at) {
-        return row * (table.length / 4) + (at >>> 4);
+        return row * rowLongs + (at >>> 4);
     }
 
     private static int shift(int at) {

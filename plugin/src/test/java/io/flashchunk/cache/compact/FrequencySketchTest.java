@@ -56,7 +56,8 @@ class FrequencySketchTest {
     void costsEightBytesAKeyAsCaffeineOrTwoWithOneCounterARow() {
         assertEquals(8 * 1024, new FrequencySketch(1024).bytes());
         assertEquals(2 * 1024, new FrequencySketch(1024, 1).bytes());
-        assertEquals(2 * 1024, new FrequencySketch(1000, 1).bytes(), "rows rounded up to a power of two");
+        assertEquals(4 * 63 * 8, new FrequencySketch(1000, 1).bytes(), "rows rounded up to whole longs (16 counters) only");
+        assertEquals(2 * 10_000_000L, new FrequencySketch(10_000_000, 1).bytes(), "2 bytes a key at 10 M");
     }
 
     /**
