@@ -91,11 +91,6 @@ public final class BodyWriter {
     }
 
     private void write(long lba, ByteBuffer blocks) throws IOException {
-        try {
-            driver.await(driver.write(lba, blocks), "checkpoint write at block " + lba);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while writing a checkpoint to " + driver.path(), e);
-        }
+        driver.writeAndWait(lba, blocks, "checkpoint write at block " + lba);
     }
 }

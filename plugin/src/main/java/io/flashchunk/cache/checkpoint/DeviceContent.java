@@ -12,6 +12,16 @@ public final class DeviceContent {
     private DeviceContent() {
     }
 
+    /** Whether a block is all zeros: a device never written, or a block cleared. */
+    public static boolean isBlank(ByteBuffer block) {
+        for (int i = 0; i + 8 <= block.limit(); i += 8) {
+            if (block.getLong(i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** What block 0 (4096 bytes, not all zero and not ours) shows; never null. */
     public static String describe(ByteBuffer block) {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);

@@ -52,7 +52,7 @@ public final class Recovery {
             } catch (CheckpointFormatException e) {
                 throw new IOException(e.getMessage(), e);
             }
-            if (isZero(block)) {
+            if (DeviceContent.isBlank(block)) {
                 blank++;
                 superblocks.add(null);
                 continue;
@@ -182,21 +182,9 @@ public final class Recovery {
 
     private static void write(StorageDriver driver, long lba, ByteBuffer block) throws IOException {
         try {
-            driver.await(driver.write(lba, block), "formatting write at block " + lba);
+            driver.writeAndWait(lba, block, "formatting write at block " + lba);
         } catch (IOException e) {
             throw new IOException("cannot format " + driver.path() + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while formatting " + driver.path(), e);
         }
-    }
-
-    private static boolean isZero(ByteBuffer block) {
-        for (int i = 0; i < block.limit(); i += 8) {
-            if (block.getLong(i) != 0) {
-                return false;
-            }
-        }
-        return true;
     }
 }

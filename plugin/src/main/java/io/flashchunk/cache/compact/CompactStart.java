@@ -55,7 +55,7 @@ public final class CompactStart {
             ByteBuffer block = readBlock(driver, 0);
             long magic = block.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(0);
             boolean force = i < forceFormat.size() && forceFormat.get(i);
-            if (isZero(block)) {
+            if (DeviceContent.isBlank(block)) {
                 blank++;
             } else if (CompactSuperblock.isTodaysFormat(block)) {
                 todays.add(driver.path());
@@ -123,9 +123,11 @@ public final class CompactStart {
         for (int i = 0; i < drivers.size(); i++) {
             StorageDriver driver = drivers.get(i);
             CompactDeviceLayout layout = layouts.get(i);
-            write(driver, layout.areas().start(0), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE));
-            write(driver, layout.areas().start(1), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE));
-            write(driver, 0, new CompactSuperblock(instance, i, drivers.size(), layout).encode());
+            for (int area = 0; area < 2; area++) {
+                driver.writeAndWait(layout.areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
+                        "clearing checkpoint area " + CheckpointAreas.name(area));
+            }
+            driver.writeAndWait(0, new CompactSuperblock(instance, i, drivers.size(), layout).encode(), "superblock write");
             driver.flush();
         }
         LOG.info("flash cache: formatted {} device(s) as compact cache instance {} ({})", drivers.size(), instance, why);
@@ -144,21 +146,4 @@ public final class CompactStart {
         return block.flip();
     }
 
-    private static void write(StorageDriver driver, long lba, ByteBuffer block) throws IOException {
-        try {
-            driver.await(driver.write(lba, block), "formatting write at block " + lba);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while formatting " + driver.path(), e);
-        }
-    }
-
-    private static boolean isZero(ByteBuffer block) {
-        for (int i = 0; i < block.limit(); i += 8) {
-            if (block.getLong(i) != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
 }

@@ -116,6 +116,19 @@ public final class StorageDriver implements AutoCloseable {
     }
 
     /**
+     * Writes {@code buffer} at {@code lba} and waits for it, at most the device timeout: for writes
+     * nothing else can go on without (formatting, checkpoints). {@code what} names it in errors.
+     */
+    public void writeAndWait(long lba, java.nio.ByteBuffer buffer, String what) throws java.io.IOException {
+        try {
+            await(write(lba, buffer), what);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.IOException("interrupted while waiting to start " + what + " on " + device.path(), e);
+        }
+    }
+
+    /**
      * Makes completed writes durable ({@link BlockDevice#flush}), waiting at most the device timeout.
      * The flush runs on a thread of its own, so a device that never returns from it holds only that
      * thread; until it returns, every further flush fails at once.
