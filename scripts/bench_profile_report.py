@@ -4,7 +4,8 @@
 Reads OUT/profile-<workload>[-<table>-<storage>]-<config>[-round<n>].collapsed.xz (async-profiler's collapsed stacks,
 thread names as root frames; all rounds of a configuration together) and OUT/raw.jsonl (CPU ms per op of the same measurement). Each sample goes to the
 first category below whose rule matches its stack; a category's CPU per op is its share of the
-samples times the measurement's CPU per op. Writes OUT/profile.md and OUT/profile-<workload>.png.
+samples times the measurement's CPU per op. Writes OUT/profile.md and OUT/profile-<workload>.png;
+OUT/restart-profile-*.collapsed.xz (the first 30 s after a restart) add a section of sample shares.
 
     python3 scripts/bench_profile_report.py docs/results/ycsb-profile-...
     python3 scripts/bench_profile_report.py --self-test
@@ -119,9 +120,37 @@ def report(out):
         lines.append("| samples | " + " | ".join(f"{totals[c]:,}" for c in names) + " |")
         lines.append("")
         log(f"plot: {plot(out, workload, names, configs, totals, per_op)}")
+    lines += restart_section(out)
     open(os.path.join(out, "profile.md"), "w").write("\n".join(lines))
     print("\n".join(lines))
     return 0
+
+
+RESTART_NAME = re.compile(r"restart-profile-(?P<case>.+)-(?P<config>(base|flash)-.+?)-(?P<kind>clean|kill)"
+                          r"(-round\d+)?\.collapsed(\.xz)?$")
+
+
+def restart_section(out):
+    """Shares of the samples by category in the first 30 s after each restart's CQL-ready, beside the
+    warm profile of the same configuration: what the restarted node spends its CPU on while it ramps."""
+    restarts = collections.defaultdict(collections.Counter)
+    for path in sorted(glob.glob(os.path.join(out, "restart-profile-*.collapsed*"))):
+        m = RESTART_NAME.search(os.path.basename(path))
+        if m:
+            categorize(path, restarts[f"{m['config']}, {m['kind']} restart ({m['case']})"])
+    if not restarts:
+        return []
+    names = list(restarts)
+    totals = {n: sum(restarts[n].values()) for n in names}
+    lines = ["## The first 30 s after a restart", "", "Share of the node's CPU samples by category (all rounds "
+             "pooled), from CQL-ready on.", "", "| category | " + " | ".join(names) + " |",
+             "|---|" + "---:|" * len(names)]
+    for name, *_ in CATEGORIES:
+        lines.append(f"| {name} | " + " | ".join(
+            f"{restarts[n][name] / totals[n]:.0%}" if totals[n] else "0%" for n in names) + " |")
+    lines.append("| samples (1 ms each, all threads) | " + " | ".join(f"{totals[n]:,}" for n in names) + " |")
+    lines.append("")
+    return lines
 
 
 def plot(out, workload, names, configs, totals, per_op):
@@ -169,6 +198,8 @@ def self_test():
                             ("paper-read80-update20-zstd-9-cap750", "base-c-2M"))):
             m = NAME.search(name)
             check(f"name {name}", (section(m["workload"], m["table"], m["storage"]), m["config"]), want)
+        m = RESTART_NAME.search("restart-profile-paper-read100-lz4-cap750-flash-4x-clean-round2.collapsed.xz")
+        check("restart profile name", (m["case"], m["config"], m["kind"]), ("paper-read100-lz4-cap750", "flash-4x", "clean"))
         counts = categorize(path)
         check("GC by thread name", counts["garbage collection"], 5)
         check("LZ4 before the kernel", counts["LZ4 decompression"], 7)

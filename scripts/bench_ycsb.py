@@ -51,6 +51,8 @@ BLKIO_CGROUP = "flashchunk-bench-io"
 CHUNK_KB = 64
 HOT_DATA_FRACTION = 0.3
 PROFILER_ARTIFACT = "tools.profiler:async-profiler:4.2"
+# With --profile, how long after CQL-ready a restarted node's CPU is sampled: where the ramp is.
+RESTART_PROFILE_S = 30
 STATUS_OPTIONS = ("-s", "-p", "status.interval=5")
 # A kill "at a random moment under load": this many seconds of YCSB at full rate, uniformly drawn.
 KILL_WINDOW_S = (5, 65)
@@ -824,17 +826,36 @@ class Bench:
                 ready = time.time()
                 recovered = self.node.recovered_chunks() if config.flash else None
                 clients.resume()
-                while time.time() - ready < args.restart_seconds:
-                    time.sleep(1)
-                    after = [w for w in ycsb_output.since(clients.texts(), ready) if w[0] > 0]
-                    reached = ycsb_output.time_to_reach(after, warm, RESTART_SHARE)
-                    if reached is not None and time.time() - ready >= reached + args.restart_hold:
-                        break
+                # With --profile, the node's CPU in the first RESTART_PROFILE_S after CQL-ready: the ramp.
+                profiling = (Profile(profiler_library(args), self.node.pid(), self.restart_profile(config, case, kind),
+                                     False) if args.profile else None)
+                if profiling:
+                    profiling.__enter__()
+                try:
+                    while time.time() - ready < args.restart_seconds:
+                        time.sleep(1)
+                        if profiling and time.time() - ready >= RESTART_PROFILE_S:
+                            profiling, done = None, profiling
+                            done.__exit__(None, None, None)
+                        after = [w for w in ycsb_output.since(clients.texts(), ready) if w[0] > 0]
+                        reached = ycsb_output.time_to_reach(after, warm, RESTART_SHARE)
+                        if reached is not None and time.time() - ready >= reached + args.restart_hold:
+                            break
+                finally:
+                    if profiling:
+                        profiling.__exit__(None, None, None)
                 timeline = [w for w in ycsb_output.since(clients.texts(), ready) if w[0] > -30]
                 self.record_restart(config, case, kind, startup, timeline, warm, delay, entries, recovered)
         finally:
             clients.stop()
             self.keep_output(config, case, "restarts", clients.wait())
+
+    def restart_profile(self, config, case, kind):
+        """OUT/restart-profile-<case>-<config>-<kind>[-round<n>]: apart from the warm profiles' names."""
+        suffix = f"-round{case.round + 1}" if self.args.repeat > 1 else ""
+        storage = "same-disk" if case.cap is None else f"cap{case.cap.iops}"
+        return os.path.join(self.args.out,
+                            f"restart-profile-{case.workload}-{case.table}-{storage}-{config.name}-{kind}{suffix}")
 
     def record_restart(self, config, case, kind, startup, timeline, warm_ops, delay, entries, recovered):
         # Windows before CQL-ready (the warm level, the stop) are kept for the plot, not for the reach.
@@ -935,7 +956,8 @@ def parse_args(argv):
                         "the report gives medians, ranges and per-round ratios")
     p.add_argument("--profile", action="store_true",
                    help="sample the node's CPU with async-profiler during the last target (profile-*.collapsed.xz, "
-                        "profile-*.html; scripts/bench_profile_report.py sums them up)")
+                        "profile-*.html; scripts/bench_profile_report.py sums them up) and in the first 30 s after "
+                        "each restart's CQL-ready (restart-profile-*.collapsed.xz, in the same report)")
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error(f"--repeat must be at least 1, got {args.repeat}")
