@@ -113,7 +113,8 @@ public final class SegmentWriter {
      * false when it is not cached (larger than a segment, or no segment or buffer to be had now).
      */
     public boolean append(long key, ByteBuffer chunk) {
-        if (!chunk.hasRemaining() || RecordFormat.recordBytes(chunk.remaining()) + SegmentSummary.bytes(1) > segmentBytes) {
+        if (!chunk.hasRemaining()
+                || RecordFormat.recordBytes(chunk.remaining()) + SegmentSummary.bytes(1) > segmentBytes) {
             return false;
         }
         if (open == null && !openSegment()) {

@@ -7,7 +7,6 @@ import static io.flashchunk.cache.compact.CompactEngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.checkpoint.FileTableCodec;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
