@@ -61,6 +61,13 @@ public final class CompactRecovery {
     public static Outcome recover(StorageDriver[] drivers, CheckpointAreas[] areas, SegmentLayout[] layouts,
                                   UUID instance, CompactChunkIndex index, SegmentTable table, ReclaimOrder order,
                                   LongSupplier clockMillis) {
+        return recover(drivers, areas, layouts, instance, index, table, order, clockMillis, PIECE_BYTES);
+    }
+
+    /** As above, each body read in pieces of {@code pieceBytes} (tests: entries split across pieces). */
+    static Outcome recover(StorageDriver[] drivers, CheckpointAreas[] areas, SegmentLayout[] layouts, UUID instance,
+                           CompactChunkIndex index, SegmentTable table, ReclaimOrder order, LongSupplier clockMillis,
+                           int pieceBytes) {
         int spaces = table.spaces();
         long[][] areaSequences = new long[spaces][2];
         long[] named = new long[table.segments()];
@@ -72,7 +79,8 @@ public final class CompactRecovery {
         long skipped = 0;
         long highestSeen = 0;
         for (int s = 0; s < spaces; s++) {
-            SpaceRecovery space = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index);
+            SpaceRecovery space = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index,
+                    pieceBytes);
             SpaceRecovery.Loaded loaded = space.load(areaSequences[s]);
             highestSeen = Math.max(highestSeen, space.highestSeen);
             if (loaded == null) {
@@ -123,11 +131,13 @@ public final class CompactRecovery {
         private final int space;
         private final SegmentTable table;
         private final CompactChunkIndex index;
+        private final int pieceBytes;
         /** The highest sequence of a header that decoded, whether or not its body was then valid. */
         long highestSeen;
 
         SpaceRecovery(StorageDriver driver, CheckpointAreas areas, SegmentLayout layout, UUID instance, int space,
-                      SegmentTable table, CompactChunkIndex index) {
+                      SegmentTable table, CompactChunkIndex index, int pieceBytes) {
+            this.pieceBytes = pieceBytes;
             this.driver = driver;
             this.areas = areas;
             this.layout = layout;
@@ -216,7 +226,7 @@ public final class CompactRecovery {
             ByteBuffer carry = ByteBuffer.allocate(CompactCheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             long[] counts = new long[2]; // restored, skipped
             try {
-                BodyReader.read(driver.device(), areas.start(area) + 1, header.bodyBytes(), PIECE_BYTES,
+                BodyReader.read(driver.device(), areas.start(area) + 1, header.bodyBytes(), pieceBytes,
                         driver.timeoutNanos(), (piece, offset) -> {
                             crc.update(piece.duplicate());
                             ByteBuffer in = piece.duplicate().order(ByteOrder.LITTLE_ENDIAN);
@@ -230,12 +240,15 @@ public final class CompactRecovery {
                                 } else if (at < entriesFrom) {
                                     int n = (int) Math.min(in.remaining(), entriesFrom - at);
                                     in.get(fileTable, (int) (at - filesFrom), n);
-                                } else {
+                                } else if (carry.position() > 0 || in.remaining() < CompactCheckpointHeader.ENTRY_BYTES) {
+                                    // An entry split between two pieces: gathered byte by byte.
                                     carry.put(in.get());
                                     if (!carry.hasRemaining()) {
                                         restore(carry.flip(), header, segmentSequences, sameTable, counts, where);
                                         carry.clear();
                                     }
+                                } else {
+                                    restore(in, header, segmentSequences, sameTable, counts, where);
                                 }
                             }
                         });

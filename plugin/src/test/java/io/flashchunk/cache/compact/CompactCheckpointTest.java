@@ -104,6 +104,22 @@ class CompactCheckpointTest {
     }
 
     @Test
+    void entriesSplitAcrossBodyPiecesComeBackWhole() throws Exception {
+        MemoryDevice a = device("a", 30);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        int n = 29 * PER_SEGMENT; // 435 entries of 12 bytes after 240 bytes of segments: 5,460 bytes, two pieces
+        write(before, before.checkpointer(INSTANCE), 0, n);
+        before.writer.flush();
+        before.checkpointer(INSTANCE).checkpoint(NO_FILES);
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactRecovery.Outcome outcome = CompactRecovery.recover(after.drivers, after.areas(), after.layouts, INSTANCE,
+                after.index, after.table, after.order, () -> 1, 4096);
+        assertEquals(n, outcome.restoredEntries(), "every entry, the one split by the piece boundary too");
+        assertEquals(n, hits(after, n));
+        assertEquals(0, after.mismatches);
+    }
+
+    @Test
     void aRestartAfterACrashMidStreamServesNoWrongByte() throws Exception {
         MemoryDevice a = device("a", 5);
         MemoryDevice b = device("b", 5);
