@@ -190,7 +190,10 @@ public final class CompactEngine implements AutoCloseable {
         return reached.await(timeout, unit);
     }
 
-    /** Asks the writer for a checkpoint after what it has been offered so far. */
+    /**
+     * Asks the writer for a checkpoint at its next turn. It names the durable segments: chunks still
+     * in the open segment are named once it is sealed and written (or at close).
+     */
     public void checkpointSoon() {
         checkpointAsked = true;
     }
