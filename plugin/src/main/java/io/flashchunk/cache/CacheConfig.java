@@ -49,6 +49,14 @@ import java.util.Set;
  *                               a miss, is slow: the slow-device breaker stops reading it
  * @param slowDeviceRetryMillis  how long a slow, failing or hung device stays out of use before the
  *                               cache tries it again
+ * @param engine                 which engine runs the cache: today's per-chunk one, or the compact one
+ *                               (a few bytes of memory per chunk; see docs/compact-engine.md)
+ * @param segmentBytes           compact engine: flash is written and reclaimed in segments of this size
+ * @param expectedChunkBytes     compact engine: the chunk size its index is sized for (one slot per such
+ *                               chunk the flash holds); smaller chunks fill the index before the flash
+ * @param reinsertPercent        compact engine: share of a reclaimed segment its chunks read since they
+ *                               were written may fill again
+ * @param admissionSketchCounters compact engine: counters per cached chunk in the admission sketch's rows
  */
 public record CacheConfig(
         List<DeviceSpec> devices,
@@ -70,7 +78,21 @@ public record CacheConfig(
         int migrationBatch,
         long deviceTimeoutMillis,
         long slowReadMillis,
-        long slowDeviceRetryMillis) {
+        long slowDeviceRetryMillis,
+        Engine engine,
+        int segmentBytes,
+        int expectedChunkBytes,
+        double reinsertPercent,
+        int admissionSketchCounters) {
+
+    /** The engines; {@code cache_engine} in cassandra.yaml names them in lower case. */
+    public enum Engine {
+        CLASSIC, COMPACT
+    }
+
+    /** Segments of the compact engine: at least this size (a chunk's record must fit), at most {@link #MAX_SEGMENT_BYTES}. */
+    public static final int MIN_SEGMENT_BYTES = 1 << 20;
+    public static final int MAX_SEGMENT_BYTES = 256 << 20;
 
     public CacheConfig {
         devices = devices == null ? null : List.copyOf(devices);
@@ -126,6 +148,21 @@ public record CacheConfig(
         positive("device_timeout_ms", deviceTimeoutMillis);
         positive("slow_read_ms", slowReadMillis);
         positive("slow_device_retry_ms", slowDeviceRetryMillis);
+        Objects.requireNonNull(engine, "cache_engine");
+        if (segmentBytes < MIN_SEGMENT_BYTES || segmentBytes > MAX_SEGMENT_BYTES || segmentBytes % (1 << 20) != 0) {
+            throw new IllegalArgumentException("segment_size_mib: must be a whole number of MiB from "
+                    + (MIN_SEGMENT_BYTES >> 20) + " to " + (MAX_SEGMENT_BYTES >> 20) + ", got " + segmentBytes + " bytes");
+        }
+        if (expectedChunkBytes < 4096 || expectedChunkBytes > ChunkLocation.MAX_LENGTH) {
+            throw new IllegalArgumentException("expected_chunk_bytes: must be 4 KiB to " + (ChunkLocation.MAX_LENGTH >> 10)
+                    + " KiB, got " + expectedChunkBytes);
+        }
+        if (!(reinsertPercent >= 0 && reinsertPercent <= 50)) {
+            throw new IllegalArgumentException("reinsert_percent: must be 0..50, got " + reinsertPercent);
+        }
+        if (admissionSketchCounters < 1 || admissionSketchCounters > 16) {
+            throw new IllegalArgumentException("admission_sketch_counters: must be 1..16, got " + admissionSketchCounters);
+        }
         return this;
     }
 
@@ -163,6 +200,11 @@ public record CacheConfig(
         private int migrationBatch = 64;
         private long slowReadMillis = 10;
         private long slowDeviceRetryMillis = 60_000;
+        private Engine engine = Engine.CLASSIC;
+        private int segmentBytes = 16 << 20;
+        private int expectedChunkBytes = 16 << 10;
+        private double reinsertPercent = 4.5;
+        private int admissionSketchCounters = 1;
 
         public Builder device(DeviceSpec device) {
             devices.add(device);
@@ -264,6 +306,31 @@ public record CacheConfig(
             return this;
         }
 
+        public Builder engine(Engine engine) {
+            this.engine = engine;
+            return this;
+        }
+
+        public Builder segmentBytes(int bytes) {
+            this.segmentBytes = bytes;
+            return this;
+        }
+
+        public Builder expectedChunkBytes(int bytes) {
+            this.expectedChunkBytes = bytes;
+            return this;
+        }
+
+        public Builder reinsertPercent(double percent) {
+            this.reinsertPercent = percent;
+            return this;
+        }
+
+        public Builder admissionSketchCounters(int counters) {
+            this.admissionSketchCounters = counters;
+            return this;
+        }
+
         public CacheConfig build() {
             return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
                     allocationWaitMillis,
@@ -271,7 +338,8 @@ public record CacheConfig(
                     checkpointChangePercent, strict,
                     maintenanceIntervalMillis,
                     rebalanceFactor, migrationBatch, deviceTimeoutMillis, slowReadMillis,
-                    slowDeviceRetryMillis).validate();
+                    slowDeviceRetryMillis, engine, segmentBytes, expectedChunkBytes, reinsertPercent,
+                    admissionSketchCounters).validate();
         }
     }
 }

@@ -10,7 +10,10 @@ import org.HdrHistogram.Histogram;
  * @param dramHits                hits served from the optional DRAM tier
  * @param flashHits               hits read from flash and verified
  * @param droppedEvictedBeforeWrite chunks evicted while queued: never written (flash wear saved)
- * @param staleReads              flash reads discarded because the entry moved or died meanwhile
+ * @param staleReads              flash reads discarded because the entry moved or died meanwhile (compact
+ *                                engine: offers dropped because their position was invalidated after
+ *                                their file read began, and reads that found another chunk's record
+ *                                where the index pointed, a partial key having matched)
  * @param pairedReads             flash hits that read the file's next chunk with the same I/O (it lay
  *                                right beside on flash)
  * @param followersServed         next chunks so read that their reader then asked for: hits without an I/O

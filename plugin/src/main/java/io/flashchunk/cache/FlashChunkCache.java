@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * against the entry's version (the location it started from) and its CRC32C; anything unexpected
  * is a miss plus a counter, and the caller reads its file as if there were no cache.
  */
-public final class FlashChunkCache implements AutoCloseable {
+public final class FlashChunkCache implements FlashCache {
     private static final Logger LOG = LoggerFactory.getLogger(FlashChunkCache.class);
     // Free space merges into runs of two of the largest chunks: a chunk allocated from one leaves the
     // other half on top of the free list, so a partition's two chunks admitted together lie side by
@@ -261,6 +261,11 @@ public final class FlashChunkCache implements AutoCloseable {
         return dropped;
     }
 
+    @Override
+    public String checkpointNow() throws IOException {
+        return checkpoint().toString();
+    }
+
     /** Writes a checkpoint now; see {@link Checkpointer}. */
     public Checkpointer.Result checkpoint() throws IOException {
         CheckpointPolicy.Attempt attempt = checkpointPolicy.start(changes());
@@ -358,6 +363,12 @@ public final class FlashChunkCache implements AutoCloseable {
      * ({@link CachedChunk#takeFollower}), to be {@link #claim claimed} when its reader asks for it.
      */
     public CachedChunk get(CachedFile file, long position, boolean withFollower) {
+        return get(file, position, ChunkLocation.MAX_LENGTH, withFollower);
+    }
+
+    /** As {@link #get(CachedFile, long, boolean)}; the length is the entry's, so {@code maxLength} is not needed. */
+    @Override
+    public CachedChunk get(CachedFile file, long position, int maxLength, boolean withFollower) {
         long key = ChunkKeys.key(file.id(), position);
         if (key < 0 || closed || file.isInvalidated()) {
             metrics.misses.increment();

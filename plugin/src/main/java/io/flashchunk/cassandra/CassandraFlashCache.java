@@ -1,7 +1,7 @@
 package io.flashchunk.cassandra;
 
 import io.flashchunk.cache.CacheConfig;
-import io.flashchunk.cache.FlashChunkCache;
+import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cassandra.jmx.AdapterCounters;
@@ -34,7 +34,7 @@ public final class CassandraFlashCache implements AdapterCounters {
 
     private static volatile CassandraFlashCache active;
 
-    private final FlashChunkCache cache;
+    private final FlashCache cache;
     private final SSTableFiles files;
     private final ScheduledExecutorService releaseChecks;
     private final ChunkReadRecorder recorder;
@@ -42,7 +42,7 @@ public final class CassandraFlashCache implements AdapterCounters {
     private final LongAdder positionInvalidations = new LongAdder();
     private volatile ChunkService chunks;
 
-    private CassandraFlashCache(FlashChunkCache cache, ChunkReadRecorder recorder) {
+    private CassandraFlashCache(FlashCache cache, ChunkReadRecorder recorder) {
         this.cache = cache;
         this.recorder = recorder;
         this.files = new SSTableFiles(cache);
@@ -63,7 +63,7 @@ public final class CassandraFlashCache implements AdapterCounters {
         if (active != null) {
             return active;
         }
-        CassandraFlashCache started = new CassandraFlashCache(FlashChunkCache.open(config), readRecorder());
+        CassandraFlashCache started = new CassandraFlashCache(FlashCache.open(config), readRecorder());
         try {
             new FlashChunkCacheMetrics(started.cache, started).register();
         } catch (JMException | RuntimeException e) {
@@ -91,7 +91,7 @@ public final class CassandraFlashCache implements AdapterCounters {
         return active;
     }
 
-    public FlashChunkCache cache() {
+    public FlashCache cache() {
         return cache;
     }
 

@@ -1,7 +1,7 @@
 package io.flashchunk.cassandra;
 
 import io.flashchunk.cache.CachedChunk;
-import io.flashchunk.cache.FlashChunkCache;
+import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.FollowingChunk;
 import io.flashchunk.cache.index.CachedFile;
 import java.nio.ByteBuffer;
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 final class ChunkService {
     private static final Logger LOG = LoggerFactory.getLogger(ChunkService.class);
 
-    private final FlashChunkCache cache;
+    private final FlashCache cache;
     private final ChunkCacheMetrics metrics;
     private final BufferPool missBuffers;
     private final ChunkReadRecorder recorder;
@@ -31,7 +31,7 @@ final class ChunkService {
     private final LongAdder cacheFailures = new LongAdder();
 
     /** @param recorder where each chunk read is recorded for the simulator, or null (the default) */
-    ChunkService(FlashChunkCache cache, ChunkCacheMetrics metrics, BufferPool missBuffers, ChunkReadRecorder recorder) {
+    ChunkService(FlashCache cache, ChunkCacheMetrics metrics, BufferPool missBuffers, ChunkReadRecorder recorder) {
         this.cache = cache;
         this.metrics = metrics;
         this.missBuffers = missBuffers;
@@ -52,7 +52,7 @@ final class ChunkService {
     BufferHolder cached(CachedFile file, long chunkStart, int expectedLength, Consumer<FollowingChunk> followers) {
         CachedChunk chunk;
         try {
-            chunk = cache.get(file, chunkStart, followers != null);
+            chunk = cache.get(file, chunkStart, expectedLength, followers != null);
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable t) {

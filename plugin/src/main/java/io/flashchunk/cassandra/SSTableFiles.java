@@ -1,6 +1,6 @@
 package io.flashchunk.cassandra;
 
-import io.flashchunk.cache.FlashChunkCache;
+import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.FileIdentity;
 import java.io.IOException;
@@ -19,16 +19,16 @@ import java.util.concurrent.TimeUnit;
  * starts a watch: the file's chunks are dropped once its path leads to no file or another one, and
  * the watch ends when the file is reopened or has outlived {@link #WATCH_NANOS}. A file replaced
  * under the same path while nobody watched is caught when it is registered again (see
- * {@link FlashChunkCache#registerFile(FileIdentity)}).
+ * {@link FlashCache#registerFile(FileIdentity)}).
  */
 final class SSTableFiles {
     static final long WATCH_NANOS = TimeUnit.SECONDS.toNanos(60);
 
-    private final FlashChunkCache cache;
+    private final FlashCache cache;
     /** Released paths being watched, with when each was released (System.nanoTime). */
     private final Map<String, Long> released = new ConcurrentHashMap<>();
 
-    SSTableFiles(FlashChunkCache cache) {
+    SSTableFiles(FlashCache cache) {
         this.cache = cache;
     }
 

@@ -8,6 +8,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -26,9 +29,16 @@ import org.slf4j.LoggerFactory;
  * <p>The writer thread also owns checkpoints: it writes one when it must (a reclaimed segment waits
  * for one before it can be reused; segments are reclaimed in batches, so that one checkpoint frees
  * many), when {@code checkpointEverySegments} segments were written since
- * the last (what a crash can lose follows how much the cache changed, not the clock), when asked
+ * the last (what a crash can lose follows how much the cache changed), when chunks appended since the
+ * last are older than {@code checkpointIntervalMillis} (the open segment is sealed, part-filled, so
+ * that the checkpoint names them: a quiet cache loses at most that much time of chunks), when asked
  * ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so that a clean
  * restart finds every chunk. Nothing here knows Cassandra: keys are the adapter's chunk keys.
+ *
+ * <p>Invalidation ({@link #invalidate}) is synchronous for readers and leaves the index to its one
+ * writer: the key joins a set every read checks (one size read while it is empty) until the writer
+ * has taken the key out of the index; and the time of the invalidation keeps out every offer whose
+ * file read began before it (its bytes may be the old ones).
  */
 public final class CompactEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactEngine.class);
@@ -42,22 +52,51 @@ public final class CompactEngine implements AutoCloseable {
      * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk)
      * @param queueBytes              chunk bytes offered and not yet appended, at most
      * @param checkpointEverySegments segments written between checkpoints, at most
+     * @param checkpointIntervalMillis the longest a chunk appended stays unnamed by a checkpoint (on the engine's clock)
      * @param strict                  refuse to start rather than format devices that hold something unexpected
      * @param forceFormat             per device, whether it may be formatted whatever it holds
      */
     public record Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
-                           long queueBytes, int checkpointEverySegments, boolean strict, List<Boolean> forceFormat) {
+                           long queueBytes, int checkpointEverySegments, long checkpointIntervalMillis, boolean strict,
+                           List<Boolean> forceFormat) {
         public Settings {
-            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || queueBytes < 1 || checkpointEverySegments < 1) {
-                throw new IllegalArgumentException("expected chunk bytes, sketch counters, queue bytes and segments "
-                        + "between checkpoints must be positive: " + expectedChunkBytes + ", " + sketchCountersPerKey
-                        + ", " + queueBytes + ", " + checkpointEverySegments);
+            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || queueBytes < 1 || checkpointEverySegments < 1
+                    || checkpointIntervalMillis < 1) {
+                throw new IllegalArgumentException("expected chunk bytes, sketch counters, queue bytes, segments "
+                        + "between checkpoints and the checkpoint interval must be positive: " + expectedChunkBytes + ", "
+                        + sketchCountersPerKey + ", " + queueBytes + ", " + checkpointEverySegments + ", "
+                        + checkpointIntervalMillis);
             }
         }
     }
 
-    /** A chunk waiting for the writer, or (chunk null) a marker the writer counts down when it gets there. */
-    private record Pending(long key, ByteBuffer chunk, CountDownLatch reached) {
+    /** How long an invalidation's time is kept: an offer whose file read began longer ago than this is not expected. */
+    private static final long INVALIDATION_MEMORY_NANOS = TimeUnit.MINUTES.toNanos(10);
+
+    private enum Kind { CHUNK, INVALIDATION, MARKER, CHECKPOINT }
+
+    /**
+     * What the writer is to do: append a chunk (read from its file from {@code readStartedNanos}),
+     * take an invalidated key out of the index, count down {@code reached} when it gets there, or
+     * write a checkpoint and then count down {@code reached} (setting {@code durable} if it is).
+     */
+    private record Pending(Kind kind, long key, ByteBuffer chunk, long readStartedNanos, CountDownLatch reached,
+                           boolean[] durable) {
+        static Pending chunk(long key, ByteBuffer chunk, long readStartedNanos) {
+            return new Pending(Kind.CHUNK, key, chunk, readStartedNanos, null, null);
+        }
+
+        static Pending invalidation(long key) {
+            return new Pending(Kind.INVALIDATION, key, null, 0, null, null);
+        }
+
+        static Pending marker(CountDownLatch reached) {
+            return new Pending(Kind.MARKER, 0, null, 0, reached, null);
+        }
+
+        static Pending checkpoint(CountDownLatch reached, boolean[] durable) {
+            return new Pending(Kind.CHECKPOINT, 0, null, 0, reached, durable);
+        }
     }
 
     private final Settings settings;
@@ -79,21 +118,39 @@ public final class CompactEngine implements AutoCloseable {
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder refused = new LongAdder();
+    private final LongAdder damaged = new LongAdder();
     private final LongAdder readErrors = new LongAdder();
     private final LongAdder notAdmitted = new LongAdder();
     private final LongAdder queueFull = new LongAdder();
     private final LongAdder writerErrors = new LongAdder();
     private final LongAdder dropped = new LongAdder();
+    private final LongAdder alreadyCached = new LongAdder();
+    private final LongAdder offeredBeforeInvalidation = new LongAdder();
+    private final LongAdder invalidations = new LongAdder();
+    // Invalidated keys the writer has not yet taken out of the index: every read misses them.
+    private final Set<Long> awaitingRemoval = ConcurrentHashMap.newKeySet();
+    // When each key was last invalidated (System.nanoTime): offers whose read began before are old bytes.
+    private final Map<Long, Long> invalidatedAt = new ConcurrentHashMap<>();
+    /** System.nanoTime of the writer's last pruning of {@link #invalidatedAt} (writer thread only). */
+    private long lastPruneNanos = System.nanoTime();
     private final WarningThrottle errorLog = new WarningThrottle(1, TimeUnit.MINUTES);
+    private final WarningThrottle mismatchLog = new WarningThrottle(1, TimeUnit.MINUTES);
     /** System.nanoTime of the last failed checkpoint (writer thread only). */
     private long lastCheckpointFailure = System.nanoTime() - CHECKPOINT_RETRY_NANOS - 1;
     private final AtomicLong checkpoints = new AtomicLong();
     private final AtomicLong failedCheckpoints = new AtomicLong();
+    /** Chunks appended when the last durable checkpoint started. */
+    private volatile long appendedAtCheckpoint;
+    private final LongSupplier clockMillis;
+    /** The engine's clock when the last durable checkpoint started, or when a chunk was first appended after it (writer only). */
+    private long unnamedSinceMillis;
 
-    private CompactEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis)
-            throws IOException {
+    private CompactEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis,
+                          FlashReadPolicy readPolicy) throws IOException {
         this.settings = settings;
         this.files = files;
+        this.clockMillis = clockMillis;
+        this.unnamedSinceMillis = clockMillis.getAsLong();
         this.drivers = List.copyOf(drivers);
         this.start = CompactStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat());
         int spaces = drivers.size();
@@ -122,7 +179,7 @@ public final class CompactEngine implements AutoCloseable {
         this.writer = new SegmentWriter(table, layouts, driverArray, index, order, buffers, false,
                 new WriterPolicy(admission, settings.reinsertShare(), batch));
         this.reader = new SegmentReader(table, layouts, driverArray, index, order, writer.buffers(),
-                new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20));
+                new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy);
         this.recovered = start.formatted()
                 ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0)
                 : CompactRecovery.recover(driverArray, areas, layouts, start.instance(), index, table, order, clockMillis);
@@ -136,10 +193,16 @@ public final class CompactEngine implements AutoCloseable {
                 index.bytes() >> 20, recovered.restoredEntries());
     }
 
-    /** Starts the engine on {@code drivers}, one address space each, in order. */
+    /** Starts the engine on {@code drivers}, one address space each, in order; hits read flash as {@link FlashReadPolicy#DEFAULT}. */
     public static CompactEngine open(List<StorageDriver> drivers, Settings settings, NamedFiles files,
                                      LongSupplier clockMillis) throws IOException {
-        return new CompactEngine(drivers, settings, files, clockMillis);
+        return open(drivers, settings, files, clockMillis, FlashReadPolicy.DEFAULT);
+    }
+
+    /** Starts the engine on {@code drivers}, one address space each, in order; hits read flash as {@code readPolicy} says. */
+    public static CompactEngine open(List<StorageDriver> drivers, Settings settings, NamedFiles files,
+                                     LongSupplier clockMillis, FlashReadPolicy readPolicy) throws IOException {
+        return new CompactEngine(drivers, settings, files, clockMillis, readPolicy);
     }
 
     /**
@@ -148,12 +211,17 @@ public final class CompactEngine implements AutoCloseable {
      */
     public int read(long key, int chunkLength, ByteBuffer into) {
         admission.accessed(key);
+        if (!awaitingRemoval.isEmpty() && awaitingRemoval.contains(key)) {
+            misses.increment();
+            return -1;
+        }
         try {
             int length = reader.read(key, chunkLength, into);
             (length == -1 ? misses : hits).increment();
             return length;
         } catch (RecordMismatchException e) {
-            refused.increment();
+            (e.damaged() ? damaged : refused).increment();
+            mismatchLog.warn(LOG, "flash cache: a record read for a hit was not served (a miss): {}", e.getMessage());
         } catch (IOException e) {
             readErrors.increment();
         }
@@ -161,12 +229,23 @@ public final class CompactEngine implements AutoCloseable {
         return -1;
     }
 
+    /** As {@link #offer(long, ByteBuffer, long)} for bytes no invalidation can race with (tests, the simulator). */
+    public boolean offer(long key, ByteBuffer chunk) {
+        return offer(key, chunk, System.nanoTime());
+    }
+
     /**
      * Offers the chunk of {@code key} just read on a miss (position to limit, left unchanged): copied
-     * into the writer's queue if admission takes it and the queue has room. Any thread.
+     * into the writer's queue if the key is not cached, admission takes it and the queue has room.
+     * The writer drops it if the key is invalidated after {@code readStartedNanos} (System.nanoTime
+     * taken before its file read began). Any thread.
      */
-    public boolean offer(long key, ByteBuffer chunk) {
+    public boolean offer(long key, ByteBuffer chunk, long readStartedNanos) {
         if (closing || !writerThread.isAlive() || !chunk.hasRemaining()) {
+            return false;
+        }
+        if (index.find(key) != RecordAddress.NONE) {
+            alreadyCached.increment();
             return false;
         }
         if (!admission.admit(key)) {
@@ -179,15 +258,45 @@ public final class CompactEngine implements AutoCloseable {
             queueFull.increment();
             return false;
         }
-        queue.add(new Pending(key, ByteBuffer.allocate(bytes).put(chunk.duplicate()).flip(), null));
+        queue.add(Pending.chunk(key, ByteBuffer.allocate(bytes).put(chunk.duplicate()).flip(), readStartedNanos));
         return true;
+    }
+
+    /**
+     * Forgets the chunk of {@code key}: no read that starts after this call serves it, and no offer
+     * whose file read began before this call is written. Any thread.
+     */
+    public void invalidate(long key) {
+        invalidatedAt.put(key, System.nanoTime());
+        awaitingRemoval.add(key);
+        invalidations.increment();
+        queue.add(Pending.invalidation(key));
+    }
+
+    /** Whether {@code key} was invalidated at or after {@code sinceNanos} (System.nanoTime). */
+    public boolean invalidatedSince(long key, long sinceNanos) {
+        Long at = invalidatedAt.get(key);
+        return at != null && at - sinceNanos >= 0;
     }
 
     /** Waits until the writer has taken every chunk offered before this call; false on timeout. */
     public boolean awaitWritten(long timeout, TimeUnit unit) throws InterruptedException {
         CountDownLatch reached = new CountDownLatch(1);
-        queue.add(new Pending(0, null, reached));
+        queue.add(Pending.marker(reached));
         return reached.await(timeout, unit);
+    }
+
+    /**
+     * Has the writer write a checkpoint once it has taken every chunk offered before this call (it
+     * names the durable segments, as {@link #checkpointSoon}'s); returns whether it is durable, or
+     * false if it did not finish in time.
+     */
+    public boolean checkpoint(long timeout, TimeUnit unit) throws InterruptedException {
+        CountDownLatch reached = new CountDownLatch(1);
+        boolean[] durable = new boolean[1];
+        queue.add(Pending.checkpoint(reached, durable));
+        // The latch's count-down happens after the writer set the flag: its await sees the flag.
+        return reached.await(timeout, unit) && durable[0];
     }
 
     /**
@@ -208,16 +317,18 @@ public final class CompactEngine implements AutoCloseable {
                 break;
             }
             try {
-                if (pending != null && pending.chunk() == null) {
-                    pending.reached().countDown();
-                } else if (pending != null) {
-                    queuedBytes.addAndGet(-pending.chunk().remaining());
-                    append(pending);
+                if (pending != null) {
+                    take(pending);
                 }
+                pruneInvalidations();
                 if (checkpointAsked || writer.sealed() - sealedAtLastCheckpoint >= settings.checkpointEverySegments()) {
                     checkpointAsked = false;
                     sealedAtLastCheckpoint = writer.sealed();
                     checkpoint("segments written");
+                } else if (intervalPassed()) {
+                    writer.flush();
+                    sealedAtLastCheckpoint = writer.sealed();
+                    checkpoint("interval");
                 }
             } catch (RuntimeException e) {
                 // One chunk's failure must not stop the writer: count it, say it (throttled), go on.
@@ -229,6 +340,41 @@ public final class CompactEngine implements AutoCloseable {
             writer.flush();
         } finally {
             checkpoint("closing");
+        }
+    }
+
+    private void take(Pending pending) {
+        if (pending.kind() == Kind.MARKER) {
+            pending.reached().countDown();
+        } else if (pending.kind() == Kind.CHECKPOINT) {
+            try {
+                pending.durable()[0] = checkpoint("asked for");
+            } finally {
+                pending.reached().countDown();
+            }
+        } else if (pending.kind() == Kind.INVALIDATION) {
+            // Out of the index first, out of the set second: readers miss the key all the while.
+            long address = index.find(pending.key());
+            if (address != RecordAddress.NONE) {
+                index.remove(pending.key(), address);
+            }
+            awaitingRemoval.remove(pending.key());
+        } else {
+            queuedBytes.addAndGet(-pending.chunk().remaining());
+            if (invalidatedSince(pending.key(), pending.readStartedNanos())) {
+                offeredBeforeInvalidation.increment();
+            } else {
+                append(pending);
+            }
+        }
+    }
+
+    /** Forgets invalidations older than any offer still expected, at most once a second. */
+    private void pruneInvalidations() {
+        long now = System.nanoTime();
+        if (now - lastPruneNanos > TimeUnit.SECONDS.toNanos(1) && !invalidatedAt.isEmpty()) {
+            lastPruneNanos = now;
+            invalidatedAt.values().removeIf(at -> now - at > INVALIDATION_MEMORY_NANOS);
         }
     }
 
@@ -245,10 +391,27 @@ public final class CompactEngine implements AutoCloseable {
         dropped.increment();
     }
 
+    /**
+     * Whether chunks appended since the last durable checkpoint have waited the interval (counted
+     * from the first of them); not within a second of a failed checkpoint.
+     */
+    private boolean intervalPassed() {
+        if (appendedSinceCheckpoint() == 0) {
+            unnamedSinceMillis = clockMillis.getAsLong();
+            return false;
+        }
+        return clockMillis.getAsLong() - unnamedSinceMillis >= settings.checkpointIntervalMillis()
+                && System.nanoTime() - lastCheckpointFailure > CHECKPOINT_RETRY_NANOS;
+    }
+
     /** Writes a checkpoint; returns whether it is durable. */
     private boolean checkpoint(String why) {
         try {
+            long appended = writer.appended();
+            long startedMillis = clockMillis.getAsLong();
             checkpointer.checkpoint(files);
+            appendedAtCheckpoint = appended;
+            unnamedSinceMillis = startedMillis; // what is appended next is no older than this
             checkpoints.incrementAndGet();
             return true;
         } catch (IOException | RuntimeException e) {
@@ -281,9 +444,14 @@ public final class CompactEngine implements AutoCloseable {
         return misses.sum();
     }
 
-    /** Reads that met a record other than the one looked up, or damaged bytes: misses, never served. */
+    /** Reads that met a record other than the one looked up (or longer than the reader's chunk): misses, never served. */
     public long refusedRecords() {
         return refused.sum();
+    }
+
+    /** Reads whose record failed a checksum: misses, never served. */
+    public long damagedRecords() {
+        return damaged.sum();
     }
 
     public long readErrors() {
@@ -306,6 +474,42 @@ public final class CompactEngine implements AutoCloseable {
     /** Unexpected failures of the writer on a chunk (logged, at most once a minute). */
     public long writerErrors() {
         return writerErrors.sum();
+    }
+
+    /** Offers of keys already in the index: not queued. */
+    public long alreadyCached() {
+        return alreadyCached.sum();
+    }
+
+    /** Offers dropped because their key was invalidated after their file read began. */
+    public long offeredBeforeInvalidation() {
+        return offeredBeforeInvalidation.sum();
+    }
+
+    public long invalidations() {
+        return invalidations.sum();
+    }
+
+    /** Bytes offered and waiting for the writer. */
+    public long queuedBytes() {
+        return queuedBytes.get();
+    }
+
+    public SegmentReader reader() {
+        return reader;
+    }
+
+    public SegmentTable table() {
+        return table;
+    }
+
+    public long indexBytes() {
+        return index.bytes();
+    }
+
+    /** Chunks appended since the last durable checkpoint started: what a crash now could lose, at most. */
+    public long appendedSinceCheckpoint() {
+        return writer.appended() - appendedAtCheckpoint;
     }
 
     public long checkpoints() {

@@ -70,7 +70,7 @@ public final class RecordFormat {
             throw new RecordMismatchException("no record at " + at + " (magic " + Integer.toHexString(in.getInt(at)) + ")");
         }
         if (in.getInt(at + HEADER_CRC_AT) != crc(in.duplicate().limit(at + HEADER_CRC_AT).position(at))) {
-            throw new RecordMismatchException("record header at " + at + " fails its CRC32C");
+            throw new RecordMismatchException("record header at " + at + " fails its CRC32C", true);
         }
         if (in.getLong(at + 8) != key) {
             throw new RecordMismatchException("record at " + at + " is of key " + Long.toHexString(in.getLong(at + 8))
@@ -87,7 +87,7 @@ public final class RecordFormat {
         }
         ByteBuffer chunk = in.limit(at + HEADER_BYTES + length).position(at + HEADER_BYTES).slice();
         if (crc(chunk) != in.getInt(at + 24)) {
-            throw new RecordMismatchException("chunk of the record at " + at + " fails its CRC32C");
+            throw new RecordMismatchException("chunk of the record at " + at + " fails its CRC32C", true);
         }
         return chunk;
     }

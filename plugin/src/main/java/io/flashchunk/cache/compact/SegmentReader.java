@@ -6,12 +6,16 @@ import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The compact engine's read path, safe from any thread: looks a chunk up in the index, pins its
  * segment, reads the record from the segment's buffer while it is in memory or else from flash, and
  * serves it only when the record is that chunk's, from that use of the segment, and whole.
- * Everything else is a miss.
+ * Everything else is a miss. Flash reads go as its {@link FlashReadPolicy} says.
  */
 public final class SegmentReader {
     private final SegmentTable table;
@@ -21,9 +25,20 @@ public final class SegmentReader {
     private final ReclaimOrder order;
     private final SegmentBuffer[] buffers;
     private final AlignedBufferPool pool;
+    private final FlashReadPolicy policy;
+    private final LongAdder memoryReads = new LongAdder();
+    private final LongAdder flashReads = new LongAdder();
+    private final LongAdder flashBytesRead = new LongAdder();
+    private final LongAdder refusedByGate = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
 
     public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool) {
+        this(table, layouts, drivers, index, order, buffers, pool, FlashReadPolicy.DEFAULT);
+    }
+
+    public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
+                         ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool, FlashReadPolicy policy) {
         this.table = table;
         this.layouts = layouts;
         this.drivers = drivers;
@@ -31,6 +46,7 @@ public final class SegmentReader {
         this.order = order;
         this.buffers = buffers.clone();
         this.pool = pool;
+        this.policy = policy;
     }
 
     /**
@@ -38,7 +54,8 @@ public final class SegmentReader {
      * {@code chunkLength} bytes of room) and returns its length, or -1 on a miss.
      *
      * @param chunkLength the most bytes the chunk can have (its file's chunk length)
-     * @throws IOException when the device failed or did not answer in time
+     * @throws IOException when the device failed or did not answer in time (the gate refusing a read is a
+     *         plain miss)
      * @throws RecordMismatchException when flash held another record or damaged bytes: a miss the
      *         caller may count and log
      */
@@ -71,7 +88,9 @@ public final class SegmentReader {
                 length = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, into);
             } else {
                 length = readFromMemory(segment, sequence, sector, key, chunkLength, into);
-                if (length == -1) {
+                if (length != -1) {
+                    memoryReads.increment();
+                } else {
                     // Written since the buffers were looked at, or not in a buffer (yet): flash only once durable.
                     state = table.state(segment);
                     if (state != SegmentState.DURABLE && state != SegmentState.RECLAIMING) {
@@ -79,6 +98,9 @@ public final class SegmentReader {
                     }
                     length = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, into);
                 }
+            }
+            if (length == -1) {
+                return -1;
             }
             index.markRead(key, address);
             order.read(segment);
@@ -106,22 +128,25 @@ public final class SegmentReader {
         long segmentEnd = layout.startByte(layout.index(address)) + layout.segmentBytes();
         long end = Math.min(segmentEnd, start + RecordFormat.recordBytes(chunkLength));
         int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
+        if (!policy.gate().begin(space)) {
+            refusedByGate.increment();
+            return -1;
+        }
         ByteBuffer buffer = pool.acquire(bytes);
-        CompletableFuture<Void> read;
+        long started = policy.clock().getAsLong();
+        boolean failed = true;
         try {
-            read = drivers[space].read(firstBlock, buffer);
-        } catch (RuntimeException e) {
-            pool.release(buffer);
-            throw e;
+            if (policy.inCallerThread()) {
+                readNow(space, firstBlock, buffer);
+            } else {
+                readQueued(space, firstBlock, buffer, sector);
+            }
+            failed = false;
+        } finally {
+            policy.gate().end(space, policy.clock().getAsLong() - started, failed);
         }
-        try {
-            drivers[space].await(read, "read of segment sector " + sector);
-        } catch (IOException e) {
-            if (read.isDone()) {
-                pool.release(buffer);
-            } // else the device still owns the buffer (timed out, or this thread interrupted): never reused
-            throw e;
-        }
+        flashReads.increment();
+        flashBytesRead.add(bytes);
         try {
             ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - firstBlock * BlockDevice.BLOCK_SIZE), key, sequence);
             int length = chunk.remaining();
@@ -134,5 +159,65 @@ public final class SegmentReader {
         } finally {
             pool.release(buffer);
         }
+    }
+
+    private void readNow(int space, long firstBlock, ByteBuffer buffer) throws IOException {
+        try {
+            drivers[space].readNow(firstBlock, buffer);
+        } catch (IOException | RuntimeException e) {
+            pool.release(buffer);
+            throw e;
+        }
+    }
+
+    /** A read through the device's queue, waited for at most the policy's timeout. */
+    private void readQueued(int space, long firstBlock, ByteBuffer buffer, int sector) throws IOException {
+        CompletableFuture<Void> read;
+        try {
+            read = drivers[space].read(firstBlock, buffer);
+        } catch (RuntimeException e) {
+            pool.release(buffer);
+            throw e;
+        }
+        try {
+            read.get(policy.timeoutNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            timeouts.increment();
+            read.whenComplete((ignored, failure) -> pool.release(buffer)); // the device owns it until it answers
+            throw new IOException("read of segment sector " + sector + " on " + drivers[space].path()
+                    + " did not finish in " + TimeUnit.NANOSECONDS.toMillis(policy.timeoutNanos()) + " ms");
+        } catch (ExecutionException e) {
+            pool.release(buffer);
+            throw new IOException("read of segment sector " + sector + " on " + drivers[space].path() + " failed: "
+                    + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            read.whenComplete((ignored, failure) -> pool.release(buffer));
+            throw new IOException("interrupted reading segment sector " + sector, e);
+        }
+    }
+
+    /** Hits served from a segment buffer still in memory. */
+    public long memoryReads() {
+        return memoryReads.sum();
+    }
+
+    /** Records read from flash (whether or not they then passed their checks). */
+    public long flashReads() {
+        return flashReads.sum();
+    }
+
+    public long flashBytesRead() {
+        return flashBytesRead.sum();
+    }
+
+    /** Flash reads the gate refused (the device out of use): misses. */
+    public long refusedByGate() {
+        return refusedByGate.sum();
+    }
+
+    /** Queued reads given up after the policy's timeout. */
+    public long timeouts() {
+        return timeouts.sum();
     }
 }

@@ -95,6 +95,11 @@ public final class FileRegistry {
     }
 
 
+    /** Every live file, whether or not it has entries. */
+    public List<CachedFile> live() {
+        return new ArrayList<>(byPath.values());
+    }
+
     /** The live registration of {@code path}, or null. */
     public CachedFile registered(String path) {
         return byPath.get(path);

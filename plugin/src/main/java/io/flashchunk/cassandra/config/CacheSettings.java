@@ -28,7 +28,8 @@ public final class CacheSettings {
             "read_timeout_ms", "read_in_caller_thread", "allocation_wait_ms", "space_reserve_percent", "dram_tier_bytes",
             "read_ahead", "overflow_read", "checkpoint_interval_ms", "min_checkpoint_interval_ms", "checkpoint_change_percent", "strict",
             "maintenance_interval_ms",
-            "rebalance_factor", "migration_batch", "device_timeout_ms", "slow_read_ms", "slow_device_retry_ms");
+            "rebalance_factor", "migration_batch", "device_timeout_ms", "slow_read_ms", "slow_device_retry_ms",
+            "cache_engine", "segment_size_mib", "expected_chunk_bytes", "reinsert_percent", "admission_sketch_counters");
     private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library",
             "format");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
@@ -121,6 +122,33 @@ public final class CacheSettings {
         }
         if (map.containsKey("slow_device_retry_ms")) {
             builder.slowDeviceRetryMillis(millis(at + "slow_device_retry_ms", map.get("slow_device_retry_ms")));
+        }
+        if (map.containsKey("cache_engine")) {
+            String engine = string(at + "cache_engine", map.get("cache_engine"));
+            builder.engine(switch (engine) {
+                case "classic" -> CacheConfig.Engine.CLASSIC;
+                case "compact" -> CacheConfig.Engine.COMPACT;
+                default -> throw new IllegalArgumentException(at + "cache_engine: '" + engine + "' is not classic (an "
+                        + "entry in memory per chunk) or compact (a few bytes per chunk, flash in segments)");
+            });
+        }
+        if (map.containsKey("segment_size_mib")) {
+            int mib = intValue(at + "segment_size_mib", map.get("segment_size_mib"));
+            if (mib < CacheConfig.MIN_SEGMENT_BYTES >> 20 || mib > CacheConfig.MAX_SEGMENT_BYTES >> 20) {
+                throw new IllegalArgumentException(at + "segment_size_mib: must be " + (CacheConfig.MIN_SEGMENT_BYTES >> 20)
+                        + " to " + (CacheConfig.MAX_SEGMENT_BYTES >> 20) + ", got " + mib);
+            }
+            builder.segmentBytes(mib << 20);
+        }
+        if (map.containsKey("expected_chunk_bytes")) {
+            long bytes = size(at + "expected_chunk_bytes", map.get("expected_chunk_bytes"));
+            builder.expectedChunkBytes((int) Math.min(Integer.MAX_VALUE, Math.max(Integer.MIN_VALUE, bytes)));
+        }
+        if (map.containsKey("reinsert_percent")) {
+            builder.reinsertPercent(number(at + "reinsert_percent", map.get("reinsert_percent")));
+        }
+        if (map.containsKey("admission_sketch_counters")) {
+            builder.admissionSketchCounters(intValue(at + "admission_sketch_counters", map.get("admission_sketch_counters")));
         }
         try {
             return builder.build();

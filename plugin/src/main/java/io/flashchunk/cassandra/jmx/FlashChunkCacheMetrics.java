@@ -1,7 +1,7 @@
 package io.flashchunk.cassandra.jmx;
 
 import io.flashchunk.cache.CacheStats;
-import io.flashchunk.cache.FlashChunkCache;
+import io.flashchunk.cache.FlashCache;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import javax.management.JMException;
@@ -12,10 +12,10 @@ import javax.management.ObjectName;
 public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     public static final String OBJECT_NAME = "io.flashchunk:type=FlashChunkCache";
 
-    private final FlashChunkCache cache;
+    private final FlashCache cache;
     private final AdapterCounters adapter;
 
-    public FlashChunkCacheMetrics(FlashChunkCache cache, AdapterCounters adapter) {
+    public FlashChunkCacheMetrics(FlashCache cache, AdapterCounters adapter) {
         this.cache = cache;
         this.adapter = adapter;
     }
@@ -228,7 +228,7 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     @Override
     public String checkpoint() {
         try {
-            return String.valueOf(cache.checkpoint());
+            return cache.checkpointNow();
         } catch (IOException | RuntimeException e) {
             return "checkpoint failed: " + e;
         }

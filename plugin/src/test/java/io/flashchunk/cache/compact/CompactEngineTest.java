@@ -9,10 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
 /** The compact engine whole, over in-memory devices: offers, reads, automatic checkpoints, restarts. */
@@ -20,11 +24,23 @@ class CompactEngineTest {
     private static final int SEGMENT = 256 << 10;
     private static final NamedFiles NO_FILES = CompactEngineFixture.NO_FILES;
 
+    private static final long INTERVAL_MILLIS = 60_000;
+
     private static CompactEngine open(MemoryDevice... devices) throws Exception {
+        return open(() -> 1_000, devices);
+    }
+
+    private static CompactEngine open(LongSupplier clockMillis, BlockDevice... devices) throws Exception {
         List<StorageDriver> drivers = java.util.Arrays.stream(devices)
                 .map(d -> new StorageDriver(d, 2, TimeUnit.SECONDS.toNanos(5))).toList();
-        return CompactEngine.open(drivers, new CompactEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8 << 20, 4, false,
-                List.of()), NO_FILES, () -> 1_000);
+        return CompactEngine.open(drivers, new CompactEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8 << 20, 4,
+                INTERVAL_MILLIS, false, List.of()), NO_FILES, clockMillis);
+    }
+
+    /** Two rounds of the writer's loop: whatever the first one decided after taking its marker is done. */
+    private static void awaitWriterRounds(CompactEngine engine) throws InterruptedException {
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
     }
 
     private static MemoryDevice device(String name, int megabytes) {
@@ -64,6 +80,69 @@ class CompactEngineTest {
         assertEquals(n, again.recovered().restoredEntries(), "every chunk, the open segment's too (sealed at close)");
         assertEquals(n, readAll(again, n));
         again.close();
+    }
+
+    @Test
+    void chunksUnnamedForTheIntervalAreSealedAndCheckpointedSoThatACrashKeepsThem() throws Exception {
+        MemoryDevice a = device("a", 4);
+        AtomicLong clock = new AtomicLong(1_000);
+        CompactEngine engine = open(clock::get, a);
+        int n = 10; // a part of one segment
+        for (int i = 0; i < n; i++) {
+            assertTrue(engine.offer(key(i), chunk(key(i))));
+        }
+        awaitWriterRounds(engine);
+        clock.addAndGet(INTERVAL_MILLIS - 1);
+        awaitWriterRounds(engine);
+        assertEquals(0, engine.checkpoints(), "not before the interval");
+        assertEquals(n, engine.appendedSinceCheckpoint());
+        clock.addAndGet(1);
+        awaitWriterRounds(engine);
+        assertEquals(1, engine.checkpoints(), "the interval passed: the open segment sealed and named");
+        assertEquals(0, engine.appendedSinceCheckpoint());
+        assertEquals(1, engine.writer().sealed());
+        awaitWriterRounds(engine);
+        assertEquals(1, engine.checkpoints(), "nothing new, no new checkpoint");
+
+        MemoryDevice crashed = new MemoryDevice("a", a.image(), 8); // the device as a SIGKILL now leaves it
+        engine.close();
+        CompactEngine again = open(crashed);
+        assertEquals(n, again.recovered().restoredEntries());
+        assertEquals(n, readAll(again, n));
+        again.close();
+    }
+
+    @Test
+    void theIntervalCountsFromTheFirstChunkAfterACheckpointNotFromTheLastIdleMoment() throws Exception {
+        FaultyDevice a = new FaultyDevice(device("a", 4));
+        AtomicLong clock = new AtomicLong(1_000);
+        CompactEngine engine = open(clock::get, a);
+        assertTrue(engine.offer(key(0), chunk(key(0))));
+        awaitWriterRounds(engine);
+        // Hold the interval's sealing write (the writer's next round, once the clock moves), and queue
+        // more chunks behind it meanwhile.
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        a.delay(FaultyDevice.Op.WRITE, () -> {
+            writing.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        clock.addAndGet(INTERVAL_MILLIS);
+        assertTrue(writing.await(10, TimeUnit.SECONDS), "the interval passed: the open segment is being sealed");
+        for (int i = 1; i < 6; i++) {
+            assertTrue(engine.offer(key(i), chunk(key(i))));
+        }
+        a.delay(FaultyDevice.Op.WRITE, null);
+        release.countDown();
+        awaitWriterRounds(engine);
+        assertEquals(1, engine.checkpoints(), "the chunks after the checkpoint are younger than the interval");
+        assertEquals(5, engine.appendedSinceCheckpoint());
+        assertEquals(6, readAll(engine, 6));
+        engine.close();
     }
 
     @Test

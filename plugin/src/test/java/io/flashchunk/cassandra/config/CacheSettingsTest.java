@@ -61,6 +61,11 @@ class CacheSettingsTest {
                   device_timeout_ms: 10s
                   slow_read_ms: 5
                   slow_device_retry_ms: 2m
+                  cache_engine: compact
+                  segment_size_mib: 32
+                  expected_chunk_bytes: 64KiB
+                  reinsert_percent: 2.5
+                  admission_sketch_counters: 4
                 """));
         assertEquals(List.of(
                 new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false, false),
@@ -84,6 +89,11 @@ class CacheSettingsTest {
         assertEquals(1000, config.maintenanceIntervalMillis());
         assertEquals(2.0, config.rebalanceFactor());
         assertEquals(16, config.migrationBatch());
+        assertEquals(CacheConfig.Engine.COMPACT, config.engine());
+        assertEquals(32 << 20, config.segmentBytes());
+        assertEquals(64 << 10, config.expectedChunkBytes());
+        assertEquals(2.5, config.reinsertPercent());
+        assertEquals(4, config.admissionSketchCounters());
     }
 
     @Test
@@ -126,6 +136,14 @@ class CacheSettingsTest {
                 .startsWith("flash_chunk_cache.devices[1].path: /x is listed twice"));
         assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      format: always\n")
                 .startsWith("flash_chunk_cache.devices[0].format: 'always' is not auto (format the device only if it is"));
+        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n  cache_engine: segmented\n")
+                .startsWith("flash_chunk_cache.cache_engine: 'segmented' is not classic (an entry in memory per chunk)"));
+        assertEquals("flash_chunk_cache.segment_size_mib: must be 1 to 256, got 512",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n  segment_size_mib: 512\n"));
+        assertEquals("flash_chunk_cache.reinsert_percent: must be 0..50, got 60.0",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n  reinsert_percent: 60\n"));
+        assertEquals("flash_chunk_cache.expected_chunk_bytes: must be 4 KiB to 64 KiB, got 1024",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n  expected_chunk_bytes: 1KiB\n"));
         assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      queue_depth: 0\n")
                 .startsWith("flash_chunk_cache.devices[0]: queue depth for device /x must be 1..4096, got 0"));
     }

@@ -22,10 +22,20 @@ class InvalidationIT {
     @BeforeAll
     void startNode() throws Exception {
         // Early open every MiB of compaction output, so readers see files still being written.
-        node = CassandraNode.withFlashCache("invalidation", 256L << 20, "checkpoint_interval_ms: 5s",
+        node = CassandraNode.withFlashCache(nodeName(), 256L << 20, "checkpoint_interval_ms: 5s\n" + engineSettings(),
                 "sstable_preemptive_open_interval: 1MiB");
         node.start();
         TestTables.createKeyspace(node.session());
+    }
+
+    /** The node's name (its run directory); subclasses run these tests on another engine. */
+    String nodeName() {
+        return "invalidation";
+    }
+
+    /** flash_chunk_cache settings that choose the engine (none: the default). */
+    String engineSettings() {
+        return "";
     }
 
     @AfterAll

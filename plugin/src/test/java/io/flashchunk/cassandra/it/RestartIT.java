@@ -29,7 +29,7 @@ class RestartIT {
 
     @BeforeAll
     void startNode() throws Exception {
-        node = CassandraNode.withFlashCache("restart", 256L << 20, "checkpoint_interval_ms: 2s", "");
+        node = CassandraNode.withFlashCache(nodeName(), 256L << 20, "checkpoint_interval_ms: 2s\n" + engineSettings(), "");
         node.start();
         TestTables.createKeyspace(node.session());
         for (String table : TABLES) {
@@ -38,6 +38,16 @@ class RestartIT {
         }
         node.nodetool("flush", TestTables.KEYSPACE);
         readAll();
+    }
+
+    /** The node's name (its run directory); subclasses run these tests on another engine. */
+    String nodeName() {
+        return "restart";
+    }
+
+    /** flash_chunk_cache settings that choose the engine (none: the default). */
+    String engineSettings() {
+        return "";
     }
 
     @AfterAll
@@ -85,7 +95,9 @@ class RestartIT {
             Files.delete(file);
         }
         node.start();
-        Matcher recovered = Pattern.compile("recovered (\\d+) chunks; (\\d+) dropped").matcher(lastStartLog());
+        // Either engine's line: "recovered N chunks; M dropped" or "recovered N chunks of F files; M files dropped".
+        Matcher recovered = Pattern.compile("recovered (\\d+) chunks(?: of \\d+ files)?; (\\d+) (?:files )?dropped")
+                .matcher(lastStartLog());
         assertTrue(recovered.find(), "no recovery line in the log");
         assertTrue(Long.parseLong(recovered.group(2)) > 0, recovered.group());
         assertEquals(0, node.session().execute("SELECT id FROM " + TestTables.KEYSPACE + ".deleted_while_down")

@@ -1,0 +1,391 @@
+package io.flashchunk.cache;
+
+import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.cache.checkpoint.FileTableCodec;
+import io.flashchunk.cache.compact.CompactEngine;
+import io.flashchunk.cache.compact.FlashReadGate;
+import io.flashchunk.cache.compact.FlashReadPolicy;
+import io.flashchunk.cache.compact.NamedFiles;
+import io.flashchunk.cache.compact.SegmentReader;
+import io.flashchunk.cache.compact.SegmentState;
+import io.flashchunk.cache.compact.SegmentTable;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.health.DeviceBreaker;
+import io.flashchunk.cache.health.MissReads;
+import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceSpec;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cache on the compact engine ({@link CompactEngine}): what the adapter sees of it. This class
+ * owns what the engine does not know: the files behind the keys (registered, restored after a
+ * restart only if provably unchanged on disk, invalidated), the optional DRAM tier in front, the
+ * slow-device breakers around flash reads, and the counters as one snapshot. Where a miss becomes a
+ * flash write: {@link #put} offers it to {@link CompactEngine#offer}, whose writer appends it to a
+ * segment.
+ *
+ * <p>Every hit is a record whose key and segment use match and whose CRC32C holds (checked by the
+ * engine's reader); nothing else is ever served.
+ */
+public final class CompactChunkCache implements FlashCache {
+    private static final Logger LOG = LoggerFactory.getLogger(CompactChunkCache.class);
+    /** The slow-device breakers judge a device's reads over at least this long. */
+    private static final long BREAKER_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long POOL_RETAINED_BYTES_PER_CLASS = 8L << 20;
+
+    private final CacheConfig config;
+    private final List<StorageDriver> drivers;
+    private final FileRegistry files = new FileRegistry();
+    private final CompactEngine engine;
+    private final DramTier dram;
+    private final AlignedBufferPool pool = new AlignedBufferPool(ChunkLocation.MAX_LENGTH, POOL_RETAINED_BYTES_PER_CLASS);
+    private final CacheMetrics metrics = new CacheMetrics();
+    private final LongSupplier clock;
+    private final MissReads missReads;
+    private final List<DeviceBreaker> breakers;
+    private final long recoveredEntries;
+    private final WarningThrottle failures = new WarningThrottle(10, TimeUnit.SECONDS);
+    private volatile boolean closed;
+
+    /** Opens every configured device and starts the cache on them (recovering or formatting). */
+    public static CompactChunkCache open(CacheConfig config) throws IOException {
+        config.validate();
+        List<BlockDevice> devices = BlockDevices.openAll(config.devices());
+        try {
+            return new CompactChunkCache(config, devices, System::nanoTime);
+        } catch (IOException | RuntimeException e) {
+            devices.forEach(BlockDevice::close);
+            throw e;
+        }
+    }
+
+    /**
+     * Starts the cache on already opened devices, one address space each, in order.
+     *
+     * @param clock System.nanoTime or a test's: the time of flash reads (the breakers' and the hit histogram's)
+     */
+    public CompactChunkCache(CacheConfig config, List<BlockDevice> devices, LongSupplier clock) throws IOException {
+        this.config = config.validate();
+        this.clock = clock;
+        List<StorageDriver> driverList = new ArrayList<>();
+        for (BlockDevice device : devices) {
+            driverList.add(new StorageDriver(device, Math.min(config.maxWritesInFlight(), device.queueDepth()),
+                    TimeUnit.MILLISECONDS.toNanos(config.deviceTimeoutMillis())));
+        }
+        this.drivers = List.copyOf(driverList);
+        long readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.readTimeoutMillis());
+        this.missReads = new MissReads(clock, BREAKER_PERIOD_NANOS);
+        this.breakers = drivers.stream().map(driver -> new DeviceBreaker(driver.path(), clock, missReads,
+                BREAKER_PERIOD_NANOS, TimeUnit.MILLISECONDS.toNanos(config.slowReadMillis()),
+                TimeUnit.MILLISECONDS.toNanos(config.slowDeviceRetryMillis()), readTimeoutNanos)).toList();
+        FlashReadPolicy reads = new FlashReadPolicy(config.readInCallerThread(), readTimeoutNanos,
+                new BreakerGate(breakers, config.readInCallerThread()), clock);
+        this.engine = CompactEngine.open(drivers, engineSettings(config, drivers), new RegistryFiles(files),
+                System::currentTimeMillis, reads);
+        this.recoveredEntries = engine.recovered().restoredEntries();
+        restoreFiles(engine.recovered().files(), engine.recovered().nextFileId());
+        this.dram = config.dramTierBytes() > 0 ? new DramTier(config.dramTierBytes()) : null;
+        LOG.info("flash chunk cache (compact engine): {} device(s), capacity {} MiB, {} chunks recovered{}",
+                devices.size(), capacityBytes() >> 20, recoveredEntries,
+                dram == null ? "" : ", DRAM tier " + (config.dramTierBytes() >> 20) + " MiB");
+    }
+
+    private static CompactEngine.Settings engineSettings(CacheConfig config, List<StorageDriver> drivers) {
+        // A crash loses what was written since the last checkpoint: write one each time about
+        // checkpoint_change_percent of the flash has been rewritten.
+        long flashBytes = drivers.stream().mapToLong(driver -> driver.capacityBlocks() * BlockDevice.BLOCK_SIZE).sum();
+        long segments = Math.max(1, flashBytes / config.segmentBytes());
+        int every = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
+                config.checkpointChangePercent() == 0 ? segments : (long) (segments * config.checkpointChangePercent() / 100)));
+        return new CompactEngine.Settings(config.segmentBytes(), config.expectedChunkBytes(),
+                config.reinsertPercent() / 100, config.admissionSketchCounters(), config.queueBytes(), every,
+                config.checkpointIntervalMillis(),
+                config.strict(), config.devices().stream().map(DeviceSpec::forceFormat).toList());
+    }
+
+    /**
+     * Registers the files the checkpoint named, each only if provably the file it was: a file
+     * changed or gone keeps its chunks unreachable (its id is never handed out again), and they go
+     * with their segments.
+     */
+    private void restoreFiles(Map<Integer, FileIdentity> named, int nextFileId) {
+        files.reserveIdsBelow(nextFileId);
+        Map<FileIdentity, Boolean> onDisk = new HashMap<>();
+        int dropped = 0;
+        for (Map.Entry<Integer, FileIdentity> file : named.entrySet()) {
+            if (!onDisk.computeIfAbsent(file.getValue(), FileIdentity::unchangedOnDisk)
+                    || !files.restore(file.getKey(), file.getValue())) {
+                dropped++;
+            }
+        }
+        if (!named.isEmpty()) {
+            LOG.info("flash cache: recovered {} chunks of {} files; {} files dropped (gone or changed: their chunks "
+                    + "are never served and leave with their segments)", recoveredEntries, named.size(), dropped);
+        }
+    }
+
+    @Override
+    public CacheConfig config() {
+        return config;
+    }
+
+    @Override
+    public CachedFile registerFile(FileIdentity identity) {
+        return files.register(identity, this::invalidateFile);
+    }
+
+    @Override
+    public FileRegistry files() {
+        return files;
+    }
+
+    /** The compact engine never reads a follower along: {@code withFollower} is ignored. */
+    @Override
+    public CachedChunk get(CachedFile file, long position, int maxLength, boolean withFollower) {
+        long key = ChunkKeys.key(file.id(), position);
+        if (key < 0 || closed || file.isInvalidated() || maxLength < 1 || maxLength > ChunkLocation.MAX_LENGTH) {
+            metrics.misses.increment();
+            return null;
+        }
+        try {
+            if (dram != null) {
+                CachedChunk chunk = dram.get(key, pool);
+                if (chunk != null) {
+                    metrics.dramHits.increment();
+                    return chunk;
+                }
+            }
+            long invalidationClock = System.nanoTime();
+            long started = clock.getAsLong();
+            ByteBuffer buffer = pool.acquire(maxLength);
+            int length = engine.read(key, maxLength, buffer);
+            if (length >= 0) {
+                buffer.flip();
+                metrics.flashHits.increment();
+                metrics.recordFlashHit(clock.getAsLong() - started);
+                if (dram != null) {
+                    keepInDram(key, buffer, invalidationClock);
+                }
+                return new CachedChunk(buffer, pool);
+            }
+            pool.release(buffer);
+        } catch (RuntimeException e) {
+            metrics.readErrors.increment();
+            failures.warn(LOG, "flash cache: a get failed, the file is read instead: {}", e.toString());
+        }
+        metrics.misses.increment();
+        return null;
+    }
+
+    /**
+     * Copies a hit into the DRAM tier, and takes it out again if the key was invalidated since the
+     * read began: the invalidation records its time before it clears the tier, so either this check
+     * sees it or its clearing comes after this copy.
+     */
+    private void keepInDram(long key, ByteBuffer chunk, long readStartedNanos) {
+        dram.put(key, chunk);
+        if (engine.invalidatedSince(key, readStartedNanos)) {
+            dram.invalidate(key);
+        }
+    }
+
+    /** The compact engine reads no followers: nothing to claim. */
+    @Override
+    public CachedChunk claim(CachedFile file, FollowingChunk follower) {
+        follower.release();
+        return null;
+    }
+
+    @Override
+    public void put(CachedFile file, long position, ByteBuffer chunk, long readStartedNanos) {
+        // What a miss costs: the breakers judge flash reads against it.
+        missReads.record(System.nanoTime() - readStartedNanos);
+        long key = ChunkKeys.key(file.id(), position);
+        int length = chunk.remaining();
+        if (key < 0 || length == 0 || length > ChunkLocation.MAX_LENGTH || closed || file.isInvalidated()) {
+            metrics.uncacheable.increment();
+            return;
+        }
+        metrics.puts.increment();
+        try {
+            engine.offer(key, chunk, readStartedNanos);
+        } catch (RuntimeException e) {
+            metrics.writeErrors.increment();
+            failures.warn(LOG, "flash cache: a put failed, the chunk is not cached: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void invalidatePosition(CachedFile file, long position) {
+        long key = ChunkKeys.key(file.id(), position);
+        if (key < 0) {
+            throw new IllegalArgumentException("chunk position " + position + " of " + file.path()
+                    + " is not a multiple of 4096");
+        }
+        engine.invalidate(key);
+        // After the engine recorded the time (see keepInDram), so no copy of the old bytes stays behind.
+        if (dram != null) {
+            dram.invalidate(key);
+        }
+    }
+
+    /**
+     * Its chunks are never looked up again (its id is dead and never reused); they leave flash and
+     * the index with their segments, and the next checkpoint's file table leaves the file out.
+     */
+    @Override
+    public void invalidateFile(CachedFile file) {
+        if (files.invalidate(file)) {
+            files.forgetEmptyInvalidated();
+            if (dram != null) {
+                dram.removeIf(key -> ChunkKeys.fileId(key) == file.id());
+            }
+        }
+    }
+
+    @Override
+    public CacheStats stats() {
+        SegmentReader reader = engine.reader();
+        SegmentTable table = engine.table();
+        long segmentBlocks = config.segmentBytes() / BlockDevice.BLOCK_SIZE;
+        long[][] byState = segmentsByState(table);
+        List<CacheStats.SpaceStats> spaces = new ArrayList<>();
+        for (int s = 0; s < drivers.size(); s++) {
+            long[] states = byState[s];
+            long free = states[SegmentState.FREE.ordinal()];
+            long held = states[SegmentState.RETIRED.ordinal()] + states[SegmentState.RECLAIMING.ordinal()];
+            long all = table.segmentsIn(s);
+            DeviceBreaker breaker = breakers.get(s);
+            spaces.add(new CacheStats.SpaceStats(s, drivers.get(s).path(), all * segmentBlocks,
+                    (all - free - held) * segmentBlocks, free * segmentBlocks, held * segmentBlocks, 0, 0,
+                    drivers.get(s).writesInFlight(), breaker.bypassed(), breaker.trips(), breaker.refusedReads()));
+        }
+        CacheMetrics m = metrics;
+        long memoryHits = reader.memoryReads();
+        long chunksWritten = engine.writer().appended();
+        long bytesWritten = (long) engine.writer().sealed() * config.segmentBytes();
+        return new CacheStats(memoryHits, m.dramHits.sum(), m.flashHits.sum() - memoryHits, m.misses.sum(), m.puts.sum(),
+                engine.alreadyCached(), m.uncacheable.sum(), engine.queueFull(), engine.notAdmitted(),
+                engine.dropped(), reader.flashBytesRead(), bytesWritten, chunksWritten, engine.damagedRecords(),
+                engine.readErrors(), m.writeErrors.sum() + engine.writerErrors(), reader.timeouts(),
+                engine.offeredBeforeInvalidation() + engine.refusedRecords(), engine.writer().reclaimed(), engine.invalidations(), 0, 0, 0, 0,
+                engine.checkpoints(), engine.failedCheckpoints(), 0, engine.appendedSinceCheckpoint(), recoveredEntries, entries(),
+                weightedBytes() / BlockDevice.BLOCK_SIZE, engine.queuedBytes(), 0, List.copyOf(spaces),
+                m.flashHitLatency());
+    }
+
+    /** Per space, how many segments are in each state. */
+    private long[][] segmentsByState(SegmentTable table) {
+        long[][] counts = new long[drivers.size()][SegmentState.values().length];
+        for (int segment = 0; segment < table.segments(); segment++) {
+            counts[table.space(segment)][table.state(segment).ordinal()]++;
+        }
+        return counts;
+    }
+
+    @Override
+    public long capacityBytes() {
+        long bytes = 0;
+        SegmentTable table = engine.table();
+        for (int s = 0; s < drivers.size(); s++) {
+            bytes += (long) table.segmentsIn(s) * config.segmentBytes();
+        }
+        return bytes;
+    }
+
+    @Override
+    public long entries() {
+        return engine.entries();
+    }
+
+    /** Bytes of the segments in use: written, being written or waiting to be reclaimed. */
+    @Override
+    public long weightedBytes() {
+        SegmentTable table = engine.table();
+        long free = 0;
+        for (int s = 0; s < drivers.size(); s++) {
+            free += table.freeSegments(s);
+        }
+        return capacityBytes() - free * config.segmentBytes();
+    }
+
+    @Override
+    public String checkpointNow() throws IOException {
+        try {
+            if (!engine.checkpoint(config.deviceTimeoutMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IOException("no checkpoint was made durable within " + config.deviceTimeoutMillis()
+                        + " ms (see the log for why)");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for a checkpoint", e);
+        }
+        return "checkpoint written (" + engine.checkpoints() + " so far, " + engine.failedCheckpoints() + " failed)";
+    }
+
+    /** Stops taking chunks, writes what is queued and a last checkpoint, closes the devices. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            engine.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            drivers.forEach(StorageDriver::close);
+        }
+    }
+
+    CompactEngine engine() {
+        return engine;
+    }
+
+    /** The breakers around every flash read of a hit. */
+    private record BreakerGate(List<DeviceBreaker> breakers, boolean inCallerThread) implements FlashReadGate {
+        @Override
+        public boolean begin(int space) {
+            DeviceBreaker breaker = breakers.get(space);
+            return inCallerThread ? breaker.callerReadStarted() : breaker.allowRead();
+        }
+
+        @Override
+        public void end(int space, long nanos, boolean failed) {
+            if (inCallerThread) {
+                breakers.get(space).callerReadEnded(failed);
+            } else {
+                breakers.get(space).recordRead(nanos, failed);
+            }
+        }
+    }
+
+    /** The registry's live files, as a checkpoint names them. */
+    private record RegistryFiles(FileRegistry files) implements NamedFiles {
+        @Override
+        public FileTableCodec.Encoded table() {
+            return FileTableCodec.encode(files.live());
+        }
+
+        @Override
+        public int nextFileId() {
+            return files.nextId();
+        }
+    }
+}

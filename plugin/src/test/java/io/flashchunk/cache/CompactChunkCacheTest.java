@@ -1,0 +1,296 @@
+package io.flashchunk.cache;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.testing.Backend;
+import io.flashchunk.testing.FaultyDevice;
+import io.flashchunk.testing.Scratch;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What the cache on the compact engine promises to the adapter, one behaviour at a time, on real O_DIRECT files. */
+class CompactChunkCacheTest {
+    private static final long DEVICE_BYTES = 32L << 20;
+    private static final int CHUNK = 16384;
+
+    private final List<Path> scratch = new ArrayList<>();
+    private Path device;
+    private Path dataDir;
+    private CompactChunkCache cache;
+
+    @BeforeEach
+    void createDevice() throws IOException {
+        device = Scratch.file("compact-cache", DEVICE_BYTES);
+        scratch.add(device);
+        dataDir = Files.createTempDirectory(Scratch.dir(), "sstables");
+    }
+
+    @AfterEach
+    void cleanUp() throws IOException {
+        if (cache != null) {
+            cache.close();
+        }
+        for (Path path : scratch) {
+            Files.deleteIfExists(path);
+        }
+        try (var files = Files.list(dataDir)) {
+            for (Path file : files.toList()) {
+                Files.delete(file);
+            }
+        }
+        Files.delete(dataDir);
+    }
+
+    private CompactChunkCache open(Consumer<CacheConfig.Builder> settings) throws IOException {
+        return open(settings, device -> device);
+    }
+
+    private CompactChunkCache open(Consumer<CacheConfig.Builder> settings, UnaryOperator<BlockDevice> wrap)
+            throws IOException {
+        DeviceSpec spec = Backend.LIBAIO.spec(device).withQueueDepth(16);
+        CacheConfig.Builder builder = CacheConfig.builder().device(spec).engine(CacheConfig.Engine.COMPACT)
+                .segmentBytes(1 << 20).checkpointChangePercent(0);
+        settings.accept(builder);
+        BlockDevice opened = BlockDevices.open(spec);
+        try {
+            cache = new CompactChunkCache(builder.build(), List.of(wrap.apply(opened)), System::nanoTime);
+        } catch (IOException | RuntimeException e) {
+            opened.close();
+            throw e;
+        }
+        return cache;
+    }
+
+    private CompactChunkCache reopen() throws IOException {
+        cache.close();
+        cache = null;
+        return open(c -> { });
+    }
+
+    /** A real file (its identity is checked at restart), registered with the cache. */
+    private CachedFile sstable(String name) throws IOException {
+        Path file = dataDir.resolve(name);
+        if (!Files.exists(file)) {
+            Files.write(file, new byte[4096]);
+        }
+        return cache.registerFile(FileIdentity.of(file));
+    }
+
+    private void putAll(CachedFile file, long seed, int chunks) throws InterruptedException {
+        for (int i = 0; i < chunks; i++) {
+            cache.put(file, (long) i * CHUNK, ChunkContent.buffer(seed, (long) i * CHUNK, CHUNK), System.nanoTime());
+        }
+        awaitWriter();
+    }
+
+    private void awaitWriter() throws InterruptedException {
+        assertTrue(engineOf(cache).awaitWritten(20, java.util.concurrent.TimeUnit.SECONDS), "the writer took the queue");
+    }
+
+    private static io.flashchunk.cache.compact.CompactEngine engineOf(CompactChunkCache cache) {
+        return cache.engine();
+    }
+
+    private void assertHit(CachedFile file, long seed, long position) {
+        CachedChunk chunk = cache.get(file, position, CHUNK, false);
+        assertNotNull(chunk, "expected a hit for " + file + "@" + position);
+        try {
+            assertArrayEquals(ChunkContent.bytes(seed, position, CHUNK), ChunkContent.read(chunk), "bytes of " + file + "@" + position);
+        } finally {
+            chunk.release();
+        }
+    }
+
+    private void assertMiss(CachedFile file, long position) {
+        CachedChunk chunk = cache.get(file, position, CHUNK, false);
+        if (chunk != null) {
+            chunk.release();
+        }
+        assertNull(chunk, "expected a miss for " + file + "@" + position);
+    }
+
+    @Test
+    void chunksAreServedFromMemoryAndFlashAndAllComeBackAfterACleanRestart() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("a-Data.db");
+        assertMiss(file, 0);
+        putAll(file, 1, 200); // about three 1 MiB segments and a part of a fourth
+        for (int i = 0; i < 200; i++) {
+            assertHit(file, 1, (long) i * CHUNK);
+        }
+        CacheStats stats = cache.stats();
+        assertTrue(stats.flashHits() > 0 && stats.memoryHits() > 0, "hits from flash and from the open segment: " + stats);
+        assertEquals(200, stats.entries());
+        assertTrue(stats.flashHitLatencyNanos().getTotalCount() >= 200);
+
+        reopen();
+        CachedFile again = sstable("a-Data.db");
+        assertEquals(file.id(), again.id(), "the file comes back under its id");
+        for (int i = 0; i < 200; i++) {
+            assertHit(again, 1, (long) i * CHUNK);
+        }
+        stats = cache.stats();
+        assertEquals(200, stats.recoveredEntries());
+        assertEquals(200, stats.flashHits(), "after a restart every hit reads flash");
+    }
+
+    @Test
+    void anInvalidatedPositionMissesAtOnceAndBytesReadBeforeItAreNeverAdmitted() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("b-Data.db");
+        putAll(file, 2, 4);
+        assertHit(file, 2, 0);
+        long readBefore = System.nanoTime();
+        cache.invalidatePosition(file, 0);
+        assertMiss(file, 0);
+        assertHit(file, 2, CHUNK);
+        awaitWriter(); // the key is out of the index: only the invalidation's time can keep the offer out
+        // A reader that read the old bytes before the invalidation offers them now: kept out.
+        cache.put(file, 0, ChunkContent.buffer(2, 0, CHUNK), readBefore);
+        awaitWriter();
+        assertMiss(file, 0);
+        assertEquals(1, cache.stats().staleReads(), "the old bytes were dropped by the writer");
+        // The new bytes, read after the invalidation, are cached.
+        cache.put(file, 0, ChunkContent.buffer(3, 0, CHUNK), System.nanoTime());
+        awaitWriter();
+        assertHit(file, 3, 0);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> cache.invalidatePosition(file, 100));
+        assertTrue(e.getMessage().contains("100") && e.getMessage().contains("b-Data.db"), e.getMessage());
+    }
+
+    @Test
+    void anInvalidationMissesAtOnceEvenWhileTheWriterThatRemovesItFromTheIndexIsHeld() throws Exception {
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        open(c -> { }, device -> faulty[0] = new FaultyDevice(device));
+        CachedFile file = sstable("held-Data.db");
+        putAll(file, 10, 4);
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        faulty[0].delay(FaultyDevice.Op.WRITE, () -> {
+            writing.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        cache.engine().checkpointSoon();
+        assertTrue(writing.await(20, TimeUnit.SECONDS), "the writer is in the checkpoint's first write");
+        try {
+            cache.invalidatePosition(file, 0);
+            assertMiss(file, 0); // still in the index: only the set of invalidated keys keeps it out
+            assertHit(file, 10, CHUNK);
+        } finally {
+            faulty[0].delay(FaultyDevice.Op.WRITE, null);
+            release.countDown();
+        }
+        awaitWriter();
+        assertMiss(file, 0);
+        assertEquals(3, cache.entries(), "the writer took the key out of the index");
+    }
+
+    @Test
+    void anInvalidatedFileMissesAtOnceIsForgottenAndIsNotRestored() throws Exception {
+        open(c -> { });
+        CachedFile old = sstable("c-Data.db");
+        CachedFile other = sstable("d-Data.db");
+        putAll(old, 4, 8);
+        putAll(other, 5, 8);
+        cache.invalidateFile(old);
+        assertMiss(old, 0);
+        assertNull(cache.files().byId(old.id()), "an invalidated file has no entries to wait for: forgotten at once");
+        CachedFile renewed = sstable("c-Data.db");
+        assertNotEquals(old.id(), renewed.id(), "the same path is a new file");
+        assertMiss(renewed, 0);
+
+        reopen();
+        assertNull(cache.files().byId(old.id()), "the checkpoint left the invalidated registration out");
+        CachedFile otherAgain = sstable("d-Data.db");
+        assertEquals(other.id(), otherAgain.id());
+        for (int i = 0; i < 8; i++) {
+            assertHit(otherAgain, 5, (long) i * CHUNK);
+        }
+    }
+
+    @Test
+    void aFileChangedWhileTheCacheWasDownIsNotRestoredAndItsChunksAreNeverServed() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("e-Data.db");
+        putAll(file, 6, 8);
+        cache.close();
+        cache = null;
+        Files.write(dataDir.resolve("e-Data.db"), new byte[8192], StandardOpenOption.APPEND);
+        open(c -> { });
+        assertNull(cache.files().byId(file.id()));
+        CachedFile changed = sstable("e-Data.db");
+        assertNotEquals(file.id(), changed.id());
+        for (int i = 0; i < 8; i++) {
+            assertMiss(changed, (long) i * CHUNK);
+        }
+    }
+
+    @Test
+    void theDramTierServesRepeatedHitsAndForgetsInvalidatedChunks() throws Exception {
+        open(c -> c.dramTierBytes(1L << 20));
+        CachedFile file = sstable("f-Data.db");
+        putAll(file, 7, 4);
+        assertHit(file, 7, 0);
+        assertHit(file, 7, 0);
+        assertEquals(1, cache.stats().dramHits(), "the second hit came from DRAM");
+        cache.invalidatePosition(file, 0);
+        assertMiss(file, 0);
+        assertHit(file, 7, CHUNK);
+        cache.invalidateFile(file);
+        assertMiss(file, CHUNK);
+    }
+
+    @Test
+    void anOperatorsCheckpointIsDurableAndAClosedCacheMissesAndNeverThrows() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("g-Data.db");
+        putAll(file, 8, 100);
+        long before = cache.stats().checkpoints();
+        assertTrue(cache.checkpointNow().contains("checkpoint written"));
+        assertEquals(before + 1, cache.stats().checkpoints());
+        cache.close();
+        assertMiss(file, 0);
+        cache.put(file, 0, ChunkContent.buffer(8, 0, CHUNK), System.nanoTime());
+        assertEquals(1, cache.stats().uncacheable());
+        cache.close();
+        cache = null;
+    }
+
+    @Test
+    void aChunkLongerThanTheReaderExpectsIsAMiss() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("h-Data.db");
+        putAll(file, 9, 1);
+        CachedChunk shorter = cache.get(file, 0, 4096, false);
+        assertNull(shorter, "a 16 KiB record is never cut to a 4 KiB reader's length");
+        assertFalse(cache.stats().hits() > 0);
+        assertHit(file, 9, 0);
+    }
+}
