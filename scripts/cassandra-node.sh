@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Runs a single Apache Cassandra 5.0.9 node built from Maven Central (cassandra-all and its
-# dependencies; there is no binary tarball there), on 127.0.0.1, out of one run directory.
+# Runs one Apache Cassandra 5.0.9 node built from Maven Central (cassandra-all and its
+# dependencies; there is no binary tarball there), on a loopback address (127.0.0.1 unless init says
+# otherwise), out of one run directory. Nodes on 127.0.0.2, 127.0.0.3, ... seeded by 127.0.0.1 form a
+# cluster (scripts/cassandra-cluster.sh drives that).
 #
-#   cassandra-node.sh init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--force]
+#   cassandra-node.sh init DIR [--native-port P] [--storage-port P] [--jmx-port P]
+#                              [--address 127.0.0.N] [--seeds ADDR[:PORT],...] [--cluster-name NAME]
+#                              [--ring-delay-ms MS] [--force]
 #   cassandra-node.sh start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES]
 #                               [--blkio-cgroup NAME]
 #   cassandra-node.sh stop DIR [--wait-seconds N]
@@ -15,7 +19,8 @@
 # Files: scripts/cassandra/pom.xml (the classpath), cassandra.yaml.template, logback.xml.template,
 # logback-tools.xml, jvm17-server.options, jvm17-clients.options. Caches (git-ignored) under
 # scripts/cassandra/target/: classpath.txt and cqlsh-venv/.
-# A run directory DIR holds conf/ (cassandra.yaml, logback.xml, logback-tools.xml, ports.env and the
+# A run directory DIR holds conf/ (cassandra.yaml, logback.xml, logback-tools.xml, ports.env (ports,
+# address, ring delay) and the
 # optional jvm-extra.options / jvm-tool-extra.options, one JVM option per line), data/, commitlog/,
 # saved_caches/, hints/, cdc_raw/, logs/ (system.log, stdout.log, gc.log) and cassandra.pid.
 set -euo pipefail
@@ -45,9 +50,16 @@ usage() {
   cat <<'EOF'
 usage: cassandra-node.sh COMMAND ...
 
-  init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--force]
+  init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--address 127.0.0.N]
+           [--seeds ADDR[:PORT],...] [--cluster-name NAME] [--ring-delay-ms MS] [--force]
       create DIR/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs} and write conf/cassandra.yaml,
       conf/logback.xml, conf/logback-tools.xml and conf/ports.env (defaults 9042, 7000, 7199).
+      --address (default 127.0.0.1; any host address in 127.0.0.0/8): the node's listen (storage)
+      and CQL address, so nodes on distinct addresses may share those port numbers; JMX stays on
+      127.0.0.1 (Cassandra 5.0.9 binds its local JMX nowhere else), so each node needs its own
+      --jmx-port. --seeds (default: its own address; a seed without :PORT gets this node's storage
+      port); --cluster-name (default FlashChunk); --ring-delay-ms (cassandra.ring_delay_ms; default
+      100 for a node that is its only seed, else 5000: every node of a cluster needs some seconds).
       Refuses to overwrite an existing conf/ without --force (data is never touched).
   start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES] [--blkio-cgroup NAME]
       start the node (heap -Xms=-Xmx=SIZE, default 1G) and wait up to N s (default 120) until its
@@ -65,7 +77,8 @@ usage: cassandra-node.sh COMMAND ...
   nodetool DIR ARGS...
       nodetool against DIR's JMX port (options in DIR/conf/jvm-tool-extra.options added).
   cqlsh DIR ARGS...
-      cqlsh (from PyPI, installed once into scripts/cassandra/target/cqlsh-venv) on DIR's CQL port.
+      cqlsh (from PyPI, installed once into scripts/cassandra/target/cqlsh-venv) on DIR's CQL address
+      and port.
   classpath
       print Cassandra 5.0.9's runtime classpath (resolved with Maven on first use).
 EOF
@@ -96,9 +109,25 @@ check_positive_int() {
   fi
 }
 
-# true if something accepts TCP connections on 127.0.0.1:PORT
+# true if something accepts TCP connections on ADDRESS:PORT
 port_open() {
-  timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null
+  timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null
+}
+
+# dies unless the value is an IPv4 host address in 127.0.0.0/8 (loopback: Linux answers on all of
+# them without any set-up)
+check_loopback_address() {
+  local name=$1 value=$2 octet
+  if ! [[ $value =~ ^127\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]]; then
+    die "$name must be a loopback IPv4 address in 127.0.0.0/8 (such as 127.0.0.2), got '$value'"
+  fi
+  for octet in "${BASH_REMATCH[@]:1}"; do
+    [ "$octet" = "$((10#$octet))" ] || die "$name: '$value' has an octet with a leading zero ($octet)"
+    [ "$octet" -le 255 ] || die "$name: '$value' is not an IPv4 address (octet $octet > 255)"
+  done
+  if [ "$value" = 127.0.0.0 ] || [ "$value" = 127.255.255.255 ]; then
+    die "$name: '$value' is the network or broadcast address of 127.0.0.0/8, not a host address"
+  fi
 }
 
 # absolute path of a directory argument (it need not exist yet)
@@ -119,20 +148,25 @@ require_initialised() {
   [ -f "$dir/conf/ports.env" ] || die "run directory $dir is not initialised: no conf/ports.env (run: $PROG init $dir)"
 }
 
-# sets NATIVE_PORT, STORAGE_PORT, JMX_PORT from DIR/conf/ports.env
+# sets NATIVE_PORT, STORAGE_PORT, JMX_PORT, ADDRESS and RING_DELAY_MS from DIR/conf/ports.env
 load_ports() {
   local file="$1/conf/ports.env" key value
-  NATIVE_PORT="" STORAGE_PORT="" JMX_PORT=""
+  # run directories from before --address have neither line: one node on 127.0.0.1
+  NATIVE_PORT="" STORAGE_PORT="" JMX_PORT="" ADDRESS=127.0.0.1 RING_DELAY_MS=100
   while IFS='=' read -r key value; do
     case "$key" in
       NATIVE_PORT) NATIVE_PORT=$value ;;
       STORAGE_PORT) STORAGE_PORT=$value ;;
       JMX_PORT) JMX_PORT=$value ;;
+      ADDRESS) ADDRESS=$value ;;
+      RING_DELAY_MS) RING_DELAY_MS=$value ;;
     esac
   done <"$file"
   check_port_number "NATIVE_PORT in $file" "$NATIVE_PORT"
   check_port_number "STORAGE_PORT in $file" "$STORAGE_PORT"
   check_port_number "JMX_PORT in $file" "$JMX_PORT"
+  check_loopback_address "ADDRESS in $file" "$ADDRESS"
+  check_positive_int "RING_DELAY_MS in $file" "$RING_DELAY_MS"
 }
 
 # appends the options of an options file (one per line, '#' comments) to the named array
@@ -278,8 +312,9 @@ to_bytes() {
 # ---------------------------------------------------------------- init
 
 cmd_init() {
-  [ $# -ge 1 ] || die "usage: $PROG init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--force]"
-  local dir native=9042 storage=7000 jmx=7199 force=0
+  [ $# -ge 1 ] || die "usage: $PROG init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--address 127.0.0.N] [--seeds ADDR[:PORT],...] [--cluster-name NAME] [--ring-delay-ms MS] [--force]"
+  local dir native=9042 storage=7000 jmx=7199 force=0 address=127.0.0.1 seeds="" cluster_name=FlashChunk
+  local ring_delay=""
   dir="$(abs_dir "$1")"
   shift
   while [ $# -gt 0 ]; do
@@ -287,6 +322,10 @@ cmd_init() {
       --native-port) [ $# -ge 2 ] || die "--native-port needs a value"; native=$2; shift 2 ;;
       --storage-port) [ $# -ge 2 ] || die "--storage-port needs a value"; storage=$2; shift 2 ;;
       --jmx-port) [ $# -ge 2 ] || die "--jmx-port needs a value"; jmx=$2; shift 2 ;;
+      --address) [ $# -ge 2 ] || die "--address needs a value"; address=$2; shift 2 ;;
+      --seeds) [ $# -ge 2 ] || die "--seeds needs a value"; seeds=$2; shift 2 ;;
+      --cluster-name) [ $# -ge 2 ] || die "--cluster-name needs a value"; cluster_name=$2; shift 2 ;;
+      --ring-delay-ms) [ $# -ge 2 ] || die "--ring-delay-ms needs a value"; ring_delay=$2; shift 2 ;;
       --force) force=1; shift ;;
       *) die "init: unknown option '$1'" ;;
     esac
@@ -297,6 +336,30 @@ cmd_init() {
   if [ "$native" = "$storage" ] || [ "$native" = "$jmx" ] || [ "$storage" = "$jmx" ]; then
     die "the native ($native), storage ($storage) and JMX ($jmx) ports must differ"
   fi
+  check_loopback_address --address "$address"
+  [[ $cluster_name =~ ^[A-Za-z0-9_.-]{1,64}$ ]] \
+    || die "--cluster-name may only contain letters, digits, '.', '_' and '-' (1 to 64 of them), got '$cluster_name'"
+  # the yaml's seed list: ADDR:PORT entries; a bare ADDR is on this node's storage port
+  local seed_list="" seed seed_addr seed_port
+  local seed_items=()
+  IFS=',' read -r -a seed_items <<<"${seeds:-$address}"
+  [ "${#seed_items[@]}" -ge 1 ] || die "--seeds must name at least one address, got '$seeds'"
+  for seed in "${seed_items[@]}"; do
+    seed_addr=${seed%%:*} seed_port=$storage
+    [ "$seed" = "$seed_addr" ] || seed_port=${seed#*:}
+    check_loopback_address "--seeds (entry '$seed')" "$seed_addr"
+    check_port_number "--seeds (port of entry '$seed')" "$seed_port"
+    seed_list="${seed_list:+$seed_list,}$seed_addr:$seed_port"
+  done
+  # The ring delay is also how long a node lets a joining node stay silent in gossip (rounds of 1 s)
+  # before dropping it, and how long a join waits to hear from a seed: 100 ms (fast single-node
+  # starts) breaks every join ("Unable to contact any seeds"). A node that is its only seed is a
+  # single node unless told otherwise.
+  if [ -z "$ring_delay" ]; then
+    ring_delay=5000
+    [ "$seed_list" != "$address:$storage" ] || ring_delay=100
+  fi
+  check_positive_int --ring-delay-ms "$ring_delay"
   if [ -e "$dir/conf/cassandra.yaml" ] && [ "$force" = 0 ]; then
     die "$dir is already initialised (conf/cassandra.yaml exists); use --force to rewrite its conf/"
   fi
@@ -309,19 +372,39 @@ cmd_init() {
     mkdir -p "$dir/$sub" || die "cannot create $dir/$sub"
   done
   local subst=(-e "s|@@DIR@@|$dir|g" -e "s|@@NATIVE_PORT@@|$native|g" -e "s|@@STORAGE_PORT@@|$storage|g")
-  sed "${subst[@]}" "$CASS_DIR/cassandra.yaml.template" >"$dir/conf/cassandra.yaml.tmp"
+  # The template is a working single-node yaml (127.0.0.1, its own seed): the cluster settings
+  # replace its lines by key, so the defaults give the same file as before --address existed.
+  local cluster_subst=(
+    -e "s|^cluster_name: .*|cluster_name: $cluster_name|"
+    -e "s|^\( *- seeds: \).*|\1\"$seed_list\"|"
+    -e "s|^listen_address: .*|listen_address: $address|"
+    -e "s|^rpc_address: .*|rpc_address: $address|"
+  )
+  sed "${subst[@]}" "${cluster_subst[@]}" "$CASS_DIR/cassandra.yaml.template" >"$dir/conf/cassandra.yaml.tmp"
   sed "${subst[@]}" "$CASS_DIR/logback.xml.template" >"$dir/conf/logback.xml"
   cp "$CASS_DIR/logback-tools.xml" "$dir/conf/logback-tools.xml"
+  if grep -q '@@' "$dir/conf/cassandra.yaml.tmp"; then
+    die "unfilled placeholder in the generated yaml: $(grep -m1 '@@' "$dir/conf/cassandra.yaml.tmp")"
+  fi
+  local line
+  for line in "cluster_name: $cluster_name" "      - seeds: \"$seed_list\"" \
+      "listen_address: $address" "rpc_address: $address"; do
+    [ "$(grep -cxF -- "$line" "$dir/conf/cassandra.yaml.tmp")" = 1 ] \
+      || die "the yaml template has no single line for '${line%%:*}' to set (expected '$line' once)"
+  done
   cat >"$dir/conf/ports.env" <<EOF
 NATIVE_PORT=$native
 STORAGE_PORT=$storage
 JMX_PORT=$jmx
+ADDRESS=$address
+RING_DELAY_MS=$ring_delay
 EOF
-  if grep -q '@@' "$dir/conf/cassandra.yaml.tmp"; then
-    die "unfilled placeholder in the generated yaml: $(grep -m1 '@@' "$dir/conf/cassandra.yaml.tmp")"
-  fi
   mv "$dir/conf/cassandra.yaml.tmp" "$dir/conf/cassandra.yaml"
-  note "initialised $dir (CQL 127.0.0.1:$native, storage $storage, JMX $jmx)"
+  local extra=""
+  [ -z "$seeds" ] || extra+=", seeds $seed_list"
+  [ "$cluster_name" = FlashChunk ] || extra+=", cluster $cluster_name"
+  [ "$ring_delay" = 100 ] || extra+=", ring delay $ring_delay ms"
+  note "initialised $dir (CQL $address:$native, storage $storage, JMX $jmx$extra)"
 }
 
 # ---------------------------------------------------------------- start
@@ -362,10 +445,11 @@ cmd_start() {
   fi
   rm -f "$dir/cassandra.pid"
   local port what
-  for what in "native:$NATIVE_PORT" "storage:$STORAGE_PORT" "JMX:$JMX_PORT"; do
-    port=${what#*:}
-    if port_open "$port"; then
-      die "${what%%:*} port $port on 127.0.0.1 is already in use by another process (pick other ports: $PROG init $dir --force --native-port ...)"
+  local address
+  for what in "native:$ADDRESS:$NATIVE_PORT" "storage:$ADDRESS:$STORAGE_PORT" "JMX:127.0.0.1:$JMX_PORT"; do
+    port=${what##*:} address=${what#*:} address=${address%:*}
+    if port_open "$address" "$port"; then
+      die "${what%%:*} port $port on $address is already in use by another process (pick other ports: $PROG init $dir --force --native-port ...)"
     fi
   done
   require_java17
@@ -385,6 +469,9 @@ cmd_start() {
     opts+=("-javaagent:$jamm")
   fi
   opts+=(
+    # Cassandra 5.0.9's local JMX binds 127.0.0.1 only, whatever the node's address: its remote JMX
+    # (cassandra.jmx.remote.port) binds every interface, and the JDK's agent (jmxremote.host) adds a
+    # local connector on every interface, so nodes of a cluster take distinct JMX ports instead.
     "-Dcassandra.jmx.local.port=$JMX_PORT"
     "-Dcom.sun.management.jmxremote.authenticate=false"
     "-Djava.rmi.server.hostname=127.0.0.1"
@@ -394,9 +481,9 @@ cmd_start() {
     "-Dcassandra.triggers_dir=$dir/conf/triggers"
     "-Dlogback.configurationFile=$dir/conf/logback.xml"
     "-Dcassandra-foreground=yes"
-    # fast start of a fresh single node: no gossip settling, a short ring delay
+    # fast start: no gossip settling, a short ring delay (100 ms for one node; see init)
     "-Dcassandra.skip_wait_for_gossip_to_settle=0"
-    "-Dcassandra.ring_delay_ms=100"
+    "-Dcassandra.ring_delay_ms=$RING_DELAY_MS"
   )
   if [ -f "$dir/conf/jvm-extra.options" ]; then
     read_options_into "$dir/conf/jvm-extra.options" opts
@@ -454,7 +541,7 @@ cmd_start() {
       fi
       die "Cassandra (pid $pid) exited with status $rc during start-up; see $outlog and $dir/logs/system.log"
     fi
-    if port_open "$NATIVE_PORT"; then
+    if port_open "$ADDRESS" "$NATIVE_PORT"; then
       break
     fi
     if [ "$(date +%s)" -ge "$deadline" ]; then
@@ -464,7 +551,7 @@ cmd_start() {
     fi
     sleep 0.25
   done
-  note "started pid $pid in $(elapsed_since "$t0") s (CQL 127.0.0.1:$NATIVE_PORT, JMX $JMX_PORT${cgroup:+, cgroup $cgroup limit $limit bytes}${blkio:+, blkio cgroup $blkio})"
+  note "started pid $pid in $(elapsed_since "$t0") s (CQL $ADDRESS:$NATIVE_PORT, JMX $JMX_PORT${cgroup:+, cgroup $cgroup limit $limit bytes}${blkio:+, blkio cgroup $blkio})"
 }
 
 # ---------------------------------------------------------------- stop / kill / status
@@ -526,8 +613,8 @@ cmd_status() {
   load_ports "$dir"
   if pid="$(running_pid "$dir")"; then
     local cql=closed
-    port_open "$NATIVE_PORT" && cql=open
-    echo "running pid $pid (CQL 127.0.0.1:$NATIVE_PORT $cql, JMX $JMX_PORT)${dir:+ $dir}"
+    port_open "$ADDRESS" "$NATIVE_PORT" && cql=open
+    echo "running pid $pid (CQL $ADDRESS:$NATIVE_PORT $cql, JMX $JMX_PORT)${dir:+ $dir}"
     return 0
   fi
   echo "not running ($dir)"
@@ -587,7 +674,7 @@ cmd_cqlsh() {
   require_initialised "$dir"
   load_ports "$dir"
   ensure_cqlsh
-  exec "$VENV_DIR/bin/cqlsh" "$@" 127.0.0.1 "$NATIVE_PORT"
+  exec "$VENV_DIR/bin/cqlsh" "$@" "$ADDRESS" "$NATIVE_PORT"
 }
 
 cmd_classpath() {

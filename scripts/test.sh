@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the native library's C tests, the benchmark reports' self-tests,
-# all Maven modules (with integration tests on real Cassandra nodes), then the launcher's and the
-# plugin installer's end-to-end tests.
+# all Maven modules (with integration tests on real Cassandra nodes), then the launcher's (one node, then
+# a 3-node cluster) and the plugin installer's end-to-end tests.
 # On a fresh Debian machine it first installs what the tests need (as root).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,6 +24,9 @@ mvn -B verify
 # Cassandra 5.0.9 installation with a real node and an offline tool (both need the jar mvn verify built)
 echo "== scripts/tests/test-cassandra-node.sh"
 "$repo/scripts/tests/test-cassandra-node.sh"
+# a 3-node cluster on 127.0.0.1-3 (two flash nodes, one stock): RF 3, a node killed and restarted
+echo "== scripts/tests/test-cassandra-cluster.sh"
+"$repo/scripts/tests/test-cassandra-cluster.sh"
 echo "== scripts/tests/test-install-plugin.sh"
 "$repo/scripts/tests/test-install-plugin.sh"
 # the power-cut simulator's long-run script, at a size that only checks it works end to end
