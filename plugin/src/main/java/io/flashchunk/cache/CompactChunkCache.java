@@ -170,7 +170,8 @@ public final class CompactChunkCache implements FlashCache {
                     return chunk;
                 }
             }
-            long invalidationClock = System.nanoTime();
+            // Taken before the read: an invalidation after it keeps the hit out of the DRAM tier.
+            long readStartedNanos = dram == null ? 0 : System.nanoTime();
             long started = clock.getAsLong();
             ByteBuffer buffer = pool.acquire(maxLength);
             int length = engine.read(key, maxLength, buffer);
@@ -179,7 +180,7 @@ public final class CompactChunkCache implements FlashCache {
                 metrics.flashHits.increment();
                 metrics.recordFlashHit(clock.getAsLong() - started);
                 if (dram != null) {
-                    keepInDram(key, buffer, invalidationClock);
+                    keepInDram(key, buffer, readStartedNanos);
                 }
                 return new CachedChunk(buffer, pool);
             }
