@@ -142,7 +142,10 @@ public final class CompactEngine implements AutoCloseable {
     /** Chunks appended when the last durable checkpoint started. */
     private volatile long appendedAtCheckpoint;
     private final LongSupplier clockMillis;
-    /** The engine's clock when the last durable checkpoint started, or when a chunk was first appended after it (writer only). */
+    /**
+     * The engine's clock no later than the first chunk appended since the last durable checkpoint:
+     * when that checkpoint started, or the writer's last round with nothing unnamed (writer only).
+     */
     private long unnamedSinceMillis;
 
     private CompactEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis,
