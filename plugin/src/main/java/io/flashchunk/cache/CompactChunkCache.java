@@ -154,7 +154,11 @@ public final class CompactChunkCache implements FlashCache {
         return files;
     }
 
-    /** The compact engine never reads a follower along: {@code withFollower} is ignored. */
+    /**
+     * A hit from the DRAM tier, a segment buffer or flash (served from the buffer flash was read
+     * into); with {@code withFollower}, a whole chunk's flash read also brings the file's next chunk
+     * when its record lies right after (see {@link #claim}).
+     */
     @Override
     public CachedChunk get(CachedFile file, long position, int maxLength, boolean withFollower) {
         long key = ChunkKeys.key(file.id(), position);
@@ -173,24 +177,39 @@ public final class CompactChunkCache implements FlashCache {
             // Taken before the read: an invalidation after it keeps the hit out of the DRAM tier.
             long readStartedNanos = dram == null ? 0 : System.nanoTime();
             long started = clock.getAsLong();
-            ByteBuffer buffer = pool.acquire(maxLength);
-            int length = engine.read(key, maxLength, buffer);
-            if (length >= 0) {
-                buffer.flip();
+            SegmentReader.Hit hit = engine.read(key, maxLength, withFollower ? nextKey(file, position, maxLength)
+                    : SegmentReader.NO_NEXT);
+            if (hit != null) {
                 metrics.flashHits.increment();
                 metrics.recordFlashHit(clock.getAsLong() - started);
                 if (dram != null) {
-                    keepInDram(key, buffer, readStartedNanos);
+                    keepInDram(key, hit.chunk(), readStartedNanos);
                 }
-                return new CachedChunk(buffer, pool);
+                return cachedChunk(hit);
             }
-            pool.release(buffer);
         } catch (RuntimeException e) {
             metrics.readErrors.increment();
             failures.warn(LOG, "flash cache: a get failed, the file is read instead: {}", e.toString());
         }
         metrics.misses.increment();
         return null;
+    }
+
+    /** The key of the chunk after a whole one (a file's chunks are a power of two long; its short last one has no next). */
+    private static long nextKey(CachedFile file, long position, int chunkLength) {
+        long next = Integer.bitCount(chunkLength) == 1 ? ChunkKeys.key(file.id(), position + chunkLength) : -1;
+        return next < 0 ? SegmentReader.NO_NEXT : next;
+    }
+
+    /** The hit for the adapter: it and its follower, if any, share the read's buffer. */
+    private static CachedChunk cachedChunk(SegmentReader.Hit hit) {
+        SegmentReader.Follower next = hit.next();
+        CachedChunk.PooledBuffer pooled = new CachedChunk.PooledBuffer(hit.buffer(), hit.pool(), next == null ? 1 : 2);
+        CachedChunk chunk = new CachedChunk(hit.chunk(), pooled);
+        if (next != null) {
+            chunk.attach(new FollowingChunk(next.key(), next, next.chunk(), pooled));
+        }
+        return chunk;
     }
 
     /**
@@ -205,11 +224,24 @@ public final class CompactChunkCache implements FlashCache {
         }
     }
 
-    /** The compact engine reads no followers: nothing to claim. */
+    /**
+     * The follower of an earlier hit, if its file is still cached and the engine says its record is
+     * still that chunk's (not invalidated since, the index still pointing at that use of the segment);
+     * its bytes passed their checks when read. Else null, and the follower is released.
+     */
     @Override
     public CachedChunk claim(CachedFile file, FollowingChunk follower) {
-        follower.release();
-        return null;
+        if (!(follower.ticket instanceof SegmentReader.Follower next) || closed || file.isInvalidated()
+                || ChunkKeys.fileId(next.key()) != file.id() || !engine.claim(next)) {
+            follower.release();
+            return null;
+        }
+        if (!follower.takeOver()) {
+            return null; // released meanwhile: its buffer reference is gone
+        }
+        metrics.flashHits.increment();
+        metrics.followersServed.increment();
+        return new CachedChunk(follower.view, follower.pooled);
     }
 
     @Override
@@ -284,7 +316,8 @@ public final class CompactChunkCache implements FlashCache {
                 engine.alreadyCached(), m.uncacheable.sum(), engine.queueFull(), engine.notAdmitted(),
                 engine.dropped(), reader.flashBytesRead(), bytesWritten, chunksWritten, engine.damagedRecords(),
                 engine.readErrors(), m.writeErrors.sum() + engine.writerErrors(), reader.timeouts(),
-                engine.offeredBeforeInvalidation() + engine.refusedRecords(), engine.writer().reclaimed(), engine.invalidations(), 0, 0, 0, 0,
+                engine.offeredBeforeInvalidation() + engine.refusedRecords(), engine.writer().reclaimed(), engine.invalidations(), 0, 0, reader.pairedReads(),
+                m.followersServed.sum(),
                 engine.checkpoints(), engine.failedCheckpoints(), 0, engine.appendedSinceCheckpoint(), recoveredEntries, entries(),
                 weightedBytes() / BlockDevice.BLOCK_SIZE, engine.queuedBytes(), 0, List.copyOf(spaces),
                 m.flashHitLatency());

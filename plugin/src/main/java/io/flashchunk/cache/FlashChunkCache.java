@@ -522,7 +522,7 @@ public final class FlashChunkCache implements FlashCache {
         } else {
             CachedChunk.PooledBuffer shared = new CachedChunk.PooledBuffer(buffer, pool, 2);
             hit = new CachedChunk(chunk, shared);
-            hit.attach(new FollowingChunk(next, nextLocation,
+            hit.attach(new FollowingChunk(next.key(), new ReadAlong(next, nextLocation),
                     buffer.slice(nextOffset, ChunkLocation.length(nextLocation)), shared));
             metrics.pairedReads.increment();
         }
@@ -541,9 +541,13 @@ public final class FlashChunkCache implements FlashCache {
      * (and the follower is released).
      */
     public CachedChunk claim(CachedFile file, FollowingChunk follower) {
-        ChunkEntry entry = follower.entry;
+        if (!(follower.ticket instanceof ReadAlong along)) {
+            follower.release();
+            throw new IllegalArgumentException("a follower read by another engine");
+        }
+        ChunkEntry entry = along.entry();
         if (closed || file.isInvalidated() || ChunkKeys.fileId(entry.key()) != file.id()
-                || index.get(entry.key()) != entry || entry.location() != follower.location) {
+                || index.get(entry.key()) != entry || entry.location() != along.location()) {
             follower.release();
             return null;
         }
@@ -558,6 +562,10 @@ public final class FlashChunkCache implements FlashCache {
         metrics.flashHits.increment();
         metrics.followersServed.increment();
         return new CachedChunk(follower.view, follower.pooled);
+    }
+
+    /** A follower's entry, and its location when read (the claim checks the entry still has it). */
+    private record ReadAlong(ChunkEntry entry, long location) {
     }
 
     /** Bytes on flash failed their checksum: the entry goes, and its run waits like an eviction's. */

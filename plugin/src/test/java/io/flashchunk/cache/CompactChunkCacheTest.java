@@ -293,4 +293,145 @@ class CompactChunkCacheTest {
         assertFalse(cache.stats().hits() > 0);
         assertHit(file, 9, 0);
     }
+
+    /** Closes and opens the cache again, so that every chunk is read from flash; returns the device opened. */
+    private BlockDevice reopenOnFlash() throws IOException {
+        cache.close();
+        cache = null;
+        BlockDevice[] opened = new BlockDevice[1];
+        open(c -> { }, device -> opened[0] = device);
+        return opened[0];
+    }
+
+    private CachedChunk assertHitWithFollower(CachedFile file, long seed, long position) {
+        CachedChunk chunk = cache.get(file, position, CHUNK, true);
+        assertNotNull(chunk, "expected a hit for " + file + "@" + position);
+        assertArrayEquals(ChunkContent.bytes(seed, position, CHUNK), ChunkContent.read(chunk), "bytes of " + file + "@" + position);
+        return chunk;
+    }
+
+    @Test
+    void aHitBringsItsFilesNextChunkAlongWhenThatRecordFollowsAndOneReadServesBoth() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("i-Data.db");
+        putAll(file, 11, 2);
+        BlockDevice device = reopenOnFlash();
+        CachedFile again = sstable("i-Data.db");
+        long reads = device.stats().readOps();
+
+        CachedChunk first = assertHitWithFollower(again, 11, 0);
+        FollowingChunk follower = first.takeFollower();
+        assertNotNull(follower, "the next chunk came along");
+        assertEquals(CHUNK, follower.position());
+        first.release(); // the follower keeps the shared buffer
+        CachedChunk second = cache.claim(again, follower);
+        assertNotNull(second);
+        assertArrayEquals(ChunkContent.bytes(11, CHUNK, CHUNK), ChunkContent.read(second));
+        second.release();
+        assertEquals(reads + 1, device.stats().readOps(), "one I/O for both chunks");
+        CacheStats stats = cache.stats();
+        assertEquals(2, stats.flashHits());
+        assertEquals(1, stats.pairedReads());
+        assertEquals(1, stats.followersServed());
+
+        CachedChunk alone = cache.get(again, 0, CHUNK, false);
+        assertNull(alone.takeFollower(), "not asked for, no follower");
+        alone.release();
+        CachedChunk last = assertHitWithFollower(again, 11, CHUNK);
+        assertNull(last.takeFollower(), "the file's last cached chunk has no next one");
+        last.release();
+    }
+
+    @Test
+    void aFollowerComesOnlyWhenTheNextChunksRecordLiesRightAfterAndIsAlwaysRight() throws Exception {
+        open(c -> { });
+        CachedFile forward = sstable("j-Data.db");
+        CachedFile backward = sstable("k-Data.db");
+        putAll(forward, 12, 12);
+        for (int i = 11; i >= 0; i--) {
+            cache.put(backward, (long) i * CHUNK, ChunkContent.buffer(13, (long) i * CHUNK, CHUNK), System.nanoTime());
+        }
+        awaitWriter();
+        reopenOnFlash();
+        CachedFile forwardAgain = sstable("j-Data.db");
+        CachedFile backwardAgain = sstable("k-Data.db");
+        for (int i = 0; i + 1 < 12; i++) {
+            long position = (long) i * CHUNK;
+            CachedChunk hit = assertHitWithFollower(backwardAgain, 13, position);
+            assertNull(hit.takeFollower(), "chunk " + i + "'s next record lies before it");
+            hit.release();
+            hit = assertHitWithFollower(forwardAgain, 12, position);
+            FollowingChunk follower = hit.takeFollower();
+            assertNotNull(follower, "chunk " + i + " written just before its next one");
+            CachedChunk next = cache.claim(forwardAgain, follower);
+            assertArrayEquals(ChunkContent.bytes(12, position + CHUNK, CHUNK), ChunkContent.read(next));
+            next.release();
+            hit.release();
+        }
+        assertEquals(11, cache.stats().followersServed());
+        assertEquals(0, cache.stats().checksumErrors());
+    }
+
+    @Test
+    void aFollowerInvalidatedBeforeItsReaderAsksIsNeverServed() throws Exception {
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        open(c -> { });
+        CachedFile file = sstable("l-Data.db");
+        putAll(file, 14, 4);
+        cache.close();
+        cache = null;
+        open(c -> { }, device -> faulty[0] = new FaultyDevice(device));
+        CachedFile again = sstable("l-Data.db");
+
+        // Invalidated, and the writer has taken the key out of the index.
+        CachedChunk first = assertHitWithFollower(again, 14, 0);
+        FollowingChunk follower = first.takeFollower();
+        assertNotNull(follower);
+        cache.invalidatePosition(again, CHUNK);
+        awaitWriter();
+        assertNull(cache.claim(again, follower), "the chunk changed in its file after the read");
+        follower.release(); // a second release does nothing
+        first.release();
+
+        // Invalidated while the writer is held: still in the index, only the set of invalidated keys keeps it out.
+        CachedChunk second = assertHitWithFollower(again, 14, 2L * CHUNK);
+        FollowingChunk held = second.takeFollower();
+        assertNotNull(held);
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        faulty[0].delay(FaultyDevice.Op.WRITE, () -> {
+            writing.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        cache.engine().checkpointSoon();
+        assertTrue(writing.await(20, TimeUnit.SECONDS), "the writer is in the checkpoint's first write");
+        try {
+            cache.invalidatePosition(again, 3L * CHUNK);
+            assertNull(cache.claim(again, held));
+        } finally {
+            faulty[0].delay(FaultyDevice.Op.WRITE, null);
+            release.countDown();
+        }
+        second.release();
+        assertEquals(0, cache.stats().followersServed());
+    }
+
+    @Test
+    void aFollowerOfAnInvalidatedFileIsNeverServed() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("m-Data.db");
+        putAll(file, 15, 2);
+        reopenOnFlash();
+        CachedFile again = sstable("m-Data.db");
+        CachedChunk first = assertHitWithFollower(again, 15, 0);
+        FollowingChunk follower = first.takeFollower();
+        assertNotNull(follower);
+        cache.invalidateFile(again);
+        assertNull(cache.claim(again, follower));
+        first.release();
+    }
 }

@@ -213,15 +213,37 @@ public final class CompactEngine implements AutoCloseable {
      * record that fails its checks or a device error is a miss too, counted). Any thread.
      */
     public int read(long key, int chunkLength, ByteBuffer into) {
-        admission.accessed(key);
-        if (!awaitingRemoval.isEmpty() && awaitingRemoval.contains(key)) {
-            misses.increment();
+        if (chunkLength > into.remaining()) {
+            throw new IllegalArgumentException("chunk length " + chunkLength + " with room for " + into.remaining());
+        }
+        SegmentReader.Hit hit = read(key, chunkLength, SegmentReader.NO_NEXT);
+        if (hit == null) {
             return -1;
         }
         try {
-            int length = reader.read(key, chunkLength, into);
-            (length == -1 ? misses : hits).increment();
+            int length = hit.chunk().remaining();
+            into.put(hit.chunk());
             return length;
+        } finally {
+            hit.release();
+        }
+    }
+
+    /**
+     * The chunk of {@code key} (the caller releases the hit once), or null on a miss (a record that
+     * fails its checks or a device error is a miss too, counted); with {@code nextKey}, maybe the next
+     * chunk read along ({@link SegmentReader#read(long, int, long)}). Any thread.
+     */
+    public SegmentReader.Hit read(long key, int chunkLength, long nextKey) {
+        admission.accessed(key);
+        if (!awaitingRemoval.isEmpty() && awaitingRemoval.contains(key)) {
+            misses.increment();
+            return null;
+        }
+        try {
+            SegmentReader.Hit hit = reader.read(key, chunkLength, nextKey);
+            (hit == null ? misses : hits).increment();
+            return hit;
         } catch (RecordMismatchException e) {
             (e.damaged() ? damaged : refused).increment();
             mismatchLog.warn(LOG, "flash cache: a record read for a hit was not served (a miss): {}", e.getMessage());
@@ -229,7 +251,21 @@ public final class CompactEngine implements AutoCloseable {
             readErrors.increment();
         }
         misses.increment();
-        return -1;
+        return null;
+    }
+
+    /**
+     * Whether a follower read along with an earlier hit may be served now: not invalidated since (an
+     * invalidation's key stays in the checked set until the index no longer has it, so checking the set
+     * before the index misses none), and the index still points at the record read. Counts a hit if so.
+     */
+    public boolean claim(SegmentReader.Follower follower) {
+        admission.accessed(follower.key());
+        if ((!awaitingRemoval.isEmpty() && awaitingRemoval.contains(follower.key())) || !reader.stillCurrent(follower)) {
+            return false;
+        }
+        hits.increment();
+        return true;
     }
 
     /** As {@link #offer(long, ByteBuffer, long)} for bytes no invalidation can race with (tests, the simulator). */

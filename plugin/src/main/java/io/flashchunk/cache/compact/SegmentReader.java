@@ -31,6 +31,7 @@ public final class SegmentReader {
     private final LongAdder flashBytesRead = new LongAdder();
     private final LongAdder refusedByGate = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
+    private final LongAdder pairedReads = new LongAdder();
 
     public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool) {
@@ -49,9 +50,56 @@ public final class SegmentReader {
         this.policy = policy;
     }
 
+    /** {@link #read(long, int, long)}'s {@code nextKey} when no follower is wanted. */
+    public static final long NO_NEXT = -1;
+
+    /**
+     * A hit: the chunk as a view of {@code buffer}, a buffer of {@code pool} that whoever holds the hit
+     * releases once ({@link #release}); with {@code next}, the file's next chunk read by the same I/O.
+     */
+    public record Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next) {
+        public void release() {
+            pool.release(buffer);
+        }
+    }
+
+    /**
+     * The record of {@code key} that lay right after a hit's on flash, read with it and checked (its
+     * key, segment use and CRC32C) then: {@code chunk} is a view of the hit's buffer. It may be served
+     * later only if {@link #stillCurrent} says the index still points at that use of {@code address}.
+     */
+    public record Follower(long key, long address, long sequence, ByteBuffer chunk) {
+    }
+
     /**
      * Copies the chunk of {@code key} into {@code into} (from its position; at least
      * {@code chunkLength} bytes of room) and returns its length, or -1 on a miss.
+     *
+     * @see #read(long, int, long)
+     */
+    public int read(long key, int chunkLength, ByteBuffer into) throws IOException, RecordMismatchException {
+        if (chunkLength > into.remaining()) {
+            throw new IllegalArgumentException("chunk length " + chunkLength + " with room for " + into.remaining());
+        }
+        Hit hit = read(key, chunkLength, NO_NEXT);
+        if (hit == null) {
+            return -1;
+        }
+        try {
+            int length = hit.chunk().remaining();
+            into.put(hit.chunk());
+            return length;
+        } finally {
+            hit.release();
+        }
+    }
+
+    /**
+     * The chunk of {@code key}, or null on a miss. A flash hit is served from the buffer it was read
+     * into, with no copy. With {@code nextKey} (not {@link #NO_NEXT}) and that chunk's record right
+     * after this one on flash (as a file's chunks written in order are), both are read with one I/O
+     * (the paper's overflow read) and the hit carries the next one as a {@link Follower}; a follower
+     * that fails its checks is simply left out.
      *
      * @param chunkLength the most bytes the chunk can have (its file's chunk length)
      * @throws IOException when the device failed or did not answer in time (the gate refusing a read is a
@@ -59,17 +107,17 @@ public final class SegmentReader {
      * @throws RecordMismatchException when flash held another record or damaged bytes: a miss the
      *         caller may count and log
      */
-    public int read(long key, int chunkLength, ByteBuffer into) throws IOException, RecordMismatchException {
-        if (chunkLength < 1 || chunkLength > into.remaining()) {
-            throw new IllegalArgumentException("chunk length " + chunkLength + " with room for " + into.remaining());
+    public Hit read(long key, int chunkLength, long nextKey) throws IOException, RecordMismatchException {
+        if (chunkLength < 1) {
+            throw new IllegalArgumentException("chunk length " + chunkLength + " is not positive");
         }
         long address = index.find(key);
         if (address == RecordAddress.NONE) {
-            return -1;
+            return null;
         }
         int space = RecordAddress.space(address);
         if (space >= layouts.length || !layouts[space].contains(address)) {
-            return -1;
+            return null;
         }
         SegmentLayout layout = layouts[space];
         if (RecordFormat.recordBytes(chunkLength) > layout.segmentBytes()) {
@@ -78,59 +126,98 @@ public final class SegmentReader {
         int segment = table.segment(space, layout.index(address));
         long sequence = table.pin(segment);
         if (sequence == -1) {
-            return -1;
+            return null;
         }
         try {
             int sector = layout.sectorInSegment(address);
-            int length;
+            Hit hit;
             SegmentState state = table.state(segment);
             if (state == SegmentState.DURABLE || state == SegmentState.RECLAIMING) {
-                length = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, into);
+                hit = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, nextKey);
             } else {
-                length = readFromMemory(segment, sequence, sector, key, chunkLength, into);
-                if (length != -1) {
+                hit = readFromMemory(segment, sequence, sector, key, chunkLength);
+                if (hit != null) {
                     memoryReads.increment();
                 } else {
                     // Written since the buffers were looked at, or not in a buffer (yet): flash only once durable.
                     state = table.state(segment);
                     if (state != SegmentState.DURABLE && state != SegmentState.RECLAIMING) {
-                        return -1;
+                        return null;
                     }
-                    length = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, into);
+                    hit = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, nextKey);
                 }
             }
-            if (length == -1) {
-                return -1;
+            if (hit == null) {
+                return null;
             }
             index.markRead(key, address);
             order.read(segment);
-            return length;
+            return hit;
         } finally {
             table.unpin(segment);
         }
     }
 
-    private int readFromMemory(int segment, long sequence, int sector, long key, int chunkLength, ByteBuffer into)
-            throws RecordMismatchException {
-        for (SegmentBuffer buffer : buffers) {
-            int length = buffer.read(segment, sequence, sector, key, chunkLength, into);
-            if (length != -1) {
-                return length;
-            }
+    /**
+     * Whether a follower read earlier may be served now: the index still points {@code key} at
+     * {@code address}, in the use of its segment the follower was read from (a segment reused since
+     * may hold another record there). Counts as a read of it when so.
+     */
+    public boolean stillCurrent(Follower follower) {
+        long address = follower.address();
+        if (index.find(follower.key()) != address) {
+            return false;
         }
-        return -1;
+        // After the index: a reuse that put the key back at this address has a later sequence by now.
+        int space = RecordAddress.space(address);
+        int segment = table.segment(space, layouts[space].index(address));
+        if (table.sequence(segment) != follower.sequence()) {
+            return false;
+        }
+        index.markRead(follower.key(), address);
+        order.read(segment);
+        return true;
     }
 
-    private int readFromFlash(int space, SegmentLayout layout, long address, int sector, long key, long sequence,
-                              int chunkLength, ByteBuffer into) throws IOException, RecordMismatchException {
+    private Hit readFromMemory(int segment, long sequence, int sector, long key, int chunkLength)
+            throws RecordMismatchException {
+        ByteBuffer into = pool.acquire(chunkLength);
+        try {
+            for (SegmentBuffer buffer : buffers) {
+                int length = buffer.read(segment, sequence, sector, key, chunkLength, into);
+                if (length != -1) {
+                    Hit hit = new Hit(into.flip(), into, pool, null);
+                    into = null;
+                    return hit;
+                }
+            }
+            return null;
+        } finally {
+            if (into != null) {
+                pool.release(into);
+            }
+        }
+    }
+
+    private Hit readFromFlash(int space, SegmentLayout layout, long address, int sector, long key, long sequence,
+                              int chunkLength, long nextKey) throws IOException, RecordMismatchException {
         long start = RecordAddress.byteOffset(address);
         long firstBlock = start / BlockDevice.BLOCK_SIZE;
         long segmentEnd = layout.startByte(layout.index(address)) + layout.segmentBytes();
         long end = Math.min(segmentEnd, start + RecordFormat.recordBytes(chunkLength));
+        // The next chunk's record right after a whole chunk's, in the same segment: read it along.
+        long nextAddress = nextKey == NO_NEXT ? RecordAddress.NONE : index.find(nextKey);
+        boolean withNext = nextAddress != RecordAddress.NONE
+                && RecordAddress.byteOffset(nextAddress) == start + RecordFormat.recordBytes(chunkLength)
+                && RecordAddress.space(nextAddress) == space && layout.contains(nextAddress)
+                && layout.index(nextAddress) == layout.index(address);
+        if (withNext) {
+            end = Math.min(segmentEnd, RecordAddress.byteOffset(nextAddress) + RecordFormat.recordBytes(chunkLength));
+        }
         int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
         if (!policy.gate().begin(space)) {
             refusedByGate.increment();
-            return -1;
+            return null;
         }
         ByteBuffer buffer = pool.acquire(bytes);
         long started = policy.clock().getAsLong();
@@ -147,17 +234,38 @@ public final class SegmentReader {
         }
         flashReads.increment();
         flashBytesRead.add(bytes);
+        boolean served = false;
         try {
-            ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - firstBlock * BlockDevice.BLOCK_SIZE), key, sequence);
-            int length = chunk.remaining();
-            if (length > chunkLength) {
-                throw new RecordMismatchException("record at sector " + sector + " holds " + length
+            long base = firstBlock * BlockDevice.BLOCK_SIZE;
+            ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - base), key, sequence);
+            if (chunk.remaining() > chunkLength) {
+                throw new RecordMismatchException("record at sector " + sector + " holds " + chunk.remaining()
                         + " bytes; the chunk has at most " + chunkLength);
             }
-            into.put(chunk);
-            return length;
+            Follower next = withNext && chunk.remaining() == chunkLength
+                    ? follower(buffer, (int) (RecordAddress.byteOffset(nextAddress) - base), nextKey, nextAddress,
+                            sequence, chunkLength)
+                    : null;
+            if (next != null) {
+                pairedReads.increment();
+            }
+            served = true;
+            return new Hit(chunk, buffer, pool, next);
         } finally {
-            pool.release(buffer);
+            if (!served) {
+                pool.release(buffer);
+            }
+        }
+    }
+
+    /** The next record as read along, if it is that chunk's, from this use, whole and no longer than a chunk. */
+    private static Follower follower(ByteBuffer buffer, int at, long nextKey, long nextAddress, long sequence,
+                                     int chunkLength) {
+        try {
+            ByteBuffer chunk = RecordFormat.check(buffer, at, nextKey, sequence);
+            return chunk.remaining() <= chunkLength ? new Follower(nextKey, nextAddress, sequence, chunk) : null;
+        } catch (RecordMismatchException e) {
+            return null; // not the record the index named when the read began: no follower, the hit stands
         }
     }
 
@@ -214,6 +322,11 @@ public final class SegmentReader {
     /** Flash reads the gate refused (the device out of use): misses. */
     public long refusedByGate() {
         return refusedByGate.sum();
+    }
+
+    /** Flash hits whose read brought the file's next chunk along. */
+    public long pairedReads() {
+        return pairedReads.sum();
     }
 
     /** Queued reads given up after the policy's timeout. */

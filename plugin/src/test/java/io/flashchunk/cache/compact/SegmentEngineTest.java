@@ -7,6 +7,7 @@ import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
 import static io.flashchunk.cache.compact.CompactEngineFixture.device;
 import static io.flashchunk.cache.compact.CompactEngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -120,6 +121,32 @@ class SegmentEngineTest {
         for (int i = base; i < base + 2 * perSegment; i++) {
             assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i);
         }
+    }
+
+    @Test
+    void aChunksNextRecordComesAlongAndIsNoLongerCurrentOnceItsSegmentIsReused() throws Exception {
+        CompactEngineFixture engine = new CompactEngineFixture(device("a", 2));
+        for (int i = 0; i < 2 * PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        engine.writer.flush();
+        SegmentReader.Hit hit = engine.reader.read(key(0), CHUNK, key(1));
+        assertEquals(chunk(key(0)), hit.chunk());
+        SegmentReader.Follower follower = hit.next();
+        assertEquals(key(1), follower.key());
+        assertEquals(chunk(key(1)), follower.chunk());
+        assertTrue(engine.reader.stillCurrent(follower));
+        hit.release();
+        SegmentReader.Hit alone = engine.reader.read(key(1), CHUNK, key(3));
+        assertNull(alone.next(), "chunk 3's record does not follow chunk 1's");
+        alone.release();
+
+        // The same two chunks again, first into the reused oldest segment: the same addresses, a later use.
+        assertTrue(engine.writer.append(key(0), chunk(key(0))));
+        assertTrue(engine.writer.append(key(1), chunk(key(1))));
+        engine.writer.flush();
+        assertEquals(follower.address(), engine.index.find(key(1)), "put back where the follower was read");
+        assertFalse(engine.reader.stillCurrent(follower), "a record of the segment's earlier use is not current");
     }
 
     @Test
