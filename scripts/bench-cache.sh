@@ -3,7 +3,8 @@
 #
 #   heap    heap bytes per cached chunk (index + allocator, after full GCs), with the top classes
 #   hits    cache hits (get of random cached chunks) vs bare device reads of the same size on the
-#           same device object, back to back, alternating which goes first per round
+#           same device object, back to back, rotating which goes first per round; today's engine
+#           and the compact engine (on a device file of its own, filled, then restarted) side by side
 #   writes  flash bytes written per byte offered under a hotspot stream (30% of the keys get 80%
 #           of the requests), on a fast device (O_DIRECT file, libaio) and on a slow one (our
 #           capiblock stand-in with 2000 µs added per I/O)
@@ -12,7 +13,7 @@
 # scripts/bench_cache_report.py then writes $OUT/tables.md, $OUT/cache-hits.png and
 # $OUT/cache-heap.png and prints the tables.
 #
-# Usage: scripts/bench-cache.sh [--quick] [--out DIR] [--skip-build]
+# Usage: scripts/bench-cache.sh [--quick] [--only heap|hits|writes] [--out DIR] [--skip-build]
 set -euo pipefail
 
 repo_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,13 +28,15 @@ Cache-core benchmarks (CacheBench heap, hits, writes); results in one directory.
 
   --quick         heap at 1M entries only; hits at 64 KiB only, threads 1,8, 3 s, 1 round;
                   writes with 50000 requests (fast and slow device)
+  --only KIND     run only the heap, hits or writes steps
   --out DIR       results directory (default: docs/results/cache-<UTC timestamp>)
   --skip-build    do not run Maven (plugin classes, test classes, the test classpath file and
                   native/build/libcflsh_block.so must already be built)
   -h, --help      this help
 
 Full mode: heap at 1M and 10M entries (16 KiB chunks); hits at 4096, 16384 and 65536-byte
-chunks, threads 1,2,8,32, 5 s, 2 rounds; writes on the fast device and with
+chunks, threads 1,2,8,32, 5 s, 2 rounds, today's engine and the compact engine each against
+the device in every round; writes on the fast device and with
 --device-latency-us 2000, 200000 requests each. Every JVM runs with -Xmx6g; extra JVM options
 from \$BENCH_JAVA_OPTS. Scratch files go to target/bench (deleted by each step).
 EOF
@@ -49,11 +52,15 @@ need_value() {
 }
 
 quick=0
+only=""
 out=""
 skip_build=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) quick=1; shift ;;
+        --only) need_value "$@"
+            case "$2" in heap|hits|writes) only="$2" ;; *) die "--only: '$2' is not heap, hits or writes" ;; esac
+            shift 2 ;;
         --out) need_value "$@"; out="$2"; shift 2 ;;
         --skip-build) skip_build=1; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -74,17 +81,25 @@ fi
 steps=()
 if [[ $quick -eq 1 ]]; then
     steps+=("heap-1M|heap --entries 1000000 --chunk-bytes 16384|600|heap bytes per chunk, 1M entries of 16 KiB")
-    steps+=("hits-65536|hits --chunk-bytes 65536 --threads 1,8 --seconds 3 --repeat 1|600|hits vs device, 64 KiB chunks, threads 1,8, 3 s x 1 round")
+    steps+=("hits-65536|hits --engines classic,compact --chunk-bytes 65536 --threads 1,8 --seconds 3 --repeat 1|600|hits vs device, 64 KiB chunks, both engines, threads 1,8, 3 s x 1 round")
     steps+=("writes-fast|writes --requests 50000 --device-latency-us 0|300|writes, hotspot stream of 50000 requests, fast device (O_DIRECT file, libaio)")
     steps+=("writes-slow|writes --requests 50000 --device-latency-us 2000|300|writes, hotspot stream of 50000 requests, slow device (capiblock stand-in, +2000 us per I/O)")
 else
     steps+=("heap-1M|heap --entries 1000000 --chunk-bytes 16384|600|heap bytes per chunk, 1M entries of 16 KiB")
     steps+=("heap-10M|heap --entries 10000000 --chunk-bytes 16384|900|heap bytes per chunk, 10M entries of 16 KiB")
     for bytes in 4096 16384 65536; do
-        steps+=("hits-$bytes|hits --chunk-bytes $bytes --threads 1,2,8,32 --seconds 5 --repeat 2|900|hits vs device, $((bytes / 1024)) KiB chunks, threads 1,2,8,32, 5 s x 2 rounds")
+        steps+=("hits-$bytes|hits --engines classic,compact --chunk-bytes $bytes --threads 1,2,8,32 --seconds 5 --repeat 2|1200|hits vs device, $((bytes / 1024)) KiB chunks, both engines, threads 1,2,8,32, 5 s x 2 rounds")
     done
     steps+=("writes-fast|writes --requests 200000 --device-latency-us 0|300|writes, hotspot stream of 200000 requests, fast device (O_DIRECT file, libaio)")
     steps+=("writes-slow|writes --requests 200000 --device-latency-us 2000|1200|writes, hotspot stream of 200000 requests, slow device (capiblock stand-in, +2000 us per I/O)")
+fi
+
+if [[ -n "$only" ]]; then
+    kept=()
+    for step in "${steps[@]}"; do
+        [[ "$step" == "$only"-* ]] && kept+=("$step")
+    done
+    steps=("${kept[@]}")
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -115,7 +130,7 @@ fi
 # under the benchmark's feet. A copy counts only if it still matches the tree a moment later.
 stage="$(mktemp -d "${TMPDIR:-/tmp}/bench-cache.XXXXXX")"
 step_pid=""
-scratch_files=(heap-device.img hits-device.img writes-device.img)  # CacheBench's names in --dir
+scratch_files=(heap-device.img hits-device.img hits-compact-device.img hits-compact-Data.db writes-device.img)  # CacheBench's names in --dir
 on_exit() {
     # A step still running (interrupted run) is ended, and its scratch file removed.
     if [[ -n "$step_pid" ]]; then

@@ -8,14 +8,17 @@ Usage: bench_cache_report.py OUT_DIR      reads OUT_DIR/raw.jsonl, writes OUT_DI
 
 raw.jsonl holds CacheBench's JSON lines, told apart by "bench":
   heap    entries, chunk_bytes, heap_bytes, bytes_per_chunk, top_classes [{class, instances, bytes}]
-  hits    path (cache|device), chunk_bytes, threads, round, ops_per_s, mb_per_s, misses, p50_us,
+  hits    path (cache|compact|device), chunk_bytes, threads, round, ops_per_s, mb_per_s, misses, p50_us,
           p99_us, cpu_us_per_op
   writes  device, requests, hit_rate, offered_bytes, flash_bytes_written, written_per_offered,
           dropped_evicted_before_write, dropped_queue_full, already_cached, flash_writes, seconds
 
 Hits: for each (chunk size, threads) the table shows medians over rounds, and cache/device is the
 median over rounds of the per-round ratio (cache and device ran back to back in the same round),
-which is steadier on a noisy machine than a ratio of medians.
+which is steadier on a noisy machine than a ratio of medians. Rows of path "compact" (the compact
+engine, CacheBench hits --engines classic,compact) get a table of their own against the same device
+reads and today's engine ("cache"): the issue-15 targets are compact/device >= 0.9 and a p99 no worse
+than today's (the median of the per-round compact/cache p99 ratios <= 1).
 """
 
 import json
@@ -29,6 +32,8 @@ from collections import defaultdict
 
 HEAP_TARGET = 128.0      # bytes per chunk
 HITS_TARGET = 0.85       # cache / device at 64 KiB
+COMPACT_TARGET = 0.90    # compact engine / device, every size
+PATHS = ("cache", "compact", "device")
 TARGET_CHUNK = 65536
 TOP_CLASSES = 4
 MB = 1e6
@@ -55,7 +60,7 @@ def load(raw_path):
                     row["threads"] = int(row["threads"])
                     row["round"] = int(row["round"])
                     row["ops_per_s"] = float(row["ops_per_s"])
-                    if row["path"] not in ("cache", "device"):
+                    if row["path"] not in PATHS:
                         raise ValueError(f"unknown path {row['path']!r}")
                 elif kind == "writes":
                     row["offered_bytes"] = int(row["offered_bytes"])
@@ -145,7 +150,7 @@ def heap_target_lines(heap):
 # ---------------------------------------------------------------------------------------------
 def summarize_hits(hit_rows):
     """{(chunk_bytes, threads): summary}: medians over rounds and the median per-round ratio."""
-    cells = defaultdict(lambda: {"cache": defaultdict(list), "device": defaultdict(list)})
+    cells = defaultdict(lambda: {path: defaultdict(list) for path in PATHS})
     for row in hit_rows:
         cells[(row["chunk_bytes"], row["threads"])][row["path"]][row["round"]].append(row)
 
@@ -155,14 +160,14 @@ def summarize_hits(hit_rows):
 
     summary = {}
     for key, paths in cells.items():
-        ratios = []
-        for rnd in sorted(set(paths["cache"]) & set(paths["device"])):
-            # Pair the measurements of one round in order of appearance (a repeated run adds pairs).
-            for c, d in zip(paths["cache"][rnd], paths["device"][rnd]):
-                if d["ops_per_s"] > 0:
-                    ratios.append(c["ops_per_s"] / d["ops_per_s"])
-        s = {"ratio": statistics.median(ratios) if ratios else None, "ratios": ratios}
-        for path in ("cache", "device"):
+        ratios = per_round_ratios(paths["cache"], paths["device"], "ops_per_s")
+        compact_ratios = per_round_ratios(paths["compact"], paths["device"], "ops_per_s")
+        p99_ratios = per_round_ratios(paths["compact"], paths["cache"], "p99_us")
+        s = {"ratio": statistics.median(ratios) if ratios else None, "ratios": ratios,
+             "compact_ratio": statistics.median(compact_ratios) if compact_ratios else None,
+             "compact_ratios": compact_ratios,
+             "compact_p99_ratio": statistics.median(p99_ratios) if p99_ratios else None}
+        for path in PATHS:
             rows = [r for rnd in sorted(paths[path]) for r in paths[path][rnd]]
             s[path] = {
                 "n": len(rows),
@@ -177,6 +182,47 @@ def summarize_hits(hit_rows):
             }
         summary[key] = s
     return summary
+
+
+def per_round_ratios(numerators, denominators, field):
+    """a/b of the measurements of each round, paired in order of appearance (a repeated run adds pairs)."""
+    ratios = []
+    for rnd in sorted(set(numerators) & set(denominators)):
+        for a, b in zip(numerators[rnd], denominators[rnd]):
+            if a.get(field) is not None and b.get(field) and float(b[field]) > 0:
+                ratios.append(float(a[field]) / float(b[field]))
+    return ratios
+
+
+def compact_lines(hits):
+    lines = ["| chunk size | threads | compact ops/s | device ops/s | compact/device | compact p50/p99 µs | "
+             "today's p99 µs | compact p99 / today's | compact CPU µs/op | today's CPU µs/op |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (chunk, threads) in sorted(hits):
+        s = hits[(chunk, threads)]
+        c, d, t = s["compact"], s["device"], s["cache"]
+        if not c["n"]:
+            continue
+        lines.append(f"| {kib(chunk)} | {threads} | {fmt(c['ops_per_s'], 0)} | {fmt(d['ops_per_s'], 0)} | "
+                     f"{fmt(s['compact_ratio'], 2)} | {fmt(c['p50_us'], 1)} / {fmt(c['p99_us'], 1)} | "
+                     f"{fmt(t['p99_us'], 1)} | {fmt(s['compact_p99_ratio'], 2)} | {fmt(c['cpu_us_per_op'], 2)} | "
+                     f"{fmt(t['cpu_us_per_op'], 2)} |")
+    return lines
+
+
+def compact_target_lines(hits):
+    lines = []
+    for (chunk, threads) in sorted(hits):
+        s = hits[(chunk, threads)]
+        if not s["compact"]["n"]:
+            continue
+        ratio, p99 = s["compact_ratio"], s["compact_p99_ratio"]
+        hit_verdict = "n/a" if ratio is None else ("met" if ratio >= COMPACT_TARGET else "not met")
+        p99_verdict = "n/a" if p99 is None else ("met" if p99 <= 1.0 else "not met")
+        lines.append(f"{kib(chunk)}, {threads} threads: compact/device {fmt(ratio, 2)} (target >= "
+                     f"{COMPACT_TARGET:.2f}): {hit_verdict}; p99 compact/today's {fmt(p99, 2)} (target <= 1.00): "
+                     f"{p99_verdict}")
+    return lines
 
 
 def hits_lines(hits):
@@ -289,8 +335,10 @@ def plot_hits(hits, png_path):
     fig, axes = plt.subplots(1, len(chunks), figsize=(5.2 * len(chunks), 4.6), squeeze=False)
     for ax, chunk in zip(axes[0], chunks):
         threads = sorted(t for (c, t) in hits if c == chunk)
-        for path, color, marker in (("cache", "#1f77b4", "o"), ("device", "#7f7f7f", "s")):
+        for path, color, marker in (("cache", "#1f77b4", "o"), ("compact", "#2ca02c", "^"), ("device", "#7f7f7f", "s")):
             ys = [hits[(chunk, t)][path]["ops_per_s"] for t in threads]
+            if all(y is None for y in ys):
+                continue
             ax.plot(threads, [y if y is not None else float("nan") for y in ys], marker=marker, color=color,
                     label=path)
         for t in threads:
@@ -304,8 +352,7 @@ def plot_hits(hits, png_path):
         ax.set_xticks(threads)
         ax.set_xticklabels([str(t) for t in threads])
         ax.set_ylim(bottom=0, top=max([1.0] + [v for t in threads for v in
-                                               (hits[(chunk, t)]["cache"]["ops_per_s"] or 0,
-                                                hits[(chunk, t)]["device"]["ops_per_s"] or 0)]) * 1.15)
+                                               (hits[(chunk, t)][path]["ops_per_s"] or 0 for path in PATHS)]) * 1.15)
         ax.set_xlabel("threads")
         ax.set_ylabel("ops/s (median over rounds)")
         ax.set_title(f"{kib(chunk)} chunks")
@@ -385,6 +432,11 @@ def build(rows):
         md += [f"Note: the cache path reported {misses:,} misses in total (see the spread table); misses are not "
                "counted as operations.", ""]
     md += ["Spread over rounds:", ""] + hits_spread_lines(hits) + [""]
+    if any(s["compact"]["n"] for s in hits.values()):
+        md += ["## Hits: the compact engine vs the same device reads and today's engine", ""]
+        md += compact_lines(hits) + [""] + compact_target_lines(hits) + [""]
+        md += ["Same rounds, the three paths back to back in a rotating order; compact/device and compact p99 / "
+               "today's are medians of the per-round ratios. The device reads are today's engine's blocks.", ""]
     md += ["## Writes: what the write queue's filtering saves", ""]
     md += writes_lines(writes) + [""] + writes_note_lines(writes) + [""]
     md += ["MB = 10^6 bytes. Offered: bytes passed to put after a miss. A chunk is dropped unwritten only if it is "
@@ -450,6 +502,12 @@ def self_test():
                               "round": rnd, "ops_per_s": device[rnd] * scale, "mb_per_s": 1.0, "misses": 0,
                               "p50_us": [10.0, 30.0, 20.0][rnd], "p99_us": 100.0 + rnd,
                               "cpu_us_per_op": 5.0})
+                if chunk == 65536:
+                    # compact: 0.95, 0.9, 0.7 of the device -> median 0.9; p99 against cache's 40/50, 80/70, 60/60 -> median 1.0
+                    lines.append({"bench": "hits", "path": "compact", "chunk_bytes": chunk, "threads": threads,
+                                  "round": rnd, "ops_per_s": device[rnd] * scale * [0.95, 0.9, 0.7][rnd],
+                                  "mb_per_s": 1.0, "misses": 0, "p50_us": 11.0, "p99_us": [40.0, 80.0, 60.0][rnd],
+                                  "cpu_us_per_op": 4.0})
                 lines.append({"bench": "hits", "path": "cache", "chunk_bytes": chunk, "threads": threads,
                               "round": rnd, "ops_per_s": cache[rnd] * scale * (0.5 if chunk == 4096 else 1.0),
                               "mb_per_s": 1.0, "misses": 1 if rnd == 0 else 0,
@@ -471,7 +529,7 @@ def self_test():
             f.write("\n".join(json.dumps(line) for line in reversed(lines)) + "\nnot json\n{\"bench\":\"x\"}\n")
         rows = load(raw)
         check("heap rows", len(rows["heap"]), 2)
-        check("hits rows", len(rows["hits"]), 24)
+        check("hits rows", len(rows["hits"]), 30)
         check("writes rows", len(rows["writes"]), 2)
         heap, hits, writes, md = build(rows)
         s = hits[(65536, 8)]
@@ -483,6 +541,19 @@ def self_test():
         check("64K/8 cache median CPU", s["cache"]["cpu_us_per_op"], 2.0)
         check("64K/8 cache misses", s["cache"]["misses"], 1)
         check("64K/1 ratio", hits[(65536, 1)]["ratio"], 0.9)
+        check("64K/8 compact/device", s["compact_ratio"], 0.9)
+        check("64K/8 compact p99 / today's", round(s["compact_p99_ratio"], 6), round(60.0 / 60.0, 6))
+        check("4K/8 has no compact", hits[(4096, 8)]["compact"]["n"], 0)
+        want = ["64 KiB, 1 threads: compact/device 0.90 (target >= 0.90): met; p99 compact/today's 1.00 "
+                "(target <= 1.00): met",
+                "64 KiB, 8 threads: compact/device 0.90 (target >= 0.90): met; p99 compact/today's 1.00 "
+                "(target <= 1.00): met"]
+        if compact_target_lines(hits) != want:
+            failures.append(f"compact target lines: {compact_target_lines(hits)!r}")
+        if len(compact_lines(hits)) != 4:
+            failures.append(f"compact table: {compact_lines(hits)!r}")
+        if "## Hits: the compact engine" not in md:
+            failures.append("no compact section in the report")
         check("4K/8 ratio", hits[(4096, 8)]["ratio"], 0.45)
         check("4K/1 cache median ops", hits[(4096, 1)]["cache"]["ops_per_s"], 375.0)
         check("heap order", heap[0]["entries"], 1_000_000)

@@ -253,62 +253,153 @@ public final class CacheBench {
         @Option(names = "--dir", defaultValue = "target/bench")
         Path dir;
 
+        @Option(names = "--engines", split = ",", defaultValue = "classic",
+                description = "classic (today's engine, path \"cache\"), compact (path \"compact\"), or both")
+        List<String> engines;
+
+        /** A path measured: a name for the report and one hit of a random cached chunk. */
+        private record Measurable(String name, Operation hit) {
+        }
+
         @Override
         public Integer call() throws Exception {
+            for (String engine : engines) {
+                if (!engine.equals("classic") && !engine.equals("compact")) {
+                    throw new IllegalArgumentException("--engines: '" + engine + "' is neither classic nor compact");
+                }
+            }
             long deviceBytes = (long) chunks * ((chunkBytes + 4095) & -4096) * 2;
-            Path file = sparseFile(dir, "hits-device.img", deviceBytes);
+            List<Path> files = new ArrayList<>();
+            List<AutoCloseable> open = new ArrayList<>();
+            try {
+                List<Measurable> paths = new ArrayList<>();
+                long cached = -1;
+                BlockDevice baseline = null;
+                long[] baselineLbas = null;
+                if (engines.contains("classic")) {
+                    Path file = sparseFile(dir, "hits-device.img", deviceBytes);
+                    files.add(file);
+                    FlashChunkCache cache = filledClassic(file);
+                    open.add(cache);
+                    CachedFile cachedFile = cache.files().live().get(0);
+                    cached = cache.entries();
+                    // The bare device reads the very blocks the cache holds: same LBAs, same sizes.
+                    baseline = cache.spaces().space(0).driver().device();
+                    baselineLbas = cachedLbas(cache);
+                    paths.add(new Measurable("cache", hitOf(cache, cachedFile)));
+                }
+                if (engines.contains("compact")) {
+                    Path file = sparseFile(dir, "hits-compact-device.img", deviceBytes);
+                    files.add(file);
+                    Path sstable = dir.resolve("hits-compact-Data.db");
+                    Files.write(sstable, new byte[4096]);
+                    files.add(sstable);
+                    CompactChunkCache cache = filledCompact(file, FileIdentity.of(sstable));
+                    open.add(cache);
+                    CachedFile cachedFile = cache.files().live().get(0);
+                    cached = cached == -1 ? cache.entries() : Math.min(cached, cache.entries());
+                    if (baseline == null) {
+                        // Reads of the chunk's size where the segments are, over the part written.
+                        List<BlockDevice> devices = new ArrayList<>();
+                        DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth).asReadOnly();
+                        devices.add(BlockDevices.open(spec));
+                        open.add(devices.get(0)::close);
+                        baseline = devices.get(0);
+                        long first = (1L << 20) / BlockDevice.BLOCK_SIZE;
+                        long written = (long) chunks * ((chunkBytes + 4095) & -4096) / BlockDevice.BLOCK_SIZE;
+                        baselineLbas = new SplittableRandom(5).longs(chunks, first, first + written).toArray();
+                    }
+                    paths.add(new Measurable("compact", hitOf(cache, cachedFile)));
+                }
+                BlockDevice device = baseline;
+                long[] lbas = baselineLbas;
+                AlignedBufferPool devicePool = new AlignedBufferPool(65536, 64L << 20);
+                // Buffers come and go through a pool, as on the cache's path: reading into one fixed
+                // buffer per thread measured markedly slower here.
+                paths.add(new Measurable("device", random -> {
+                    ByteBuffer buffer = devicePool.acquire(chunkBytes);
+                    device.read(lbas[random.nextInt(lbas.length)], buffer).join();
+                    devicePool.release(buffer);
+                    return true;
+                }));
+                for (int round = 0; round < repeat; round++) {
+                    for (int t : threads) {
+                        // Rotate which goes first, so drift on a shared machine favours none.
+                        for (int step = 0; step < paths.size(); step++) {
+                            Measurable path = paths.get((step + round) % paths.size());
+                            report(path.name(), t, round, cached, measure(t, path.hit()));
+                        }
+                    }
+                }
+                for (AutoCloseable cache : open) {
+                    if (cache instanceof FlashCache flashCache) {
+                        System.err.println("cache after the run: " + flashCache.stats());
+                    }
+                }
+            } finally {
+                for (int i = open.size() - 1; i >= 0; i--) {
+                    open.get(i).close();
+                }
+                for (Path file : files) {
+                    Files.deleteIfExists(file);
+                }
+            }
+            return 0;
+        }
+
+        private Operation hitOf(FlashCache cache, CachedFile cachedFile) {
+            return random -> {
+                CachedChunk chunk = cache.get(cachedFile, (long) random.nextInt(chunks) * chunkBytes, chunkBytes, false);
+                if (chunk == null) {
+                    return false;
+                }
+                chunk.release();
+                return true;
+            };
+        }
+
+        private FlashChunkCache filledClassic(Path file) throws Exception {
             DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth);
             CacheConfig config = CacheConfig.builder().device(spec).maxWritesInFlight(Math.min(8, queueDepth))
                     .queueBytes(256L << 20).allocationWaitMillis(1_000).build();
-            try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
-                CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/hits", 1L << 40, 1, 1, 1, 1));
+            FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)));
+            CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/hits", 1L << 40, 1, 1, 1, 1));
+            for (int i = 0; i < chunks; i++) {
+                cache.put(cachedFile, (long) i * chunkBytes, ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes));
+                while (cache.stats().queuedBytes() > (128L << 20)) {
+                    Thread.sleep(1);
+                }
+            }
+            while (cache.stats().queuedChunks() > 0) {
+                Thread.sleep(10);
+            }
+            return cache;
+        }
+
+        /**
+         * The compact engine filled, closed and opened again: every chunk is then on flash (none in
+         * a segment buffer) and came back through recovery, as after a restart.
+         */
+        private CompactChunkCache filledCompact(Path file, FileIdentity sstable) throws Exception {
+            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth);
+            CacheConfig config = CacheConfig.builder().device(spec).engine(CacheConfig.Engine.COMPACT)
+                    .maxWritesInFlight(Math.min(8, queueDepth)).queueBytes(256L << 20)
+                    .expectedChunkBytes(chunkBytes).build();
+            try (CompactChunkCache cache = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
+                CachedFile cachedFile = cache.registerFile(sstable);
                 for (int i = 0; i < chunks; i++) {
-                    cache.put(cachedFile, (long) i * chunkBytes, ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes));
+                    ByteBuffer chunk = ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes);
+                    cache.put(cachedFile, (long) i * chunkBytes, chunk, System.nanoTime());
                     while (cache.stats().queuedBytes() > (128L << 20)) {
                         Thread.sleep(1);
                     }
                 }
-                while (cache.stats().queuedChunks() > 0) {
-                    Thread.sleep(10);
+                if (!cache.engine().awaitWritten(5, TimeUnit.MINUTES)) {
+                    throw new IllegalStateException("the compact engine's writer did not take every chunk in 5 minutes");
                 }
-                long cached = cache.entries();
-                BlockDevice device = cache.spaces().space(0).driver().device();
-                // The bare device reads the very blocks the cache holds: same LBAs, same sizes.
-                long[] lbas = cachedLbas(cache);
-                AlignedBufferPool devicePool =
-                        new AlignedBufferPool(65536, 64L << 20);
-                for (int round = 0; round < repeat; round++) {
-                    for (int t : threads) {
-                        // Alternate which goes first, so drift on a shared machine favours neither.
-                        boolean cacheFirst = round % 2 == 1;
-                        for (int step = 0; step < 2; step++) {
-                            if ((step == 0) == cacheFirst) {
-                                report("cache", t, round, cached, measure(t, random -> {
-                                    CachedChunk chunk = cache.get(cachedFile, (long) random.nextInt(chunks) * chunkBytes);
-                                    if (chunk == null) {
-                                        return false;
-                                    }
-                                    chunk.release();
-                                    return true;
-                                }));
-                            } else {
-                                // Buffers come and go through a pool, as on the cache's path: reading
-                                // into one fixed buffer per thread measured markedly slower here.
-                                report("device", t, round, cached, measure(t, random -> {
-                                    ByteBuffer buffer = devicePool.acquire(chunkBytes);
-                                    device.read(lbas[random.nextInt(lbas.length)], buffer).join();
-                                    devicePool.release(buffer);
-                                    return true;
-                                }));
-                            }
-                        }
-                    }
-                }
-                System.err.println("cache after the run: " + cache.stats());
-            } finally {
-                Files.deleteIfExists(file);
             }
-            return 0;
+            // The file is unchanged on disk, so the restart restores it with its chunks.
+            return new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime);
         }
 
         private static long[] cachedLbas(FlashChunkCache cache) {
