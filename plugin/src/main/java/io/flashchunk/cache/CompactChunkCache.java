@@ -318,7 +318,8 @@ public final class CompactChunkCache implements FlashCache {
                 engine.readErrors(), m.writeErrors.sum() + engine.writerErrors(), reader.timeouts(),
                 engine.offeredBeforeInvalidation() + engine.refusedRecords(), engine.writer().reclaimed(), engine.invalidations(), 0, 0, reader.pairedReads(),
                 m.followersServed.sum(),
-                engine.checkpoints(), engine.failedCheckpoints(), 0, engine.appendedSinceCheckpoint(), recoveredEntries, entries(),
+                engine.checkpoints(), engine.failedCheckpoints(),
+                engine.lastCheckpoint() == null ? 0 : engine.lastCheckpoint().sequence(), engine.appendedSinceCheckpoint(), recoveredEntries, entries(),
                 weightedBytes() / BlockDevice.BLOCK_SIZE, engine.queuedBytes(), 0, List.copyOf(spaces),
                 m.flashHitLatency());
     }

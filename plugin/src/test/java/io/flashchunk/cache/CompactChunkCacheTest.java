@@ -273,8 +273,10 @@ class CompactChunkCacheTest {
         CachedFile file = sstable("g-Data.db");
         putAll(file, 8, 100);
         long before = cache.stats().checkpoints();
+        long sequenceBefore = cache.stats().lastCheckpointSequence();
         assertTrue(cache.checkpointNow().contains("checkpoint written"));
         assertEquals(before + 1, cache.stats().checkpoints());
+        assertTrue(cache.stats().lastCheckpointSequence() > sequenceBefore, "the new checkpoint's sequence is shown");
         cache.close();
         assertMiss(file, 0);
         cache.put(file, 0, ChunkContent.buffer(8, 0, CHUNK), System.nanoTime());

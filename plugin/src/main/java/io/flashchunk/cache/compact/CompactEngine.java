@@ -139,6 +139,8 @@ public final class CompactEngine implements AutoCloseable {
     private long lastCheckpointFailure = System.nanoTime() - CHECKPOINT_RETRY_NANOS - 1;
     private final AtomicLong checkpoints = new AtomicLong();
     private final AtomicLong failedCheckpoints = new AtomicLong();
+    /** What the last durable checkpoint wrote, or null before the first. */
+    private volatile CompactCheckpointer.Result lastCheckpoint;
     /** Chunks appended when the last durable checkpoint started. */
     private volatile long appendedAtCheckpoint;
     private final LongSupplier clockMillis;
@@ -448,7 +450,7 @@ public final class CompactEngine implements AutoCloseable {
         try {
             long appended = writer.appended();
             long startedMillis = clockMillis.getAsLong();
-            checkpointer.checkpoint(files);
+            lastCheckpoint = checkpointer.checkpoint(files);
             appendedAtCheckpoint = appended;
             unnamedSinceMillis = startedMillis; // what is appended next is no older than this
             checkpoints.incrementAndGet();
@@ -459,6 +461,11 @@ public final class CompactEngine implements AutoCloseable {
             LOG.warn("flash cache: checkpoint ({}) failed: {}", why, e.toString());
             return false;
         }
+    }
+
+    /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */
+    public CompactCheckpointer.Result lastCheckpoint() {
+        return lastCheckpoint;
     }
 
     /** What start found and did. */
@@ -540,6 +547,11 @@ public final class CompactEngine implements AutoCloseable {
 
     public SegmentTable table() {
         return table;
+    }
+
+    /** The index, for tests and benchmarks that fill it directly (only while the writer is idle). */
+    CompactChunkIndex index() {
+        return index;
     }
 
     public long indexBytes() {
