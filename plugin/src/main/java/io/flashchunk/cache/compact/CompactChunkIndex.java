@@ -51,10 +51,29 @@ public final class CompactChunkIndex {
     private volatile long entries;
 
     public CompactChunkIndex(long maxEntries) {
+        this(bucketsFor(maxEntries), null);
+    }
+
+    /**
+     * An index of exactly {@code buckets} buckets: as a checkpoint's header names them, for reading
+     * that checkpoint back where the entry count it was sized for is not known (the checkpoint tool).
+     */
+    public static CompactChunkIndex withBuckets(long buckets) {
+        if (buckets < 2 || buckets > 1L << 32) {
+            throw new IllegalArgumentException("a compact index has 2.." + (1L << 32) + " buckets, not " + buckets);
+        }
+        return new CompactChunkIndex(buckets, null);
+    }
+
+    private static long bucketsFor(long maxEntries) {
         if (maxEntries < 1 || maxEntries > MAX_ENTRIES) {
             throw new IllegalArgumentException("a compact index holds 1.." + MAX_ENTRIES + " entries, not " + maxEntries);
         }
-        buckets = Math.max(2, (long) Math.ceil(maxEntries / LOAD / BUCKET_SLOTS));
+        return Math.max(2, (long) Math.ceil(maxEntries / LOAD / BUCKET_SLOTS));
+    }
+
+    private CompactChunkIndex(long buckets, Void bucketCount) {
+        this.buckets = buckets;
         long slots = buckets * BUCKET_SLOTS;
         int pageCount = (int) ((slots + PAGE_SLOTS - 1) / PAGE_SLOTS);
         pages = new long[pageCount][];

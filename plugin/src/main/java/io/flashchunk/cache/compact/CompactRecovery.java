@@ -45,10 +45,18 @@ public final class CompactRecovery {
     /**
      * What recovery found: per space the sequences its areas hold (0 = none valid), the files the
      * checkpoints name (an id two checkpoints disagree on is left out), the next file id to give,
-     * and the slots restored and left out.
+     * the slots restored and left out, and every reason a checkpoint area or file was not used (each
+     * also logged as a warning).
      */
     public record Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId,
-                          long restoredEntries, long skippedEntries, int restoredSegments, long highestSequenceSeen) {
+                          long restoredEntries, long skippedEntries, int restoredSegments, long highestSequenceSeen,
+                          List<String> problems) {
+    }
+
+    /** Logs a reason something on the devices is not used, and keeps it for the outcome. */
+    private static void problem(List<String> problems, String message) {
+        LOG.warn("flash cache: {}", message);
+        problems.add(message);
     }
 
     private CompactRecovery() {
@@ -78,9 +86,10 @@ public final class CompactRecovery {
         long restored = 0;
         long skipped = 0;
         long highestSeen = 0;
+        List<String> problems = new ArrayList<>();
         for (int s = 0; s < spaces; s++) {
             SpaceRecovery space = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index,
-                    pieceBytes);
+                    pieceBytes, problems);
             SpaceRecovery.Loaded loaded = space.load(areaSequences[s]);
             highestSeen = Math.max(highestSeen, space.highestSeen);
             if (loaded == null) {
@@ -101,7 +110,7 @@ public final class CompactRecovery {
             skipped += loaded.skipped();
         }
         for (int id : disputed) {
-            LOG.warn("flash cache: checkpoints disagree on file id {}; its cached chunks are not used", id);
+            problem(problems, "checkpoints disagree on file id " + id + "; its cached chunks are not used");
             files.remove(id);
         }
         table.restoreDurable(named);
@@ -115,7 +124,40 @@ public final class CompactRecovery {
         durable.forEach(order::written);
         table.continueSequencesFrom(Math.max(nextSegmentSequence, clockMillis.getAsLong() << 20));
         return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size(),
-                highestSeen);
+                highestSeen, List.copyOf(problems));
+    }
+
+    /**
+     * One checkpoint area's header as recovery judges it: the header when it is a checkpoint of cache
+     * {@code instance}, space {@code space}, with this space's geometry; else null, and the problem
+     * (null for an empty area: a new cache has them, and a crash during a checkpoint leaves one).
+     */
+    public record AreaHeader(CompactCheckpointHeader header, String problem) {
+    }
+
+    /** Reads and judges the header of {@code area} (0 = A, 1 = B) of a space: recovery's rule, also the checkpoint tool's. */
+    public static AreaHeader readHeader(StorageDriver driver, CheckpointAreas areas, SegmentLayout layout, UUID instance,
+                                        int space, int area) {
+        String where = areaName(driver.path(), area);
+        try {
+            ByteBuffer block = CompactStart.readBlock(driver, areas.start(area));
+            CompactCheckpointHeader header = CompactCheckpointHeader.decode(block, areas.bodyCapacityBytes(), where);
+            String mismatch = !header.instance().equals(instance) ? "belongs to cache instance " + header.instance()
+                    : header.spaceIndex() != space ? "was written for address space " + header.spaceIndex()
+                    : header.segments() != layout.segments() || header.segmentBytes() != layout.segmentBytes()
+                    ? "names " + header.segments() + " segments of " + header.segmentBytes() + " bytes, the space has "
+                    + layout.segments() + " of " + layout.segmentBytes() : null;
+            return mismatch == null ? new AreaHeader(header, null) : new AreaHeader(null, where + ": it " + mismatch);
+        } catch (java.io.IOException e) {
+            return new AreaHeader(null, where + ": " + e.getMessage());
+        } catch (CheckpointFormatException e) {
+            return new AreaHeader(null, e.getMessage().contains("(magic 0x0)") ? null : e.getMessage());
+        }
+    }
+
+    /** "PATH checkpoint area A": how recovery's messages name an area. */
+    public static String areaName(String path, int area) {
+        return path + " checkpoint area " + CheckpointAreas.name(area);
     }
 
     /** One space: its two headers, and the body of the newest one that checks out. */
@@ -132,12 +174,14 @@ public final class CompactRecovery {
         private final SegmentTable table;
         private final CompactChunkIndex index;
         private final int pieceBytes;
+        private final List<String> problems;
         /** The highest sequence of a header that decoded, whether or not its body was then valid. */
         long highestSeen;
 
         SpaceRecovery(StorageDriver driver, CheckpointAreas areas, SegmentLayout layout, UUID instance, int space,
-                      SegmentTable table, CompactChunkIndex index, int pieceBytes) {
+                      SegmentTable table, CompactChunkIndex index, int pieceBytes, List<String> problems) {
             this.pieceBytes = pieceBytes;
+            this.problems = problems;
             this.driver = driver;
             this.areas = areas;
             this.layout = layout;
@@ -148,7 +192,7 @@ public final class CompactRecovery {
         }
 
         String where(int area) {
-            return driver.path() + " checkpoint area " + CheckpointAreas.name(area);
+            return areaName(driver.path(), area);
         }
 
         /** Loads the newest valid checkpoint, recording each area's sequence; null when none is valid. */
@@ -161,8 +205,8 @@ public final class CompactRecovery {
             }
             if (sequences[0] != 0 && sequences[0] == sequences[1]) {
                 // Sequences are never reused: neither area can be trusted over the other.
-                LOG.warn("flash cache: ignoring both checkpoint areas of {}: each holds checkpoint {}; this space "
-                        + "starts empty", driver.path(), sequences[0]);
+                problem(problems, "ignoring both checkpoint areas of " + driver.path() + ": each holds checkpoint "
+                        + sequences[0] + "; this space starts empty");
                 sequences[0] = 0;
                 sequences[1] = 0;
                 return null;
@@ -180,7 +224,7 @@ public final class CompactRecovery {
                     return loaded;
                 } catch (CheckpointFormatException e) {
                     sequences[area] = 0;
-                    LOG.warn("flash cache: ignoring {}", e.getMessage());
+                    problem(problems, "ignoring " + e.getMessage());
                 }
             }
             return null;
@@ -188,30 +232,11 @@ public final class CompactRecovery {
 
         /** The area's header if it is a checkpoint of this cache and space with this geometry, else null (logged). */
         CompactCheckpointHeader header(int area) {
-            String where = where(area);
-            try {
-                ByteBuffer block = CompactStart.readBlock(driver, areas.start(area));
-                CompactCheckpointHeader header = CompactCheckpointHeader.decode(block, areas.bodyCapacityBytes(),
-                        where);
-                String mismatch = !header.instance().equals(instance) ? "belongs to cache instance " + header.instance()
-                        : header.spaceIndex() != space ? "was written for address space " + header.spaceIndex()
-                        : header.segments() != layout.segments() || header.segmentBytes() != layout.segmentBytes()
-                        ? "names " + header.segments() + " segments of " + header.segmentBytes() + " bytes, the space has "
-                        + layout.segments() + " of " + layout.segmentBytes() : null;
-                if (mismatch != null) {
-                    LOG.warn("flash cache: ignoring {}: it {}", where, mismatch);
-                    return null;
-                }
-                return header;
-            } catch (java.io.IOException e) {
-                LOG.warn("flash cache: ignoring {}: {}", where, e.getMessage());
-                return null;
-            } catch (CheckpointFormatException e) {
-                if (!e.getMessage().contains("(magic 0x0)")) {
-                    LOG.warn("flash cache: ignoring {}", e.getMessage());
-                }
-                return null;
+            AreaHeader found = readHeader(driver, areas, layout, instance, space, area);
+            if (found.problem() != null) {
+                problem(problems, "ignoring " + found.problem());
             }
+            return found.header();
         }
 
         /** Streams the body: segments, then files, then slots into the index; all or nothing. */
@@ -258,9 +283,9 @@ public final class CompactRecovery {
                 Map<Integer, FileIdentity> files = FileTableCodec.decode(ByteBuffer.wrap(fileTable), header.fileCount(),
                         header.nextFileId(), where);
                 if (!sameTable) {
-                    LOG.warn("flash cache: {} was written for an index of {} buckets, this one has {} (capacity "
-                            + "changed): its {} entries are not restored", where, header.buckets(), index.buckets(),
-                            header.entryCount());
+                    problem(problems, where + " was written for an index of " + header.buckets() + " buckets, this "
+                            + "one has " + index.buckets() + " (capacity changed): its " + header.entryCount()
+                            + " entries are not restored");
                     return new Loaded(header, files, new long[header.segments()], 0, header.entryCount());
                 }
                 return new Loaded(header, files, segmentSequences, counts[0], counts[1]);

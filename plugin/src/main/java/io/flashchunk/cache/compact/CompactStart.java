@@ -65,7 +65,7 @@ public final class CompactStart {
                 try {
                     CompactSuperblock found = CompactSuperblock.decode(block, driver.path());
                     first = first == null ? found : first;
-                    problem = problem != null ? problem : mismatch(found, i, count, expected, first, driver.path());
+                    problem = problem != null ? problem : found.mismatch(i, count, expected, first, driver.path());
                 } catch (CheckpointFormatException e) {
                     problem = problem != null ? problem : e.getMessage();
                 }
@@ -98,22 +98,6 @@ public final class CompactStart {
             return format(drivers, layouts, problem);
         }
         return new Outcome(first.instance(), List.copyOf(layouts), false, "recovered");
-    }
-
-    private static String mismatch(CompactSuperblock found, int index, int count, CompactDeviceLayout expected,
-                                   CompactSuperblock first, String path) {
-        if (found.spaceIndex() != index || found.spaceCount() != count) {
-            return path + " holds address space " + found.spaceIndex() + " of " + found.spaceCount()
-                    + ", but is configured as space " + index + " of " + count;
-        }
-        if (!found.layout().equals(expected)) {
-            return path + " was laid out as " + found.layout() + ", the configuration gives " + expected
-                    + " (capacity or segment size changed)";
-        }
-        if (!found.instance().equals(first.instance())) {
-            return path + " belongs to cache instance " + found.instance() + ", the first device to " + first.instance();
-        }
-        return null;
     }
 
     /** Formats every device as one new cache: both area headers cleared, then the superblock, then a flush. */

@@ -19,6 +19,26 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
     public static final int VERSION = 2;
     private static final int CRC_AT = 64;
 
+    /**
+     * Why this superblock, found on {@code path}, cannot be device {@code index} of {@code count} of
+     * one cache laid out as {@code expected} whose first device holds {@code first}; null if it can.
+     * Start and the checkpoint tool judge a device set by this one rule.
+     */
+    public String mismatch(int index, int count, CompactDeviceLayout expected, CompactSuperblock first, String path) {
+        if (spaceIndex != index || spaceCount != count) {
+            return path + " holds address space " + spaceIndex + " of " + spaceCount
+                    + ", but is configured as space " + index + " of " + count;
+        }
+        if (!layout.equals(expected)) {
+            return path + " was laid out as " + layout + ", the configuration gives " + expected
+                    + " (capacity or segment size changed)";
+        }
+        if (!instance.equals(first.instance())) {
+            return path + " belongs to cache instance " + instance + ", the first device to " + first.instance();
+        }
+        return null;
+    }
+
     public ByteBuffer encode() {
         ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         block.putLong(0, CheckpointFormat.SUPERBLOCK_MAGIC)

@@ -453,27 +453,10 @@ public final class SegmentWriter {
     /** The summary at the end of a durable segment, or null when it cannot be read or checked. */
     private SegmentSummary readSummary(int segment) {
         int space = table.space(segment);
-        SegmentLayout layout = layouts[space];
-        long end = layout.startByte(table.index(segment)) + layout.segmentBytes();
         try {
-            ByteBuffer tail = readTail(space, end, 4096);
-            long bytes = SegmentSummary.bytesAtEnd(tail);
-            if (bytes > segmentBytes) {
-                return null;
-            }
-            if (bytes > tail.remaining()) {
-                tail = readTail(space, end, (int) ((bytes + 4095) / 4096 * 4096));
-            }
-            return SegmentSummary.read(tail, table.sequence(segment));
+            return SegmentSummaries.read(drivers[space], layouts[space], table.index(segment), table.sequence(segment));
         } catch (IOException | RecordMismatchException e) {
             return null;
         }
-    }
-
-    /** The last {@code bytes} bytes before {@code endByte}; on a timeout the buffer is left to the device. */
-    private ByteBuffer readTail(int space, long endByte, int bytes) throws IOException {
-        ByteBuffer buffer = AlignedBuffers.allocate(bytes);
-        drivers[space].await(drivers[space].read((endByte - bytes) / 4096, buffer), "summary read");
-        return buffer;
     }
 }
