@@ -117,7 +117,7 @@ final class DeviceScanner {
         return null;
     }
 
-    private static ByteBuffer readBlock(BlockDevice device, long lba) throws CheckpointFormatException {
+    static ByteBuffer readBlock(BlockDevice device, long lba) throws CheckpointFormatException {
         ByteBuffer block = AlignedBuffers.allocate(SpaceLayout.BLOCK_SIZE);
         try {
             device.read(lba, block).join();

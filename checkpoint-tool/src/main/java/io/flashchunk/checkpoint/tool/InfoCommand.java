@@ -40,7 +40,10 @@ final class InfoCommand implements Callable<Integer> {
         }
         try (opened) {
             PrintWriter out = spec.commandLine().getOut();
-            if (json) {
+            if (opened.compact() != null) {
+                out.print(json ? CompactReports.infoJson(opened.compact()) + System.lineSeparator()
+                        : CompactReports.infoText(opened.compact()));
+            } else if (json) {
                 out.println(JsonInfoReport.format(opened.scans()));
             } else {
                 out.print(TextInfoReport.format(opened.scans()));

@@ -46,6 +46,9 @@ final class ListCommand implements Callable<Integer> {
             return ExitCodes.UNUSABLE;
         }
         try (opened) {
+            if (opened.compact() != null) {
+                return listCompact(opened.compact());
+            }
             Notes.printWhyNoCheckpoint(spec, opened.scans());
             List<CacheEntry> entries = new ArrayList<>();
             for (DeviceScan scan : opened.scans()) {
@@ -65,6 +68,17 @@ final class ListCommand implements Callable<Integer> {
             out.flush();
             return ExitCodes.OK;
         }
+    }
+
+    /** The compact engine's entries: what recovery restores, named by their segments' summaries. */
+    private int listCompact(CompactCache cache) {
+        List<String> unreadable = new ArrayList<>();
+        List<CompactCache.Entry> entries = CompactReports.entries(cache, fileFilter, unreadable);
+        Notes.printCompactProblems(spec, cache, unreadable);
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(json ? CompactReports.listJson(entries) + System.lineSeparator() : CompactReports.listText(entries));
+        out.flush();
+        return ExitCodes.OK;
     }
 
     private static String table(List<CacheEntry> entries) {

@@ -20,4 +20,19 @@ final class Notes {
         }
         err.flush();
     }
+
+    /** For the compact engine: why nothing was restored, or which segments' entries could not be named. */
+    static void printCompactProblems(CommandSpec spec, CompactCache cache, List<String> unreadable) {
+        PrintWriter err = spec.commandLine().getErr();
+        if (!cache.recovered()) {
+            err.println(spec.qualifiedName() + ": the devices do not form one cache; nothing is restored ("
+                    + String.join("; ", cache.setProblems().isEmpty()
+                    ? cache.devices().stream().map(CompactCache.Device::superblockProblem).filter(p -> p != null).toList()
+                    : cache.setProblems()) + ")");
+        } else if (cache.restoredEntries() == 0) {
+            err.println(spec.qualifiedName() + ": no entries restored (no valid checkpoint, or an empty cache)");
+        }
+        unreadable.forEach(problem -> err.println(spec.qualifiedName() + ": " + problem + ": its entries cannot be named"));
+        err.flush();
+    }
 }

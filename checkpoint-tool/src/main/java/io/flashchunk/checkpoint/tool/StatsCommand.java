@@ -5,6 +5,8 @@ import io.flashchunk.checkpoint.tool.CacheStatistics.FileFigures;
 import io.flashchunk.checkpoint.tool.CacheStatistics.SizeBucket;
 import io.flashchunk.checkpoint.tool.CacheStatistics.SpaceFigures;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -45,6 +47,15 @@ final class StatsCommand implements Callable<Integer> {
             return ExitCodes.UNUSABLE;
         }
         try (opened) {
+            if (opened.compact() != null) {
+                List<String> unreadable = new ArrayList<>();
+                String report = CompactReports.stats(opened.compact(), json, unreadable);
+                Notes.printCompactProblems(spec, opened.compact(), unreadable);
+                PrintWriter out = spec.commandLine().getOut();
+                out.print(report);
+                out.flush();
+                return ExitCodes.OK;
+            }
             CacheStatistics statistics = CacheStatistics.of(opened.scans());
             PrintWriter out = spec.commandLine().getOut();
             if (json) {

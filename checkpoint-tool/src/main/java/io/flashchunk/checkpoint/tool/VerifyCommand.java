@@ -1,6 +1,7 @@
 package io.flashchunk.checkpoint.tool;
 
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,15 +59,32 @@ final class VerifyCommand implements Callable<Integer> {
         }
         Verification verification = new Verification();
         try (opened) {
-            StructureCheck.check(opened.scans(), verification);
-            if (data) {
-                checkData(opened, verification);
+            if (opened.compact() != null) {
+                verifyCompact(opened.compact(), verification);
+            } else {
+                StructureCheck.check(opened.scans(), verification);
+                if (data) {
+                    checkData(opened, verification);
+                }
             }
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(json ? VerifyReport.json(verification) + System.lineSeparator() : VerifyReport.text(verification));
         out.flush();
         return verification.ok() ? ExitCodes.OK : ExitCodes.PROBLEMS;
+    }
+
+    private void verifyCompact(CompactCache cache, Verification verification) {
+        CompactVerifier verifier = new CompactVerifier(verification);
+        List<CompactCache.Entry> entries = verifier.verifyStructure(cache);
+        if (data) {
+            ProgressBar bar = progress || Terminal.stderrIsTerminal()
+                    ? new ProgressBar(spec.commandLine().getErr(), entries.size(), "chunks") : null;
+            verifier.verifyData(cache, entries, bar);
+            if (bar != null) {
+                bar.finish();
+            }
+        }
     }
 
     private void checkData(CacheDevices opened, Verification verification) {

@@ -1,8 +1,11 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.cache.CacheConfig;
+import io.flashchunk.cache.CompactChunkCache;
+import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.FlashChunkCache;
 import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceSpec;
@@ -119,6 +122,45 @@ final class TestCache {
             cache.close();
         }
         chunks.addAll(newChunks);
+    }
+
+    /**
+     * As {@link #fill}, with the compact engine (segments of 1 MiB): the chunks are offered, the
+     * writer takes them all, and close seals the open segment and writes a checkpoint.
+     */
+    void fillCompact(List<Chunk> newChunks) throws IOException, InterruptedException {
+        CacheConfig.Builder config = CacheConfig.builder().engine(CacheConfig.Engine.COMPACT).segmentBytes(1 << 20)
+                .checkpointIntervalMillis(3_600_000).checkpointChangePercent(0);
+        for (Path device : devices) {
+            config.device(DeviceSpec.of(device).withQueueDepth(16));
+        }
+        CacheConfig built = config.build();
+        List<BlockDevice> opened = new ArrayList<>();
+        for (DeviceSpec spec : built.devices()) {
+            opened.add(BlockDevices.open(spec));
+        }
+        try (CompactChunkCache cache = new CompactChunkCache(built, opened, System::nanoTime)) {
+            Map<Path, CachedFile> files = new HashMap<>();
+            for (Chunk chunk : newChunks) {
+                CachedFile file = files.computeIfAbsent(chunk.file(), path -> register(cache, path));
+                cache.put(file, chunk.position(), ByteBuffer.wrap(chunk.bytes()), System.nanoTime());
+            }
+            if (!cache.checkpointNow().contains("checkpoint written")) {
+                throw new AssertionError("no checkpoint: " + cache.stats());
+            }
+            if (cache.stats().puts() != newChunks.size() || cache.stats().droppedEvictedBeforeWrite() > 0) {
+                throw new AssertionError("not every chunk was taken: " + cache.stats());
+            }
+        }
+        chunks.addAll(newChunks);
+    }
+
+    private static CachedFile register(FlashCache cache, Path path) {
+        try {
+            return cache.registerFile(FileIdentity.of(path));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static CachedFile register(FlashChunkCache cache, Path path) {

@@ -1,0 +1,310 @@
+package io.flashchunk.checkpoint.tool;
+
+import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.cache.checkpoint.CheckpointFormat;
+import io.flashchunk.cache.checkpoint.CheckpointFormatException;
+import io.flashchunk.cache.compact.CompactChunkIndex;
+import io.flashchunk.cache.compact.CompactCheckpointHeader;
+import io.flashchunk.cache.compact.CompactDeviceLayout;
+import io.flashchunk.cache.compact.CompactRecovery;
+import io.flashchunk.cache.compact.CompactSuperblock;
+import io.flashchunk.cache.compact.FifoReclaimOrder;
+import io.flashchunk.cache.compact.RecordFormat;
+import io.flashchunk.cache.compact.SegmentBuffer;
+import io.flashchunk.cache.compact.SegmentLayout;
+import io.flashchunk.cache.compact.SegmentReader;
+import io.flashchunk.cache.compact.SegmentState;
+import io.flashchunk.cache.compact.SegmentSummaries;
+import io.flashchunk.cache.compact.SegmentSummary;
+import io.flashchunk.cache.compact.SegmentTable;
+import io.flashchunk.cache.compact.CheckpointAreas;
+import io.flashchunk.cache.compact.RecordMismatchException;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.device.BlockDevice;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A cache of the compact engine as its own start and recovery see it, read-only: each device's
+ * superblock, whether the devices form one cache in the order given, both checkpoint areas of each
+ * space, and what recovery restores, into an index and segment table of this tool's own that are
+ * never written back. Every rule is the engine's (the device-set rule of {@link CompactSuperblock},
+ * the area judgement and recovery of {@link CompactRecovery}, the summary and record checks of the
+ * reader): the tool keeps no copy of one.
+ */
+final class CompactCache {
+    /** How long a device read may take before the tool calls the device unreadable. */
+    private static final long READ_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    /** One device: its superblock or why there is none usable, and both areas as recovery judges them. */
+    record Device(String path, long capacityBlocks, CompactSuperblock superblock, String superblockProblem,
+                  List<CompactRecovery.AreaHeader> areas) {
+    }
+
+    /** One restored entry: where its record is, and the chunk its segment's summary says it holds. */
+    record Entry(int space, String device, int segment, int sector, long key, int length, FileIdentity file) {
+        int fileId() {
+            return ChunkKeys.fileId(key);
+        }
+
+        long position() {
+            return ChunkKeys.position(key);
+        }
+
+        /** The file's path, or a placeholder when the checkpoints name no such file (its chunks are never served). */
+        String path() {
+            return file == null ? "(file " + fileId() + ": not in the checkpoint's file table)" : file.path();
+        }
+    }
+
+    interface EntryVisitor {
+        void entry(Entry entry);
+    }
+
+    private final List<Device> devices;
+    private final List<String> setProblems;
+    private final List<StorageDriver> drivers;
+    private final SegmentLayout[] layouts;
+    private final SegmentTable table;
+    private final CompactChunkIndex index;
+    private final CompactRecovery.Outcome outcome;
+
+    private CompactCache(List<Device> devices, List<String> setProblems, List<StorageDriver> drivers,
+                         SegmentLayout[] layouts, SegmentTable table, CompactChunkIndex index,
+                         CompactRecovery.Outcome outcome) {
+        this.devices = devices;
+        this.setProblems = setProblems;
+        this.drivers = drivers;
+        this.layouts = layouts;
+        this.table = table;
+        this.index = index;
+        this.outcome = outcome;
+    }
+
+    /** Whether block 0 of a device is the compact engine's superblock (checked or not yet). */
+    static boolean isCompactSuperblock(ByteBuffer block) {
+        ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC
+                && b.getInt(8) == CompactSuperblock.VERSION;
+    }
+
+    /**
+     * Reads the devices (opened read-only, in the cache's configured order) and runs recovery on
+     * them when they form one cache.
+     */
+    static CompactCache load(List<BlockDevice> opened) {
+        List<StorageDriver> drivers = opened.stream()
+                .map(device -> new StorageDriver(device, 1, READ_TIMEOUT_NANOS)).toList();
+        List<CompactSuperblock> superblocks = new ArrayList<>();
+        List<String> superblockProblems = new ArrayList<>();
+        for (StorageDriver driver : drivers) {
+            try {
+                superblocks.add(CompactSuperblock.decode(readBlock(driver), driver.path()));
+                superblockProblems.add(null);
+            } catch (CheckpointFormatException | IOException e) {
+                superblocks.add(null);
+                superblockProblems.add(e.getMessage());
+            }
+        }
+        List<String> setProblems = setProblems(drivers, superblocks);
+        List<Device> devices = new ArrayList<>();
+        boolean whole = setProblems.isEmpty() && superblockProblems.stream().allMatch(p -> p == null);
+        SegmentLayout[] layouts = new SegmentLayout[drivers.size()];
+        CheckpointAreas[] areas = new CheckpointAreas[drivers.size()];
+        for (int i = 0; i < drivers.size(); i++) {
+            StorageDriver driver = drivers.get(i);
+            CompactSuperblock superblock = superblocks.get(i);
+            List<CompactRecovery.AreaHeader> headers = new ArrayList<>();
+            if (superblock != null) {
+                layouts[i] = superblock.layout().segmentLayout();
+                areas[i] = superblock.layout().areas();
+                for (int area = 0; area < 2; area++) {
+                    headers.add(CompactRecovery.readHeader(driver, areas[i], layouts[i], superblock.instance(), i, area));
+                }
+            }
+            devices.add(new Device(driver.path(), driver.capacityBlocks(), superblock, superblockProblems.get(i),
+                    List.copyOf(headers)));
+        }
+        if (!whole) {
+            return new CompactCache(List.copyOf(devices), setProblems, drivers, layouts, null, null, null);
+        }
+        int[] segments = new int[drivers.size()];
+        for (int i = 0; i < segments.length; i++) {
+            segments[i] = layouts[i].segments();
+        }
+        SegmentTable table = new SegmentTable(segments);
+        CompactChunkIndex index = CompactChunkIndex.withBuckets(buckets(devices));
+        CompactRecovery.Outcome outcome = CompactRecovery.recover(drivers.toArray(StorageDriver[]::new), areas, layouts,
+                superblocks.get(0).instance(), index, table, new FifoReclaimOrder(), System::currentTimeMillis);
+        return new CompactCache(List.copyOf(devices), setProblems, drivers, layouts, table, index, outcome);
+    }
+
+    /** Start's own rule, with the segment size the first device was laid out with. */
+    private static List<String> setProblems(List<StorageDriver> drivers, List<CompactSuperblock> superblocks) {
+        List<String> problems = new ArrayList<>();
+        CompactSuperblock first = superblocks.stream().filter(s -> s != null).findFirst().orElse(null);
+        for (int i = 0; i < drivers.size() && first != null; i++) {
+            CompactSuperblock superblock = superblocks.get(i);
+            if (superblock == null) {
+                continue;
+            }
+            CompactDeviceLayout expected = CompactDeviceLayout.forDevice(drivers.get(i).capacityBlocks(),
+                    first.layout().segmentBytes());
+            String mismatch = superblock.mismatch(i, drivers.size(), expected, first, drivers.get(i).path());
+            if (mismatch != null) {
+                problems.add(mismatch);
+            }
+        }
+        return List.copyOf(problems);
+    }
+
+    /** The index size the newest valid headers name (one index serves every space); any will do when none is valid. */
+    private static long buckets(List<Device> devices) {
+        CompactCheckpointHeader newest = null;
+        for (Device device : devices) {
+            for (CompactRecovery.AreaHeader area : device.areas()) {
+                if (area.header() != null && (newest == null || area.header().sequence() > newest.sequence())) {
+                    newest = area.header();
+                }
+            }
+        }
+        return newest == null ? 2 : newest.buckets();
+    }
+
+    private static ByteBuffer readBlock(StorageDriver driver) throws IOException {
+        ByteBuffer block = io.flashchunk.buffer.AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+        driver.await(driver.read(0, block), "superblock read");
+        return block;
+    }
+
+    List<Device> devices() {
+        return devices;
+    }
+
+    /** Why the devices do not form one cache in the order given (start would format or, strict, refuse). */
+    List<String> setProblems() {
+        return setProblems;
+    }
+
+    /** Whether recovery ran: every superblock valid and the devices one cache. */
+    boolean recovered() {
+        return outcome != null;
+    }
+
+    /** The instance all valid superblocks name, or null when they disagree or none is valid. */
+    UUID instance() {
+        UUID common = null;
+        for (Device device : devices) {
+            if (device.superblock() != null) {
+                if (common != null && !common.equals(device.superblock().instance())) {
+                    return null;
+                }
+                common = device.superblock().instance();
+            }
+        }
+        return common;
+    }
+
+    /** What recovery restored; null when it did not run. */
+    CompactRecovery.Outcome outcome() {
+        return outcome;
+    }
+
+    /**
+     * The area recovery loaded for device {@code i} (0 = A, 1 = B), or -1: the valid one with the
+     * higher sequence whose body also checked out.
+     */
+    int areaRecovered(int i) {
+        if (outcome == null) {
+            return -1;
+        }
+        long[] sequences = outcome.areaSequences()[i];
+        if (sequences[0] == 0 && sequences[1] == 0) {
+            return -1;
+        }
+        return sequences[0] >= sequences[1] ? 0 : 1;
+    }
+
+    /** Recovery's reasons for not using this area (its header's, or its body's), or an empty list. */
+    List<String> areaProblems(int device, int area) {
+        List<String> problems = new ArrayList<>();
+        String header = devices.get(device).areas().isEmpty() ? null : devices.get(device).areas().get(area).problem();
+        if (header != null) {
+            problems.add(header);
+        }
+        if (outcome != null) {
+            String name = CompactRecovery.areaName(devices.get(device).path(), area);
+            for (String problem : outcome.problems()) {
+                if (problem.contains(name) && (header == null || !problem.contains(header))) {
+                    problems.add(problem);
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** Segments recovery made durable again in space {@code space}. */
+    int durableSegments(int space) {
+        int count = 0;
+        for (int i = 0; table != null && i < table.segmentsIn(space); i++) {
+            if (table.state(table.segment(space, i)) == SegmentState.DURABLE) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /**
+     * Gives every restored entry, segment by segment (each segment's summary read once), and returns
+     * the segments whose summary could not be read or checked, one message each: their entries cannot
+     * be named, and the engine would drop them when it reclaims the segment.
+     */
+    List<String> forEachEntry(EntryVisitor visitor) {
+        List<String> unreadable = new ArrayList<>();
+        if (outcome == null) {
+            return unreadable;
+        }
+        for (int segment = 0; segment < table.segments(); segment++) {
+            if (table.state(segment) != SegmentState.DURABLE) {
+                continue;
+            }
+            int space = table.space(segment);
+            int inSpace = table.index(segment);
+            SegmentSummary summary;
+            try {
+                summary = SegmentSummaries.read(drivers.get(space), layouts[space], inSpace, table.sequence(segment));
+            } catch (IOException | RecordMismatchException e) {
+                unreadable.add(drivers.get(space).path() + " segment " + inSpace + ": " + e.getMessage());
+                continue;
+            }
+            for (int r = 0; r < summary.count(); r++) {
+                long key = summary.keys()[r];
+                // Only what the index still points at is cached: an invalidated or replaced record is not.
+                if (index.find(key) == layouts[space].address(space, inSpace, summary.sectors()[r])) {
+                    visitor.entry(new Entry(space, drivers.get(space).path(), inSpace, summary.sectors()[r], key,
+                            summary.lengths()[r], outcome.files().get(ChunkKeys.fileId(key))));
+                }
+            }
+        }
+        return unreadable;
+    }
+
+    /** Entries recovery restored into the index. */
+    long restoredEntries() {
+        return outcome == null ? 0 : outcome.restoredEntries();
+    }
+
+    /** A reader of this cache's records that checks them as a hit does (key, segment use, CRC32C). */
+    SegmentReader reader() {
+        return new SegmentReader(table, layouts, drivers.toArray(StorageDriver[]::new), index, new FifoReclaimOrder(),
+                new SegmentBuffer[0], new AlignedBufferPool(Integer.highestOneBit(
+                        RecordFormat.recordBytes(io.flashchunk.cache.index.ChunkLocation.MAX_LENGTH)) * 2, 8L << 20));
+    }
+}

@@ -1,0 +1,234 @@
+package io.flashchunk.checkpoint.tool;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.flashchunk.cache.compact.CompactCheckpointHeader;
+import io.flashchunk.cache.compact.CompactRecovery;
+import io.flashchunk.cache.compact.CompactSuperblock;
+import io.flashchunk.cache.compact.SegmentLayout;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * {@code info}, {@code list} and {@code stats} for a cache of the compact engine, as lines for people
+ * or one JSON document. The compact engine keeps no chunk's length or checksum in memory or in its
+ * checkpoint: a listed entry's length comes from its segment's summary, and its record's own
+ * checksums are what {@code verify --data} checks.
+ */
+final class CompactReports {
+    /** By space, then file path, then position: how list prints them. */
+    static final Comparator<CompactCache.Entry> BY_FILE = Comparator.comparingInt(CompactCache.Entry::space)
+            .thenComparing(CompactCache.Entry::path)
+            .thenComparingLong(CompactCache.Entry::position);
+
+    private CompactReports() {
+    }
+
+    // ---------------------------------------------------------------- info
+
+    static String infoText(CompactCache cache) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < cache.devices().size(); i++) {
+            CompactCache.Device device = cache.devices().get(i);
+            out.append("device ").append(i).append(": ").append(device.path()).append(System.lineSeparator());
+            out.append(deviceFields(cache, i).format()).append(System.lineSeparator());
+        }
+        TextFields summary = new TextFields("  ");
+        summary.add("devices", cache.devices().size());
+        UUID instance = cache.instance();
+        summary.add("instance", instance == null ? "none, or the devices disagree" : instance);
+        if (cache.setProblems().isEmpty()) {
+            summary.add("set-problems", "none");
+        }
+        cache.setProblems().forEach(problem -> summary.add("set-problem", problem));
+        summary.add("recovery", recoveryLine(cache));
+        return out.append("summary:").append(System.lineSeparator()).append(summary.format()).toString();
+    }
+
+    private static TextFields deviceFields(CompactCache cache, int i) {
+        CompactCache.Device device = cache.devices().get(i);
+        TextFields fields = new TextFields("  ");
+        fields.add("format", "compact engine");
+        CompactSuperblock superblock = device.superblock();
+        if (superblock == null) {
+            fields.add("superblock", "invalid: " + device.superblockProblem());
+            fields.add("device-blocks", device.capacityBlocks());
+            return fields;
+        }
+        SegmentLayout segments = superblock.layout().segmentLayout();
+        fields.add("superblock", "valid");
+        fields.add("instance", superblock.instance());
+        fields.add("space", superblock.spaceIndex() + " of " + superblock.spaceCount());
+        fields.add("device-blocks", superblock.layout().deviceBlocks() + (superblock.layout().deviceBlocks()
+                == device.capacityBlocks() ? "" : " (the device has " + device.capacityBlocks() + ")"));
+        fields.add("area-blocks", superblock.layout().areaBlocks());
+        fields.add("segments", segments.segments() + " of " + segments.segmentBytes() + " bytes from byte "
+                + segments.firstByte());
+        for (int area = 0; area < device.areas().size(); area++) {
+            fields.add("area " + name(area), describeArea(cache, i, area));
+        }
+        int used = cache.areaRecovered(i);
+        fields.add("recovery-uses", used < 0 ? "nothing (no valid checkpoint)" : "area " + name(used)
+                + " (sequence " + device.areas().get(used).header().sequence() + ")");
+        if (cache.recovered()) {
+            fields.add("durable-segments", cache.durableSegments(i));
+        }
+        return fields;
+    }
+
+    private static String describeArea(CompactCache cache, int device, int area) {
+        CompactRecovery.AreaHeader header = cache.devices().get(device).areas().get(area);
+        List<String> problems = cache.areaProblems(device, area);
+        if (header.header() == null && problems.isEmpty()) {
+            return "empty (never written, or wiped for a checkpoint that did not finish)";
+        }
+        String facts = header.header() == null ? "" : summary(header.header());
+        return problems.isEmpty() ? "valid: " + facts
+                : "invalid" + (facts.isEmpty() ? "" : " (" + facts + ")") + ": " + String.join("; ", problems);
+    }
+
+    private static String summary(CompactCheckpointHeader header) {
+        return "sequence " + header.sequence() + ", " + Instant.ofEpochMilli(header.timestampMillis()) + ", "
+                + header.entryCount() + " entries, " + header.fileCount() + " files, " + header.bodyBytes()
+                + " body bytes";
+    }
+
+    private static String recoveryLine(CompactCache cache) {
+        if (!cache.recovered()) {
+            return "not run: the devices do not form one cache (the engine would format them, or refuse with strict)";
+        }
+        CompactRecovery.Outcome outcome = cache.outcome();
+        return outcome.restoredEntries() + " entries restored (" + outcome.skippedEntries() + " left out), "
+                + outcome.restoredSegments() + " durable segments, " + outcome.files().size() + " files";
+    }
+
+    static String infoJson(CompactCache cache) {
+        ObjectNode json = Json.object().put("format", "compact");
+        var devices = json.putArray("devices");
+        for (int i = 0; i < cache.devices().size(); i++) {
+            CompactCache.Device device = cache.devices().get(i);
+            ObjectNode node = devices.addObject().put("path", device.path()).put("capacityBlocks", device.capacityBlocks());
+            CompactSuperblock superblock = device.superblock();
+            ObjectNode sb = node.putObject("superblock").put("state", superblock == null ? "invalid" : "valid")
+                    .put("problem", device.superblockProblem());
+            if (superblock != null) {
+                SegmentLayout segments = superblock.layout().segmentLayout();
+                sb.put("instance", superblock.instance().toString()).put("spaceIndex", superblock.spaceIndex())
+                        .put("spaceCount", superblock.spaceCount()).put("deviceBlocks", superblock.layout().deviceBlocks())
+                        .put("areaBlocks", superblock.layout().areaBlocks()).put("segments", segments.segments())
+                        .put("segmentBytes", segments.segmentBytes()).put("segmentsFromByte", segments.firstByte());
+            }
+            var areas = node.putArray("areas");
+            for (int area = 0; area < device.areas().size(); area++) {
+                CompactCheckpointHeader header = device.areas().get(area).header();
+                List<String> problems = cache.areaProblems(i, area);
+                ObjectNode a = areas.addObject().put("name", name(area))
+                        .put("state", problems.isEmpty() ? (header == null ? "empty" : "valid") : "invalid");
+                a.putArray("problems").addAll(problems.stream().map(p -> Json.MAPPER.getNodeFactory().textNode(p)).toList());
+                if (header != null) {
+                    a.put("sequence", header.sequence()).put("time", Instant.ofEpochMilli(header.timestampMillis()).toString())
+                            .put("entries", header.entryCount()).put("files", header.fileCount())
+                            .put("bodyBytes", header.bodyBytes());
+                }
+            }
+            int used = cache.areaRecovered(i);
+            node.put("recoveryArea", used < 0 ? null : name(used));
+        }
+        ObjectNode summary = json.putObject("summary").put("devices", cache.devices().size())
+                .put("instance", cache.instance() == null ? null : cache.instance().toString())
+                .put("recovered", cache.recovered());
+        summary.putArray("setProblems").addAll(cache.setProblems().stream()
+                .map(p -> Json.MAPPER.getNodeFactory().textNode(p)).toList());
+        if (cache.recovered()) {
+            summary.put("restoredEntries", cache.outcome().restoredEntries())
+                    .put("skippedEntries", cache.outcome().skippedEntries())
+                    .put("durableSegments", cache.outcome().restoredSegments())
+                    .put("files", cache.outcome().files().size());
+        }
+        return Json.write(json);
+    }
+
+    // ---------------------------------------------------------------- list
+
+    /** The restored entries, sorted; segments whose summary is unreadable are named in {@code unreadable}. */
+    static List<CompactCache.Entry> entries(CompactCache cache, String fileFilter, List<String> unreadable) {
+        List<CompactCache.Entry> entries = new ArrayList<>();
+        unreadable.addAll(cache.forEachEntry(entry -> {
+            if (fileFilter == null || entry.path().contains(fileFilter)) {
+                entries.add(entry);
+            }
+        }));
+        entries.sort(BY_FILE);
+        return entries;
+    }
+
+    static String listText(List<CompactCache.Entry> entries) {
+        TextTable table = new TextTable("", "SPACE>", "POSITION>", "LENGTH>", "SEGMENT>", "SECTOR>", "FILE");
+        for (CompactCache.Entry entry : entries) {
+            table.row(entry.space(), entry.position(), entry.length(), entry.segment(), entry.sector(), entry.path());
+        }
+        return table.format();
+    }
+
+    static String listJson(List<CompactCache.Entry> entries) {
+        var array = Json.array();
+        for (CompactCache.Entry entry : entries) {
+            array.addObject().put("space", entry.space()).put("device", entry.device()).put("file", entry.path())
+                    .put("fileId", entry.fileId()).put("position", entry.position()).put("length", entry.length())
+                    .put("segment", entry.segment()).put("sector", entry.sector());
+        }
+        return Json.write(array);
+    }
+
+    // ---------------------------------------------------------------- stats
+
+    /** Per space: segments, durable ones, entries and chunk bytes; per file: entries and bytes, most entries first. */
+    static String stats(CompactCache cache, boolean json, List<String> unreadable) {
+        int spaces = cache.devices().size();
+        long[] entries = new long[spaces];
+        long[] bytes = new long[spaces];
+        Map<String, long[]> files = new TreeMap<>();
+        unreadable.addAll(cache.forEachEntry(entry -> {
+            entries[entry.space()]++;
+            bytes[entry.space()] += entry.length();
+            long[] file = files.computeIfAbsent(entry.path(), path -> new long[2]);
+            file[0]++;
+            file[1] += entry.length();
+        }));
+        List<Map.Entry<String, long[]>> byEntries = new ArrayList<>(files.entrySet());
+        byEntries.sort(Comparator.comparingLong((Map.Entry<String, long[]> e) -> -e.getValue()[0]).thenComparing(Map.Entry::getKey));
+        if (json) {
+            ObjectNode out = Json.object().put("format", "compact");
+            var spaceArray = out.putArray("spaces");
+            for (int s = 0; s < spaces; s++) {
+                CompactSuperblock superblock = cache.devices().get(s).superblock();
+                spaceArray.addObject().put("space", s).put("device", cache.devices().get(s).path())
+                        .put("segments", superblock == null ? 0 : superblock.layout().segments())
+                        .put("durableSegments", cache.durableSegments(s)).put("entries", entries[s])
+                        .put("chunkBytes", bytes[s]);
+            }
+            var fileArray = out.putArray("files");
+            byEntries.forEach(e -> fileArray.addObject().put("file", e.getKey()).put("entries", e.getValue()[0])
+                    .put("bytes", e.getValue()[1]));
+            return Json.write(out) + System.lineSeparator();
+        }
+        TextTable spaceTable = new TextTable("", "SPACE>", "SEGMENTS>", "DURABLE>", "ENTRIES>", "CHUNK BYTES>", "DEVICE");
+        for (int s = 0; s < spaces; s++) {
+            CompactSuperblock superblock = cache.devices().get(s).superblock();
+            spaceTable.row(s, superblock == null ? 0 : superblock.layout().segments(), cache.durableSegments(s),
+                    entries[s], bytes[s], cache.devices().get(s).path());
+        }
+        TextTable fileTable = new TextTable("", "ENTRIES>", "BYTES>", "FILE");
+        byEntries.forEach(e -> fileTable.row(e.getValue()[0], e.getValue()[1], e.getKey()));
+        return "spaces:" + System.lineSeparator() + spaceTable.format() + System.lineSeparator() + "files:"
+                + System.lineSeparator() + fileTable.format();
+    }
+
+    private static String name(int area) {
+        return area == 0 ? "A" : "B";
+    }
+}

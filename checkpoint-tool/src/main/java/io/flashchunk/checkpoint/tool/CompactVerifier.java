@@ -1,0 +1,124 @@
+package io.flashchunk.checkpoint.tool;
+
+import io.flashchunk.cache.compact.CompactCheckpointHeader;
+import io.flashchunk.cache.compact.RecordMismatchException;
+import io.flashchunk.cache.compact.SegmentReader;
+import io.flashchunk.cache.index.FileIdentity;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code verify} for a cache of the compact engine: every superblock, the device set, both areas of
+ * every space as recovery judges them (header, then body and every entry while it restores them),
+ * every durable segment's summary, and that each restored entry is a record its segment's summary
+ * names. With data, every entry's record is read back and checked as a hit is (its key, its
+ * segment's use, the CRC32C of its header and of its chunk).
+ *
+ * <p>A record that fails is a problem unless its file is not the one the checkpoint named any more
+ * (changed or gone, judged as start judges it: {@link FileIdentity#unchangedOnDisk}): start never
+ * restores such a file, so its chunks are never looked up. Those are counted as stale and noted.
+ */
+final class CompactVerifier {
+    private final Verification verification;
+    private final Map<FileIdentity, Boolean> unchanged = new HashMap<>();
+
+    CompactVerifier(Verification verification) {
+        this.verification = verification;
+    }
+
+    /** The checks short of reading chunks; returns the entries found, for {@link #verifyData}. */
+    List<CompactCache.Entry> verifyStructure(CompactCache cache) {
+        verification.devices = cache.devices().size();
+        for (int i = 0; i < cache.devices().size(); i++) {
+            CompactCache.Device device = cache.devices().get(i);
+            if (device.superblock() == null) {
+                verification.problem(Problem.SUPERBLOCK, device.path(), null, device.superblockProblem());
+                continue;
+            }
+            verification.validSuperblocks++;
+            for (int area = 0; area < device.areas().size(); area++) {
+                verification.areas++;
+                CompactCheckpointHeader header = device.areas().get(area).header();
+                List<String> problems = cache.areaProblems(i, area);
+                if (!problems.isEmpty()) {
+                    verification.invalidAreas++;
+                    String name = area == 0 ? "A" : "B";
+                    problems.forEach(p -> verification.problem(Problem.AREA, device.path(), name, p));
+                } else if (header == null) {
+                    verification.emptyAreas++;
+                } else {
+                    verification.validAreas++;
+                }
+            }
+        }
+        cache.setProblems().forEach(p -> verification.problem(Problem.SET, null, null, p));
+        List<CompactCache.Entry> entries = new ArrayList<>();
+        if (!cache.recovered()) {
+            return entries;
+        }
+        for (String problem : cache.outcome().problems()) {
+            if (!problem.contains(" checkpoint area ")) {
+                verification.problem(Problem.SET, null, null, problem); // not one area's: file ids the spaces dispute
+            }
+        }
+        List<String> unreadable = cache.forEachEntry(entries::add);
+        unreadable.forEach(p -> verification.problem(Problem.SEGMENT, null, null, p + ": its entries cannot be named"));
+        verification.entries = cache.restoredEntries();
+        if (unreadable.isEmpty() && entries.size() != cache.restoredEntries()) {
+            verification.problem(Problem.SEGMENT, null, null, (cache.restoredEntries() - entries.size())
+                    + " restored index entries point at no record their segment's summary names");
+        }
+        return entries;
+    }
+
+    /** Reads every entry's record back and checks it as a hit would; {@code progress} may be null. */
+    void verifyData(CompactCache cache, List<CompactCache.Entry> entries, ProgressBar progress) {
+        verification.dataChecked = true;
+        SegmentReader reader = cache.reader();
+        for (CompactCache.Entry entry : entries) {
+            try {
+                SegmentReader.Hit hit = reader.read(entry.key(), entry.length(), SegmentReader.NO_NEXT);
+                if (hit == null) {
+                    failed(entry, "not found where the index points");
+                } else {
+                    int length = hit.chunk().remaining();
+                    hit.release();
+                    verification.checkedChunks++;
+                    if (length != entry.length()) {
+                        failed(entry, "holds " + length + " bytes; its segment's summary says " + entry.length());
+                    }
+                }
+            } catch (RecordMismatchException e) {
+                verification.checkedChunks++;
+                failed(entry, e.getMessage());
+            } catch (IOException e) {
+                verification.unreadableChunks++;
+                verification.problem(Problem.CHUNK, entry.device(), null, describe(entry) + ": cannot be read: "
+                        + e.getMessage());
+            }
+            if (progress != null) {
+                progress.advance(1);
+            }
+        }
+    }
+
+    private void failed(CompactCache.Entry entry, String why) {
+        String message = describe(entry) + ": " + why;
+        if (entry.file() == null || !unchanged.computeIfAbsent(entry.file(), FileIdentity::unchangedOnDisk)) {
+            verification.staleChunks++;
+            verification.note(message + "; not a problem: " + entry.path() + " has changed or is gone since the "
+                    + "checkpoint, so start never restores it and its chunks are never looked up");
+        } else {
+            verification.corruptChunks++;
+            verification.problem(Problem.CHUNK, entry.device(), null, message);
+        }
+    }
+
+    private static String describe(CompactCache.Entry entry) {
+        return entry.device() + ": chunk at segment " + entry.segment() + " sector " + entry.sector() + ", "
+                + entry.path() + " at " + entry.position() + " (" + entry.length() + " bytes)";
+    }
+}
