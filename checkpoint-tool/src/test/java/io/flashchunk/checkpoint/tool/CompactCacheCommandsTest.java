@@ -77,6 +77,19 @@ class CompactCacheCommandsTest {
     }
 
     @Test
+    void anInvalidatedChunkIsNotListedThoughItsRecordIsStillInItsSegment() throws Exception {
+        TestCache cache = compactCache(1);
+        Path first = cache.dataDir.resolve("nb-1-big-Data.db");
+        cache.fillCompact(List.of(new TestCache.Chunk(first, CHUNK, null)));
+        JsonNode list = JsonRun.of(0, cache.args("list", "--file", "nb-1"));
+        assertEquals(2, list.size(), list.toString());
+        list.forEach(entry -> assertTrue(entry.get("position").asLong() != CHUNK, list.toString()));
+        CommandRun verify = CommandRun.of(cache.args("verify", "--data"));
+        assertEquals(0, verify.exitCode(), verify.out());
+        assertTrue(verify.out().contains("6 entries, 6 chunk(s) read back (0 corrupt"), verify.out());
+    }
+
+    @Test
     void aDamagedRecordIsAProblemUnlessItsFileChangedSince() throws Exception {
         TestCache cache = compactCache(1);
         JsonNode superblock = JsonRun.of(0, cache.args("info")).get("devices").get(0).get("superblock");

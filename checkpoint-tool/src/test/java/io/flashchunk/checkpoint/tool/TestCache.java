@@ -125,8 +125,9 @@ final class TestCache {
     }
 
     /**
-     * As {@link #fill}, with the compact engine (segments of 1 MiB): the chunks are offered, the
-     * writer takes them all, and close seals the open segment and writes a checkpoint.
+     * As {@link #fill}, with the compact engine (segments of 1 MiB): the chunks are offered (a chunk
+     * without bytes is an invalidation of its position instead), the writer takes them all, and close
+     * seals the open segment and writes a checkpoint.
      */
     void fillCompact(List<Chunk> newChunks) throws IOException, InterruptedException {
         CacheConfig.Builder config = CacheConfig.builder().engine(CacheConfig.Engine.COMPACT).segmentBytes(1 << 20)
@@ -143,16 +144,27 @@ final class TestCache {
             Map<Path, CachedFile> files = new HashMap<>();
             for (Chunk chunk : newChunks) {
                 CachedFile file = files.computeIfAbsent(chunk.file(), path -> register(cache, path));
+                if (chunk.bytes() == null) {
+                    cache.invalidatePosition(file, chunk.position());
+                    continue;
+                }
                 cache.put(file, chunk.position(), ByteBuffer.wrap(chunk.bytes()), System.nanoTime());
             }
             if (!cache.checkpointNow().contains("checkpoint written")) {
                 throw new AssertionError("no checkpoint: " + cache.stats());
             }
-            if (cache.stats().puts() != newChunks.size() || cache.stats().droppedEvictedBeforeWrite() > 0) {
+            long puts = newChunks.stream().filter(chunk -> chunk.bytes() != null).count();
+            if (cache.stats().puts() != puts || cache.stats().droppedEvictedBeforeWrite() > 0) {
                 throw new AssertionError("not every chunk was taken: " + cache.stats());
             }
         }
-        chunks.addAll(newChunks);
+        for (Chunk chunk : newChunks) {
+            if (chunk.bytes() == null) {
+                chunks.removeIf(c -> c.file().equals(chunk.file()) && c.position() == chunk.position());
+            } else {
+                chunks.add(chunk);
+            }
+        }
     }
 
     private static CachedFile register(FlashCache cache, Path path) {
