@@ -30,6 +30,12 @@ public final class CacheMetrics {
     public final LongAdder readAheads = new LongAdder();
     public final LongAdder pairedReads = new LongAdder();
     public final LongAdder followersServed = new LongAdder();
+
+    /** A follower of an earlier hit was served: a flash hit that cost no read of its own. */
+    void followerServed() {
+        flashHits.increment();
+        followersServed.increment();
+    }
     public final LongAdder checkpoints = new LongAdder();
     public final LongAdder checkpointFailures = new LongAdder();
     private final Recorder flashHitRecorder = new Recorder(3);

@@ -236,12 +236,11 @@ public final class CompactChunkCache implements FlashCache {
             follower.release();
             return null;
         }
-        if (!follower.takeOver()) {
-            return null; // released meanwhile: its buffer reference is gone
+        CachedChunk chunk = follower.handOver();
+        if (chunk != null) {
+            metrics.followerServed();
         }
-        metrics.flashHits.increment();
-        metrics.followersServed.increment();
-        return new CachedChunk(follower.view, follower.pooled);
+        return chunk;
     }
 
     @Override

@@ -556,12 +556,11 @@ public final class FlashChunkCache implements FlashCache {
             dropCorrupt(entry);
             return null;
         }
-        if (!follower.takeOver()) {
-            return null; // released meanwhile: its buffer reference is gone
+        CachedChunk chunk = follower.handOver();
+        if (chunk != null) {
+            metrics.followerServed();
         }
-        metrics.flashHits.increment();
-        metrics.followersServed.increment();
-        return new CachedChunk(follower.view, follower.pooled);
+        return chunk;
     }
 
     /** A follower's entry, and its location when read (the claim checks the entry still has it). */

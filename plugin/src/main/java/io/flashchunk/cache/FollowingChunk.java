@@ -30,9 +30,12 @@ public final class FollowingChunk {
         return ChunkKeys.position(key);
     }
 
-    /** Hands the buffer's reference on (to the claimed chunk); false if already released or claimed. */
-    boolean takeOver() {
-        return done.compareAndSet(false, true);
+    /**
+     * The chunk for its reader, once its engine judged it still current: takes over the buffer's
+     * reference; null if it was released (or handed over) meanwhile.
+     */
+    CachedChunk handOver() {
+        return done.compareAndSet(false, true) ? new CachedChunk(view, pooled) : null;
     }
 
     /** Lets go of the bytes unclaimed; a second call does nothing. */

@@ -646,6 +646,61 @@ public final class CacheBench {
         }
     }
 
+    /** Hit rounds with checkpoints running back to back and without, alternating which goes first. */
+    static final class CheckpointRounds {
+        @Option(names = "--threads", defaultValue = "4")
+        int threads;
+
+        @Option(names = "--seconds", defaultValue = "5")
+        int seconds;
+
+        @Option(names = "--repeat", defaultValue = "2")
+        int repeat;
+
+        interface Checkpoint {
+            /** Writes one checkpoint; false if it did not become durable. */
+            boolean run() throws Exception;
+        }
+
+        /**
+         * Measures {@code hit} in {@code repeat} rounds of two, one while {@code checkpoint} runs back to
+         * back; prints one JSON line per measurement, as {@code bench}, with the index's entries.
+         */
+        void run(String bench, long indexEntries, Checkpoint checkpoint, Hits.Operation hit) throws Exception {
+            Hits hits = new Hits();
+            hits.seconds = seconds;
+            for (int round = 0; round < repeat; round++) {
+                for (boolean checkpointing : new boolean[] {round % 2 == 0, round % 2 != 0}) {
+                    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+                    AtomicLong checkpoints = new AtomicLong();
+                    Thread writer = new Thread(() -> {
+                        while (checkpointing && !stop.get()) {
+                            try {
+                                if (checkpoint.run()) {
+                                    checkpoints.incrementAndGet();
+                                }
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        }
+                    });
+                    writer.start();
+                    Hits.Measured m = hits.measure(threads, hit);
+                    stop.set(true);
+                    writer.join();
+                    System.out.printf(Locale.ROOT, "{\"bench\":\"%s\",\"checkpointing\":%s,"
+                                    + "\"round\":%d,\"index_entries\":%d,\"checkpoints\":%d,\"threads\":%d,\"misses\":%d,"
+                                    + "\"ops_per_s\":%.1f,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f}%n",
+                            bench, checkpointing, round, indexEntries, checkpoints.get(), threads, m.misses(),
+                            m.ops() / m.seconds(), m.latency().getValueAtPercentile(50) / 1e3,
+                            m.latency().getValueAtPercentile(99) / 1e3, m.latency().getValueAtPercentile(99.9) / 1e3,
+                            m.latency().getMaxValue() / 1e3);
+                    System.out.flush();
+                }
+            }
+        }
+    }
+
     /** Hit latency while checkpoints run back to back against while none runs, in one run. */
     @Command(name = "checkpoint-latency", description = "Hit latency with and without a checkpoint running.")
     static final class CheckpointLatency implements Callable<Integer> {
@@ -656,14 +711,8 @@ public final class CacheBench {
                 description = "Extra index entries (no data) that make each checkpoint large.")
         long syntheticEntries;
 
-        @Option(names = "--threads", defaultValue = "4")
-        int threads;
-
-        @Option(names = "--seconds", defaultValue = "5")
-        int seconds;
-
-        @Option(names = "--repeat", defaultValue = "2")
-        int repeat;
+        @CommandLine.Mixin
+        CheckpointRounds rounds;
 
         @Option(names = "--dir", defaultValue = "target/bench")
         Path dir;
@@ -686,42 +735,17 @@ public final class CacheBench {
                     Thread.sleep(10);
                 }
                 addSyntheticEntries(cache, files.subList(1, files.size()), syntheticEntries, chunkBytes);
-                Hits hits = new Hits();
-                hits.seconds = seconds;
-                for (int round = 0; round < repeat; round++) {
-                    for (boolean checkpointing : new boolean[] {round % 2 == 0, round % 2 != 0}) {
-                        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-                        java.util.concurrent.atomic.AtomicLong checkpoints = new java.util.concurrent.atomic.AtomicLong();
-                        Thread writer = new Thread(() -> {
-                            while (checkpointing && !stop.get()) {
-                                try {
-                                    cache.checkpoint();
-                                    checkpoints.incrementAndGet();
-                                } catch (Exception e) {
-                                    throw new IllegalStateException(e);
-                                }
-                            }
-                        });
-                        writer.start();
-                        Hits.Measured m = hits.measure(threads, random -> {
-                            CachedChunk chunk = cache.get(hot, (long) random.nextInt(chunks) * chunkBytes);
-                            if (chunk == null) {
-                                return false;
-                            }
-                            chunk.release();
-                            return true;
-                        });
-                        stop.set(true);
-                        writer.join();
-                        System.out.printf(Locale.ROOT, "{\"bench\":\"checkpoint-latency\",\"checkpointing\":%s,"
-                                        + "\"round\":%d,\"index_entries\":%d,\"checkpoints\":%d,\"threads\":%d,"
-                                        + "\"ops_per_s\":%.1f,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f}%n",
-                                checkpointing, round, cache.entries(), checkpoints.get(), threads,
-                                m.ops() / m.seconds(), m.latency().getValueAtPercentile(50) / 1e3,
-                                m.latency().getValueAtPercentile(99) / 1e3, m.latency().getValueAtPercentile(99.9) / 1e3);
-                        System.out.flush();
+                rounds.run("checkpoint-latency", cache.entries(), () -> {
+                    cache.checkpoint();
+                    return true;
+                }, random -> {
+                    CachedChunk chunk = cache.get(hot, (long) random.nextInt(chunks) * chunkBytes);
+                    if (chunk == null) {
+                        return false;
                     }
-                }
+                    chunk.release();
+                    return true;
+                });
             } finally {
                 Files.deleteIfExists(file);
             }
@@ -747,14 +771,8 @@ public final class CacheBench {
         @Option(names = "--files", defaultValue = "1000")
         int fileCount;
 
-        @Option(names = "--threads", defaultValue = "4")
-        int threads;
-
-        @Option(names = "--seconds", defaultValue = "5")
-        int seconds;
-
-        @Option(names = "--repeat", defaultValue = "2")
-        int repeat;
+        @CommandLine.Mixin
+        CheckpointRounds rounds;
 
         @Option(names = "--dir", defaultValue = "target/bench")
         Path dir;
@@ -860,26 +878,8 @@ public final class CacheBench {
         }
 
         private void measureLatency(CompactChunkCache cache, CachedFile hot) throws Exception {
-            Hits hits = new Hits();
-            hits.seconds = seconds;
-            for (int round = 0; round < repeat; round++) {
-                for (boolean checkpointing : new boolean[] {round % 2 == 0, round % 2 != 0}) {
-                    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-                    AtomicLong checkpoints = new AtomicLong();
-                    Thread writer = new Thread(() -> {
-                        while (checkpointing && !stop.get()) {
-                            try {
-                                if (cache.engine().checkpoint(10, TimeUnit.MINUTES)) {
-                                    checkpoints.incrementAndGet();
-                                }
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                                return;
-                            }
-                        }
-                    });
-                    writer.start();
-                    Hits.Measured m = hits.measure(threads, random -> {
+            rounds.run("compact-checkpoint-latency", cache.entries(),
+                    () -> cache.engine().checkpoint(10, TimeUnit.MINUTES), random -> {
                         CachedChunk chunk = cache.get(hot, (long) random.nextInt(chunks) * CHUNK, CHUNK, false);
                         if (chunk == null) {
                             return false;
@@ -887,18 +887,6 @@ public final class CacheBench {
                         chunk.release();
                         return true;
                     });
-                    stop.set(true);
-                    writer.join();
-                    System.out.printf(Locale.ROOT, "{\"bench\":\"compact-checkpoint-latency\",\"checkpointing\":%s,"
-                                    + "\"round\":%d,\"index_entries\":%d,\"checkpoints\":%d,\"threads\":%d,\"misses\":%d,"
-                                    + "\"ops_per_s\":%.1f,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f}%n",
-                            checkpointing, round, cache.entries(), checkpoints.get(), threads, m.misses(),
-                            m.ops() / m.seconds(), m.latency().getValueAtPercentile(50) / 1e3,
-                            m.latency().getValueAtPercentile(99) / 1e3, m.latency().getValueAtPercentile(99.9) / 1e3,
-                            m.latency().getMaxValue() / 1e3);
-                    System.out.flush();
-                }
-            }
         }
     }
 }

@@ -181,15 +181,14 @@ class CompactChunkCacheTest {
         assertTrue(e.getMessage().contains("100") && e.getMessage().contains("b-Data.db"), e.getMessage());
     }
 
-    @Test
-    void anInvalidationMissesAtOnceEvenWhileTheWriterThatRemovesItFromTheIndexIsHeld() throws Exception {
-        FaultyDevice[] faulty = new FaultyDevice[1];
-        open(c -> { }, device -> faulty[0] = new FaultyDevice(device));
-        CachedFile file = sstable("held-Data.db");
-        putAll(file, 10, 4);
+    /**
+     * Has the writer start a checkpoint and holds it in the checkpoint's first device write until the
+     * returned latch is counted down (undo the delay on {@code device} first).
+     */
+    private CountDownLatch holdWriterInACheckpoint(FaultyDevice device) throws InterruptedException {
         CountDownLatch writing = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        faulty[0].delay(FaultyDevice.Op.WRITE, () -> {
+        device.delay(FaultyDevice.Op.WRITE, () -> {
             writing.countDown();
             try {
                 release.await();
@@ -199,6 +198,16 @@ class CompactChunkCacheTest {
         });
         cache.engine().checkpointSoon();
         assertTrue(writing.await(20, TimeUnit.SECONDS), "the writer is in the checkpoint's first write");
+        return release;
+    }
+
+    @Test
+    void anInvalidationMissesAtOnceEvenWhileTheWriterThatRemovesItFromTheIndexIsHeld() throws Exception {
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        open(c -> { }, device -> faulty[0] = new FaultyDevice(device));
+        CachedFile file = sstable("held-Data.db");
+        putAll(file, 10, 4);
+        CountDownLatch release = holdWriterInACheckpoint(faulty[0]);
         try {
             cache.invalidatePosition(file, 0);
             assertMiss(file, 0); // still in the index: only the set of invalidated keys keeps it out
@@ -399,18 +408,7 @@ class CompactChunkCacheTest {
         CachedChunk second = assertHitWithFollower(again, 14, 2L * CHUNK);
         FollowingChunk held = second.takeFollower();
         assertNotNull(held);
-        CountDownLatch writing = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        faulty[0].delay(FaultyDevice.Op.WRITE, () -> {
-            writing.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        cache.engine().checkpointSoon();
-        assertTrue(writing.await(20, TimeUnit.SECONDS), "the writer is in the checkpoint's first write");
+        CountDownLatch release = holdWriterInACheckpoint(faulty[0]);
         try {
             cache.invalidatePosition(again, 3L * CHUNK);
             assertNull(cache.claim(again, held));

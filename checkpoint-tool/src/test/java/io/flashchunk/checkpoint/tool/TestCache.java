@@ -90,18 +90,9 @@ final class TestCache {
      * waits until all are on flash, and closes it, which writes a checkpoint.
      */
     void fill(List<Chunk> newChunks) throws IOException, InterruptedException {
-        CacheConfig.Builder config = CacheConfig.builder()
-                .checkpointIntervalMillis(3_600_000)
-                .maintenanceIntervalMillis(3_600_000);
-        for (Path device : devices) {
-            config.device(DeviceSpec.of(device).withQueueDepth(16));
-        }
-        CacheConfig built = config.build();
-        List<BlockDevice> opened = new ArrayList<>();
-        for (DeviceSpec spec : built.devices()) {
-            opened.add(BlockDevices.open(spec));
-        }
-        FlashChunkCache cache = new FlashChunkCache(built, opened);
+        CacheConfig built = onDevices(CacheConfig.builder().checkpointIntervalMillis(3_600_000)
+                .maintenanceIntervalMillis(3_600_000));
+        FlashChunkCache cache = new FlashChunkCache(built, open(built));
         try {
             Map<Path, CachedFile> files = new HashMap<>();
             for (Chunk chunk : newChunks) {
@@ -130,17 +121,9 @@ final class TestCache {
      * seals the open segment and writes a checkpoint.
      */
     void fillCompact(List<Chunk> newChunks) throws IOException, InterruptedException {
-        CacheConfig.Builder config = CacheConfig.builder().engine(CacheConfig.Engine.COMPACT).segmentBytes(1 << 20)
-                .checkpointIntervalMillis(3_600_000).checkpointChangePercent(0);
-        for (Path device : devices) {
-            config.device(DeviceSpec.of(device).withQueueDepth(16));
-        }
-        CacheConfig built = config.build();
-        List<BlockDevice> opened = new ArrayList<>();
-        for (DeviceSpec spec : built.devices()) {
-            opened.add(BlockDevices.open(spec));
-        }
-        try (CompactChunkCache cache = new CompactChunkCache(built, opened, System::nanoTime)) {
+        CacheConfig built = onDevices(CacheConfig.builder().engine(CacheConfig.Engine.COMPACT).segmentBytes(1 << 20)
+                .checkpointIntervalMillis(3_600_000).checkpointChangePercent(0));
+        try (CompactChunkCache cache = new CompactChunkCache(built, open(built), System::nanoTime)) {
             Map<Path, CachedFile> files = new HashMap<>();
             for (Chunk chunk : newChunks) {
                 CachedFile file = files.computeIfAbsent(chunk.file(), path -> register(cache, path));
@@ -165,6 +148,22 @@ final class TestCache {
                 chunks.add(chunk);
             }
         }
+    }
+
+    /** The configuration with this cache's device files, in order. */
+    private CacheConfig onDevices(CacheConfig.Builder config) {
+        for (Path device : devices) {
+            config.device(DeviceSpec.of(device).withQueueDepth(16));
+        }
+        return config.build();
+    }
+
+    private static List<BlockDevice> open(CacheConfig config) throws IOException {
+        List<BlockDevice> opened = new ArrayList<>();
+        for (DeviceSpec spec : config.devices()) {
+            opened.add(BlockDevices.open(spec));
+        }
+        return opened;
     }
 
     private static CachedFile register(FlashCache cache, Path path) {

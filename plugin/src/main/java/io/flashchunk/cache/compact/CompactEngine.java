@@ -219,16 +219,7 @@ public final class CompactEngine implements AutoCloseable {
             throw new IllegalArgumentException("chunk length " + chunkLength + " with room for " + into.remaining());
         }
         SegmentReader.Hit hit = read(key, chunkLength, SegmentReader.NO_NEXT);
-        if (hit == null) {
-            return -1;
-        }
-        try {
-            int length = hit.chunk().remaining();
-            into.put(hit.chunk());
-            return length;
-        } finally {
-            hit.release();
-        }
+        return hit == null ? -1 : hit.copyAndRelease(into);
     }
 
     /**

@@ -61,6 +61,17 @@ public final class SegmentReader {
         public void release() {
             pool.release(buffer);
         }
+
+        /** Copies the chunk into {@code into} (from its position), releases the hit, and returns the chunk's length. */
+        public int copyAndRelease(ByteBuffer into) {
+            try {
+                int length = chunk.remaining();
+                into.put(chunk.duplicate());
+                return length;
+            } finally {
+                release();
+            }
+        }
     }
 
     /**
@@ -82,16 +93,7 @@ public final class SegmentReader {
             throw new IllegalArgumentException("chunk length " + chunkLength + " with room for " + into.remaining());
         }
         Hit hit = read(key, chunkLength, NO_NEXT);
-        if (hit == null) {
-            return -1;
-        }
-        try {
-            int length = hit.chunk().remaining();
-            into.put(hit.chunk());
-            return length;
-        } finally {
-            hit.release();
-        }
+        return hit == null ? -1 : hit.copyAndRelease(into);
     }
 
     /**
