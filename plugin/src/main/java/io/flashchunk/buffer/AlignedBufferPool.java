@@ -16,6 +16,7 @@ public final class AlignedBufferPool {
     private final ArrayBlockingQueue<ByteBuffer>[] classes;
     private final LongAdder allocations = new LongAdder();
     private final LongAdder reuses = new LongAdder();
+    private final LongAdder outstanding = new LongAdder();
 
     @SuppressWarnings("unchecked")
     public AlignedBufferPool(int maxBufferBytes, long retainedBytesPerClass) {
@@ -55,6 +56,7 @@ public final class AlignedBufferPool {
         } else {
             reuses.increment();
         }
+        outstanding.increment();
         return buffer.clear().limit(rounded);
     }
 
@@ -64,7 +66,13 @@ public final class AlignedBufferPool {
         if (Integer.bitCount(capacity) != 1 || capacity < minBytes || capacity > maxBytes) {
             throw new IllegalArgumentException("buffer of capacity " + capacity + " does not belong to this pool");
         }
+        outstanding.decrement();
         classes[classIndex(capacity)].offer(buffer);
+    }
+
+    /** Buffers acquired and not yet released: 0 once every borrower is done (tests check for leaks with it). */
+    public long outstanding() {
+        return outstanding.sum();
     }
 
     /** Buffers created because none was idle. */

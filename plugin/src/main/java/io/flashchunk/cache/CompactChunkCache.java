@@ -180,12 +180,18 @@ public final class CompactChunkCache implements FlashCache {
             SegmentReader.Hit hit = engine.read(key, maxLength, withFollower ? nextKey(file, position, maxLength)
                     : SegmentReader.NO_NEXT);
             if (hit != null) {
+                CachedChunk chunk = cachedChunk(hit);
                 metrics.flashHits.increment();
                 metrics.recordFlashHit(clock.getAsLong() - started);
                 if (dram != null) {
-                    keepInDram(key, hit.chunk(), readStartedNanos);
+                    try {
+                        keepInDram(key, hit.chunk(), readStartedNanos);
+                    } catch (RuntimeException e) {
+                        chunk.release();
+                        throw e;
+                    }
                 }
-                return cachedChunk(hit);
+                return chunk;
             }
         } catch (RuntimeException e) {
             metrics.readErrors.increment();

@@ -335,10 +335,12 @@ class CompactChunkCacheTest {
         assertNotNull(follower, "the next chunk came along");
         assertEquals(CHUNK, follower.position());
         first.release(); // the follower keeps the shared buffer
+        assertEquals(1, cache.engine().reader().outstandingBuffers(), "the follower still holds the read's buffer");
         CachedChunk second = cache.claim(again, follower);
         assertNotNull(second);
         assertArrayEquals(ChunkContent.bytes(11, CHUNK, CHUNK), ChunkContent.read(second));
         second.release();
+        assertEquals(0, cache.engine().reader().outstandingBuffers(), "released once both are done");
         assertEquals(reads + 1, device.stats().readOps(), "one I/O for both chunks");
         CacheStats stats = cache.stats();
         assertEquals(2, stats.flashHits());
@@ -418,6 +420,7 @@ class CompactChunkCacheTest {
         }
         second.release();
         assertEquals(0, cache.stats().followersServed());
+        assertEquals(0, cache.engine().reader().outstandingBuffers(), "refused followers gave their buffers back");
     }
 
     @Test

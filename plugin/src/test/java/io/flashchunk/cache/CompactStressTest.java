@@ -128,6 +128,7 @@ class CompactStressTest {
             pool.shutdown();
 
             assertEquals(0, tally.mismatches.get(), "wrong bytes served; first: " + tally.firstMismatch.get());
+            assertEquals(0, cache.engine().reader().outstandingBuffers(), "every read buffer came back");
             CacheStats stats = cache.stats();
             assertTrue(tally.hits.get() > 1000, "too few hits to mean anything: " + tally.hits.get());
             assertTrue(tally.followers.get() > 0, "no follower was ever served: " + stats);

@@ -9,6 +9,8 @@ import io.flashchunk.cache.compact.CompactDeviceLayout;
 import io.flashchunk.cache.compact.CompactRecovery;
 import io.flashchunk.cache.compact.CompactSuperblock;
 import io.flashchunk.cache.compact.FifoReclaimOrder;
+import io.flashchunk.cache.compact.FlashReadGate;
+import io.flashchunk.cache.compact.FlashReadPolicy;
 import io.flashchunk.cache.compact.RecordFormat;
 import io.flashchunk.cache.compact.SegmentBuffer;
 import io.flashchunk.cache.compact.SegmentLayout;
@@ -56,6 +58,11 @@ final class CompactCache {
 
         long position() {
             return ChunkKeys.position(key);
+        }
+
+        /** The record's first byte within its segment. */
+        long offset() {
+            return (long) sector * io.flashchunk.cache.compact.RecordAddress.SECTOR_BYTES;
         }
 
         /** The file's path, or a placeholder when the checkpoints name no such file (its chunks are never served). */
@@ -139,10 +146,24 @@ final class CompactCache {
         for (int i = 0; i < segments.length; i++) {
             segments[i] = layouts[i].segments();
         }
+        long buckets = buckets(devices);
+        String tooLarge = indexTooLarge(buckets);
+        if (tooLarge != null) {
+            List<String> problems = new ArrayList<>(setProblems);
+            problems.add(tooLarge);
+            return new CompactCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
+        }
         SegmentTable table = new SegmentTable(segments);
-        CompactChunkIndex index = CompactChunkIndex.withBuckets(buckets(devices));
-        CompactRecovery.Outcome outcome = CompactRecovery.recover(drivers.toArray(StorageDriver[]::new), areas, layouts,
-                superblocks.get(0).instance(), index, table, new FifoReclaimOrder(), System::currentTimeMillis);
+        CompactChunkIndex index = CompactChunkIndex.withBuckets(buckets);
+        CompactRecovery.Outcome outcome;
+        try {
+            outcome = CompactRecovery.recover(drivers.toArray(StorageDriver[]::new), areas, layouts,
+                    superblocks.get(0).instance(), index, table, new FifoReclaimOrder(), System::currentTimeMillis);
+        } catch (RuntimeException e) {
+            List<String> problems = new ArrayList<>(setProblems);
+            problems.add("recovery failed: " + e);
+            return new CompactCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
+        }
         return new CompactCache(List.copyOf(devices), setProblems, drivers, layouts, table, index, outcome);
     }
 
@@ -155,8 +176,14 @@ final class CompactCache {
             if (superblock == null) {
                 continue;
             }
-            CompactDeviceLayout expected = CompactDeviceLayout.forDevice(drivers.get(i).capacityBlocks(),
-                    first.layout().segmentBytes());
+            CompactDeviceLayout expected;
+            try {
+                expected = CompactDeviceLayout.forDevice(drivers.get(i).capacityBlocks(), first.layout().segmentBytes());
+            } catch (IllegalArgumentException e) {
+                problems.add(drivers.get(i).path() + ": cannot hold the layout its superblock names (" + e.getMessage()
+                        + "); truncated or resized?");
+                continue;
+            }
             String mismatch = superblock.mismatch(i, drivers.size(), expected, first, drivers.get(i).path());
             if (mismatch != null) {
                 problems.add(mismatch);
@@ -176,6 +203,21 @@ final class CompactCache {
             }
         }
         return newest == null ? 2 : newest.buckets();
+    }
+
+    /** Why an index of {@code buckets} cannot be built here (outside what an index can be, or more than this JVM's heap), or null. */
+    private static String indexTooLarge(long buckets) {
+        if (buckets < 2 || buckets > 1L << 32) {
+            return "the newest checkpoint names an index of " + buckets + " buckets, outside 2.." + (1L << 32);
+        }
+        long bytes = buckets * CompactChunkIndex.BUCKET_SLOTS * Long.BYTES;
+        long heap = Runtime.getRuntime().maxMemory();
+        if (bytes > heap / 10 * 8) {
+            return "recovering this cache takes an index of " + (bytes >> 20) + " MiB, more than this JVM's heap of "
+                    + (heap >> 20) + " MiB allows; run the tool with a larger -Xmx (java -Xmx" + ((bytes * 3 / 2 >> 30) + 1)
+                    + "g -jar ...)";
+        }
+        return null;
     }
 
     private static ByteBuffer readBlock(StorageDriver driver) throws IOException {
@@ -303,8 +345,10 @@ final class CompactCache {
 
     /** A reader of this cache's records that checks them as a hit does (key, segment use, CRC32C). */
     SegmentReader reader() {
+        // Each read in this thread, waited for as long as any of the tool's reads: a slow device is not a broken one.
         return new SegmentReader(table, layouts, drivers.toArray(StorageDriver[]::new), index, new FifoReclaimOrder(),
                 new SegmentBuffer[0], new AlignedBufferPool(Integer.highestOneBit(
-                        RecordFormat.recordBytes(io.flashchunk.cache.index.ChunkLocation.MAX_LENGTH)) * 2, 8L << 20));
+                        RecordFormat.recordBytes(io.flashchunk.cache.index.ChunkLocation.MAX_LENGTH)) * 2, 8L << 20),
+                new FlashReadPolicy(true, READ_TIMEOUT_NANOS, FlashReadGate.OPEN, System::nanoTime));
     }
 }

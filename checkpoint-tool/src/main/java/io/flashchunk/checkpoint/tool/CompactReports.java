@@ -167,9 +167,9 @@ final class CompactReports {
     }
 
     static String listText(List<CompactCache.Entry> entries) {
-        TextTable table = new TextTable("", "SPACE>", "POSITION>", "LENGTH>", "SEGMENT>", "SECTOR>", "FILE");
+        TextTable table = new TextTable("", "SPACE>", "POSITION>", "LENGTH>", "SEGMENT>", "OFFSET>", "FILE");
         for (CompactCache.Entry entry : entries) {
-            table.row(entry.space(), entry.position(), entry.length(), entry.segment(), entry.sector(), entry.path());
+            table.row(entry.space(), entry.position(), entry.length(), entry.segment(), entry.offset(), entry.path());
         }
         return table.format();
     }
@@ -179,7 +179,7 @@ final class CompactReports {
         for (CompactCache.Entry entry : entries) {
             array.addObject().put("space", entry.space()).put("device", entry.device()).put("file", entry.path())
                     .put("fileId", entry.fileId()).put("position", entry.position()).put("length", entry.length())
-                    .put("segment", entry.segment()).put("sector", entry.sector());
+                    .put("segment", entry.segment()).put("offsetInSegment", entry.offset());
         }
         return Json.write(array);
     }

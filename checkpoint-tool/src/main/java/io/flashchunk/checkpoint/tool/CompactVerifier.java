@@ -118,7 +118,7 @@ final class CompactVerifier {
     }
 
     private static String describe(CompactCache.Entry entry) {
-        return entry.device() + ": chunk at segment " + entry.segment() + " sector " + entry.sector() + ", "
+        return entry.device() + ": chunk at segment " + entry.segment() + " byte " + entry.offset() + ", "
                 + entry.path() + " at " + entry.position() + " (" + entry.length() + " bytes)";
     }
 }

@@ -32,9 +32,15 @@ class CompactCacheCommandsTest {
         return cache;
     }
 
+    private static String sha256(Path file) throws Exception {
+        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(Files.readAllBytes(file)));
+    }
+
     @Test
     void infoListStatsAndVerifyShowWhatRecoveryRestores() throws Exception {
         TestCache cache = compactCache(1);
+        String before = sha256(cache.devices.get(0));
         CommandRun info = CommandRun.of(cache.args("info"));
         assertEquals(0, info.exitCode(), info.err());
         assertTrue(info.out().contains("format:") && info.out().contains("compact engine"), info.out());
@@ -74,6 +80,24 @@ class CompactCacheCommandsTest {
         assertEquals(0, verify.exitCode(), verify.out());
         assertTrue(verify.out().contains("7 chunk(s) read back (0 corrupt, 0 stale, 0 unreadable)"), verify.out());
         assertTrue(verify.out().contains("result: OK"), verify.out());
+        assertEquals(before, sha256(cache.devices.get(0)), "no command wrote to the device");
+    }
+
+    @Test
+    void aTruncatedDeviceIsNamedNotAStackTrace() throws Exception {
+        TestCache cache = compactCache(1);
+        Path device = cache.devices.get(0);
+        try (var channel = java.nio.channels.FileChannel.open(device, StandardOpenOption.WRITE)) {
+            channel.truncate(1L << 20); // the superblock and areas stay; no segment fits any more
+        }
+        CommandRun info = CommandRun.of(cache.args("info"));
+        assertEquals(0, info.exitCode(), info.err());
+        assertTrue(info.out().contains("cannot hold the layout its superblock names"), info.out());
+        assertTrue(info.out().contains("not run"), info.out());
+        CommandRun verify = CommandRun.of(cache.args("verify", "--data"));
+        assertEquals(1, verify.exitCode(), verify.out() + verify.err());
+        assertTrue(verify.out().contains("truncated or resized?"), verify.out());
+        assertFalse(verify.err().contains("Exception"), verify.err());
     }
 
     @Test
@@ -99,7 +123,7 @@ class CompactCacheCommandsTest {
                 .orElseThrow();
         long recordAt = superblock.get("segmentsFromByte").asLong()
                 + victim.get("segment").asLong() * superblock.get("segmentBytes").asLong()
-                + victim.get("sector").asLong() * 512;
+                + victim.get("offsetInSegment").asLong();
         TestCache.flipByte(cache.devices.get(0), recordAt + 32 + 100); // in the chunk, after the 32-byte header
 
         assertEquals(0, CommandRun.of(cache.args("verify")).exitCode(), "without --data no chunk is read");

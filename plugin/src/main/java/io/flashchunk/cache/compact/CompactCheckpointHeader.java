@@ -27,7 +27,8 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
                                       int segmentBytes, long buckets, long entryCount, long nextSegmentSequence,
                                       int bodyCrc) {
     public static final long MAGIC = 0x464C4348_43435F31L; // "FLCHCC_1"
-    public static final int VERSION = 1;
+    /** 2: record addresses in 64-byte units (1: 512-byte). */
+    public static final int VERSION = 2;
     public static final int SEGMENT_BYTES = 8;
     public static final int ENTRY_BYTES = 12;
     private static final int CRC_AT = 108;

@@ -8,14 +8,14 @@ import java.util.function.LongPredicate;
  * The chunk index of the compact engine: chunk key to {@link RecordAddress}, in 8-byte slots and no
  * object per chunk (8.9 bytes a chunk at the load it is sized for; docs/compact-engine.md).
  *
- * <p>A slot holds 24 bits of the key's hash (the tag), a "read since written" bit and the record's
+ * <p>A slot holds 21 bits of the key's hash (the tag), a "read since written" bit and the record's
  * address; 0 is an empty slot. Slots sit in buckets of {@value #BUCKET_SLOTS} (one cache line), and a
  * key may sit in either of two buckets: the first from its hash, the second such that the two add up
  * to a hash of the tag (modulo the bucket count), so an entry's other bucket is known from its slot
  * alone and a full bucket can move an entry there to make room (cuckoo hashing's partial-key
  * relocation, one step deep). The full key is not here: it is
  * in the record on flash, and the reader must check it there. A lookup can therefore name another
- * key's record (same buckets and tag, about one lookup in 16 million when the buckets are full); it
+ * key's record (same buckets and tag, about one lookup in 130,000 when the buckets are full); it
  * can never make the reader serve it.
  *
  * <p>Concurrency: one writer thread calls {@link #put}, {@link #remove} and {@link #removeIf}; any

@@ -16,7 +16,8 @@ import java.util.zip.CRC32C;
  * device of today's engine ({@link #isTodaysFormat}) to reformat it, never to read it.
  */
 public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, CompactDeviceLayout layout) {
-    public static final int VERSION = 2;
+    /** 3: records aligned to 64 bytes (2: to 512, its devices are formatted anew, never read). */
+    public static final int VERSION = 3;
     private static final int CRC_AT = 64;
 
     /**

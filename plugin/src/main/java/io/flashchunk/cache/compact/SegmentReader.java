@@ -217,11 +217,12 @@ public final class SegmentReader {
             end = Math.min(segmentEnd, RecordAddress.byteOffset(nextAddress) + RecordFormat.recordBytes(chunkLength));
         }
         int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
+        ByteBuffer buffer = pool.acquire(bytes);
         if (!policy.gate().begin(space)) {
+            pool.release(buffer);
             refusedByGate.increment();
             return null;
         }
-        ByteBuffer buffer = pool.acquire(bytes);
         long started = policy.clock().getAsLong();
         boolean failed = true;
         try {
@@ -324,6 +325,11 @@ public final class SegmentReader {
     /** Flash reads the gate refused (the device out of use): misses. */
     public long refusedByGate() {
         return refusedByGate.sum();
+    }
+
+    /** Read buffers hits and followers still hold (0 when every one was released: a leak shows here). */
+    public long outstandingBuffers() {
+        return pool.outstanding();
     }
 
     /** Flash hits whose read brought the file's next chunk along. */

@@ -43,8 +43,8 @@ class CompactCheckpointHeaderTest {
         torn.put(40, (byte) 1);
         assertTrue(refused(torn).contains("checksum mismatch"), refused(torn));
         ByteBuffer version = header(1, 1, 1).encode();
-        version.order(ByteOrder.LITTLE_ENDIAN).putInt(8, 2);
-        assertTrue(refused(version).contains("version 2"), refused(version));
+        version.order(ByteOrder.LITTLE_ENDIAN).putInt(8, 1); // the format of 512-byte record units
+        assertTrue(refused(version).contains("version 1"), refused(version));
     }
 
     @Test

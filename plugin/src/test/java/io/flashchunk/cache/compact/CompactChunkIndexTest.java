@@ -138,7 +138,7 @@ class CompactChunkIndexTest {
         assertThrows(IllegalArgumentException.class, () -> new CompactChunkIndex(CompactChunkIndex.MAX_ENTRIES + 1));
         CompactChunkIndex index = new CompactChunkIndex(10);
         assertThrows(IllegalArgumentException.class, () -> index.put(key(1), RecordAddress.NONE));
-        assertThrows(IllegalArgumentException.class, () -> index.put(key(1), 1L << 40));
+        assertThrows(IllegalArgumentException.class, () -> index.put(key(1), 1L << RecordAddress.BITS));
         assertThrows(IllegalArgumentException.class, () -> RecordAddress.of(64, 1));
         assertThrows(IllegalArgumentException.class, () -> RecordAddress.of(0, 0));
         assertThrows(IllegalArgumentException.class, () -> RecordAddress.of(0, RecordAddress.MAX_SECTOR + 1));

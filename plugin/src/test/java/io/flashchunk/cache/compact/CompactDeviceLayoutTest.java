@@ -54,7 +54,7 @@ class CompactDeviceLayoutTest {
         assertTrue(!CompactSuperblock.isTodaysFormat(superblock.encode()));
         String refusedByToday = assertThrows(CheckpointFormatException.class,
                 () -> Superblock.decode(superblock.encode(), "dev")).getMessage();
-        assertTrue(refusedByToday.contains("version 2"), refusedByToday);
+        assertTrue(refusedByToday.contains("version " + CompactSuperblock.VERSION), refusedByToday);
 
         var todays = new Superblock(UUID.randomUUID(), 0, 1,
                 io.flashchunk.cache.checkpoint.SpaceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE)).encode();

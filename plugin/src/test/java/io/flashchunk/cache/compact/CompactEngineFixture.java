@@ -65,8 +65,10 @@ final class CompactEngineFixture {
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
             new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
         writer = new SegmentWriter(table, layouts, drivers, index, order, buffers, retireAtOnce, policy);
+        // Reads wait as long as the drivers do: a shared machine may stall one past a short timeout.
         reader = new SegmentReader(table, layouts, drivers, index, order, writer.buffers(),
-                new AlignedBufferPool(1 << 20, 1 << 22));
+                new AlignedBufferPool(1 << 20, 1 << 22),
+                new FlashReadPolicy(false, timeoutNanos, FlashReadGate.OPEN, System::nanoTime));
     }
 
     static MemoryDevice device(String name, int segments) {

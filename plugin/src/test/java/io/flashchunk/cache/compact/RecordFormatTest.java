@@ -20,11 +20,13 @@ class RecordFormatTest {
 
     @Test
     void aRecordTakesItsHeaderAndChunkRoundedToSectors() {
-        assertEquals(512, RecordFormat.recordBytes(1));
+        assertEquals(64, RecordFormat.recordBytes(1));
+        assertEquals(64, RecordFormat.recordBytes(32));
+        assertEquals(128, RecordFormat.recordBytes(33));
         assertEquals(512, RecordFormat.recordBytes(480));
-        assertEquals(1024, RecordFormat.recordBytes(481));
-        assertEquals(4608, RecordFormat.recordBytes(4096));
-        assertEquals(16896, RecordFormat.recordBytes(16384));
+        assertEquals(576, RecordFormat.recordBytes(481));
+        assertEquals(4160, RecordFormat.recordBytes(4096));
+        assertEquals(16448, RecordFormat.recordBytes(16384));
         assertThrows(IllegalArgumentException.class, () -> RecordFormat.recordBytes(0));
     }
 

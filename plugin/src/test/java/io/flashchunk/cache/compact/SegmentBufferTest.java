@@ -15,6 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class SegmentBufferTest {
+    /** Sectors a record of a 4000-byte chunk takes. */
+    private static final int SECTORS_4000 = RecordFormat.recordBytes(4000) / RecordAddress.SECTOR_BYTES;
+
     private static final int SEGMENT_BYTES = 64 * 1024;
 
     /** A chunk whose every byte says which key and use it belongs to. */
@@ -31,7 +34,7 @@ class SegmentBufferTest {
         int first = buffer.append(100, chunk(100, 9, 16384));
         int second = buffer.append(101, chunk(101, 9, 4000));
         assertEquals(0, first);
-        assertEquals(RecordFormat.recordBytes(16384) / 512, second);
+        assertEquals(RecordFormat.recordBytes(16384) / RecordAddress.SECTOR_BYTES, second);
         ByteBuffer into = ByteBuffer.allocate(16384);
         assertEquals(4000, buffer.read(5, 9, second, 101, 16384, into));
         assertEquals(chunk(101, 9, 4000), into.flip());
@@ -47,7 +50,7 @@ class SegmentBufferTest {
         SegmentSummary summary = SegmentSummary.read(image.duplicate().position(SEGMENT_BYTES - 4096).slice(), 9);
         assertArrayEquals(new long[] {100, 101}, summary.keys());
         assertArrayEquals(new int[] {first, second}, summary.sectors());
-        assertEquals(chunk(100, 9, 16384), RecordFormat.check(image, first * 512, 100, 9));
+        assertEquals(chunk(100, 9, 16384), RecordFormat.check(image, first * RecordAddress.SECTOR_BYTES, 100, 9));
         assertThrows(IllegalStateException.class, () -> buffer.append(102, chunk(102, 9, 10)));
     }
 
@@ -68,12 +71,13 @@ class SegmentBufferTest {
         SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocate(SEGMENT_BYTES));
         buffer.start(0, 1);
         buffer.append(1, chunk(1, 1, 1000));
+        int end = RecordFormat.recordBytes(1000) / RecordAddress.SECTOR_BYTES; // the first sector after it
         RecordMismatchException past = assertThrows(RecordMismatchException.class,
-                () -> buffer.read(0, 1, 3, 2, 4096, ByteBuffer.allocate(4096)));
-        assertTrue(past.getMessage().contains("no complete record at sector 3"), past.getMessage());
+                () -> buffer.read(0, 1, end, 2, 4096, ByteBuffer.allocate(4096)));
+        assertTrue(past.getMessage().contains("no complete record at sector " + end), past.getMessage());
         RecordMismatchException inside = assertThrows(RecordMismatchException.class,
                 () -> buffer.read(0, 1, 2, 2, 4096, ByteBuffer.allocate(4096)));
-        assertTrue(inside.getMessage().contains("no record at 1024"), inside.getMessage());
+        assertTrue(inside.getMessage().contains("no record at " + 2 * RecordAddress.SECTOR_BYTES), inside.getMessage());
     }
 
     @Test
@@ -113,7 +117,7 @@ class SegmentBufferTest {
                 for (int record = 0; record < 7; record++) {
                     into.clear();
                     try {
-                        int length = buffer.read(0, use, record * 8, record, 8192, into);
+                        int length = buffer.read(0, use, record * SECTORS_4000, record, 8192, into);
                         if (length != -1) {
                             into.flip();
                             if (!into.equals(chunk(record, use, 4000))) {
@@ -136,7 +140,7 @@ class SegmentBufferTest {
             buffer.start(0, use);
             currentUse.set(use);
             for (int record = 0; record < 7; record++) {
-                assertEquals(record * 8, buffer.append(record, chunk(record, use, 4000)));
+                assertEquals(record * SECTORS_4000, buffer.append(record, chunk(record, use, 4000)));
             }
             buffer.seal();
             while (!buffer.tryReuse()) {

@@ -19,7 +19,8 @@ class SegmentLayoutTest {
         assertEquals(40, layout.sectorInSegment(address));
         assertTrue(layout.contains(address));
         assertFalse(layout.contains(RecordAddress.of(0, 1)), "the reserved region");
-        assertFalse(layout.contains(layout.address(0, 8, 2047) + 1), "past the last segment");
+        int lastSector = (1 << 20) / RecordAddress.SECTOR_BYTES - 1;
+        assertFalse(layout.contains(layout.address(0, 8, lastSector) + 1), "past the last segment");
     }
 
     @Test
