@@ -7,7 +7,8 @@
 #           and the compact engine (on a device file of its own, filled, then restarted) side by side
 #   writes  flash bytes written per byte offered under a hotspot stream (30% of the keys get 80%
 #           of the requests), on a fast device (O_DIRECT file, libaio) and on a slow one (our
-#           capiblock stand-in with 2000 µs added per I/O)
+#           capiblock stand-in with 2000 µs added per I/O); and the compact engine's flash bytes
+#           written per admitted byte under such a stream
 #
 # Each step is one JVM. Its JSON lines go to $OUT/raw.jsonl, its stderr to $OUT/logs/<step>.log;
 # scripts/bench_cache_report.py then writes $OUT/tables.md, $OUT/cache-hits.png and
@@ -84,6 +85,7 @@ if [[ $quick -eq 1 ]]; then
     steps+=("hits-65536|hits --engines classic,compact --chunk-bytes 65536 --threads 1,8 --seconds 3 --repeat 1|600|hits vs device, 64 KiB chunks, both engines, threads 1,8, 3 s x 1 round")
     steps+=("writes-fast|writes --requests 50000 --device-latency-us 0|300|writes, hotspot stream of 50000 requests, fast device (O_DIRECT file, libaio)")
     steps+=("writes-slow|writes --requests 50000 --device-latency-us 2000|300|writes, hotspot stream of 50000 requests, slow device (capiblock stand-in, +2000 us per I/O)")
+    steps+=("writes-compact|compact-writes --keys 20000 --requests 200000 --segment-mib 1|300|compact engine writes, hotspot stream of 200000 requests, 1 MiB segments")
 else
     steps+=("heap-1M|heap --entries 1000000 --chunk-bytes 16384|600|heap bytes per chunk, 1M entries of 16 KiB")
     steps+=("heap-10M|heap --entries 10000000 --chunk-bytes 16384|900|heap bytes per chunk, 10M entries of 16 KiB")
@@ -92,6 +94,7 @@ else
     done
     steps+=("writes-fast|writes --requests 200000 --device-latency-us 0|300|writes, hotspot stream of 200000 requests, fast device (O_DIRECT file, libaio)")
     steps+=("writes-slow|writes --requests 200000 --device-latency-us 2000|1200|writes, hotspot stream of 200000 requests, slow device (capiblock stand-in, +2000 us per I/O)")
+    steps+=("writes-compact|compact-writes --keys 100000 --requests 1000000 --segment-mib 16|900|compact engine writes, hotspot stream of 1000000 requests over 100000 keys, 16 MiB segments")
 fi
 
 if [[ -n "$only" ]]; then
@@ -130,7 +133,8 @@ fi
 # under the benchmark's feet. A copy counts only if it still matches the tree a moment later.
 stage="$(mktemp -d "${TMPDIR:-/tmp}/bench-cache.XXXXXX")"
 step_pid=""
-scratch_files=(heap-device.img hits-device.img hits-compact-device.img hits-compact-Data.db writes-device.img)  # CacheBench's names in --dir
+scratch_files=(heap-device.img hits-device.img hits-compact-device.img hits-compact-Data.db writes-device.img
+    compact-writes-device.img)  # CacheBench's names in --dir
 on_exit() {
     # A step still running (interrupted run) is ended, and its scratch file removed.
     if [[ -n "$step_pid" ]]; then
@@ -240,6 +244,8 @@ for _, r in rows:
     elif r["bench"] == "writes":
         parts.append(f"{r['device']}: hit rate {r['hit_rate']:.3f}, written/offered {r['written_per_offered']:.3f}, "
                      f"dropped unwritten {r['dropped_evicted_before_write']}")
+    elif r["bench"] == "compact-writes":
+        parts.append(f"compact: hit rate {r['hit_rate']:.3f}, written/admitted {r['written_per_admitted']:.3f}")
 print("; ".join(parts))
 PY
 }
