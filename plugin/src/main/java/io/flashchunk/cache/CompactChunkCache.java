@@ -332,8 +332,10 @@ public final class CompactChunkCache implements FlashCache {
     /** Per space, how many segments are in each state. */
     private long[][] segmentsByState(SegmentTable table) {
         long[][] counts = new long[drivers.size()][SegmentState.values().length];
-        for (int segment = 0; segment < table.segments(); segment++) {
-            counts[table.space(segment)][table.state(segment).ordinal()]++;
+        for (int space = 0; space < counts.length; space++) {
+            for (SegmentState state : SegmentState.values()) {
+                counts[space][state.ordinal()] = table.count(space, state);
+            }
         }
         return counts;
     }

@@ -32,6 +32,8 @@ public final class SegmentTable {
     private final long[] sequences;
     private final long[] retiredAtEpoch;
     private final AtomicIntegerArray pins;
+    /** Per space and state, how many segments are in it: statistics read it without walking every segment. */
+    private final AtomicIntegerArray counts;
     private final ArrayDeque<Integer>[] free;
     private final ArrayDeque<Integer> retired = new ArrayDeque<>();
     private long nextSequence = 1;
@@ -57,12 +59,13 @@ public final class SegmentTable {
         retiredAtEpoch = new long[segments];
         spaceOf = new byte[segments];
         pins = new AtomicIntegerArray(segments);
+        counts = new AtomicIntegerArray(spaces * SegmentState.values().length);
         free = new ArrayDeque[spaces];
         for (int space = 0; space < spaces; space++) {
             free[space] = new ArrayDeque<>();
             for (int segment = firstSegment[space]; segment < firstSegment[space + 1]; segment++) {
-                setState(segment, SegmentState.FREE);
                 spaceOf[segment] = (byte) space;
+                setState(segment, SegmentState.FREE);
                 free[space].add(segment);
             }
         }
@@ -273,7 +276,19 @@ public final class SegmentTable {
         setState(segment, to);
     }
 
+    /** Only the writer (or start, before it runs) changes a state: the count needs no lock of its own. */
     private void setState(int segment, SegmentState state) {
+        SegmentState before = states[segment];
+        int base = space(segment) * SegmentState.values().length;
+        if (before != null) {
+            counts.decrementAndGet(base + before.ordinal());
+        }
+        counts.incrementAndGet(base + state.ordinal());
         STATES.setVolatile(states, segment, state);
+    }
+
+    /** How many segments of {@code space} are in {@code state} now (exact when the writer is idle). */
+    public int count(int space, SegmentState state) {
+        return counts.get(space * SegmentState.values().length + state.ordinal());
     }
 }

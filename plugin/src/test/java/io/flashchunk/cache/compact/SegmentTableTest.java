@@ -71,6 +71,39 @@ class SegmentTableTest {
     }
 
     @Test
+    void countsTheSegmentsOfEachSpaceInEachStateThroughEveryChange() {
+        SegmentTable table = new SegmentTable(3, 2);
+        assertCounts(table, 0, 3, 0, 0, 0);
+        assertCounts(table, 1, 2, 0, 0, 0);
+        int segment = table.open(1);
+        assertCounts(table, 1, 1, 1, 0, 0);
+        table.seal(segment);
+        table.written(segment);
+        assertCounts(table, 1, 1, 0, 1, 0);
+        long named = table.checkpointStarted();
+        table.startReclaim(segment);
+        assertTrue(table.finishReclaim(segment));
+        assertCounts(table, 1, 1, 0, 0, 1);
+        table.checkpointDurable(table.checkpointStarted());
+        assertTrue(named < table.checkpointStarted());
+        assertCounts(table, 1, 2, 0, 0, 0);
+        assertCounts(table, 0, 3, 0, 0, 0);
+    }
+
+    /** Free, open, durable and retired segments of {@code space}; every other state none. */
+    private static void assertCounts(SegmentTable table, int space, int free, int open, int durable, int retired) {
+        assertEquals(free, table.count(space, SegmentState.FREE), "free in space " + space);
+        assertEquals(open, table.count(space, SegmentState.OPEN), "open in space " + space);
+        assertEquals(durable, table.count(space, SegmentState.DURABLE), "durable in space " + space);
+        assertEquals(retired, table.count(space, SegmentState.RETIRED), "retired in space " + space);
+        int all = 0;
+        for (SegmentState state : SegmentState.values()) {
+            all += table.count(space, state);
+        }
+        assertEquals(table.segmentsIn(space), all, "every segment of space " + space + " counted once");
+    }
+
+    @Test
     void aCheckpointNamesOnlyDurableSegmentsWithTheirUse() {
         SegmentTable table = new SegmentTable(3, 3);
         int durable = durable(table, 0);
