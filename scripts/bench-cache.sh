@@ -29,7 +29,8 @@ Cache-core benchmarks (CacheBench heap, hits, writes); results in one directory.
 
   --quick         heap at 1M entries only; hits at 64 KiB only, threads 1,8, 3 s, 1 round;
                   writes with 50000 requests (fast and slow device)
-  --only KIND     run only the heap, hits or writes steps
+  --only STEP     run only the heap, hits or writes steps, or one step by name (e.g. hits-16384,
+                  writes-compact)
   --out DIR       results directory (default: docs/results/cache-<UTC timestamp>)
   --skip-build    do not run Maven (plugin classes, test classes, the test classpath file and
                   native/build/libcflsh_block.so must already be built)
@@ -59,9 +60,7 @@ skip_build=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) quick=1; shift ;;
-        --only) need_value "$@"
-            case "$2" in heap|hits|writes) only="$2" ;; *) die "--only: '$2' is not heap, hits or writes" ;; esac
-            shift 2 ;;
+        --only) need_value "$@"; only="$2"; shift 2 ;;
         --out) need_value "$@"; out="$2"; shift 2 ;;
         --skip-build) skip_build=1; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -99,9 +98,13 @@ fi
 
 if [[ -n "$only" ]]; then
     kept=()
+    names=()
     for step in "${steps[@]}"; do
-        [[ "$step" == "$only"-* ]] && kept+=("$step")
+        name="${step%%|*}"
+        names+=("$name")
+        [[ "$name" == "$only" || "$name" == "$only"-* ]] && kept+=("$step")
     done
+    [[ ${#kept[@]} -gt 0 ]] || die "--only: '$only' names no step (heap, hits, writes, or one of: ${names[*]})"
     steps=("${kept[@]}")
 fi
 
