@@ -182,7 +182,7 @@ write_machine_info() {
     echo "scratch dir: $repo_dir/$bench_dir"
     echo "classes: private copy of plugin/target/{classes,test-classes} and $(basename "$capi_library"), taken after the build"
     echo "each step: (cd $repo_dir && java -Xmx6g ${BENCH_JAVA_OPTS:-}${BENCH_JAVA_OPTS:+ }-cp $java_classpath io.flashchunk.cache.CacheBench <step arguments>)"
-    echo "  (writes steps also get --capi-library $capi_library, the private copy of native/build/libcflsh_block.so)"
+    echo "  (writes steps but writes-compact also get --capi-library $capi_library, the private copy of native/build/libcflsh_block.so)"
     echo "steps:"
     local step
     for step in "${steps[@]}"; do
@@ -284,7 +284,7 @@ for step in "${steps[@]}"; do
     log="$out/logs/$name.log"
     step_out="$stage/$name.out"
     read -r -a bench_args <<< "$args"
-    [[ "$name" == writes-* ]] && bench_args+=(--capi-library "$capi_library")
+    [[ "$name" == writes-* && "$name" != writes-compact ]] && bench_args+=(--capi-library "$capi_library")
     echo "bench-cache: [$number/$total] $what ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg)) ..." >&2
     started=$SECONDS
     status=0
