@@ -11,7 +11,7 @@
 #   cassandra-cluster.sh start-node ROOT NODE [--heap SIZE] [--wait-seconds N]
 #   cassandra-cluster.sh stop-node ROOT NODE [--wait-seconds N]
 #   cassandra-cluster.sh kill ROOT NODE
-#   cassandra-cluster.sh add-node ROOT [--flash-cache SPEC | --stock] [--heap SIZE] [--wait-seconds N]
+#   cassandra-cluster.sh add-node ROOT [--flash-cache SPEC | --stock] [--heap SIZE] [--wait-seconds N] [--no-start]
 #   cassandra-cluster.sh status ROOT
 #   cassandra-cluster.sh nodetool ROOT NODE ARGS...
 #   cassandra-cluster.sh cqlsh ROOT NODE ARGS...
@@ -80,9 +80,10 @@ usage: cassandra-cluster.sh COMMAND ROOT ...
       stop one node (SIGTERM).
   kill ROOT NODE
       SIGKILL one node.
-  add-node ROOT [--flash-cache SPEC | --stock] [--heap SIZE] [--wait-seconds N]
+  add-node ROOT [--flash-cache SPEC | --stock] [--heap SIZE] [--wait-seconds N] [--no-start]
       init node N+1 on 127.0.0.(N+1) (its cache as init gave the cluster, unless told otherwise) and
-      start it: it bootstraps into the running cluster.
+      start it: it bootstraps into the running cluster. --no-start: init only (edit its conf, then
+      start-node bootstraps it).
   status ROOT
       each node's number, address, process and cache, then `nodetool status` as the first running
       node sees it; exit 0 when every node runs, 3 when not.
@@ -620,8 +621,8 @@ cmd_kill() {
 }
 
 cmd_add_node() {
-  [ $# -ge 1 ] || die "usage: $PROG add-node ROOT [--flash-cache SPEC | --stock] [--heap SIZE] [--wait-seconds N]"
-  local root spec="" stock=0 start_opts=()
+  [ $# -ge 1 ] || die "usage: $PROG add-node ROOT [--flash-cache SPEC | --stock] [--heap SIZE] [--wait-seconds N] [--no-start]"
+  local root spec="" stock=0 start_opts=() start=1
   root="$(abs_root "$1")"
   shift
   load_cluster "$root"
@@ -631,6 +632,7 @@ cmd_add_node() {
       --flash-cache) [ $# -ge 2 ] || die "--flash-cache needs a value"; spec=$2; stock=0; shift 2 ;;
       --stock) stock=1; shift ;;
       --heap | --wait-seconds) [ $# -ge 2 ] || die "$1 needs a value"; start_opts+=("$1" "$2"); shift 2 ;;
+      --no-start) start=0; shift ;;
       *) die "add-node: unknown option '$1'" ;;
     esac
   done
@@ -650,6 +652,10 @@ cmd_add_node() {
     copy_jar "$root" "$DEFAULT_JAR"
   fi
   init_node "$root" "$k" "$spec"
+  if [ "$start" = 0 ]; then
+    note "node $k initialised, not started (start it with: $PROG start-node $root $k)"
+    return 0
+  fi
   start_one "$root" "$k" "$HEAP" "$WAIT_S"
   note "node $k joined cluster $CLUSTER_NAME"
 }

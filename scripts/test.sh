@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the native library's C tests, the benchmark reports' self-tests,
 # all Maven modules (with integration tests on real Cassandra nodes), then the launcher's (one node, then
-# a 3-node cluster) and the plugin installer's end-to-end tests.
+# a 3-node cluster, then the cluster steps: kill, bootstrap, decommission, repairs, rewrites, rolling
+# restart under YCSB) and the plugin installer's end-to-end tests.
 # On a fresh Debian machine it first installs what the tests need (as root).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,7 +14,7 @@ echo "== native: libcflsh_block (make test)"
 make -s -C native all test
 
 echo "== benchmark scripts: self-tests (synthetic results; capped_storage attaches, caps and probes a real loop device)"
-for report in bench_ycsb ycsb_output capped_storage bench_io_cost bench_cache_report bench_device_report bench_ycsb_report bench_profile_report sim_cache_report; do
+for report in bench_ycsb ycsb_output cluster_steps capped_storage bench_io_cost bench_cache_report bench_device_report bench_ycsb_report bench_profile_report sim_cache_report; do
   python3 "$repo/scripts/$report.py" --self-test
 done
 
@@ -27,6 +28,9 @@ echo "== scripts/tests/test-cassandra-node.sh"
 # a 3-node cluster on 127.0.0.1-3 (two flash nodes, one stock): RF 3, a node killed and restarted
 echo "== scripts/tests/test-cassandra-cluster.sh"
 "$repo/scripts/tests/test-cassandra-cluster.sh"
+# the cache through a cluster's SSTable-changing steps under YCSB at QUORUM, every row checked per node (~10 min)
+echo "== scripts/tests/test-cassandra-cluster-steps.sh"
+"$repo/scripts/tests/test-cassandra-cluster-steps.sh"
 echo "== scripts/tests/test-install-plugin.sh"
 "$repo/scripts/tests/test-install-plugin.sh"
 # the power-cut simulator's long-run script, at a size that only checks it works end to end

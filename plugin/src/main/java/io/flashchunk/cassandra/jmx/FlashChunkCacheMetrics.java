@@ -1,9 +1,13 @@
 package io.flashchunk.cassandra.jmx;
 
+import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cache.CacheStats;
 import io.flashchunk.cache.FlashCache;
+import io.flashchunk.cache.index.CachedFile;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.util.Comparator;
+import java.util.List;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -218,6 +222,20 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     @Override
     public long getWatchedFiles() {
         return adapter.watchedFiles();
+    }
+
+    @Override
+    public String getCachedFiles() {
+        return describeFiles(cache.files().live(), cache.config().engine() == CacheConfig.Engine.CLASSIC);
+    }
+
+    /** One line per file, "ENTRIES PATH", by path; "-" for ENTRIES when the engine does not count them. */
+    static String describeFiles(List<CachedFile> files, boolean countsEntries) {
+        StringBuilder text = new StringBuilder();
+        files.stream().sorted(Comparator.comparing(CachedFile::path)).forEach(file -> text
+                .append(countsEntries ? Integer.toString(file.entries()) : "-").append(' ')
+                .append(file.path()).append('\n'));
+        return text.toString();
     }
 
     @Override

@@ -3,8 +3,11 @@ package io.flashchunk.ycsb.cassandra;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.loadbalancing.NodeDistance;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.Set;
 
 /** A driver session on the configured keyspace, with the statements prepared on it. */
 final class CassandraConnection implements AutoCloseable {
@@ -38,7 +41,21 @@ final class CassandraConnection implements AutoCloseable {
         for (String host : settings.hosts()) {
             builder.addContactPoint(InetSocketAddress.createUnresolved(host, settings.port()));
         }
+        if (settings.onlyHosts()) {
+            // IGNORED: no pool, never a coordinator; null leaves the others to the policy
+            Set<String> hosts = Set.copyOf(settings.hosts());
+            builder.withNodeDistanceEvaluator((node, localDc) ->
+                    hosts.contains(hostOf(node.getEndPoint().resolve())) ? null : NodeDistance.IGNORED);
+        }
         return new CassandraConnection(settings, builder.build());
+    }
+
+    /** The address as hosts names it: its IP text, or the unresolved name it was given. */
+    private static String hostOf(SocketAddress address) {
+        if (address instanceof InetSocketAddress inet) {
+            return inet.getAddress() != null ? inet.getAddress().getHostAddress() : inet.getHostString();
+        }
+        return address.toString();
     }
 
     private static Duration min(Duration a, Duration b) {

@@ -14,7 +14,7 @@ import java.util.Properties;
  */
 public record CassandraSettings(List<String> hosts, int port, String localDatacenter, String keyspace,
         ConsistencyLevel readConsistency, ConsistencyLevel writeConsistency,
-        Duration connectTimeout, Duration requestTimeout, Duration reconnectMaxDelay) {
+        Duration connectTimeout, Duration requestTimeout, Duration reconnectMaxDelay, boolean onlyHosts) {
     public static final String HOSTS = "hosts";
     public static final String PORT = "port";
     public static final String LOCAL_DC = "cassandra.localdc";
@@ -24,6 +24,11 @@ public record CassandraSettings(List<String> hosts, int port, String localDatace
     public static final String CONNECT_TIMEOUT = "cassandra.connecttimeoutmillis";
     public static final String REQUEST_TIMEOUT = "cassandra.requesttimeoutmillis";
     public static final String RECONNECT_MAX_DELAY = "cassandra.reconnectmaxmillis";
+    /**
+     * true: only the nodes named in {@code hosts} coordinate requests; the driver ignores the others
+     * it discovers. A cluster test pins one node so that a read at ONE is that node's.
+     */
+    public static final String ONLY_HOSTS = "cassandra.onlyhosts";
 
     public static final int DEFAULT_PORT = 9042;
     public static final String DEFAULT_LOCAL_DC = "datacenter1";
@@ -47,7 +52,8 @@ public record CassandraSettings(List<String> hosts, int port, String localDatace
                 Duration.ofMillis(intInRange(properties, CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT_MILLIS, 1, Integer.MAX_VALUE)),
                 Duration.ofMillis(intInRange(properties, REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_MILLIS, 1, Integer.MAX_VALUE)),
                 Duration.ofMillis(intInRange(properties, RECONNECT_MAX_DELAY, DEFAULT_RECONNECT_MAX_DELAY_MILLIS, 1,
-                        Integer.MAX_VALUE)));
+                        Integer.MAX_VALUE)),
+                bool(properties, ONLY_HOSTS));
     }
 
     private static List<String> hosts(Properties properties) {
@@ -80,6 +86,14 @@ public record CassandraSettings(List<String> hosts, int port, String localDatace
             // reported below with the range
         }
         throw new IllegalArgumentException(name + " must be an integer from " + min + " to " + max + ", got '" + text + "'");
+    }
+
+    private static boolean bool(Properties properties, String name) {
+        String text = properties.getProperty(name, "false").trim();
+        if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(text);
+        }
+        throw new IllegalArgumentException(name + " must be true or false, got '" + text + "'");
     }
 
     private static String nonEmpty(Properties properties, String name, String fallback) {

@@ -38,7 +38,9 @@ import site.ycsb.measurements.Measurements;
  * {@code <soak.state>.acknowledgements}), {@code soak.verifyall} (true: each thread reads its keys once, in
  * order, and writes nothing; run it with {@code operationcount} equal to {@code recordcount}),
  * {@code soak.verdictlog} (a file every read not judged OK is appended to, as a {@link VerdictLog}
- * line with the times the writes it lost were acknowledged).
+ * line with the times the writes it lost were acknowledged), {@code soak.stopfile} (a path: once a
+ * file exists there, the threads end their runs, so a script ends a run of unknown length cleanly,
+ * its state saved).
  *
  * <p>Key {@code i} belongs to client thread {@code i % threads}, so writes of one key never race.
  */
@@ -62,6 +64,10 @@ public class SoakWorkload extends Workload {
     private int fieldLength;
     private double readProportion;
     private boolean verifyAll;
+    private Path stopFile;
+    /** When the stop file was last looked for (ms), so a busy client does not stat it at every operation. */
+    private final AtomicLong stopCheckedAt = new AtomicLong();
+    private volatile boolean stopped;
 
     private static final class ThreadState {
         final int thread;
@@ -103,6 +109,8 @@ public class SoakWorkload extends Workload {
             throw new WorkloadException("soak.readproportion must be a number from 0 to 1, got '"
                     + p.getProperty("soak.readproportion") + "'");
         }
+        String stop = p.getProperty("soak.stopfile");
+        stopFile = stop == null ? null : Path.of(stop);
         String state = p.getProperty("soak.state");
         stateFile = state == null ? null : Path.of(state);
         try {
@@ -143,6 +151,9 @@ public class SoakWorkload extends Workload {
     @Override
     public boolean doTransaction(DB db, Object threadState) {
         ThreadState state = (ThreadState) threadState;
+        if (stopRequested()) {
+            return false;
+        }
         if (verifyAll) {
             int key = state.thread + state.threads * state.nextVerified++;
             if (key >= versions.keys()) {
@@ -182,6 +193,19 @@ public class SoakWorkload extends Workload {
         } catch (IOException e) {
             throw new WorkloadException("cannot write soak.state " + stateFile + ": " + e.getMessage(), e);
         }
+    }
+
+    /** True once the stop file exists; looked for at most every 100 ms. */
+    private boolean stopRequested() {
+        if (stopFile == null || stopped) {
+            return stopped;
+        }
+        long now = clock.getAsLong();
+        long last = stopCheckedAt.get();
+        if (now - last >= 100 && stopCheckedAt.compareAndSet(last, now) && Files.exists(stopFile)) {
+            stopped = true;
+        }
+        return stopped;
     }
 
     private Path acknowledgementsFile() {

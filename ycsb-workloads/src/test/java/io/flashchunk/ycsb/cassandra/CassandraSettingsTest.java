@@ -19,7 +19,7 @@ class CassandraSettingsTest {
 
         assertEquals(new CassandraSettings(List.of("127.0.0.1"), 9042, "datacenter1", "ycsb",
                 DefaultConsistencyLevel.ONE, DefaultConsistencyLevel.ONE,
-                Duration.ofSeconds(5), Duration.ofSeconds(12), Duration.ofSeconds(60)), settings);
+                Duration.ofSeconds(5), Duration.ofSeconds(12), Duration.ofSeconds(60), false), settings);
     }
 
     @Test
@@ -33,11 +33,12 @@ class CassandraSettingsTest {
                 "cassandra.writeconsistencylevel", "ALL",
                 "cassandra.connecttimeoutmillis", "700",
                 "cassandra.requesttimeoutmillis", "30000",
-                "cassandra.reconnectmaxmillis", "500"));
+                "cassandra.reconnectmaxmillis", "500",
+                "cassandra.onlyhosts", "TRUE"));
 
         assertEquals(new CassandraSettings(List.of("10.0.0.1", "node2"), 19042, "dc2", "bench",
                 DefaultConsistencyLevel.LOCAL_QUORUM, DefaultConsistencyLevel.ALL,
-                Duration.ofMillis(700), Duration.ofSeconds(30), Duration.ofMillis(500)), settings);
+                Duration.ofMillis(700), Duration.ofSeconds(30), Duration.ofMillis(500), true), settings);
     }
 
     @Test
@@ -63,6 +64,7 @@ class CassandraSettingsTest {
         "cassandra.requesttimeoutmillis|-5",
         "cassandra.requesttimeoutmillis|1.5",
         "cassandra.reconnectmaxmillis|0",
+        "cassandra.onlyhosts|yes",
     })
     void badValuesAreRefusedNamingTheSetting(String name, String value) {
         Properties p = properties("hosts", "127.0.0.1");

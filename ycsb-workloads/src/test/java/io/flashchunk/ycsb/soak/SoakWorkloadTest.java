@@ -253,6 +253,35 @@ class SoakWorkloadTest {
     }
 
     @Test
+    void aStopFileEndsTheRunWithItsStateSaved() throws Exception {
+        Path state = dir.resolve("state");
+        load(state);
+        Path stop = dir.resolve("stop");
+        AtomicLong now = new AtomicLong(1_000);
+        Properties p = properties(state);
+        p.setProperty("soak.readproportion", "0");
+        p.setProperty("soak.stopfile", stop.toString());
+        SoakWorkload run = new SoakWorkload(now::get);
+        run.init(p);
+        Object thread = run.initThread(new Properties(), 0, 1);
+        assertTrue(run.doTransaction(db, thread));
+
+        Files.createFile(stop);
+        assertTrue(run.doTransaction(db, thread), "looked for at most every 100 ms");
+        now.addAndGet(100);
+        assertFalse(run.doTransaction(db, thread), "the stop file ends the thread's run");
+        assertFalse(run.doTransaction(db, thread), "and it stays ended");
+        run.cleanup();
+
+        KeyVersions versions = KeyVersions.load(state, KEYS);
+        long written = 0;
+        for (int key = 0; key < KEYS; key++) {
+            written += versions.acknowledged(key);
+        }
+        assertEquals(KEYS + 2, written, "the load's versions and the two updates before the stop were saved");
+    }
+
+    @Test
     void badSettingsAreNamed() {
         Properties p = properties(null);
         p.setProperty("soak.readproportion", "1.5");
