@@ -18,9 +18,7 @@ has 8 vCPUs; so a core gets 375 IOPS and 15.6 MiB/s, and this node's cores get t
 `python3 capped_storage.py --self-test` (root) attaches a small volume, caps it, probes it and
 checks that everything is detached and removed again.
 """
-import contextlib
 import os
-import random
 import subprocess
 import sys
 import tempfile

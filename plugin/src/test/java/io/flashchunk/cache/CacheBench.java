@@ -483,6 +483,41 @@ public final class CacheBench {
         }
     }
 
+    /** What one reader of a hotspot stream did. */
+    record HotspotRun(long hits, long offeredBytes) {
+    }
+
+    interface AfterPut {
+        void run() throws Exception;
+    }
+
+    /**
+     * One reader of a hotspot stream (30% of the keys get 80% of the {@code requests}, seeded): a get
+     * of each chunk, and on a miss a put of its bytes, as a node's reader does; {@code afterPut} runs
+     * after each put.
+     */
+    static HotspotRun replayHotspot(FlashCache cache, CachedFile file, int keys, int requests, int chunkBytes,
+                                    AfterPut afterPut) throws Exception {
+        SplittableRandom random = new SplittableRandom(42);
+        int hot = (int) (keys * 0.3);
+        long offeredBytes = 0;
+        long hits = 0;
+        for (int r = 0; r < requests; r++) {
+            int key = random.nextInt(100) < 80 ? random.nextInt(hot) : hot + random.nextInt(keys - hot);
+            long position = (long) key * chunkBytes;
+            CachedChunk chunk = cache.get(file, position, chunkBytes, false);
+            if (chunk != null) {
+                hits++;
+                chunk.release();
+            } else {
+                cache.put(file, position, ChunkContent.buffer(3, position, chunkBytes), System.nanoTime());
+                offeredBytes += chunkBytes;
+                afterPut.run();
+            }
+        }
+        return new HotspotRun(hits, offeredBytes);
+    }
+
     /** Flash bytes written per byte offered under a hotspot stream: what the queue's filtering saves. */
     @Command(name = "writes", description = "Flash write amplification and queue filtering under a hotspot stream.")
     static final class Writes implements Callable<Integer> {
@@ -520,23 +555,10 @@ public final class CacheBench {
             LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
             try (FlashChunkCache cache = new FlashChunkCache(config, List.of(device))) {
                 CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1, 1, 1));
-                SplittableRandom random = new SplittableRandom(42);
-                int hot = (int) (keys * 0.3);
-                long offeredBytes = 0;
-                long hits = 0;
                 long start = System.nanoTime();
-                for (int r = 0; r < requests; r++) {
-                    int key = random.nextInt(100) < 80 ? random.nextInt(hot) : hot + random.nextInt(keys - hot);
-                    long position = (long) key * chunkBytes;
-                    CachedChunk chunk = cache.get(cachedFile, position);
-                    if (chunk != null) {
-                        hits++;
-                        chunk.release();
-                    } else {
-                        cache.put(cachedFile, position, ChunkContent.buffer(3, position, chunkBytes));
-                        offeredBytes += chunkBytes;
-                    }
-                }
+                HotspotRun run = replayHotspot(cache, cachedFile, keys, requests, chunkBytes, () -> { });
+                long hits = run.hits();
+                long offeredBytes = run.offeredBytes();
                 while (cache.stats().queuedChunks() > 0) {
                     Thread.sleep(10);
                 }
@@ -682,27 +704,14 @@ public final class CacheBench {
                     .segmentBytes(segmentMib << 20).expectedChunkBytes(chunkBytes).queueBytes(queueBytes).build();
             try (CompactChunkCache cache = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
                 CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1, 1, 1));
-                SplittableRandom random = new SplittableRandom(42);
-                int hot = (int) (keys * 0.3);
-                long offeredBytes = 0;
-                long hits = 0;
                 long start = System.nanoTime();
-                for (int r = 0; r < requests; r++) {
-                    int key = random.nextInt(100) < 80 ? random.nextInt(hot) : hot + random.nextInt(keys - hot);
-                    long position = (long) key * chunkBytes;
-                    CachedChunk chunk = cache.get(cachedFile, position, chunkBytes, false);
-                    if (chunk != null) {
-                        hits++;
-                        chunk.release();
-                    } else {
-                        cache.put(cachedFile, position, ChunkContent.buffer(3, position, chunkBytes), System.nanoTime());
-                        offeredBytes += chunkBytes;
-                        if (cache.engine().queuedBytes() > queueBytes / 2
-                                && !cache.engine().awaitWritten(1, TimeUnit.MINUTES)) {
-                            throw new IllegalStateException("the writer did not drain its queue in a minute");
-                        }
+                HotspotRun run = replayHotspot(cache, cachedFile, keys, requests, chunkBytes, () -> {
+                    if (cache.engine().queuedBytes() > queueBytes / 2 && !cache.engine().awaitWritten(1, TimeUnit.MINUTES)) {
+                        throw new IllegalStateException("the writer did not drain its queue in a minute");
                     }
-                }
+                });
+                long hits = run.hits();
+                long offeredBytes = run.offeredBytes();
                 if (!cache.engine().awaitWritten(1, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("the writer did not drain its queue in a minute");
                 }
