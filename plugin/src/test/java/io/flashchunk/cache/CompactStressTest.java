@@ -210,7 +210,7 @@ class CompactStressTest {
                 } else {
                     version.change(cache, random.nextInt(CHUNKS_PER_FILE));
                 }
-                Thread.sleep(2);
+                Thread.sleep(2); // pacing (about 500 changes a second), not a wait for anything: nothing depends on it
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
