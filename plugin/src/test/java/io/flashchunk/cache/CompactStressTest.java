@@ -41,6 +41,8 @@ class CompactStressTest {
     private static final int CHUNKS_PER_FILE = 64;
     private static final int[] CHUNK_SIZES = {4096, 16384, 65536};
     private static final long RUN_NANOS = 6_000_000_000L;
+    /** Reads of reader 0 between two changes. */
+    private static final int CHANGE_EVERY = 8;
     /** Two devices of 6 MiB, 1 MiB segments: about 10 MiB of segments under a 14 MiB working set. */
     private static final long DEVICE_BYTES = 6L << 20;
 
@@ -115,13 +117,15 @@ class CompactStressTest {
             }
             Tally tally = new Tally();
             long deadline = System.nanoTime() + RUN_NANOS;
-            ExecutorService pool = Executors.newFixedThreadPool(4);
+            ExecutorService pool = Executors.newFixedThreadPool(3);
             List<Future<?>> tasks = new ArrayList<>();
             for (int r = 0; r < 3; r++) {
                 long readerSeed = 100 + r;
-                tasks.add(pool.submit(() -> read(cache, versions, readerSeed, deadline, tally)));
+                // Reader 0 also changes chunks and files, one change every few reads: paced by the
+                // readers' own progress, so the other two read while the changes land.
+                Changes changes = r == 0 ? new Changes(cache, versions, seeds) : null;
+                tasks.add(pool.submit(() -> read(cache, versions, readerSeed, deadline, tally, changes)));
             }
-            tasks.add(pool.submit(() -> invalidate(cache, versions, seeds, deadline)));
             for (Future<?> task : tasks) {
                 task.get();
             }
@@ -155,9 +159,12 @@ class CompactStressTest {
 
     /** Reads a few chunks on from a random start, as a partition read does, claiming each hit's follower. */
     private static void read(FlashCache cache, AtomicReferenceArray<Version> versions, long seed, long deadline,
-                             Tally tally) {
+                             Tally tally, Changes changes) {
         SplittableRandom random = new SplittableRandom(seed);
-        while (System.nanoTime() < deadline) {
+        for (long reads = 0; System.nanoTime() < deadline; reads++) {
+            if (changes != null && reads % CHANGE_EVERY == 0) {
+                changes.one();
+            }
             Version version = versions.get(random.nextInt(FILES));
             // Hotspot: 80% of reads start in the first 30% of chunks.
             int hot = CHUNKS_PER_FILE * 3 / 10;
@@ -196,24 +203,23 @@ class CompactStressTest {
         }
     }
 
-    private static void invalidate(FlashCache cache, AtomicReferenceArray<Version> versions, AtomicLong seeds,
-                                   long deadline) {
-        SplittableRandom random = new SplittableRandom(7);
-        try {
-            while (System.nanoTime() < deadline) {
-                int slot = random.nextInt(FILES);
-                Version version = versions.get(slot);
-                if (random.nextInt(10) == 0) {
-                    // The file is replaced: new bytes under the same path.
-                    cache.invalidateFile(version.file());
-                    versions.set(slot, newVersion(cache, slot, seeds.getAndIncrement()));
-                } else {
-                    version.change(cache, random.nextInt(CHUNKS_PER_FILE));
-                }
-                Thread.sleep(2); // pacing (about 500 changes a second), not a wait for anything: nothing depends on it
+    /** Chunks that change in their files (a generation raised, then the position invalidated) and files replaced. */
+    private record Changes(FlashCache cache, AtomicReferenceArray<Version> versions, AtomicLong seeds,
+                           SplittableRandom random) {
+        Changes(FlashCache cache, AtomicReferenceArray<Version> versions, AtomicLong seeds) {
+            this(cache, versions, seeds, new SplittableRandom(7));
+        }
+
+        void one() {
+            int slot = random.nextInt(FILES);
+            Version version = versions.get(slot);
+            if (random.nextInt(10) == 0) {
+                // The file is replaced: new bytes under the same path.
+                cache.invalidateFile(version.file());
+                versions.set(slot, newVersion(cache, slot, seeds.getAndIncrement()));
+            } else {
+                version.change(cache, random.nextInt(CHUNKS_PER_FILE));
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

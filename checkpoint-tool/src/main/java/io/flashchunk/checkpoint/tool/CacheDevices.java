@@ -1,6 +1,7 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.cache.checkpoint.CheckpointFormatException;
+import io.flashchunk.cache.compact.CompactSuperblock;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceOpenException;
@@ -55,7 +56,7 @@ final class CacheDevices implements AutoCloseable {
 
     private static boolean holdsCompactSuperblock(BlockDevice device) {
         try {
-            return CompactCache.isCompactSuperblock(DeviceScanner.readBlock(device, 0));
+            return CompactSuperblock.isCompactFormat(DeviceScanner.readBlock(device, 0));
         } catch (CheckpointFormatException e) {
             return false; // unreadable: the per-chunk scan reports it
         }

@@ -1,7 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.buffer.AlignedBufferPool;
-import io.flashchunk.cache.checkpoint.CheckpointFormat;
 import io.flashchunk.cache.checkpoint.CheckpointFormatException;
 import io.flashchunk.cache.compact.CompactChunkIndex;
 import io.flashchunk.cache.compact.CompactCheckpointHeader;
@@ -27,7 +26,6 @@ import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -93,13 +91,6 @@ final class CompactCache {
         this.table = table;
         this.index = index;
         this.outcome = outcome;
-    }
-
-    /** Whether block 0 of a device is the compact engine's superblock (checked or not yet). */
-    static boolean isCompactSuperblock(ByteBuffer block) {
-        ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC
-                && b.getInt(8) == CompactSuperblock.VERSION;
     }
 
     /**
@@ -259,19 +250,9 @@ final class CompactCache {
         return outcome;
     }
 
-    /**
-     * The area recovery loaded for device {@code i} (0 = A, 1 = B), or -1: the valid one with the
-     * higher sequence whose body also checked out.
-     */
+    /** The area recovery loaded for device {@code i} (0 = A, 1 = B), or -1 (as recovery reports it). */
     int areaRecovered(int i) {
-        if (outcome == null) {
-            return -1;
-        }
-        long[] sequences = outcome.areaSequences()[i];
-        if (sequences[0] == 0 && sequences[1] == 0) {
-            return -1;
-        }
-        return sequences[0] >= sequences[1] ? 0 : 1;
+        return outcome == null ? -1 : outcome.loadedAreas()[i];
     }
 
     /** Recovery's reasons for not using this area (its header's, or its body's), or an empty list. */

@@ -186,7 +186,8 @@ public final class CompactEngine implements AutoCloseable {
         this.reader = new SegmentReader(table, layouts, driverArray, index, order, writer.buffers(),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy);
         this.recovered = start.formatted()
-                ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of())
+                ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
+                        java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray())
                 : CompactRecovery.recover(driverArray, areas, layouts, start.instance(), index, table, order, clockMillis);
         this.checkpointer = new CompactCheckpointer(table, index, layouts, driverArray, areas, start.instance(),
                 recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);

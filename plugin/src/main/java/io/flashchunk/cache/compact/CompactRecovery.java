@@ -45,12 +45,12 @@ public final class CompactRecovery {
     /**
      * What recovery found: per space the sequences its areas hold (0 = none valid), the files the
      * checkpoints name (an id two checkpoints disagree on is left out), the next file id to give,
-     * the slots restored and left out, and every reason a checkpoint area or file was not used (each
-     * also logged as a warning).
+     * the slots restored and left out, every reason a checkpoint area or file was not used (each
+     * also logged as a warning), and per space the area recovered from (0 = A, 1 = B, -1 = none).
      */
     public record Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId,
                           long restoredEntries, long skippedEntries, int restoredSegments, long highestSequenceSeen,
-                          List<String> problems) {
+                          List<String> problems, int[] loadedAreas) {
     }
 
     /** Logs a reason something on the devices is not used, and keeps it for the outcome. */
@@ -87,6 +87,8 @@ public final class CompactRecovery {
         long skipped = 0;
         long highestSeen = 0;
         List<String> problems = new ArrayList<>();
+        int[] loadedAreas = new int[spaces];
+        java.util.Arrays.fill(loadedAreas, -1);
         for (int s = 0; s < spaces; s++) {
             SpaceRecovery space = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index,
                     pieceBytes, problems);
@@ -95,6 +97,7 @@ public final class CompactRecovery {
             if (loaded == null) {
                 continue;
             }
+            loadedAreas[s] = loaded.area();
             for (int i = 0; i < loaded.segmentSequences().length; i++) {
                 named[table.segment(s, i)] = loaded.segmentSequences()[i];
             }
@@ -124,7 +127,7 @@ public final class CompactRecovery {
         durable.forEach(order::written);
         table.continueSequencesFrom(Math.max(nextSegmentSequence, clockMillis.getAsLong() << 20));
         return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size(),
-                highestSeen, List.copyOf(problems));
+                highestSeen, List.copyOf(problems), loadedAreas);
     }
 
     /**
@@ -162,8 +165,8 @@ public final class CompactRecovery {
 
     /** One space: its two headers, and the body of the newest one that checks out. */
     private static final class SpaceRecovery {
-        record Loaded(CompactCheckpointHeader header, Map<Integer, FileIdentity> files, long[] segmentSequences,
-                      long restored, long skipped) {
+        record Loaded(int area, CompactCheckpointHeader header, Map<Integer, FileIdentity> files,
+                      long[] segmentSequences, long restored, long skipped) {
         }
 
         private final StorageDriver driver;
@@ -286,9 +289,9 @@ public final class CompactRecovery {
                     problem(problems, where + " was written for an index of " + header.buckets() + " buckets, this "
                             + "one has " + index.buckets() + " (capacity changed): its " + header.entryCount()
                             + " entries are not restored");
-                    return new Loaded(header, files, new long[header.segments()], 0, header.entryCount());
+                    return new Loaded(area, header, files, new long[header.segments()], 0, header.entryCount());
                 }
-                return new Loaded(header, files, segmentSequences, counts[0], counts[1]);
+                return new Loaded(area, header, files, segmentSequences, counts[0], counts[1]);
             } catch (CheckpointFormatException | RuntimeException e) {
                 SegmentLayout inSpace = layout;
                 index.removeIf(address -> RecordAddress.space(address) == space && inSpace.contains(address));

@@ -57,6 +57,12 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
         return block;
     }
 
+    /** Whether {@code block} claims to be this engine's superblock (magic and version; {@link #decode} checks the rest). */
+    public static boolean isCompactFormat(ByteBuffer block) {
+        ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC && b.getInt(8) == VERSION;
+    }
+
     /** Whether {@code block} is the superblock of today's engine (format version 1). */
     public static boolean isTodaysFormat(ByteBuffer block) {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
