@@ -10,7 +10,9 @@ io.flashchunk.ycsb.soak.SoakWorkload (values a function of key and version; each
 what was acknowledged) at QUORUM for reads and writes, with only the nodes that stay up as its
 coordinators. The steps, each under load:
   kill       SIGKILL node 3 (compact engine), keep writing, restart it warm, repair;
-  topology   bootstrap node 4 (flash, classic; whole-file streaming), cleanup on 1-3, decommission node 2;
+  join       bootstrap node 4 (flash, classic); RF 4 and node 4 rebuilt from node 1 alone, whose SSTables
+             then stream whole (zero-copy) into node 4's running cache, and are read through it;
+  leave      RF 3, cleanup on every node, decommission node 2;
   maintain   repair -full, incremental repair, upgradesstables -a, scrub, ALTER TABLE to another
              chunk length and upgradesstables -a again;
   rolling    each node stopped and started again, its flash cache warm (its log says how many
@@ -123,6 +125,18 @@ def parse_pending_hints(text):
     return sum(1 for line in text.splitlines() if re.match(r"^\s*[0-9a-f]{8}-[0-9a-f-]{27}\s", line))
 
 
+def parse_ring_ranges(text):
+    """[(start, end)] token pairs of `nodetool describering`'s TokenRange lines."""
+    return [(int(a), int(b)) for a, b in re.findall(r"TokenRange\(start_token:(-?\d+), end_token:(-?\d+),", text)]
+
+
+def parse_whole_received(log_text):
+    """Data files of the rows table that the log shows received whole: the zero-copy writer of
+    entire-SSTable streaming logs each component it writes, at INFO."""
+    return [path for component, path in re.findall(r"Writing component (\S+) to (\S+) length \d+", log_text)
+            if component == "Data.db" and f"/{KEYSPACE}/{TABLE}-" in path]
+
+
 def verdicts(summary):
     """{(section, return): count} of a YCSB summary, for READ, UPDATE, INSERT and CHECK."""
     return {(k[0], k[1].split("=", 1)[1]): int(v) for k, v in summary.items()
@@ -149,6 +163,16 @@ def self_test():
     assert parse_pending_hints("This node does not have any pending hints\n") == 0
     assert parse_pending_hints("Host ID                               Address    Rack  DC  Status Total files Newest Oldest\n"
                                "5e2b4d2a-3f5e-4a3e-9a3b-0f1e2d3c4b5a  127.0.0.3  rack1 dc1 UP 2 ...\n") == 1
+    ring = ("TokenRange(start_token:-9, end_token:40, endpoints:[127.0.0.1], rpc_endpoints:[127.0.0.1], ...)\n"
+            "\tTokenRange(start_token:40, end_token:-9, endpoints:[127.0.0.2], ...)\n")
+    assert parse_ring_ranges(ring) == [(-9, 40), (40, -9)], parse_ring_ranges(ring)
+    zero_copy = ("INFO  [Stream-Deserializer-/127.0.0.1:7000-1] 2026-11-25 10:00:00,000 SSTableZeroCopyWriter.java:160 - "
+                 "Writing component Data.db to /r/node4/data/soak/usertable-0a1b/nb-7-big-Data.db length 123456\n"
+                 "INFO  [x] 2026-11-25 SSTableZeroCopyWriter.java:160 - Writing component Index.db to "
+                 "/r/node4/data/soak/usertable-0a1b/nb-7-big-Index.db length 99\n"
+                 "INFO  [x] 2026-11-25 SSTableZeroCopyWriter.java:160 - Writing component Data.db to "
+                 "/r/node4/data/system_distributed/repair_history-1/nb-2-big-Data.db length 10\n")
+    assert parse_whole_received(zero_copy) == ["/r/node4/data/soak/usertable-0a1b/nb-7-big-Data.db"]
     summary = ycsb_output.parse_summary("[READ], Return=OK, 10\n[CHECK], Return=OK, 9\n[CHECK], Return=LOST_WRITE, 1\n"
                                         "[READ], Operations, 10\n")
     assert verdicts(summary) == {("READ", "OK"): 10, ("CHECK", "OK"): 9, ("CHECK", "LOST_WRITE"): 1}
@@ -539,38 +563,92 @@ def step_kill(cluster, report):
     after_step(cluster, "kill", report)
 
 
-def step_topology(cluster, report):
+def rebuild_whole(cluster, k, source):
+    """Raises the rows keyspace to RF = nodes and rebuilds node k's every range from `source` alone, so
+    that each of the source's SSTables lies wholly in what it sends and streams whole (zero-copy).
+    Returns the rows table's files node k received whole (the zero-copy writer names each Data.db it writes)."""
+    nodes = len(cluster.live)
+    cluster.cql(k, f"ALTER KEYSPACE {KEYSPACE} WITH replication = "
+                   f"{{'class': 'SimpleStrategy', 'replication_factor': {nodes}}}")
+    ranges = parse_ring_ranges(cluster.nodetool(k, "describering", KEYSPACE))
+    before = len(parse_whole_received(cluster.system_log(k)))
+    cluster.nodetool(k, "rebuild", "-ks", KEYSPACE, "-ts", ",".join(f"({a},{b}]" for a, b in ranges),
+                     "-s", f"127.0.0.{source}", "--", "datacenter1")
+    received = parse_whole_received(cluster.system_log(k))[before:]
+    if not received:
+        raise CheckFailed(f"node {k}'s rebuild from node {source} streamed no {KEYSPACE}.{TABLE} SSTable whole "
+                          f"(no 'Writing component Data.db' of the zero-copy writer in its log)")
+    return received
+
+
+def step_join(cluster, report):
     def action():
         cluster.sh("add-node", cluster.root, "--no-start")
         cluster.configure(ADDED_NODE)
+        # Cassandra 5 refuses to stream again a range the node already holds (its bootstrap took
+        # most of them) unless told to forget what it holds: the rebuild below streams every range.
+        with open(os.path.join(cluster.node_dir(ADDED_NODE), "conf", "jvm-extra.options"), "a") as f:
+            f.write("-Dcassandra.reset_bootstrap_progress=true\n")
         t0 = time.time()
         event(f"node {ADDED_NODE} bootstraps")
         cluster.sh("start-node", cluster.root, str(ADDED_NODE), "--heap", cluster.args.heap)
         event(f"node {ADDED_NODE} UN")
         if "Bootstrap completed" not in cluster.system_log(ADDED_NODE):
             raise CheckFailed(f"node {ADDED_NODE} did not bootstrap")
-        streamed = re.findall(r"entire SSTable|zero.copy|ZeroCopy|CassandraEntireSSTableStreamReader",
-                              cluster.system_log(ADDED_NODE))
-        report.setdefault("topology", {})["bootstrap_s"] = round(time.time() - t0, 1)
+        entry = report.setdefault("join", {})
+        entry["bootstrap_s"] = round(time.time() - t0, 1)
         cluster.live.append(ADDED_NODE)
-        log(f"topology: node {ADDED_NODE} bootstrapped in {time.time() - t0:.0f} s "
-            f"({len(streamed)} log lines of whole-file streaming)")
-        with ThreadPoolExecutor(3) as pool:
-            list(pool.map(lambda k: cluster.nodetool(k, "cleanup", KEYSPACE), [1, 2, 3]))
+        log(f"join: node {ADDED_NODE} bootstrapped in {time.time() - t0:.0f} s")
+        # Bootstrap takes parts of the ring from three sources, so the rows table streams the partial
+        # way; a rebuild from one source at RF = nodes sends its SSTables whole, into a running cache.
+        # Compaction would merge what arrives whole into new files before the check reads them.
+        cluster.nodetool(ADDED_NODE, "disableautocompaction", KEYSPACE, TABLE)
+        t0 = time.time()
+        event(f"RF {len(cluster.live)}, node {ADDED_NODE} rebuilds from node 1")
+        received = rebuild_whole(cluster, ADDED_NODE, 1)
+        entry["rebuild_s"] = round(time.time() - t0, 1)
+        entry["received_whole"] = len(received)
+        entry["_received"] = received
+        log(f"join: RF {len(cluster.live)}; node {ADDED_NODE} rebuilt from node 1 in {time.time() - t0:.0f} s, "
+            f"{len(received)} {KEYSPACE}.{TABLE} SSTables received whole")
+
+    # coordinators: the nodes that stay members throughout
+    run_client_during(cluster, report, "join", [1, 3], 1.0, action)
+    # every row read at ONE through node 4 while the files it received whole are still there
+    after_step(cluster, "join", report)
+    entry = report["join"]
+    still = [p for p in entry.pop("_received") if os.path.exists(p)]
+    cached = {os.path.realpath(p) for _, p in cached_files(cluster, ADDED_NODE)[0]}
+    entry["received_whole_cached"] = sum(1 for p in still if os.path.realpath(p) in cached)
+    if len(still) != entry["received_whole"] or not entry["received_whole_cached"]:
+        raise CheckFailed(f"join: of the {entry['received_whole']} SSTables node {ADDED_NODE} received whole, "
+                          f"{len(still)} are on disk and its flash cache holds chunks of "
+                          f"{entry['received_whole_cached']}: the check did not read them through the cache")
+    log(f"join: node {ADDED_NODE}'s flash cache served reads of {entry['received_whole_cached']} of the "
+        f"{entry['received_whole']} SSTables it received whole")
+
+
+def step_leave(cluster, report):
+    def action():
+        cluster.nodetool(ADDED_NODE, "enableautocompaction", KEYSPACE, TABLE)
+        event("RF 3, cleanup")
+        cluster.cql(1, f"ALTER KEYSPACE {KEYSPACE} WITH replication = "
+                       f"{{'class': 'SimpleStrategy', 'replication_factor': 3}}")
+        with ThreadPoolExecutor(len(cluster.live)) as pool:
+            list(pool.map(lambda k: cluster.nodetool(k, "cleanup", KEYSPACE), cluster.live))
         event("cleanup done")
         t0 = time.time()
         cluster.nodetool(DECOMMISSIONED_NODE, "decommission")
         event(f"node {DECOMMISSIONED_NODE} decommissioned")
         cluster.live.remove(DECOMMISSIONED_NODE)
         cluster.sh("stop-node", cluster.root, str(DECOMMISSIONED_NODE))
-        report["topology"]["decommission_s"] = round(time.time() - t0, 1)
+        report.setdefault("leave", {})["decommission_s"] = round(time.time() - t0, 1)
         wait_for(f"node {DECOMMISSIONED_NODE} gone from the ring",
                  lambda: not re.search(rf"127\.0\.0\.{DECOMMISSIONED_NODE}\s", cluster.nodetool(1, "status")), 120, 2)
-        log(f"topology: nodes 1-3 cleaned up, node {DECOMMISSIONED_NODE} decommissioned in {time.time() - t0:.0f} s")
+        log(f"leave: RF 3, every node cleaned up, node {DECOMMISSIONED_NODE} decommissioned in {time.time() - t0:.0f} s")
 
-    # coordinators: the nodes that stay members throughout
-    run_client_during(cluster, report, "topology", [1, 3], 1.0, action)
-    after_step(cluster, "topology", report)
+    run_client_during(cluster, report, "leave", [1, 3], 0.8, action)
+    after_step(cluster, "leave", report)
 
 
 def step_maintain(cluster, report):
@@ -631,7 +709,7 @@ def load(cluster, report):
 
 # ---------------------------------------------------------------- the long script's report
 
-STEP_ORDER = ("load", "kill", "topology", "maintain", "rolling-1", "rolling-3", "rolling-4", "rolling")
+STEP_ORDER = ("load", "kill", "join", "leave", "maintain", "rolling-1", "rolling-3", "rolling-4", "rolling")
 
 
 def write_report(results_dir):
@@ -700,7 +778,8 @@ def plot(report, path):
     fig.savefig(path, dpi=110)
 
 
-STEPS = (("kill", step_kill), ("topology", step_topology), ("maintain", step_maintain), ("rolling", step_rolling))
+STEPS = (("kill", step_kill), ("join", step_join), ("leave", step_leave), ("maintain", step_maintain),
+         ("rolling", step_rolling))
 
 
 def parse_args(argv):
@@ -723,6 +802,8 @@ def parse_args(argv):
     p.add_argument("--chunk-kb", type=int, default=16)
     p.add_argument("--new-chunk-kb", type=int, default=4)
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--steps", default=",".join(name for name, _ in STEPS),
+                   help="the steps to run after the load, in order (each needs those before it in STEPS)")
     p.add_argument("--keep", action="store_true", help="leave the work directory (the nodes are stopped)")
     return p.parse_args(argv)
 
@@ -737,6 +818,9 @@ def main(argv):
         return 0
     if not args.work:
         raise SystemExit("--work DIR is required")
+    unknown = [n for n in args.steps.split(",") if n not in dict(STEPS)]
+    if unknown:
+        raise SystemExit(f"--steps: no step named {', '.join(unknown)}; the steps are {', '.join(n for n, _ in STEPS)}")
     args.work = os.path.abspath(args.work)
     args.seed = args.seed if args.seed is not None else random.randrange(1 << 31)
     os.makedirs(args.work, exist_ok=True)
@@ -749,7 +833,8 @@ def main(argv):
         cluster.init()
         load(cluster, report["steps"])
         for name, step in STEPS:
-            step(cluster, report["steps"])
+            if name in args.steps.split(","):
+                step(cluster, report["steps"])
         cluster.sh("stop", cluster.root)
         ok = True
     except CheckFailed as e:

@@ -2,7 +2,8 @@
 # The cache in a real 3-node Cassandra 5.0.9 cluster through the steps that make and remove SSTables
 # (scripts/cluster_steps.py; about 10 minutes): nodes 1-3 with the flash cache (node 3 on the
 # compact engine), RF 3, YCSB's SoakWorkload at QUORUM checking every value while node 3 is
-# SIGKILLed and restarted warm, node 4 bootstraps, 1-3 are cleaned up, node 2 is decommissioned,
+# SIGKILLed and restarted warm, node 4 bootstraps and is rebuilt from node 1 (its SSTables arrive
+# whole, zero-copy, and are read through node 4's cache), all are cleaned up, node 2 is decommissioned,
 # the table is repaired (full, incremental), upgraded, scrubbed and rewritten at another chunk
 # length, and every node is restarted in turn (warm). After each step every row is read at ONE
 # through each node alone and served by its own replica, and every file each flash cache may serve
