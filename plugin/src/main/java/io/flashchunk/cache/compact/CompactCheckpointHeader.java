@@ -19,16 +19,19 @@ import java.util.zip.CRC32C;
  * entries    12 bytes each: the index bucket (unsigned 32 bits) and the slot (64 bits)
  * </pre>
  *
+ * {@code exactCopy}: the index did not change while its slots were copied, so the entries hold no
+ * entry twice and recovery puts each back into its own bucket without looking for another copy.
+ *
  * The header's magic differs from today's engine's, so neither engine's checkpoint can be read as
  * the other's. Little-endian.
  */
 public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequence, long timestampMillis,
                                       int nextFileId, int fileCount, long fileTableBytes, int segments,
                                       int segmentBytes, long buckets, long entryCount, long nextSegmentSequence,
-                                      int bodyCrc) {
+                                      int bodyCrc, boolean exactCopy) {
     public static final long MAGIC = 0x464C4348_43435F31L; // "FLCHCC_1"
-    /** 2: record addresses in 64-byte units (1: 512-byte). */
-    public static final int VERSION = 2;
+    /** 3: with the exact-copy flag (2: without; 1: record addresses in 512-byte units). */
+    public static final int VERSION = 3;
     public static final int SEGMENT_BYTES = 8;
     public static final int ENTRY_BYTES = 12;
     private static final int CRC_AT = 108;
@@ -70,6 +73,7 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
                 .putLong(80, entryCount)
                 .putLong(88, nextSegmentSequence)
                 .putInt(96, bodyCrc)
+                .putInt(100, exactCopy ? 1 : 0)
                 .putInt(CRC_AT, crc(block));
         return block;
     }
@@ -94,7 +98,7 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
         }
         CompactCheckpointHeader h = new CompactCheckpointHeader(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28),
                 b.getLong(32), b.getLong(40), b.getInt(48), b.getInt(52), b.getLong(56), b.getInt(64), b.getInt(68),
-                b.getLong(72), b.getLong(80), b.getLong(88), b.getInt(96));
+                b.getLong(72), b.getLong(80), b.getLong(88), b.getInt(96), b.getInt(100) == 1);
         if (h.sequence() < 1 || h.nextFileId() < 1 || h.nextSegmentSequence() < 1 || h.spaceIndex() < 0) {
             throw new CheckpointFormatException(where + ": checkpoint header has sequence " + h.sequence()
                     + ", next file id " + h.nextFileId() + ", next segment sequence " + h.nextSegmentSequence()

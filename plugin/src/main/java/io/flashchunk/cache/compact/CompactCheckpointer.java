@@ -95,12 +95,13 @@ public final class CompactCheckpointer {
             bodies[s].appendSegments(named.sequences());
             bodies[s].append(ByteBuffer.wrap(files.bytes()));
         }
+        long changesBefore = index.changes();
         try {
             index.forEachSlot((bucket, slot) -> {
                 long address = CompactChunkIndex.address(slot);
                 int s = RecordAddress.space(address);
-                if (s < spaces && layouts[s].contains(address)
-                        && named.sequences()[table.segment(s, layouts[s].index(address))] != 0) {
+                if (s < spaces && layouts[s].contains(address) && named.names(
+                        table.segment(s, layouts[s].index(address)), layouts[s].sectorInSegment(address))) {
                     try {
                         bodies[s].addEntry(bucket, slot);
                     } catch (IOException e) {
@@ -111,6 +112,8 @@ public final class CompactCheckpointer {
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
+        // Run on the writer's thread, as the engine does, nothing changes the index during the copy.
+        boolean exact = index.changes() == changesBefore;
         long entries = 0;
         long refused = 0;
         long bytes = 0;
@@ -118,7 +121,7 @@ public final class CompactCheckpointer {
         for (int s = 0; s < spaces; s++) {
             bodies[s].finish(new CompactCheckpointHeader(instance, s, sequence, clockMillis.getAsLong(), nextFileId,
                     files.count(), files.bytes().length, table.segmentsIn(s), layouts[s].segmentBytes(),
-                    index.buckets(), bodies[s].entries, nextSegmentSequence, bodies[s].crc()));
+                    index.buckets(), bodies[s].entries, nextSegmentSequence, bodies[s].crc(), exact));
             areaSequences[s][area[s]] = sequence;
             entries += bodies[s].entries;
             refused += bodies[s].refused;

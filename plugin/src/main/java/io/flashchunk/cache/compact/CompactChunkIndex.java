@@ -49,6 +49,8 @@ public final class CompactChunkIndex {
     private final long buckets;
     // Written by the one writer only; volatile so that any thread may read the count.
     private volatile long entries;
+    /** Changes of any slot but its read bit, by the one writer: a copy made while it stood still is exact. */
+    private volatile long changes;
 
     public CompactChunkIndex(long maxEntries) {
         this(bucketsFor(maxEntries), null);
@@ -130,6 +132,7 @@ public final class CompactChunkIndex {
         if (same == -1) {
             same = slotWithTag(second, tag);
         }
+        changes++;
         if (same != -1) {
             return replace(same, value);
         }
@@ -178,6 +181,7 @@ public final class CompactChunkIndex {
         }
         set(slot, EMPTY);
         entries--;
+        changes++;
         return true;
     }
 
@@ -194,6 +198,7 @@ public final class CompactChunkIndex {
             }
         }
         entries -= removed;
+        changes++;
         return removed;
     }
 
@@ -221,10 +226,37 @@ public final class CompactChunkIndex {
     }
 
     /**
-     * Puts back a slot that {@link #forEachSlot} gave with its bucket (writer only, before readers
-     * start): into that bucket, else into the slot's other bucket; returns false when both are full
-     * the slot is not one of this table's, or either bucket
-     * already holds its tag. The read bit is kept.
+     * How many times the writer has changed the table (puts, moves, removals; not read bits). A
+     * {@link #forEachSlot} pass during which this did not change is an exact copy: each entry once.
+     */
+    public long changes() {
+        return changes;
+    }
+
+    /**
+     * Puts back a slot that an exact {@link #forEachSlot} pass (see {@link #changes}) gave with its
+     * bucket, into that bucket (writer only, before readers start): such a pass gives no entry twice
+     * and at most a bucket's worth of slots per bucket, so no other bucket is looked at. Returns false
+     * when the slot is not one of this table's or its bucket is full. The read bit is kept.
+     */
+    public boolean restoreExact(long bucket, long slot) {
+        if (bucket < 0 || bucket >= buckets || slot == EMPTY || (slot & RecordAddress.MASK) == 0) {
+            return false;
+        }
+        long free = freeSlot(bucket);
+        if (free == -1) {
+            return false;
+        }
+        set(free, slot);
+        entries++;
+        return true;
+    }
+
+    /**
+     * Puts back a slot that any {@link #forEachSlot} pass gave with its bucket (writer only, before
+     * readers start): into that bucket, else into the slot's other bucket; returns false when both
+     * are full, the slot is not one of this table's, or either bucket already holds its tag (a pass
+     * made while the writer went on may give an entry twice). The read bit is kept.
      */
     public boolean restore(long bucket, long slot) {
         if (bucket < 0 || bucket >= buckets || slot == EMPTY || (slot & RecordAddress.MASK) == 0) {

@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * for one before it can be reused; segments are reclaimed in batches, so that one checkpoint frees
  * many), when {@code checkpointEverySegments} segments were written since
  * the last (what a crash can lose follows how much the cache changed), when chunks appended since the
- * last are older than {@code checkpointIntervalMillis} (the open segment is sealed, part-filled, so
- * that the checkpoint names them: a quiet cache loses at most that much time of chunks), when asked
- * ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so that a clean
- * restart finds every chunk. Nothing here knows Cassandra: keys are the adapter's chunk keys.
+ * last are older than {@code checkpointIntervalMillis} (a quiet cache loses at most that much time of
+ * chunks), when asked ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so
+ * that a clean restart finds every chunk. Each checkpoint names every chunk appended before it: the
+ * open segment's records so far are written first ({@link SegmentWriter#persist}), and the segment
+ * goes on filling, so that frequent checkpoints do not cut segments short. Nothing here knows Cassandra: keys are the adapter's chunk keys.
  *
  * <p>Invalidation ({@link #invalidate}) is synchronous for readers and leaves the index to its one
  * writer: the key joins a set every read checks (one size read while it is empty) until the writer
@@ -321,8 +322,8 @@ public final class CompactEngine implements AutoCloseable {
 
     /**
      * Has the writer write a checkpoint once it has taken every chunk offered before this call (it
-     * names the durable segments, as {@link #checkpointSoon}'s); returns whether it is durable, or
-     * false if it did not finish in time.
+     * names every chunk appended before it); returns whether it is durable, or false if it did not
+     * finish in time.
      */
     public boolean checkpoint(long timeout, TimeUnit unit) throws InterruptedException {
         CountDownLatch reached = new CountDownLatch(1);
@@ -332,10 +333,7 @@ public final class CompactEngine implements AutoCloseable {
         return reached.await(timeout, unit) && durable[0];
     }
 
-    /**
-     * Asks the writer for a checkpoint at its next turn. It names the durable segments: chunks still
-     * in the open segment are named once it is sealed and written (or at close).
-     */
+    /** Asks the writer for a checkpoint at its next turn; it names every chunk appended before it. */
     public void checkpointSoon() {
         checkpointAsked = true;
     }
@@ -359,7 +357,6 @@ public final class CompactEngine implements AutoCloseable {
                     sealedAtLastCheckpoint = writer.sealed();
                     checkpoint("segments written");
                 } else if (intervalPassed()) {
-                    writer.flush();
                     sealedAtLastCheckpoint = writer.sealed();
                     checkpoint("interval");
                 }
@@ -437,9 +434,10 @@ public final class CompactEngine implements AutoCloseable {
                 && System.nanoTime() - lastCheckpointFailure > CHECKPOINT_RETRY_NANOS;
     }
 
-    /** Writes a checkpoint; returns whether it is durable. */
+    /** Writes a checkpoint naming every chunk appended so far; returns whether it is durable. */
     private boolean checkpoint(String why) {
         try {
+            writer.persist();
             long appended = writer.appended();
             long startedMillis = clockMillis.getAsLong();
             lastCheckpoint = checkpointer.checkpoint(files);

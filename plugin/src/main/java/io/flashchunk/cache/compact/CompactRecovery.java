@@ -322,7 +322,8 @@ public final class CompactRecovery {
                 throw new CheckpointFormatException(where + ": entry in bucket " + bucket + " points at "
                         + RecordAddress.describe(address) + ", outside this space's segments or the table");
             }
-            if (sameTable && segmentSequences[layout.index(address)] != 0 && index.restore(bucket, slot)) {
+            if (sameTable && segmentSequences[layout.index(address)] != 0
+                    && (header.exactCopy() ? index.restoreExact(bucket, slot) : index.restore(bucket, slot))) {
                 counts[0]++;
             } else {
                 counts[1]++;

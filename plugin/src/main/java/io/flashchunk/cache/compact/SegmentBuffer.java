@@ -1,13 +1,17 @@
 package io.flashchunk.cache.compact;
 
+import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A segment being filled in memory: records appended one after another, served to readers from here
  * until the segment is on flash, then its summary written at the end so that the buffer is the exact
- * image of the segment to write. One buffer is reused for one segment after another.
+ * image of the segment to write. One buffer is reused for one segment after another. Before it is
+ * full, the records so far may be written with a summary of them ({@link #unwrittenPrefix}), so that
+ * a checkpoint can name them; the segment's own write then starts where that one left off.
  *
  * <p>Concurrency: one writer appends, seals and {@link #tryReuse reuses}; readers {@link #read} from
  * any thread. A record is visible to readers once the fill published after it covers it, so a reader
@@ -31,6 +35,13 @@ public final class SegmentBuffer {
     private int[] sectors = new int[64];
     private int[] lengths = new int[64];
     private boolean sealed;
+    /** Blocks from the segment's start written to flash for this use, and the fill when they were. */
+    private int writtenBlocks;
+    private int writtenFill;
+
+    /** A block-aligned part of the buffer, to write {@code offset} bytes from the segment's start. */
+    public record Part(int offset, ByteBuffer bytes) {
+    }
 
     /** @param bytes a buffer of the segment's size (a multiple of 4096, aligned for direct I/O) */
     public SegmentBuffer(ByteBuffer bytes) {
@@ -49,6 +60,8 @@ public final class SegmentBuffer {
         this.records = 0;
         this.sealed = false;
         this.fill = 0;
+        this.writtenBlocks = 0;
+        this.writtenFill = 0;
         if (readers.get() < 0) {
             readers.addAndGet(-CLOSED); // reopens, keeping the count of refused readers not yet gone
         }
@@ -99,11 +112,49 @@ public final class SegmentBuffer {
         return sectors[records - 1];
     }
 
+    /** Bytes of complete records so far. */
+    public int fill() {
+        return fill;
+    }
+
+    /**
+     * What to write, in order, so that the records appended so far are on flash with a summary of
+     * them at the segment's end, as a sealed segment's are: the records since the last such write
+     * (from the block it ended in) and the summary's blocks; empty when nothing was appended since.
+     * Call {@link #prefixWritten} once every part is durable.
+     */
+    public List<Part> unwrittenPrefix() {
+        if (sealed || segment == -1) {
+            throw new IllegalStateException("segment buffer is " + (sealed ? "sealed" : "not started"));
+        }
+        if (records == 0 || fill == writtenFill) {
+            return List.of();
+        }
+        // The summary goes where the final one will: records never reach it (append keeps room for a larger one).
+        summary().write(bytes);
+        int block = BlockDevice.BLOCK_SIZE;
+        int from = writtenBlocks * block;
+        int recordsEnd = (fill + block - 1) / block * block;
+        int summaryFrom = (bytes.capacity() - SegmentSummary.bytes(records)) / block * block;
+        if (summaryFrom <= recordsEnd) {
+            return List.of(part(from, bytes.capacity()));
+        }
+        return List.of(part(from, recordsEnd), part(summaryFrom, bytes.capacity()));
+    }
+
+    /** The parts {@link #unwrittenPrefix} gave are durable: the records up to {@link #fill} are on flash. */
+    public void prefixWritten() {
+        writtenFill = fill;
+        // The block the records end in is written again with what follows.
+        writtenBlocks = fill / BlockDevice.BLOCK_SIZE;
+    }
+
     /**
      * Seals the segment: zeroes the space between the last record and the summary and writes the
-     * summary. Returns the segment's image to write (a read-only view of the whole buffer).
+     * summary. Returns what is left to write: the image from the block the last
+     * {@link #unwrittenPrefix} write ended in (the whole segment when there was none) to the end.
      */
-    public ByteBuffer seal() {
+    public Part seal() {
         if (sealed || segment == -1) {
             throw new IllegalStateException("segment buffer is " + (sealed ? "sealed" : "not started"));
         }
@@ -114,7 +165,11 @@ public final class SegmentBuffer {
             bytes.put(i, (byte) 0);
         }
         summary.write(bytes);
-        return bytes.asReadOnlyBuffer().clear();
+        return part(writtenBlocks * BlockDevice.BLOCK_SIZE, bytes.capacity());
+    }
+
+    private Part part(int from, int to) {
+        return new Part(from, bytes.asReadOnlyBuffer().limit(to).position(from).slice());
     }
 
     /** The records appended so far, as the summary lists them. */

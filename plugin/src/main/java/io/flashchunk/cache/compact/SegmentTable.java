@@ -31,6 +31,8 @@ public final class SegmentTable {
     private final SegmentState[] states;
     private final long[] sequences;
     private final long[] retiredAtEpoch;
+    /** Per segment, the sectors of its open use already on flash ({@link #prefixWritten}), else 0. */
+    private final int[] writtenSectors;
     private final AtomicIntegerArray pins;
     /** Per space and state, how many segments are in it: statistics read it without walking every segment. */
     private final AtomicIntegerArray counts;
@@ -57,6 +59,7 @@ public final class SegmentTable {
         states = new SegmentState[segments];
         sequences = new long[segments];
         retiredAtEpoch = new long[segments];
+        writtenSectors = new int[segments];
         spaceOf = new byte[segments];
         pins = new AtomicIntegerArray(segments);
         counts = new AtomicIntegerArray(spaces * SegmentState.values().length);
@@ -122,8 +125,26 @@ public final class SegmentTable {
             return -1;
         }
         sequences[segment] = nextSequence++; // published by the state's volatile write
+        writtenSectors[segment] = 0;
         setState(segment, SegmentState.OPEN);
         return segment;
+    }
+
+    /**
+     * The open segment's records in its first {@code sectors} sectors are on flash with a summary of
+     * them: a checkpoint may name the segment and chunks in those sectors, before it is sealed.
+     */
+    public synchronized void prefixWritten(int segment, int sectors) {
+        if (state(segment) != SegmentState.OPEN || sectors < writtenSectors[segment]) {
+            throw new IllegalStateException("segment " + segment + " is " + state(segment) + " with "
+                    + writtenSectors[segment] + " sectors written, not open below " + sectors);
+        }
+        writtenSectors[segment] = sectors;
+    }
+
+    /** Sectors of the segment's open use written ahead of its seal ({@link #prefixWritten}); 0 when none. */
+    public synchronized int writtenSectors(int segment) {
+        return writtenSectors[segment];
     }
 
     public void seal(int segment) {
@@ -191,22 +212,39 @@ public final class SegmentTable {
         return freed;
     }
 
-    /** What a checkpoint names: its epoch, and per segment (numbered across spaces) the sequence of a durable one, else 0. */
-    public record Named(long epoch, long[] sequences) {
+    /**
+     * What a checkpoint names: its epoch, and per segment (numbered across spaces) the sequence of a
+     * durable one or of one written in part, else 0, and the sectors it may name chunks in (all of a
+     * durable one's, the written part of another's).
+     */
+    public record Named(long epoch, long[] sequences, int[] sectors) {
+        /** Whether a chunk at {@code sector} of {@code segment} is on flash as this checkpoint names it. */
+        public boolean names(int segment, int sector) {
+            return sequences[segment] != 0 && sector < sectors[segment];
+        }
     }
 
     /**
-     * A checkpoint starts: returns its epoch and the durable segments it may name. Segments retired
-     * from now on wait for a checkpoint after this one; those durable now are not rewritten until
-     * this checkpoint, or a later one, is durable.
+     * A checkpoint starts: returns its epoch and what it may name: the durable segments, and the part
+     * written of those open or sealed but not yet written whole. Segments retired from now on wait
+     * for a checkpoint after this one; those named now are not reused until this checkpoint, or a
+     * later one, is durable.
      */
     public synchronized Named startCheckpoint() {
         long started = checkpointStarted();
         long[] named = new long[segments()];
+        int[] sectors = new int[segments()];
         for (int segment = 0; segment < named.length; segment++) {
-            named[segment] = state(segment) == SegmentState.DURABLE ? sequences[segment] : 0;
+            SegmentState state = state(segment);
+            if (state == SegmentState.DURABLE) {
+                named[segment] = sequences[segment];
+                sectors[segment] = Integer.MAX_VALUE;
+            } else if ((state == SegmentState.OPEN || state == SegmentState.SEALED) && writtenSectors[segment] > 0) {
+                named[segment] = sequences[segment];
+                sectors[segment] = writtenSectors[segment];
+            }
         }
-        return new Named(started, named);
+        return new Named(started, named, sectors);
     }
 
     /**

@@ -16,7 +16,8 @@ import java.util.concurrent.CompletableFuture;
  * The compact engine's one writer, and the place where a miss becomes a flash write
  * ({@link #append}): it appends records to the open segment and points the index at them, seals a
  * full segment and writes it with one device write while the next fills (two buffers: the write
- * queue's two stages), and when no segment is free reclaims the one the {@link ReclaimOrder} names,
+ * queue's two stages; {@link #persist} writes the open segment's records so far for a checkpoint,
+ * and the segment's own write then starts where that one ended), and when no segment is free reclaims the one the {@link ReclaimOrder} names,
  * taking its chunks out of the index by the segment's summary; chunks of it read since they were
  * written are read back and appended again, up to the {@link WriterPolicy}'s share of a segment. Every method runs on the writer's
  * thread, and none waits longer than the device timeout.
@@ -270,19 +271,57 @@ public final class SegmentWriter {
         finishWrite();
         sealed++;
         int segment = open.segment();
-        ByteBuffer image = open.seal();
+        SegmentBuffer.Part image = open.seal();
         table.seal(segment);
-        int space = table.space(segment);
         writing = open;
         open = null;
+        write = startWrite(segment, image);
+    }
+
+    /** Starts writing {@code part} of {@code segment}; a write that cannot start is a failed one. */
+    private CompletableFuture<Void> startWrite(int segment, SegmentBuffer.Part part) {
+        int space = table.space(segment);
+        long lba = layouts[space].lba(table.index(segment)) + part.offset() / BlockDevice.BLOCK_SIZE;
         try {
-            write = drivers[space].write(layouts[space].lba(table.index(segment)), image);
+            return drivers[space].write(lba, part.bytes());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            write = CompletableFuture.failedFuture(new IOException("interrupted writing segment " + segment, e));
+            return CompletableFuture.failedFuture(new IOException("interrupted writing segment " + segment, e));
         } catch (RuntimeException e) {
-            write = CompletableFuture.failedFuture(e);
+            return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * Puts every chunk appended so far on flash without sealing the open segment, so that a
+     * checkpoint now names them all: waits for the segment being written, then writes the open
+     * segment's records not yet written and a summary of them ({@link SegmentBuffer#unwrittenPrefix})
+     * and tells the {@link SegmentTable} how far it is written. If that write fails, the open
+     * segment's chunks leave the index as a failed segment write's do.
+     */
+    public void persist() {
+        finishWrite();
+        if (open == null) {
+            return;
+        }
+        int segment = open.segment();
+        int space = table.space(segment);
+        CompletableFuture<Void> pending = CompletableFuture.completedFuture(null);
+        try {
+            for (SegmentBuffer.Part part : open.unwrittenPrefix()) {
+                pending = startWrite(segment, part);
+                drivers[space].await(pending, "write of open segment " + segment + "'s records so far");
+            }
+        } catch (IOException e) {
+            failedWrites++;
+            SegmentBuffer buffer = open;
+            open = null;
+            table.abandon(segment);
+            dropWritten(segment, buffer, pending);
+            return;
+        }
+        open.prefixWritten();
+        table.prefixWritten(segment, open.fill() / RecordAddress.SECTOR_BYTES);
     }
 
     /**
@@ -314,6 +353,14 @@ public final class SegmentWriter {
         }
         failedWrites++;
         table.abandon(segment);
+        dropWritten(segment, buffer, pending);
+    }
+
+    /**
+     * The chunks of an abandoned segment whose write failed leave the index; its buffer and the
+     * segment are reused only once the device lets go of the write.
+     */
+    private void dropWritten(int segment, SegmentBuffer buffer, CompletableFuture<Void> pending) {
         removeFromIndex(segment, buffer.summary());
         if (pending.isDone()) {
             release(buffer);

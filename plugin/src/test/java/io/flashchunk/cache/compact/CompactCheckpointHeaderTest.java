@@ -15,7 +15,7 @@ class CompactCheckpointHeaderTest {
 
     private static CompactCheckpointHeader header(int segments, long fileTableBytes, long entries) {
         return new CompactCheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 3, fileTableBytes, segments, 1 << 20,
-                1L << 30, entries, 77, 0x1234_5678);
+                1L << 30, entries, 77, 0x1234_5678, true);
     }
 
     private static String refused(ByteBuffer block) {
@@ -32,6 +32,9 @@ class CompactCheckpointHeaderTest {
         CompactCheckpointHeader header = header(100, 500, 1000);
         assertEquals(header, CompactCheckpointHeader.decode(header.encode(), CAPACITY, "dev"));
         assertEquals(100 * 8 + 500 + 1000 * 12, header.bodyBytes());
+        CompactCheckpointHeader fuzzy = new CompactCheckpointHeader(header.instance(), 2, 9, 1234, 40, 3, 500, 100,
+                1 << 20, 1L << 30, 1000, 77, 0x1234_5678, false);
+        assertEquals(fuzzy, CompactCheckpointHeader.decode(fuzzy.encode(), CAPACITY, "dev"), "a copy made while the index changed");
     }
 
     @Test
@@ -55,16 +58,16 @@ class CompactCheckpointHeaderTest {
         assertTrue(refused(header(1, -5, 1).encode()).contains("does not fit the area"));
         assertTrue(refused(header(CAPACITY_SEGMENTS, 1, 1).encode()).contains("does not fit the area"));
         String bigTable = refused(new CompactCheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 3,
-                CompactCheckpointHeader.MAX_FILE_TABLE_BYTES + 1, 1, 4096, 2, 0, 77, 0).encode(), Long.MAX_VALUE);
+                CompactCheckpointHeader.MAX_FILE_TABLE_BYTES + 1, 1, 4096, 2, 0, 77, 0, true).encode(), Long.MAX_VALUE);
         assertTrue(bigTable.contains("more than a checkpoint holds"), bigTable);
         String manyFiles = refused(new CompactCheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 1000, 100, 1, 4096, 2,
-                0, 77, 0).encode());
+                0, 77, 0, true).encode());
         assertTrue(manyFiles.contains("1000 files in 100 bytes"), manyFiles);
         String nearOverflow = refused(new CompactCheckpointHeader(UUID.randomUUID(), 2, Long.MAX_VALUE - 1, 1234, 40, 0,
-                0, 1, 4096, 2, 0, 77, 0).encode());
+                0, 1, 4096, 2, 0, 77, 0, true).encode());
         assertTrue(nearOverflow.contains("is beyond"), nearOverflow);
         CompactCheckpointHeader noSequence = new CompactCheckpointHeader(UUID.randomUUID(), 0, 0, 1, 1, 0, 0, 1, 4096,
-                2, 0, 1, 0);
+                2, 0, 1, 0, true);
         assertTrue(refused(noSequence.encode()).contains("sequence 0"));
     }
 

@@ -104,6 +104,39 @@ class CompactCheckpointTest {
     }
 
     @Test
+    void aCheckpointNamesTheOpenSegmentsRecordsSoFarAndTheSegmentGoesOnFilling() throws Exception {
+        MemoryDevice a = device("a", 6);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        int third = PER_SEGMENT / 3;
+        write(before, checkpointer, 0, third);
+        before.writer.persist();
+        assertEquals(third, checkpointer.checkpoint(NO_FILES).entries(), "the open segment's records are named");
+        write(before, checkpointer, third, 2 * third);
+        before.writer.persist();
+        CompactCheckpointer.Result second = checkpointer.checkpoint(NO_FILES);
+        write(before, checkpointer, 2 * third, PER_SEGMENT);
+        assertEquals(2 * third, second.entries());
+        assertEquals(0, before.writer.sealed(), "checkpoints did not cut the segment short");
+
+        // Crash: what the second checkpoint named comes back, from the segment's first use, written in two parts.
+        MemoryDevice crashed = new MemoryDevice("a", a.image(), 8);
+        CompactEngineFixture after = restart(before, INSTANCE, 1, crashed);
+        assertEquals(2 * third, after.index.entries());
+        assertEquals(2 * third, hits(after, PER_SEGMENT), "every chunk the checkpoint named");
+        assertEquals(0, after.mismatches);
+
+        // The segment filled and was written whole after all: a checkpoint now names every chunk.
+        write(before, checkpointer, PER_SEGMENT, PER_SEGMENT + 1);
+        assertEquals(1, before.writer.sealed());
+        before.writer.persist();
+        assertEquals(PER_SEGMENT + 1, checkpointer.checkpoint(NO_FILES).entries());
+        CompactEngineFixture again = restart(before, INSTANCE, 1, new MemoryDevice("a", a.image(), 8));
+        assertEquals(PER_SEGMENT + 1, hits(again, PER_SEGMENT + 1));
+        assertEquals(0, again.mismatches);
+    }
+
+    @Test
     void entriesSplitAcrossBodyPiecesComeBackWhole() throws Exception {
         MemoryDevice a = device("a", 30);
         CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
@@ -251,6 +284,11 @@ class CompactCheckpointTest {
 
     /** Writes a checkpoint by hand into area A of {@code engine}'s only space: {@code named} segments, these slots. */
     private static void handMade(CompactEngineFixture engine, long[] named, List<long[]> slots) throws IOException {
+        handMade(engine, named, slots, false);
+    }
+
+    private static void handMade(CompactEngineFixture engine, long[] named, List<long[]> slots, boolean exactCopy)
+            throws IOException {
         ByteBuffer body = ByteBuffer.allocate(named.length * 8 + slots.size() * 12).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         for (long sequence : named) {
             body.putLong(sequence);
@@ -266,7 +304,39 @@ class CompactCheckpointTest {
         writer.append(body);
         writer.finish(new CompactCheckpointHeader(INSTANCE, 0, 5, 1, 1, 0, 0, named.length,
                 CompactEngineFixture.SEGMENT_BYTES, engine.index.buckets(), slots.size(), 1000,
-                (int) crc.getValue()).encode());
+                (int) crc.getValue(), exactCopy).encode());
+    }
+
+    @Test
+    void aCopyMadeWhileTheIndexChangedIsRestoredWithEachEntryOnceAndAnExactOneWhole() throws Exception {
+        MemoryDevice a = device("a", 4);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        write(before, checkpointer, 0, 2 * PER_SEGMENT);
+        before.writer.flush();
+        checkpointer.checkpoint(NO_FILES);
+        CompactCheckpointHeader written = null;
+        for (int area = 0; area < 2; area++) {
+            CompactRecovery.AreaHeader found = CompactRecovery.readHeader(before.drivers[0], AREAS, before.layouts[0],
+                    INSTANCE, 0, area);
+            written = found.header() != null ? found.header() : written;
+        }
+        assertTrue(written != null && written.exactCopy(), "nothing changed the index while it was copied");
+
+        List<long[]> slots = new ArrayList<>();
+        before.index.forEachSlot((bucket, slot) -> slots.add(new long[] {bucket, slot}));
+        slots.add(slots.get(7)); // a copy made while the writer went on can hold an entry twice
+        long[] named = new long[4];
+        for (int segment = 0; segment < 4; segment++) {
+            named[segment] = before.table.state(segment) == SegmentState.DURABLE ? before.table.sequence(segment) : 0;
+        }
+        handMade(before, named, slots, false);
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "the entry given twice is restored once");
+        assertEquals(1, outcome.skippedEntries());
+        assertEquals(2 * PER_SEGMENT, after.index.entries());
+        assertEquals(2 * PER_SEGMENT, hits(after, 2 * PER_SEGMENT));
     }
 
     @Test

@@ -133,6 +133,34 @@ class CompactChunkIndexTest {
     }
 
     @Test
+    void anExactCopyGoesBackBucketByBucketAndAChangeDuringACopyIsSeen() {
+        int n = 100_000; // full enough that many entries sit in their second bucket
+        CompactChunkIndex index = new CompactChunkIndex(n);
+        for (int i = 0; i < n; i++) {
+            index.put(key(i), address(i, 0));
+        }
+        long before = index.changes();
+        index.markRead(key(3), address(3, 0));
+        assertEquals(before, index.changes(), "a read mark is not a change");
+        CompactChunkIndex copy = CompactChunkIndex.withBuckets(index.buckets());
+        long[] refused = {0};
+        index.forEachSlot((bucket, slot) -> refused[0] += copy.restoreExact(bucket, slot) ? 0 : 1);
+        assertEquals(before, index.changes(), "the copy changed nothing");
+        assertEquals(0, refused[0]);
+        assertEquals(index.entries(), copy.entries());
+        for (int i = 0; i < n; i++) {
+            assertEquals(index.find(key(i)), copy.find(key(i)), "chunk " + i);
+        }
+        assertTrue(copy.wasRead(key(3), address(3, 0)), "the read bit comes back");
+        assertFalse(copy.restoreExact(copy.buckets(), address(1, 0)), "a bucket outside the table");
+
+        index.put(key(n), address(1, 1));
+        index.remove(key(0), address(0, 0));
+        index.removeIf(address -> false);
+        assertEquals(before + 3, index.changes(), "a put, a removal and a pass of removals");
+    }
+
+    @Test
     void refusesAddressesAndSizesItCannotHold() {
         assertThrows(IllegalArgumentException.class, () -> new CompactChunkIndex(0));
         assertThrows(IllegalArgumentException.class, () -> new CompactChunkIndex(CompactChunkIndex.MAX_ENTRIES + 1));

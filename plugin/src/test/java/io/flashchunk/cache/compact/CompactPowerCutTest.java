@@ -91,14 +91,15 @@ class CompactPowerCutTest {
             } else if (what < 0.93) {
                 long key = key(random.nextInt(KEYS));
                 if (!engine.writer.append(key, chunk(key))) {
-                    checkpoints.add(checkpoint(engine, checkpointer, timeline, model));
+                    checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(), () -> { }));
                     assertTrue(engine.writer.append(key, chunk(key)), "after a checkpoint");
                 }
                 model.put(key, engine.index.find(key));
             } else if (what < 0.97) {
                 // Half the checkpoints: a burst at device a's second write, the body, after the copy.
-                writesUntilBurst.set(random.nextBoolean() ? 2 : Integer.MIN_VALUE);
-                checkpoints.add(checkpoint(engine, checkpointer, timeline, model));
+                int burstAt = random.nextBoolean() ? 2 : Integer.MIN_VALUE;
+                checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(),
+                        () -> writesUntilBurst.set(burstAt)));
                 writesUntilBurst.set(Integer.MIN_VALUE);
             } else {
                 engine.writer.flush();
@@ -139,14 +140,22 @@ class CompactPowerCutTest {
     }
 
     private static Checkpoint checkpoint(CompactEngineFixture engine, CompactCheckpointer checkpointer,
-                                         AtomicLong timeline, Map<Long, Long> model) throws Exception {
+                                         AtomicLong timeline, Map<Long, Long> model, boolean persist,
+                                         Runnable beforeCheckpoint) throws Exception {
         long start = timeline.get();
+        if (persist) {
+            engine.writer.persist(); // as the engine's checkpoints do: the open segment's records so far too
+        }
+        beforeCheckpoint.run();
         Map<Long, Long> named = new HashMap<>();
         for (Map.Entry<Long, Long> entry : model.entrySet()) {
             long address = entry.getValue();
             int space = RecordAddress.space(address);
             int segment = engine.table.segment(space, engine.layouts[space].index(address));
-            if (engine.index.find(entry.getKey()) == address && engine.table.state(segment) == SegmentState.DURABLE) {
+            SegmentState state = engine.table.state(segment);
+            boolean written = state == SegmentState.DURABLE || (state == SegmentState.OPEN || state == SegmentState.SEALED)
+                    && engine.layouts[space].sectorInSegment(address) < engine.table.writtenSectors(segment);
+            if (engine.index.find(entry.getKey()) == address && written) {
                 named.put(entry.getKey(), address);
             }
         }

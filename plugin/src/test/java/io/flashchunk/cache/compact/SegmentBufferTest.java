@@ -45,13 +45,67 @@ class SegmentBufferTest {
                 () -> buffer.read(5, 9, first, 100, 4096, ByteBuffer.allocate(16384)));
         assertTrue(longer.getMessage().contains("holds 16384 bytes; the chunk has at most 4096"), longer.getMessage());
 
-        ByteBuffer image = buffer.seal();
+        SegmentBuffer.Part sealed = buffer.seal();
+        assertEquals(0, sealed.offset(), "nothing written before: the whole segment");
+        ByteBuffer image = sealed.bytes();
         assertEquals(SEGMENT_BYTES, image.remaining());
         SegmentSummary summary = SegmentSummary.read(image.duplicate().position(SEGMENT_BYTES - 4096).slice(), 9);
         assertArrayEquals(new long[] {100, 101}, summary.keys());
         assertArrayEquals(new int[] {first, second}, summary.sectors());
         assertEquals(chunk(100, 9, 16384), RecordFormat.check(image, first * RecordAddress.SECTOR_BYTES, 100, 9));
         assertThrows(IllegalStateException.class, () -> buffer.append(102, chunk(102, 9, 10)));
+    }
+
+    /** Writes {@code part} into {@code device} (a segment's bytes) as the writer writes it to flash. */
+    private static void write(byte[] device, SegmentBuffer.Part part) {
+        assertEquals(0, part.offset() % 4096, "a part starts on a block");
+        assertEquals(0, part.bytes().remaining() % 4096, "a part is whole blocks");
+        part.bytes().duplicate().get(device, part.offset(), part.bytes().remaining());
+    }
+
+    @Test
+    void recordsSoFarAreWrittenWithTheirSummaryAndTheSealWritesOnFromWhereThatEnded() throws Exception {
+        SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocateDirect(SEGMENT_BYTES));
+        buffer.start(2, 7);
+        assertTrue(buffer.unwrittenPrefix().isEmpty(), "no records, nothing to write");
+        byte[] device = new byte[SEGMENT_BYTES];
+        Arrays.fill(device, (byte) 0x5a); // what an earlier use left
+        buffer.append(10, chunk(10, 7, 4000));
+        buffer.append(11, chunk(11, 7, 3000));
+        var first = buffer.unwrittenPrefix();
+        assertEquals(2, first.size(), "the records' blocks and the summary's");
+        assertEquals(0, first.get(0).offset());
+        assertEquals(8192, first.get(0).bytes().remaining(), "records end in the second block");
+        assertEquals(SEGMENT_BYTES - 4096, first.get(1).offset());
+        first.forEach(part -> write(device, part));
+        buffer.prefixWritten();
+        assertTrue(buffer.unwrittenPrefix().isEmpty(), "nothing appended since");
+        SegmentSummary summary = SegmentSummary.read(ByteBuffer.wrap(device, SEGMENT_BYTES - 4096, 4096).slice(), 7);
+        assertArrayEquals(new long[] {10, 11}, summary.keys(), "flash has a summary of the records so far");
+        assertEquals(chunk(11, 7, 3000), RecordFormat.check(ByteBuffer.wrap(device), SECTORS_4000 * RecordAddress.SECTOR_BYTES,
+                11, 7));
+
+        int third = buffer.append(12, chunk(12, 7, 5000));
+        var second = buffer.unwrittenPrefix();
+        assertEquals(4096, second.get(0).offset(), "again from the block the records ended in");
+        second.forEach(part -> write(device, part));
+        buffer.prefixWritten();
+        assertEquals(chunk(12, 7, 5000), RecordFormat.check(ByteBuffer.wrap(device), third * RecordAddress.SECTOR_BYTES,
+                12, 7));
+        assertEquals(3, SegmentSummary.read(ByteBuffer.wrap(device, SEGMENT_BYTES - 4096, 4096).slice(), 7).count());
+
+        buffer.append(13, chunk(13, 7, 100));
+        SegmentBuffer.Part rest = buffer.seal();
+        assertEquals(8192, rest.offset(), "the seal writes from the block the last records ended in");
+        write(device, rest);
+        // What reached flash in three writes is the image of the same segment written at once.
+        SegmentBuffer once = new SegmentBuffer(ByteBuffer.allocateDirect(SEGMENT_BYTES));
+        once.start(2, 7);
+        once.append(10, chunk(10, 7, 4000));
+        once.append(11, chunk(11, 7, 3000));
+        once.append(12, chunk(12, 7, 5000));
+        once.append(13, chunk(13, 7, 100));
+        assertEquals(once.seal().bytes(), ByteBuffer.wrap(device));
     }
 
     @Test

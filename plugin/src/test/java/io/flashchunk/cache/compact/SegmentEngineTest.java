@@ -75,6 +75,34 @@ class SegmentEngineTest {
     }
 
     @Test
+    void anOpenSegmentWhoseEarlyWriteFailedServesNothingAndTheWriterGoesOn() throws Exception {
+        FaultyDevice device = new FaultyDevice(device("a", 8));
+        CompactEngineFixture engine = new CompactEngineFixture(device);
+        int half = PER_SEGMENT / 2;
+        for (int i = 0; i < half; i++) {
+            engine.writer.append(key(i), chunk(key(i)));
+        }
+        device.failNth(FaultyDevice.Op.WRITE, 1);
+        engine.writer.persist();
+        assertEquals(1, engine.writer.failedWrites());
+        assertEquals(0, engine.index.entries(), "the open segment's chunks left the index");
+        for (int i = half; i < half + PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i + " goes to another segment");
+        }
+        engine.writer.persist();
+        engine.writer.flush();
+        for (int i = 0; i < half + PER_SEGMENT; i++) {
+            ByteBuffer read = engine.read(key(i));
+            if (i < half) {
+                assertNull(read, "chunk " + i + " of the segment whose early write failed");
+            } else {
+                assertEquals(chunk(key(i)), read, "chunk " + i);
+            }
+        }
+        assertEquals(0, engine.mismatches);
+    }
+
+    @Test
     void staleBytesFromFlashAreRefusedNotServed() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 2));
         CompactEngineFixture engine = new CompactEngineFixture(device);

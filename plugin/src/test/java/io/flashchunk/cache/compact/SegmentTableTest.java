@@ -122,6 +122,30 @@ class SegmentTableTest {
     }
 
     @Test
+    void aCheckpointNamesTheWrittenPartOfAnOpenSegmentUntilItsNextUse() {
+        SegmentTable table = new SegmentTable(2);
+        int durable = durable(table, 0);
+        int open = table.open(0);
+        table.prefixWritten(open, 40);
+        SegmentTable.Named named = table.startCheckpoint();
+        assertEquals(table.sequence(open), named.sequences()[open]);
+        assertTrue(named.names(open, 39) && !named.names(open, 40), "only the written sectors");
+        assertTrue(named.names(durable, Integer.MAX_VALUE - 1), "all of a durable segment");
+        assertThrows(IllegalStateException.class, () -> table.prefixWritten(open, 39), "it only grows");
+        table.prefixWritten(open, 90);
+        table.seal(open);
+        assertThrows(IllegalStateException.class, () -> table.prefixWritten(open, 100), "sealed");
+        assertTrue(table.startCheckpoint().names(open, 89), "sealed, its written part is still named");
+        table.abandon(open);
+        assertFalse(table.startCheckpoint().names(open, 0), "abandoned (its write failed): not named");
+        assertTrue(table.finishReclaim(open));
+        table.checkpointDurable(table.checkpointStarted());
+        int reused = table.open(0);
+        assertEquals(open, reused);
+        assertFalse(table.startCheckpoint().names(reused, 0), "a new use starts with nothing written");
+    }
+
+    @Test
     void recoveryRestoresTheNamedSegmentsAndContinuesAboveTheirSequences() {
         SegmentTable table = new SegmentTable(2, 3);
         table.restoreDurable(new long[] {0, 40, 0, 0, 7});
