@@ -89,27 +89,43 @@ def main(out):
     text = "\n".join(lines) + "\n"
     open(out + "/table.md", "w").write(text)
     print(text)
+    plot(out, rows)
+
+
+def plot(out, rows):
+    """checkpoint.png: checkpoint and recovery time per engine and size (left); hit latency percentiles
+    with and without checkpoints running, per engine (right). Each engine's rows as the run has them."""
+    timed = [("today's", r, r["entries"]) for r in rows if r["bench"] == "checkpoint"] + \
+            [("compact", r, r["index_entries"]) for r in rows if r["bench"] == "compact-checkpoint"]
+    latency = {"today's": [r for r in rows if r["bench"] == "checkpoint-latency"],
+               "compact": [r for r in rows if r["bench"] == "compact-checkpoint-latency"]}
+    latency = {engine: sel for engine, sel in latency.items() if sel}
+    if not timed and not latency:
+        return
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-        labels = [f'{r["entries"] / 1e6:.0f} M' for r in checkpoints]
-        x = range(len(checkpoints))
-        left.bar([i - 0.2 for i in x], [r["checkpoint_ms"] / 1000 for r in checkpoints], 0.4, label="checkpoint")
-        left.bar([i + 0.2 for i in x], [r["recovery_ms"] / 1000 for r in checkpoints], 0.4, label="recovery")
-        left.set_xticks(list(x), labels)
+        fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+        x = range(len(timed))
+        left.bar([i - 0.2 for i in x], [r["checkpoint_ms"] / 1000 for _, r, _ in timed], 0.4, label="checkpoint")
+        left.bar([i + 0.2 for i in x], [r["recovery_ms"] / 1000 for _, r, _ in timed], 0.4, label="recovery (restart)")
+        left.set_xticks(list(x), [f"{engine}\n{n / 1e6:.0f} M" for engine, _, n in timed])
         left.set_ylabel("seconds")
-        left.set_title("Checkpoint and recovery time by index entries")
+        left.set_title("Checkpoint and recovery time by engine and index entries")
         left.legend()
-        for flag, offset, label in ((False, -0.2, "no checkpoint"), (True, 0.2, "checkpoints running")):
-            sel = [r for r in latency if r["checkpointing"] == flag]
-            right.bar([i + offset for i in range(3)],
-                      [sum(r[k] for r in sel) / len(sel) for k in ("p50_us", "p99_us", "p999_us")], 0.4, label=label)
+        bars = [(engine, flag) for engine in latency for flag in (False, True)]
+        width = 0.8 / max(1, len(bars))
+        for j, (engine, flag) in enumerate(bars):
+            sel = [r for r in latency[engine] if r["checkpointing"] == flag]
+            if sel:
+                right.bar([i - 0.4 + width * (j + 0.5) for i in range(3)],
+                          [sum(r[k] for r in sel) / len(sel) for k in ("p50_us", "p99_us", "p999_us")], width,
+                          label=f"{engine}, {'checkpoints running' if flag else 'no checkpoint'}")
         right.set_xticks(range(3), ["p50", "p99", "p99.9"])
-        right.set_ylabel("hit latency, µs (mean over rounds)")
+        right.set_ylabel("hit latency, µs (mean over rounds and sizes)")
         right.set_title("Flash hit latency while checkpointing")
-        right.legend()
+        right.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(out + "/checkpoint.png", dpi=120)
     except Exception as e:  # the table stands without the plot
