@@ -285,12 +285,20 @@ final class CompactCache {
     }
 
     /**
-     * Gives every restored entry, segment by segment (each segment's summary read once), and returns
-     * the segments whose summary could not be read or checked, one message each: their entries cannot
-     * be named, and the engine would drop them when it reclaims the segment.
+     * A segment whose entries cannot be named: its summary could not be read (a device error) or did
+     * not check. The second a power cut can leave in a segment a checkpoint named while it was open
+     * (its summary is written again as it fills); the engine then drops the segment's entries by a
+     * scan of the index when it reclaims it, and every record is still checked when it is read.
      */
-    List<String> forEachEntry(EntryVisitor visitor) {
-        List<String> unreadable = new ArrayList<>();
+    record Unlisted(String message, boolean deviceError) {
+    }
+
+    /**
+     * Gives every restored entry, segment by segment (each segment's summary read once), and returns
+     * the segments whose entries could not be named, one each.
+     */
+    List<Unlisted> forEachEntry(EntryVisitor visitor) {
+        List<Unlisted> unreadable = new ArrayList<>();
         if (outcome == null) {
             return unreadable;
         }
@@ -303,8 +311,12 @@ final class CompactCache {
             SegmentSummary summary;
             try {
                 summary = SegmentSummaries.read(drivers.get(space), layouts[space], inSpace, table.sequence(segment));
-            } catch (IOException | RecordMismatchException e) {
-                unreadable.add(drivers.get(space).path() + " segment " + inSpace + ": " + e.getMessage());
+            } catch (IOException e) {
+                unreadable.add(new Unlisted(drivers.get(space).path() + " segment " + inSpace + ": " + e.getMessage(), true));
+                continue;
+            } catch (RecordMismatchException e) {
+                unreadable.add(new Unlisted(drivers.get(space).path() + " segment " + inSpace + ": its summary does not "
+                        + "check (" + e.getMessage() + ")", false));
                 continue;
             }
             for (int r = 0; r < summary.count(); r++) {

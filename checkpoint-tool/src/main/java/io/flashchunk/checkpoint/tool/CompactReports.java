@@ -157,11 +157,11 @@ final class CompactReports {
     /** The restored entries, sorted; segments whose summary is unreadable are named in {@code unreadable}. */
     static List<CompactCache.Entry> entries(CompactCache cache, String fileFilter, List<String> unreadable) {
         List<CompactCache.Entry> entries = new ArrayList<>();
-        unreadable.addAll(cache.forEachEntry(entry -> {
+        cache.forEachEntry(entry -> {
             if (fileFilter == null || entry.path().contains(fileFilter)) {
                 entries.add(entry);
             }
-        }));
+        }).forEach(unlisted -> unreadable.add(unlisted.message()));
         entries.sort(BY_FILE);
         return entries;
     }
@@ -192,13 +192,13 @@ final class CompactReports {
         long[] entries = new long[spaces];
         long[] bytes = new long[spaces];
         Map<String, long[]> files = new TreeMap<>();
-        unreadable.addAll(cache.forEachEntry(entry -> {
+        cache.forEachEntry(entry -> {
             entries[entry.space()]++;
             bytes[entry.space()] += entry.length();
             long[] file = files.computeIfAbsent(entry.path(), path -> new long[2]);
             file[0]++;
             file[1] += entry.length();
-        }));
+        }).forEach(unlisted -> unreadable.add(unlisted.message()));
         List<Map.Entry<String, long[]>> byEntries = new ArrayList<>(files.entrySet());
         byEntries.sort(Comparator.comparingLong((Map.Entry<String, long[]> e) -> -e.getValue()[0]).thenComparing(Map.Entry::getKey));
         if (json) {

@@ -165,6 +165,22 @@ class CompactCacheCommandsTest {
     }
 
     @Test
+    void aSegmentSummaryThatDoesNotCheckIsANoteAndItsEntriesAreNotListed() throws Exception {
+        TestCache cache = compactCache(1);
+        JsonNode superblock = JsonRun.of(0, cache.args("info")).get("devices").get(0).get("superblock");
+        JsonNode first = JsonRun.of(0, cache.args("list", "--file", "nb-1")).get(0);
+        long segmentEnd = superblock.get("segmentsFromByte").asLong()
+                + (first.get("segment").asLong() + 1) * superblock.get("segmentBytes").asLong();
+        // The summary's trailer, at the segment's end: as a power cut in its rewrite can leave it.
+        TestCache.flipByte(cache.devices.get(0), segmentEnd - 5);
+        CommandRun verify = CommandRun.of(cache.args("verify", "--data"));
+        assertEquals(0, verify.exitCode(), "a summary that does not check is no fault: " + verify.out());
+        assertTrue(verify.out().contains("its summary does not check"), verify.out());
+        JsonNode listed = JsonRun.of(0, cache.args("list"));
+        assertTrue(listed.size() < 7, "the segment's entries are not listed: " + listed);
+    }
+
+    @Test
     void devicesInTheWrongOrderAreNamedAndNothingIsRestored() throws Exception {
         TestCache cache = compactCache(2);
         CommandRun verify = CommandRun.of("verify", cache.devices.get(1).toString(), cache.devices.get(0).toString());

@@ -30,8 +30,9 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
                                       int segmentBytes, long buckets, long entryCount, long nextSegmentSequence,
                                       int bodyCrc, boolean exactCopy) {
     public static final long MAGIC = 0x464C4348_43435F31L; // "FLCHCC_1"
-    /** 3: with the exact-copy flag (2: without; 1: record addresses in 512-byte units). */
+    /** 3: with the exact-copy flag (2: without, read as not exact; 1: record addresses in 512-byte units). */
     public static final int VERSION = 3;
+    private static final int VERSION_WITHOUT_FLAG = 2;
     public static final int SEGMENT_BYTES = 8;
     public static final int ENTRY_BYTES = 12;
     private static final int CRC_AT = 108;
@@ -89,7 +90,8 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
             throw new CheckpointFormatException(where + ": no compact checkpoint header (magic 0x"
                     + Long.toHexString(b.getLong(0)) + ")");
         }
-        if (b.getInt(8) != VERSION) {
+        int version = b.getInt(8);
+        if (version != VERSION && version != VERSION_WITHOUT_FLAG) {
             throw new CheckpointFormatException(where + ": compact checkpoint version " + b.getInt(8)
                     + " is not the supported version " + VERSION);
         }
@@ -98,7 +100,7 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
         }
         CompactCheckpointHeader h = new CompactCheckpointHeader(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28),
                 b.getLong(32), b.getLong(40), b.getInt(48), b.getInt(52), b.getLong(56), b.getInt(64), b.getInt(68),
-                b.getLong(72), b.getLong(80), b.getLong(88), b.getInt(96), b.getInt(100) == 1);
+                b.getLong(72), b.getLong(80), b.getLong(88), b.getInt(96), version == VERSION && b.getInt(100) == 1);
         if (h.sequence() < 1 || h.nextFileId() < 1 || h.nextSegmentSequence() < 1 || h.spaceIndex() < 0) {
             throw new CheckpointFormatException(where + ": checkpoint header has sequence " + h.sequence()
                     + ", next file id " + h.nextFileId() + ", next segment sequence " + h.nextSegmentSequence()

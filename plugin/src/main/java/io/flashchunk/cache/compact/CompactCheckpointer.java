@@ -22,9 +22,10 @@ import java.util.zip.CRC32C;
  *   <li>only once every space's is durable, {@link SegmentTable#checkpointDurable} frees the segments
  *       retired before step 1.</li>
  * </ol>
- * The copy of the index is fuzzy (the writer goes on): a slot pointing into a segment not named is
- * left out, and recovery trusts nothing else, since every record read is checked against its key
- * and its segment's sequence. A failed checkpoint spends its sequence (a space may hold it durably)
+ * The copy of the index is fuzzy if the writer goes on meanwhile (run on the writer's thread, as the
+ * engine does, it is exact, and the header says so: recovery then puts it back without a duplicate
+ * check): a slot pointing into a segment not named is left out, and recovery trusts nothing else,
+ * since every record read is checked against its key and its segment's sequence. A failed checkpoint spends its sequence (a space may hold it durably)
  * and frees nothing. One checkpoint at a time.
  */
 public final class CompactCheckpointer {
@@ -113,7 +114,7 @@ public final class CompactCheckpointer {
             throw e.getCause();
         }
         // Run on the writer's thread, as the engine does, nothing changes the index during the copy.
-        boolean exact = index.changes() == changesBefore;
+        boolean exact = index.unchangedSince(changesBefore);
         long entries = 0;
         long refused = 0;
         long bytes = 0;

@@ -49,7 +49,10 @@ public final class CompactChunkIndex {
     private final long buckets;
     // Written by the one writer only; volatile so that any thread may read the count.
     private volatile long entries;
-    /** Changes of any slot but its read bit, by the one writer: a copy made while it stood still is exact. */
+    /**
+     * Counts the writer's changes of slots (not read bits) twice, before and after each: odd while
+     * one is under way. A copy that saw it even and unchanged from start to end saw no change.
+     */
     private volatile long changes;
 
     public CompactChunkIndex(long maxEntries) {
@@ -123,6 +126,15 @@ public final class CompactChunkIndex {
      */
     public long put(long key, long address) {
         checkAddress(address);
+        changes++;
+        try {
+            return putSlot(key, address);
+        } finally {
+            changes++;
+        }
+    }
+
+    private long putSlot(long key, long address) {
         long hash = hash(key);
         long tag = tag(hash);
         long first = bucket(hash);
@@ -132,7 +144,6 @@ public final class CompactChunkIndex {
         if (same == -1) {
             same = slotWithTag(second, tag);
         }
-        changes++;
         if (same != -1) {
             return replace(same, value);
         }
@@ -179,6 +190,7 @@ public final class CompactChunkIndex {
         if (slot == -1) {
             return false;
         }
+        changes++;
         set(slot, EMPTY);
         entries--;
         changes++;
@@ -187,19 +199,23 @@ public final class CompactChunkIndex {
 
     /** Removes every entry whose address the predicate accepts (writer only); returns how many. */
     public long removeIf(LongPredicate onAddress) {
+        changes++;
         long removed = 0;
-        for (long[] page : pages) {
-            for (int i = 0; i < page.length; i++) {
-                long value = (long) SLOTS.getAcquire(page, i);
-                if (value != EMPTY && onAddress.test(value & RecordAddress.MASK)) {
-                    SLOTS.setRelease(page, i, EMPTY);
-                    removed++;
+        try {
+            for (long[] page : pages) {
+                for (int i = 0; i < page.length; i++) {
+                    long value = (long) SLOTS.getAcquire(page, i);
+                    if (value != EMPTY && onAddress.test(value & RecordAddress.MASK)) {
+                        SLOTS.setRelease(page, i, EMPTY);
+                        removed++;
+                    }
                 }
             }
+            return removed;
+        } finally {
+            entries -= removed;
+            changes++;
         }
-        entries -= removed;
-        changes++;
-        return removed;
     }
 
     /** Receives the slots of a {@link #forEachSlot} pass. */
@@ -226,11 +242,18 @@ public final class CompactChunkIndex {
     }
 
     /**
-     * How many times the writer has changed the table (puts, moves, removals; not read bits). A
-     * {@link #forEachSlot} pass during which this did not change is an exact copy: each entry once.
+     * The writer's change count: twice the changes made (puts, moves, removals; not read bits), plus
+     * one while a change is under way. A {@link #forEachSlot} pass that read it even before and the
+     * same after is an exact copy ({@link #unchangedSince}): each entry once, at most a bucket's worth
+     * of slots per bucket.
      */
     public long changes() {
         return changes;
+    }
+
+    /** Whether no change was under way at {@code changes} (as read before a pass) and none has been since. */
+    public boolean unchangedSince(long changes) {
+        return (changes & 1) == 0 && this.changes == changes;
     }
 
     /**

@@ -383,11 +383,13 @@ public final class CompactEngine implements AutoCloseable {
                 pending.reached().countDown();
             }
         } else if (pending.kind() == Kind.INVALIDATION) {
-            // Out of the index first, out of the set second: readers miss the key all the while.
+            // Out of the index (and the chunks kept for reinsertion) first, out of the set second:
+            // readers miss the key all the while.
             long address = index.find(pending.key());
             if (address != RecordAddress.NONE) {
                 index.remove(pending.key(), address);
             }
+            writer.forget(pending.key());
             awaitingRemoval.remove(pending.key());
         } else {
             queuedBytes.addAndGet(-pending.chunk().remaining());

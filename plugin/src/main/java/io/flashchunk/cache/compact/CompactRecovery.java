@@ -89,15 +89,19 @@ public final class CompactRecovery {
         List<String> problems = new ArrayList<>();
         int[] loadedAreas = new int[spaces];
         java.util.Arrays.fill(loadedAreas, -1);
+        // The checkpoint the spaces restored so far came from (0: none yet). An exact copy is one
+        // snapshot of the index: it goes back without a duplicate check only among spaces of that one.
+        long restoredSequence = 0;
         for (int s = 0; s < spaces; s++) {
             SpaceRecovery space = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index,
                     pieceBytes, problems);
-            SpaceRecovery.Loaded loaded = space.load(areaSequences[s]);
+            SpaceRecovery.Loaded loaded = space.load(areaSequences[s], restoredSequence);
             highestSeen = Math.max(highestSeen, space.highestSeen);
             if (loaded == null) {
                 continue;
             }
             loadedAreas[s] = loaded.area();
+            restoredSequence = restoredSequence == 0 ? loaded.header().sequence() : restoredSequence;
             for (int i = 0; i < loaded.segmentSequences().length; i++) {
                 named[table.segment(s, i)] = loaded.segmentSequences()[i];
             }
@@ -198,8 +202,11 @@ public final class CompactRecovery {
             return areaName(driver.path(), area);
         }
 
-        /** Loads the newest valid checkpoint, recording each area's sequence; null when none is valid. */
-        Loaded load(long[] sequences) {
+        /**
+         * Loads the newest valid checkpoint, recording each area's sequence; null when none is valid.
+         * {@code restoredSequence}: the checkpoint earlier spaces were restored from, 0 when none was.
+         */
+        Loaded load(long[] sequences, long restoredSequence) {
             CompactCheckpointHeader[] headers = new CompactCheckpointHeader[2];
             for (int area = 0; area < 2; area++) {
                 headers[area] = header(area);
@@ -220,7 +227,7 @@ public final class CompactRecovery {
                     continue;
                 }
                 try {
-                    Loaded loaded = body(area, headers[area]);
+                    Loaded loaded = body(area, headers[area], restoredSequence);
                     LOG.info("flash cache: {} recovers checkpoint {} ({} entries restored, {} left out, {} files)",
                             driver.path(), headers[area].sequence(), loaded.restored(), loaded.skipped(),
                             loaded.files().size());
@@ -243,13 +250,15 @@ public final class CompactRecovery {
         }
 
         /** Streams the body: segments, then files, then slots into the index; all or nothing. */
-        Loaded body(int area, CompactCheckpointHeader header) throws CheckpointFormatException {
+        Loaded body(int area, CompactCheckpointHeader header, long restoredSequence) throws CheckpointFormatException {
             String where = where(area);
             long[] segmentSequences = new long[header.segments()];
             byte[] fileTable = new byte[(int) header.fileTableBytes()];
             long filesFrom = header.segmentsBytes();
             long entriesFrom = filesFrom + header.fileTableBytes();
             boolean sameTable = header.buckets() == index.buckets();
+            // Another checkpoint's entries already in the index may hold this one's keys elsewhere.
+            boolean exact = header.exactCopy() && (restoredSequence == 0 || restoredSequence == header.sequence());
             CRC32C crc = new CRC32C();
             ByteBuffer carry = ByteBuffer.allocate(CompactCheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             long[] counts = new long[2]; // restored, skipped
@@ -272,11 +281,11 @@ public final class CompactRecovery {
                                     // An entry split between two pieces: gathered byte by byte.
                                     carry.put(in.get());
                                     if (!carry.hasRemaining()) {
-                                        restore(carry.flip(), header, segmentSequences, sameTable, counts, where);
+                                        restore(carry.flip(), header, segmentSequences, sameTable, exact, counts, where);
                                         carry.clear();
                                     }
                                 } else {
-                                    restore(in, header, segmentSequences, sameTable, counts, where);
+                                    restore(in, header, segmentSequences, sameTable, exact, counts, where);
                                 }
                             }
                         });
@@ -313,7 +322,7 @@ public final class CompactRecovery {
 
         /** One 12-byte entry: restored when it points into a named segment of this space, else counted as left out. */
         private void restore(ByteBuffer entry, CompactCheckpointHeader header, long[] segmentSequences, boolean sameTable,
-                             long[] counts, String where) throws CheckpointFormatException {
+                             boolean exact, long[] counts, String where) throws CheckpointFormatException {
             long bucket = Integer.toUnsignedLong(entry.getInt());
             long slot = entry.getLong();
             long address = CompactChunkIndex.address(slot);
@@ -323,7 +332,7 @@ public final class CompactRecovery {
                         + RecordAddress.describe(address) + ", outside this space's segments or the table");
             }
             if (sameTable && segmentSequences[layout.index(address)] != 0
-                    && (header.exactCopy() ? index.restoreExact(bucket, slot) : index.restore(bucket, slot))) {
+                    && (exact && index.restoreExact(bucket, slot) || index.restore(bucket, slot))) {
                 counts[0]++;
             } else {
                 counts[1]++;

@@ -164,6 +164,18 @@ public final class SegmentWriter {
         unpark();
     }
 
+    /**
+     * The chunk of {@code key} changed (an invalidation the engine is taking out of the index): a copy
+     * read back from a reclaimed segment and still waiting for a segment to be appended to is dropped,
+     * or it would put the old bytes back. Its entry had left the index when its segment was reclaimed,
+     * so the index holds nothing for the invalidation to remove; without this the copy outlives it
+     * whenever no segment could be opened right after the reclaim (one waits for a checkpoint, or a
+     * read still holds the reclaimed segment).
+     */
+    public void forget(long key) {
+        kept.removeIf(chunk -> chunk.key() == key);
+    }
+
     /** The buffers readers look in for chunks not yet on flash. */
     public SegmentBuffer[] buffers() {
         return buffers.clone();

@@ -35,6 +35,12 @@ class CompactCheckpointHeaderTest {
         CompactCheckpointHeader fuzzy = new CompactCheckpointHeader(header.instance(), 2, 9, 1234, 40, 3, 500, 100,
                 1 << 20, 1L << 30, 1000, 77, 0x1234_5678, false);
         assertEquals(fuzzy, CompactCheckpointHeader.decode(fuzzy.encode(), CAPACITY, "dev"), "a copy made while the index changed");
+        ByteBuffer older = header.encode().order(ByteOrder.LITTLE_ENDIAN);
+        older.putInt(8, 2); // the version before the flag: read, as a copy not known to be exact
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(older.duplicate().position(0).limit(108));
+        older.putInt(108, (int) crc.getValue());
+        assertEquals(fuzzy, CompactCheckpointHeader.decode(older, CAPACITY, "dev"));
     }
 
     @Test

@@ -254,6 +254,42 @@ class CompactCheckpointTest {
     }
 
     @Test
+    void spacesRestoredFromTwoCheckpointsHoldEachChunkOnce() throws Exception {
+        MemoryDevice a = device("a", 6);
+        MemoryDevice b = device("b", 6);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        write(before, checkpointer, 0, 4 * PER_SEGMENT); // segments in turn: space 0, 1, 0, 1
+        before.writer.flush();
+        checkpointer.checkpoint(NO_FILES);
+        int moved = 0;
+        for (int i = PER_SEGMENT; i < 2 * PER_SEGMENT; i++) { // space 1's first segment, written again
+            assertTrue(before.writer.append(key(i), chunk(key(i))));
+            moved += RecordAddress.space(before.index.find(key(i))) == 0 ? 1 : 0;
+        }
+        assertEquals(PER_SEGMENT, moved, "the chunks now sit in space 0");
+        before.writer.flush();
+        checkpointer.checkpoint(NO_FILES);
+        assertArrayEquals(new long[] {1, 2}, checkpointer.areaSequences()[1]);
+        // Space 1's newest body is damaged: it comes back from checkpoint 1, space 0 from checkpoint 2,
+        // each an exact copy of its own moment, and the moved chunks are in both.
+        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+        b.read(AREAS.start(1) + 1, block).get();
+        block.put(100, (byte) (block.get(100) ^ 1));
+        b.write(AREAS.start(1) + 1, block.clear()).get();
+
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[1], "space 1 falls back to checkpoint 1");
+        assertEquals(4 * PER_SEGMENT, after.index.entries(), "each chunk once, though two checkpoints hold some");
+        assertEquals(PER_SEGMENT, outcome.skippedEntries(), "the moved chunks' older entries");
+        assertEquals(4 * PER_SEGMENT, hits(after, 4 * PER_SEGMENT));
+        for (int i = PER_SEGMENT; i < 2 * PER_SEGMENT; i++) {
+            assertEquals(0, RecordAddress.space(after.index.find(key(i))), "chunk " + i + " where it was last written");
+        }
+    }
+
+    @Test
     void anotherInstanceOrAnotherIndexSizeRestoresNothing() throws Exception {
         MemoryDevice a = device("a", 4);
         CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);

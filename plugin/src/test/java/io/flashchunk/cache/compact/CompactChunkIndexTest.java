@@ -145,7 +145,7 @@ class CompactChunkIndexTest {
         CompactChunkIndex copy = CompactChunkIndex.withBuckets(index.buckets());
         long[] refused = {0};
         index.forEachSlot((bucket, slot) -> refused[0] += copy.restoreExact(bucket, slot) ? 0 : 1);
-        assertEquals(before, index.changes(), "the copy changed nothing");
+        assertTrue(index.unchangedSince(before), "the copy changed nothing");
         assertEquals(0, refused[0]);
         assertEquals(index.entries(), copy.entries());
         for (int i = 0; i < n; i++) {
@@ -155,9 +155,30 @@ class CompactChunkIndexTest {
         assertFalse(copy.restoreExact(copy.buckets(), address(1, 0)), "a bucket outside the table");
 
         index.put(key(n), address(1, 1));
+        assertFalse(index.unchangedSince(before), "a put");
+        long afterPut = index.changes();
         index.remove(key(0), address(0, 0));
+        assertFalse(index.unchangedSince(afterPut), "a removal");
+        long afterRemove = index.changes();
         index.removeIf(address -> false);
-        assertEquals(before + 3, index.changes(), "a put, a removal and a pass of removals");
+        assertFalse(index.unchangedSince(afterRemove), "a pass of removals, even one that removed nothing");
+        assertFalse(index.unchangedSince(index.changes() + 1), "a count read while a change was under way");
+        long afterFailed = index.changes();
+        assertThrows(IllegalStateException.class, () -> index.removeIf(address -> {
+            throw new IllegalStateException("a predicate that fails");
+        }));
+        assertEquals(0, (index.changes() - afterFailed) % 2, "a failed pass still ends its change");
+
+        // A change made while a pass runs (here from inside it) makes the copy not exact.
+        long start = index.changes();
+        boolean[] changedDuring = {false};
+        index.forEachSlot((bucket, slot) -> {
+            if (!changedDuring[0]) {
+                changedDuring[0] = true;
+                index.put(key(n + 1), address(2, 1));
+            }
+        });
+        assertFalse(index.unchangedSince(start));
     }
 
     @Test

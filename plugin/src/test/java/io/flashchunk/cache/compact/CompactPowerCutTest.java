@@ -121,12 +121,14 @@ class CompactPowerCutTest {
             CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, cutA, cutB);
             after.recover(INSTANCE, () -> 1);
             Map<Long, Long> mustComeBack = mustComeBack(checkpoints, t);
+            int hits = 0;
             for (int k = 0; k < KEYS; k++) {
                 long key = key(k);
                 ByteBuffer read = after.read(key);
                 String where = "seed " + seed + ", cut at " + t + " of " + end + ", chunk " + k;
                 if (read != null) {
                     assertEquals(chunk(key), read, where + " served another chunk's bytes");
+                    hits++;
                 }
                 if (mustComeBack.containsKey(key)) {
                     assertTrue(read != null, where + " was named by the durable checkpoint and did not come back");
@@ -135,6 +137,9 @@ class CompactPowerCutTest {
             }
             assertEquals(0, after.mismatches, "seed " + seed + ", cut at " + t + ": entries restored that point at "
                     + "another record");
+            // Every entry serves its chunk, so one more entry than hits is a chunk restored twice (an
+            // invalidation would take out one and leave the other).
+            assertEquals(hits, after.index.entries(), "seed " + seed + ", cut at " + t + ": a chunk restored twice");
         }
         return checkedBack;
     }

@@ -6,6 +6,7 @@ import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
 import static io.flashchunk.cache.compact.CompactEngineFixture.device;
 import static io.flashchunk.cache.compact.CompactEngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,6 +48,32 @@ class ReinsertionTest {
             assertNull(engine.read(key(i)), "unread chunk " + i + " reclaimed");
         }
         assertEquals(0, engine.mismatches);
+    }
+
+    @Test
+    void aKeptChunkInvalidatedBeforeItIsWrittenAgainIsDropped() throws Exception {
+        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
+                new WriterPolicy(null, 0.5), device("a", 4));
+        for (int i = 0; i < 4 * PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        engine.writer.flush();
+        for (int i = 0; i < 5; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)));
+        }
+        int next = 4 * PER_SEGMENT;
+        // The first segment is reclaimed (five chunks kept), but waits for a checkpoint: nothing opens.
+        assertFalse(engine.writer.append(key(next), chunk(key(next))));
+        assertEquals(1, engine.writer.reclaimed());
+        assertNull(engine.read(key(2)), "out of the index with its segment");
+        engine.writer.forget(key(2)); // chunk 2 changed in its file meanwhile
+        engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(CompactEngineFixture.NO_FILES);
+        assertTrue(engine.writer.append(key(next), chunk(key(next))));
+        assertEquals(4, engine.writer.reinserted(), "the kept chunks but the invalidated one");
+        assertNull(engine.read(key(2)), "its old bytes are not put back");
+        for (int i : new int[] {0, 1, 3, 4}) {
+            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i + " written again");
+        }
     }
 
     @Test

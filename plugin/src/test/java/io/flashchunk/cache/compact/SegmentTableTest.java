@@ -135,11 +135,13 @@ class SegmentTableTest {
         table.prefixWritten(open, 90);
         table.seal(open);
         assertThrows(IllegalStateException.class, () -> table.prefixWritten(open, 100), "sealed");
-        assertTrue(table.startCheckpoint().names(open, 89), "sealed, its written part is still named");
+        SegmentTable.Named namingIt = table.startCheckpoint();
+        assertTrue(namingIt.names(open, 89), "sealed, its written part is still named");
         table.abandon(open);
         assertFalse(table.startCheckpoint().names(open, 0), "abandoned (its write failed): not named");
         assertTrue(table.finishReclaim(open));
-        table.checkpointDurable(table.checkpointStarted());
+        assertEquals(0, table.checkpointDurable(namingIt.epoch()), "a checkpoint that named it does not free it");
+        assertEquals(1, table.checkpointDurable(table.checkpointStarted()), "a later one does");
         int reused = table.open(0);
         assertEquals(open, reused);
         assertFalse(table.startCheckpoint().names(reused, 0), "a new use starts with nothing written");
