@@ -38,6 +38,14 @@ class CompactCheckpointTest {
     private static final UUID INSTANCE = UUID.randomUUID();
     private static final NamedFiles NO_FILES = CompactEngineFixture.NO_FILES;
 
+    /** Flips one byte of the body in checkpoint area B of {@code device}: its checksum no longer holds. */
+    private static void damageBodyOfAreaB(MemoryDevice device) throws Exception {
+        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+        device.read(AREAS.start(1) + 1, block).get();
+        block.put(100, (byte) (block.get(100) ^ 1));
+        device.write(AREAS.start(1) + 1, block.clear()).get();
+    }
+
     /** A fresh engine over the same devices, recovered from their checkpoints. */
     private static CompactEngineFixture restart(CompactEngineFixture before, UUID instance, long clockMillis,
                                                 BlockDevice... devices) {
@@ -236,11 +244,7 @@ class CompactCheckpointTest {
         checkpointer.checkpoint(NO_FILES);
         long[][] sequences = checkpointer.areaSequences();
         assertArrayEquals(new long[] {1, 2}, sequences[0]);
-        // Flip one byte of space 0's newest body (area B).
-        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
-        a.read(AREAS.start(1) + 1, block).get();
-        block.put(100, (byte) (block.get(100) ^ 1));
-        a.write(AREAS.start(1) + 1, block.clear()).get();
+        damageBodyOfAreaB(a); // space 0's newest
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
@@ -273,10 +277,7 @@ class CompactCheckpointTest {
         assertArrayEquals(new long[] {1, 2}, checkpointer.areaSequences()[1]);
         // Space 1's newest body is damaged: it comes back from checkpoint 1, space 0 from checkpoint 2,
         // each an exact copy of its own moment, and the moved chunks are in both.
-        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
-        b.read(AREAS.start(1) + 1, block).get();
-        block.put(100, (byte) (block.get(100) ^ 1));
-        b.write(AREAS.start(1) + 1, block.clear()).get();
+        damageBodyOfAreaB(b);
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
