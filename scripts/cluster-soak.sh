@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The longer cluster run (issue 16): the steps of scripts/cluster_steps.py (SIGKILL and warm restart,
-# bootstrap/cleanup/decommission, repairs/upgradesstables/scrub/chunk-length rewrite, rolling
-# restart) with more data and longer phases, YCSB at a steady target rate throughout. Writes
+# bootstrap and a rebuild that streams SSTables whole, cleanup/decommission, repairs/upgradesstables/
+# scrub/chunk-length rewrite, rolling restart) with more data and longer phases, YCSB at a steady
+# target rate throughout. Writes
 # RESULTS/results.json (every figure, the throughput timeline and the step events), summary.md (per
 # step: throughput, read/update p50/p99, reads checked, wrong values, lost writes, failed reads and
 # updates, rows read at ONE per node; per node: the chunk-cache line, flash hits, files cached),
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
     --target) target=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --heap) heap=$2; shift 2 ;;
-    -h | --help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) pass+=("$1"); shift ;;
   esac
 done
