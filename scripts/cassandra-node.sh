@@ -190,8 +190,11 @@ require_java17() {
     JAVA_BIN="$(command -v java || true)"
   fi
   [ -n "$JAVA_BIN" ] || die "no java found (set JAVA_HOME or put a Java 17 java on PATH; Debian: apt-get install openjdk-17-jdk-headless)"
-  local line version major
-  line="$("$JAVA_BIN" -version 2>&1 | head -n 1)"
+  local output line version major
+  # No perf-data file for the probe, and its version line wherever it is: a JVM may print a warning
+  # first (one stale /tmp/hsperfdata_* file locked by another process did, in CI).
+  output="$("$JAVA_BIN" -XX:-UsePerfData -version 2>&1 || true)"
+  line="$(grep -m 1 'version "' <<<"$output" || head -n 1 <<<"$output")"
   version="$(sed -n 's/.*version "\([^"]*\)".*/\1/p' <<<"$line")"
   major="${version%%.*}"
   [ "$major" = "1" ] && major="$(cut -d. -f2 <<<"$version")"

@@ -93,6 +93,22 @@ if "$node_sh" init "$dir" --native-port "$native_port" >/dev/null 2>&1; then
 fi
 ok "init writes the run directory and refuses to overwrite it"
 
+# ---- the Java check reads the version line wherever it is (a JVM may warn first) and refuses another Java
+fake_java="$dir/fake-jdk"
+mkdir -p "$fake_java/bin"
+for v in 11.0.2 17.0.9; do
+  printf '#!/bin/sh\necho "[0.004s][warning][perf,memops] Cannot use file /tmp/hsperfdata_root/1 because it is locked by another process (errno = 11)" >&2\necho "openjdk version \\"%s\\" 2023-10-17" >&2\nexit 1\n' "$v" >"$fake_java/bin/java"
+  chmod +x "$fake_java/bin/java"
+  out="$(JAVA_HOME="$fake_java" "$node_sh" nodetool "$dir" version 2>&1)" && fail "nodetool with a fake java $v succeeded"
+  if [ "$v" = 11.0.2 ]; then
+    grep -q "runs on Java 17, but $fake_java/bin/java is '11.0.2'" <<<"$out" || fail "java 11 behind a warning: unexpected message: $out"
+  else
+    grep -q "runs on Java 17" <<<"$out" && fail "java 17 behind a warning was refused: $out"
+  fi
+done
+rm -rf "$fake_java"
+ok "the Java check finds the version behind a JVM warning and refuses Java 11"
+
 # ---- start, inside a blkio cgroup (how the benchmark caps the node's storage)
 if out="$("$node_sh" start "$dir" --blkio-cgroup "$blkio_group" 2>&1)"; then
   fail "start with a missing blkio cgroup succeeded"
