@@ -35,8 +35,7 @@ public final class SegmentBuffer {
     private int[] sectors = new int[64];
     private int[] lengths = new int[64];
     private boolean sealed;
-    /** Blocks from the segment's start written to flash for this use, and the fill when they were. */
-    private int writtenBlocks;
+    /** The fill when the records were last written ahead of the seal (the block it ends in is written again). */
     private int writtenFill;
 
     /** A block-aligned part of the buffer, to write {@code offset} bytes from the segment's start. */
@@ -60,7 +59,6 @@ public final class SegmentBuffer {
         this.records = 0;
         this.sealed = false;
         this.fill = 0;
-        this.writtenBlocks = 0;
         this.writtenFill = 0;
         if (readers.get() < 0) {
             readers.addAndGet(-CLOSED); // reopens, keeping the count of refused readers not yet gone
@@ -133,7 +131,7 @@ public final class SegmentBuffer {
         // The summary goes where the final one will: records never reach it (append keeps room for a larger one).
         summary().write(bytes);
         int block = BlockDevice.BLOCK_SIZE;
-        int from = writtenBlocks * block;
+        int from = writtenFrom();
         int recordsEnd = (fill + block - 1) / block * block;
         int summaryFrom = (bytes.capacity() - SegmentSummary.bytes(records)) / block * block;
         if (summaryFrom <= recordsEnd) {
@@ -145,8 +143,11 @@ public final class SegmentBuffer {
     /** The parts {@link #unwrittenPrefix} gave are durable: the records up to {@link #fill} are on flash. */
     public void prefixWritten() {
         writtenFill = fill;
-        // The block the records end in is written again with what follows.
-        writtenBlocks = fill / BlockDevice.BLOCK_SIZE;
+    }
+
+    /** Where the next write of this segment starts: the block the records last written ended in. */
+    private int writtenFrom() {
+        return writtenFill / BlockDevice.BLOCK_SIZE * BlockDevice.BLOCK_SIZE;
     }
 
     /**
@@ -165,7 +166,7 @@ public final class SegmentBuffer {
             bytes.put(i, (byte) 0);
         }
         summary.write(bytes);
-        return part(writtenBlocks * BlockDevice.BLOCK_SIZE, bytes.capacity());
+        return part(writtenFrom(), bytes.capacity());
     }
 
     private Part part(int from, int to) {
