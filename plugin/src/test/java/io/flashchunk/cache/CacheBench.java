@@ -1,6 +1,7 @@
 package io.flashchunk.cache;
 
 import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.cache.compact.RecordFormat;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.ChunkEntry;
 import io.flashchunk.cache.index.ChunkIndex;
@@ -313,15 +314,23 @@ public final class CacheBench {
                 }
                 BlockDevice device = baseline;
                 long[] lbas = baselineLbas;
-                AlignedBufferPool devicePool = new AlignedBufferPool(65536, 64L << 20);
+                AlignedBufferPool devicePool = new AlignedBufferPool(128 * 1024, 64L << 20); // a 64 KiB chunk's record is larger
                 // Buffers come and go through a pool, as on the cache's path: reading into one fixed
                 // buffer per thread measured markedly slower here.
-                paths.add(new Measurable("device", random -> {
-                    ByteBuffer buffer = devicePool.acquire(chunkBytes);
-                    device.read(lbas[random.nextInt(lbas.length)], buffer).join();
-                    devicePool.release(buffer);
-                    return true;
-                }));
+                paths.add(new Measurable("device", deviceReads(device, lbas, devicePool, chunkBytes)));
+                if (engines.contains("compact")) {
+                    // What a compact hit reads: the record (chunk and header) in the device's finest
+                    // units. Splits compact/device into what the extra bytes cost and what the engine costs.
+                    int unit = device.readAlignment();
+                    int recordRead = (RecordFormat.recordBytes(chunkBytes) + unit - 1) / unit * unit;
+                    paths.add(new Measurable("device-record", deviceReads(device, lbas, devicePool, recordRead)));
+                    if (unit < BlockDevice.BLOCK_SIZE) {
+                        // The same records in whole blocks, as a device that reads no finer would:
+                        // what the finer unit saves on this device.
+                        int inBlocks = (recordRead + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
+                        paths.add(new Measurable("device-record-blocks", deviceReads(device, lbas, devicePool, inBlocks)));
+                    }
+                }
                 int group = 0;
                 for (int round = 0; round < repeat; round++) {
                     for (int t : threads) {
@@ -347,6 +356,17 @@ public final class CacheBench {
                 }
             }
             return 0;
+        }
+
+        /** Reads of {@code bytes} (a multiple of the device's read unit) from random blocks of {@code lbas}. */
+        private static Operation deviceReads(BlockDevice device, long[] lbas, AlignedBufferPool pool, int bytes) {
+            long lastLba = device.capacityBlocks() - (bytes + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
+            return random -> {
+                ByteBuffer buffer = pool.acquire(bytes).limit(bytes);
+                device.readAt(Math.min(lastLba, lbas[random.nextInt(lbas.length)]) * BlockDevice.BLOCK_SIZE, buffer).join();
+                pool.release(buffer);
+                return true;
+            };
         }
 
         private Operation hitOf(FlashCache cache, CachedFile cachedFile) {
@@ -426,6 +446,8 @@ public final class CacheBench {
             AtomicLong ops = new AtomicLong();
             AtomicLong misses = new AtomicLong();
             Histogram latency = new Histogram(3);
+            // A worker's failure fails the measurement: a path that throws must not report 0 ops/s.
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
             CountDownLatch done = new CountDownLatch(threadCount);
             long warmupEnd = System.nanoTime() + 1_000_000_000L;
             long end = warmupEnd + seconds * 1_000_000_000L;
@@ -452,8 +474,8 @@ public final class CacheBench {
                                 }
                             }
                         }
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
+                    } catch (Exception | Error e) {
+                        failure.compareAndSet(null, e);
                     } finally {
                         synchronized (latency) {
                             latency.add(local);
@@ -467,6 +489,9 @@ public final class CacheBench {
             Thread.sleep(Math.max(0, (warmupEnd - System.nanoTime()) / 1_000_000));
             cpuAtStart[0] = processCpuNanos();
             done.await();
+            if (failure.get() != null) {
+                throw new IllegalStateException("a reader failed", failure.get());
+            }
             long cpu = processCpuNanos() - cpuAtStart[0];
             return new Measured(ops.get(), misses.get(), seconds, cpu, latency);
         }

@@ -2,7 +2,6 @@ package io.flashchunk.cache.compact;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.cache.driver.StorageDriver;
-import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -204,7 +203,10 @@ public final class SegmentReader {
     private Hit readFromFlash(int space, SegmentLayout layout, long address, int sector, long key, long sequence,
                               int chunkLength, long nextKey) throws IOException, RecordMismatchException {
         long start = RecordAddress.byteOffset(address);
-        long firstBlock = start / BlockDevice.BLOCK_SIZE;
+        // The read covers the record in the device's finest units: a 4 KiB chunk and its header are
+        // 4.5 KiB read where the device reads 512-byte units, 8 KiB where it reads whole blocks.
+        int alignment = drivers[space].readAlignment();
+        long first = start - start % alignment;
         long segmentEnd = layout.startByte(layout.index(address)) + layout.segmentBytes();
         long end = Math.min(segmentEnd, start + RecordFormat.recordBytes(chunkLength));
         // The next chunk's record right after a whole chunk's, in the same segment: read it along.
@@ -216,8 +218,8 @@ public final class SegmentReader {
         if (withNext) {
             end = Math.min(segmentEnd, RecordAddress.byteOffset(nextAddress) + RecordFormat.recordBytes(chunkLength));
         }
-        int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
-        ByteBuffer buffer = pool.acquire(bytes);
+        int bytes = (int) ((end + alignment - 1) / alignment * alignment - first);
+        ByteBuffer buffer = pool.acquire(bytes).limit(bytes);
         if (!policy.gate().begin(space)) {
             pool.release(buffer);
             refusedByGate.increment();
@@ -227,9 +229,9 @@ public final class SegmentReader {
         boolean failed = true;
         try {
             if (policy.inCallerThread()) {
-                readNow(space, firstBlock, buffer);
+                readNow(space, first, buffer);
             } else {
-                readQueued(space, firstBlock, buffer, sector);
+                readQueued(space, first, buffer, sector);
             }
             failed = false;
         } finally {
@@ -239,14 +241,13 @@ public final class SegmentReader {
         flashBytesRead.add(bytes);
         boolean served = false;
         try {
-            long base = firstBlock * BlockDevice.BLOCK_SIZE;
-            ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - base), key, sequence);
+            ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - first), key, sequence);
             if (chunk.remaining() > chunkLength) {
                 throw new RecordMismatchException("record at sector " + sector + " holds " + chunk.remaining()
                         + " bytes; the chunk has at most " + chunkLength);
             }
             Follower next = withNext && chunk.remaining() == chunkLength
-                    ? follower(buffer, (int) (RecordAddress.byteOffset(nextAddress) - base), nextKey, nextAddress,
+                    ? follower(buffer, (int) (RecordAddress.byteOffset(nextAddress) - first), nextKey, nextAddress,
                             sequence, chunkLength)
                     : null;
             if (next != null) {
@@ -272,9 +273,9 @@ public final class SegmentReader {
         }
     }
 
-    private void readNow(int space, long firstBlock, ByteBuffer buffer) throws IOException {
+    private void readNow(int space, long offset, ByteBuffer buffer) throws IOException {
         try {
-            drivers[space].readNow(firstBlock, buffer);
+            drivers[space].readAtNow(offset, buffer);
         } catch (IOException | RuntimeException e) {
             pool.release(buffer);
             throw e;
@@ -282,10 +283,10 @@ public final class SegmentReader {
     }
 
     /** A read through the device's queue, waited for at most the policy's timeout. */
-    private void readQueued(int space, long firstBlock, ByteBuffer buffer, int sector) throws IOException {
+    private void readQueued(int space, long offset, ByteBuffer buffer, int sector) throws IOException {
         CompletableFuture<Void> read;
         try {
-            read = drivers[space].read(firstBlock, buffer);
+            read = drivers[space].readAt(offset, buffer);
         } catch (RuntimeException e) {
             pool.release(buffer);
             throw e;
