@@ -8,7 +8,7 @@ Usage: bench_cache_report.py OUT_DIR      reads OUT_DIR/raw.jsonl, writes OUT_DI
 
 raw.jsonl holds CacheBench's JSON lines, told apart by "bench":
   heap    entries, chunk_bytes, heap_bytes, bytes_per_chunk, top_classes [{class, instances, bytes}]
-  hits    path (cache|compact|device|device-record|device-record-blocks), chunk_bytes, threads, round, ops_per_s, mb_per_s, misses, p50_us,
+  hits    path (cache|compact|device|device-record), chunk_bytes, threads, round, ops_per_s, mb_per_s, misses, p50_us,
           p99_us, cpu_us_per_op
   writes  device, requests, hit_rate, offered_bytes, flash_bytes_written, written_per_offered,
           dropped_evicted_before_write, dropped_queue_full, already_cached, flash_writes, seconds
@@ -35,7 +35,7 @@ from collections import defaultdict
 HEAP_TARGET = 128.0      # bytes per chunk
 HITS_TARGET = 0.85       # cache / device at 64 KiB
 COMPACT_TARGET = 0.90    # compact engine / device, every size
-PATHS = ("cache", "compact", "device", "device-record", "device-record-blocks")
+PATHS = ("cache", "compact", "device", "device-record")
 TARGET_CHUNK = 65536
 TOP_CLASSES = 4
 MB = 1e6
@@ -168,13 +168,11 @@ def summarize_hits(hit_rows):
         ratios = per_round_ratios(paths["cache"], paths["device"], "ops_per_s")
         compact_ratios = per_round_ratios(paths["compact"], paths["device"], "ops_per_s")
         record_ratios = per_round_ratios(paths["compact"], paths["device-record"], "ops_per_s")
-        unit_ratios = per_round_ratios(paths["device-record"], paths["device-record-blocks"], "ops_per_s")
         p99_ratios = per_round_ratios(paths["compact"], paths["cache"], "p99_us")
         s = {"ratio": statistics.median(ratios) if ratios else None, "ratios": ratios,
              "compact_ratio": statistics.median(compact_ratios) if compact_ratios else None,
              "compact_ratios": compact_ratios,
              "compact_record_ratio": statistics.median(record_ratios) if record_ratios else None,
-             "record_unit_ratio": statistics.median(unit_ratios) if unit_ratios else None,
              "compact_p99_ratio": statistics.median(p99_ratios) if p99_ratios else None}
         for path in PATHS:
             rows = [r for rnd in sorted(paths[path]) for r in paths[path][rnd]]
@@ -205,9 +203,9 @@ def per_round_ratios(numerators, denominators, field):
 
 def compact_lines(hits):
     lines = ["| chunk size | threads | compact ops/s | device ops/s | compact/device | compact/device reading "
-             "records | records in read units / in blocks | compact p50/p99 µs | today's p99 µs | "
-             "compact p99 / today's | compact CPU µs/op | today's CPU µs/op |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "records | compact p50/p99 µs | today's p99 µs | compact p99 / today's | compact CPU µs/op | "
+             "today's CPU µs/op |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for (chunk, threads) in sorted(hits):
         s = hits[(chunk, threads)]
         c, d, t = s["compact"], s["device"], s["cache"]
@@ -215,7 +213,6 @@ def compact_lines(hits):
             continue
         lines.append(f"| {kib(chunk)} | {threads} | {fmt(c['ops_per_s'], 0)} | {fmt(d['ops_per_s'], 0)} | "
                      f"{fmt(s['compact_ratio'], 2)} | {fmt(s['compact_record_ratio'], 2)} | "
-                     f"{fmt(s['record_unit_ratio'], 2)} | "
                      f"{fmt(c['p50_us'], 1)} / {fmt(c['p99_us'], 1)} | "
                      f"{fmt(t['p99_us'], 1)} | {fmt(s['compact_p99_ratio'], 2)} | {fmt(c['cpu_us_per_op'], 2)} | "
                      f"{fmt(t['cpu_us_per_op'], 2)} |")
@@ -467,9 +464,7 @@ def build(rows):
                "engine's blocks; a compact hit reads its record (the chunk and a 32-byte header, 64-byte aligned, "
                "so one more block when the record crosses one), so its ratio includes its format's cost. "
                "\"Reading records\" compares it with device reads of the record's size in whole blocks at the "
-               "same places, in the same rounds: what is left is the engine's own cost. Where the device reads "
-               "finer than blocks, \"in read units / in blocks\" compares those reads with reads of the same "
-               "records in whole blocks: what the finer unit saves on this device.", ""]
+               "same places, in the same rounds: what is left is the engine's own cost.", ""]
         compact_misses = sum(s["compact"]["misses"] for s in hits.values())
         if compact_misses:
             md += [f"Note: the compact path reported {compact_misses:,} misses in total; misses are not counted "

@@ -37,38 +37,6 @@ public interface BlockDevice extends AutoCloseable {
 
     CompletableFuture<Void> read(long lba, ByteBuffer buffer);
 
-    /**
-     * The finest read this device does: {@link #readAt} offsets and lengths are multiples of it. A
-     * power of two from 512 to {@value #BLOCK_SIZE}: {@value #BLOCK_SIZE} unless the device reads
-     * finer, as an O_DIRECT file or disk with 512-byte logical blocks does. A read of a few bytes past
-     * a block boundary then costs 512 bytes more, not a block.
-     */
-    default int readAlignment() {
-        return BLOCK_SIZE;
-    }
-
-    /**
-     * {@link #read} at a byte offset: the offset and the buffer's length are multiples of
-     * {@link #readAlignment()}, the buffer's address of {@value #BLOCK_SIZE}.
-     */
-    default CompletableFuture<Void> readAt(long offset, ByteBuffer buffer) {
-        return read(blockOf(offset), buffer);
-    }
-
-    /** {@link #readNow} at a byte offset, as {@link #readAt}. */
-    default void readAtNow(long offset, ByteBuffer buffer) throws java.io.IOException {
-        awaitRead(readAt(offset, buffer));
-    }
-
-    /** The block at byte {@code offset}, which must start one: for devices that read whole blocks only. */
-    private long blockOf(long offset) {
-        if (offset % BLOCK_SIZE != 0) {
-            throw new IllegalArgumentException(path() + ": read offset " + offset + " is not a multiple of "
-                    + BLOCK_SIZE + ", the finest read this device does");
-        }
-        return offset / BLOCK_SIZE;
-    }
-
     CompletableFuture<Void> write(long lba, ByteBuffer buffer);
 
     /**
@@ -78,16 +46,8 @@ public interface BlockDevice extends AutoCloseable {
      * cannot read in the caller's thread wait for {@link #read}.
      */
     default void readNow(long lba, ByteBuffer buffer) throws java.io.IOException {
-        awaitRead(read(lba, buffer));
-    }
-
-    /**
-     * Waits for {@code read} without giving way to interrupts (the buffer is the device's until the
-     * read ends) and rethrows its failure as it was.
-     */
-    static void awaitRead(CompletableFuture<Void> read) throws java.io.IOException {
         try {
-            read.join();
+            read(lba, buffer).join(); // uninterruptible: the buffer is the device's until the read ends
         } catch (java.util.concurrent.CompletionException e) {
             if (e.getCause() instanceof java.io.IOException io) {
                 throw io;

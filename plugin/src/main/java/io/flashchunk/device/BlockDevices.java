@@ -35,9 +35,9 @@ public final class BlockDevices {
         if (lock != null) {
             device.holdUntilClosed(lock);
         }
-        LOG.info("flash device {}: engine {}, {} blocks of {} bytes ({} MiB), queue depth {}, reads in {}-byte units",
-                device.path(), device.engine().configName(), device.capacityBlocks(), BlockDevice.BLOCK_SIZE,
-                device.capacityBlocks() * BlockDevice.BLOCK_SIZE >> 20, device.queueDepth(), device.readAlignment());
+        LOG.info("flash device {}: engine {}, {} blocks of {} bytes ({} MiB), queue depth {}", device.path(),
+                device.engine().configName(), device.capacityBlocks(), BlockDevice.BLOCK_SIZE,
+                device.capacityBlocks() * BlockDevice.BLOCK_SIZE >> 20, device.queueDepth());
         return device;
     }
 

@@ -8,8 +8,8 @@ public final class DeviceIoException extends IOException {
     private final int errno;
 
     public DeviceIoException(IoRequest request, String path, int errno, String reason) {
-        super(request.op().verb() + " of " + request.bytes() + " bytes at offset " + request.deviceOffset()
-                + " (LBA " + request.lba() + ") on " + path + " failed: " + reason);
+        super(request.op().verb() + " of " + request.blocks() + " block(s) at LBA " + request.lba() + " on "
+                + path + " failed: " + reason);
         this.errno = errno;
     }
 

@@ -22,18 +22,14 @@ import java.nio.file.NoSuchFileException;
  * @param mode           file type and permissions ({@code st_mode})
  * @param device         the device holding the inode, {@code major << 32 | minor}
  * @param specialDevice  for a block or character device, the device it is, {@code major << 32 | minor}
- * @param directIoOffsetAlignment the alignment O_DIRECT needs of offsets and lengths (STATX_DIOALIGN,
- *                       Linux 6.1 and later), or 0 where the kernel or file system does not say or the
- *                       file supports no direct I/O
  */
 public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long birthNanos, long generation, int mode,
-                         long device, long specialDevice, int directIoOffsetAlignment) {
+                         long device, long specialDevice) {
     public static final long UNKNOWN = Long.MIN_VALUE;
 
     private static final int AT_FDCWD = -100;
     private static final int STATX_BASIC_STATS = 0x7ff;
     private static final int STATX_BTIME = 0x800;
-    private static final int STATX_DIOALIGN = 0x2000;
     /** _IOR('v', 1, long); ext4, XFS and others answer it, tmpfs does not. */
     private static final long FS_IOC_GETVERSION = 0x80087601L;
     private static final int STATX_BYTES = 256;
@@ -46,20 +42,18 @@ public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long b
     public static FileStatus of(String path) throws IOException {
         byte[] bytes = new byte[STATX_BYTES];
         try {
-            Calls.statx(AT_FDCWD, path, 0, STATX_BASIC_STATS | STATX_BTIME | STATX_DIOALIGN, bytes);
+            Calls.statx(AT_FDCWD, path, 0, STATX_BASIC_STATS | STATX_BTIME, bytes);
         } catch (LastErrorException e) {
             throw failure(path, "statx", e.getErrorCode());
         }
         // struct statx (x86-64 and aarch64 alike): mask at 0, mode at 28, ino at 32, size at 40, btime at 80,
-        // mtime at 112, rdev major and minor at 128 and 132, dev major and minor at 136 and 140, dio offset
-        // alignment at 156.
+        // mtime at 112, rdev major and minor at 128 and 132, dev major and minor at 136 and 140.
         ByteBuffer statx = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
         long birth = (statx.getInt(0) & STATX_BTIME) == 0 ? UNKNOWN : nanos(statx, 80);
         int mode = Short.toUnsignedInt(statx.getShort(28));
-        int directIoAlignment = (statx.getInt(0) & STATX_DIOALIGN) == 0 ? 0 : statx.getInt(156);
         return new FileStatus(statx.getLong(32), statx.getLong(40), Math.floorDiv(nanos(statx, 112), 1_000_000),
                 birth, (mode & S_IFMT) == S_IFREG ? generation(path) : UNKNOWN, mode, deviceNumber(statx, 136),
-                deviceNumber(statx, 128), directIoAlignment);
+                deviceNumber(statx, 128));
     }
 
     public boolean isBlockDevice() {

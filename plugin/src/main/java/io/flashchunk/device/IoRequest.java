@@ -6,17 +6,17 @@ import java.util.concurrent.CompletableFuture;
 /** One accepted transfer, from submission until its future completes. */
 public final class IoRequest {
     private final IoOp op;
-    private final long offset;
-    private final int length;
+    private final long lba;
+    private final int blocks;
     private final ByteBuffer buffer;
     private final long address;
     private final long submittedNanos;
     private final CompletableFuture<Void> future = new CompletableFuture<>();
 
-    IoRequest(IoOp op, long offset, int length, ByteBuffer buffer, long address, long submittedNanos) {
+    IoRequest(IoOp op, long lba, int blocks, ByteBuffer buffer, long address, long submittedNanos) {
         this.op = op;
-        this.offset = offset;
-        this.length = length;
+        this.lba = lba;
+        this.blocks = blocks;
         this.buffer = buffer;
         this.address = address;
         this.submittedNanos = submittedNanos;
@@ -26,23 +26,21 @@ public final class IoRequest {
         return op;
     }
 
-    /** The first block, for devices that move whole blocks only (their requests start and end on blocks). */
     public long lba() {
-        return offset / BlockDevice.BLOCK_SIZE;
+        return lba;
     }
 
-    /** The blocks moved, for devices that move whole blocks only. */
     public int blocks() {
-        return length / BlockDevice.BLOCK_SIZE;
+        return blocks;
     }
 
     public int bytes() {
-        return length;
+        return blocks * BlockDevice.BLOCK_SIZE;
     }
 
-    /** Byte offset of the transfer on the device. */
+    /** Byte offset of the first block on the device. */
     public long deviceOffset() {
-        return offset;
+        return lba * BlockDevice.BLOCK_SIZE;
     }
 
     /** The caller's buffer; the transfer covers its position to its limit. */

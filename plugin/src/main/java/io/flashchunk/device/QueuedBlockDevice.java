@@ -26,7 +26,6 @@ public abstract class QueuedBlockDevice implements BlockDevice {
     private final long capacityBlocks;
     private final int queueDepth;
     private final boolean readOnly;
-    private final int readAlignment;
     private final DeviceMetrics metrics = new DeviceMetrics();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConcurrentLinkedQueue<IoRequest> waiting = new ConcurrentLinkedQueue<>();
@@ -37,26 +36,16 @@ public abstract class QueuedBlockDevice implements BlockDevice {
     private volatile AutoCloseable heldUntilClosed;
 
     protected QueuedBlockDevice(String path, long capacityBlocks, int queueDepth, boolean readOnly) {
-        this(path, capacityBlocks, queueDepth, readOnly, BLOCK_SIZE);
-    }
-
-    /** @param readAlignment the finest read the device does; see {@link BlockDevice#readAlignment()} */
-    protected QueuedBlockDevice(String path, long capacityBlocks, int queueDepth, boolean readOnly, int readAlignment) {
         if (capacityBlocks <= 0) {
             throw new IllegalArgumentException(path + ": capacity must be at least one block, got " + capacityBlocks);
         }
         if (queueDepth <= 0) {
             throw new IllegalArgumentException(path + ": queue depth must be positive, got " + queueDepth);
         }
-        if (readAlignment < 512 || readAlignment > BLOCK_SIZE || Integer.bitCount(readAlignment) != 1) {
-            throw new IllegalArgumentException(path + ": read alignment must be a power of two from 512 to "
-                    + BLOCK_SIZE + ", got " + readAlignment);
-        }
         this.path = path;
         this.capacityBlocks = capacityBlocks;
         this.queueDepth = queueDepth;
         this.readOnly = readOnly;
-        this.readAlignment = readAlignment;
     }
 
     @Override
@@ -75,20 +64,8 @@ public abstract class QueuedBlockDevice implements BlockDevice {
     }
 
     @Override
-    public final int readAlignment() {
-        return readAlignment;
-    }
-
-    @Override
     public final CompletableFuture<Void> read(long lba, ByteBuffer buffer) {
-        checkedBlocks(IoOp.READ, lba, buffer);
-        return readAt(lba * BLOCK_SIZE, buffer);
-    }
-
-    @Override
-    public final CompletableFuture<Void> readAt(long offset, ByteBuffer buffer) {
-        int length = checkedLength(IoOp.READ, offset, buffer, readAlignment);
-        return submit(IoOp.READ, offset, length, buffer);
+        return submit(IoOp.READ, lba, buffer);
     }
 
     @Override
@@ -96,23 +73,16 @@ public abstract class QueuedBlockDevice implements BlockDevice {
         if (readOnly) {
             throw new IllegalStateException(path + " is open read-only: no writes");
         }
-        int blocks = checkedBlocks(IoOp.WRITE, lba, buffer);
-        return submit(IoOp.WRITE, lba * BLOCK_SIZE, blocks * BLOCK_SIZE, buffer);
+        return submit(IoOp.WRITE, lba, buffer);
     }
 
     @Override
     public final void readNow(long lba, ByteBuffer buffer) throws java.io.IOException {
-        checkedBlocks(IoOp.READ, lba, buffer);
-        readAtNow(lba * BLOCK_SIZE, buffer);
-    }
-
-    @Override
-    public final void readAtNow(long offset, ByteBuffer buffer) throws java.io.IOException {
-        int length = checkedLength(IoOp.READ, offset, buffer, readAlignment);
         if (!readsInCallerThread()) {
-            BlockDevice.awaitRead(readAt(offset, buffer));
+            BlockDevice.super.readNow(lba, buffer);
             return;
         }
+        int blocks = checkedBlocks(IoOp.READ, lba, buffer);
         long address = checkedAddress(buffer);
         // Counted as accepted, so close waits for it before the descriptor goes.
         accepted.incrementAndGet();
@@ -122,12 +92,12 @@ public abstract class QueuedBlockDevice implements BlockDevice {
             }
             long start = System.nanoTime();
             try {
-                readInCallerThread(offset, length, address);
+                readInCallerThread(lba * BLOCK_SIZE, blocks * BLOCK_SIZE, address);
             } catch (java.io.IOException | RuntimeException e) {
                 metrics.recordFailure(IoOp.READ);
                 throw e;
             }
-            metrics.recordSuccess(IoOp.READ, length, System.nanoTime() - start);
+            metrics.recordSuccess(IoOp.READ, blocks * BLOCK_SIZE, System.nanoTime() - start);
         } finally {
             accepted.decrementAndGet();
         }
@@ -148,14 +118,15 @@ public abstract class QueuedBlockDevice implements BlockDevice {
         return metrics.snapshot(inFlight.get(), waiting.size());
     }
 
-    private CompletableFuture<Void> submit(IoOp op, long offset, int length, ByteBuffer buffer) {
+    private CompletableFuture<Void> submit(IoOp op, long lba, ByteBuffer buffer) {
+        int blocks = checkedBlocks(op, lba, buffer);
         long address = checkedAddress(buffer);
         accepted.incrementAndGet();
         if (closed) {
             accepted.decrementAndGet();
             return CompletableFuture.failedFuture(new DeviceClosedException(path));
         }
-        IoRequest request = new IoRequest(op, offset, length, buffer, address, System.nanoTime());
+        IoRequest request = new IoRequest(op, lba, blocks, buffer, address, System.nanoTime());
         if (waiting.isEmpty() && tryTakeSlot()) {
             dispatch(new IoRequest[] {request}, 1);
         } else {
@@ -180,28 +151,6 @@ public abstract class QueuedBlockDevice implements BlockDevice {
                     + " is outside the device (capacity " + capacityBlocks + " blocks, LBAs 0.." + (capacityBlocks - 1) + ")");
         }
         return blocks;
-    }
-
-    /** The length of a transfer at byte {@code offset}, both multiples of {@code alignment}, inside the device. */
-    private int checkedLength(IoOp op, long offset, ByteBuffer buffer, int alignment) {
-        if (buffer == null) {
-            throw new NullPointerException(path + ": " + op.verb() + " buffer is null");
-        }
-        int length = buffer.remaining();
-        if (length <= 0 || length % alignment != 0) {
-            throw new IllegalArgumentException(path + ": " + op.verb() + " length " + length
-                    + " bytes is not a positive multiple of " + alignment + ", the finest " + op.verb() + " it does");
-        }
-        if (offset < 0 || offset % alignment != 0) {
-            throw new IllegalArgumentException(path + ": " + op.verb() + " offset " + offset + " is not a multiple of "
-                    + alignment + ", the finest " + op.verb() + " it does");
-        }
-        long capacityBytes = capacityBlocks * BLOCK_SIZE;
-        if (offset > capacityBytes - length) {
-            throw new IllegalArgumentException(path + ": " + op.verb() + " of " + length + " bytes at offset " + offset
-                    + " is outside the device (capacity " + capacityBytes + " bytes)");
-        }
-        return length;
     }
 
     private long checkedAddress(ByteBuffer buffer) {

@@ -319,17 +319,11 @@ public final class CacheBench {
                 // buffer per thread measured markedly slower here.
                 paths.add(new Measurable("device", deviceReads(device, lbas, devicePool, chunkBytes)));
                 if (engines.contains("compact")) {
-                    // What a compact hit reads: the record (chunk and header) in the device's finest
-                    // units. Splits compact/device into what the extra bytes cost and what the engine costs.
-                    int unit = device.readAlignment();
-                    int recordRead = (RecordFormat.recordBytes(chunkBytes) + unit - 1) / unit * unit;
+                    // What a compact hit reads: the record (chunk and header) in whole blocks. Splits
+                    // compact/device into what the extra bytes cost and what the engine costs.
+                    int recordRead = (RecordFormat.recordBytes(chunkBytes) + BlockDevice.BLOCK_SIZE - 1)
+                            & -BlockDevice.BLOCK_SIZE;
                     paths.add(new Measurable("device-record", deviceReads(device, lbas, devicePool, recordRead)));
-                    if (unit < BlockDevice.BLOCK_SIZE) {
-                        // The same records in whole blocks, as a device that reads no finer would:
-                        // what the finer unit saves on this device.
-                        int inBlocks = (recordRead + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
-                        paths.add(new Measurable("device-record-blocks", deviceReads(device, lbas, devicePool, inBlocks)));
-                    }
                 }
                 int group = 0;
                 for (int round = 0; round < repeat; round++) {
@@ -358,12 +352,12 @@ public final class CacheBench {
             return 0;
         }
 
-        /** Reads of {@code bytes} (a multiple of the device's read unit) from random blocks of {@code lbas}. */
+        /** Reads of {@code bytes} (whole blocks) from random blocks of {@code lbas}. */
         private static Operation deviceReads(BlockDevice device, long[] lbas, AlignedBufferPool pool, int bytes) {
-            long lastLba = device.capacityBlocks() - (bytes + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
+            long lastLba = device.capacityBlocks() - bytes / BlockDevice.BLOCK_SIZE;
             return random -> {
-                ByteBuffer buffer = pool.acquire(bytes).limit(bytes);
-                device.readAt(Math.min(lastLba, lbas[random.nextInt(lbas.length)]) * BlockDevice.BLOCK_SIZE, buffer).join();
+                ByteBuffer buffer = pool.acquire(bytes);
+                device.read(Math.min(lastLba, lbas[random.nextInt(lbas.length)]), buffer).join();
                 pool.release(buffer);
                 return true;
             };

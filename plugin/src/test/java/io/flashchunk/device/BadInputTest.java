@@ -83,26 +83,6 @@ class BadInputTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void readsFinerThanTheDeviceReadsAreRejectedWithTheOffsetOrLengthAndTheUnit(Backend backend) throws Exception {
-        try (BlockDevice device = backend.open(file, 4)) {
-            int unit = device.readAlignment();
-            ByteBuffer buffer = AlignedBuffers.allocate(2 * BLOCK).limit(unit);
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> device.readAt(unit / 2, buffer));
-            assertTrue(e.getMessage().contains("offset " + unit / 2) && e.getMessage().contains(String.valueOf(unit)),
-                    e.getMessage());
-            ByteBuffer ragged = AlignedBuffers.allocate(2 * BLOCK).limit(unit + 100);
-            e = assertThrows(IllegalArgumentException.class, () -> device.readAtNow(0, ragged));
-            assertTrue(e.getMessage().contains("length " + (unit + 100)), e.getMessage());
-            ByteBuffer twoUnits = AlignedBuffers.allocate(2 * BLOCK).limit(2 * unit);
-            e = assertThrows(IllegalArgumentException.class, () -> device.readAt(DEVICE_BYTES - unit, twoUnits));
-            assertTrue(e.getMessage().contains("offset " + (DEVICE_BYTES - unit)) && e.getMessage().contains("outside"),
-                    e.getMessage());
-            device.readAt(DEVICE_BYTES - 2L * unit, twoUnits).join(); // the last two units are fine
-        }
-    }
-
-    @ParameterizedTest
-    @EnumSource(Backend.class)
     void capacityLargerThanTheDeviceIsRefusedWithBothSizes(Backend backend) {
         DeviceSpec spec = backend.spec(file).withCapacityBytes(DEVICE_BYTES + BLOCK);
         DeviceOpenException e = assertThrows(DeviceOpenException.class, () -> BlockDevices.open(spec));

@@ -55,47 +55,6 @@ class BlockDeviceContractTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Backend.class)
-    void readsInTheDevicesFinestUnitsReturnTheBytesWrittenThereOnAFile(Backend backend) throws Exception {
-        Path file = Scratch.file("finest-" + backend, DEVICE_BYTES);
-        try {
-            readInFinestUnits(backend, file, 31);
-        } finally {
-            Files.deleteIfExists(file);
-        }
-    }
-
-    @ParameterizedTest
-    @EnumSource(Backend.class)
-    void readsInTheDevicesFinestUnitsReturnTheBytesWrittenThereOnALoopDevice(Backend backend) throws Exception {
-        try (LoopDevice loop = LoopDevice.attach(DEVICE_BYTES)) {
-            readInFinestUnits(backend, loop.path(), 37);
-        }
-    }
-
-    /** Three blocks written, then one block's worth read from one unit past their start, queued and in this thread. */
-    private static void readInFinestUnits(Backend backend, Path path, long seed) throws Exception {
-        byte[] data = new byte[3 * BLOCK];
-        new Random(seed).nextBytes(data);
-        try (BlockDevice device = backend.open(path, 4)) {
-            int unit = device.readAlignment();
-            assertTrue(unit >= 512 && unit <= BLOCK && Integer.bitCount(unit) == 1, "read alignment " + unit);
-            if (backend != Backend.LIBAIO) {
-                assertEquals(BLOCK, unit, "only libaio reads finer than blocks");
-            }
-            device.write(4, copyToAligned(data)).join();
-            byte[] want = java.util.Arrays.copyOfRange(data, unit, unit + BLOCK + unit);
-            ByteBuffer queued = AlignedBuffers.allocate(2 * BLOCK).limit(BLOCK + unit);
-            device.readAt(4L * BLOCK + unit, queued).join();
-            assertArrayEquals(want, toArray(queued), "queued read at offset " + (4L * BLOCK + unit));
-            ByteBuffer now = AlignedBuffers.allocate(2 * BLOCK).limit(BLOCK + unit);
-            device.readAtNow(4L * BLOCK + unit, now);
-            assertArrayEquals(want, toArray(now), "read in the caller's thread at offset " + (4L * BLOCK + unit));
-            assertEquals(2L * (BLOCK + unit), device.stats().readBytes());
-        }
-    }
-
     private static void writeReadBackAndReopen(Backend backend, Path path, long seed) throws Exception {
         Random random = new Random(seed);
         List<Extent> extents = new ArrayList<>();

@@ -185,15 +185,6 @@ public final class FaultyDevice implements BlockDevice {
         }
     }
 
-    /** Whole blocks only (this device reads no finer), in the caller's thread as {@link #readNow} reads. */
-    @Override
-    public void readAtNow(long offset, ByteBuffer buffer) throws IOException {
-        if (offset % BLOCK_SIZE != 0) {
-            throw new IllegalArgumentException(path() + ": read offset " + offset + " is not a whole block");
-        }
-        readNow(offset / BLOCK_SIZE, buffer);
-    }
-
     @Override
     public void readNow(long lba, ByteBuffer buffer) throws IOException {
         if (faultNow(Op.READ)) {

@@ -23,23 +23,17 @@ public final class MemoryDevice implements BlockDevice {
     private final String path;
     private final byte[] blocks;
     private final int queueDepth;
-    private final int readAlignment;
     private final ExecutorService completions;
     private final BiConsumer<Long, byte[]> onWritten;
     private volatile boolean closed;
 
     /** A device holding {@code image} (a whole number of blocks), which it takes over. */
     public MemoryDevice(String path, byte[] image, int queueDepth) {
-        this(path, image, queueDepth, (lba, bytes) -> { }, BLOCK_SIZE);
+        this(path, image, queueDepth, (lba, bytes) -> { });
     }
 
     /** As above; {@code onWritten} hears each write as it completes, on the completion thread, in order. */
     MemoryDevice(String path, byte[] image, int queueDepth, BiConsumer<Long, byte[]> onWritten) {
-        this(path, image, queueDepth, onWritten, BLOCK_SIZE);
-    }
-
-    private MemoryDevice(String path, byte[] image, int queueDepth, BiConsumer<Long, byte[]> onWritten,
-                         int readAlignment) {
         if (image.length == 0 || image.length % BLOCK_SIZE != 0) {
             throw new IllegalArgumentException(path + ": an image of " + image.length + " bytes is not whole blocks");
         }
@@ -47,7 +41,6 @@ public final class MemoryDevice implements BlockDevice {
         this.blocks = image;
         this.queueDepth = queueDepth;
         this.onWritten = onWritten;
-        this.readAlignment = readAlignment;
         this.completions = Executors.newSingleThreadExecutor(task -> {
             Thread thread = new Thread(task, "memory-device " + path);
             thread.setDaemon(true);
@@ -58,12 +51,6 @@ public final class MemoryDevice implements BlockDevice {
     /** A blank device of {@code capacityBlocks} blocks. */
     public static MemoryDevice blank(String path, long capacityBlocks, int queueDepth) {
         return new MemoryDevice(path, new byte[Math.toIntExact(capacityBlocks * BLOCK_SIZE)], queueDepth);
-    }
-
-    /** A blank device that reads in units of {@code readAlignment} bytes, as O_DIRECT on a 512-byte-sector disk does. */
-    public static MemoryDevice blankReadingFiner(String path, long capacityBlocks, int queueDepth, int readAlignment) {
-        return new MemoryDevice(path, new byte[Math.toIntExact(capacityBlocks * BLOCK_SIZE)], queueDepth,
-                (lba, bytes) -> { }, readAlignment);
     }
 
     /** A copy of every byte on the device now. */
@@ -126,27 +113,6 @@ public final class MemoryDevice implements BlockDevice {
         return complete(() -> {
             synchronized (this) {
                 target.put(blocks, offset, target.remaining());
-            }
-        });
-    }
-
-    @Override
-    public int readAlignment() {
-        return readAlignment;
-    }
-
-    @Override
-    public CompletableFuture<Void> readAt(long offset, ByteBuffer buffer) {
-        int length = buffer.remaining();
-        if (length <= 0 || length % readAlignment != 0 || offset < 0 || offset % readAlignment != 0
-                || offset + length > blocks.length) {
-            throw new IllegalArgumentException(path + ": read of " + length + " bytes at offset " + offset
-                    + " is not in whole " + readAlignment + "-byte units inside the device");
-        }
-        ByteBuffer target = buffer.duplicate();
-        return complete(() -> {
-            synchronized (this) {
-                target.put(blocks, Math.toIntExact(offset), target.remaining());
             }
         });
     }

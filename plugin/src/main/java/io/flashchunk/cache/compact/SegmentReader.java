@@ -2,6 +2,7 @@ package io.flashchunk.cache.compact;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -203,10 +204,7 @@ public final class SegmentReader {
     private Hit readFromFlash(int space, SegmentLayout layout, long address, int sector, long key, long sequence,
                               int chunkLength, long nextKey) throws IOException, RecordMismatchException {
         long start = RecordAddress.byteOffset(address);
-        // The read covers the record in the device's finest units: a 4 KiB chunk and its header are
-        // 4.5 KiB read where the device reads 512-byte units, 8 KiB where it reads whole blocks.
-        int alignment = drivers[space].readAlignment();
-        long first = start - start % alignment;
+        long firstBlock = start / BlockDevice.BLOCK_SIZE;
         long segmentEnd = layout.startByte(layout.index(address)) + layout.segmentBytes();
         long end = Math.min(segmentEnd, start + RecordFormat.recordBytes(chunkLength));
         // The next chunk's record right after a whole chunk's, in the same segment: read it along.
@@ -218,8 +216,8 @@ public final class SegmentReader {
         if (withNext) {
             end = Math.min(segmentEnd, RecordAddress.byteOffset(nextAddress) + RecordFormat.recordBytes(chunkLength));
         }
-        int bytes = (int) ((end + alignment - 1) / alignment * alignment - first);
-        ByteBuffer buffer = pool.acquire(bytes).limit(bytes);
+        int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
+        ByteBuffer buffer = pool.acquire(bytes);
         if (!policy.gate().begin(space)) {
             pool.release(buffer);
             refusedByGate.increment();
@@ -229,9 +227,9 @@ public final class SegmentReader {
         boolean failed = true;
         try {
             if (policy.inCallerThread()) {
-                readNow(space, first, buffer);
+                readNow(space, firstBlock, buffer);
             } else {
-                readQueued(space, first, buffer, sector);
+                readQueued(space, firstBlock, buffer, sector);
             }
             failed = false;
         } finally {
@@ -241,13 +239,14 @@ public final class SegmentReader {
         flashBytesRead.add(bytes);
         boolean served = false;
         try {
-            ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - first), key, sequence);
+            long base = firstBlock * BlockDevice.BLOCK_SIZE;
+            ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - base), key, sequence);
             if (chunk.remaining() > chunkLength) {
                 throw new RecordMismatchException("record at sector " + sector + " holds " + chunk.remaining()
                         + " bytes; the chunk has at most " + chunkLength);
             }
             Follower next = withNext && chunk.remaining() == chunkLength
-                    ? follower(buffer, (int) (RecordAddress.byteOffset(nextAddress) - first), nextKey, nextAddress,
+                    ? follower(buffer, (int) (RecordAddress.byteOffset(nextAddress) - base), nextKey, nextAddress,
                             sequence, chunkLength)
                     : null;
             if (next != null) {
@@ -273,9 +272,9 @@ public final class SegmentReader {
         }
     }
 
-    private void readNow(int space, long offset, ByteBuffer buffer) throws IOException {
+    private void readNow(int space, long firstBlock, ByteBuffer buffer) throws IOException {
         try {
-            drivers[space].readAtNow(offset, buffer);
+            drivers[space].readNow(firstBlock, buffer);
         } catch (IOException | RuntimeException e) {
             pool.release(buffer);
             throw e;
@@ -283,10 +282,10 @@ public final class SegmentReader {
     }
 
     /** A read through the device's queue, waited for at most the policy's timeout. */
-    private void readQueued(int space, long offset, ByteBuffer buffer, int sector) throws IOException {
+    private void readQueued(int space, long firstBlock, ByteBuffer buffer, int sector) throws IOException {
         CompletableFuture<Void> read;
         try {
-            read = drivers[space].readAt(offset, buffer);
+            read = drivers[space].read(firstBlock, buffer);
         } catch (RuntimeException e) {
             pool.release(buffer);
             throw e;

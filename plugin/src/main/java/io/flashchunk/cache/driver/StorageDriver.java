@@ -72,21 +72,6 @@ public final class StorageDriver implements AutoCloseable {
         device.readNow(lba, buffer);
     }
 
-    /** The finest read of the device; see {@link BlockDevice#readAlignment}. */
-    public int readAlignment() {
-        return device.readAlignment();
-    }
-
-    /** A read at a byte offset; see {@link BlockDevice#readAt}. */
-    public CompletableFuture<Void> readAt(long offset, ByteBuffer buffer) {
-        return device.readAt(offset, buffer);
-    }
-
-    /** A read at a byte offset in the calling thread; see {@link BlockDevice#readAtNow}. */
-    public void readAtNow(long offset, ByteBuffer buffer) throws java.io.IOException {
-        device.readAtNow(offset, buffer);
-    }
-
     /**
      * Starts a write once a write slot is free; blocks the calling (cache) thread until then, at most
      * the device timeout, after which the write fails without starting (every slot held by a device

@@ -3,7 +3,6 @@ package io.flashchunk.device.direct;
 import io.flashchunk.device.DeviceOpenException;
 import io.flashchunk.device.DevicePaths;
 import io.flashchunk.device.DeviceSpec;
-import io.flashchunk.device.FileStatus;
 import io.flashchunk.device.IoEngine;
 import io.flashchunk.device.IoRequest;
 import io.flashchunk.device.QueuedBlockDevice;
@@ -23,8 +22,8 @@ public final class DirectIoDevice extends QueuedBlockDevice {
     private final DirectIoEngine io;
 
     private DirectIoDevice(String path, long capacityBlocks, int queueDepth, IoEngine engine, DirectIoEngine io,
-                           boolean readOnly, int readAlignment) {
-        super(path, capacityBlocks, queueDepth, readOnly, readAlignment);
+                           boolean readOnly) {
+        super(path, capacityBlocks, queueDepth, readOnly);
         this.engine = engine;
         this.io = io;
         io.start(this::complete);
@@ -39,24 +38,7 @@ public final class DirectIoDevice extends QueuedBlockDevice {
         DirectIoEngine io = engine == IoEngine.LIBAIO
                 ? AioEngine.open(name, spec.queueDepth(), spec.readOnly())
                 : PositionalIoEngine.open(name, spec.queueDepth(), spec.readOnly());
-        return new DirectIoDevice(name, capacityBlocks, spec.queueDepth(), engine, io, spec.readOnly(),
-                readAlignment(name, engine));
-    }
-
-    /**
-     * libaio reads at the kernel's O_DIRECT alignment (512 bytes on most disks); the thread-pool
-     * engine's FileChannel insists on whole file-system blocks itself.
-     */
-    private static int readAlignment(String path, IoEngine engine) {
-        if (engine != IoEngine.LIBAIO) {
-            return BLOCK_SIZE;
-        }
-        try {
-            return DirectReadAlignment.of(FileStatus.of(path), Path.of("/sys"));
-        } catch (java.io.IOException e) {
-            LOG.warn("flash device {}: {}; reading whole {}-byte blocks", path, e.getMessage(), BLOCK_SIZE);
-            return BLOCK_SIZE;
-        }
+        return new DirectIoDevice(name, capacityBlocks, spec.queueDepth(), engine, io, spec.readOnly());
     }
 
     private static IoEngine resolve(DeviceSpec spec) throws DeviceOpenException {

@@ -13,9 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
-import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
-import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -24,8 +22,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 
 /** The segment writer and reader together over in-memory devices, against chunks whose bytes are a function of their key. */
@@ -57,26 +53,6 @@ class SegmentEngineTest {
             assertEquals(chunk(key(i)), engine.read(key(i)), "the newest chunks are all there: " + i);
         }
         assertNull(engine.read(key(0)), "the oldest were reclaimed");
-    }
-
-    @ParameterizedTest
-    @CsvSource({"512, 16896", "4096, 20480"})
-    void aHitReadsItsRecordInTheDevicesFinestUnits(int unit, int bytesPerHit) throws Exception {
-        // A 16 KiB chunk's record is 16 KiB and 32 bytes: 33 units of 512 bytes, or 5 blocks.
-        MemoryDevice device = MemoryDevice.blankReadingFiner("a",
-                (CompactEngineFixture.FIRST_BYTE + 4L * SEGMENT_BYTES) / BlockDevice.BLOCK_SIZE, 8, unit);
-        CompactEngineFixture engine = new CompactEngineFixture(device);
-        for (int i = 0; i < 2 * PER_SEGMENT; i++) {
-            assertTrue(engine.writer.append(key(i), chunk(key(i))));
-        }
-        engine.writer.flush();
-        long before = engine.reader.flashReads();
-        for (int i = 0; i < PER_SEGMENT; i++) {
-            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i);
-        }
-        long reads = engine.reader.flashReads() - before;
-        assertEquals(PER_SEGMENT, reads, "every hit of the first segment read flash");
-        assertEquals((long) bytesPerHit * reads, engine.reader.flashBytesRead());
     }
 
     @Test
