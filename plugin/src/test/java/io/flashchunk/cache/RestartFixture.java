@@ -63,31 +63,61 @@ final class RestartFixture implements AutoCloseable {
         return start(devices, settings, 0, true, device -> wrap.apply(next[0]++, device), clock);
     }
 
-    private static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings,
-                                         long capacityBytes, boolean moveRecovered, UnaryOperator<BlockDevice> wrap,
-                                         LongSupplier clock) throws IOException {
+    /**
+     * As {@link #startWrapped(Consumer, BiFunction, LongSupplier)}, on {@code engine}: today's
+     * ({@link FlashChunkCache}) or the compact one ({@link CompactChunkCache}), for tests that hold both to
+     * the same promise.
+     */
+    FlashCache startWrapped(CacheConfig.Engine engine, Consumer<CacheConfig.Builder> settings,
+                            BiFunction<Integer, BlockDevice, BlockDevice> wrap, LongSupplier clock) throws IOException {
+        if (engine == CacheConfig.Engine.CLASSIC) {
+            return startWrapped(settings, wrap, clock);
+        }
+        int[] next = {0};
+        return open(config(devices, settings.andThen(c -> c.engine(engine)), 0),
+                device -> wrap.apply(next[0]++, device), (config, opened) -> new CompactChunkCache(config, opened, clock));
+    }
+
+    /** Makes a cache of a configuration and the devices it names, opened. */
+    private interface CacheMaker<C extends FlashCache> {
+        C make(CacheConfig config, List<BlockDevice> devices) throws IOException;
+    }
+
+    /** Opens the configuration's devices, each wrapped, and makes the cache; on failure closes them. */
+    private static <C extends FlashCache> C open(CacheConfig config, UnaryOperator<BlockDevice> wrap, CacheMaker<C> maker)
+            throws IOException {
+        List<BlockDevice> opened = new ArrayList<>();
+        try {
+            for (DeviceSpec spec : config.devices()) {
+                opened.add(wrap.apply(BlockDevices.open(spec)));
+            }
+            return maker.make(config, opened);
+        } catch (IOException | RuntimeException e) {
+            opened.forEach(BlockDevice::close);
+            throw e;
+        }
+    }
+
+    private static CacheConfig config(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings, long capacityBytes) {
         // These tests assert that chunks are served after a restart, not how fast: a read past the
         // timeout is a correct miss, so a loaded machine must not fail them.
         // Checkpoints only when a test asks: tests assert what a given checkpoint brings back.
         CacheConfig.Builder builder = CacheConfig.builder().maintenanceIntervalMillis(3_600_000)
                 .minCheckpointIntervalMillis(20).readTimeoutMillis(10_000).checkpointChangePercent(0);
-        List<BlockDevice> opened = new ArrayList<>();
         for (Path path : devicePaths) {
             DeviceSpec spec = DeviceSpec.of(path).withEngine(IoEngine.LIBAIO).withQueueDepth(16)
                     .withCapacityBytes(capacityBytes);
             builder.device(spec);
         }
         settings.accept(builder);
-        CacheConfig config = builder.build();
-        try {
-            for (DeviceSpec spec : config.devices()) {
-                opened.add(wrap.apply(BlockDevices.open(spec)));
-            }
-            return new FlashChunkCache(config, opened, moveRecovered, clock);
-        } catch (IOException | RuntimeException e) {
-            opened.forEach(BlockDevice::close);
-            throw e;
-        }
+        return builder.build();
+    }
+
+    private static FlashChunkCache start(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings,
+                                         long capacityBytes, boolean moveRecovered, UnaryOperator<BlockDevice> wrap,
+                                         LongSupplier clock) throws IOException {
+        return open(config(devicePaths, settings, capacityBytes), wrap,
+                (config, opened) -> new FlashChunkCache(config, opened, moveRecovered, clock));
     }
 
     /** A real data file with some bytes (its identity is what counts, not its content). */
