@@ -2,6 +2,7 @@ package io.flashchunk.cache;
 
 import static io.flashchunk.cache.FlashChunkCacheTest.assertHit;
 import static io.flashchunk.cache.FlashChunkCacheTest.await;
+import static io.flashchunk.cache.FlashChunkCacheTest.awaitWritten;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -17,78 +18,90 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Real files deleted and written again under their names. On ext4 the new file gets the freed inode
  * back, so only its birth time and inode generation tell it from the old one: a cache that took it
  * for the old file grown, or restored the old file's chunks for it, would serve wrong bytes that no
- * checksum catches (the checksums are the old file's, and so are the bytes).
+ * checksum catches (the checksums are the old file's, and so are the bytes). Both engines.
  */
 class FileReplacementTest {
     private static final long DEVICE_BYTES = 32L << 20;
     private static final int CHUNK = 16384;
     private static final int ATTEMPTS = 20;
 
-    @Test
-    void aLargerFileWrittenAtTheOldInodeNeverGetsTheOldChunks() throws Exception {
+    @ParameterizedTest
+    @EnumSource(CacheConfig.Engine.class)
+    void aLargerFileWrittenAtTheOldInodeNeverGetsTheOldChunks(CacheConfig.Engine engine) throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES);
-             FlashChunkCache cache = fixture.start(c -> { })) {
+             FlashCache cache = fixture.start(engine, c -> { })) {
             for (int attempt = 0; ; attempt++) {
                 Path path = fixture.dataDir.resolve("nb-" + attempt + "-big-Data.db");
                 Files.write(path, new byte[CHUNK]);
-                CachedFile old = cache.registerFile(path);
+                CachedFile old = cache.registerFile(FileIdentity.of(path));
                 long written = cache.stats().flashWrites();
-                cache.put(old, 0, ChunkContent.buffer(1, 0, CHUNK));
+                cache.put(old, 0, ChunkContent.buffer(1, 0, CHUNK), System.nanoTime());
                 await("the chunk to reach flash", () -> cache.stats().flashWrites() == written + 1);
                 assertHit(cache, old, 1, 0, CHUNK);
                 if (replacedAtSameInode(path, new byte[4 * CHUNK], attempt)) {
-                    CachedFile now = cache.registerFile(path);
-                    assertNull(cache.get(now, 0), "the old file's chunk served for a new file at its inode");
+                    CachedFile now = cache.registerFile(FileIdentity.of(path));
+                    assertNull(cache.get(now, 0, CHUNK, false), "the old file's chunk served for a new file at its inode");
                     return;
                 }
             }
         }
     }
 
-    @Test
-    void aFileThatReallyGrowsKeepsItsChunks() throws Exception {
+    @ParameterizedTest
+    @EnumSource(CacheConfig.Engine.class)
+    void aFileThatReallyGrowsKeepsItsChunks(CacheConfig.Engine engine) throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES);
-             FlashChunkCache cache = fixture.start(c -> { })) {
+             FlashCache cache = fixture.start(engine, c -> { })) {
             Path path = fixture.dataDir.resolve("nb-2-big-Data.db");
             Files.write(path, new byte[CHUNK]);
-            CachedFile early = cache.registerFile(path);
-            cache.put(early, 0, ChunkContent.buffer(2, 0, CHUNK));
+            CachedFile early = cache.registerFile(FileIdentity.of(path));
+            cache.put(early, 0, ChunkContent.buffer(2, 0, CHUNK), System.nanoTime());
             await("the chunk to reach flash", () -> cache.stats().flashWrites() == 1);
 
             Files.write(path, new byte[3 * CHUNK], StandardOpenOption.APPEND);
-            assertSame(early, cache.registerFile(path), "an appended file is the same file");
+            assertSame(early, cache.registerFile(FileIdentity.of(path)), "an appended file is the same file");
             assertEquals(4L * CHUNK, early.identity().sizeBytes(), "the next checkpoint records the grown file");
             assertHit(cache, early, 2, 0, CHUNK);
         }
     }
 
-    @Test
-    void aRestartNeverRestoresChunksForAFileWrittenAgainWithTheOldSizeAndTime() throws Exception {
+    @ParameterizedTest
+    @EnumSource(CacheConfig.Engine.class)
+    void aRestartNeverRestoresChunksForAFileWrittenAgainWithTheOldSizeAndTime(CacheConfig.Engine engine)
+            throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES)) {
             Path kept = fixture.dataDir.resolve("nb-kept-big-Data.db");
             Files.write(kept, new byte[CHUNK]);
             for (int attempt = 0; ; attempt++) {
                 Path path = fixture.dataDir.resolve("nb-" + attempt + "-big-Data.db");
                 Files.write(path, new byte[CHUNK]);
-                try (FlashChunkCache cache = fixture.start(c -> { })) {
-                    cache.put(cache.registerFile(path), 0, ChunkContent.buffer(3, 0, CHUNK));
-                    cache.put(cache.registerFile(kept), 0, ChunkContent.buffer(4, 0, CHUNK));
-                    await("the chunks to reach flash", () -> cache.stats().queuedChunks() == 0);
+                try (FlashCache cache = fixture.start(engine, c -> { })) {
+                    cache.put(cache.registerFile(FileIdentity.of(path)), 0, ChunkContent.buffer(3, 0, CHUNK), System.nanoTime());
+                    cache.put(cache.registerFile(FileIdentity.of(kept)), 0, ChunkContent.buffer(4, 0, CHUNK), System.nanoTime());
+                    awaitWritten(cache);
                     assertEquals(2, cache.entries());
                 }
                 // As a restore from a backup that keeps times would: same name, size and modification time.
                 FileTime modified = Files.getLastModifiedTime(path);
                 if (replacedAtSameInode(path, new byte[CHUNK], attempt)) {
                     Files.setLastModifiedTime(path, modified);
-                    try (FlashChunkCache cache = fixture.start(c -> { })) {
-                        assertEquals(1, cache.stats().recoveredEntries(), "only the untouched file's chunk comes back");
-                        assertHit(cache, cache.registerFile(kept), 4, 0, CHUNK);
-                        assertNull(cache.get(cache.registerFile(path), 0), "the old file's chunk restored for a new file");
+                    try (FlashCache cache = fixture.start(engine, c -> { })) {
+                        assertEquals(java.util.List.of(FileIdentity.of(kept)),
+                                cache.files().live().stream().map(CachedFile::identity).toList(),
+                                "only the untouched file is restored");
+                        assertHit(cache, cache.registerFile(FileIdentity.of(kept)), 4, 0, CHUNK);
+                        assertNull(cache.get(cache.registerFile(FileIdentity.of(path)), 0, CHUNK, false),
+                                "the old file's chunk restored for a new file");
+                        if (engine == CacheConfig.Engine.CLASSIC) {
+                            assertEquals(1, cache.stats().recoveredEntries(), "only the untouched file's chunk comes back");
+                        }
                     }
                     return;
                 }

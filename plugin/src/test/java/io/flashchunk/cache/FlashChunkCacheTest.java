@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -51,8 +52,17 @@ class FlashChunkCacheTest {
         }
     }
 
-    static void assertHit(FlashChunkCache cache, CachedFile file, long seed, long position, int length) {
-        CachedChunk chunk = cache.get(file, position);
+    /** Waits until every chunk put so far is written or dropped: today's queue drained, or the compact writer idle. */
+    static void awaitWritten(FlashCache cache) throws InterruptedException {
+        if (cache instanceof CompactChunkCache compact) {
+            assertTrue(compact.engine().awaitWritten(20, TimeUnit.SECONDS), "the compact engine's writer took every chunk");
+        } else {
+            await("the writes", () -> cache.stats().queuedChunks() == 0);
+        }
+    }
+
+    static void assertHit(FlashCache cache, CachedFile file, long seed, long position, int length) {
+        CachedChunk chunk = cache.get(file, position, length, false);
         assertNotNull(chunk, "expected a hit for " + file + "@" + position);
         try {
             assertArrayEquals(ChunkContent.bytes(seed, position, length), ChunkContent.read(chunk),

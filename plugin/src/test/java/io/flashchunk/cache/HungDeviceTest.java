@@ -1,6 +1,7 @@
 package io.flashchunk.cache;
 
 import static io.flashchunk.cache.FlashChunkCacheTest.await;
+import static io.flashchunk.cache.FlashChunkCacheTest.awaitWritten;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,7 +45,7 @@ class HungDeviceTest {
         for (int i = 0; i < chunks; i++) {
             cache.put(file, i * 16384L, ChunkContent.buffer(3, i * 16384L, 16384), System.nanoTime());
         }
-        await("the writes", () -> cache.stats().queuedChunks() == 0);
+        awaitWritten(cache);
     }
 
     /** Waits until a checkpoint succeeds: one that failed may still be giving up on the device. */

@@ -63,6 +63,11 @@ final class RestartFixture implements AutoCloseable {
         return start(devices, settings, 0, true, device -> wrap.apply(next[0]++, device), clock);
     }
 
+    /** Starts a cache of {@code engine} on the devices. */
+    FlashCache start(CacheConfig.Engine engine, Consumer<CacheConfig.Builder> settings) throws IOException {
+        return startWrapped(engine, settings, (i, device) -> device, System::nanoTime);
+    }
+
     /**
      * As {@link #startWrapped(Consumer, BiFunction, LongSupplier)}, on {@code engine}: today's
      * ({@link FlashChunkCache}) or the compact one ({@link CompactChunkCache}), for tests that hold both to

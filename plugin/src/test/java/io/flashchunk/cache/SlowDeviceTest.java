@@ -1,6 +1,7 @@
 package io.flashchunk.cache;
 
 import static io.flashchunk.cache.FlashChunkCacheTest.await;
+import static io.flashchunk.cache.FlashChunkCacheTest.awaitWritten;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -63,13 +64,13 @@ class SlowDeviceTest {
         CachedFile file = putAll(first, data, missMillis);
         FlashCache cache = first;
         if (engine == CacheConfig.Engine.COMPACT) {
+            awaitWritten(first);
             first.close();
             cache = start(engine, fixture, faulty, more);
             assertEquals(CHUNKS, cache.entries(), "every chunk came back from flash");
             file = putAll(cache, data, missMillis);
         }
-        FlashCache started = cache;
-        await("the writes", () -> started.stats().queuedChunks() == 0);
+        awaitWritten(cache);
         clock.advance(Duration.ofSeconds(1));
         return new Filled(cache, file);
     }
