@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
 public final class CompactEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactEngine.class);
     /** After a failed checkpoint, the writer does not force another for this long. */
-    private static final long CHECKPOINT_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long CHECKPOINT_RETRY_MILLIS = 1_000;
 
     /**
      * @param segmentBytes            segment size (a multiple of 4 KiB)
@@ -136,8 +136,8 @@ public final class CompactEngine implements AutoCloseable {
     private long lastPruneNanos = System.nanoTime();
     private final WarningThrottle errorLog = new WarningThrottle(1, TimeUnit.MINUTES);
     private final WarningThrottle mismatchLog = new WarningThrottle(1, TimeUnit.MINUTES);
-    /** System.nanoTime of the last failed checkpoint (writer thread only). */
-    private long lastCheckpointFailure = System.nanoTime() - CHECKPOINT_RETRY_NANOS - 1;
+    /** When the last checkpoint failed, on the engine's clock, or none (writer thread only). */
+    private long lastCheckpointFailureMillis = Long.MIN_VALUE;
     private final AtomicLong checkpoints = new AtomicLong();
     private final AtomicLong failedCheckpoints = new AtomicLong();
     /** What the last durable checkpoint wrote, or null before the first. */
@@ -416,8 +416,7 @@ public final class CompactEngine implements AutoCloseable {
         }
         // A reclaimed segment waiting for a checkpoint: write it, then the chunk has room. After a
         // failed checkpoint, not again for a while (it would fail the same way on every chunk).
-        if (table.retiredSegments() > 0 && System.nanoTime() - lastCheckpointFailure > CHECKPOINT_RETRY_NANOS
-                && checkpoint("a reclaimed segment waits") && writer.append(pending.key(), pending.chunk())) {
+        if (table.retiredSegments() > 0 && retryPassed() && checkpoint("a reclaimed segment waits") && writer.append(pending.key(), pending.chunk())) {
             return;
         }
         dropped.increment();
@@ -432,8 +431,16 @@ public final class CompactEngine implements AutoCloseable {
             unnamedSinceMillis = clockMillis.getAsLong();
             return false;
         }
-        return clockMillis.getAsLong() - unnamedSinceMillis >= settings.checkpointIntervalMillis()
-                && System.nanoTime() - lastCheckpointFailure > CHECKPOINT_RETRY_NANOS;
+        return clockMillis.getAsLong() - unnamedSinceMillis >= settings.checkpointIntervalMillis() && retryPassed();
+    }
+
+    /**
+     * Whether a second has passed since the last failed checkpoint (or none failed). A wall clock set
+     * back counts as passed: a checkpoint must not wait for the clock to catch up.
+     */
+    private boolean retryPassed() {
+        long since = clockMillis.getAsLong() - lastCheckpointFailureMillis;
+        return lastCheckpointFailureMillis == Long.MIN_VALUE || since < 0 || since >= CHECKPOINT_RETRY_MILLIS;
     }
 
     /** Writes a checkpoint naming every chunk appended so far; returns whether it is durable. */
@@ -449,7 +456,7 @@ public final class CompactEngine implements AutoCloseable {
             return true;
         } catch (IOException | RuntimeException e) {
             failedCheckpoints.incrementAndGet();
-            lastCheckpointFailure = System.nanoTime();
+            lastCheckpointFailureMillis = clockMillis.getAsLong();
             LOG.warn("flash cache: checkpoint ({}) failed: {}", why, e.toString());
             return false;
         }

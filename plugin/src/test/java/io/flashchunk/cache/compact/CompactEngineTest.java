@@ -61,6 +61,31 @@ class CompactEngineTest {
     }
 
     @Test
+    void aFailedIntervalCheckpointIsTriedAgainOnlyASecondLaterOnTheEnginesClock() throws Exception {
+        FaultyDevice a = new FaultyDevice(device("a", 4));
+        AtomicLong clock = new AtomicLong(1_000);
+        CompactEngine engine = open(clock::get, a);
+        for (int i = 0; i < 10; i++) {
+            assertTrue(engine.offer(key(i), chunk(key(i))));
+        }
+        awaitWriterRounds(engine);
+        a.failing(FaultyDevice.Op.FLUSH, true);
+        clock.addAndGet(INTERVAL_MILLIS);
+        awaitWriterRounds(engine);
+        assertEquals(1, engine.failedCheckpoints(), "the interval passed; its checkpoint's flush failed");
+        clock.addAndGet(999);
+        awaitWriterRounds(engine);
+        assertEquals(1, engine.failedCheckpoints(), "not tried again within a second");
+        assertEquals(0, engine.checkpoints());
+        a.failing(FaultyDevice.Op.FLUSH, false);
+        clock.addAndGet(1);
+        awaitWriterRounds(engine);
+        assertEquals(1, engine.checkpoints(), "tried again a second after the failure, and durable");
+        assertEquals(1, engine.failedCheckpoints());
+        engine.close();
+    }
+
+    @Test
     void servesWhatItWasOfferedAndComesBackWarmAfterAClose() throws Exception {
         MemoryDevice a = device("a", 4);
         MemoryDevice b = device("b", 4);
