@@ -258,6 +258,36 @@ class CompactCheckpointTest {
     }
 
     @Test
+    void twoAreasHoldingTheSameSequenceAreBothIgnored() throws Exception {
+        MemoryDevice a = device("a", 6);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        write(before, checkpointer, 0, 2 * PER_SEGMENT);
+        before.writer.flush();
+        checkpointer.checkpoint(NO_FILES);
+        write(before, checkpointer, 2 * PER_SEGMENT, 4 * PER_SEGMENT);
+        before.writer.flush();
+        checkpointer.checkpoint(NO_FILES);
+        // Area B's header rewritten to say checkpoint 1, its checksum resealed: hostile or damaged
+        // bytes that decode. Sequences are never reused, so which area is current cannot be told.
+        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+        a.read(AREAS.start(1), block).get();
+        CompactCheckpointHeader h = CompactCheckpointHeader.decode(block, AREAS.bodyCapacityBytes(), "area B");
+        assertEquals(2, h.sequence());
+        CompactCheckpointHeader same = new CompactCheckpointHeader(h.instance(), h.spaceIndex(), 1, h.timestampMillis(),
+                h.nextFileId(), h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(), h.buckets(),
+                h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy());
+        a.write(AREAS.start(1), same.encode()).get();
+
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        assertEquals(0, outcome.restoredEntries());
+        assertEquals(0, after.index.entries());
+        assertTrue(outcome.problems().stream().anyMatch(p -> p.contains("each holds checkpoint 1")), outcome.problems().toString());
+        assertEquals(0, hits(after, 4 * PER_SEGMENT), "nothing is served from an area that cannot be trusted");
+    }
+
+    @Test
     void spacesRestoredFromTwoCheckpointsHoldEachChunkOnce() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
