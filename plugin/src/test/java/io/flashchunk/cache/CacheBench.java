@@ -31,6 +31,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -352,7 +353,7 @@ public final class CacheBench {
             return 0;
         }
 
-        /** Reads of {@code bytes} (whole blocks) from random blocks of {@code lbas}. */
+        /** Reads of {@code bytes} (whole blocks) from random blocks of {@code lbas}, none past the device's end. */
         private static Operation deviceReads(BlockDevice device, long[] lbas, AlignedBufferPool pool, int bytes) {
             long lastLba = device.capacityBlocks() - bytes / BlockDevice.BLOCK_SIZE;
             return random -> {
@@ -441,7 +442,7 @@ public final class CacheBench {
             AtomicLong misses = new AtomicLong();
             Histogram latency = new Histogram(3);
             // A worker's failure fails the measurement: a path that throws must not report 0 ops/s.
-            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
             CountDownLatch done = new CountDownLatch(threadCount);
             long warmupEnd = System.nanoTime() + 1_000_000_000L;
             long end = warmupEnd + seconds * 1_000_000_000L;

@@ -416,7 +416,8 @@ public final class CompactEngine implements AutoCloseable {
         }
         // A reclaimed segment waiting for a checkpoint: write it, then the chunk has room. After a
         // failed checkpoint, not again for a while (it would fail the same way on every chunk).
-        if (table.retiredSegments() > 0 && retryPassed() && checkpoint("a reclaimed segment waits") && writer.append(pending.key(), pending.chunk())) {
+        if (table.retiredSegments() > 0 && retryPassed() && checkpoint("a reclaimed segment waits")
+                && writer.append(pending.key(), pending.chunk())) {
             return;
         }
         dropped.increment();
