@@ -25,8 +25,9 @@ import java.util.zip.CRC32C;
  * The copy of the index is fuzzy if the writer goes on meanwhile (run on the writer's thread, as the
  * engine does, it is exact, and the header says so: recovery then puts it back without a duplicate
  * check): a slot pointing into a segment not named is left out, and recovery trusts nothing else,
- * since every record read is checked against its key and its segment's sequence. A failed checkpoint spends its sequence (a space may hold it durably)
- * and frees nothing. One checkpoint at a time.
+ * since every record read is checked against its key and its segment's sequence. A failed
+ * checkpoint spends its sequence (a space may hold it durably) and frees nothing. One checkpoint at
+ * a time.
  */
 public final class CompactCheckpointer {
     private final SegmentTable table;

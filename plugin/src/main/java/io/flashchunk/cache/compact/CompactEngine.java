@@ -440,8 +440,11 @@ public final class CompactEngine implements AutoCloseable {
      * back counts as passed: a checkpoint must not wait for the clock to catch up.
      */
     private boolean retryPassed() {
+        if (lastCheckpointFailureMillis == Long.MIN_VALUE) {
+            return true;
+        }
         long since = clockMillis.getAsLong() - lastCheckpointFailureMillis;
-        return lastCheckpointFailureMillis == Long.MIN_VALUE || since < 0 || since >= CHECKPOINT_RETRY_MILLIS;
+        return since < 0 || since >= CHECKPOINT_RETRY_MILLIS;
     }
 
     /** Writes a checkpoint naming every chunk appended so far; returns whether it is durable. */
