@@ -79,7 +79,10 @@ final class RestartFixture implements AutoCloseable {
             return startWrapped(settings, wrap, clock);
         }
         int[] next = {0};
-        return open(config(devices, settings.andThen(c -> c.engine(engine)), 0),
+        // 1 MiB segments: the scratch devices hold many, so admission takes every chunk until flash is
+        // full (with one 16 MiB segment it would weigh each chunk against that segment's at once).
+        Consumer<CacheConfig.Builder> compact = c -> c.engine(engine).segmentBytes(1 << 20);
+        return open(config(devices, compact.andThen(settings), 0),
                 device -> wrap.apply(next[0]++, device), (config, opened) -> new CompactChunkCache(config, opened, clock));
     }
 
