@@ -90,6 +90,8 @@ class Soaked:
                 "-p", f"recordcount={self.args.records}", "-p", f"fieldlength={self.args.field_length}",
                 "-p", f"cassandra.keyspace={KEYSPACE}", "-p", f"soak.state={self.state}",
                 "-p", "cassandra.reconnectmaxmillis=500", "-p", "cassandra.requesttimeoutmillis=12000",
+                # a kill may come while the client connects: keep trying through the restart
+                "-p", "cassandra.connectwaitmillis=120000",
                 "-p", f"soak.seed={self.args.seed}-{self.name}", *options]
 
     def load(self):

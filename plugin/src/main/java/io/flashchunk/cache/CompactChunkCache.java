@@ -77,7 +77,8 @@ public final class CompactChunkCache implements FlashCache {
     /**
      * Starts the cache on already opened devices, one address space each, in order.
      *
-     * @param clock System.nanoTime or a test's: the time of flash reads (the breakers' and the hit histogram's)
+     * @param clock System.nanoTime or a test's: the time of flash reads (the breakers' and the hit
+     *              histogram's) and of invalidations, which puts' {@code readStartedNanos} are compared with
      */
     public CompactChunkCache(CacheConfig config, List<BlockDevice> devices, LongSupplier clock) throws IOException {
         this.config = config.validate();
@@ -96,7 +97,7 @@ public final class CompactChunkCache implements FlashCache {
         FlashReadPolicy reads = new FlashReadPolicy(config.readInCallerThread(), readTimeoutNanos,
                 new BreakerGate(breakers, config.readInCallerThread()), clock);
         this.engine = CompactEngine.open(drivers, engineSettings(config, drivers), new RegistryFiles(files),
-                System::currentTimeMillis, reads);
+                System::currentTimeMillis, clock, reads);
         this.recoveredEntries = engine.recovered().restoredEntries();
         restoreFiles(engine.recovered().files(), engine.recovered().nextFileId());
         this.dram = config.dramTierBytes() > 0 ? new DramTier(config.dramTierBytes()) : null;
@@ -174,8 +175,7 @@ public final class CompactChunkCache implements FlashCache {
                     return chunk;
                 }
             }
-            // Taken before the read: an invalidation after it keeps the hit out of the DRAM tier.
-            long readStartedNanos = dram == null ? 0 : System.nanoTime();
+            // Taken before the read: an invalidation at or after it keeps the hit out of the DRAM tier.
             long started = clock.getAsLong();
             SegmentReader.Hit hit = engine.read(key, maxLength, withFollower ? nextKey(file, position, maxLength)
                     : SegmentReader.NO_NEXT);
@@ -185,7 +185,7 @@ public final class CompactChunkCache implements FlashCache {
                 metrics.recordFlashHit(clock.getAsLong() - started);
                 if (dram != null) {
                     try {
-                        keepInDram(key, hit.chunk(), readStartedNanos);
+                        keepInDram(key, hit.chunk(), started);
                     } catch (RuntimeException e) {
                         chunk.release();
                         throw e;
@@ -221,7 +221,8 @@ public final class CompactChunkCache implements FlashCache {
     /**
      * Copies a hit into the DRAM tier, and takes it out again if the key was invalidated since the
      * read began: the invalidation records its time before it clears the tier, so either this check
-     * sees it or its clearing comes after this copy.
+     * sees it or its clearing comes after this copy. An invalidation timed before the read began was
+     * seen by the read itself (the engine's {@link CompactEngine#invalidate} contract).
      */
     private void keepInDram(long key, ByteBuffer chunk, long readStartedNanos) {
         dram.put(key, chunk);

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -70,13 +71,18 @@ class CompactChunkCacheTest {
 
     private CompactChunkCache open(Consumer<CacheConfig.Builder> settings, UnaryOperator<BlockDevice> wrap)
             throws IOException {
+        return open(settings, wrap, System::nanoTime);
+    }
+
+    private CompactChunkCache open(Consumer<CacheConfig.Builder> settings, UnaryOperator<BlockDevice> wrap,
+                                   LongSupplier clock) throws IOException {
         DeviceSpec spec = Backend.LIBAIO.spec(device).withQueueDepth(16);
         CacheConfig.Builder builder = CacheConfig.builder().device(spec).engine(CacheConfig.Engine.COMPACT)
                 .segmentBytes(1 << 20).checkpointChangePercent(0);
         settings.accept(builder);
         BlockDevice opened = BlockDevices.open(spec);
         try {
-            cache = new CompactChunkCache(builder.build(), List.of(wrap.apply(opened)), System::nanoTime);
+            cache = new CompactChunkCache(builder.build(), List.of(wrap.apply(opened)), clock);
         } catch (IOException | RuntimeException e) {
             opened.close();
             throw e;
@@ -219,6 +225,133 @@ class CompactChunkCacheTest {
         awaitWriter();
         assertMiss(file, 0);
         assertEquals(3, cache.entries(), "the writer took the key out of the index");
+    }
+
+    /**
+     * System.nanoTime, except in one thread once {@link #hold} is called: there its next reading is
+     * taken, then the thread waits until {@link #release} before it gets it (as a thread descheduled
+     * right after reading the clock).
+     */
+    private static final class HeldClock implements LongSupplier {
+        private final CountDownLatch entered = new CountDownLatch(1);
+        private final CountDownLatch release = new CountDownLatch(1);
+        private volatile Thread held;
+
+        void hold(Thread thread) {
+            held = thread;
+        }
+
+        @Override
+        public long getAsLong() {
+            long now = System.nanoTime();
+            if (Thread.currentThread() == held) {
+                held = null;
+                entered.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return now;
+        }
+
+        void awaitEntered() throws InterruptedException {
+            assertTrue(entered.await(20, TimeUnit.SECONDS), "the held thread read the clock");
+        }
+
+        void release() {
+            release.countDown();
+        }
+    }
+
+    /** Runs {@code invalidation} in a thread of its own whose reading of the clock is held. */
+    private static Thread invalidateHeld(HeldClock clock, Runnable invalidation) throws InterruptedException {
+        Thread thread = new Thread(invalidation, "held-invalidation");
+        clock.hold(thread);
+        thread.start();
+        clock.awaitEntered();
+        return thread;
+    }
+
+    @Test
+    void aSecondInvalidationKeepsTheKeyMissedAfterTheWriterTookTheFirst() throws Exception {
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        HeldClock clock = new HeldClock();
+        open(c -> { }, device -> faulty[0] = new FaultyDevice(device), clock);
+        CachedFile file = sstable("twice-Data.db");
+        putAll(file, 30, 2);
+        // The chunk is not cached; it changes in its file, and a reader that read the new bytes offers them.
+        cache.invalidatePosition(file, 0);
+        awaitWriter();
+        CountDownLatch release = holdWriterInACheckpoint(faulty[0]);
+        cache.invalidatePosition(file, 0); // a first invalidation, queued behind the held checkpoint
+        cache.put(file, 0, ChunkContent.buffer(31, 0, CHUNK), clock.getAsLong()); // read after it: admitted
+        // It changes again: the second invalidation has the key missed, and is held before it takes its time.
+        Thread second = invalidateHeld(clock, () -> cache.invalidatePosition(file, 0));
+        faulty[0].delay(FaultyDevice.Op.WRITE, null);
+        release.countDown();
+        awaitWriter(); // the writer took the first invalidation, then appended the offer (older than neither)
+        CountDownLatch releaseAgain = holdWriterInACheckpoint(faulty[0]);
+        try {
+            clock.release();
+            second.join(TimeUnit.SECONDS.toMillis(20));
+            assertFalse(second.isAlive());
+            // The second invalidation has returned; the writer has not taken it: the offered bytes are old now.
+            assertMiss(file, 0);
+        } finally {
+            faulty[0].delay(FaultyDevice.Op.WRITE, null);
+            releaseAgain.countDown();
+        }
+        awaitWriter();
+        assertMiss(file, 0);
+        assertHit(file, 30, CHUNK);
+    }
+
+    @Test
+    void aHitReadFromFlashAsItsKeyIsInvalidatedNeverStaysInTheDramTier() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("dram-race-Data.db");
+        putAll(file, 32, 2);
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        HeldClock clock = new HeldClock();
+        cache.close();
+        cache = null;
+        open(c -> c.dramTierBytes(1L << 20), device -> faulty[0] = new FaultyDevice(device), clock);
+        CachedFile again = sstable("dram-race-Data.db");
+        // The invalidation is held right after it read the clock; a reader starts after that time.
+        Thread invalidation = invalidateHeld(clock, () -> cache.invalidatePosition(again, 0));
+        CountDownLatch reading = new CountDownLatch(1);
+        CountDownLatch readRelease = new CountDownLatch(1);
+        faulty[0].delay(FaultyDevice.Op.READ, () -> {
+            reading.countDown();
+            try {
+                readRelease.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        CachedChunk[] read = new CachedChunk[1];
+        Thread reader = new Thread(() -> {
+            read[0] = cache.get(again, 0, CHUNK, false);
+            reading.countDown(); // a miss without a flash read ends here
+        }, "reader");
+        reader.start();
+        try {
+            assertTrue(reading.await(20, TimeUnit.SECONDS), "the reader read flash or missed");
+            clock.release();
+            invalidation.join(TimeUnit.SECONDS.toMillis(20));
+            assertFalse(invalidation.isAlive(), "the invalidation returned");
+        } finally {
+            faulty[0].delay(FaultyDevice.Op.READ, null);
+            readRelease.countDown();
+            reader.join(TimeUnit.SECONDS.toMillis(20));
+        }
+        if (read[0] != null) {
+            read[0].release(); // a read that began before the invalidation returned may be served the old bytes
+        }
+        assertMiss(again, 0); // but nothing of them outlives the invalidation in the DRAM tier
+        assertEquals(0, cache.stats().dramHits());
     }
 
     @Test

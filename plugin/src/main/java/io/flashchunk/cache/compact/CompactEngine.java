@@ -9,7 +9,6 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -38,8 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invalidation ({@link #invalidate}) is synchronous for readers and leaves the index to its one
  * writer: the key joins a set every read checks (one size read while it is empty) until the writer
- * has taken the key out of the index; and the time of the invalidation keeps out every offer whose
- * file read began before it (its bytes may be the old ones).
+ * has taken every invalidation of it out of the index; and the time of the invalidation, taken after
+ * the key joined the set, keeps out every offer whose file read began before it (its bytes may be the
+ * old ones). So a read that began at or after that time found the key in the set or out of the index.
  */
 public final class CompactEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactEngine.class);
@@ -128,12 +128,18 @@ public final class CompactEngine implements AutoCloseable {
     private final LongAdder alreadyCached = new LongAdder();
     private final LongAdder offeredBeforeInvalidation = new LongAdder();
     private final LongAdder invalidations = new LongAdder();
-    // Invalidated keys the writer has not yet taken out of the index: every read misses them.
-    private final Set<Long> awaitingRemoval = ConcurrentHashMap.newKeySet();
-    // When each key was last invalidated (System.nanoTime): offers whose read began before are old bytes.
+    /**
+     * Invalidated keys, each with how many of its invalidations the writer has still to take out of
+     * the index: every read misses them. A count, not a set: a second invalidation while the first is
+     * queued must keep the key missed after the writer took the first.
+     */
+    private final Map<Long, Integer> awaitingRemoval = new ConcurrentHashMap<>();
+    // When each key was last invalidated (nanoClock): offers whose read began before are old bytes.
     private final Map<Long, Long> invalidatedAt = new ConcurrentHashMap<>();
-    /** System.nanoTime of the writer's last pruning of {@link #invalidatedAt} (writer thread only). */
-    private long lastPruneNanos = System.nanoTime();
+    /** System.nanoTime or a test's: the time of invalidations, as offers' read starts are given on it. */
+    private final LongSupplier nanoClock;
+    /** The nanoClock at the writer's last pruning of {@link #invalidatedAt} (writer thread only). */
+    private long lastPruneNanos;
     private final WarningThrottle errorLog = new WarningThrottle(1, TimeUnit.MINUTES);
     private final WarningThrottle mismatchLog = new WarningThrottle(1, TimeUnit.MINUTES);
     /** When the last checkpoint failed, on the engine's clock, or none (writer thread only). */
@@ -152,10 +158,12 @@ public final class CompactEngine implements AutoCloseable {
     private long unnamedSinceMillis;
 
     private CompactEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis,
-                          FlashReadPolicy readPolicy) throws IOException {
+                          LongSupplier nanoClock, FlashReadPolicy readPolicy) throws IOException {
         this.settings = settings;
         this.files = files;
         this.clockMillis = clockMillis;
+        this.nanoClock = nanoClock;
+        this.lastPruneNanos = nanoClock.getAsLong();
         this.unnamedSinceMillis = clockMillis.getAsLong();
         this.drivers = List.copyOf(drivers);
         this.start = CompactStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat());
@@ -200,16 +208,27 @@ public final class CompactEngine implements AutoCloseable {
                 index.bytes() >> 20, recovered.restoredEntries());
     }
 
-    /** Starts the engine on {@code drivers}, one address space each, in order; hits read flash as {@link FlashReadPolicy#DEFAULT}. */
+    /**
+     * Starts the engine on {@code drivers}, one address space each, in order; hits read flash as
+     * {@link FlashReadPolicy#DEFAULT}, and invalidations are timed by System.nanoTime.
+     */
     public static CompactEngine open(List<StorageDriver> drivers, Settings settings, NamedFiles files,
                                      LongSupplier clockMillis) throws IOException {
-        return open(drivers, settings, files, clockMillis, FlashReadPolicy.DEFAULT);
+        return open(drivers, settings, files, clockMillis, System::nanoTime, FlashReadPolicy.DEFAULT);
     }
 
-    /** Starts the engine on {@code drivers}, one address space each, in order; hits read flash as {@code readPolicy} says. */
+    /**
+     * Starts the engine on {@code drivers}, one address space each, in order; hits read flash as
+     * {@code readPolicy} says.
+     *
+     * @param clockMillis the time of checkpoints (System.currentTimeMillis or a test's)
+     * @param nanoClock   the time of invalidations, on which offers give their file reads' start
+     *                    (System.nanoTime or a test's)
+     */
     public static CompactEngine open(List<StorageDriver> drivers, Settings settings, NamedFiles files,
-                                     LongSupplier clockMillis, FlashReadPolicy readPolicy) throws IOException {
-        return new CompactEngine(drivers, settings, files, clockMillis, readPolicy);
+                                     LongSupplier clockMillis, LongSupplier nanoClock, FlashReadPolicy readPolicy)
+            throws IOException {
+        return new CompactEngine(drivers, settings, files, clockMillis, nanoClock, readPolicy);
     }
 
     /**
@@ -231,7 +250,7 @@ public final class CompactEngine implements AutoCloseable {
      */
     public SegmentReader.Hit read(long key, int chunkLength, long nextKey) {
         admission.accessed(key);
-        if (!awaitingRemoval.isEmpty() && awaitingRemoval.contains(key)) {
+        if (!awaitingRemoval.isEmpty() && awaitingRemoval.containsKey(key)) {
             misses.increment();
             return null;
         }
@@ -256,7 +275,8 @@ public final class CompactEngine implements AutoCloseable {
      */
     public boolean claim(SegmentReader.Follower follower) {
         admission.accessed(follower.key());
-        if ((!awaitingRemoval.isEmpty() && awaitingRemoval.contains(follower.key())) || !reader.stillCurrent(follower)) {
+        if ((!awaitingRemoval.isEmpty() && awaitingRemoval.containsKey(follower.key()))
+                || !reader.stillCurrent(follower)) {
             return false;
         }
         hits.increment();
@@ -265,14 +285,14 @@ public final class CompactEngine implements AutoCloseable {
 
     /** As {@link #offer(long, ByteBuffer, long)} for bytes no invalidation can race with (tests, the simulator). */
     public boolean offer(long key, ByteBuffer chunk) {
-        return offer(key, chunk, System.nanoTime());
+        return offer(key, chunk, nanoClock.getAsLong());
     }
 
     /**
      * Offers the chunk of {@code key} just read on a miss (position to limit, left unchanged): copied
      * into the writer's queue if the key is not cached, admission takes it and the queue has room.
-     * The writer drops it if the key is invalidated after {@code readStartedNanos} (System.nanoTime
-     * taken before its file read began). Any thread.
+     * The writer drops it if the key is invalidated after {@code readStartedNanos} (the engine's
+     * nanoClock, taken before its file read began). Any thread.
      */
     public boolean offer(long key, ByteBuffer chunk, long readStartedNanos) {
         if (closing || !writerThread.isAlive() || !chunk.hasRemaining()) {
@@ -301,13 +321,16 @@ public final class CompactEngine implements AutoCloseable {
      * whose file read began before this call is written. Any thread.
      */
     public void invalidate(long key) {
-        invalidatedAt.put(key, System.nanoTime());
-        awaitingRemoval.add(key);
+        // Into the set before the time is taken: a read that starts at or after the time finds the key
+        // there (or already out of the index), so a read judged by invalidatedSince is never old bytes.
+        awaitingRemoval.merge(key, 1, Integer::sum);
+        long now = nanoClock.getAsLong();
+        invalidatedAt.merge(key, now, (earlier, later) -> later - earlier >= 0 ? later : earlier);
         invalidations.increment();
         queue.add(Pending.invalidation(key));
     }
 
-    /** Whether {@code key} was invalidated at or after {@code sinceNanos} (System.nanoTime). */
+    /** Whether {@code key} was invalidated at or after {@code sinceNanos} (on the engine's nanoClock). */
     public boolean invalidatedSince(long key, long sinceNanos) {
         Long at = invalidatedAt.get(key);
         return at != null && at - sinceNanos >= 0;
@@ -390,7 +413,7 @@ public final class CompactEngine implements AutoCloseable {
                 index.remove(pending.key(), address);
             }
             writer.forget(pending.key());
-            awaitingRemoval.remove(pending.key());
+            awaitingRemoval.computeIfPresent(pending.key(), (key, left) -> left == 1 ? null : left - 1);
         } else {
             queuedBytes.addAndGet(-pending.chunk().remaining());
             if (invalidatedSince(pending.key(), pending.readStartedNanos())) {
@@ -403,7 +426,7 @@ public final class CompactEngine implements AutoCloseable {
 
     /** Forgets invalidations older than any offer still expected, at most once a second. */
     private void pruneInvalidations() {
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         if (now - lastPruneNanos > TimeUnit.SECONDS.toNanos(1) && !invalidatedAt.isEmpty()) {
             lastPruneNanos = now;
             invalidatedAt.values().removeIf(at -> now - at > INVALIDATION_MEMORY_NANOS);

@@ -44,7 +44,8 @@ public class CassandraDb extends DB {
             throw new DBException(e.getMessage());
         }
         try {
-            connection = CONNECTION.acquire(() -> CassandraConnection.open(settings));
+            connection = CONNECTION.acquire(() -> FirstConnection.open(() -> CassandraConnection.open(settings),
+                    settings.connectWait()));
         } catch (RuntimeException e) {
             throw new DBException("cannot connect to Cassandra at " + settings.hosts() + " port " + settings.port()
                     + ", keyspace " + settings.keyspace() + ": " + e.getMessage(), e);

@@ -14,7 +14,8 @@ import java.util.Properties;
  */
 public record CassandraSettings(List<String> hosts, int port, String localDatacenter, String keyspace,
         ConsistencyLevel readConsistency, ConsistencyLevel writeConsistency,
-        Duration connectTimeout, Duration requestTimeout, Duration reconnectMaxDelay, boolean onlyHosts) {
+        Duration connectTimeout, Duration requestTimeout, Duration reconnectMaxDelay, boolean onlyHosts,
+        Duration connectWait) {
     public static final String HOSTS = "hosts";
     public static final String PORT = "port";
     public static final String LOCAL_DC = "cassandra.localdc";
@@ -29,6 +30,11 @@ public record CassandraSettings(List<String> hosts, int port, String localDatace
      * it discovers. A cluster test pins one node so that a read at ONE is that node's.
      */
     public static final String ONLY_HOSTS = "cassandra.onlyhosts";
+    /**
+     * How long a client keeps trying its first connection (a node restarting); 0, the default, tries
+     * once, as YCSB's bindings do.
+     */
+    public static final String CONNECT_WAIT = "cassandra.connectwaitmillis";
 
     public static final int DEFAULT_PORT = 9042;
     public static final String DEFAULT_LOCAL_DC = "datacenter1";
@@ -53,7 +59,8 @@ public record CassandraSettings(List<String> hosts, int port, String localDatace
                 Duration.ofMillis(intInRange(properties, REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_MILLIS, 1, Integer.MAX_VALUE)),
                 Duration.ofMillis(intInRange(properties, RECONNECT_MAX_DELAY, DEFAULT_RECONNECT_MAX_DELAY_MILLIS, 1,
                         Integer.MAX_VALUE)),
-                bool(properties, ONLY_HOSTS));
+                bool(properties, ONLY_HOSTS),
+                Duration.ofMillis(intInRange(properties, CONNECT_WAIT, 0, 0, Integer.MAX_VALUE)));
     }
 
     private static List<String> hosts(Properties properties) {

@@ -19,7 +19,7 @@ class CassandraSettingsTest {
 
         assertEquals(new CassandraSettings(List.of("127.0.0.1"), 9042, "datacenter1", "ycsb",
                 DefaultConsistencyLevel.ONE, DefaultConsistencyLevel.ONE,
-                Duration.ofSeconds(5), Duration.ofSeconds(12), Duration.ofSeconds(60), false), settings);
+                Duration.ofSeconds(5), Duration.ofSeconds(12), Duration.ofSeconds(60), false, Duration.ZERO), settings);
     }
 
     @Test
@@ -34,11 +34,13 @@ class CassandraSettingsTest {
                 "cassandra.connecttimeoutmillis", "700",
                 "cassandra.requesttimeoutmillis", "30000",
                 "cassandra.reconnectmaxmillis", "500",
-                "cassandra.onlyhosts", "TRUE"));
+                "cassandra.onlyhosts", "TRUE",
+                "cassandra.connectwaitmillis", "90000"));
 
         assertEquals(new CassandraSettings(List.of("10.0.0.1", "node2"), 19042, "dc2", "bench",
                 DefaultConsistencyLevel.LOCAL_QUORUM, DefaultConsistencyLevel.ALL,
-                Duration.ofMillis(700), Duration.ofSeconds(30), Duration.ofMillis(500), true), settings);
+                Duration.ofMillis(700), Duration.ofSeconds(30), Duration.ofMillis(500), true, Duration.ofSeconds(90)),
+                settings);
     }
 
     @Test
@@ -65,6 +67,7 @@ class CassandraSettingsTest {
         "cassandra.requesttimeoutmillis|1.5",
         "cassandra.reconnectmaxmillis|0",
         "cassandra.onlyhosts|yes",
+        "cassandra.connectwaitmillis|-1",
     })
     void badValuesAreRefusedNamingTheSetting(String name, String value) {
         Properties p = properties("hosts", "127.0.0.1");
