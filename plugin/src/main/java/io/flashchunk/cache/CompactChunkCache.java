@@ -219,16 +219,13 @@ public final class CompactChunkCache implements FlashCache {
     }
 
     /**
-     * Copies a hit into the DRAM tier, and takes it out again if the key was invalidated since the
-     * read began: the invalidation records its time before it clears the tier, so either this check
-     * sees it or its clearing comes after this copy. An invalidation timed before the read began was
-     * seen by the read itself (the engine's {@link CompactEngine#invalidate} contract).
+     * Copies a hit into the DRAM tier unless the key was invalidated since the read began: the
+     * invalidation records its time before it clears the tier, so either this check sees it or its
+     * clearing comes after the copy (see {@link DramTier#putIfCurrent}). An invalidation timed before
+     * the read began was seen by the read itself (the engine's {@link CompactEngine#invalidate} contract).
      */
     private void keepInDram(long key, ByteBuffer chunk, long readStartedNanos) {
-        dram.put(key, chunk);
-        if (engine.invalidatedSince(key, readStartedNanos)) {
-            dram.invalidate(key);
-        }
+        dram.putIfCurrent(key, chunk, () -> !engine.invalidatedSince(key, readStartedNanos));
     }
 
     /**

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.flashchunk.buffer.AlignedBufferPool;
 import java.nio.ByteBuffer;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongPredicate;
 
 /**
@@ -36,11 +37,17 @@ final class DramTier {
         return chunks.asMap().containsKey(key);
     }
 
-    /** Keeps a copy of the chunk's bytes from position 0 to the limit. */
-    void put(long key, ByteBuffer chunk) {
+    /**
+     * Keeps a copy of the chunk's bytes from position 0 to the limit, unless {@code current} says
+     * they are no longer the chunk's. The check and the insert are one step against
+     * {@link #invalidate} of the key: no reader ever sees a copy that fails the check, and an
+     * invalidation that comes after the check removes the copy. So an invalidation that makes the
+     * check fail before it clears the tier leaves no old bytes behind, not even for a moment.
+     */
+    void putIfCurrent(long key, ByteBuffer chunk, BooleanSupplier current) {
         byte[] bytes = new byte[chunk.limit()];
         chunk.get(0, bytes);
-        chunks.put(key, bytes);
+        chunks.asMap().compute(key, (k, held) -> current.getAsBoolean() ? bytes : held);
     }
 
     void invalidate(long key) {

@@ -641,15 +641,12 @@ public final class FlashChunkCache implements FlashCache {
     }
 
     /**
-     * Copies a verified chunk into the DRAM tier, and takes it out again if the entry moved or died
-     * meanwhile: an invalidation marks the entry dead before it clears the tier, so either this check
-     * sees it dead or the invalidation's clearing comes after this copy.
+     * Copies a verified chunk into the DRAM tier unless the entry moved or died meanwhile: an
+     * invalidation marks the entry dead before it clears the tier, so either this check sees it dead
+     * or the invalidation's clearing comes after the copy (see {@link DramTier#putIfCurrent}).
      */
     private void keepInDram(ChunkEntry entry, long location, ByteBuffer chunk) {
-        dram.put(entry.key(), chunk);
-        if (entry.location() != location) {
-            dram.invalidate(entry.key());
-        }
+        dram.putIfCurrent(entry.key(), chunk, () -> entry.location() == location);
     }
 
     static int crc32c(ByteBuffer buffer) {
