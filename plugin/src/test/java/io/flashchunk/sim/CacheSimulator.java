@@ -40,7 +40,8 @@ public final class CacheSimulator implements Callable<Integer> {
     @Option(names = "--warmup", description = "share of each trace that only fills the cache (default ${DEFAULT-VALUE})")
     double warmup = 0.25;
 
-    @Option(names = "--traces", split = ",", description = "generated traces: hotspot, zipfian, scans (default: all)")
+    @Option(names = "--traces", split = ",",
+            description = "generated traces: hotspot, zipfian, scans, or none (recorded ones only; default: all)")
     List<String> traces = List.of("hotspot", "zipfian", "scans");
 
     @Option(names = "--recorded", description = "also replay this recorded trace (the adapter's chunk-read recording)")
@@ -86,12 +87,15 @@ public final class CacheSimulator implements Callable<Integer> {
     private List<ChunkTrace> traces() throws IOException {
         List<ChunkTrace> all = new ArrayList<>();
         for (String name : traces) {
+            if (name.equals("none")) {
+                continue;
+            }
             all.add(switch (name) {
                 case "hotspot" -> Traces.hotspot(chunks, reads, chunkBytes);
                 case "zipfian" -> Traces.zipfian(chunks, reads, chunkBytes);
                 case "scans" -> Traces.hotspotWithScans(chunks, reads, chunkBytes, 1);
                 default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                        "--traces: no trace named '" + name + "' (hotspot, zipfian, scans)");
+                        "--traces: no trace named '" + name + "' (hotspot, zipfian, scans, none)");
             });
         }
         for (Path file : recorded) {
