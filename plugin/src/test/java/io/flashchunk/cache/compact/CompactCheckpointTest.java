@@ -288,6 +288,31 @@ class CompactCheckpointTest {
     }
 
     @Test
+    void aNextFileIdAtTheLimitIsRecoveredWithoutSizingAnythingByIt() throws Exception {
+        MemoryDevice a = device("a", 6);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        write(before, checkpointer, 0, 2 * PER_SEGMENT);
+        before.writer.flush();
+        checkpointer.checkpoint(NO_FILES);
+        // The header's next file id at the largest int, its checksum resealed: bytes that decode but
+        // that no writer of ours wrote. Nothing is sized by it; ids below it are never handed out.
+        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+        a.read(AREAS.start(0), block).get();
+        CompactCheckpointHeader h = CompactCheckpointHeader.decode(block, AREAS.bodyCapacityBytes(), "area A");
+        CompactCheckpointHeader limit = new CompactCheckpointHeader(h.instance(), h.spaceIndex(), h.sequence(),
+                h.timestampMillis(), Integer.MAX_VALUE, h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(),
+                h.buckets(), h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy());
+        a.write(AREAS.start(0), limit.encode()).get();
+
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        assertEquals(Integer.MAX_VALUE, outcome.nextFileId());
+        assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "every chunk comes back");
+        assertEquals(2 * PER_SEGMENT, hits(after, 2 * PER_SEGMENT));
+    }
+
+    @Test
     void spacesRestoredFromTwoCheckpointsHoldEachChunkOnce() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
