@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.flashchunk.cache.checkpoint.CacheRecoveryException;
 import io.flashchunk.cache.checkpoint.SpaceLayout;
 import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.index.FileIdentity;
 import java.nio.file.StandardCopyOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -92,6 +93,45 @@ class WarmRestartTest {
                 assertEquals(8, cache.stats().recoveredEntries(), "the older checkpoint knew the first file only");
                 assertServed(cache, cache.registerFile(first), 4, 8);
                 assertNull(cache.get(cache.registerFile(second), 0));
+            }
+        }
+    }
+
+    /**
+     * The compact engine's rule for the same case: spaces whose checkpoints name the file differently
+     * cannot tell which is right, so none of the file's chunks is used (the restart logs which file).
+     */
+    @Test
+    void aFileTheCompactSpacesNameDifferentlyIsNotRestoredAtAll() throws Exception {
+        try (var fixture = new RestartFixture(2, DEVICE_BYTES)) {
+            Path growing = fixture.dataFile("growing-Data.db");
+            Path space1Image = fixture.devices.get(1).resolveSibling(fixture.devices.get(1).getFileName() + ".first");
+            int chunks = 150; // about two and a half 1 MiB segments: chunks on both spaces
+            int id;
+            try (FlashCache cache = fixture.start(CacheConfig.Engine.COMPACT, c -> { })) {
+                CachedFile file = cache.registerFile(FileIdentity.of(growing));
+                id = file.id();
+                for (int i = 0; i < chunks; i++) {
+                    cache.put(file, i * 16384L, ChunkContent.buffer(8, i * 16384L, 16384), System.nanoTime());
+                }
+                FlashChunkCacheTest.awaitWritten(cache);
+                cache.checkpointNow();
+                assertTrue(cache.stats().spaces().stream().allMatch(space -> space.usedBlocks() > 0),
+                        "segments on both spaces: " + cache.stats().spaces());
+                Files.copy(fixture.devices.get(1), space1Image); // space 1 as the first checkpoint left it
+                Files.write(growing, new byte[4096], StandardOpenOption.APPEND);
+                assertEquals(id, cache.registerFile(FileIdentity.of(growing)).id(), "the same file, grown");
+                cache.checkpointNow();
+            }
+            // Space 1's second checkpoint lost (torn): it names the file as it was, space 0 as it is.
+            Files.move(space1Image, fixture.devices.get(1), StandardCopyOption.REPLACE_EXISTING);
+            try (FlashCache cache = fixture.start(CacheConfig.Engine.COMPACT, c -> { })) {
+                assertTrue(cache.stats().recoveredEntries() > 0, "both spaces' checkpoints were recovered");
+                assertNull(cache.files().byId(id), "the disputed file is not restored");
+                CachedFile again = cache.registerFile(FileIdentity.of(growing));
+                for (int i = 0; i < chunks; i++) {
+                    assertNull(cache.get(again, i * 16384L, 16384, false), "chunk " + i);
+                }
             }
         }
     }
