@@ -13,8 +13,9 @@ import java.util.stream.Stream;
 
 /**
  * The child JVM of {@link CrashRecoveryTest}: runs a cache under load (gets with puts on misses,
- * evictions, invalidations, migrations, frequent checkpoints) until it is killed. Prints READY once
- * recovered; prints MISMATCH and exits 3 if it is ever served a wrong byte.
+ * evictions, invalidations, frequent checkpoints; today's engine also migrations) until it is
+ * killed. Arguments: the engine ({@code classic} or {@code compact}), the data directory, the
+ * devices. Prints READY once recovered; prints MISMATCH and exits 3 if it is ever served a wrong byte.
  */
 public final class CrashWorkload {
     static final int CHUNK = 16384;
@@ -29,20 +30,24 @@ public final class CrashWorkload {
     }
 
     public static void main(String[] args) throws Exception {
-        Path dataDir = Path.of(args[0]);
+        boolean compact = args[0].equals("compact");
+        Path dataDir = Path.of(args[1]);
         List<Path> devices = new ArrayList<>();
-        for (int i = 1; i < args.length; i++) {
+        for (int i = 2; i < args.length; i++) {
             devices.add(Path.of(args[i]));
         }
         // The production policy: checkpoints follow the changes (10%) and the clock.
-        FlashChunkCache cache = RestartFixture.start(devices, c -> c.checkpointIntervalMillis(150)
-                .minCheckpointIntervalMillis(20).checkpointChangePercent(10).queueBytes(4L << 20).maintenanceIntervalMillis(100)
-                .allocationWaitMillis(20).migrationBatch(8));
+        FlashCache cache = compact
+                ? RestartFixture.startCompact(devices, c -> c.checkpointIntervalMillis(150).checkpointChangePercent(10)
+                        .queueBytes(4L << 20))
+                : RestartFixture.start(devices, c -> c.checkpointIntervalMillis(150)
+                        .minCheckpointIntervalMillis(20).checkpointChangePercent(10).queueBytes(4L << 20)
+                        .maintenanceIntervalMillis(100).allocationWaitMillis(20).migrationBatch(8));
         List<CachedFile> files = new ArrayList<>();
         List<Long> seeds = new ArrayList<>();
         try (Stream<Path> listing = Files.list(dataDir)) {
             for (Path path : listing.sorted().toList()) {
-                CachedFile file = cache.registerFile(path);
+                CachedFile file = cache.registerFile(FileIdentity.of(path));
                 files.add(file);
                 seeds.add(seed(file.identity()));
             }
@@ -61,16 +66,16 @@ public final class CrashWorkload {
         }
     }
 
-    private static void readForever(FlashChunkCache cache, List<CachedFile> files, List<Long> seeds, long seed) {
+    private static void readForever(FlashCache cache, List<CachedFile> files, List<Long> seeds, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         while (true) {
             int f = random.nextInt(files.size());
             int chunk = random.nextInt(100) < 80 ? random.nextInt(CHUNKS_PER_FILE / 3) : random.nextInt(CHUNKS_PER_FILE);
             long position = (long) chunk * CHUNK;
             byte[] expected = ChunkContent.bytes(seeds.get(f), position, CHUNK);
-            CachedChunk served = cache.get(files.get(f), position);
+            CachedChunk served = cache.get(files.get(f), position, CHUNK, false);
             if (served == null) {
-                cache.put(files.get(f), position, ByteBuffer.wrap(expected));
+                cache.put(files.get(f), position, ByteBuffer.wrap(expected), System.nanoTime());
                 continue;
             }
             byte[] actual = ChunkContent.read(served);
@@ -83,11 +88,13 @@ public final class CrashWorkload {
         }
     }
 
-    private static void churnForever(FlashChunkCache cache, List<CachedFile> files) {
+    private static void churnForever(FlashCache cache, List<CachedFile> files) {
         SplittableRandom random = new SplittableRandom(System.nanoTime());
         try {
             while (true) {
-                cache.spaces().space(random.nextInt(cache.spaces().spaces().size())).reads().mark(100_000);
+                if (cache instanceof FlashChunkCache classic) {
+                    classic.spaces().space(random.nextInt(classic.spaces().spaces().size())).reads().mark(100_000);
+                }
                 if (random.nextInt(4) == 0) {
                     cache.invalidatePosition(files.get(random.nextInt(files.size())),
                             (long) random.nextInt(CHUNKS_PER_FILE) * CHUNK);

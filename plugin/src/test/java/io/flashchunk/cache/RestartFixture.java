@@ -79,11 +79,22 @@ final class RestartFixture implements AutoCloseable {
             return startWrapped(settings, wrap, clock);
         }
         int[] next = {0};
+        return startCompact(devices, settings, device -> wrap.apply(next[0]++, device), clock);
+    }
+
+    /** Starts a compact cache on the devices (a child JVM's, say). */
+    static CompactChunkCache startCompact(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings)
+            throws IOException {
+        return startCompact(devicePaths, settings, device -> device, System::nanoTime);
+    }
+
+    private static CompactChunkCache startCompact(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings,
+                                                  UnaryOperator<BlockDevice> wrap, LongSupplier clock) throws IOException {
         // 1 MiB segments: the scratch devices hold many, so admission takes every chunk until flash is
         // full (with one 16 MiB segment it would weigh each chunk against that segment's at once).
-        Consumer<CacheConfig.Builder> compact = c -> c.engine(engine).segmentBytes(1 << 20);
-        return open(config(devices, compact.andThen(settings), 0),
-                device -> wrap.apply(next[0]++, device), (config, opened) -> new CompactChunkCache(config, opened, clock));
+        Consumer<CacheConfig.Builder> compact = c -> c.engine(CacheConfig.Engine.COMPACT).segmentBytes(1 << 20);
+        return open(config(devicePaths, compact.andThen(settings), 0), wrap,
+                (config, opened) -> new CompactChunkCache(config, opened, clock));
     }
 
     /** Makes a cache of a configuration and the devices it names, opened. */
