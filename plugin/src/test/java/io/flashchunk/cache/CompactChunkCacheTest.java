@@ -18,10 +18,13 @@ import io.flashchunk.testing.Backend;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.Scratch;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +34,8 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** What the cache on the compact engine promises to the adapter, one behaviour at a time, on real O_DIRECT files. */
 class CompactChunkCacheTest {
@@ -569,5 +574,120 @@ class CompactChunkCacheTest {
         cache.invalidateFile(again);
         assertNull(cache.claim(again, follower));
         first.release();
+    }
+
+    @Test
+    void chunksOfDifferentSizesAndAShortLastChunkShareOneCacheFromMemoryAndFromFlash() throws Exception {
+        open(c -> { });
+        int[] sizes = {4096, 16384, 65536};
+        CachedFile[] files = {sstable("small-Data.db"), sstable("medium-Data.db"), sstable("large-Data.db")};
+        for (int f = 0; f < 3; f++) {
+            for (int i = 0; i < 10; i++) {
+                cache.put(files[f], (long) i * sizes[f], ChunkContent.buffer(f, (long) i * sizes[f], sizes[f]), System.nanoTime());
+            }
+        }
+        // The last chunk of a file is shorter than the chunk size.
+        cache.put(files[2], 10L * 65536, ChunkContent.buffer(2, 10L * 65536, 5000), System.nanoTime());
+        awaitWriter();
+        for (int round = 0; round < 2; round++) {
+            for (int f = 0; f < 3; f++) {
+                for (int i = 0; i < 10; i++) {
+                    assertChunk(files[f], f, (long) i * sizes[f], sizes[f], sizes[f]);
+                }
+            }
+            assertChunk(files[2], 2, 10L * 65536, 65536, 5000);
+            if (round == 0) {
+                long memoryHits = cache.stats().memoryHits();
+                assertTrue(memoryHits > 0, "the open segment served from memory: " + cache.stats());
+                reopen(); // then all from flash
+                files = new CachedFile[] {sstable("small-Data.db"), sstable("medium-Data.db"), sstable("large-Data.db")};
+            }
+        }
+        assertEquals(31, cache.stats().flashHits(), "after the restart every chunk came from flash");
+    }
+
+    /** A hit of exactly {@code length} bytes of the file's chunk at {@code position}, asked for with {@code maxLength}. */
+    private void assertChunk(CachedFile file, long seed, long position, int maxLength, int length) {
+        CachedChunk chunk = cache.get(file, position, maxLength, false);
+        assertNotNull(chunk, "expected a hit for " + file + "@" + position);
+        try {
+            assertArrayEquals(ChunkContent.bytes(seed, position, length), ChunkContent.read(chunk), file + "@" + position);
+        } finally {
+            chunk.release();
+        }
+    }
+
+    @Test
+    void uncacheableChunksAreCountedNotStored() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("u-Data.db");
+        cache.put(file, 100, ChunkContent.buffer(7, 100, 4096), System.nanoTime()); // not a chunk's start
+        cache.put(file, 0, ChunkContent.buffer(7, 0, 65537), System.nanoTime()); // longer than any chunk
+        cache.put(file, 4096, ByteBuffer.allocate(0), System.nanoTime());
+        awaitWriter();
+        assertEquals(3, cache.stats().uncacheable());
+        assertEquals(0, cache.stats().puts());
+        assertEquals(0, cache.entries());
+        assertMiss(file, 0);
+    }
+
+    @Test
+    void aFullQueueDropsNewPutsAndNeverHoldsMoreThanItsBound() throws Exception {
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        open(c -> c.queueBytes(256 * 1024), device -> faulty[0] = new FaultyDevice(device));
+        CachedFile file = sstable("full-Data.db");
+        CountDownLatch release = holdWriterInACheckpoint(faulty[0]);
+        long maxQueued = 0;
+        try {
+            for (int i = 0; i < 200; i++) {
+                cache.put(file, i * 65536L, ChunkContent.buffer(8, i * 65536L, 65536), System.nanoTime());
+                maxQueued = Math.max(maxQueued, cache.stats().queuedBytes());
+            }
+        } finally {
+            faulty[0].delay(FaultyDevice.Op.WRITE, null);
+            release.countDown();
+        }
+        assertEquals(256 * 1024, maxQueued, "four 64 KiB chunks fill the queue; no put goes past it");
+        assertEquals(196, cache.stats().droppedQueueFull(), "the writer was held: every later put is dropped");
+        awaitWriter();
+        assertEquals(0, cache.stats().queuedBytes());
+        assertEquals(4, cache.entries(), "what the queue held is cached");
+    }
+
+    @ParameterizedTest(name = "reads in the caller thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void corruptedFlashBytesAreAMissNeverAWrongAnswer(boolean inCallerThread) throws Exception {
+        open(c -> c.readInCallerThread(inCallerThread));
+        CachedFile file = sstable("corrupt-Data.db");
+        putAll(file, 10, 8);
+        cache.close();
+        cache = null;
+        open(c -> c.readInCallerThread(inCallerThread));
+        CachedFile again = sstable("corrupt-Data.db");
+        for (int i = 1; i < 8; i++) {
+            assertHit(again, 10, (long) i * CHUNK);
+        }
+        // Flip bytes inside chunk 0's record on the device file (found by its bytes: the engine's
+        // addresses are its own).
+        long at = offsetOnDevice(ChunkContent.bytes(10, 0, CHUNK));
+        try (FileChannel channel = FileChannel.open(device, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {9, 9, 9}), at + 777);
+        }
+        assertMiss(again, 0);
+        assertEquals(1, cache.stats().checksumErrors(), cache.stats().toString());
+        assertMiss(again, 0); // still a miss: damaged bytes are never served
+        assertHit(again, 10, CHUNK);
+    }
+
+    /** Where {@code bytes} first appear in the device file. */
+    private long offsetOnDevice(byte[] bytes) throws IOException {
+        byte[] image = Files.readAllBytes(device);
+        byte[] head = Arrays.copyOf(bytes, 64);
+        for (int i = 0; i + bytes.length <= image.length; i++) {
+            if (image[i] == head[0] && Arrays.equals(image, i, i + head.length, head, 0, head.length)) {
+                return i;
+            }
+        }
+        throw new AssertionError("the chunk is not on the device");
     }
 }
