@@ -190,10 +190,11 @@ public final class CompactEngine implements AutoCloseable {
         // Reclaimed segments wait for a checkpoint: reclaim a batch at once, so that one checkpoint frees
         // many (a checkpoint writes the whole index) rather than one per segment.
         int batch = Math.max(1, Math.min(settings.checkpointEverySegments(), all / 8));
+        SpaceReads load = new SpaceReads(spaces);
         this.writer = new SegmentWriter(table, layouts, driverArray, index, order, buffers, false,
-                new WriterPolicy(admission, settings.reinsertShare(), batch));
+                new WriterPolicy(admission, settings.reinsertShare(), batch, load));
         this.reader = new SegmentReader(table, layouts, driverArray, index, order, writer.buffers(),
-                new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy);
+                new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy, load);
         this.recovered = start.formatted()
                 ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
                         java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray())

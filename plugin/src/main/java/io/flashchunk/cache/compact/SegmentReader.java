@@ -26,6 +26,7 @@ public final class SegmentReader {
     private final SegmentBuffer[] buffers;
     private final AlignedBufferPool pool;
     private final FlashReadPolicy policy;
+    private final SpaceReads spaceReads;
     private final LongAdder memoryReads = new LongAdder();
     private final LongAdder flashReads = new LongAdder();
     private final LongAdder flashBytesRead = new LongAdder();
@@ -40,6 +41,17 @@ public final class SegmentReader {
 
     public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool, FlashReadPolicy policy) {
+        this(table, layouts, drivers, index, order, buffers, pool, policy, new SpaceReads(layouts.length));
+    }
+
+    /** @param spaceReads where each flash read of a hit is counted, per space (the writer's load) */
+    public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
+                         ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool, FlashReadPolicy policy,
+                         SpaceReads spaceReads) {
+        if (spaceReads.spaces() != layouts.length) {
+            throw new IllegalArgumentException(spaceReads.spaces() + " spaces' reads for " + layouts.length + " spaces");
+        }
+        this.spaceReads = spaceReads;
         this.table = table;
         this.layouts = layouts;
         this.drivers = drivers;
@@ -237,6 +249,7 @@ public final class SegmentReader {
         }
         flashReads.increment();
         flashBytesRead.add(bytes);
+        spaceReads.read(space);
         boolean served = false;
         try {
             long base = firstBlock * BlockDevice.BLOCK_SIZE;

@@ -40,6 +40,9 @@ public final class SegmentWriter {
     private final VictimAdmission admission;
     private final long reinsertBytes;
     private final int reclaimBatch;
+    /** Flash reads per space (null: spaces in turn), and the counts when the last segment opened. */
+    private final SpaceReads load;
+    private final long[] readsAtLastOpen;
     /** Chunks of reclaimed segments read back for reinsertion, waiting for the next open segment. */
     private final ArrayDeque<Kept> kept = new ArrayDeque<>();
     private final VictimSamples samples;
@@ -105,6 +108,11 @@ public final class SegmentWriter {
         this.admission = policy.admission();
         this.reinsertBytes = (long) (policy.reinsertShare() * segmentBytes);
         this.reclaimBatch = policy.reclaimBatch();
+        this.load = policy.load();
+        this.readsAtLastOpen = new long[table.spaces()];
+        if (load != null && load.spaces() != table.spaces()) {
+            throw new IllegalArgumentException(load.spaces() + " spaces' reads for " + table.spaces() + " spaces");
+        }
         this.samples = new VictimSamples(table.segments());
         freeBuffers.addAll(List.of(buffers));
     }
@@ -266,17 +274,35 @@ public final class SegmentWriter {
         admission.victims(next == -1 ? new long[0] : samples.of(next));
     }
 
-    /** Opens a free segment in the next space that has one, in turn. */
+    /**
+     * Opens a free segment in the space read least since the last segment opened (ties, and without
+     * a load: the space with the most free segments, then the next in turn); -1 when none is free.
+     */
     private int openInSomeSpace() {
+        int best = -1;
+        long bestReads = 0;
+        int bestFree = 0;
         for (int i = 0; i < table.spaces(); i++) {
             int space = (nextSpace + i) % table.spaces();
-            int segment = table.open(space);
-            if (segment != -1) {
-                nextSpace = (space + 1) % table.spaces();
-                return segment;
+            int free = table.freeSegments(space);
+            if (free == 0) {
+                continue;
+            }
+            long reads = load == null ? 0 : load.count(space) - readsAtLastOpen[space];
+            if (best == -1 || reads < bestReads || (reads == bestReads && free > bestFree)) {
+                best = space;
+                bestReads = reads;
+                bestFree = free;
             }
         }
-        return -1;
+        if (best == -1) {
+            return -1;
+        }
+        for (int space = 0; load != null && space < table.spaces(); space++) {
+            readsAtLastOpen[space] = load.count(space);
+        }
+        nextSpace = (best + 1) % table.spaces();
+        return table.open(best);
     }
 
     private void sealOpen() {

@@ -7,11 +7,14 @@ package io.flashchunk.cache.compact;
  * of a segment (0: none). The share bounds the flash bytes written per admitted byte at
  * {@code 1 / (1 - reinsertShare)}. When no segment is free, {@code reclaimBatch} segments are
  * reclaimed at once: with checkpoints on, a reclaimed segment waits for a checkpoint, so one
- * checkpoint per batch rather than one per segment (a checkpoint writes the whole index).
+ * checkpoint per batch rather than one per segment (a checkpoint writes the whole index). With
+ * {@code load} (or null: in turn), each segment opens in the space with a free segment whose flash
+ * reads since the last segment opened were fewest (ties: the most free segments), so writes and the
+ * hot chunks reinsertion moves go to the least loaded device (the paper's load-balanced spaces).
  */
-public record WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch) {
-    /** No admission, no reinsertion, one segment reclaimed at a time. */
-    public static final WriterPolicy NONE = new WriterPolicy(null, 0, 1);
+public record WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load) {
+    /** No admission, no reinsertion, one segment reclaimed at a time, spaces in turn. */
+    public static final WriterPolicy NONE = new WriterPolicy(null, 0, 1, null);
 
     public WriterPolicy {
         if (!(reinsertShare >= 0 && reinsertShare <= 0.5)) {
@@ -23,6 +26,11 @@ public record WriterPolicy(VictimAdmission admission, double reinsertShare, int 
     }
 
     public WriterPolicy(VictimAdmission admission, double reinsertShare) {
-        this(admission, reinsertShare, 1);
+        this(admission, reinsertShare, 1, null);
+    }
+
+    /** Spaces in turn, whatever their reads. */
+    public WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch) {
+        this(admission, reinsertShare, reclaimBatch, null);
     }
 }

@@ -68,7 +68,8 @@ final class CompactEngineFixture {
         // Reads wait as long as the drivers do: a shared machine may stall one past a short timeout.
         reader = new SegmentReader(table, layouts, drivers, index, order, writer.buffers(),
                 new AlignedBufferPool(1 << 20, 1 << 22),
-                new FlashReadPolicy(false, timeoutNanos, FlashReadGate.OPEN, System::nanoTime));
+                new FlashReadPolicy(false, timeoutNanos, FlashReadGate.OPEN, System::nanoTime),
+                policy.load() != null ? policy.load() : new SpaceReads(devices.length));
     }
 
     static MemoryDevice device(String name, int segments) {

@@ -56,6 +56,42 @@ class SegmentEngineTest {
     }
 
     @Test
+    void eachSegmentOpensInTheSpaceFlashReadsLoadedLeastSinceTheLastOneOpened() throws Exception {
+        SpaceReads load = new SpaceReads(2);
+        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
+                new WriterPolicy(null, 0, 1, load), device("a", 8), device("b", 8));
+        // No reads yet: segments alternate (space 0, then 1), and both are written.
+        for (int i = 0; i < 2 * PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        engine.writer.flush();
+        assertEquals(0, spaceOf(engine, 0));
+        assertEquals(1, spaceOf(engine, PER_SEGMENT));
+        // Space 0 is read: the next segment opens in space 1, though space 0 would be next in turn.
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < PER_SEGMENT; i++) {
+                assertEquals(chunk(key(i)), engine.read(key(i)));
+            }
+        }
+        assertEquals(3L * PER_SEGMENT, load.count(0));
+        int next = 2 * PER_SEGMENT;
+        assertTrue(engine.writer.append(key(next), chunk(key(next))));
+        assertEquals(1, spaceOf(engine, next), "opened away from the loaded space");
+        // Now space 1 is read more since that segment opened: the one after opens in space 0.
+        for (int i = PER_SEGMENT; i < 2 * PER_SEGMENT; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)));
+        }
+        for (int i = next + 1; i <= next + PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        assertEquals(0, spaceOf(engine, next + PER_SEGMENT), "opened away from the space read since");
+    }
+
+    private static int spaceOf(CompactEngineFixture engine, int i) {
+        return RecordAddress.space(engine.index.find(key(i)));
+    }
+
+    @Test
     void aSegmentWhoseWriteFailedServesNothing() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
         CompactEngineFixture engine = new CompactEngineFixture(device);
