@@ -675,7 +675,10 @@ class CompactChunkCacheTest {
         }
         assertMiss(again, 0);
         assertEquals(1, cache.stats().checksumErrors(), cache.stats().toString());
-        assertMiss(again, 0); // still a miss: damaged bytes are never served
+        awaitWriter();
+        assertEquals(7, cache.entries(), "the damaged record's entry is dropped");
+        assertMiss(again, 0);
+        assertEquals(1, cache.stats().checksumErrors(), "a miss now, without reading the damaged bytes again");
         assertHit(again, 10, CHUNK);
     }
 

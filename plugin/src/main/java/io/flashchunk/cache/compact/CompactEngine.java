@@ -74,12 +74,13 @@ public final class CompactEngine implements AutoCloseable {
     /** How long an invalidation's time is kept: an offer whose file read began longer ago than this is not expected. */
     private static final long INVALIDATION_MEMORY_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-    private enum Kind { CHUNK, INVALIDATION, MARKER, CHECKPOINT }
+    private enum Kind { CHUNK, INVALIDATION, DAMAGED, MARKER, CHECKPOINT }
 
     /**
      * What the writer is to do: append a chunk (read from its file from {@code readStartedNanos}),
      * take an invalidated key out of the index, count down {@code reached} when it gets there, or
-     * write a checkpoint and then count down {@code reached} (setting {@code durable} if it is).
+     * write a checkpoint and then count down {@code reached} (setting {@code durable} if it is), or
+     * drop the entry of a key whose record failed its checksum.
      */
     private record Pending(Kind kind, long key, ByteBuffer chunk, long readStartedNanos, CountDownLatch reached,
                            boolean[] durable) {
@@ -89,6 +90,10 @@ public final class CompactEngine implements AutoCloseable {
 
         static Pending invalidation(long key) {
             return new Pending(Kind.INVALIDATION, key, null, 0, null, null);
+        }
+
+        static Pending damaged(long key) {
+            return new Pending(Kind.DAMAGED, key, null, 0, null, null);
         }
 
         static Pending marker(CountDownLatch reached) {
@@ -261,6 +266,10 @@ public final class CompactEngine implements AutoCloseable {
             return hit;
         } catch (RecordMismatchException e) {
             (e.damaged() ? damaged : refused).increment();
+            if (e.damaged()) {
+                // Damaged bytes stay damaged: the writer drops the entry, so later reads miss without a flash read.
+                queue.add(Pending.damaged(key));
+            }
             mismatchLog.warn(LOG, "flash cache: a record read for a hit was not served (a miss): {}", e.getMessage());
         } catch (IOException e) {
             readErrors.increment();
@@ -405,6 +414,12 @@ public final class CompactEngine implements AutoCloseable {
                 pending.durable()[0] = checkpoint("asked for");
             } finally {
                 pending.reached().countDown();
+            }
+        } else if (pending.kind() == Kind.DAMAGED) {
+            // The entry that pointed at the damaged record, or one put since (a cached chunk lost, never a wrong byte).
+            long address = index.find(pending.key());
+            if (address != RecordAddress.NONE) {
+                index.remove(pending.key(), address);
             }
         } else if (pending.kind() == Kind.INVALIDATION) {
             // Out of the index (and the chunks kept for reinsertion) first, out of the set second:
