@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /** Checkpoints of the compact engine and recovery from them, over in-memory devices. */
@@ -257,6 +258,15 @@ class CompactCheckpointTest {
         assertEquals(outcome.restoredEntries(), hits(after, 8 * PER_SEGMENT));
     }
 
+    /** Rewrites the header of {@code area} as {@code change} makes it from the one there (encoding reseals its checksum). */
+    private static void rewriteHeader(MemoryDevice device, int area, UnaryOperator<CompactCheckpointHeader> change)
+            throws Exception {
+        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+        device.read(AREAS.start(area), block).get();
+        CompactCheckpointHeader header = CompactCheckpointHeader.decode(block, AREAS.bodyCapacityBytes(), "area " + area);
+        device.write(AREAS.start(area), change.apply(header).encode()).get();
+    }
+
     @Test
     void twoAreasHoldingTheSameSequenceAreBothIgnored() throws Exception {
         MemoryDevice a = device("a", 6);
@@ -270,14 +280,12 @@ class CompactCheckpointTest {
         checkpointer.checkpoint(NO_FILES);
         // Area B's header rewritten to say checkpoint 1, its checksum resealed: hostile or damaged
         // bytes that decode. Sequences are never reused, so which area is current cannot be told.
-        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
-        a.read(AREAS.start(1), block).get();
-        CompactCheckpointHeader h = CompactCheckpointHeader.decode(block, AREAS.bodyCapacityBytes(), "area B");
-        assertEquals(2, h.sequence());
-        CompactCheckpointHeader same = new CompactCheckpointHeader(h.instance(), h.spaceIndex(), 1, h.timestampMillis(),
-                h.nextFileId(), h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(), h.buckets(),
-                h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy());
-        a.write(AREAS.start(1), same.encode()).get();
+        rewriteHeader(a, 1, h -> {
+            assertEquals(2, h.sequence());
+            return new CompactCheckpointHeader(h.instance(), h.spaceIndex(), 1, h.timestampMillis(), h.nextFileId(),
+                    h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(), h.buckets(), h.entryCount(),
+                    h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy());
+        });
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
@@ -297,13 +305,9 @@ class CompactCheckpointTest {
         checkpointer.checkpoint(NO_FILES);
         // The header's next file id at the largest int, its checksum resealed: bytes that decode but
         // that no writer of ours wrote. Nothing is sized by it; ids below it are never handed out.
-        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
-        a.read(AREAS.start(0), block).get();
-        CompactCheckpointHeader h = CompactCheckpointHeader.decode(block, AREAS.bodyCapacityBytes(), "area A");
-        CompactCheckpointHeader limit = new CompactCheckpointHeader(h.instance(), h.spaceIndex(), h.sequence(),
+        rewriteHeader(a, 0, h -> new CompactCheckpointHeader(h.instance(), h.spaceIndex(), h.sequence(),
                 h.timestampMillis(), Integer.MAX_VALUE, h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(),
-                h.buckets(), h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy());
-        a.write(AREAS.start(0), limit.encode()).get();
+                h.buckets(), h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy()));
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
