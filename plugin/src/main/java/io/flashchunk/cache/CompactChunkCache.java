@@ -288,6 +288,7 @@ public final class CompactChunkCache implements FlashCache {
     public void invalidateFile(CachedFile file) {
         if (files.invalidate(file)) {
             files.forgetEmptyInvalidated();
+            engine.filesDied();
             if (dram != null) {
                 dram.removeIf(key -> ChunkKeys.fileId(key) == file.id());
             }
@@ -426,6 +427,11 @@ public final class CompactChunkCache implements FlashCache {
         @Override
         public int nextFileId() {
             return files.nextId();
+        }
+
+        @Override
+        public boolean isLive(int fileId) {
+            return files.isLive(fileId);
         }
     }
 }

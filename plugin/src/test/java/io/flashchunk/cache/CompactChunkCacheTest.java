@@ -693,4 +693,48 @@ class CompactChunkCacheTest {
         }
         throw new AssertionError("the chunk is not on the device");
     }
+
+    /**
+     * A hot SSTable compacted away: its chunks were read often, and its successor's are read once
+     * before they are offered. Admission must not weigh the new chunks against the dead file's, or
+     * the successor would stay out of flash until the sketch forgot the old reads.
+     */
+    @Test
+    void aCompactedFilesHotChunksDoNotKeepItsSuccessorOutOfFlash() throws Exception {
+        device = Scratch.file("compact-small", 6L << 20); // about 300 chunks of 16 KiB
+        scratch.add(device);
+        open(c -> { });
+        CachedFile old = sstable("old-Data.db");
+        int chunks = 400;
+        for (int i = 0; i < chunks; i++) {
+            assertMiss(old, (long) i * CHUNK);
+            cache.put(old, (long) i * CHUNK, ChunkContent.buffer(40, (long) i * CHUNK, CHUNK), System.nanoTime());
+        }
+        awaitWriter();
+        for (int round = 0; round < 4; round++) {
+            for (int i = 0; i < chunks; i++) {
+                CachedChunk chunk = cache.get(old, (long) i * CHUNK, CHUNK, false);
+                if (chunk != null) {
+                    chunk.release();
+                }
+            }
+        }
+        cache.invalidateFile(old);
+        CachedFile successor = sstable("successor-Data.db");
+        for (int i = 0; i < 200; i++) {
+            assertMiss(successor, (long) i * CHUNK);
+            cache.put(successor, (long) i * CHUNK, ChunkContent.buffer(41, (long) i * CHUNK, CHUNK), System.nanoTime());
+        }
+        awaitWriter();
+        int hits = 0;
+        for (int i = 0; i < 200; i++) {
+            CachedChunk chunk = cache.get(successor, (long) i * CHUNK, CHUNK, false);
+            if (chunk != null) {
+                assertArrayEquals(ChunkContent.bytes(41, (long) i * CHUNK, CHUNK), ChunkContent.read(chunk));
+                chunk.release();
+                hits++;
+            }
+        }
+        assertTrue(hits >= 190, "the successor's chunks were admitted: " + hits + " of 200 cached; " + cache.stats());
+    }
 }

@@ -4,6 +4,7 @@ import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.WarningThrottle;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.index.ChunkKeys;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -74,7 +75,7 @@ public final class CompactEngine implements AutoCloseable {
     /** How long an invalidation's time is kept: an offer whose file read began longer ago than this is not expected. */
     private static final long INVALIDATION_MEMORY_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-    private enum Kind { CHUNK, INVALIDATION, DAMAGED, MARKER, CHECKPOINT }
+    private enum Kind { CHUNK, INVALIDATION, DAMAGED, FILES_DIED, MARKER, CHECKPOINT }
 
     /**
      * What the writer is to do: append a chunk (read from its file from {@code readStartedNanos}),
@@ -94,6 +95,10 @@ public final class CompactEngine implements AutoCloseable {
 
         static Pending damaged(long key) {
             return new Pending(Kind.DAMAGED, key, null, 0, null, null);
+        }
+
+        static Pending filesDied() {
+            return new Pending(Kind.FILES_DIED, 0, null, 0, null, null);
         }
 
         static Pending marker(CountDownLatch reached) {
@@ -197,7 +202,8 @@ public final class CompactEngine implements AutoCloseable {
         int batch = Math.max(1, Math.min(settings.checkpointEverySegments(), all / 8));
         SpaceReads load = new SpaceReads(spaces);
         this.writer = new SegmentWriter(table, layouts, driverArray, index, order, buffers, false,
-                new WriterPolicy(admission, settings.reinsertShare(), batch, load));
+                new WriterPolicy(admission, settings.reinsertShare(), batch, load,
+                        key -> files.isLive(ChunkKeys.fileId(key))));
         this.reader = new SegmentReader(table, layouts, driverArray, index, order, writer.buffers(),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy, load);
         this.recovered = start.formatted()
@@ -340,6 +346,14 @@ public final class CompactEngine implements AutoCloseable {
         queue.add(Pending.invalidation(key));
     }
 
+    /**
+     * A file died (its {@link NamedFiles#isLive} is false from now on): segments holding only dead
+     * chunks are reclaimed first, and admission stops weighing new chunks against them. Any thread.
+     */
+    public void filesDied() {
+        queue.add(Pending.filesDied());
+    }
+
     /** Whether {@code key} was invalidated at or after {@code sinceNanos} (on the engine's nanoClock). */
     public boolean invalidatedSince(long key, long sinceNanos) {
         Long at = invalidatedAt.get(key);
@@ -415,6 +429,8 @@ public final class CompactEngine implements AutoCloseable {
             } finally {
                 pending.reached().countDown();
             }
+        } else if (pending.kind() == Kind.FILES_DIED) {
+            writer.filesDied();
         } else if (pending.kind() == Kind.DAMAGED) {
             // The entry that pointed at the damaged record, or one put since (a cached chunk lost, never a wrong byte).
             long address = index.find(pending.key());

@@ -22,6 +22,11 @@ public final class FifoReclaimOrder implements ReclaimOrder {
     }
 
     @Override
+    public boolean take(int segment) {
+        return written.remove(segment);
+    }
+
+    @Override
     public int victim() {
         Integer oldest = written.poll();
         return oldest == null ? -1 : oldest;

@@ -11,4 +11,11 @@ public interface NamedFiles {
     FileTableCodec.Encoded table();
 
     int nextFileId();
+
+    /**
+     * Whether chunks of this file id may still be served. Chunks of a dead file (invalidated, or
+     * dropped at a restart) stay on flash until their segments are reclaimed; the writer neither
+     * weighs new chunks against them at admission nor writes them again. Any thread.
+     */
+    boolean isLive(int fileId);
 }

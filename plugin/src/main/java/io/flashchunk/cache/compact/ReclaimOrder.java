@@ -16,4 +16,10 @@ public interface ReclaimOrder {
 
     /** The segment {@link #victim} would return now, left in the order; -1 when none. Writer thread. */
     int next();
+
+    /**
+     * Takes {@code segment} out of the order to be reclaimed now, ahead of its turn (its chunks are
+     * known to be dead); false when it is not in the order (not durable, or already chosen). Writer thread.
+     */
+    boolean take(int segment);
 }

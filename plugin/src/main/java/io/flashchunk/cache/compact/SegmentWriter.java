@@ -7,10 +7,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongPredicate;
 
 /**
  * The compact engine's one writer, and the place where a miss becomes a flash write
@@ -43,6 +45,12 @@ public final class SegmentWriter {
     /** Flash reads per space (null: spaces in turn), and the counts when the last segment opened. */
     private final SpaceReads load;
     private final long[] readsAtLastOpen;
+    /** Keys whose chunks may still be served; the others are neither victims nor reinserted. */
+    private final LongPredicate liveKey;
+    /** Segments whose sampled chunks are all dead, reclaimed before the order's choice. */
+    private final ArrayDeque<Integer> deadFirst = new ArrayDeque<>();
+    /** Files died since the segments were last looked at for dead ones. */
+    private boolean deadUnlooked;
     /** Chunks of reclaimed segments read back for reinsertion, waiting for the next open segment. */
     private final ArrayDeque<Kept> kept = new ArrayDeque<>();
     private final VictimSamples samples;
@@ -109,6 +117,7 @@ public final class SegmentWriter {
         this.reinsertBytes = (long) (policy.reinsertShare() * segmentBytes);
         this.reclaimBatch = policy.reclaimBatch();
         this.load = policy.load();
+        this.liveKey = policy.liveKey() != null ? policy.liveKey() : key -> true;
         this.readsAtLastOpen = new long[table.spaces()];
         if (load != null && load.spaces() != table.spaces()) {
             throw new IllegalArgumentException(load.spaces() + " spaces' reads for " + table.spaces() + " spaces");
@@ -182,6 +191,19 @@ public final class SegmentWriter {
      */
     public void forget(long key) {
         kept.removeIf(chunk -> chunk.key() == key);
+    }
+
+    /**
+     * Files died (compacted away, dropped): before the next reclaim, the durable segments whose sampled
+     * chunks are all of dead files are found, and they go first, whatever the order thinks of their
+     * past reads, and admission's victims are published again. One look however many files died
+     * since the last reclaim.
+     */
+    public void filesDied() {
+        deadUnlooked = true;
+        if (open != null) {
+            publishVictims(); // the victims published when the open segment opened may be of dead files
+        }
     }
 
     /** The buffers readers look in for chunks not yet on flash. */
@@ -263,7 +285,12 @@ public final class SegmentWriter {
                 return;
             }
         }
-        int next = order.next();
+        int next = nextDead();
+        if (next != -1) {
+            admission.victims(new long[0]); // a dead segment goes next: nothing live has to make room
+            return;
+        }
+        next = order.next();
         if (next != -1 && samples.of(next).length == 0 && table.state(next) == SegmentState.DURABLE) {
             // Recovered segments have no samples yet: draw them from the segment's summary.
             SegmentSummary summary = readSummary(next);
@@ -271,7 +298,8 @@ public final class SegmentWriter {
                 samples.appended(next, summary.keys()[i]);
             }
         }
-        admission.victims(next == -1 ? new long[0] : samples.of(next));
+        // A dead file's chunk goes with its segment whatever its past reads: never weigh a new chunk against it.
+        admission.victims(next == -1 ? new long[0] : Arrays.stream(samples.of(next)).filter(liveKey).toArray());
     }
 
     /**
@@ -441,9 +469,33 @@ public final class SegmentWriter {
         return any;
     }
 
-    /** Reclaims the segment the order names; returns false when there is none. */
+    /** The first durable segment found holding only dead chunks and still in the order, left queued; or -1. */
+    private int nextDead() {
+        if (deadUnlooked) {
+            deadUnlooked = false;
+            deadFirst.clear();
+            for (int segment = 0; segment < table.segments(); segment++) {
+                if (table.state(segment) == SegmentState.DURABLE && samples.noneLive(segment, liveKey)) {
+                    deadFirst.add(segment);
+                }
+            }
+        }
+        while (!deadFirst.isEmpty() && table.state(deadFirst.peek()) != SegmentState.DURABLE) {
+            deadFirst.poll(); // reclaimed or reused since it was found
+        }
+        return deadFirst.isEmpty() ? -1 : deadFirst.peek();
+    }
+
+    /** Reclaims a segment of dead chunks if there is one, else the one the order names; false when there is none. */
     private boolean reclaimOne() {
-        int victim = order.victim();
+        int victim = -1;
+        for (int dead = nextDead(); dead != -1 && victim == -1; dead = nextDead()) {
+            deadFirst.poll();
+            victim = order.take(dead) ? dead : -1;
+        }
+        if (victim == -1) {
+            victim = order.victim();
+        }
         if (victim == -1) {
             return false;
         }
@@ -477,7 +529,8 @@ public final class SegmentWriter {
         SegmentLayout layout = layouts[space];
         List<Integer> read = new ArrayList<>();
         for (int i = 0; i < summary.count(); i++) {
-            if (index.wasRead(summary.keys()[i], layout.address(space, at, summary.sectors()[i]))) {
+            if (index.wasRead(summary.keys()[i], layout.address(space, at, summary.sectors()[i]))
+                    && liveKey.test(summary.keys()[i])) {
                 read.add(i);
             }
         }

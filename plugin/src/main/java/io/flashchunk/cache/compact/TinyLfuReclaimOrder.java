@@ -81,6 +81,17 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
     }
 
     @Override
+    public boolean take(int segment) {
+        long generation = generationOf.get(segment);
+        if (generation == -1 || !generationOf.compareAndSet(segment, generation, -1)) {
+            return false; // not durable, or evicted by Caffeine already and queued
+        }
+        generations.invalidate(generation); // an explicit removal: the eviction listener does not queue it
+        readsInMemory.set(segment, 0);
+        return true;
+    }
+
+    @Override
     public int victim() {
         Integer segment = evicted.poll();
         if (segment == null) {

@@ -1,5 +1,7 @@
 package io.flashchunk.cache.compact;
 
+import java.util.function.LongPredicate;
+
 /**
  * What the {@link SegmentWriter} does beyond appending and reclaiming: tell admission which chunks the
  * next reclaim would drop ({@code admission}, or null), and write again the chunks of a reclaimed
@@ -11,10 +13,14 @@ package io.flashchunk.cache.compact;
  * {@code load} (or null: in turn), each segment opens in the space with a free segment whose flash
  * reads since the last segment opened were fewest (ties: the most free segments), so writes and the
  * hot chunks reinsertion moves go to the least loaded device (the paper's load-balanced spaces).
+ * With {@code liveKey} (or null: every key), chunks of keys it refuses (their file is gone) are not
+ * admission's victims and are not written again: a compacted SSTable's hot chunks must not keep its
+ * successor's out of flash.
  */
-public record WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load) {
+public record WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
+                           LongPredicate liveKey) {
     /** No admission, no reinsertion, one segment reclaimed at a time, spaces in turn. */
-    public static final WriterPolicy NONE = new WriterPolicy(null, 0, 1, null);
+    public static final WriterPolicy NONE = new WriterPolicy(null, 0, 1, null, null);
 
     public WriterPolicy {
         if (!(reinsertShare >= 0 && reinsertShare <= 0.5)) {
@@ -26,11 +32,11 @@ public record WriterPolicy(VictimAdmission admission, double reinsertShare, int 
     }
 
     public WriterPolicy(VictimAdmission admission, double reinsertShare) {
-        this(admission, reinsertShare, 1, null);
+        this(admission, reinsertShare, 1, null, null);
     }
 
-    /** Spaces in turn, whatever their reads. */
+    /** Spaces in turn, whatever their reads; every key live. */
     public WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch) {
-        this(admission, reinsertShare, reclaimBatch, null);
+        this(admission, reinsertShare, reclaimBatch, null, null);
     }
 }

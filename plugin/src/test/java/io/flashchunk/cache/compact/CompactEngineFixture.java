@@ -98,6 +98,11 @@ final class CompactEngineFixture {
             public int nextFileId() {
                 return nextFileId;
             }
+
+            @Override
+            public boolean isLive(int fileId) {
+                return true;
+            }
         };
     }
 

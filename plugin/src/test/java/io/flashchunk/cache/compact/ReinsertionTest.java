@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.index.ChunkKeys;
 import io.flashchunk.testing.FaultyDevice;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,17 @@ class ReinsertionTest {
             assertNull(engine.read(key(i)), "unread chunk " + i + " reclaimed");
         }
         assertEquals(0, engine.mismatches);
+    }
+
+    @Test
+    void readChunksOfADeadFileAreNotWrittenAgain() throws Exception {
+        // Chunks 0-4 read, then their file dies (compacted away) before their segment is reclaimed.
+        CompactEngineFixture engine = engine(new WriterPolicy(null, 0.5, 1, null,
+                key -> ChunkKeys.fileId(key) != ChunkKeys.fileId(key(0))), device("a", 4));
+        assertEquals(ChunkKeys.fileId(key(0)), ChunkKeys.fileId(key(4)), "the first segment's chunks share a file");
+        fillReadAndReclaim(engine, 5);
+        assertEquals(1, engine.writer.reclaimed());
+        assertEquals(0, engine.writer.reinserted(), "a dead file's chunks go with their segment, read or not");
     }
 
     @Test

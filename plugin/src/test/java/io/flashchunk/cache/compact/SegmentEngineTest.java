@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.index.ChunkKeys;
 import io.flashchunk.testing.FaultyDevice;
 import java.nio.ByteBuffer;
 import java.util.Random;
@@ -59,7 +60,7 @@ class SegmentEngineTest {
     void eachSegmentOpensInTheSpaceFlashReadsLoadedLeastSinceTheLastOneOpened() throws Exception {
         SpaceReads load = new SpaceReads(2);
         CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
-                new WriterPolicy(null, 0, 1, load), device("a", 8), device("b", 8));
+                new WriterPolicy(null, 0, 1, load, null), device("a", 8), device("b", 8));
         // No reads yet: segments alternate (space 0, then 1), and both are written.
         for (int i = 0; i < 2 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
@@ -85,6 +86,32 @@ class SegmentEngineTest {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
         assertEquals(0, spaceOf(engine, next + PER_SEGMENT), "opened away from the space read since");
+    }
+
+    @Test
+    void segmentsHoldingOnlyDeadFilesChunksAreReclaimedBeforeTheOrdersTurn() throws Exception {
+        int deadFile = ChunkKeys.fileId(key(0));
+        // Oldest first (FIFO), so the order alone would reclaim the live file's first segment.
+        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
+                new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), device("a", 8));
+        for (int i = 0; i < 6 * PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(1000 + i), chunk(key(1000 + i)))); // six segments of a live file
+        }
+        for (int i = 0; i < PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i)))); // the seventh: a file compacted since
+        }
+        engine.writer.flush();
+        engine.writer.filesDied();
+        for (int i = 0; i <= PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(2000 + i), chunk(key(2000 + i)))); // fills the last free one, then reclaims
+        }
+        assertEquals(1, engine.writer.reclaimed());
+        for (int i = 0; i < PER_SEGMENT; i++) {
+            assertNull(engine.read(key(i)), "the dead file's segment went first: chunk " + i);
+        }
+        for (int i = 0; i < 6 * PER_SEGMENT; i++) {
+            assertEquals(chunk(key(1000 + i)), engine.read(key(1000 + i)), "the live file's chunks all stay: " + i);
+        }
     }
 
     private static int spaceOf(CompactEngineFixture engine, int i) {

@@ -1,6 +1,7 @@
 package io.flashchunk.cache.compact;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,6 +23,24 @@ class TinyLfuReclaimOrderTest {
         assertEquals(Set.of(3, 5), victims);
         assertEquals(-1, order.victim());
         assertThrows(IllegalArgumentException.class, () -> new TinyLfuReclaimOrder(4, 5));
+    }
+
+    @Test
+    void aSegmentTakenAheadOfItsTurnIsNeverAVictimAfterwards() {
+        for (ReclaimOrder order : new ReclaimOrder[] {new TinyLfuReclaimOrder(8, 6), new FifoReclaimOrder()}) {
+            for (int segment = 0; segment < 4; segment++) {
+                order.written(segment);
+            }
+            order.read(2);
+            assertTrue(order.take(2), order.getClass().getSimpleName());
+            assertFalse(order.take(2), "taken once");
+            assertFalse(order.take(6), "never written");
+            Set<Integer> victims = new HashSet<>();
+            for (int victim = order.victim(); victim != -1; victim = order.victim()) {
+                victims.add(victim);
+            }
+            assertEquals(Set.of(0, 1, 3), victims, order.getClass().getSimpleName());
+        }
     }
 
     /** Writes segments, each read twice once written, and the favourite once a round if {@code readFavourite}. */

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.index.ChunkKeys;
 import io.flashchunk.device.BlockDevice;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +78,34 @@ class VictimAdmissionTest {
             writer.append(key(i), chunk(key(i))); // the last one reclaims the first segment
         }
         assertVictimsIn(admission.victims(), 1, "then the second");
+    }
+
+    @Test
+    void aDeadFilesChunksAreNeverVictimsWhateverTheirReads() {
+        BlockDevice device = device("a", 4);
+        SegmentLayout[] layouts = {SegmentLayout.of(CompactEngineFixture.FIRST_BYTE, SEGMENT_BYTES,
+                device.capacityBlocks() * BlockDevice.BLOCK_SIZE)};
+        SegmentTable table = new SegmentTable(4);
+        CompactChunkIndex index = new CompactChunkIndex(8L * PER_SEGMENT);
+        VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
+        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
+            new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
+        int dead = ChunkKeys.fileId(key(0)); // the first segment's file, since compacted away
+        SegmentWriter writer = new SegmentWriter(table, layouts,
+                new StorageDriver[] {new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))}, index,
+                new FifoReclaimOrder(), buffers, true,
+                new WriterPolicy(admission, 0, 1, null, key -> ChunkKeys.fileId(key) != dead));
+        for (int i = 0; i < 3 * PER_SEGMENT; i++) {
+            writer.append(key(i), chunk(key(i)));
+            for (int read = 0; read < 10; read++) {
+                admission.accessed(key(i)); // read often while its file was live
+            }
+        }
+        long newcomer = ChunkKeys.key(dead + 100, 0);
+        admission.accessed(newcomer);
+        writer.append(key(3 * PER_SEGMENT), chunk(key(3 * PER_SEGMENT))); // opens the last free segment
+        assertEquals(0, admission.victims().length, "the next segment to go holds only the dead file's chunks");
+        assertTrue(admission.admit(newcomer), "read once, and nothing live would make room for it");
     }
 
     @Test
