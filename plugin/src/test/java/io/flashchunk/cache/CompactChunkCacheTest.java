@@ -703,7 +703,8 @@ class CompactChunkCacheTest {
     void aCompactedFilesHotChunksDoNotKeepItsSuccessorOutOfFlash() throws Exception {
         device = Scratch.file("compact-small", 6L << 20); // about 300 chunks of 16 KiB
         scratch.add(device);
-        open(c -> { });
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        open(c -> { }, flash -> faulty[0] = new FaultyDevice(flash));
         CachedFile old = sstable("old-Data.db");
         int chunks = 400;
         for (int i = 0; i < chunks; i++) {
@@ -719,11 +720,18 @@ class CompactChunkCacheTest {
                 }
             }
         }
+        // The writer held before the file dies: the offers are judged against the victims published before.
+        CountDownLatch release = holdWriterInACheckpoint(faulty[0]);
         cache.invalidateFile(old);
         CachedFile successor = sstable("successor-Data.db");
-        for (int i = 0; i < 200; i++) {
-            assertMiss(successor, (long) i * CHUNK);
-            cache.put(successor, (long) i * CHUNK, ChunkContent.buffer(41, (long) i * CHUNK, CHUNK), System.nanoTime());
+        try {
+            for (int i = 0; i < 200; i++) {
+                assertMiss(successor, (long) i * CHUNK);
+                cache.put(successor, (long) i * CHUNK, ChunkContent.buffer(41, (long) i * CHUNK, CHUNK), System.nanoTime());
+            }
+        } finally {
+            faulty[0].delay(FaultyDevice.Op.WRITE, null);
+            release.countDown();
         }
         awaitWriter();
         int hits = 0;

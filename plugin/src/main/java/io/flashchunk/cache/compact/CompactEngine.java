@@ -16,6 +16,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -194,7 +195,8 @@ public final class CompactEngine implements AutoCloseable {
         this.index = new CompactChunkIndex(records);
         int all = Arrays.stream(segments).sum();
         ReclaimOrder order = new TinyLfuReclaimOrder(all, Math.max(1, all - 2));
-        this.admission = new VictimAdmission(records, settings.sketchCountersPerKey());
+        LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
+        this.admission = new VictimAdmission(records, settings.sketchCountersPerKey(), liveKey);
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes())),
             new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes()))};
         // Reclaimed segments wait for a checkpoint: reclaim a batch at once, so that one checkpoint frees
@@ -202,8 +204,7 @@ public final class CompactEngine implements AutoCloseable {
         int batch = Math.max(1, Math.min(settings.checkpointEverySegments(), all / 8));
         SpaceReads load = new SpaceReads(spaces);
         this.writer = new SegmentWriter(table, layouts, driverArray, index, order, buffers, false,
-                new WriterPolicy(admission, settings.reinsertShare(), batch, load,
-                        key -> files.isLive(ChunkKeys.fileId(key))));
+                new WriterPolicy(admission, settings.reinsertShare(), batch, load, liveKey));
         this.reader = new SegmentReader(table, layouts, driverArray, index, order, writer.buffers(),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy, load);
         this.recovered = start.formatted()

@@ -1,6 +1,7 @@
 package io.flashchunk.cache.compact;
 
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongPredicate;
 
 /**
  * Which missed chunks are written to flash: TinyLFU's admission at segment granularity, the rule the
@@ -16,11 +17,21 @@ public final class VictimAdmission {
     private static final long[] NONE = new long[0];
 
     private final FrequencySketch sketch;
+    private final LongPredicate liveKey;
     private volatile long[] victims = NONE;
 
     /** @param chunks the chunks flash holds; {@code countersPerKey} as in {@link FrequencySketch} */
     public VictimAdmission(long chunks, int countersPerKey) {
+        this(chunks, countersPerKey, key -> true);
+    }
+
+    /**
+     * @param liveKey whether a key's chunk may still be served: a victim that is not (its file died
+     *                since the sample was published) makes room for anything, whatever its past reads
+     */
+    public VictimAdmission(long chunks, int countersPerKey, LongPredicate liveKey) {
         this.sketch = new FrequencySketch(chunks, countersPerKey);
+        this.liveKey = liveKey;
     }
 
     /** A read of the chunk of {@code key}, hit or miss. */
@@ -40,7 +51,7 @@ public final class VictimAdmission {
             return true;
         }
         long victim = sample[sample.length == 1 ? 0 : ThreadLocalRandom.current().nextInt(sample.length)];
-        return sketch.frequency(key) > sketch.frequency(victim);
+        return !liveKey.test(victim) || sketch.frequency(key) > sketch.frequency(victim);
     }
 
     /** Writer: the sampled keys of the segment reclaimed next; empty while no chunk has to go. */
