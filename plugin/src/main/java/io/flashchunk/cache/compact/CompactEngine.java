@@ -342,7 +342,7 @@ public final class CompactEngine implements AutoCloseable {
         // there (or already out of the index), so a read judged by invalidatedSince is never old bytes.
         awaitingRemoval.merge(key, 1, Integer::sum);
         long now = nanoClock.getAsLong();
-        invalidatedAt.merge(key, now, (earlier, later) -> later - earlier >= 0 ? later : earlier);
+        invalidatedAt.merge(key, now, (held, taken) -> taken - held >= 0 ? taken : held); // the later, nanoTime-wise
         invalidations.increment();
         queue.add(Pending.invalidation(key));
     }

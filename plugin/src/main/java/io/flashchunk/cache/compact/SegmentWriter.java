@@ -480,8 +480,9 @@ public final class SegmentWriter {
                 }
             }
         }
-        while (!deadFirst.isEmpty() && table.state(deadFirst.peek()) != SegmentState.DURABLE) {
-            deadFirst.poll(); // reclaimed or reused since it was found
+        while (!deadFirst.isEmpty() && (table.state(deadFirst.peek()) != SegmentState.DURABLE
+                || !samples.noneLive(deadFirst.peek(), liveKey))) {
+            deadFirst.poll(); // reclaimed, or reused for live chunks, since it was found
         }
         return deadFirst.isEmpty() ? -1 : deadFirst.peek();
     }
