@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongPredicate;
@@ -127,6 +128,7 @@ public final class CompactEngine implements AutoCloseable {
     private final Thread writerThread;
     private volatile boolean closing;
     private volatile boolean checkpointAsked;
+    private final AtomicBoolean filesDiedQueued = new AtomicBoolean();
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder refused = new LongAdder();
@@ -352,7 +354,10 @@ public final class CompactEngine implements AutoCloseable {
      * chunks are reclaimed first, and admission stops weighing new chunks against them. Any thread.
      */
     public void filesDied() {
-        queue.add(Pending.filesDied());
+        // One queued at a time: a DROP of a thousand files is one look at the segments, not a thousand.
+        if (filesDiedQueued.compareAndSet(false, true)) {
+            queue.add(Pending.filesDied());
+        }
     }
 
     /** Whether {@code key} was invalidated at or after {@code sinceNanos} (on the engine's nanoClock). */
@@ -431,6 +436,7 @@ public final class CompactEngine implements AutoCloseable {
                 pending.reached().countDown();
             }
         } else if (pending.kind() == Kind.FILES_DIED) {
+            filesDiedQueued.set(false); // before the look: a death from now on queues another
             writer.filesDied();
         } else if (pending.kind() == Kind.DAMAGED) {
             // The entry that pointed at the damaged record, or one put since (a cached chunk lost, never a wrong byte).
