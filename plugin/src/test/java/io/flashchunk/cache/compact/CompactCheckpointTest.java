@@ -267,17 +267,22 @@ class CompactCheckpointTest {
         device.write(AREAS.start(area), change.apply(header).encode()).get();
     }
 
-    @Test
-    void twoAreasHoldingTheSameSequenceAreBothIgnored() throws Exception {
+    /** A device of {@code checkpoints} checkpoints, each after two more segments' worth of chunks (area A, B, A...). */
+    private static MemoryDevice checkpointed(int checkpoints) throws Exception {
         MemoryDevice a = device("a", 6);
         CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
-        write(before, checkpointer, 0, 2 * PER_SEGMENT);
-        before.writer.flush();
-        checkpointer.checkpoint(NO_FILES);
-        write(before, checkpointer, 2 * PER_SEGMENT, 4 * PER_SEGMENT);
-        before.writer.flush();
-        checkpointer.checkpoint(NO_FILES);
+        for (int c = 0; c < checkpoints; c++) {
+            write(before, checkpointer, 2 * c * PER_SEGMENT, 2 * (c + 1) * PER_SEGMENT);
+            before.writer.flush();
+            checkpointer.checkpoint(NO_FILES);
+        }
+        return a;
+    }
+
+    @Test
+    void twoAreasHoldingTheSameSequenceAreBothIgnored() throws Exception {
+        MemoryDevice a = checkpointed(2);
         // Area B's header rewritten to say checkpoint 1, its checksum resealed: hostile or damaged
         // bytes that decode. Sequences are never reused, so which area is current cannot be told.
         rewriteHeader(a, 1, h -> {
@@ -297,12 +302,7 @@ class CompactCheckpointTest {
 
     @Test
     void aNextFileIdAtTheLimitIsRecoveredWithoutSizingAnythingByIt() throws Exception {
-        MemoryDevice a = device("a", 6);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
-        write(before, checkpointer, 0, 2 * PER_SEGMENT);
-        before.writer.flush();
-        checkpointer.checkpoint(NO_FILES);
+        MemoryDevice a = checkpointed(1);
         // The header's next file id at the largest int, its checksum resealed: bytes that decode but
         // that no writer of ours wrote. Nothing is sized by it; ids below it are never handed out.
         rewriteHeader(a, 0, h -> new CompactCheckpointHeader(h.instance(), h.spaceIndex(), h.sequence(),

@@ -55,19 +55,22 @@ class VictimAdmissionTest {
         assertArrayEquals(new long[] {5000}, samples.of(1), "a new use forgets the old one's");
     }
 
-    @Test
-    void theWriterPublishesTheChunksOfTheSegmentItReclaimsNext() {
+    /** A writer (oldest segment first, free at once) on a device of four segments. */
+    private static SegmentWriter writerOnFourSegments(WriterPolicy policy) {
         BlockDevice device = device("a", 4);
         SegmentLayout[] layouts = {SegmentLayout.of(CompactEngineFixture.FIRST_BYTE, SEGMENT_BYTES,
                 device.capacityBlocks() * BlockDevice.BLOCK_SIZE)};
-        SegmentTable table = new SegmentTable(4);
-        CompactChunkIndex index = new CompactChunkIndex(8L * PER_SEGMENT);
-        VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
             new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
-        SegmentWriter writer = new SegmentWriter(table, layouts,
-                new StorageDriver[] {new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))}, index,
-                new FifoReclaimOrder(), buffers, true, new WriterPolicy(admission, 0));
+        return new SegmentWriter(new SegmentTable(4), layouts,
+                new StorageDriver[] {new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))},
+                new CompactChunkIndex(8L * PER_SEGMENT), new FifoReclaimOrder(), buffers, true, policy);
+    }
+
+    @Test
+    void theWriterPublishesTheChunksOfTheSegmentItReclaimsNext() {
+        VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
+        SegmentWriter writer = writerOnFourSegments(new WriterPolicy(admission, 0));
         for (int i = 0; i < 3 * PER_SEGMENT; i++) {
             writer.append(key(i), chunk(key(i)));
             assertEquals(0, admission.victims().length, "chunk " + i + ": segments never used remain");
@@ -82,18 +85,9 @@ class VictimAdmissionTest {
 
     @Test
     void aDeadFilesChunksAreNeverVictimsWhateverTheirReads() {
-        BlockDevice device = device("a", 4);
-        SegmentLayout[] layouts = {SegmentLayout.of(CompactEngineFixture.FIRST_BYTE, SEGMENT_BYTES,
-                device.capacityBlocks() * BlockDevice.BLOCK_SIZE)};
-        SegmentTable table = new SegmentTable(4);
-        CompactChunkIndex index = new CompactChunkIndex(8L * PER_SEGMENT);
         VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
-        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
-            new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
         int dead = ChunkKeys.fileId(key(0)); // the first segment's file, since compacted away
-        SegmentWriter writer = new SegmentWriter(table, layouts,
-                new StorageDriver[] {new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))}, index,
-                new FifoReclaimOrder(), buffers, true,
+        SegmentWriter writer = writerOnFourSegments(
                 new WriterPolicy(admission, 0, 1, null, key -> ChunkKeys.fileId(key) != dead));
         for (int i = 0; i < 3 * PER_SEGMENT; i++) {
             writer.append(key(i), chunk(key(i)));
