@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
@@ -45,7 +44,7 @@ public final class SegmentWriter {
     /** Flash reads per space (null: spaces in turn), and the counts when the last segment opened. */
     private final SpaceReads load;
     private final long[] readsAtLastOpen;
-    /** Keys whose chunks may still be served; the others are neither victims nor reinserted. */
+    /** Keys whose chunks may still be served; segments of only the others go first, and they are never reinserted. */
     private final LongPredicate liveKey;
     /** Segments whose sampled chunks are all dead, reclaimed before the order's choice. */
     private final ArrayDeque<Integer> deadFirst = new ArrayDeque<>();
@@ -196,8 +195,8 @@ public final class SegmentWriter {
     /**
      * Files died (compacted away, dropped): before the next reclaim, the durable segments whose sampled
      * chunks are all of dead files are found, and they go first, whatever the order thinks of their
-     * past reads, and admission's victims are published again. One look however many files died
-     * since the last reclaim.
+     * past reads, and admission's victims are published again (a dead segment next: none). One look
+     * however many files died since the last reclaim.
      */
     public void filesDied() {
         deadUnlooked = true;
@@ -298,8 +297,7 @@ public final class SegmentWriter {
                 samples.appended(next, summary.keys()[i]);
             }
         }
-        // A dead file's chunk goes with its segment whatever its past reads: never weigh a new chunk against it.
-        admission.victims(next == -1 ? new long[0] : Arrays.stream(samples.of(next)).filter(liveKey).toArray());
+        admission.victims(next == -1 ? new long[0] : samples.of(next));
     }
 
     /**

@@ -50,8 +50,15 @@ public final class VictimAdmission {
         if (sample.length == 0) {
             return true;
         }
-        long victim = sample[sample.length == 1 ? 0 : ThreadLocalRandom.current().nextInt(sample.length)];
-        return !liveKey.test(victim) || sketch.frequency(key) > sketch.frequency(victim);
+        // A random live one of the sample; a dead file's chunk goes with its segment whatever its past reads.
+        int start = sample.length == 1 ? 0 : ThreadLocalRandom.current().nextInt(sample.length);
+        for (int i = 0; i < sample.length; i++) {
+            long victim = sample[(start + i) % sample.length];
+            if (liveKey.test(victim)) {
+                return sketch.frequency(key) > sketch.frequency(victim);
+            }
+        }
+        return true;
     }
 
     /** Writer: the sampled keys of the segment reclaimed next; empty while no chunk has to go. */

@@ -13,9 +13,10 @@ import java.util.function.LongPredicate;
  * {@code load} (or null: in turn), each segment opens in the space with a free segment whose flash
  * reads since the last segment opened were fewest (ties: the most free segments), so writes and the
  * hot chunks reinsertion moves go to the least loaded device (the paper's load-balanced spaces).
- * With {@code liveKey} (or null: every key), chunks of keys it refuses (their file is gone) are not
- * admission's victims and are not written again: a compacted SSTable's hot chunks must not keep its
- * successor's out of flash.
+ * With {@code liveKey} (or null: every key), segments holding only chunks of keys it refuses (their
+ * file is gone) are reclaimed first, and such chunks are not written again: a compacted SSTable's hot
+ * chunks must not keep its successor's out of flash (admission, which owns the victim rule, skips
+ * them too: {@link VictimAdmission}).
  */
 public record WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
                            LongPredicate liveKey) {

@@ -85,21 +85,24 @@ class VictimAdmissionTest {
 
     @Test
     void aDeadFilesChunksAreNeverVictimsWhateverTheirReads() {
-        VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
-        int dead = ChunkKeys.fileId(key(0)); // the first segment's file, since compacted away
-        SegmentWriter writer = writerOnFourSegments(
-                new WriterPolicy(admission, 0, 1, null, key -> ChunkKeys.fileId(key) != dead));
-        for (int i = 0; i < 3 * PER_SEGMENT; i++) {
-            writer.append(key(i), chunk(key(i)));
-            for (int read = 0; read < 10; read++) {
-                admission.accessed(key(i)); // read often while its file was live
-            }
+        int dead = ChunkKeys.fileId(key(0)); // a file compacted away
+        VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1, key -> ChunkKeys.fileId(key) != dead);
+        long hotDead = key(0);
+        long hotLive = ChunkKeys.key(dead + 1, 0);
+        long newcomer = ChunkKeys.key(dead + 2, 0);
+        for (int read = 0; read < 10; read++) {
+            admission.accessed(hotDead); // read often while its file was live
+            admission.accessed(hotLive);
         }
-        long newcomer = ChunkKeys.key(dead + 100, 0);
         admission.accessed(newcomer);
-        writer.append(key(3 * PER_SEGMENT), chunk(key(3 * PER_SEGMENT))); // opens the last free segment
-        assertEquals(0, admission.victims().length, "the next segment to go holds only the dead file's chunks");
-        assertTrue(admission.admit(newcomer), "read once, and nothing live would make room for it");
+        admission.victims(new long[] {hotDead, key(1), key(2)});
+        for (int i = 0; i < 20; i++) {
+            assertTrue(admission.admit(newcomer), "only dead victims: nothing live has to make room");
+        }
+        admission.victims(new long[] {hotDead, hotLive, key(1)});
+        for (int i = 0; i < 20; i++) {
+            assertFalse(admission.admit(newcomer), "weighed against the one live victim, read more often");
+        }
     }
 
     @Test
