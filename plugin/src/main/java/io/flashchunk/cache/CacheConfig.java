@@ -1,6 +1,7 @@
 package io.flashchunk.cache;
 
-import io.flashchunk.cache.index.ChunkLocation;
+import io.flashchunk.cache.compact.RecordAddress;
+import io.flashchunk.cache.compact.RecordFormat;
 import io.flashchunk.device.DeviceSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -120,8 +121,8 @@ public record CacheConfig(
                         + " is more than the queue depth " + device.queueDepth() + " of " + device.path());
             }
         }
-        if (devices.size() > ChunkLocation.MAX_SPACES) {
-            throw new IllegalArgumentException("devices: at most " + ChunkLocation.MAX_SPACES
+        if (devices.size() > RecordAddress.MAX_SPACES) {
+            throw new IllegalArgumentException("devices: at most " + RecordAddress.MAX_SPACES
                     + " devices, got " + devices.size());
         }
         positive("queue_bytes", queueBytes);
@@ -153,8 +154,8 @@ public record CacheConfig(
             throw new IllegalArgumentException("segment_size_mib: must be a whole number of MiB from "
                     + (MIN_SEGMENT_BYTES >> 20) + " to " + (MAX_SEGMENT_BYTES >> 20) + ", got " + segmentBytes + " bytes");
         }
-        if (expectedChunkBytes < 4096 || expectedChunkBytes > ChunkLocation.MAX_LENGTH) {
-            throw new IllegalArgumentException("expected_chunk_bytes: must be 4 KiB to " + (ChunkLocation.MAX_LENGTH >> 10)
+        if (expectedChunkBytes < 4096 || expectedChunkBytes > RecordFormat.MAX_CHUNK_BYTES) {
+            throw new IllegalArgumentException("expected_chunk_bytes: must be 4 KiB to " + (RecordFormat.MAX_CHUNK_BYTES >> 10)
                     + " KiB, got " + expectedChunkBytes);
         }
         if (!(reinsertPercent >= 0 && reinsertPercent <= 50)) {

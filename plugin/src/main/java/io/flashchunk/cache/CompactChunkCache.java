@@ -6,6 +6,7 @@ import io.flashchunk.cache.compact.CompactEngine;
 import io.flashchunk.cache.compact.FlashReadGate;
 import io.flashchunk.cache.compact.FlashReadPolicy;
 import io.flashchunk.cache.compact.NamedFiles;
+import io.flashchunk.cache.compact.RecordFormat;
 import io.flashchunk.cache.compact.SegmentReader;
 import io.flashchunk.cache.compact.SegmentState;
 import io.flashchunk.cache.compact.SegmentTable;
@@ -14,7 +15,6 @@ import io.flashchunk.cache.health.DeviceBreaker;
 import io.flashchunk.cache.health.MissReads;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.ChunkKeys;
-import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.cache.index.FileRegistry;
 import io.flashchunk.device.BlockDevice;
@@ -53,7 +53,7 @@ public final class CompactChunkCache implements FlashCache {
     private final FileRegistry files = new FileRegistry();
     private final CompactEngine engine;
     private final DramTier dram;
-    private final AlignedBufferPool pool = new AlignedBufferPool(ChunkLocation.MAX_LENGTH, POOL_RETAINED_BYTES_PER_CLASS);
+    private final AlignedBufferPool pool = new AlignedBufferPool(RecordFormat.MAX_CHUNK_BYTES, POOL_RETAINED_BYTES_PER_CLASS);
     private final CacheMetrics metrics = new CacheMetrics();
     private final LongSupplier clock;
     private final MissReads missReads;
@@ -163,7 +163,7 @@ public final class CompactChunkCache implements FlashCache {
     @Override
     public CachedChunk get(CachedFile file, long position, int maxLength, boolean withFollower) {
         long key = ChunkKeys.key(file.id(), position);
-        if (key < 0 || closed || file.isInvalidated() || maxLength < 1 || maxLength > ChunkLocation.MAX_LENGTH) {
+        if (key < 0 || closed || file.isInvalidated() || maxLength < 1 || maxLength > RecordFormat.MAX_CHUNK_BYTES) {
             metrics.misses.increment();
             return null;
         }
@@ -253,7 +253,7 @@ public final class CompactChunkCache implements FlashCache {
         missReads.record(System.nanoTime() - readStartedNanos);
         long key = ChunkKeys.key(file.id(), position);
         int length = chunk.remaining();
-        if (key < 0 || length == 0 || length > ChunkLocation.MAX_LENGTH || closed || file.isInvalidated()) {
+        if (key < 0 || length == 0 || length > RecordFormat.MAX_CHUNK_BYTES || closed || file.isInvalidated()) {
             metrics.uncacheable.increment();
             return;
         }

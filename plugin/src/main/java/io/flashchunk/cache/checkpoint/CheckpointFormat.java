@@ -7,7 +7,8 @@ import java.util.zip.CRC32C;
 public final class CheckpointFormat {
     public static final long SUPERBLOCK_MAGIC = 0x464C4348_53425F31L; // "FLCHSB_1"
     public static final long HEADER_MAGIC = 0x464C4348_43505F31L;     // "FLCHCP_1"
-    public static final int SUPERBLOCK_VERSION = 1;
+    /** The superblock version of the per-chunk engine (removed): the compact engine reformats such a device, never reads it. */
+    public static final int PER_CHUNK_SUPERBLOCK_VERSION = 1;
     /** 2: file records carry the birth time and inode generation (version 1 checkpoints are not read). */
     public static final int CHECKPOINT_VERSION = 2;
     /** A file record before its path: id, size, modified, inode, birth time, generation, path length. */

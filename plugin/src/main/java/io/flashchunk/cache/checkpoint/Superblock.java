@@ -16,7 +16,7 @@ public record Superblock(UUID instance, int spaceIndex, int spaceCount, SpaceLay
     public ByteBuffer encode() {
         ByteBuffer block = AlignedBuffers.allocate(SpaceLayout.BLOCK_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         block.putLong(0, CheckpointFormat.SUPERBLOCK_MAGIC)
-                .putInt(8, CheckpointFormat.SUPERBLOCK_VERSION)
+                .putInt(8, CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION)
                 .putLong(12, instance.getMostSignificantBits())
                 .putLong(20, instance.getLeastSignificantBits())
                 .putInt(28, spaceIndex)
@@ -39,9 +39,9 @@ public record Superblock(UUID instance, int spaceIndex, int spaceCount, SpaceLay
                     + Long.toHexString(magic) + ")");
         }
         int version = b.getInt(8);
-        if (version != CheckpointFormat.SUPERBLOCK_VERSION) {
+        if (version != CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION) {
             throw new CheckpointFormatException(where + ": superblock format version " + version
-                    + " is not the supported version " + CheckpointFormat.SUPERBLOCK_VERSION);
+                    + " is not the supported version " + CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION);
         }
         int crc = CheckpointFormat.crc(b, 0, 72);
         if (crc != b.getInt(72)) {

@@ -57,7 +57,7 @@ public final class CompactStart {
             boolean force = i < forceFormat.size() && forceFormat.get(i);
             if (DeviceContent.isBlank(block)) {
                 blank++;
-            } else if (CompactSuperblock.isTodaysFormat(block)) {
+            } else if (CompactSuperblock.isPerChunkEngineFormat(block)) {
                 todays.add(driver.path());
             } else if (magic != CheckpointFormat.SUPERBLOCK_MAGIC && !force) {
                 foreign.add(driver.path() + " holds " + DeviceContent.describe(block));

@@ -13,7 +13,7 @@ import java.util.zip.CRC32C;
  * Block 0 of a device of the compact engine: which cache, which of its address spaces, and the
  * geometry its areas and segments were laid out with. It has today's superblock magic and format
  * version {@value #VERSION}, so today's engine refuses it by version, and this engine recognises a
- * device of today's engine ({@link #isTodaysFormat}) to reformat it, never to read it.
+ * device of the per-chunk engine ({@link #isPerChunkEngineFormat}) to reformat it, never to read it.
  */
 public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, CompactDeviceLayout layout) {
     /** 3: records aligned to 64 bytes (2: to 512, its devices are formatted anew, never read). */
@@ -64,9 +64,9 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
     }
 
     /** Whether {@code block} is the superblock of today's engine (format version 1). */
-    public static boolean isTodaysFormat(ByteBuffer block) {
+    public static boolean isPerChunkEngineFormat(ByteBuffer block) {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        return b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC && b.getInt(8) == CheckpointFormat.SUPERBLOCK_VERSION;
+        return b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC && b.getInt(8) == CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION;
     }
 
     /** Decodes and checks block 0 of {@code where}: magic, version, checksum, block size, geometry. */
@@ -78,7 +78,7 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
         }
         if (b.getInt(8) != VERSION) {
             throw new CheckpointFormatException(where + ": superblock format version " + b.getInt(8)
-                    + (b.getInt(8) == CheckpointFormat.SUPERBLOCK_VERSION ? " (the per-chunk engine's)" : "")
+                    + (b.getInt(8) == CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION ? " (the per-chunk engine's)" : "")
                     + " is not the compact engine's version " + VERSION);
         }
         if (crc(b) != b.getInt(CRC_AT)) {

@@ -19,6 +19,8 @@ import java.util.zip.CRC32C;
  */
 public final class RecordFormat {
     public static final int HEADER_BYTES = 32;
+    /** The longest chunk a record holds: 64 KiB, Cassandra's largest chunk length. */
+    public static final int MAX_CHUNK_BYTES = 1 << 16;
     static final int MAGIC = 0x3152_4346; // "FCR1" little-endian
     private static final int HEADER_CRC_AT = 28;
 

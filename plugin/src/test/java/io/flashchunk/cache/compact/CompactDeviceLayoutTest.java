@@ -51,14 +51,14 @@ class CompactDeviceLayoutTest {
         CompactDeviceLayout layout = CompactDeviceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE, 1 << 20);
         CompactSuperblock superblock = new CompactSuperblock(UUID.randomUUID(), 1, 3, layout);
         assertEquals(superblock, CompactSuperblock.decode(superblock.encode(), "dev"));
-        assertTrue(!CompactSuperblock.isTodaysFormat(superblock.encode()));
+        assertTrue(!CompactSuperblock.isPerChunkEngineFormat(superblock.encode()));
         String refusedByToday = assertThrows(CheckpointFormatException.class,
                 () -> Superblock.decode(superblock.encode(), "dev")).getMessage();
         assertTrue(refusedByToday.contains("version " + CompactSuperblock.VERSION), refusedByToday);
 
         var todays = new Superblock(UUID.randomUUID(), 0, 1,
                 io.flashchunk.cache.checkpoint.SpaceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE)).encode();
-        assertTrue(CompactSuperblock.isTodaysFormat(todays));
+        assertTrue(CompactSuperblock.isPerChunkEngineFormat(todays));
         String refused = assertThrows(CheckpointFormatException.class, () -> CompactSuperblock.decode(todays, "dev"))
                 .getMessage();
         assertTrue(refused.contains("per-chunk engine"), refused);
