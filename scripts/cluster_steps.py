@@ -89,13 +89,8 @@ def parse_local_read_count(text):
 
 
 def parse_cached_files(text):
-    """[(entries or None, path)] of the MXBean attribute CachedFiles as sjk prints it."""
-    files = []
-    for line in text.splitlines():
-        m = re.match(r"^(\d+|-) (/\S.*)$", line.strip())
-        if m:
-            files.append((None if m.group(1) == "-" else int(m.group(1)), m.group(2)))
-    return files
+    """[path] of the MXBean attribute CachedFiles as sjk prints it (one absolute path a line)."""
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("/")]
 
 
 def parse_chunk_cache(text):
@@ -150,8 +145,8 @@ def self_test():
         raise AssertionError("no row accepted")
     except CheckFailed:
         pass
-    files = parse_cached_files("12 /r/node1/data/soak/usertable-1/nb-3-big-Data.db\n- /r/x/nb-1-big-Data.db\n\n")
-    assert files == [(12, "/r/node1/data/soak/usertable-1/nb-3-big-Data.db"), (None, "/r/x/nb-1-big-Data.db")], files
+    files = parse_cached_files("/r/node1/data/soak/usertable-1/nb-3-big-Data.db\n/r/x/nb 1-big-Data.db\nCachedFiles\n\n")
+    assert files == ["/r/node1/data/soak/usertable-1/nb-3-big-Data.db", "/r/x/nb 1-big-Data.db"], files
     info = ("ID: 1\nChunk Cache            : entries 212, size 3.3 MiB, capacity 128 MiB, 9120 misses, 20000 requests, "
             "0.544 recent hit rate, NaN microseconds miss latency\n")
     cc = parse_chunk_cache(info)
@@ -436,7 +431,7 @@ def check_cache_files(cluster, step):
         def only_live_files():
             files, out = cached_files(cluster, k)
             on_disk = live_data_files(cluster, k)
-            gone = [path for _, path in files if os.path.realpath(path) not in on_disk]
+            gone = [path for path in files if os.path.realpath(path) not in on_disk]
             last.update(files=files, gone=gone, out=out)
             return not gone
         try:
@@ -446,9 +441,7 @@ def check_cache_files(cluster, step):
         except CheckFailed:
             raise CheckFailed(f"{step}: node {k}'s flash cache still holds files that are not on disk after 60 s: "
                               f"{last.get('gone')}\n(CachedFiles: {last.get('out', '')[-2000:]})")
-        files = last["files"]
-        counted = [e for e, _ in files if e is not None]
-        figures[k] = {"files": len(files), "entries_in_files": sum(counted) if counted else None}
+        figures[k] = {"files": len(last["files"])}
     return figures
 
 

@@ -36,8 +36,8 @@ echo "== scripts/tests/test-install-plugin.sh"
 # the power-cut simulator's long-run script, at a size that only checks it works end to end
 echo "== scripts/sim-power-cut.sh (2 seeds, 10 cut points each)"
 sim_out="$(mktemp -d)"
-"$repo/scripts/sim-power-cut.sh" --seeds 2 --cuts 10 --operations 300 --out "$sim_out" >/dev/null
-grep -q "recovered chunks evicted by reads): 0\." "$sim_out/summary.md"
+"$repo/scripts/sim-power-cut.sh" --seeds 2 --cuts 10 --operations 2000 --out "$sim_out" >/dev/null
+grep -q "chunks restored twice, lost chunks): 0\." "$sim_out/summary.md"
 rm -rf "$sim_out"
 # the cache simulator's script, on small traces: checks it runs end to end and reports every design
 echo "== scripts/sim-cache.sh (small traces)"

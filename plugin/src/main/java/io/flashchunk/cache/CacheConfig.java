@@ -23,41 +23,31 @@ import java.util.Set;
  *                               no thread hand-off, instead of through the device's queue and
  *                               completion thread; one outstanding past the read timeout marks the
  *                               device hung, and no new one starts
- * @param allocationWaitMillis   how long the writer waits for free blocks before dropping a chunk
- * @param spaceReservePercent    flash kept out of the index's weight: room for evicted blocks waiting
- *                               for the next checkpoint, and for fragmentation
  * @param dramTierBytes          DRAM tier for the hottest chunks; 0 turns it off
- * @param readAhead              on a flash hit, also fetch the next chunk into the DRAM tier
  * @param overflowRead           a flash hit whose file's next chunk lies beside it on flash reads both
  *                               with one I/O, and serves the next one when its reader asks (the paper's
  *                               overflow read: a partition spanning two chunks costs one flash read)
  * @param checkpointIntervalMillis the longest time between checkpoints while the index changes (one is
  *                               also written at clean close)
- * @param minCheckpointIntervalMillis the shortest time between checkpoints, whatever asks for one
- * @param checkpointChangePercent a checkpoint is written once chunks written, moved or removed since the
- *                               last one reach this share of the cached chunks (a crash loses at most
- *                               about this share of the cache); 0: only the interval, and the reserve
- *                               filling, ask for one
+ * @param checkpointChangePercent a checkpoint is written each time segments making up this share of
+ *                               the flash have been written since the last one (a crash loses at most
+ *                               about this share of the cache); 0: once the whole flash has been
+ *                               written, or the interval passes
  * @param strict                 refuse to start, instead of formatting, when the devices hold a cache
  *                               this configuration cannot recover
- * @param maintenanceIntervalMillis how often loads are averaged and imbalance is corrected
- * @param rebalanceFactor        a space this many times busier than the least busy one sheds hot chunks
- * @param migrationBatch         most chunks moved per maintenance run
  * @param deviceTimeoutMillis    the longest the cache waits on a device for anything but a hit's read
- *                               (checkpoint writes and flushes, recovery reads, migrations, close): a
+ *                               (segment and checkpoint writes, flushes, recovery reads, close): a
  *                               device that does not answer in time counts as failed for that operation
  * @param slowReadMillis         a device whose median read is above this, and above the mean read of
  *                               a miss, is slow: the slow-device breaker stops reading it
  * @param slowDeviceRetryMillis  how long a slow, failing or hung device stays out of use before the
  *                               cache tries it again
- * @param engine                 which engine runs the cache: today's per-chunk one, or the compact one
- *                               (a few bytes of memory per chunk; see docs/compact-engine.md)
- * @param segmentBytes           compact engine: flash is written and reclaimed in segments of this size
- * @param expectedChunkBytes     compact engine: the chunk size its index is sized for (one slot per such
- *                               chunk the flash holds); smaller chunks fill the index before the flash
- * @param reinsertPercent        compact engine: share of a reclaimed segment its chunks read since they
- *                               were written may fill again
- * @param admissionSketchCounters compact engine: counters per cached chunk in the admission sketch's rows
+ * @param segmentBytes           flash is written and reclaimed in segments of this size
+ * @param expectedChunkBytes     the chunk size the index is sized for (one slot per such chunk
+ *                               the flash holds); smaller chunks fill the index before the flash
+ * @param reinsertPercent        share of a reclaimed segment its chunks read since they were
+ *                               written may fill again
+ * @param admissionSketchCounters counters per cached chunk in the admission sketch's rows
  */
 public record CacheConfig(
         List<DeviceSpec> devices,
@@ -65,33 +55,20 @@ public record CacheConfig(
         int maxWritesInFlight,
         long readTimeoutMillis,
         boolean readInCallerThread,
-        long allocationWaitMillis,
-        double spaceReservePercent,
         long dramTierBytes,
-        boolean readAhead,
         boolean overflowRead,
         long checkpointIntervalMillis,
-        long minCheckpointIntervalMillis,
         double checkpointChangePercent,
         boolean strict,
-        long maintenanceIntervalMillis,
-        double rebalanceFactor,
-        int migrationBatch,
         long deviceTimeoutMillis,
         long slowReadMillis,
         long slowDeviceRetryMillis,
-        Engine engine,
         int segmentBytes,
         int expectedChunkBytes,
         double reinsertPercent,
         int admissionSketchCounters) {
 
-    /** The engines; {@code cache_engine} in cassandra.yaml names them in lower case. */
-    public enum Engine {
-        CLASSIC, COMPACT
-    }
-
-    /** Segments of the compact engine: at least this size (a chunk's record must fit), at most {@link #MAX_SEGMENT_BYTES}. */
+    /** Segments: at least this size (a chunk's record must fit), at most {@link #MAX_SEGMENT_BYTES}. */
     public static final int MIN_SEGMENT_BYTES = 1 << 20;
     public static final int MAX_SEGMENT_BYTES = 256 << 20;
 
@@ -128,28 +105,14 @@ public record CacheConfig(
         positive("queue_bytes", queueBytes);
         positive("max_writes_in_flight", maxWritesInFlight);
         positive("read_timeout_ms", readTimeoutMillis);
-        notNegative("allocation_wait_ms", allocationWaitMillis);
-        if (!(spaceReservePercent >= 0 && spaceReservePercent <= 50)) {
-            throw new IllegalArgumentException("space_reserve_percent: must be 0..50, got " + spaceReservePercent);
-        }
         notNegative("dram_tier_bytes", dramTierBytes);
-        if (readAhead && dramTierBytes == 0) {
-            throw new IllegalArgumentException("read_ahead: needs dram_tier_bytes > 0 (read-ahead fills the DRAM tier)");
-        }
-        positive("maintenance_interval_ms", maintenanceIntervalMillis);
         positive("checkpoint_interval_ms", checkpointIntervalMillis);
-        notNegative("min_checkpoint_interval_ms", minCheckpointIntervalMillis);
         if (!(checkpointChangePercent >= 0 && checkpointChangePercent <= 100)) {
             throw new IllegalArgumentException("checkpoint_change_percent: must be 0..100, got " + checkpointChangePercent);
         }
-        if (!(rebalanceFactor > 1)) {
-            throw new IllegalArgumentException("rebalance_factor: must be above 1, got " + rebalanceFactor);
-        }
-        notNegative("migration_batch", migrationBatch);
         positive("device_timeout_ms", deviceTimeoutMillis);
         positive("slow_read_ms", slowReadMillis);
         positive("slow_device_retry_ms", slowDeviceRetryMillis);
-        Objects.requireNonNull(engine, "cache_engine");
         if (segmentBytes < MIN_SEGMENT_BYTES || segmentBytes > MAX_SEGMENT_BYTES || segmentBytes % (1 << 20) != 0) {
             throw new IllegalArgumentException("segment_size_mib: must be a whole number of MiB from "
                     + (MIN_SEGMENT_BYTES >> 20) + " to " + (MAX_SEGMENT_BYTES >> 20) + ", got " + segmentBytes + " bytes");
@@ -187,21 +150,13 @@ public record CacheConfig(
         private long readTimeoutMillis = 200;
         private long deviceTimeoutMillis = 30_000;
         private boolean readInCallerThread;
-        private long allocationWaitMillis = 200;
-        private double spaceReservePercent = 10;
         private long dramTierBytes;
-        private boolean readAhead;
         private boolean overflowRead = true;
         private long checkpointIntervalMillis = 300_000;
-        private long minCheckpointIntervalMillis = 10_000;
         private double checkpointChangePercent = 10;
         private boolean strict;
-        private long maintenanceIntervalMillis = 5_000;
-        private double rebalanceFactor = 1.5;
-        private int migrationBatch = 64;
         private long slowReadMillis = 10;
         private long slowDeviceRetryMillis = 60_000;
-        private Engine engine = Engine.CLASSIC;
         private int segmentBytes = 16 << 20;
         private int expectedChunkBytes = 16 << 10;
         private double reinsertPercent = 4.5;
@@ -232,23 +187,8 @@ public record CacheConfig(
             return this;
         }
 
-        public Builder allocationWaitMillis(long millis) {
-            this.allocationWaitMillis = millis;
-            return this;
-        }
-
-        public Builder spaceReservePercent(double percent) {
-            this.spaceReservePercent = percent;
-            return this;
-        }
-
         public Builder dramTierBytes(long bytes) {
             this.dramTierBytes = bytes;
-            return this;
-        }
-
-        public Builder readAhead(boolean enabled) {
-            this.readAhead = enabled;
             return this;
         }
 
@@ -262,11 +202,6 @@ public record CacheConfig(
             return this;
         }
 
-        public Builder minCheckpointIntervalMillis(long millis) {
-            this.minCheckpointIntervalMillis = millis;
-            return this;
-        }
-
         public Builder checkpointChangePercent(double percent) {
             this.checkpointChangePercent = percent;
             return this;
@@ -274,21 +209,6 @@ public record CacheConfig(
 
         public Builder strict(boolean refuseToFormat) {
             this.strict = refuseToFormat;
-            return this;
-        }
-
-        public Builder maintenanceIntervalMillis(long millis) {
-            this.maintenanceIntervalMillis = millis;
-            return this;
-        }
-
-        public Builder rebalanceFactor(double factor) {
-            this.rebalanceFactor = factor;
-            return this;
-        }
-
-        public Builder migrationBatch(int chunks) {
-            this.migrationBatch = chunks;
             return this;
         }
 
@@ -304,11 +224,6 @@ public record CacheConfig(
 
         public Builder slowDeviceRetryMillis(long millis) {
             this.slowDeviceRetryMillis = millis;
-            return this;
-        }
-
-        public Builder engine(Engine engine) {
-            this.engine = engine;
             return this;
         }
 
@@ -334,13 +249,9 @@ public record CacheConfig(
 
         public CacheConfig build() {
             return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
-                    allocationWaitMillis,
-                    spaceReservePercent, dramTierBytes, readAhead, overflowRead, checkpointIntervalMillis, minCheckpointIntervalMillis,
-                    checkpointChangePercent, strict,
-                    maintenanceIntervalMillis,
-                    rebalanceFactor, migrationBatch, deviceTimeoutMillis, slowReadMillis,
-                    slowDeviceRetryMillis, engine, segmentBytes, expectedChunkBytes, reinsertPercent,
-                    admissionSketchCounters).validate();
+                    dramTierBytes, overflowRead, checkpointIntervalMillis, checkpointChangePercent, strict,
+                    deviceTimeoutMillis, slowReadMillis, slowDeviceRetryMillis, segmentBytes, expectedChunkBytes,
+                    reinsertPercent, admissionSketchCounters).validate();
         }
     }
 }

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
-/** Live counters of the cache; recording is lock-free. {@link FlashChunkCache#stats()} snapshots them. */
+/** Live counters of the cache; recording is lock-free. {@link CompactChunkCache#stats()} snapshots them. */
 public final class CacheMetrics {
     public final LongAdder memoryHits = new LongAdder();
     public final LongAdder dramHits = new LongAdder();

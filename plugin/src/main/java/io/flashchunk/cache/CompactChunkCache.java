@@ -287,7 +287,6 @@ public final class CompactChunkCache implements FlashCache {
     @Override
     public void invalidateFile(CachedFile file) {
         if (files.invalidate(file)) {
-            files.forgetEmptyInvalidated();
             engine.filesDied();
             if (dram != null) {
                 dram.removeIf(key -> ChunkKeys.fileId(key) == file.id());
@@ -319,7 +318,7 @@ public final class CompactChunkCache implements FlashCache {
         return new CacheStats(memoryHits, m.dramHits.sum(), m.flashHits.sum() - memoryHits, m.misses.sum(), m.puts.sum(),
                 engine.alreadyCached(), m.uncacheable.sum(), engine.queueFull(), engine.notAdmitted(),
                 engine.dropped(), reader.flashBytesRead(), bytesWritten, chunksWritten, engine.damagedRecords(),
-                engine.readErrors(), m.writeErrors.sum() + engine.writerErrors(), reader.timeouts(),
+                engine.readErrors(), m.writeErrors.sum() + engine.writerErrors() + engine.writer().failedWrites(), reader.timeouts(),
                 engine.offeredBeforeInvalidation() + engine.refusedRecords(), engine.writer().reclaimed(), engine.invalidations(), 0, 0, reader.pairedReads(),
                 m.followersServed.sum(),
                 engine.checkpoints(), engine.failedCheckpoints(),

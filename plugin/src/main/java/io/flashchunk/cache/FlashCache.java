@@ -12,16 +12,14 @@ import java.nio.ByteBuffer;
  * Implementations never throw on the data path and never serve a wrong byte: anything unexpected is
  * a miss plus a counter, and the caller reads its file as if there were no cache.
  *
- * <p>Two engines implement it while the compact one replaces the per-chunk one:
- * {@link FlashChunkCache} (a Caffeine entry per chunk, buddy-allocated runs) and
- * {@link CompactChunkCache} (a compact index over flash segments); {@link #open} picks by
- * {@link CacheConfig#engine()}.
+ * <p>{@link CompactChunkCache} implements it: a compact index over flash segments
+ * (docs/compact-engine.md). The adapter depends on this interface only.
  */
 public interface FlashCache extends AutoCloseable {
 
-    /** Opens every configured device and starts the configured engine on them (recovering or formatting). */
+    /** Opens every configured device and starts the cache on them (recovering or formatting). */
     static FlashCache open(CacheConfig config) throws IOException {
-        return config.engine() == CacheConfig.Engine.COMPACT ? CompactChunkCache.open(config) : FlashChunkCache.open(config);
+        return CompactChunkCache.open(config);
     }
 
     CacheConfig config();

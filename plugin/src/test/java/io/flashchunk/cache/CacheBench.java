@@ -3,19 +3,13 @@ package io.flashchunk.cache;
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.cache.compact.RecordFormat;
 import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.ChunkEntry;
-import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.index.ChunkKeys;
-import io.flashchunk.cache.index.ChunkLocation;
 import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.cache.index.FileRegistry;
-import io.flashchunk.cache.space.AddressSpace;
-import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceSpec;
 import io.flashchunk.device.IoEngine;
-import io.flashchunk.device.LibC;
 import java.io.RandomAccessFile;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -28,7 +22,6 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -42,8 +35,8 @@ import picocli.CommandLine.Option;
  * scripts/bench-cache.sh to tabulate. Not tests: numbers, not verdicts.
  */
 @Command(name = "cache-bench", mixinStandardHelpOptions = true,
-        subcommands = {CacheBench.Heap.class, CacheBench.CompactHeap.class, CacheBench.Hits.class, CacheBench.Writes.class, CacheBench.Checkpoint.class,
-            CacheBench.CheckpointLatency.class, CacheBench.CompactCheckpoint.class, CacheBench.CompactWrites.class})
+        subcommands = {CacheBench.CompactHeap.class, CacheBench.Hits.class, CacheBench.CompactCheckpoint.class,
+            CacheBench.CompactWrites.class})
 public final class CacheBench {
     public static void main(String[] args) {
         System.exit(new CommandLine(new CacheBench()).execute(args));
@@ -67,7 +60,7 @@ public final class CacheBench {
      * Memory per cached chunk of the compact engine (issue 15): its index, segment table and reclaim
      * order filled as the segment writer leaves them after writing that many chunks (without moving
      * the chunks' bytes: they live on flash and cost no memory), heap measured after full GCs as in
-     * {@link Heap}, plus the two segment buffers (direct memory).
+     * {@link Heap#usedHeapAfterGc}, plus the two segment buffers (direct memory).
      */
     @Command(name = "compact-heap", description = "Memory per cached chunk of the compact engine.")
     static final class CompactHeap implements Callable<Integer> {
@@ -148,62 +141,12 @@ public final class CacheBench {
         }
     }
 
-    /** Heap bytes per cached chunk: everything the index and the allocator keep, measured after full GCs. */
-    @Command(name = "heap", description = "Heap bytes per cached chunk at a given number of entries.")
-    static final class Heap implements Callable<Integer> {
-        @Option(names = "--entries", defaultValue = "1000000")
-        long entries;
-
-        @Option(names = "--chunk-bytes", defaultValue = "16384")
-        int chunkBytes;
-
-        @Option(names = "--files", defaultValue = "1000")
-        int files;
-
-        @Option(names = "--dir", defaultValue = "target/bench")
-        Path dir;
-
-        @Override
-        public Integer call() throws Exception {
-            int order = ChunkLocation.order(chunkBytes);
-            long blocks = entries << order;
-            Path file = sparseFile(dir, "heap-device.img", blocks * BlockDevice.BLOCK_SIZE);
-            try (BlockDevice device = BlockDevices.open(DeviceSpec.of(file).withEngine(IoEngine.LIBAIO))) {
-                StorageDriver driver = new StorageDriver(device, 8, java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
-                long before = usedHeapAfterGc();
-                FileRegistry registry = new FileRegistry();
-                AddressSpace space = new AddressSpace(0, driver, 0, blocks, FlashChunkCache.MAX_ORDER, false);
-                ChunkIndex index = new ChunkIndex(blocks, ForkJoinPool.commonPool(), registry, entry -> { });
-                List<CachedFile> cachedFiles = new ArrayList<>();
-                for (int f = 0; f < files; f++) {
-                    cachedFiles.add(registry.register(new FileIdentity("/data/ks/table/nb-" + f + "-big-Data.db",
-                            1L << 30, f, f, f, f), replaced -> { }));
-                }
-                long perFile = (entries + files - 1) / files;
-                for (long i = 0; i < entries; i++) {
-                    CachedFile cachedFile = cachedFiles.get((int) (i / perFile));
-                    long key = ChunkKeys.key(cachedFile.id(), (i % perFile) * chunkBytes);
-                    long lba = space.allocate(order);
-                    index.insert(new ChunkEntry(key, ChunkLocation.onFlash(0, lba, chunkBytes, 0), (int) i));
-                }
-                index.cleanUp();
-                long after = usedHeapAfterGc();
-                long size = index.size();
-                String histogram = classHistogram();
-                System.out.printf(Locale.ROOT, "{\"bench\":\"heap\",\"entries\":%d,\"chunk_bytes\":%d,\"files\":%d,"
-                                + "\"heap_bytes\":%d,\"bytes_per_chunk\":%.1f,\"top_classes\":%s}%n",
-                        size, chunkBytes, files, after - before, (after - before) / (double) size, histogram);
-                // Keep everything reachable until measured.
-                if (space.freeBlocks() < 0 || registry.liveFiles() < 0) {
-                    throw new IllegalStateException();
-                }
-            } finally {
-                Files.deleteIfExists(file);
-            }
-            return 0;
+    /** Heap measurements of {@link CompactHeap}. */
+    static final class Heap {
+        private Heap() {
         }
 
-        private static long usedHeapAfterGc() throws InterruptedException {
+        static long usedHeapAfterGc() throws InterruptedException {
             for (int i = 0; i < 4; i++) {
                 System.gc();
                 Thread.sleep(200);
@@ -212,7 +155,7 @@ public final class CacheBench {
         }
 
         /** The ten largest classes by live bytes, from jcmd GC.class_histogram on this very JVM. */
-        private static String classHistogram() throws Exception {
+        static String classHistogram() throws Exception {
             Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
             Process process = new ProcessBuilder(jcmd.toString(), String.valueOf(ProcessHandle.current().pid()),
                     "GC.class_histogram").redirectErrorStream(true).start();
@@ -255,77 +198,42 @@ public final class CacheBench {
         @Option(names = "--dir", defaultValue = "target/bench")
         Path dir;
 
-        @Option(names = "--engines", split = ",", defaultValue = "classic",
-                description = "classic (today's engine, path \"cache\"), compact (path \"compact\"), or both")
-        List<String> engines;
-
         /** A path measured: a name for the report and one hit of a random cached chunk. */
         private record Measurable(String name, Operation hit) {
         }
 
         @Override
         public Integer call() throws Exception {
-            for (String engine : engines) {
-                if (!engine.equals("classic") && !engine.equals("compact")) {
-                    throw new IllegalArgumentException("--engines: '" + engine + "' is neither classic nor compact");
-                }
-            }
             long deviceBytes = (long) chunks * ((chunkBytes + 4095) & -4096) * 2;
             List<Path> files = new ArrayList<>();
             List<AutoCloseable> open = new ArrayList<>();
             try {
                 List<Measurable> paths = new ArrayList<>();
-                long cached = -1;
-                BlockDevice baseline = null;
-                long[] baselineLbas = null;
-                if (engines.contains("classic")) {
-                    Path file = sparseFile(dir, "hits-device.img", deviceBytes);
-                    files.add(file);
-                    FlashChunkCache cache = filledClassic(file);
-                    open.add(cache);
-                    CachedFile cachedFile = cache.files().live().get(0);
-                    cached = cache.entries();
-                    // The bare device reads the very blocks the cache holds: same LBAs, same sizes.
-                    baseline = cache.spaces().space(0).driver().device();
-                    baselineLbas = cachedLbas(cache);
-                    paths.add(new Measurable("cache", hitOf(cache, cachedFile)));
-                }
-                if (engines.contains("compact")) {
-                    Path file = sparseFile(dir, "hits-compact-device.img", deviceBytes);
-                    files.add(file);
-                    Path sstable = dir.resolve("hits-compact-Data.db");
-                    Files.write(sstable, new byte[4096]);
-                    files.add(sstable);
-                    CompactChunkCache cache = filledCompact(file, FileIdentity.of(sstable));
-                    open.add(cache);
-                    CachedFile cachedFile = cache.files().live().get(0);
-                    cached = cached == -1 ? cache.entries() : Math.min(cached, cache.entries());
-                    if (baseline == null) {
-                        // Reads of the chunk's size where the segments are, over the part written.
-                        List<BlockDevice> devices = new ArrayList<>();
-                        DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth).asReadOnly();
-                        devices.add(BlockDevices.open(spec));
-                        open.add(devices.get(0)::close);
-                        baseline = devices.get(0);
-                        long first = cache.engine().start().layouts().get(0).segmentLayout().firstByte() / BlockDevice.BLOCK_SIZE;
-                        long written = (long) chunks * ((chunkBytes + 4095) & -4096) / BlockDevice.BLOCK_SIZE;
-                        baselineLbas = new SplittableRandom(5).longs(chunks, first, first + written).toArray();
-                    }
-                    paths.add(new Measurable("compact", hitOf(cache, cachedFile)));
-                }
-                BlockDevice device = baseline;
-                long[] lbas = baselineLbas;
+                Path file = sparseFile(dir, "hits-compact-device.img", deviceBytes);
+                files.add(file);
+                Path sstable = dir.resolve("hits-compact-Data.db");
+                Files.write(sstable, new byte[4096]);
+                files.add(sstable);
+                CompactChunkCache cache = filledCompact(file, FileIdentity.of(sstable));
+                open.add(cache);
+                CachedFile cachedFile = cache.files().live().get(0);
+                long cached = cache.entries();
+                // The bare device: reads of the chunk's size where the segments are, over the part written.
+                DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth).asReadOnly();
+                BlockDevice device = BlockDevices.open(spec);
+                open.add(device::close);
+                long first = cache.engine().start().layouts().get(0).segmentLayout().firstByte() / BlockDevice.BLOCK_SIZE;
+                long written = (long) chunks * ((chunkBytes + 4095) & -4096) / BlockDevice.BLOCK_SIZE;
+                long[] lbas = new SplittableRandom(5).longs(chunks, first, first + written).toArray();
+                paths.add(new Measurable("compact", hitOf(cache, cachedFile)));
                 AlignedBufferPool devicePool = new AlignedBufferPool(128 * 1024, 64L << 20); // a 64 KiB chunk's record is larger
                 // Buffers come and go through a pool, as on the cache's path: reading into one fixed
                 // buffer per thread measured markedly slower here.
                 paths.add(new Measurable("device", deviceReads(device, lbas, devicePool, chunkBytes)));
-                if (engines.contains("compact")) {
-                    // What a compact hit reads: the record (chunk and header) in whole blocks. Splits
-                    // compact/device into what the extra bytes cost and what the engine costs.
-                    int recordRead = (RecordFormat.recordBytes(chunkBytes) + BlockDevice.BLOCK_SIZE - 1)
-                            & -BlockDevice.BLOCK_SIZE;
-                    paths.add(new Measurable("device-record", deviceReads(device, lbas, devicePool, recordRead)));
-                }
+                // What a hit reads: the record (chunk and header) in whole blocks. Splits compact/device
+                // into what the extra bytes cost and what the engine costs.
+                int recordRead = (RecordFormat.recordBytes(chunkBytes) + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
+                paths.add(new Measurable("device-record", deviceReads(device, lbas, devicePool, recordRead)));
                 int group = 0;
                 for (int round = 0; round < repeat; round++) {
                     for (int t : threads) {
@@ -337,11 +245,7 @@ public final class CacheBench {
                         group++;
                     }
                 }
-                for (AutoCloseable cache : open) {
-                    if (cache instanceof FlashCache flashCache) {
-                        System.err.println("cache after the run: " + flashCache.stats());
-                    }
-                }
+                System.err.println("cache after the run: " + cache.stats());
             } finally {
                 for (int i = open.size() - 1; i >= 0; i--) {
                     open.get(i).close();
@@ -375,31 +279,13 @@ public final class CacheBench {
             };
         }
 
-        private FlashChunkCache filledClassic(Path file) throws Exception {
-            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth);
-            CacheConfig config = CacheConfig.builder().device(spec).maxWritesInFlight(Math.min(8, queueDepth))
-                    .queueBytes(256L << 20).allocationWaitMillis(1_000).build();
-            FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)));
-            CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/hits", 1L << 40, 1, 1, 1, 1));
-            for (int i = 0; i < chunks; i++) {
-                cache.put(cachedFile, (long) i * chunkBytes, ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes));
-                while (cache.stats().queuedBytes() > (128L << 20)) {
-                    Thread.sleep(1);
-                }
-            }
-            while (cache.stats().queuedChunks() > 0) {
-                Thread.sleep(10);
-            }
-            return cache;
-        }
-
         /**
          * The compact engine filled, closed and opened again: every chunk is then on flash (none in
          * a segment buffer) and came back through recovery, as after a restart.
          */
         private CompactChunkCache filledCompact(Path file, FileIdentity sstable) throws Exception {
             DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth);
-            CacheConfig config = CacheConfig.builder().device(spec).engine(CacheConfig.Engine.COMPACT)
+            CacheConfig config = CacheConfig.builder().device(spec)
                     .maxWritesInFlight(Math.min(8, queueDepth)).queueBytes(256L << 20)
                     .expectedChunkBytes(chunkBytes).build();
             try (CompactChunkCache cache = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
@@ -417,17 +303,6 @@ public final class CacheBench {
             }
             // The file is unchanged on disk, so the restart restores it with its chunks.
             return new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime);
-        }
-
-        private static long[] cachedLbas(FlashChunkCache cache) {
-            List<Long> lbas = new ArrayList<>();
-            for (ChunkEntry entry : cache.index().entries()) {
-                long location = entry.location();
-                if (ChunkLocation.isOnFlash(location)) {
-                    lbas.add(ChunkLocation.lba(location));
-                }
-            }
-            return lbas.stream().mapToLong(Long::longValue).toArray();
         }
 
         interface Operation {
@@ -538,162 +413,10 @@ public final class CacheBench {
         return new HotspotRun(hits, offeredBytes);
     }
 
-    /** Flash bytes written per byte offered under a hotspot stream: what the queue's filtering saves. */
-    @Command(name = "writes", description = "Flash write amplification and queue filtering under a hotspot stream.")
-    static final class Writes implements Callable<Integer> {
-        @Option(names = "--keys", defaultValue = "20000")
-        int keys;
-
-        @Option(names = "--requests", defaultValue = "200000")
-        int requests;
-
-        @Option(names = "--cache-fraction", defaultValue = "0.25", description = "Flash capacity as a share of the key space.")
-        double cacheFraction;
-
-        @Option(names = "--device-latency-us", defaultValue = "0",
-                description = "0: O_DIRECT file with libaio; above 0: our capiblock library with this added latency.")
-        int deviceLatencyMicros;
-
-        @Option(names = "--capi-library", defaultValue = "native/build/libcflsh_block.so")
-        String capiLibrary;
-
-        @Option(names = "--dir", defaultValue = "target/bench")
-        Path dir;
-
-        @Override
-        public Integer call() throws Exception {
-            int chunkBytes = 16384;
-            long deviceBytes = (long) (keys * cacheFraction) * chunkBytes;
-            Path file = sparseFile(dir, "writes-device.img", deviceBytes);
-            DeviceSpec spec = DeviceSpec.of(file).withQueueDepth(32);
-            if (deviceLatencyMicros > 0) {
-                spec = spec.withEngine(IoEngine.CAPI).withCapiLibrary(Path.of(capiLibrary).toAbsolutePath().toString());
-                LibC.setenv("FLASHCHUNK_CBLK_LATENCY_US", String.valueOf(deviceLatencyMicros), 1);
-            }
-            CacheConfig config = CacheConfig.builder().device(spec).queueBytes(32L << 20).build();
-            BlockDevice device = BlockDevices.open(spec);
-            LibC.unsetenv("FLASHCHUNK_CBLK_LATENCY_US");
-            try (FlashChunkCache cache = new FlashChunkCache(config, List.of(device))) {
-                CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1, 1, 1));
-                long start = System.nanoTime();
-                HotspotRun run = replayHotspot(cache, cachedFile, keys, requests, chunkBytes, () -> { });
-                long hits = run.hits();
-                long offeredBytes = run.offeredBytes();
-                while (cache.stats().queuedChunks() > 0) {
-                    Thread.sleep(10);
-                }
-                double seconds = (System.nanoTime() - start) / 1e9;
-                CacheStats stats = cache.stats();
-                System.out.printf(Locale.ROOT, "{\"bench\":\"writes\",\"device\":\"%s\",\"keys\":%d,\"requests\":%d,"
-                                + "\"cache_fraction\":%.2f,\"seconds\":%.2f,\"hit_rate\":%.4f,\"offered_bytes\":%d,"
-                                + "\"flash_bytes_written\":%d,\"written_per_offered\":%.4f,\"dropped_evicted_before_write\":%d,"
-                                + "\"dropped_queue_full\":%d,\"already_cached\":%d,\"flash_writes\":%d}%n",
-                        deviceLatencyMicros > 0 ? "capi+" + deviceLatencyMicros + "us" : "libaio-file", keys, requests,
-                        cacheFraction, seconds, hits / (double) requests, offeredBytes, stats.flashBytesWritten(),
-                        stats.flashBytesWritten() / (double) Math.max(1, offeredBytes), stats.droppedEvictedBeforeWrite(),
-                        stats.droppedQueueFull(), stats.putsAlreadyCached(), stats.flashWrites());
-            } finally {
-                Files.deleteIfExists(file);
-            }
-            return 0;
-        }
-    }
-
-    /** Registers {@code count} real data files and returns them; recovery checks their identities. */
-    static List<CachedFile> dataFiles(FlashChunkCache cache, Path dir, int count) throws Exception {
-        Files.createDirectories(dir);
-        List<CachedFile> files = new ArrayList<>();
-        for (int f = 0; f < count; f++) {
-            Path file = dir.resolve("nb-" + f + "-big-Data.db");
-            if (!Files.exists(file)) {
-                Files.write(file, new byte[] {(byte) f});
-            }
-            files.add(cache.registerFile(file));
-        }
-        return files;
-    }
-
-    /** Index entries without data behind them: enough to time checkpoints and recovery at scale. */
-    static void addSyntheticEntries(FlashChunkCache cache, List<CachedFile> files, long entries, int chunkBytes) {
-        int order = ChunkLocation.order(chunkBytes);
-        long perFile = (entries + files.size() - 1) / files.size();
-        AddressSpace space = cache.spaces().space(0);
-        for (long i = 0; i < entries; i++) {
-            CachedFile file = files.get((int) (i / perFile));
-            long lba = space.allocate(order);
-            long key = ChunkKeys.key(file.id(), (i % perFile) * chunkBytes + (1L << 40));
-            cache.index().insert(new ChunkEntry(key, ChunkLocation.onFlash(0, lba, chunkBytes, 0), (int) i));
-        }
-        cache.cleanUp();
-    }
-
-    /** Checkpoint time and size, and recovery time, at a given number of entries. */
-    @Command(name = "checkpoint", description = "Checkpoint and recovery time and size.")
-    static final class Checkpoint implements Callable<Integer> {
-        @Option(names = "--entries", defaultValue = "1000000")
-        long entries;
-
-        @Option(names = "--chunk-bytes", defaultValue = "16384")
-        int chunkBytes;
-
-        @Option(names = "--files", defaultValue = "1000")
-        int fileCount;
-
-        @Option(names = "--dir", defaultValue = "target/bench")
-        Path dir;
-
-        @Override
-        public Integer call() throws Exception {
-            long blocks = (long) (entries * (1L << ChunkLocation.order(chunkBytes)) * 1.25) + 100_000;
-            Path file = sparseFile(dir, "checkpoint-device.img", blocks * BlockDevice.BLOCK_SIZE);
-            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO);
-            CacheConfig config = CacheConfig.builder().device(spec).checkpointIntervalMillis(3_600_000).build();
-            try {
-                long[] filled = fillAndCheckpoint(config, spec);
-                // Only the devices link the two caches: the first is unreachable here, as after a restart.
-                System.gc();
-                long start = System.nanoTime();
-                try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
-                    long recoveryNanos = System.nanoTime() - start;
-                    long recovered = cache.stats().recoveredEntries();
-                    // Recovery is the constructor (every entry served); moving them all into Caffeine goes on after.
-                    while (cache.recoveredNotMoved().entries() > 0) {
-                        Thread.sleep(10);
-                    }
-                    long movedNanos = System.nanoTime() - start;
-                    System.out.printf(Locale.ROOT, "{\"bench\":\"checkpoint\",\"entries\":%d,\"checkpoint_entries\":%d,"
-                                    + "\"checkpoint_bytes\":%d,\"bytes_per_entry\":%.1f,\"checkpoint_ms\":%d,"
-                                    + "\"recovered\":%d,\"recovery_ms\":%d,\"recovery_entries_per_s\":%.0f,"
-                                    + "\"all_in_index_ms\":%d}%n",
-                            entries, filled[2], filled[1], filled[1] / (double) Math.max(1, filled[2]),
-                            filled[0], recovered, recoveryNanos / 1_000_000,
-                            recovered / (recoveryNanos / 1e9), movedNanos / 1_000_000);
-                }
-            } finally {
-                Files.deleteIfExists(file);
-            }
-            return 0;
-        }
-
-        /**
-         * Fills a cache, times one checkpoint and closes the cache; returns checkpoint ms, bytes and
-         * entries. A method of its own so that no stack slot keeps the first cache alive during recovery.
-         */
-        private long[] fillAndCheckpoint(CacheConfig config, DeviceSpec spec) throws Exception {
-            try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
-                List<CachedFile> files = dataFiles(cache, dir.resolve("checkpoint-data"), fileCount);
-                addSyntheticEntries(cache, files, entries, chunkBytes);
-                long start = System.nanoTime();
-                io.flashchunk.cache.checkpoint.Checkpointer.Result result = cache.checkpoint();
-                return new long[] {(System.nanoTime() - start) / 1_000_000, result.bytes(), result.entries()};
-            }
-        }
-    }
-
     /**
      * The compact engine's flash writes under a hotspot stream (issue 15's target: at most 1.05 flash
-     * bytes written per admitted chunk byte): one reader misses, offers, and hits as the classic
-     * {@link Writes} does; the queue is let drain when half full, as a node's misses wait on its disk.
+     * bytes written per admitted chunk byte): one reader misses, offers, and hits as a node's
+     * reader does; the queue is let drain when half full, as a node's misses wait on its disk.
      */
     @Command(name = "compact-writes", description = "The compact engine's flash bytes written per admitted byte.")
     static final class CompactWrites implements Callable<Integer> {
@@ -720,7 +443,7 @@ public final class CacheBench {
             Path file = sparseFile(dir, "compact-writes-device.img", flashBytes + flashBytes / 50 + (8L << 20));
             DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(32);
             long queueBytes = 32L << 20;
-            CacheConfig config = CacheConfig.builder().device(spec).engine(CacheConfig.Engine.COMPACT)
+            CacheConfig config = CacheConfig.builder().device(spec)
                     .segmentBytes(segmentMib << 20).expectedChunkBytes(chunkBytes).queueBytes(queueBytes).build();
             try (CompactChunkCache cache = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
                 CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1, 1, 1));
@@ -817,58 +540,6 @@ public final class CacheBench {
         }
     }
 
-    /** Hit latency while checkpoints run back to back against while none runs, in one run. */
-    @Command(name = "checkpoint-latency", description = "Hit latency with and without a checkpoint running.")
-    static final class CheckpointLatency implements Callable<Integer> {
-        @Option(names = "--chunks", defaultValue = "8192")
-        int chunks;
-
-        @Option(names = "--synthetic-entries", defaultValue = "2000000",
-                description = "Extra index entries (no data) that make each checkpoint large.")
-        long syntheticEntries;
-
-        @CommandLine.Mixin
-        CheckpointRounds rounds;
-
-        @Option(names = "--dir", defaultValue = "target/bench")
-        Path dir;
-
-        @Override
-        public Integer call() throws Exception {
-            int chunkBytes = 16384;
-            long blocks = (syntheticEntries + chunks) * 4 * 5 / 4 + 100_000;
-            Path file = sparseFile(dir, "latency-device.img", blocks * BlockDevice.BLOCK_SIZE);
-            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO);
-            CacheConfig config = CacheConfig.builder().device(spec).checkpointIntervalMillis(3_600_000)
-                    .queueBytes(256L << 20).build();
-            try (FlashChunkCache cache = new FlashChunkCache(config, List.of(BlockDevices.open(spec)))) {
-                List<CachedFile> files = dataFiles(cache, dir.resolve("latency-data"), 100);
-                CachedFile hot = files.get(0);
-                for (int i = 0; i < chunks; i++) {
-                    cache.put(hot, (long) i * chunkBytes, ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes));
-                }
-                while (cache.stats().queuedChunks() > 0) {
-                    Thread.sleep(10);
-                }
-                addSyntheticEntries(cache, files.subList(1, files.size()), syntheticEntries, chunkBytes);
-                rounds.run("checkpoint-latency", cache.entries(), () -> {
-                    cache.checkpoint();
-                    return true;
-                }, random -> {
-                    CachedChunk chunk = cache.get(hot, (long) random.nextInt(chunks) * chunkBytes);
-                    if (chunk == null) {
-                        return false;
-                    }
-                    chunk.release();
-                    return true;
-                });
-            } finally {
-                Files.deleteIfExists(file);
-            }
-            return 0;
-        }
-    }
-
     /**
      * The compact engine's checkpoints and recovery at scale (issue 15): real chunks to hit plus
      * synthetic index entries (no bytes behind them), hit latency while checkpoints run back to back
@@ -918,7 +589,7 @@ public final class CacheBench {
             long deviceBytes = (long) (segments * (double) SEGMENT * 1.02) + (256L << 20);
             Path file = sparseFile(dir, "compact-checkpoint-device.img", deviceBytes / BlockDevice.BLOCK_SIZE * BlockDevice.BLOCK_SIZE);
             DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO);
-            CacheConfig config = CacheConfig.builder().device(spec).engine(CacheConfig.Engine.COMPACT)
+            CacheConfig config = CacheConfig.builder().device(spec)
                     .segmentBytes(SEGMENT).expectedChunkBytes(CHUNK).checkpointChangePercent(0)
                     .checkpointIntervalMillis(3_600_000).queueBytes(256L << 20).build();
             Path data = dir.resolve("compact-checkpoint-data");

@@ -32,15 +32,10 @@ class CacheConfigTest {
         assertRejected("read_timeout_ms: must be positive, got 0", c -> c.readTimeoutMillis(0));
         assertRejected("slow_read_ms: must be positive, got 0", c -> c.slowReadMillis(0));
         assertRejected("slow_device_retry_ms: must be positive, got -1", c -> c.slowDeviceRetryMillis(-1));
-        assertRejected("allocation_wait_ms: must not be negative, got -1", c -> c.allocationWaitMillis(-1));
-        assertRejected("space_reserve_percent: must be 0..50, got 60.0", c -> c.spaceReservePercent(60));
         assertRejected("dram_tier_bytes: must not be negative, got -1", c -> c.dramTierBytes(-1));
-        assertRejected("maintenance_interval_ms: must be positive, got 0", c -> c.maintenanceIntervalMillis(0));
-        assertRejected("rebalance_factor: must be above 1, got 1.0", c -> c.rebalanceFactor(1.0));
         assertRejected("checkpoint_interval_ms: must be positive, got 0", c -> c.checkpointIntervalMillis(0));
         assertRejected("checkpoint_change_percent: must be 0..100, got 101.0", c -> c.checkpointChangePercent(101));
         assertRejected("checkpoint_change_percent: must be 0..100, got -1.0", c -> c.checkpointChangePercent(-1));
-        assertRejected("read_ahead: needs dram_tier_bytes", c -> c.readAhead(true));
     }
 
     @Test
@@ -60,7 +55,7 @@ class CacheConfigTest {
         Path file = Scratch.file("config", 1L << 20);
         try {
             CacheConfig config = CacheConfig.builder().device(DeviceSpec.of(file).withCapacityBytes(2L << 20)).build();
-            DeviceOpenException open = assertThrows(DeviceOpenException.class, () -> FlashChunkCache.open(config));
+            DeviceOpenException open = assertThrows(DeviceOpenException.class, () -> FlashCache.open(config));
             assertTrue(open.getMessage().contains(file.toString()) && open.getMessage().contains("2097152"),
                     open.getMessage());
         } finally {

@@ -82,7 +82,7 @@ class CompactChunkCacheTest {
     private CompactChunkCache open(Consumer<CacheConfig.Builder> settings, UnaryOperator<BlockDevice> wrap,
                                    LongSupplier clock) throws IOException {
         DeviceSpec spec = Backend.LIBAIO.spec(device).withQueueDepth(16);
-        CacheConfig.Builder builder = CacheConfig.builder().device(spec).engine(CacheConfig.Engine.COMPACT)
+        CacheConfig.Builder builder = CacheConfig.builder().device(spec)
                 .segmentBytes(1 << 20).checkpointChangePercent(0);
         settings.accept(builder);
         BlockDevice opened = BlockDevices.open(spec);
@@ -680,6 +680,44 @@ class CompactChunkCacheTest {
         assertMiss(again, 0);
         assertEquals(1, cache.stats().checksumErrors(), "a miss now, without reading the damaged bytes again");
         assertHit(again, 10, CHUNK);
+    }
+
+    /** A device failing its writes, then its reads: every get is a right hit or a miss, never an exception. */
+    @Test
+    void aFailingDeviceNeverFailsAGet() throws Exception {
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        open(c -> { }, opened -> faulty[0] = new FaultyDevice(opened));
+        int chunks = 150; // two and a half 1 MiB segments
+        faulty[0].failing(FaultyDevice.Op.WRITE, true);
+        CachedFile unwritten = sstable("unwritten-Data.db");
+        putAll(unwritten, 21, chunks);
+        assertTrue(cache.stats().writeErrors() > 0, "segment writes failed: " + cache.stats());
+        assertEachHitRight(unwritten, 21, chunks);
+
+        faulty[0].failing(FaultyDevice.Op.WRITE, false);
+        CachedFile written = sstable("written-Data.db");
+        putAll(written, 22, chunks);
+        assertEachHitRight(written, 22, chunks);
+        faulty[0].failing(FaultyDevice.Op.READ, true);
+        assertEachHitRight(written, 22, chunks);
+        assertTrue(cache.stats().readErrors() > 0, "flash reads failed: " + cache.stats());
+        faulty[0].failing(FaultyDevice.Op.READ, false);
+        assertEachHitRight(written, 22, chunks);
+    }
+
+    /** Gets each chunk: a hit must be its bytes; a miss is fine. */
+    private void assertEachHitRight(CachedFile file, long seed, int chunks) {
+        for (int i = 0; i < chunks; i++) {
+            CachedChunk chunk = cache.get(file, (long) i * CHUNK, CHUNK, false);
+            if (chunk != null) {
+                try {
+                    assertArrayEquals(ChunkContent.bytes(seed, (long) i * CHUNK, CHUNK), ChunkContent.read(chunk),
+                            "bytes of " + file + "@" + (long) i * CHUNK);
+                } finally {
+                    chunk.release();
+                }
+            }
+        }
     }
 
     /** Where {@code bytes} first appear in the device file. */

@@ -100,7 +100,7 @@ class CompactStressTest {
     @ValueSource(booleans = {false, true})
     void everyServedByteMatchesTheFileVersionItWasAskedFor(boolean dramTier) throws Exception {
         List<Path> files = List.of(Scratch.file("compact-stress-a", DEVICE_BYTES), Scratch.file("compact-stress-b", DEVICE_BYTES));
-        CacheConfig.Builder builder = CacheConfig.builder().engine(CacheConfig.Engine.COMPACT).segmentBytes(1 << 20)
+        CacheConfig.Builder builder = CacheConfig.builder().segmentBytes(1 << 20)
                 .queueBytes(4L << 20).checkpointChangePercent(25).dramTierBytes(dramTier ? 2L << 20 : 0)
                 .readTimeoutMillis(10_000); // a shared machine may stall a read; a timeout is not what this test is about
         List<BlockDevice> devices = new ArrayList<>();

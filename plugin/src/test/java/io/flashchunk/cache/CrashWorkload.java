@@ -13,9 +13,8 @@ import java.util.stream.Stream;
 
 /**
  * The child JVM of {@link CrashRecoveryTest}: runs a cache under load (gets with puts on misses,
- * evictions, invalidations, frequent checkpoints; today's engine also migrations) until it is
- * killed. Arguments: the engine ({@code classic} or {@code compact}), the data directory, the
- * devices. Prints READY once recovered; prints MISMATCH and exits 3 if it is ever served a wrong byte.
+ * reclaims, invalidations, frequent checkpoints) until it is killed. Arguments: the data directory,
+ * the devices. Prints READY once recovered; prints MISMATCH and exits 3 if it is ever served a wrong byte.
  */
 public final class CrashWorkload {
     static final int CHUNK = 16384;
@@ -30,19 +29,14 @@ public final class CrashWorkload {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean compact = args[0].equals("compact");
-        Path dataDir = Path.of(args[1]);
+        Path dataDir = Path.of(args[0]);
         List<Path> devices = new ArrayList<>();
-        for (int i = 2; i < args.length; i++) {
+        for (int i = 1; i < args.length; i++) {
             devices.add(Path.of(args[i]));
         }
         // The production policy: checkpoints follow the changes (10%) and the clock.
-        FlashCache cache = compact
-                ? RestartFixture.startCompact(devices, c -> c.checkpointIntervalMillis(150).checkpointChangePercent(10)
-                        .queueBytes(4L << 20))
-                : RestartFixture.start(devices, c -> c.checkpointIntervalMillis(150)
-                        .minCheckpointIntervalMillis(20).checkpointChangePercent(10).queueBytes(4L << 20)
-                        .maintenanceIntervalMillis(100).allocationWaitMillis(20).migrationBatch(8));
+        FlashCache cache = RestartFixture.startCompact(devices, c -> c.checkpointIntervalMillis(150)
+                .checkpointChangePercent(10).queueBytes(4L << 20));
         List<CachedFile> files = new ArrayList<>();
         List<Long> seeds = new ArrayList<>();
         try (Stream<Path> listing = Files.list(dataDir)) {
@@ -92,9 +86,6 @@ public final class CrashWorkload {
         SplittableRandom random = new SplittableRandom(System.nanoTime());
         try {
             while (true) {
-                if (cache instanceof FlashChunkCache classic) {
-                    classic.spaces().space(random.nextInt(classic.spaces().spaces().size())).reads().mark(100_000);
-                }
                 if (random.nextInt(4) == 0) {
                     cache.invalidatePosition(files.get(random.nextInt(files.size())),
                             (long) random.nextInt(CHUNKS_PER_FILE) * CHUNK);

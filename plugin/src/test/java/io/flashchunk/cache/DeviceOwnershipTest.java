@@ -16,19 +16,18 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
 
 /**
  * The cache writes only to devices that are its own: never a device that holds something else
  * (unless the operator says {@code format: force}), never a mounted one, never one another cache
- * uses, never one device as two. Both engines keep these promises.
+ * uses, never one device as two.
  */
 class DeviceOwnershipTest {
     private static final long DEVICE_BYTES = 32L << 20;
 
-    private static CacheConfig config(CacheConfig.Engine engine, DeviceSpec... devices) {
-        CacheConfig.Builder builder = CacheConfig.builder().maintenanceIntervalMillis(3_600_000).engine(engine);
+    private static CacheConfig config(DeviceSpec... devices) {
+        CacheConfig.Builder builder = CacheConfig.builder();
         for (DeviceSpec device : devices) {
             builder.device(device.withEngine(IoEngine.LIBAIO).withQueueDepth(8));
         }
@@ -43,38 +42,36 @@ class DeviceOwnershipTest {
         return head;
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aDeviceHoldingAFileSystemIsNeverFormattedUnlessForced(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void aDeviceHoldingAFileSystemIsNeverFormattedUnlessForced() throws Exception {
         Path device = Scratch.file("ext4", DEVICE_BYTES);
         try {
             Commands.run("mkfs.ext4", "-q", "-F", device.toString());
             byte[] before = head(device, 1 << 20);
             for (boolean strict : new boolean[] {false, true}) {
-                CacheConfig config = CacheConfig.builder().maintenanceIntervalMillis(3_600_000).strict(strict)
-                        .engine(engine).device(DeviceSpec.of(device).withEngine(IoEngine.LIBAIO)).build();
+                CacheConfig config = CacheConfig.builder().strict(strict)
+                        .device(DeviceSpec.of(device).withEngine(IoEngine.LIBAIO)).build();
                 CacheRecoveryException e = assertThrows(CacheRecoveryException.class, () -> FlashCache.open(config));
                 assertTrue(e.getMessage().contains(device + " holds an ext2/3/4 file system")
                         && e.getMessage().contains("format: force"), e.getMessage());
                 assertArrayEquals(before, head(device, 1 << 20), "the file system was written to (strict " + strict + ")");
             }
-            try (FlashCache cache = FlashCache.open(config(engine, DeviceSpec.of(device).withForceFormat(true)))) {
+            try (FlashCache cache = FlashCache.open(config(DeviceSpec.of(device).withForceFormat(true)))) {
                 assertEquals(0, cache.entries());
             }
             // Now it is ours: no force needed to start again.
-            FlashCache.open(config(engine, DeviceSpec.of(device))).close();
+            FlashCache.open(config(DeviceSpec.of(device))).close();
         } finally {
             Files.deleteIfExists(device);
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void twoCachesCannotShareADevice(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void twoCachesCannotShareADevice() throws Exception {
         Path device = Scratch.file("shared", DEVICE_BYTES);
-        try (FlashCache first = FlashCache.open(config(engine, DeviceSpec.of(device)))) {
+        try (FlashCache first = FlashCache.open(config(DeviceSpec.of(device)))) {
             DeviceOpenException e = assertThrows(DeviceOpenException.class,
-                    () -> FlashCache.open(config(engine, DeviceSpec.of(device))));
+                    () -> FlashCache.open(config(DeviceSpec.of(device))));
             assertTrue(e.getMessage().contains(device + " is already in use by a flash cache"), e.getMessage());
             assertEquals(0, first.stats().writeErrors());
         } finally {
@@ -83,22 +80,21 @@ class DeviceOwnershipTest {
         // Released with the cache: it opens again.
         Path again = Scratch.file("again", DEVICE_BYTES);
         try {
-            FlashCache.open(config(engine, DeviceSpec.of(again))).close();
-            FlashCache.open(config(engine, DeviceSpec.of(again))).close();
+            FlashCache.open(config(DeviceSpec.of(again))).close();
+            FlashCache.open(config(DeviceSpec.of(again))).close();
         } finally {
             Files.deleteIfExists(again);
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void oneDeviceListedTwiceThroughALinkIsRefusedByName(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void oneDeviceListedTwiceThroughALinkIsRefusedByName() throws Exception {
         Path device = Scratch.file("twice", DEVICE_BYTES);
         Path link = device.resolveSibling(device.getFileName() + ".link");
         try {
             Files.createSymbolicLink(link, device);
             DeviceOpenException e = assertThrows(DeviceOpenException.class,
-                    () -> FlashCache.open(config(engine, DeviceSpec.of(device), DeviceSpec.of(link))));
+                    () -> FlashCache.open(config(DeviceSpec.of(device), DeviceSpec.of(link))));
             assertEquals("device " + link + " is the same device as " + device
                     + ", listed before it: each device may hold one address space only", e.getMessage());
         } finally {
@@ -107,9 +103,8 @@ class DeviceOwnershipTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aMountedBlockDeviceIsRefusedAndLeftAlone(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void aMountedBlockDeviceIsRefusedAndLeftAlone() throws Exception {
         try (LoopDevice loop = LoopDevice.attach(DEVICE_BYTES)) {
             Commands.run("mkfs.ext4", "-q", "-F", loop.path().toString());
             Path mountPoint = Files.createTempDirectory(Scratch.dir(), "mnt");
@@ -117,7 +112,7 @@ class DeviceOwnershipTest {
             try {
                 byte[] before = head(loop.path(), 1 << 20);
                 DeviceOpenException e = assertThrows(DeviceOpenException.class,
-                        () -> FlashCache.open(config(engine, DeviceSpec.of(loop.path()).withForceFormat(true))));
+                        () -> FlashCache.open(config(DeviceSpec.of(loop.path()).withForceFormat(true))));
                 assertTrue(e.getMessage().contains(loop.path() + " is in use: it is mounted"), e.getMessage());
                 assertArrayEquals(before, head(loop.path(), 1 << 20));
             } finally {

@@ -1,7 +1,7 @@
 package io.flashchunk.cache;
 
-import static io.flashchunk.cache.FlashChunkCacheTest.assertHit;
-import static io.flashchunk.cache.FlashChunkCacheTest.await;
+import static io.flashchunk.cache.CacheChecks.assertHit;
+import static io.flashchunk.cache.CacheChecks.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -11,20 +11,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.FileIdentity;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
 
 /**
  * Registering a path again: the same file grown keeps its chunks; another file under the path does
- * not. Both engines.
+ * not.
  */
 class FileRegistrationTest {
     private static final long DEVICE_BYTES = 32L << 20;
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aFileThatGrewKeepsItsChunksAndTakesItsNewIdentity(CacheConfig.Engine engine) throws Exception {
-        try (var fixture = new RestartFixture(1, DEVICE_BYTES); FlashCache cache = fixture.start(engine, c -> { })) {
+    @Test
+    void aFileThatGrewKeepsItsChunksAndTakesItsNewIdentity() throws Exception {
+        try (var fixture = new RestartFixture(1, DEVICE_BYTES); FlashCache cache = fixture.start(c -> { })) {
             FileIdentity early = new FileIdentity("/data/nb-1-big-Data.db", 1 << 20, 1_000, 77, 5_000, 9);
             CachedFile file = cache.registerFile(early);
             cache.put(file, 0, ChunkContent.buffer(5, 0, 16384), System.nanoTime());
@@ -37,10 +35,9 @@ class FileRegistrationTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void anotherFileUnderTheSamePathNeverSeesTheOldChunks(CacheConfig.Engine engine) throws Exception {
-        try (var fixture = new RestartFixture(1, DEVICE_BYTES); FlashCache cache = fixture.start(engine, c -> { })) {
+    @Test
+    void anotherFileUnderTheSamePathNeverSeesTheOldChunks() throws Exception {
+        try (var fixture = new RestartFixture(1, DEVICE_BYTES); FlashCache cache = fixture.start(c -> { })) {
             FileIdentity old = new FileIdentity("/data/nb-2-big-Data.db", 1 << 20, 1_000, 78, 6_000, 10);
             CachedFile oldFile = cache.registerFile(old);
             cache.put(oldFile, 0, ChunkContent.buffer(6, 0, 16384), System.nanoTime());
@@ -71,9 +68,6 @@ class FileRegistrationTest {
                 oldFile = again;
             }
             assertTrue(cache.files().byId(1) == null || cache.files().byId(1).isInvalidated());
-            if (engine == CacheConfig.Engine.CLASSIC) {
-                await("the sweep", () -> cache.entries() == 1); // the last file's chunk alone
-            } // the compact engine leaves a dead file's entries to go with their segments
             assertFalse(cache.files().isLive(1));
         }
     }

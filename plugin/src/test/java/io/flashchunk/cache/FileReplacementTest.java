@@ -1,8 +1,8 @@
 package io.flashchunk.cache;
 
-import static io.flashchunk.cache.FlashChunkCacheTest.assertHit;
-import static io.flashchunk.cache.FlashChunkCacheTest.await;
-import static io.flashchunk.cache.FlashChunkCacheTest.awaitWritten;
+import static io.flashchunk.cache.CacheChecks.assertHit;
+import static io.flashchunk.cache.CacheChecks.await;
+import static io.flashchunk.cache.CacheChecks.awaitWritten;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -18,25 +18,22 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Real files deleted and written again under their names. On ext4 the new file gets the freed inode
  * back, so only its birth time and inode generation tell it from the old one: a cache that took it
  * for the old file grown, or restored the old file's chunks for it, would serve wrong bytes that no
- * checksum catches (the checksums are the old file's, and so are the bytes). Both engines.
+ * checksum catches (the checksums are the old file's, and so are the bytes).
  */
 class FileReplacementTest {
     private static final long DEVICE_BYTES = 32L << 20;
     private static final int CHUNK = 16384;
     private static final int ATTEMPTS = 20;
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aLargerFileWrittenAtTheOldInodeNeverGetsTheOldChunks(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void aLargerFileWrittenAtTheOldInodeNeverGetsTheOldChunks() throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES);
-             FlashCache cache = fixture.start(engine, c -> { })) {
+             FlashCache cache = fixture.start(c -> { })) {
             for (int attempt = 0; ; attempt++) {
                 Path path = fixture.dataDir.resolve("nb-" + attempt + "-big-Data.db");
                 Files.write(path, new byte[CHUNK]);
@@ -54,11 +51,10 @@ class FileReplacementTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aFileThatReallyGrowsKeepsItsChunks(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void aFileThatReallyGrowsKeepsItsChunks() throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES);
-             FlashCache cache = fixture.start(engine, c -> { })) {
+             FlashCache cache = fixture.start(c -> { })) {
             Path path = fixture.dataDir.resolve("nb-2-big-Data.db");
             Files.write(path, new byte[CHUNK]);
             CachedFile early = cache.registerFile(FileIdentity.of(path));
@@ -72,9 +68,8 @@ class FileReplacementTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aRestartNeverRestoresChunksForAFileWrittenAgainWithTheOldSizeAndTime(CacheConfig.Engine engine)
+    @Test
+    void aRestartNeverRestoresChunksForAFileWrittenAgainWithTheOldSizeAndTime()
             throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES)) {
             Path kept = fixture.dataDir.resolve("nb-kept-big-Data.db");
@@ -82,7 +77,7 @@ class FileReplacementTest {
             for (int attempt = 0; ; attempt++) {
                 Path path = fixture.dataDir.resolve("nb-" + attempt + "-big-Data.db");
                 Files.write(path, new byte[CHUNK]);
-                try (FlashCache cache = fixture.start(engine, c -> { })) {
+                try (FlashCache cache = fixture.start(c -> { })) {
                     cache.put(cache.registerFile(FileIdentity.of(path)), 0, ChunkContent.buffer(3, 0, CHUNK), System.nanoTime());
                     cache.put(cache.registerFile(FileIdentity.of(kept)), 0, ChunkContent.buffer(4, 0, CHUNK), System.nanoTime());
                     awaitWritten(cache);
@@ -92,16 +87,13 @@ class FileReplacementTest {
                 FileTime modified = Files.getLastModifiedTime(path);
                 if (replacedAtSameInode(path, new byte[CHUNK], attempt)) {
                     Files.setLastModifiedTime(path, modified);
-                    try (FlashCache cache = fixture.start(engine, c -> { })) {
+                    try (FlashCache cache = fixture.start(c -> { })) {
                         assertEquals(java.util.List.of(FileIdentity.of(kept)),
                                 cache.files().live().stream().map(CachedFile::identity).toList(),
                                 "only the untouched file is restored");
                         assertHit(cache, cache.registerFile(FileIdentity.of(kept)), 4, 0, CHUNK);
                         assertNull(cache.get(cache.registerFile(FileIdentity.of(path)), 0, CHUNK, false),
                                 "the old file's chunk restored for a new file");
-                        if (engine == CacheConfig.Engine.CLASSIC) {
-                            assertEquals(1, cache.stats().recoveredEntries(), "only the untouched file's chunk comes back");
-                        }
                     }
                     return;
                 }

@@ -1,7 +1,7 @@
 package io.flashchunk.cache;
 
-import static io.flashchunk.cache.FlashChunkCacheTest.await;
-import static io.flashchunk.cache.FlashChunkCacheTest.awaitWritten;
+import static io.flashchunk.cache.CacheChecks.await;
+import static io.flashchunk.cache.CacheChecks.awaitWritten;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -19,15 +19,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The slow-device breaker in a cache: a flash device slower than the reads it replaces, failing, or
  * hung under caller-thread reads is taken out of use (hits become misses, nothing more is asked of
  * it), reported in the stats, and tried again after the retry time. The device's slowness is time
- * passing on the cache's manual clock, so nothing sleeps. Both engines keep these promises.
+ * passing on the cache's manual clock, so nothing sleeps.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SlowDeviceTest {
@@ -35,9 +34,9 @@ class SlowDeviceTest {
     private static final int CHUNKS = 32;
     private final ManualClock clock = new ManualClock();
 
-    private FlashCache start(CacheConfig.Engine engine, RestartFixture fixture, FaultyDevice[] faulty,
+    private FlashCache start(RestartFixture fixture, FaultyDevice[] faulty,
                              Consumer<CacheConfig.Builder> more) throws Exception {
-        return fixture.startWrapped(engine, c -> {
+        return fixture.startWrapped(c -> {
             c.slowReadMillis(2).slowDeviceRetryMillis(60_000).readTimeoutMillis(200).overflowRead(false);
             more.accept(c);
         }, (i, device) -> faulty[i] = new FaultyDevice(device), clock);
@@ -53,23 +52,20 @@ class SlowDeviceTest {
 
     /**
      * A cache whose flash holds the file's chunks, cached as misses whose file reads took
-     * {@code missMillis}. The compact engine is started twice: a chunk is on flash, not in its open
+     * {@code missMillis}. The cache is started twice: a chunk is on flash, not in its open
      * segment's buffer, once a close has sealed that segment; the second round of puts tells the new
      * breakers what a miss costs.
      */
-    private Filled filled(CacheConfig.Engine engine, RestartFixture fixture, FaultyDevice[] faulty,
+    private Filled filled(RestartFixture fixture, FaultyDevice[] faulty,
                           Consumer<CacheConfig.Builder> more, long missMillis) throws Exception {
         FileIdentity data = FileIdentity.of(fixture.dataFile("nb-1-big-Data.db"));
-        FlashCache first = start(engine, fixture, faulty, more);
-        CachedFile file = putAll(first, data, missMillis);
-        FlashCache cache = first;
-        if (engine == CacheConfig.Engine.COMPACT) {
+        try (FlashCache first = start(fixture, faulty, more)) {
+            putAll(first, data, missMillis);
             awaitWritten(first);
-            first.close();
-            cache = start(engine, fixture, faulty, more);
-            assertEquals(CHUNKS, cache.entries(), "every chunk came back from flash");
-            file = putAll(cache, data, missMillis);
         }
+        FlashCache cache = start(fixture, faulty, more);
+        assertEquals(CHUNKS, cache.entries(), "every chunk came back from flash");
+        CachedFile file = putAll(cache, data, missMillis);
         awaitWritten(cache);
         clock.advance(Duration.ofSeconds(1));
         return new Filled(cache, file);
@@ -102,12 +98,11 @@ class SlowDeviceTest {
         return hits;
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aDeviceSlowerThanTheReadsItReplacesIsBypassedThenTriedAgain(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void aDeviceSlowerThanTheReadsItReplacesIsBypassedThenTriedAgain() throws Exception {
         try (var fixture = new RestartFixture(1, 32L << 20)) {
             FaultyDevice[] faulty = new FaultyDevice[1];
-            try (Filled cache = filled(engine, fixture, faulty, c -> { }, 1)) {
+            try (Filled cache = filled(fixture, faulty, c -> { }, 1)) {
                 assertEquals(DeviceBreaker.MIN_SAMPLES + 1, period(cache), "a fast device serves every hit");
 
                 AtomicInteger deviceReads = new AtomicInteger();
@@ -140,12 +135,11 @@ class SlowDeviceTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aDeviceSlowerThanTheFloorButFasterThanTheMissesStaysInUse(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void aDeviceSlowerThanTheFloorButFasterThanTheMissesStaysInUse() throws Exception {
         try (var fixture = new RestartFixture(1, 32L << 20)) {
             FaultyDevice[] faulty = new FaultyDevice[1];
-            try (Filled cache = filled(engine, fixture, faulty, c -> { }, 40)) {
+            try (Filled cache = filled(fixture, faulty, c -> { }, 40)) {
                 faulty[0].delay(FaultyDevice.Op.READ, () -> clock.advance(Duration.ofMillis(10)));
                 assertEquals(DeviceBreaker.MIN_SAMPLES + 1, period(cache));
                 assertEquals(DeviceBreaker.MIN_SAMPLES + 1, period(cache));
@@ -154,12 +148,11 @@ class SlowDeviceTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aDeviceReturningErrorsIsBypassed(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void aDeviceReturningErrorsIsBypassed() throws Exception {
         try (var fixture = new RestartFixture(1, 32L << 20)) {
             FaultyDevice[] faulty = new FaultyDevice[1];
-            try (Filled cache = filled(engine, fixture, faulty, c -> { }, 1)) {
+            try (Filled cache = filled(fixture, faulty, c -> { }, 1)) {
                 faulty[0].failing(FaultyDevice.Op.READ, true);
                 assertEquals(0, period(cache), "a failed read is a miss");
                 period(cache);
@@ -177,12 +170,11 @@ class SlowDeviceTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(CacheConfig.Engine.class)
-    void aCallerThreadReadThatHangsStopsNewReadsInsteadOfHangingEveryReader(CacheConfig.Engine engine) throws Exception {
+    @Test
+    void aCallerThreadReadThatHangsStopsNewReadsInsteadOfHangingEveryReader() throws Exception {
         try (var fixture = new RestartFixture(1, 32L << 20)) {
             FaultyDevice[] faulty = new FaultyDevice[1];
-            try (Filled cache = filled(engine, fixture, faulty, c -> c.readInCallerThread(true), 1)) {
+            try (Filled cache = filled(fixture, faulty, c -> c.readInCallerThread(true), 1)) {
                 CompletableFuture<Void> gate = faulty[0].hang(FaultyDevice.Op.READ);
                 CountDownLatch entered = new CountDownLatch(1);
                 CompletableFuture<CachedChunk> stuck = CompletableFuture.supplyAsync(() -> {

@@ -1,7 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
-import io.flashchunk.cache.checkpoint.CheckpointFormatException;
-import io.flashchunk.cache.compact.CompactSuperblock;
+import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceOpenException;
@@ -9,27 +8,30 @@ import io.flashchunk.device.DeviceSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * "What is on these devices": the cache's devices opened read-only, in the order given (the
- * cache's configured order, one address space each), each scanned once: as the per-chunk engine's
- * ({@link #scans}), or, when a device holds the compact engine's superblock, as the compact
- * engine's ({@link #compact}). The devices stay open for reading cached chunks
+ * cache's configured order, one address space each), read once as the compact engine's start and
+ * recovery read them ({@link #cache}). The devices stay open for reading cached chunks
  * ({@code verify --data}) until this is closed.
  */
 final class CacheDevices implements AutoCloseable {
     private final List<BlockDevice> devices;
-    private final List<DeviceScan> scans;
-    private final CompactCache compact;
+    private final CompactCache cache;
 
-    private CacheDevices(List<BlockDevice> devices, List<DeviceScan> scans, CompactCache compact) {
+    private CacheDevices(List<BlockDevice> devices, CompactCache cache) {
         this.devices = devices;
-        this.scans = scans;
-        this.compact = compact;
+        this.cache = cache;
     }
 
-    /** Opens every path read-only (the default engine: libaio where present) and scans it. */
-    static CacheDevices open(List<Path> paths) throws DeviceOpenException {
+    /**
+     * Opens every path read-only (the default engine: libaio where present) and reads it.
+     *
+     * @throws PerChunkFormatException when a device holds the removed per-chunk engine's format:
+     *     nothing past block 0 is read, and every device is closed again
+     */
+    static CacheDevices open(List<Path> paths) throws DeviceOpenException, PerChunkFormatException {
         List<BlockDevice> opened = new ArrayList<>();
         try {
             for (Path path : paths) {
@@ -40,41 +42,21 @@ final class CacheDevices implements AutoCloseable {
             throw e;
         }
         try {
-            if (opened.stream().anyMatch(CacheDevices::holdsCompactSuperblock)) {
-                return new CacheDevices(List.copyOf(opened), List.of(), CompactCache.load(opened));
+            List<StorageDriver> drivers = opened.stream().map(CompactCache::driver).toList();
+            List<String> perChunk = drivers.stream().map(PerChunkFormat::problem).filter(Objects::nonNull).toList();
+            if (!perChunk.isEmpty()) {
+                throw new PerChunkFormatException(perChunk);
             }
-            List<DeviceScan> scans = new ArrayList<>();
-            for (BlockDevice device : opened) {
-                scans.add(DeviceScanner.scan(device));
-            }
-            return new CacheDevices(List.copyOf(opened), List.copyOf(scans), null);
-        } catch (RuntimeException e) {
+            return new CacheDevices(List.copyOf(opened), CompactCache.load(drivers));
+        } catch (PerChunkFormatException | RuntimeException e) {
             opened.forEach(BlockDevice::close);
             throw e;
         }
     }
 
-    private static boolean holdsCompactSuperblock(BlockDevice device) {
-        try {
-            return CompactSuperblock.isCompactFormat(DeviceScanner.readBlock(device, 0));
-        } catch (CheckpointFormatException e) {
-            return false; // unreadable: the per-chunk scan reports it
-        }
-    }
-
-    /** The compact engine's view of the devices when one holds its superblock, else null. */
-    CompactCache compact() {
-        return compact;
-    }
-
-    /** One scan per device, in the order given (empty for the compact engine's devices: see {@link #compact}). */
-    List<DeviceScan> scans() {
-        return scans;
-    }
-
-    /** The open device behind {@code scans().get(i)}. */
-    BlockDevice device(int i) {
-        return devices.get(i);
+    /** The devices as the compact engine's start and recovery see them. */
+    CompactCache cache() {
+        return cache;
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.CheckpointFormatException;
+import io.flashchunk.cache.checkpoint.DeviceContent;
 import io.flashchunk.cache.compact.CompactChunkIndex;
 import io.flashchunk.cache.compact.CompactCheckpointHeader;
 import io.flashchunk.cache.compact.CompactDeviceLayout;
@@ -41,11 +43,15 @@ import java.util.concurrent.TimeUnit;
  */
 final class CompactCache {
     /** How long a device read may take before the tool calls the device unreadable. */
-    private static final long READ_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    static final long READ_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-    /** One device: its superblock or why there is none usable, and both areas as recovery judges them. */
-    record Device(String path, long capacityBlocks, CompactSuperblock superblock, String superblockProblem,
-                  List<CompactRecovery.AreaHeader> areas) {
+    /**
+     * One device: its superblock or why there is none usable, and both areas as recovery judges them.
+     *
+     * @param superblockState valid; blank (all zeros); or invalid (unreadable, another format, corrupt)
+     */
+    record Device(String path, long capacityBlocks, SuperblockState superblockState, CompactSuperblock superblock,
+                  String superblockProblem, List<CompactRecovery.AreaHeader> areas) {
     }
 
     /** One restored entry: where its record is, and the chunk its segment's summary says it holds. */
@@ -93,27 +99,21 @@ final class CompactCache {
         this.outcome = outcome;
     }
 
+    /** A driver for reading one of the tool's read-only devices, waiting {@link #READ_TIMEOUT_NANOS} at most. */
+    static StorageDriver driver(BlockDevice device) {
+        return new StorageDriver(device, 1, READ_TIMEOUT_NANOS);
+    }
+
     /**
      * Reads the devices (opened read-only, in the cache's configured order) and runs recovery on
      * them when they form one cache.
      */
-    static CompactCache load(List<BlockDevice> opened) {
-        List<StorageDriver> drivers = opened.stream()
-                .map(device -> new StorageDriver(device, 1, READ_TIMEOUT_NANOS)).toList();
-        List<CompactSuperblock> superblocks = new ArrayList<>();
-        List<String> superblockProblems = new ArrayList<>();
-        for (StorageDriver driver : drivers) {
-            try {
-                superblocks.add(CompactSuperblock.decode(readBlock(driver), driver.path()));
-                superblockProblems.add(null);
-            } catch (CheckpointFormatException | IOException e) {
-                superblocks.add(null);
-                superblockProblems.add(e.getMessage());
-            }
-        }
+    static CompactCache load(List<StorageDriver> drivers) {
+        List<Block0> found = drivers.stream().map(CompactCache::block0).toList();
+        List<CompactSuperblock> superblocks = found.stream().map(Block0::superblock).toList();
         List<String> setProblems = setProblems(drivers, superblocks);
         List<Device> devices = new ArrayList<>();
-        boolean whole = setProblems.isEmpty() && superblockProblems.stream().allMatch(p -> p == null);
+        boolean whole = setProblems.isEmpty() && found.stream().allMatch(block -> block.problem() == null);
         SegmentLayout[] layouts = new SegmentLayout[drivers.size()];
         CheckpointAreas[] areas = new CheckpointAreas[drivers.size()];
         for (int i = 0; i < drivers.size(); i++) {
@@ -127,8 +127,8 @@ final class CompactCache {
                     headers.add(CompactRecovery.readHeader(driver, areas[i], layouts[i], superblock.instance(), i, area));
                 }
             }
-            devices.add(new Device(driver.path(), driver.capacityBlocks(), superblock, superblockProblems.get(i),
-                    List.copyOf(headers)));
+            devices.add(new Device(driver.path(), driver.capacityBlocks(), found.get(i).state(), superblock,
+                    found.get(i).problem(), List.copyOf(headers)));
         }
         if (!whole) {
             return new CompactCache(List.copyOf(devices), setProblems, drivers, layouts, null, null, null);
@@ -156,6 +156,24 @@ final class CompactCache {
             return new CompactCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
         }
         return new CompactCache(List.copyOf(devices), setProblems, drivers, layouts, table, index, outcome);
+    }
+
+    /** What block 0 of a device holds: a superblock, or its state and why there is none usable. */
+    private record Block0(SuperblockState state, CompactSuperblock superblock, String problem) {
+    }
+
+    private static Block0 block0(StorageDriver driver) {
+        try {
+            ByteBuffer block = readSuperblock(driver);
+            if (DeviceContent.isBlank(block)) {
+                // Said as such: the decoder's "no FlashChunk superblock (magic 0x0)" tells an operator less.
+                return new Block0(SuperblockState.BLANK, null, driver.path()
+                        + ": blank superblock (all zeros): the device was never formatted as a cache");
+            }
+            return new Block0(SuperblockState.VALID, CompactSuperblock.decode(block, driver.path()), null);
+        } catch (CheckpointFormatException | IOException e) {
+            return new Block0(SuperblockState.INVALID, null, e.getMessage());
+        }
     }
 
     /** Start's own rule, with the segment size the first device was laid out with. */
@@ -211,8 +229,9 @@ final class CompactCache {
         return null;
     }
 
-    private static ByteBuffer readBlock(StorageDriver driver) throws IOException {
-        ByteBuffer block = io.flashchunk.buffer.AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+    /** Block 0 of the device, read within {@link #READ_TIMEOUT_NANOS}. */
+    static ByteBuffer readSuperblock(StorageDriver driver) throws IOException {
+        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
         driver.await(driver.read(0, block), "superblock read");
         return block;
     }
@@ -341,7 +360,7 @@ final class CompactCache {
         // Each read in this thread, waited for as long as any of the tool's reads: a slow device is not a broken one.
         return new SegmentReader(table, layouts, drivers.toArray(StorageDriver[]::new), index, new FifoReclaimOrder(),
                 new SegmentBuffer[0], new AlignedBufferPool(Integer.highestOneBit(
-                        RecordFormat.recordBytes(io.flashchunk.cache.index.ChunkLocation.MAX_LENGTH)) * 2, 8L << 20),
+                        RecordFormat.recordBytes(RecordFormat.MAX_CHUNK_BYTES)) * 2, 8L << 20),
                 new FlashReadPolicy(true, READ_TIMEOUT_NANOS, FlashReadGate.OPEN, System::nanoTime));
     }
 }

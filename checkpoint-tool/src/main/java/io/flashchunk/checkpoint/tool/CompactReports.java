@@ -55,7 +55,7 @@ final class CompactReports {
         fields.add("format", "compact engine");
         CompactSuperblock superblock = device.superblock();
         if (superblock == null) {
-            fields.add("superblock", "invalid: " + device.superblockProblem());
+            fields.add("superblock", device.superblockState().label() + ": " + device.superblockProblem());
             fields.add("device-blocks", device.capacityBlocks());
             return fields;
         }
@@ -113,7 +113,7 @@ final class CompactReports {
             CompactCache.Device device = cache.devices().get(i);
             ObjectNode node = devices.addObject().put("path", device.path()).put("capacityBlocks", device.capacityBlocks());
             CompactSuperblock superblock = device.superblock();
-            ObjectNode sb = node.putObject("superblock").put("state", superblock == null ? "invalid" : "valid")
+            ObjectNode sb = node.putObject("superblock").put("state", device.superblockState().label())
                     .put("problem", device.superblockProblem());
             if (superblock != null) {
                 SegmentLayout segments = superblock.layout().segmentLayout();

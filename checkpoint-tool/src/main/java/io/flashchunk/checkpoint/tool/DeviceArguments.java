@@ -21,9 +21,9 @@ final class DeviceArguments {
     }
 
     /**
-     * Opens and scans the devices; or, when a path is missing, unsuitable, given twice or cannot be
-     * opened, prints one line per such path to standard error and returns null (exit code
-     * {@link ExitCodes#UNUSABLE}).
+     * Opens and reads the devices; or, when a path is missing, unsuitable, given twice, cannot be
+     * opened or holds the removed per-chunk engine's format, prints one line per such path to
+     * standard error and returns null (exit code {@link ExitCodes#UNUSABLE}).
      */
     CacheDevices open(CommandSpec spec) {
         PrintWriter err = spec.commandLine().getErr();
@@ -44,6 +44,8 @@ final class DeviceArguments {
                 return CacheDevices.open(paths);
             } catch (DeviceOpenException e) {
                 err.println(spec.qualifiedName() + ": " + e.getMessage());
+            } catch (PerChunkFormatException e) {
+                e.messages().forEach(message -> err.println(spec.qualifiedName() + ": " + message));
             }
         }
         err.flush();

@@ -12,15 +12,15 @@ import picocli.CommandLine.Spec;
 @Command(name = "info",
         mixinStandardHelpOptions = true,
         description = {
-            "Shows each device's superblock (cache instance, address space, geometry) or why it is unreadable; "
-                    + "for both checkpoint areas whether they are valid, empty or invalid (and why), with sequence, "
-                    + "time, entries, files and body bytes; and which area recovery would use (the newest valid one). "
-                    + "Ends with whether the devices agree on the cache instance and the number of spaces."
+            "Shows each device's superblock (cache instance, address space, blocks, area blocks, segments) or why "
+                    + "it is unreadable; for both checkpoint areas whether they are valid, empty or invalid (and why), "
+                    + "with sequence, time, entries, files and body bytes; which area recovery uses; and the durable "
+                    + "segments. Ends with whether the devices form one cache and what recovery restores."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:the report was printed (what it says about the devices does not change the exit code)",
-            "2:bad usage, or a path that is missing, not a regular file or block device, or cannot be opened"
+            ExitCodes.UNUSABLE_HELP
         })
 final class InfoCommand implements Callable<Integer> {
     @Spec
@@ -40,14 +40,8 @@ final class InfoCommand implements Callable<Integer> {
         }
         try (opened) {
             PrintWriter out = spec.commandLine().getOut();
-            if (opened.compact() != null) {
-                out.print(json ? CompactReports.infoJson(opened.compact()) + System.lineSeparator()
-                        : CompactReports.infoText(opened.compact()));
-            } else if (json) {
-                out.println(JsonInfoReport.format(opened.scans()));
-            } else {
-                out.print(TextInfoReport.format(opened.scans()));
-            }
+            out.print(json ? CompactReports.infoJson(opened.cache()) + System.lineSeparator()
+                    : CompactReports.infoText(opened.cache()));
             out.flush();
             return ExitCodes.OK;
         }

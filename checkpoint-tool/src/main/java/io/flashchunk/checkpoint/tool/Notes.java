@@ -2,6 +2,7 @@ package io.flashchunk.checkpoint.tool;
 
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Objects;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** Remarks on standard error that do not belong in a report's table or JSON. */
@@ -9,25 +10,13 @@ final class Notes {
     private Notes() {
     }
 
-    /** One line per device that has no checkpoint to report on, saying why. */
-    static void printWhyNoCheckpoint(CommandSpec spec, List<DeviceScan> scans) {
-        PrintWriter err = spec.commandLine().getErr();
-        for (DeviceScan scan : scans) {
-            String why = scan.whyNoCheckpoint();
-            if (why != null) {
-                err.println(spec.qualifiedName() + ": " + why);
-            }
-        }
-        err.flush();
-    }
-
-    /** For the compact engine: why nothing was restored, or which segments' entries could not be named. */
-    static void printCompactProblems(CommandSpec spec, CompactCache cache, List<String> unreadable) {
+    /** Why nothing was restored, or which segments' entries could not be named. */
+    static void printRecoveryProblems(CommandSpec spec, CompactCache cache, List<String> unreadable) {
         PrintWriter err = spec.commandLine().getErr();
         if (!cache.recovered()) {
             err.println(spec.qualifiedName() + ": the devices do not form one cache; nothing is restored ("
                     + String.join("; ", cache.setProblems().isEmpty()
-                    ? cache.devices().stream().map(CompactCache.Device::superblockProblem).filter(p -> p != null).toList()
+                    ? cache.devices().stream().map(CompactCache.Device::superblockProblem).filter(Objects::nonNull).toList()
                     : cache.setProblems()) + ")");
         } else if (cache.restoredEntries() == 0) {
             err.println(spec.qualifiedName() + ": no entries restored (no valid checkpoint, or an empty cache)");

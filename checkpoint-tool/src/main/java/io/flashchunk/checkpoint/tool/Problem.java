@@ -5,18 +5,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * One thing verify found wrong.
  *
- * @param kind    what was checked: superblock, geometry, set (the devices together), area, segment, chunk
+ * @param kind    what was checked: superblock, set (the devices together), area, segment, chunk
  * @param device  the device's path, or null for a problem of the set
  * @param area    "A" or "B" for an area's problem, else null
  * @param message what is wrong, naming the device (and area or chunk)
  */
 record Problem(String kind, String device, String area, String message) {
     static final String SUPERBLOCK = "superblock";
-    static final String GEOMETRY = "geometry";
     static final String SET = "set";
     static final String AREA = "area";
     static final String CHUNK = "chunk";
-    /** The compact engine's: a segment's summary, or entries it does not name. */
+    /** A segment's summary that cannot be read, or restored entries no summary names. */
     static final String SEGMENT = "segment";
 
     ObjectNode json() {

@@ -13,14 +13,14 @@ final class Verification {
     long validAreas;
     long emptyAreas;
     long invalidAreas;
-    /** Entries of all valid areas, each checked by the reader (file, space, range, alignment, overlap). */
+    /** Entries recovery restored from the valid areas, each checked as recovery checks it. */
     long entries;
     boolean dataChecked;
-    /** Chunks read back and checked against their CRC32C. */
+    /** Records read back and checked as a flash hit is (key, segment use, CRC32C of header and chunk). */
     long checkedChunks;
     long corruptChunks;
     long unreadableChunks;
-    /** Chunks whose CRC does not match but whose file changed since: recovery would drop them anyway. */
+    /** Records that fail but whose file changed or is gone since: start never restores such a file. */
     long staleChunks;
 
     void problem(String kind, String device, String area, String message) {

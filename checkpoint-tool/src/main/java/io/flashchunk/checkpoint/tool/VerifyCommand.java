@@ -9,28 +9,31 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code verify <device>... [--data]}: every check recovery makes, and optionally every cached chunk's CRC. */
+/** {@code verify <device>... [--data]}: every check recovery makes, and optionally every cached record. */
 @Command(name = "verify",
         mixinStandardHelpOptions = true,
         description = {
-            "Checks every superblock, that the devices form one cache in the order given (same instance, "
-                    + "device i holds space i of as many as given), and both checkpoint areas of every device with "
-                    + "every check the cache's recovery makes (checksums, lengths, file table, every entry's file, "
-                    + "space, range, alignment and overlap). Prints each problem found.",
+            "Checks every superblock, that the devices form one cache in the order given (same instance and "
+                    + "layout, device i holds space i of as many as given), both checkpoint areas of every device as "
+                    + "recovery judges them (header, then body and every entry while it restores them), every "
+                    + "durable segment's summary, and that every restored entry is a record its segment's summary "
+                    + "names. Prints each problem found.",
             "",
             "An empty area (all-zero header) is not a problem: new caches have them, and a crash during a "
                     + "checkpoint leaves one. A torn or corrupt area, a blank or corrupt superblock, and devices "
-                    + "that do not form one cache are.",
+                    + "that do not form one cache are. A segment summary that does not check is a note: a power cut "
+                    + "while an open segment's summary is rewritten leaves one, and the engine drops its entries.",
             "",
-            "With --data, also reads every chunk the newest valid checkpoints name and checks its CRC32C. A "
-                    + "mismatch is a problem unless the chunk's file has changed or is gone since the checkpoint "
-                    + "(recovery drops those chunks; they are counted as stale)."
+            "With --data, also reads every restored entry's record back and checks it as a flash hit is (its key, "
+                    + "its segment's use, the CRC32C of its header and of its chunk). A record that fails is a problem "
+                    + "unless its file has changed or is gone since the checkpoint (start never restores such a file; "
+                    + "they are counted as stale)."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:everything checked is sound",
             "1:at least one problem was found",
-            "2:bad usage, or a path that is missing, not a regular file or block device, or cannot be opened"
+            ExitCodes.UNUSABLE_HELP
         })
 final class VerifyCommand implements Callable<Integer> {
     @Spec
@@ -40,7 +43,7 @@ final class VerifyCommand implements Callable<Integer> {
     private DeviceArguments devices;
 
     @Option(names = "--data",
-            description = "Also read every cached chunk of the newest valid checkpoints and check its CRC32C.")
+            description = "Also read every restored entry's record back and check it as a flash hit is.")
     private boolean data;
 
     @Option(names = "--progress",
@@ -59,14 +62,7 @@ final class VerifyCommand implements Callable<Integer> {
         }
         Verification verification = new Verification();
         try (opened) {
-            if (opened.compact() != null) {
-                verifyCompact(opened.compact(), verification);
-            } else {
-                StructureCheck.check(opened.scans(), verification);
-                if (data) {
-                    checkData(opened, verification);
-                }
-            }
+            verify(opened.cache(), verification);
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(json ? VerifyReport.json(verification) + System.lineSeparator() : VerifyReport.text(verification));
@@ -74,7 +70,7 @@ final class VerifyCommand implements Callable<Integer> {
         return verification.ok() ? ExitCodes.OK : ExitCodes.PROBLEMS;
     }
 
-    private void verifyCompact(CompactCache cache, Verification verification) {
+    private void verify(CompactCache cache, Verification verification) {
         CompactVerifier verifier = new CompactVerifier(verification);
         List<CompactCache.Entry> entries = verifier.verifyStructure(cache);
         if (data) {
@@ -84,20 +80,6 @@ final class VerifyCommand implements Callable<Integer> {
             if (bar != null) {
                 bar.finish();
             }
-        }
-    }
-
-    private void checkData(CacheDevices opened, Verification verification) {
-        verification.dataChecked = true;
-        long total = opened.scans().stream().mapToLong(CacheEntries::count).sum();
-        ProgressBar bar = progress || Terminal.stderrIsTerminal()
-                ? new ProgressBar(spec.commandLine().getErr(), total, "chunks") : null;
-        ChunkVerifier verifier = new ChunkVerifier(verification, bar);
-        for (int i = 0; i < opened.scans().size(); i++) {
-            verifier.verify(opened.device(i), opened.scans().get(i));
-        }
-        if (bar != null) {
-            bar.finish();
         }
     }
 }

@@ -25,9 +25,9 @@ class CompactCacheCommandsTest {
         TestCache cache = new TestCache(devices);
         Path first = cache.dataFile("nb-1-big-Data.db");
         Path second = cache.dataFile("nb-2-big-Data.db");
-        cache.fillCompact(List.of(TestCache.chunk(first, 0, CHUNK), TestCache.chunk(first, CHUNK, CHUNK),
+        cache.fill(List.of(TestCache.chunk(first, 0, CHUNK), TestCache.chunk(first, CHUNK, CHUNK),
                 TestCache.chunk(first, 2 * CHUNK, CHUNK)));
-        cache.fillCompact(List.of(TestCache.chunk(second, 0, 4096), TestCache.chunk(second, CHUNK, 10000),
+        cache.fill(List.of(TestCache.chunk(second, 0, 4096), TestCache.chunk(second, CHUNK, 10000),
                 TestCache.chunk(second, 4 * CHUNK, 65536), TestCache.chunk(second, 8 * CHUNK, 20000)));
         return cache;
     }
@@ -104,7 +104,7 @@ class CompactCacheCommandsTest {
     void anInvalidatedChunkIsNotListedThoughItsRecordIsStillInItsSegment() throws Exception {
         TestCache cache = compactCache(1);
         Path first = cache.dataDir.resolve("nb-1-big-Data.db");
-        cache.fillCompact(List.of(new TestCache.Chunk(first, CHUNK, null)));
+        cache.fill(List.of(new TestCache.Chunk(first, CHUNK, null)));
         JsonNode list = JsonRun.of(0, cache.args("list", "--file", "nb-1"));
         assertEquals(2, list.size(), list.toString());
         list.forEach(entry -> assertTrue(entry.get("position").asLong() != CHUNK, list.toString()));
@@ -121,9 +121,7 @@ class CompactCacheCommandsTest {
         JsonRun.of(0, cache.args("list")).forEach(entries::add);
         JsonNode victim = entries.stream().filter(e -> e.get("file").asText().endsWith("nb-1-big-Data.db")).findFirst()
                 .orElseThrow();
-        long recordAt = superblock.get("segmentsFromByte").asLong()
-                + victim.get("segment").asLong() * superblock.get("segmentBytes").asLong()
-                + victim.get("offsetInSegment").asLong();
+        long recordAt = TestCache.recordByte(superblock, victim);
         TestCache.flipByte(cache.devices.get(0), recordAt + 32 + 100); // in the chunk, after the 32-byte header
 
         assertEquals(0, CommandRun.of(cache.args("verify")).exitCode(), "without --data no chunk is read");

@@ -14,50 +14,53 @@ import org.junit.jupiter.api.Test;
 class InfoCommandTest {
 
     @Test
-    void aFreshCacheHasOneValidAreaAndOneEmpty() throws Exception {
+    void oneFillIsCheckpointedInBothAreasAndRecoveryUsesTheNewer() throws Exception {
         long before = System.currentTimeMillis();
         TestCache cache = TestCache.standard(1);
 
         JsonNode info = JsonRun.of(0, cache.args("info"));
 
+        assertEquals("compact", info.get("format").textValue());
         JsonNode device = info.get("devices").get(0);
         assertEquals(cache.devices.get(0).toString(), device.get("path").textValue());
         JsonNode superblock = device.get("superblock");
         assertEquals("valid", superblock.get("state").textValue());
+        assertTrue(superblock.get("problem").isNull());
         assertEquals(0, superblock.get("spaceIndex").intValue());
         assertEquals(1, superblock.get("spaceCount").intValue());
         assertEquals(TestCache.DEVICE_BYTES / 4096, superblock.get("deviceBlocks").longValue());
-        long areaBlocks = superblock.get("areaBlocks").longValue();
-        assertEquals(1 + 2 * areaBlocks, superblock.get("dataStart").longValue());
-        long end = superblock.get("dataStart").longValue() + superblock.get("dataBlocks").longValue();
-        assertTrue(end <= TestCache.DEVICE_BYTES / 4096 && end > TestCache.DEVICE_BYTES / 4096 - 16,
-                "nearly every block past the areas is data: " + superblock);
-        assertTrue(superblock.get("problem").isNull());
+        assertEquals(1 << 20, superblock.get("segmentBytes").intValue());
+        long areasEnd = (1 + 2 * superblock.get("areaBlocks").longValue()) * 4096;
+        long segmentsEnd = superblock.get("segmentsFromByte").longValue()
+                + superblock.get("segments").longValue() * superblock.get("segmentBytes").longValue();
+        assertTrue(superblock.get("segmentsFromByte").longValue() >= areasEnd, "segments after both areas: " + superblock);
+        assertTrue(segmentsEnd <= TestCache.DEVICE_BYTES && segmentsEnd > TestCache.DEVICE_BYTES - (1 << 20),
+                "every whole segment past the areas is used: " + superblock);
 
-        JsonNode areaA = device.get("areas").get(0);
-        assertEquals("A", areaA.get("area").textValue());
-        assertEquals("valid", areaA.get("state").textValue());
-        assertTrue(areaA.get("valid").booleanValue());
-        assertEquals(1, areaA.get("sequence").longValue());
-        assertEquals(TestCache.STANDARD_ENTRIES, areaA.get("entries").longValue());
-        assertEquals(2, areaA.get("files").longValue());
-        assertTrue(areaA.get("bodyBytes").longValue() > TestCache.STANDARD_ENTRIES * 20L, "entries plus file table");
-        Instant time = Instant.parse(areaA.get("time").textValue());
-        assertTrue(!time.isBefore(Instant.ofEpochMilli(before)) && !time.isAfter(Instant.now()), time.toString());
-        assertTrue(areaA.get("time").textValue().endsWith("Z"), "UTC");
-
-        JsonNode areaB = device.get("areas").get(1);
-        assertEquals("empty", areaB.get("state").textValue());
-        assertFalse(areaB.get("valid").booleanValue());
-        assertTrue(areaB.get("problem").isNull() && areaB.get("sequence").isNull());
-        assertEquals("A", device.get("recoveryArea").textValue());
+        // checkpointNow, then close: two checkpoints, one in each area.
+        JsonNode areas = device.get("areas");
+        for (int i = 0; i < 2; i++) {
+            JsonNode area = areas.get(i);
+            assertEquals(i == 0 ? "A" : "B", area.get("name").textValue());
+            assertEquals("valid", area.get("state").textValue());
+            assertEquals(0, area.get("problems").size());
+            assertEquals(TestCache.STANDARD_ENTRIES, area.get("entries").longValue());
+            assertEquals(2, area.get("files").longValue());
+            assertTrue(area.get("bodyBytes").longValue() > 0);
+            Instant time = Instant.parse(area.get("time").textValue());
+            assertTrue(!time.isBefore(Instant.ofEpochMilli(before)) && !time.isAfter(Instant.now()), time.toString());
+            assertTrue(area.get("time").textValue().endsWith("Z"), "UTC");
+        }
+        assertEquals(newerArea(areas), device.get("recoveryArea").textValue());
 
         JsonNode summary = info.get("summary");
-        assertTrue(summary.get("instanceAgrees").booleanValue());
         assertEquals(superblock.get("instance").textValue(), summary.get("instance").textValue());
-        assertTrue(summary.get("spaceCountAgrees").booleanValue());
-        assertTrue(summary.get("consistent").booleanValue());
-        assertEquals(0, summary.get("problems").size());
+        assertTrue(summary.get("recovered").booleanValue());
+        assertEquals(0, summary.get("setProblems").size());
+        assertEquals(TestCache.STANDARD_ENTRIES, summary.get("restoredEntries").longValue());
+        assertEquals(0, summary.get("skippedEntries").longValue());
+        assertEquals(1, summary.get("durableSegments").longValue());
+        assertEquals(2, summary.get("files").longValue());
     }
 
     @Test
@@ -67,32 +70,43 @@ class InfoCommandTest {
         CommandRun run = CommandRun.of(cache.args("info"));
 
         assertEquals(0, run.exitCode(), run.err());
-        assertTrue(run.out().startsWith("device 0: " + cache.devices.get(0)), run.out());
-        assertTrue(run.out().contains("area A:"), run.out());
-        assertTrue(run.out().matches("(?s).*area A: +valid: sequence 1, \\S+Z, 7 entries, 2 files, \\d+ body bytes.*"),
+        assertEquals("", run.err());
+        assertTrue(run.out().startsWith("device 0: " + cache.devices.get(0) + "\n"), run.out());
+        assertTrue(run.out().matches("(?s).*format: +compact engine\n.*"), run.out());
+        for (String area : new String[] {"A", "B"}) {
+            assertTrue(run.out().matches("(?s).*area " + area
+                    + ": +valid: sequence \\d+, \\S+Z, 7 entries, 2 files, \\d+ body bytes\n.*"), run.out());
+        }
+        assertTrue(run.out().matches("(?s).*recovery-uses: +area [AB] \\(sequence \\d+\\)\n.*"), run.out());
+        assertTrue(run.out().matches("(?s).*durable-segments: +1\n.*"), run.out());
+        assertTrue(run.out().matches("(?s).*set-problems: +none\n.*"), run.out());
+        assertTrue(run.out().matches("(?s).*recovery: +7 entries restored \\(0 left out\\), 1 durable segments, 2 files\n"),
                 run.out());
-        assertTrue(run.out().matches("(?s).*area B: +empty.*"), run.out());
-        assertTrue(run.out().matches("(?s).*recovery-uses: +area A \\(sequence 1, 7 entries\\).*"), run.out());
-        assertTrue(run.out().matches("(?s).*space-count: +1, as many as devices given.*"), run.out());
     }
 
     @Test
-    void aSecondCheckpointGoesToAreaBAndRecoveryUsesIt() throws Exception {
+    void aLaterCheckpointReplacesTheOlderAreaAndRecoveryUsesIt() throws Exception {
         TestCache cache = TestCache.standard(1);
+        JsonNode first = JsonRun.of(0, cache.args("info")).get("devices").get(0).get("areas");
+        long firstNewest = Math.max(first.get(0).get("sequence").longValue(), first.get(1).get("sequence").longValue());
         cache.fill(List.of(TestCache.chunk(cache.dataFile("nb-3-big-Data.db"), 0, TestCache.CHUNK)));
 
-        JsonNode areas = JsonRun.of(0, cache.args("info")).get("devices").get(0).get("areas");
+        JsonNode info = JsonRun.of(0, cache.args("info"));
 
-        assertEquals(1, areas.get(0).get("sequence").longValue());
-        assertEquals(TestCache.STANDARD_ENTRIES, areas.get(0).get("entries").longValue());
-        assertEquals(2, areas.get(1).get("sequence").longValue());
-        assertEquals(TestCache.STANDARD_ENTRIES + 1, areas.get(1).get("entries").longValue());
-        assertEquals("B", JsonRun.of(0, cache.args("info")).get("devices").get(0).get("recoveryArea").textValue());
+        JsonNode device = info.get("devices").get(0);
+        JsonNode areas = device.get("areas");
+        String used = device.get("recoveryArea").textValue();
+        assertEquals(newerArea(areas), used);
+        JsonNode newest = areas.get(used.equals("A") ? 0 : 1);
+        assertTrue(newest.get("sequence").longValue() > firstNewest, areas.toString());
+        assertEquals(TestCache.STANDARD_ENTRIES + 1, newest.get("entries").longValue());
+        assertEquals(3, newest.get("files").longValue());
+        assertEquals(TestCache.STANDARD_ENTRIES + 1, info.get("summary").get("restoredEntries").longValue());
     }
 
     @Test
-    void twoDevicesAgreeOnInstanceAndSpaceCount() throws Exception {
-        TestCache cache = TestCache.standard(2);
+    void twoDevicesFormOneCache() throws Exception {
+        TestCache cache = TestCache.standardOnTwoSpaces();
 
         JsonNode info = JsonRun.of(0, cache.args("info"));
 
@@ -104,30 +118,35 @@ class InfoCommandTest {
             assertEquals(i, superblock.get("spaceIndex").intValue());
             assertEquals(2, superblock.get("spaceCount").intValue());
             assertEquals(info.get("summary").get("instance").textValue(), superblock.get("instance").textValue());
-            JsonNode areaA = devices.get(i).get("areas").get(0);
-            assertEquals(1, areaA.get("sequence").longValue(), "one checkpoint sequence over all spaces");
-            assertTrue(areaA.get("entries").longValue() > 0, "both spaces get chunks: " + info);
-            entries += areaA.get("entries").longValue();
+            String used = devices.get(i).get("recoveryArea").textValue();
+            assertEquals(devices.get(0).get("recoveryArea").textValue(), used, "one checkpoint writes every space");
+            long spaceEntries = devices.get(i).get("areas").get(used.equals("A") ? 0 : 1).get("entries").longValue();
+            assertTrue(spaceEntries > 0, "both spaces hold chunks: " + info);
+            entries += spaceEntries;
         }
-        assertEquals(TestCache.STANDARD_ENTRIES, entries);
-        assertTrue(info.get("summary").get("consistent").booleanValue(), info.toString());
+        assertEquals(TestCache.STANDARD_ENTRIES + 1, entries, "each space's checkpoint names its own entries");
+        assertTrue(info.get("summary").get("recovered").booleanValue(), info.toString());
+        assertEquals(0, info.get("summary").get("setProblems").size());
+        assertEquals(TestCache.STANDARD_ENTRIES + 1, info.get("summary").get("restoredEntries").longValue());
     }
 
     @Test
-    void devicesOfDifferentCachesDisagree() throws Exception {
-        TestCache one = TestCache.standard(1);
-        TestCache other = TestCache.standard(1);
+    void devicesOfDifferentCachesDoNotFormOne() throws Exception {
+        TestCache one = TestCache.standard(2);
+        TestCache other = TestCache.standard(2);
+        String[] args = {"info", one.devices.get(0).toString(), other.devices.get(1).toString()};
 
-        CommandRun run = CommandRun.of("info", one.devices.get(0).toString(), other.devices.get(0).toString());
-        JsonNode summary = JsonRun.of(0, "info", one.devices.get(0).toString(), other.devices.get(0).toString())
-                .get("summary");
+        CommandRun run = CommandRun.of(args);
+        JsonNode summary = JsonRun.of(0, args).get("summary");
 
         assertEquals(0, run.exitCode(), "info reports; it does not judge");
-        assertTrue(run.out().matches("(?s).*instance: +the devices disagree.*"), run.out());
-        assertFalse(summary.get("instanceAgrees").booleanValue());
+        assertTrue(run.out().matches("(?s).*instance: +none, or the devices disagree\n.*"), run.out());
+        assertTrue(run.out().matches("(?s).*recovery: +not run: the devices do not form one cache.*"), run.out());
         assertTrue(summary.get("instance").isNull());
-        assertFalse(summary.get("consistent").booleanValue());
-        assertTrue(summary.get("problems").toString().contains("belongs to cache instance"), summary.toString());
+        assertFalse(summary.get("recovered").booleanValue());
+        assertEquals(1, summary.get("setProblems").size(), summary.toString());
+        assertTrue(summary.get("setProblems").get(0).textValue().startsWith(other.devices.get(1)
+                + " belongs to cache instance "), summary.toString());
     }
 
     @Test
@@ -137,13 +156,16 @@ class InfoCommandTest {
             file.setLength(TestCache.DEVICE_BYTES);
         }
 
-        JsonNode device = JsonRun.of(0, "info", blank.toString()).get("devices").get(0);
+        JsonNode info = JsonRun.of(0, "info", blank.toString());
         CommandRun run = CommandRun.of("info", blank.toString());
 
+        JsonNode device = info.get("devices").get(0);
         assertEquals("blank", device.get("superblock").get("state").textValue());
-        assertTrue(device.get("superblock").get("problem").textValue().contains("never formatted"));
+        assertEquals(blank + ": blank superblock (all zeros): the device was never formatted as a cache",
+                device.get("superblock").get("problem").textValue());
         assertEquals(0, device.get("areas").size());
         assertTrue(device.get("recoveryArea").isNull());
+        assertFalse(info.get("summary").get("recovered").booleanValue());
         assertTrue(run.out().matches("(?s).*superblock: +blank: .*never formatted.*"), run.out());
     }
 
@@ -186,5 +208,11 @@ class InfoCommandTest {
 
         assertEquals(2, run.exitCode());
         assertTrue(run.err().contains("<device>"), run.err());
+    }
+
+    /** "A" or "B": the area whose checkpoint has the higher sequence. */
+    private static String newerArea(JsonNode areas) {
+        assertTrue(areas.get(0).get("sequence").longValue() != areas.get(1).get("sequence").longValue(), areas.toString());
+        return areas.get(0).get("sequence").longValue() > areas.get(1).get("sequence").longValue() ? "A" : "B";
     }
 }

@@ -4,18 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.flashchunk.cache.compact.RecordAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
 class ListCommandTest {
 
     @Test
-    void listsEveryChunkWithItsFilePositionLengthAndCrc() throws Exception {
+    void listsEveryChunkWithItsFilePositionLengthAndRecord() throws Exception {
         TestCache cache = TestCache.standard(1);
 
         JsonNode entries = JsonRun.of(0, cache.args("list"));
@@ -23,18 +23,19 @@ class ListCommandTest {
         assertEquals(TestCache.STANDARD_ENTRIES, entries.size());
         Set<String> expected = new HashSet<>();
         for (TestCache.Chunk chunk : cache.chunks) {
-            expected.add(chunk.file() + "@" + chunk.position() + ":" + chunk.bytes().length + ":"
-                    + crcHex(chunk.bytes()));
+            expected.add(chunk.file() + "@" + chunk.position() + ":" + chunk.bytes().length);
         }
         Set<String> listed = new HashSet<>();
-        Set<Long> lbas = new HashSet<>();
+        Set<String> records = new HashSet<>();
         for (JsonNode entry : entries) {
             listed.add(entry.get("file").textValue() + "@" + entry.get("position").longValue() + ":"
-                    + entry.get("length").intValue() + ":" + entry.get("crc").textValue());
+                    + entry.get("length").intValue());
             assertEquals(0, entry.get("space").intValue());
             assertEquals(cache.devices.get(0).toString(), entry.get("device").textValue());
-            assertTrue(lbas.add(entry.get("lba").longValue()), "two entries at one LBA: " + entries);
-            assertTrue(entry.get("stamp").isInt());
+            assertTrue(entry.get("fileId").isInt(), entry.toString());
+            long offset = entry.get("offsetInSegment").longValue();
+            assertEquals(0, offset % RecordAddress.SECTOR_BYTES, "records start on a sector: " + entry);
+            assertTrue(records.add(entry.get("segment").longValue() + "/" + offset), "two entries, one record: " + entries);
         }
         assertEquals(expected, listed);
     }
@@ -63,11 +64,12 @@ class ListCommandTest {
         CommandRun run = CommandRun.of(cache.args("list"));
 
         assertEquals(0, run.exitCode(), run.err());
+        assertEquals("", run.err());
         List<String> lines = run.out().lines().toList();
         assertEquals(1 + TestCache.STANDARD_ENTRIES, lines.size(), run.out());
-        assertTrue(lines.get(0).matches("SPACE +POSITION +LENGTH +LBA +STAMP +CRC +FILE"), lines.get(0));
-        assertTrue(lines.get(1).matches(" *0 +0 +16384 +\\d+ +\\d+ +[0-9a-f]{8} +" + first), lines.get(1));
-        assertTrue(lines.get(2).matches(" *0 +16384 +16384 +\\d+ +\\d+ +[0-9a-f]{8} +" + first), lines.get(2));
+        assertTrue(lines.get(0).matches("SPACE +POSITION +LENGTH +SEGMENT +OFFSET +FILE"), lines.get(0));
+        assertTrue(lines.get(1).matches(" *0 +0 +16384 +\\d+ +\\d+ +" + first), lines.get(1));
+        assertTrue(lines.get(2).matches(" *0 +16384 +16384 +\\d+ +\\d+ +" + first), lines.get(2));
         assertTrue(lines.get(4).matches(" *0 +0 +4096 .*nb-2-big-Data.db"), lines.get(4));
         int fileColumn = lines.get(0).indexOf("FILE");
         for (String line : lines.subList(1, lines.size())) {
@@ -77,15 +79,18 @@ class ListCommandTest {
 
     @Test
     void listsTheEntriesOfBothSpaces() throws Exception {
-        TestCache cache = TestCache.standard(2);
+        TestCache cache = TestCache.standardOnTwoSpaces();
 
         JsonNode entries = JsonRun.of(0, cache.args("list"));
 
-        assertEquals(TestCache.STANDARD_ENTRIES, entries.size());
+        assertEquals(TestCache.STANDARD_ENTRIES + 1, entries.size());
         int[] perSpace = new int[2];
+        int previousSpace = 0;
         for (JsonNode entry : entries) {
             int space = entry.get("space").intValue();
             perSpace[space]++;
+            assertTrue(space >= previousSpace, "sorted by space first: " + entries);
+            previousSpace = space;
             assertEquals(cache.devices.get(space).toString(), entry.get("device").textValue());
         }
         assertTrue(perSpace[0] > 0 && perSpace[1] > 0, "both spaces hold chunks: " + entries);
@@ -103,7 +108,7 @@ class ListCommandTest {
     }
 
     @Test
-    void aDeviceWithoutACheckpointListsNothingAndSaysWhy() throws Exception {
+    void aDeviceWithoutACacheListsNothingAndSaysWhy() throws Exception {
         TestCache cache = new TestCache(1); // never started: a blank device
 
         CommandRun run = CommandRun.of(cache.args("list"));
@@ -114,16 +119,22 @@ class ListCommandTest {
     }
 
     @Test
+    void anEmptyCacheListsNothingAndSaysSo() throws Exception {
+        TestCache cache = new TestCache(1);
+        cache.fill(List.of()); // formats, then checkpoints nothing
+
+        CommandRun run = CommandRun.of(cache.args("list"));
+
+        assertEquals(0, run.exitCode());
+        assertEquals(1, run.out().lines().count(), "the header only: " + run.out());
+        assertTrue(run.err().contains("no entries restored"), run.err());
+    }
+
+    @Test
     void rejectsAMissingPath() {
         CommandRun run = CommandRun.of("list", "/no/such/flash.img", "--file", "x");
 
         assertEquals(2, run.exitCode());
         assertTrue(run.err().contains("/no/such/flash.img"), run.err());
-    }
-
-    static String crcHex(byte[] bytes) {
-        CRC32C crc = new CRC32C();
-        crc.update(bytes);
-        return String.format("%08x", (int) crc.getValue());
     }
 }

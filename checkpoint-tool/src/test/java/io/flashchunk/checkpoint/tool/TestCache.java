@@ -1,9 +1,9 @@
 package io.flashchunk.checkpoint.tool;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cache.CompactChunkCache;
 import io.flashchunk.cache.FlashCache;
-import io.flashchunk.cache.FlashChunkCache;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.device.BlockDevice;
@@ -26,15 +26,14 @@ import java.util.Random;
 
 /**
  * A real FlashChunk cache on scratch device files, filled through the plugin's public API: real data
- * files (recovery checks their identities), puts, a wait until every chunk is on flash, then close,
- * which writes the final checkpoint. Nothing here writes the on-flash format itself.
+ * files (recovery checks their identities), puts, a checkpoint, then close, which writes the final
+ * one. Nothing here writes the on-flash format itself.
  */
 final class TestCache {
     static final long DEVICE_BYTES = 16L << 20;
     static final int CHUNK = 16384;
-    /** What {@link #standard} puts: 7 chunks whose runs take 3 x 4, then 1 + 4 + 16 + 8 blocks. */
+    /** What {@link #standard} puts: 7 chunks of two files. */
     static final int STANDARD_ENTRIES = 7;
-    static final long STANDARD_USED_BLOCKS = 41;
     static final long STANDARD_BYTES = 3 * CHUNK + 4096 + 10000 + 65536 + 20000;
 
     /** A chunk put into the cache. */
@@ -59,8 +58,8 @@ final class TestCache {
     }
 
     /**
-     * The standard contents: two SSTable-like files, seven chunks. nb-1: three 16K chunks. nb-2: 4096
-     * bytes (a 4K run), 10000 (16K run, short), 65536 (64K run), 20000 (32K run, short).
+     * The standard contents, put in one fill: two SSTable-like files, seven chunks. nb-1: three 16K
+     * chunks. nb-2: chunks of 4096, 10000, 65536 and 20000 bytes.
      */
     static TestCache standard(int deviceCount) throws IOException, InterruptedException {
         TestCache cache = new TestCache(deviceCount);
@@ -70,6 +69,17 @@ final class TestCache {
                 chunk(first, 0, CHUNK), chunk(first, CHUNK, CHUNK), chunk(first, 2 * CHUNK, CHUNK),
                 chunk(second, 0, 4096), chunk(second, CHUNK, 10000), chunk(second, 4 * CHUNK, 65536),
                 chunk(second, 8 * CHUNK, 20000)));
+        return cache;
+    }
+
+    /**
+     * The standard contents on two devices, then a second life that puts one more chunk of nb-1 (at
+     * 3 x {@link #CHUNK}): the first life's segment is sealed at its close, and the second opens its
+     * own on the other device, so both spaces hold entries and nb-1's are on both.
+     */
+    static TestCache standardOnTwoSpaces() throws IOException, InterruptedException {
+        TestCache cache = standard(2);
+        cache.fill(List.of(chunk(cache.dataDir.resolve("nb-1-big-Data.db"), 3 * CHUNK, CHUNK)));
         return cache;
     }
 
@@ -86,42 +96,13 @@ final class TestCache {
     }
 
     /**
-     * Starts a cache on the devices (recovering what an earlier {@link #fill} left), puts the chunks,
-     * waits until all are on flash, and closes it, which writes a checkpoint.
+     * Starts a cache on the devices (segments of 1 MiB; recovering what an earlier fill left, or
+     * formatting them), offers the chunks (a chunk without bytes is an invalidation of its position
+     * instead), checks that the writer took them all, asks for a checkpoint, and closes the cache,
+     * which seals the open segment and writes another.
      */
     void fill(List<Chunk> newChunks) throws IOException, InterruptedException {
-        CacheConfig built = onDevices(CacheConfig.builder().checkpointIntervalMillis(3_600_000)
-                .maintenanceIntervalMillis(3_600_000));
-        FlashChunkCache cache = new FlashChunkCache(built, open(built));
-        try {
-            Map<Path, CachedFile> files = new HashMap<>();
-            for (Chunk chunk : newChunks) {
-                CachedFile file = files.computeIfAbsent(chunk.file(), path -> register(cache, path));
-                cache.put(file, chunk.position(), ByteBuffer.wrap(chunk.bytes()));
-            }
-            long deadline = System.nanoTime() + 20_000_000_000L;
-            while (cache.stats().queuedChunks() > 0) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("chunks still queued after 20 s: " + cache.stats());
-                }
-                Thread.sleep(5);
-            }
-            if (cache.stats().flashWrites() < newChunks.size()) {
-                throw new AssertionError("not every chunk reached flash: " + cache.stats());
-            }
-        } finally {
-            cache.close();
-        }
-        chunks.addAll(newChunks);
-    }
-
-    /**
-     * As {@link #fill}, with the compact engine (segments of 1 MiB): the chunks are offered (a chunk
-     * without bytes is an invalidation of its position instead), the writer takes them all, and close
-     * seals the open segment and writes a checkpoint.
-     */
-    void fillCompact(List<Chunk> newChunks) throws IOException, InterruptedException {
-        CacheConfig built = onDevices(CacheConfig.builder().engine(CacheConfig.Engine.COMPACT).segmentBytes(1 << 20)
+        CacheConfig built = onDevices(CacheConfig.builder().segmentBytes(1 << 20)
                 .checkpointIntervalMillis(3_600_000).checkpointChangePercent(0));
         try (CompactChunkCache cache = new CompactChunkCache(built, open(built), System::nanoTime)) {
             Map<Path, CachedFile> files = new HashMap<>();
@@ -174,14 +155,6 @@ final class TestCache {
         }
     }
 
-    private static CachedFile register(FlashChunkCache cache, Path path) {
-        try {
-            return cache.registerFile(path);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /** Device paths as command-line arguments, in the cache's order, followed by {@code more}. */
     String[] args(String subcommand, String... more) {
         List<String> args = new ArrayList<>();
@@ -189,6 +162,16 @@ final class TestCache {
         devices.forEach(device -> args.add(device.toString()));
         args.addAll(List.of(more));
         return args.toArray(String[]::new);
+    }
+
+    /**
+     * The device byte where a listed entry's record starts, from {@code info --json}'s superblock of
+     * its device and the entry as {@code list --json} gives it.
+     */
+    static long recordByte(JsonNode superblock, JsonNode entry) {
+        return superblock.get("segmentsFromByte").longValue()
+                + entry.get("segment").longValue() * superblock.get("segmentBytes").longValue()
+                + entry.get("offsetInSegment").longValue();
     }
 
     /** Inverts every bit of one byte of a file (a device image), bypassing the cache. */

@@ -31,12 +31,12 @@ public final class BodyReader {
     /** Reads {@code bodyBytes} bytes from block {@code firstBlock} on, in pieces of at most {@code pieceBytes}. */
     public static void read(BlockDevice device, long firstBlock, long bodyBytes, int pieceBytes, long timeoutNanos,
                             Pieces pieces) throws CheckpointFormatException {
-        if (pieceBytes < SpaceLayout.BLOCK_SIZE || pieceBytes % SpaceLayout.BLOCK_SIZE != 0) {
+        if (pieceBytes < BlockDevice.BLOCK_SIZE || pieceBytes % BlockDevice.BLOCK_SIZE != 0) {
             throw new IllegalArgumentException("piece of " + pieceBytes + " bytes is not a multiple of a block");
         }
-        long rounded = (bodyBytes + SpaceLayout.BLOCK_SIZE - 1) & -SpaceLayout.BLOCK_SIZE;
+        long rounded = (bodyBytes + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
         // A small body needs one small buffer; a large one a few whole pieces.
-        int bufferBytes = (int) Math.max(SpaceLayout.BLOCK_SIZE, Math.min(pieceBytes, rounded));
+        int bufferBytes = (int) Math.max(BlockDevice.BLOCK_SIZE, Math.min(pieceBytes, rounded));
         long count = (rounded + pieceBytes - 1) / pieceBytes;
         ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
         for (int i = 0; i < Math.max(1, Math.min(PIECES_IN_FLIGHT, count)); i++) {
@@ -52,7 +52,7 @@ public final class BodyReader {
                     int length = (int) Math.min(pieceBytes, rounded - submitted);
                     ByteBuffer buffer = free.poll().clear().limit(length);
                     inFlight.add(new Piece(buffer, submitted, length,
-                            device.read(firstBlock + submitted / SpaceLayout.BLOCK_SIZE, buffer)));
+                            device.read(firstBlock + submitted / BlockDevice.BLOCK_SIZE, buffer)));
                     submitted += length;
                 }
                 Piece piece = inFlight.poll();

@@ -2,6 +2,7 @@ package io.flashchunk.cache.checkpoint;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -34,7 +35,7 @@ public final class BodyWriter {
         this.headerBlock = headerBlock;
         this.capacityBytes = capacityBytes;
         this.where = where;
-        write(headerBlock, AlignedBuffers.allocate(SpaceLayout.BLOCK_SIZE));
+        write(headerBlock, AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE));
     }
 
     /** Whether {@code bytes} more fit the area. */
@@ -80,12 +81,12 @@ public final class BodyWriter {
 
     private void writePiece() throws IOException {
         int used = piece.position();
-        int rounded = (used + SpaceLayout.BLOCK_SIZE - 1) & -SpaceLayout.BLOCK_SIZE;
+        int rounded = (used + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
         // Zero the tail of the last block, so the area holds no stale bytes past the body.
         for (int i = used; i < rounded; i++) {
             piece.put(i, (byte) 0);
         }
-        write(headerBlock + 1 + written / SpaceLayout.BLOCK_SIZE, piece.duplicate().position(0).limit(rounded));
+        write(headerBlock + 1 + written / BlockDevice.BLOCK_SIZE, piece.duplicate().position(0).limit(rounded));
         written += rounded;
         piece.clear();
     }

@@ -22,8 +22,8 @@ import java.util.zip.CRC32C;
  * {@code exactCopy}: the index did not change while its slots were copied, so the entries hold no
  * entry twice and recovery puts each back into its own bucket without looking for another copy.
  *
- * The header's magic differs from today's engine's, so neither engine's checkpoint can be read as
- * the other's. Little-endian.
+ * The header's magic differs from the removed per-chunk engine's, so neither engine's checkpoint
+ * can be read as the other's. Little-endian.
  */
 public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequence, long timestampMillis,
                                       int nextFileId, int fileCount, long fileTableBytes, int segments,

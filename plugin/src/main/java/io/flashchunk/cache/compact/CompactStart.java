@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Decides at start what the devices of the compact engine hold, from their superblocks: a cache of
  * this configuration (then {@link CompactRecovery} loads its checkpoints), blank devices (formatted),
- * devices of today's per-chunk engine (reformatted, one log line naming each: their chunks are
+ * devices of the removed per-chunk engine (reformatted, one log line naming each: their chunks are
  * dropped, never misread), or something else: a cache of other geometry or order, or a corrupt
  * superblock (one warning naming the device and the reason, then formatted; strict mode refuses to
  * start instead). A device that is neither blank nor a FlashChunk cache is never written unless the

@@ -11,9 +11,10 @@ import java.util.zip.CRC32C;
 
 /**
  * Block 0 of a device of the compact engine: which cache, which of its address spaces, and the
- * geometry its areas and segments were laid out with. It has today's superblock magic and format
- * version {@value #VERSION}, so today's engine refuses it by version, and this engine recognises a
- * device of the per-chunk engine ({@link #isPerChunkEngineFormat}) to reformat it, never to read it.
+ * geometry its areas and segments were laid out with. It has the superblock magic of the removed
+ * per-chunk engine and format version {@value #VERSION}, so that engine refused it by version, and
+ * this engine recognises a device of the per-chunk engine ({@link #isPerChunkEngineFormat}) to
+ * reformat it, never to read it.
  */
 public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, CompactDeviceLayout layout) {
     /** 3: records aligned to 64 bytes (2: to 512, its devices are formatted anew, never read). */
@@ -63,7 +64,7 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
         return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC && b.getInt(8) == VERSION;
     }
 
-    /** Whether {@code block} is the superblock of today's engine (format version 1). */
+    /** Whether {@code block} is the superblock of the removed per-chunk engine (format version 1). */
     public static boolean isPerChunkEngineFormat(ByteBuffer block) {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         return b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC && b.getInt(8) == CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION;

@@ -64,11 +64,12 @@ public final class SegmentWriter {
     private SegmentBuffer writing;
     private CompletableFuture<Void> write;
     private int nextSpace;
-    private long appended;
-    private long reclaimed;
-    private long failedWrites;
-    private long reinserted;
-    private int sealed;
+    // Counters: the writer thread alone changes them; volatile so statistics read them whole and current.
+    private volatile long appended;
+    private volatile long reclaimed;
+    private volatile long failedWrites;
+    private volatile long reinserted;
+    private volatile int sealed;
 
     /** A chunk read back from a reclaimed segment, to be appended again. */
     private record Kept(long key, ByteBuffer chunk) {

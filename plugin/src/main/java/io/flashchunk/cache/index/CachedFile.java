@@ -1,12 +1,9 @@
 package io.flashchunk.cache.index;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 /** A data file the cache knows, under the id its chunks' keys carry. */
 public final class CachedFile {
     private final int id;
     private volatile FileIdentity identity;
-    private final AtomicInteger entries = new AtomicInteger();
     private volatile boolean invalidated;
 
     CachedFile(int id, FileIdentity identity) {
@@ -32,23 +29,6 @@ public final class CachedFile {
 
     public String path() {
         return identity.path();
-    }
-
-    /** Chunks of this file in the index. */
-    public int entries() {
-        return entries.get();
-    }
-
-    void entryAdded() {
-        entries.incrementAndGet();
-    }
-
-    void entriesAdded(int count) {
-        entries.addAndGet(count);
-    }
-
-    void entryRemoved() {
-        entries.decrementAndGet();
     }
 
     public boolean isInvalidated() {

@@ -83,19 +83,7 @@ public final class FileRegistry {
         nextId.accumulateAndGet(id, Math::max);
     }
 
-    /** Live files that have entries: what a checkpoint's file table must name. */
-    public List<CachedFile> liveFilesWithEntries() {
-        List<CachedFile> live = new ArrayList<>();
-        for (CachedFile file : byPath.values()) {
-            if (file.entries() > 0) {
-                live.add(file);
-            }
-        }
-        return live;
-    }
-
-
-    /** Every live file, whether or not it has entries. */
+    /** Every live file. */
     public List<CachedFile> live() {
         return new ArrayList<>(byPath.values());
     }
@@ -109,52 +97,22 @@ public final class FileRegistry {
         return byPath.containsKey(path);
     }
 
-    /** Any registration, live or invalidated but not yet forgotten, by id. */
+    /** The live registration of this id, or null. */
     public CachedFile byId(int id) {
         return byId.get(id);
     }
 
-    /** The file is gone or changed: its path no longer leads to this id. Returns false if it already was. */
+    /**
+     * The file is gone or changed: neither its path nor its id leads to it any more (the id is never
+     * handed out again). Returns false if it already was.
+     */
     public boolean invalidate(CachedFile file) {
         if (!byPath.remove(file.path(), file)) {
             return false;
         }
         file.invalidate();
+        byId.remove(file.id(), file);
         return true;
-    }
-
-    /** Forgets invalidated files whose entries are all gone; returns how many were forgotten. */
-    public int forgetEmptyInvalidated() {
-        List<Integer> empty = new ArrayList<>();
-        byId.forEach((id, file) -> {
-            if (file.isInvalidated() && file.entries() <= 0) {
-                empty.add(id);
-            }
-        });
-        empty.forEach(byId::remove);
-        return empty.size();
-    }
-
-    /** Adds {@code count} entries to a file's count at once (recovery). */
-    public void addEntries(int fileId, int count) {
-        CachedFile file = byId.get(fileId);
-        if (file != null) {
-            file.entriesAdded(count);
-        }
-    }
-
-    public void entryAdded(int fileId) {
-        CachedFile file = byId.get(fileId);
-        if (file != null) {
-            file.entryAdded();
-        }
-    }
-
-    public void entryRemoved(int fileId) {
-        CachedFile file = byId.get(fileId);
-        if (file != null) {
-            file.entryRemoved();
-        }
     }
 
     /** Whether entries of this file id may still be served. */

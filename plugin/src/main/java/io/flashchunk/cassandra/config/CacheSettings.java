@@ -4,13 +4,17 @@ import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.device.DeviceSpec;
 import io.flashchunk.device.IoEngine;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns the {@code flash_chunk_cache} block of cassandra.yaml (as SnakeYAML parsed it) into a
@@ -25,13 +29,19 @@ public final class CacheSettings {
     public static final String BLOCK = "flash_chunk_cache";
 
     private static final Set<String> KEYS = Set.of("devices", "capi_library", "queue_bytes", "max_writes_in_flight",
-            "read_timeout_ms", "read_in_caller_thread", "allocation_wait_ms", "space_reserve_percent", "dram_tier_bytes",
-            "read_ahead", "overflow_read", "checkpoint_interval_ms", "min_checkpoint_interval_ms", "checkpoint_change_percent", "strict",
-            "maintenance_interval_ms",
-            "rebalance_factor", "migration_batch", "device_timeout_ms", "slow_read_ms", "slow_device_retry_ms",
-            "cache_engine", "segment_size_mib", "expected_chunk_bytes", "reinsert_percent", "admission_sketch_counters");
+            "read_timeout_ms", "read_in_caller_thread", "dram_tier_bytes", "overflow_read", "checkpoint_interval_ms",
+            "checkpoint_change_percent", "strict", "device_timeout_ms", "slow_read_ms", "slow_device_retry_ms",
+            "segment_size_mib", "expected_chunk_bytes", "reinsert_percent", "admission_sketch_counters");
+    /**
+     * Settings of the per-chunk engine, removed with it: a node upgraded with them still in its yaml
+     * starts, with one warning naming each (a tuning knob that no longer exists is no reason to keep
+     * a node down). {@code cache_engine} is checked on its own: only its two old values are accepted.
+     */
+    private static final Set<String> RETIRED_KEYS = Set.of("allocation_wait_ms", "space_reserve_percent", "read_ahead",
+            "min_checkpoint_interval_ms", "maintenance_interval_ms", "rebalance_factor", "migration_batch");
     private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library",
             "format");
+    private static final Logger LOG = LoggerFactory.getLogger(CacheSettings.class);
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
 
@@ -46,13 +56,27 @@ public final class CacheSettings {
         return block instanceof Map<?, ?> map && Boolean.TRUE.equals(map.get("strict"));
     }
 
-    /** Parses and validates the block; throws {@link IllegalArgumentException} naming the bad setting. */
+    /** Parses and validates the block, logging a warning for each retired setting it holds. */
     public static CacheConfig parse(Object block) {
+        return parse(block, warning -> LOG.warn("{}", warning));
+    }
+
+    /**
+     * Parses and validates the block; throws {@link IllegalArgumentException} naming the bad setting.
+     * A setting that was valid in an earlier version and is no longer used is handed to {@code warn}.
+     */
+    public static CacheConfig parse(Object block, Consumer<String> warn) {
         if (!(block instanceof Map<?, ?> map)) {
             throw new IllegalArgumentException(BLOCK + ": must be a block of settings (key: value lines), got "
                     + describe(block));
         }
-        rejectUnknown(BLOCK, map, KEYS);
+        Set<String> accepted = new HashSet<>(KEYS);
+        accepted.addAll(RETIRED_KEYS);
+        accepted.add("cache_engine");
+        rejectUnknown(BLOCK, map, accepted);
+        checkEngine(map, warn);
+        RETIRED_KEYS.stream().filter(map::containsKey).sorted().forEach(retired -> warn.accept(BLOCK + "." + retired
+                + ": no longer used (it tuned the per-chunk engine, which was removed); ignored"));
         CacheConfig.Builder builder = CacheConfig.builder();
         String defaultLibrary = map.containsKey("capi_library")
                 ? string(BLOCK + ".capi_library", map.get("capi_library")) : DeviceSpec.DEFAULT_CAPI_LIBRARY;
@@ -77,17 +101,8 @@ public final class CacheSettings {
         if (map.containsKey("read_in_caller_thread")) {
             builder.readInCallerThread(bool(at + "read_in_caller_thread", map.get("read_in_caller_thread")));
         }
-        if (map.containsKey("allocation_wait_ms")) {
-            builder.allocationWaitMillis(millis(at + "allocation_wait_ms", map.get("allocation_wait_ms")));
-        }
-        if (map.containsKey("space_reserve_percent")) {
-            builder.spaceReservePercent(number(at + "space_reserve_percent", map.get("space_reserve_percent")));
-        }
         if (map.containsKey("dram_tier_bytes")) {
             builder.dramTierBytes(size(at + "dram_tier_bytes", map.get("dram_tier_bytes")));
-        }
-        if (map.containsKey("read_ahead")) {
-            builder.readAhead(bool(at + "read_ahead", map.get("read_ahead")));
         }
         if (map.containsKey("overflow_read")) {
             builder.overflowRead(bool(at + "overflow_read", map.get("overflow_read")));
@@ -95,24 +110,11 @@ public final class CacheSettings {
         if (map.containsKey("checkpoint_interval_ms")) {
             builder.checkpointIntervalMillis(millis(at + "checkpoint_interval_ms", map.get("checkpoint_interval_ms")));
         }
-        if (map.containsKey("min_checkpoint_interval_ms")) {
-            builder.minCheckpointIntervalMillis(millis(at + "min_checkpoint_interval_ms",
-                    map.get("min_checkpoint_interval_ms")));
-        }
         if (map.containsKey("checkpoint_change_percent")) {
             builder.checkpointChangePercent(number(at + "checkpoint_change_percent", map.get("checkpoint_change_percent")));
         }
         if (map.containsKey("strict")) {
             builder.strict(bool(at + "strict", map.get("strict")));
-        }
-        if (map.containsKey("maintenance_interval_ms")) {
-            builder.maintenanceIntervalMillis(millis(at + "maintenance_interval_ms", map.get("maintenance_interval_ms")));
-        }
-        if (map.containsKey("rebalance_factor")) {
-            builder.rebalanceFactor(number(at + "rebalance_factor", map.get("rebalance_factor")));
-        }
-        if (map.containsKey("migration_batch")) {
-            builder.migrationBatch(intValue(at + "migration_batch", map.get("migration_batch")));
         }
         if (map.containsKey("device_timeout_ms")) {
             builder.deviceTimeoutMillis(millis(at + "device_timeout_ms", map.get("device_timeout_ms")));
@@ -122,15 +124,6 @@ public final class CacheSettings {
         }
         if (map.containsKey("slow_device_retry_ms")) {
             builder.slowDeviceRetryMillis(millis(at + "slow_device_retry_ms", map.get("slow_device_retry_ms")));
-        }
-        if (map.containsKey("cache_engine")) {
-            String engine = string(at + "cache_engine", map.get("cache_engine"));
-            builder.engine(switch (engine) {
-                case "classic" -> CacheConfig.Engine.CLASSIC;
-                case "compact" -> CacheConfig.Engine.COMPACT;
-                default -> throw new IllegalArgumentException(at + "cache_engine: '" + engine + "' is not classic (an "
-                        + "entry in memory per chunk) or compact (a few bytes per chunk, flash in segments)");
-            });
         }
         if (map.containsKey("segment_size_mib")) {
             int mib = intValue(at + "segment_size_mib", map.get("segment_size_mib"));
@@ -193,6 +186,27 @@ public final class CacheSettings {
             return new DeviceSpec(Path.of(path), capacity, engine, queueDepth, library, false, forceFormat);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(at + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code cache_engine} chose between the per-chunk engine and the compact one; the compact engine
+     * is now the only one. {@code compact} is accepted as is; {@code classic} with a warning (the
+     * devices are reformatted at start, their chunks dropped, never misread); anything else is an
+     * error, as it always was.
+     */
+    private static void checkEngine(Map<?, ?> map, Consumer<String> warn) {
+        if (!map.containsKey("cache_engine")) {
+            return;
+        }
+        String engine = string(BLOCK + ".cache_engine", map.get("cache_engine"));
+        switch (engine) {
+            case "compact" -> { }
+            case "classic" -> warn.accept(BLOCK + ".cache_engine: 'classic' (the per-chunk engine) was removed; the "
+                    + "compact engine runs instead and reformats devices of the old format at start (their cached chunks "
+                    + "are dropped). Remove the setting");
+            default -> throw new IllegalArgumentException(BLOCK + ".cache_engine: '" + engine + "' is not an engine; "
+                    + "the only one is compact (the setting may be left out)");
         }
     }
 

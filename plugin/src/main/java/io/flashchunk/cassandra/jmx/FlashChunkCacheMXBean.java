@@ -91,9 +91,8 @@ public interface FlashChunkCacheMXBean {
     long getWatchedFiles();
 
     /**
-     * The data files whose chunks the cache may serve now (its live registrations), one per line:
-     * the file's entry count, a space, its path; sorted by path. The count is "-" under the compact
-     * engine, which keeps no count per file. A file deleted from disk should leave this list within
+     * The data files whose chunks the cache may serve now (its live registrations), one path per
+     * line, sorted. A file deleted from disk should leave this list within
      * a few seconds (the adapter's watch of released files): cluster tests check it after each step.
      */
     String getCachedFiles();

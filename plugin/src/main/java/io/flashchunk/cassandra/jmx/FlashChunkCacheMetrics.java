@@ -226,15 +226,13 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public String getCachedFiles() {
-        return describeFiles(cache.files().live(), cache.config().engine() == CacheConfig.Engine.CLASSIC);
+        return describeFiles(cache.files().live());
     }
 
-    /** One line per file, "ENTRIES PATH", by path; "-" for ENTRIES when the engine does not count them. */
-    static String describeFiles(List<CachedFile> files, boolean countsEntries) {
+    /** One line per file, its path, sorted. */
+    static String describeFiles(List<CachedFile> files) {
         StringBuilder text = new StringBuilder();
-        files.stream().sorted(Comparator.comparing(CachedFile::path)).forEach(file -> text
-                .append(countsEntries ? Integer.toString(file.entries()) : "-").append(' ')
-                .append(file.path()).append('\n'));
+        files.stream().map(CachedFile::path).sorted().forEach(path -> text.append(path).append('\n'));
         return text.toString();
     }
 

@@ -46,7 +46,7 @@ class CompactCheckpointHeaderTest {
     @Test
     void refusesAHeaderThatIsNotOneOrIsDamaged() {
         ByteBuffer other = header(1, 1, 1).encode();
-        other.order(ByteOrder.LITTLE_ENDIAN).putLong(0, 0x464C4348_43505F31L); // today's engine's header
+        other.order(ByteOrder.LITTLE_ENDIAN).putLong(0, 0x464C4348_43505F31L); // the removed per-chunk engine's header
         assertTrue(refused(other).contains("no compact checkpoint header"), refused(other));
         ByteBuffer torn = header(1, 1, 1).encode();
         torn.put(40, (byte) 1);

@@ -6,11 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.checkpoint.CacheRecoveryException;
-import io.flashchunk.cache.checkpoint.SpaceLayout;
-import io.flashchunk.cache.checkpoint.Superblock;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
+import io.flashchunk.testing.PerChunkSuperblock;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.UUID;
@@ -51,7 +50,7 @@ class CompactStartTest {
     @Test
     void reformatsADeviceOfThePerChunkEngineEvenInStrictMode() throws Exception {
         MemoryDevice a = MemoryDevice.blank("/dev/old", BLOCKS, 8);
-        writeBlock0(a, new Superblock(UUID.randomUUID(), 0, 1, SpaceLayout.forDevice(BLOCKS)).encode());
+        writeBlock0(a, PerChunkSuperblock.block(UUID.randomUUID(), BLOCKS));
         CompactStart.Outcome outcome = open(true, List.of(), a);
         assertTrue(outcome.formatted());
         assertTrue(outcome.why().contains("per-chunk engine") && outcome.why().contains("/dev/old"), outcome.why());

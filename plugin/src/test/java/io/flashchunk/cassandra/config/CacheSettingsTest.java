@@ -9,6 +9,7 @@ import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.device.DeviceSpec;
 import io.flashchunk.device.IoEngine;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -46,18 +47,11 @@ class CacheSettingsTest {
                   max_writes_in_flight: 4
                   read_timeout_ms: 150
                   read_in_caller_thread: true
-                  allocation_wait_ms: 2s
-                  space_reserve_percent: 12.5
                   dram_tier_bytes: 256MiB
-                  read_ahead: true
                   overflow_read: false
                   checkpoint_interval_ms: 5m
-                  min_checkpoint_interval_ms: 30000
                   checkpoint_change_percent: 2.5
                   strict: true
-                  maintenance_interval_ms: 1s
-                  rebalance_factor: 2
-                  migration_batch: 16
                   device_timeout_ms: 10s
                   slow_read_ms: 5
                   slow_device_retry_ms: 2m
@@ -77,23 +71,47 @@ class CacheSettingsTest {
         assertEquals(120_000, config.slowDeviceRetryMillis());
         assertEquals(150, config.readTimeoutMillis());
         assertTrue(config.readInCallerThread());
-        assertEquals(2000, config.allocationWaitMillis());
-        assertEquals(12.5, config.spaceReservePercent());
         assertEquals(256L << 20, config.dramTierBytes());
-        assertTrue(config.readAhead());
         assertFalse(config.overflowRead());
         assertEquals(300_000, config.checkpointIntervalMillis());
-        assertEquals(30_000, config.minCheckpointIntervalMillis());
         assertEquals(2.5, config.checkpointChangePercent());
         assertTrue(config.strict());
-        assertEquals(1000, config.maintenanceIntervalMillis());
-        assertEquals(2.0, config.rebalanceFactor());
-        assertEquals(16, config.migrationBatch());
-        assertEquals(CacheConfig.Engine.COMPACT, config.engine());
         assertEquals(32 << 20, config.segmentBytes());
         assertEquals(64 << 10, config.expectedChunkBytes());
         assertEquals(2.5, config.reinsertPercent());
         assertEquals(4, config.admissionSketchCounters());
+    }
+
+    /**
+     * A yaml written for the version with the per-chunk engine still starts the node: each of that
+     * engine's settings, and {@code cache_engine: classic}, is one warning naming it, and changes nothing.
+     */
+    @Test
+    void thePerChunkEnginesSettingsAreIgnoredWithAWarningEach() {
+        List<String> warnings = new ArrayList<>();
+        CacheConfig config = CacheSettings.parse(block("""
+                flash_chunk_cache:
+                  devices:
+                    - path: /var/lib/flash.img
+                  cache_engine: classic
+                  allocation_wait_ms: 2s
+                  space_reserve_percent: 12.5
+                  read_ahead: true
+                  min_checkpoint_interval_ms: 30000
+                  maintenance_interval_ms: 1s
+                  rebalance_factor: 2
+                  migration_batch: 16
+                """), warnings::add);
+        assertEquals(CacheConfig.builder().device(DeviceSpec.of(Path.of("/var/lib/flash.img"))).build(), config);
+        assertEquals(8, warnings.size(), String.join("\n", warnings));
+        assertTrue(warnings.get(0).startsWith("flash_chunk_cache.cache_engine: 'classic' (the per-chunk engine) was removed"),
+                warnings.get(0));
+        assertEquals("flash_chunk_cache.allocation_wait_ms: no longer used (it tuned the per-chunk engine, which was "
+                + "removed); ignored", warnings.get(1));
+        assertTrue(warnings.stream().skip(1).allMatch(w -> w.endsWith("; ignored")), String.join("\n", warnings));
+        List<String> none = new ArrayList<>();
+        CacheSettings.parse(block("flash_chunk_cache:\n  devices:\n    - path: /x\n  cache_engine: compact\n"), none::add);
+        assertEquals(List.of(), none, "the compact engine named: nothing to warn of");
     }
 
     @Test
@@ -136,8 +154,8 @@ class CacheSettingsTest {
                 .startsWith("flash_chunk_cache.devices[1].path: /x is listed twice"));
         assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      format: always\n")
                 .startsWith("flash_chunk_cache.devices[0].format: 'always' is not auto (format the device only if it is"));
-        assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n  cache_engine: segmented\n")
-                .startsWith("flash_chunk_cache.cache_engine: 'segmented' is not classic (an entry in memory per chunk)"));
+        assertEquals("flash_chunk_cache.cache_engine: 'segmented' is not an engine; the only one is compact (the setting "
+                + "may be left out)", error("flash_chunk_cache:\n  devices:\n    - path: /x\n  cache_engine: segmented\n"));
         assertEquals("flash_chunk_cache.segment_size_mib: must be 1 to 256, got 512",
                 error("flash_chunk_cache:\n  devices:\n    - path: /x\n  segment_size_mib: 512\n"));
         assertEquals("flash_chunk_cache.reinsert_percent: must be 0..50, got 60.0",

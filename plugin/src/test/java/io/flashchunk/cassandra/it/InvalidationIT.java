@@ -17,25 +17,18 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InvalidationIT {
+    /** 1 MiB segments: the 256 MiB device then holds many, as a real device does at 16 MiB. */
+    private static final String SEGMENTS = "segment_size_mib: 1";
+
     private CassandraNode node;
 
     @BeforeAll
     void startNode() throws Exception {
         // Early open every MiB of compaction output, so readers see files still being written.
-        node = CassandraNode.withFlashCache(nodeName(), 256L << 20, "checkpoint_interval_ms: 5s\n" + engineSettings(),
+        node = CassandraNode.withFlashCache("invalidation", 256L << 20, "checkpoint_interval_ms: 5s\n" + SEGMENTS,
                 "sstable_preemptive_open_interval: 1MiB");
         node.start();
         TestTables.createKeyspace(node.session());
-    }
-
-    /** The node's name (its run directory); subclasses run these tests on another engine. */
-    String nodeName() {
-        return "invalidation";
-    }
-
-    /** flash_chunk_cache settings that choose the engine (none: the default). */
-    String engineSettings() {
-        return "";
     }
 
     @AfterAll

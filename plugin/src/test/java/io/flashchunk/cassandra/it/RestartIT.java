@@ -25,11 +25,14 @@ class RestartIT {
     private static final int ROWS = 800;
     private static final List<String> TABLES = List.of("kept", "deleted_while_down");
 
+    /** 1 MiB segments: the 256 MiB device then holds many, as a real device does at 16 MiB. */
+    private static final String SEGMENTS = "segment_size_mib: 1";
+
     private CassandraNode node;
 
     @BeforeAll
     void startNode() throws Exception {
-        node = CassandraNode.withFlashCache(nodeName(), 256L << 20, "checkpoint_interval_ms: 2s\n" + engineSettings(), "");
+        node = CassandraNode.withFlashCache("restart", 256L << 20, "checkpoint_interval_ms: 2s\n" + SEGMENTS, "");
         node.start();
         TestTables.createKeyspace(node.session());
         for (String table : TABLES) {
@@ -38,16 +41,6 @@ class RestartIT {
         }
         node.nodetool("flush", TestTables.KEYSPACE);
         readAll();
-    }
-
-    /** The node's name (its run directory); subclasses run these tests on another engine. */
-    String nodeName() {
-        return "restart";
-    }
-
-    /** flash_chunk_cache settings that choose the engine (none: the default). */
-    String engineSettings() {
-        return "";
     }
 
     @AfterAll
