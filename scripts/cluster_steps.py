@@ -5,12 +5,12 @@ YCSB at QUORUM checking every value, and every row read back on every node at ON
 Used by scripts/tests/test-cassandra-cluster-steps.sh (CI: small data, short phases) and by
 scripts/cluster-soak.sh (larger data, longer phases at a steady rate, a report and a plot).
 
-Nodes 1-3 have the flash cache (node 3 on the compact engine), RF 3. YCSB runs
+Nodes 1-3 have the flash cache, RF 3. YCSB runs
 io.flashchunk.ycsb.soak.SoakWorkload (values a function of key and version; each read judged against
 what was acknowledged) at QUORUM for reads and writes, with only the nodes that stay up as its
 coordinators. The steps, each under load:
-  kill       SIGKILL node 3 (compact engine), keep writing, restart it warm, repair;
-  join       bootstrap node 4 (flash, classic); RF 4 and node 4 rebuilt from node 1 alone, whose SSTables
+  kill       SIGKILL node 3, keep writing, restart it warm, repair;
+  join       bootstrap node 4 (flash); RF 4 and node 4 rebuilt from node 1 alone, whose SSTables
              then stream whole (zero-copy) into node 4's running cache, and are read through it;
   leave      RF 3, cleanup on every node, decommission node 2;
   maintain   repair -full, incremental repair, upgradesstables -a, scrub, ALTER TABLE to another
@@ -48,12 +48,11 @@ YCSB_SH = os.path.join(REPO, "scripts", "ycsb.sh")
 WORKLOAD = "io.flashchunk.ycsb.soak.SoakWorkload"
 KEYSPACE, TABLE = "soak", "usertable"
 MBEAN = "io.flashchunk:type=FlashChunkCache"
-COMPACT_NODE = 3
 KILLED_NODE = 3
 ADDED_NODE = 4
 DECOMMISSIONED_NODE = 2
 # Checkpoints often enough that a node killed a little while after its cache filled restarts warm.
-FLASH_SETTINGS = ("  checkpoint_interval_ms: 5000", "  min_checkpoint_interval_ms: 1000")
+FLASH_SETTINGS = ("  checkpoint_interval_ms: 5000",)
 START = time.time()
 EVENTS = []  # [epoch seconds, what happened] for the report's plot
 
@@ -224,7 +223,7 @@ class Cluster:
             return f.read()
 
     def configure(self, k):
-        """What this test changes in a node's conf after init: the snitch, and node 3's engine."""
+        """What this test changes in a node's conf after init: the snitch and the flash cache's checkpoint interval."""
         conf = os.path.join(self.node_dir(k), "conf")
         yaml_path = os.path.join(conf, "cassandra.yaml")
         with open(yaml_path) as f:
@@ -237,8 +236,6 @@ class Cluster:
         yaml += "\ndynamic_snitch: false\n"
         if "flash_chunk_cache:\n" in yaml:
             block = "flash_chunk_cache:\n" + "".join(line + "\n" for line in FLASH_SETTINGS)
-            if k == COMPACT_NODE:
-                block += "  cache_engine: compact\n"
             yaml = yaml.replace("flash_chunk_cache:\n", block, 1)
         with open(yaml_path, "w") as f:
             f.write(yaml)
@@ -264,8 +261,6 @@ class Cluster:
         for k in self.live:
             if "flash chunk cache: serving" not in self.system_log(k):
                 raise CheckFailed(f"node {k}'s log does not say the flash cache serves")
-        if "flash chunk cache (compact engine)" not in self.system_log(COMPACT_NODE):
-            raise CheckFailed(f"node {COMPACT_NODE} does not run the compact engine")
 
     def kill_all(self):
         for k in range(1, ADDED_NODE + 1):
