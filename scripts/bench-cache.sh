@@ -1,20 +1,17 @@
 #!/usr/bin/env bash
 # Benchmarks of FlashChunk's cache core (io.flashchunk.cache.CacheBench, plugin test sources):
 #
-#   heap    heap bytes per cached chunk (index + allocator, after full GCs), with the top classes
-#   hits    cache hits (get of random cached chunks) vs bare device reads of the same size on the
-#           same device object, back to back, rotating which goes first per round; today's engine
-#           and the compact engine (on a device file of its own, filled, then restarted) side by side
-#   writes  flash bytes written per byte offered under a hotspot stream (30% of the keys get 80%
-#           of the requests), on a fast device (O_DIRECT file, libaio) and on a slow one (our
-#           capiblock stand-in with 2000 µs added per I/O); and the compact engine's flash bytes
-#           written per admitted byte under such a stream
+#   hits    cache hits (get of random cached chunks; the cache filled, then restarted) vs bare device
+#           reads of the chunk's size and of the record's size on the same device file, back to back,
+#           rotating which goes first per round
+#   writes  the cache's flash bytes written per admitted byte under a hotspot stream (30% of the keys
+#           get 80% of the requests)
 #
-# Each step is one JVM. Its JSON lines go to $OUT/raw.jsonl, its stderr to $OUT/logs/<step>.log;
-# scripts/bench_cache_report.py then writes $OUT/tables.md, $OUT/cache-hits.png and
-# $OUT/cache-heap.png and prints the tables.
+# Memory per cached chunk is scripts/bench-memory.sh's. Each step is one JVM. Its JSON lines go to
+# $OUT/raw.jsonl, its stderr to $OUT/logs/<step>.log; scripts/bench_cache_report.py then writes
+# $OUT/tables.md and $OUT/cache-hits.png and prints the tables.
 #
-# Usage: scripts/bench-cache.sh [--quick] [--only heap|hits|writes] [--out DIR] [--skip-build]
+# Usage: scripts/bench-cache.sh [--quick] [--only hits|writes] [--out DIR] [--skip-build]
 set -euo pipefail
 
 repo_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,22 +22,22 @@ usage() {
     cat <<EOF
 Usage: scripts/bench-cache.sh [options]
 
-Cache-core benchmarks (CacheBench heap, hits, writes); results in one directory.
+Cache-core benchmarks (CacheBench hits, compact-writes); results in one directory.
+Memory per cached chunk: scripts/bench-memory.sh.
 
-  --quick         heap at 1M entries only; hits at 64 KiB only, threads 1,8, 3 s, 1 round;
-                  writes with 50000 requests (fast and slow device)
-  --only STEP     run only the heap, hits or writes steps, or one step by name (e.g. hits-16384,
+  --quick         hits at 64 KiB only, threads 1,8, 3 s, 1 round; writes with 200000 requests
+                  over 20000 keys, 1 MiB segments
+  --only STEP     run only the hits or writes steps, or one step by name (e.g. hits-16384,
                   writes-compact)
   --out DIR       results directory (default: docs/results/cache-<UTC timestamp>)
-  --skip-build    do not run Maven (plugin classes, test classes, the test classpath file and
-                  native/build/libcflsh_block.so must already be built)
+  --skip-build    do not run Maven (plugin classes, test classes and the test classpath file
+                  must already be built)
   -h, --help      this help
 
-Full mode: heap at 1M and 10M entries (16 KiB chunks); hits at 4096, 16384 and 65536-byte
-chunks, threads 1,2,8,32, 5 s, 2 rounds, today's engine and the compact engine each against
-the device in every round; writes on the fast device and with
---device-latency-us 2000, 200000 requests each. Every JVM runs with -Xmx6g; extra JVM options
-from \$BENCH_JAVA_OPTS. Scratch files go to target/bench (deleted by each step).
+Full mode: hits at 4096, 16384 and 65536-byte chunks, threads 1,2,8,32, 5 s, 2 rounds, the
+cache, chunk-sized device reads and record-sized device reads in every round; writes with
+1000000 requests over 100000 keys, 16 MiB segments. Every JVM runs with -Xmx6g; extra JVM
+options from \$BENCH_JAVA_OPTS. Scratch files go to target/bench (deleted by each step).
 EOF
 }
 
@@ -74,26 +71,17 @@ fi
 [[ "$out" = /* ]] || out="$PWD/$out"
 
 # The steps: "<name>|<CacheBench arguments>|<timeout seconds>|<what, for the progress line>".
-# The time limits are several times what a step took here (heap 10M 44 s, hits ~100 s per chunk
-# size, writes 12 s on the fast device and 265 s on the slow one, where every flash hit costs 2 ms):
-# a step that hangs (CacheBench writes waits for the queue to drain) is ended instead of stalling
-# the whole run.
+# The time limits are several times what a step took here (hits under 200 s per chunk size,
+# writes-compact 42 s): a step that hangs is ended instead of stalling the whole run.
 steps=()
 if [[ $quick -eq 1 ]]; then
-    steps+=("heap-1M|heap --entries 1000000 --chunk-bytes 16384|600|heap bytes per chunk, 1M entries of 16 KiB")
-    steps+=("hits-65536|hits --engines classic,compact --chunk-bytes 65536 --threads 1,8 --seconds 3 --repeat 1|600|hits vs device, 64 KiB chunks, both engines, threads 1,8, 3 s x 1 round")
-    steps+=("writes-fast|writes --requests 50000 --device-latency-us 0|300|writes, hotspot stream of 50000 requests, fast device (O_DIRECT file, libaio)")
-    steps+=("writes-slow|writes --requests 50000 --device-latency-us 2000|300|writes, hotspot stream of 50000 requests, slow device (capiblock stand-in, +2000 us per I/O)")
-    steps+=("writes-compact|compact-writes --keys 20000 --requests 200000 --segment-mib 1|300|compact engine writes, hotspot stream of 200000 requests, 1 MiB segments")
+    steps+=("hits-65536|hits --chunk-bytes 65536 --threads 1,8 --seconds 3 --repeat 1|600|hits vs device, 64 KiB chunks, threads 1,8, 3 s x 1 round")
+    steps+=("writes-compact|compact-writes --keys 20000 --requests 200000 --segment-mib 1|300|writes, hotspot stream of 200000 requests, 1 MiB segments")
 else
-    steps+=("heap-1M|heap --entries 1000000 --chunk-bytes 16384|600|heap bytes per chunk, 1M entries of 16 KiB")
-    steps+=("heap-10M|heap --entries 10000000 --chunk-bytes 16384|900|heap bytes per chunk, 10M entries of 16 KiB")
     for bytes in 4096 16384 65536; do
-        steps+=("hits-$bytes|hits --engines classic,compact --chunk-bytes $bytes --threads 1,2,8,32 --seconds 5 --repeat 2|1200|hits vs device, $((bytes / 1024)) KiB chunks, both engines, threads 1,2,8,32, 5 s x 2 rounds")
+        steps+=("hits-$bytes|hits --chunk-bytes $bytes --threads 1,2,8,32 --seconds 5 --repeat 2|1200|hits vs device, $((bytes / 1024)) KiB chunks, threads 1,2,8,32, 5 s x 2 rounds")
     done
-    steps+=("writes-fast|writes --requests 200000 --device-latency-us 0|300|writes, hotspot stream of 200000 requests, fast device (O_DIRECT file, libaio)")
-    steps+=("writes-slow|writes --requests 200000 --device-latency-us 2000|1200|writes, hotspot stream of 200000 requests, slow device (capiblock stand-in, +2000 us per I/O)")
-    steps+=("writes-compact|compact-writes --keys 100000 --requests 1000000 --segment-mib 16|900|compact engine writes, hotspot stream of 1000000 requests over 100000 keys, 16 MiB segments")
+    steps+=("writes-compact|compact-writes --keys 100000 --requests 1000000 --segment-mib 16|900|writes, hotspot stream of 1000000 requests over 100000 keys, 16 MiB segments")
 fi
 
 if [[ -n "$only" ]]; then
@@ -104,7 +92,7 @@ if [[ -n "$only" ]]; then
         names+=("$name")
         [[ "$name" == "$only" || "$name" == "$only"-* ]] && kept+=("$step")
     done
-    [[ ${#kept[@]} -gt 0 ]] || die "--only: '$only' names no step (heap, hits, writes, or one of: ${names[*]})"
+    [[ ${#kept[@]} -gt 0 ]] || die "--only: '$only' names no step (hits, writes, or one of: ${names[*]})"
     steps=("${kept[@]}")
 fi
 
@@ -114,7 +102,6 @@ fi
 command -v java >/dev/null 2>&1 || die "java (17+) is not on PATH"
 command -v python3 >/dev/null 2>&1 || die "python3 is not on PATH"
 
-capi_library="$repo_dir/native/build/libcflsh_block.so"
 classpath_file="$repo_dir/plugin/target/test-classpath.txt"
 bench_class="plugin/target/test-classes/io/flashchunk/cache/CacheBench.class"
 
@@ -129,15 +116,13 @@ if [[ $skip_build -eq 0 ]]; then
 fi
 [[ -f "$repo_dir/$bench_class" ]] || die "CacheBench is not compiled ($bench_class); run without --skip-build"
 [[ -f "$classpath_file" ]] || die "$classpath_file is missing; run without --skip-build"
-[[ -f "$capi_library" ]] || die "$capi_library is missing; run without --skip-build (or: make -C $repo_dir/native)"
 
-# The runs use a private copy of the compiled classes and the native library: other people's
-# builds in this checkout (mvn clean, recompiles) would otherwise delete or half-write class files
-# under the benchmark's feet. A copy counts only if it still matches the tree a moment later.
+# The runs use a private copy of the compiled classes: other people's builds in this checkout (mvn
+# clean, recompiles) would otherwise delete or half-write class files under the benchmark's feet. A
+# copy counts only if it still matches the tree a moment later.
 stage="$(mktemp -d "${TMPDIR:-/tmp}/bench-cache.XXXXXX")"
 step_pid=""
-scratch_files=(heap-device.img hits-device.img hits-compact-device.img hits-compact-Data.db writes-device.img
-    compact-writes-device.img)  # CacheBench's names in --dir
+scratch_files=(hits-compact-device.img hits-compact-Data.db compact-writes-device.img)  # CacheBench's names in --dir
 on_exit() {
     # A step still running (interrupted run) is ended, and its scratch file removed.
     if [[ -n "$step_pid" ]]; then
@@ -152,7 +137,6 @@ trap 'exit 130' INT TERM
 # shellcheck source=lib/snapshot-build.sh
 source "$repo_dir/scripts/lib/snapshot-build.sh"
 snapshot_build "$stage" io/flashchunk/cache/CacheBench.class bench-cache
-capi_library="$stage/lib/$(basename "$capi_library")"
 java_classpath="$stage/classes:$stage/test-classes:$(cat "$stage/test-classpath.txt")"
 read -r -a java_opts <<< "${BENCH_JAVA_OPTS:-}"
 
@@ -180,9 +164,8 @@ write_machine_info() {
     echo "mode: $([[ $quick -eq 1 ]] && echo quick || echo full)"
     echo "JVM options: -Xmx6g ${BENCH_JAVA_OPTS:-}"
     echo "scratch dir: $repo_dir/$bench_dir"
-    echo "classes: private copy of plugin/target/{classes,test-classes} and $(basename "$capi_library"), taken after the build"
+    echo "classes: private copy of plugin/target/{classes,test-classes}, taken after the build"
     echo "each step: (cd $repo_dir && java -Xmx6g ${BENCH_JAVA_OPTS:-}${BENCH_JAVA_OPTS:+ }-cp $java_classpath io.flashchunk.cache.CacheBench <step arguments>)"
-    echo "  (writes steps but writes-compact also get --capi-library $capi_library, the private copy of native/build/libcflsh_block.so)"
     echo "steps:"
     local step
     for step in "${steps[@]}"; do
@@ -240,38 +223,12 @@ with open(raw, "a", encoding="utf-8") as f:
         f.write(text.strip() + "\n")
 parts = []
 for _, r in rows:
-    if r["bench"] == "heap":
-        parts.append(f"{r['entries']} entries: {r['bytes_per_chunk']:.1f} bytes per chunk")
-    elif r["bench"] == "hits":
+    if r["bench"] == "hits":
         parts.append(f"{r['path']} t={r['threads']} r{r['round']}: {r['ops_per_s']:.0f} ops/s")
-    elif r["bench"] == "writes":
-        parts.append(f"{r['device']}: hit rate {r['hit_rate']:.3f}, written/offered {r['written_per_offered']:.3f}, "
-                     f"dropped unwritten {r['dropped_evicted_before_write']}")
     elif r["bench"] == "compact-writes":
         parts.append(f"compact: hit rate {r['hit_rate']:.3f}, written/admitted {r['written_per_admitted']:.3f}")
 print("; ".join(parts))
 PY
-}
-
-# Waits while a step runs. The write queue's stage-2 thread logs "write stage failed unexpectedly"
-# when it loses a chunk to an exception; that chunk is never finished, so the queue never drains
-# and CacheBench writes (which waits for an empty queue) can only hang. Such a step is ended after
-# a grace period instead of running into its time limit.
-watch_step() {  # watch_step <pid> <log>
-    local pid="$1" log="$2" since=""
-    watch_reason=""
-    while kill -0 "$pid" 2>/dev/null; do
-        if [[ -z "$since" ]] && grep -q 'write stage failed unexpectedly' "$log" 2>/dev/null; then
-            since=$SECONDS
-        fi
-        if [[ -n "$since" ]] && (( SECONDS - since >= 30 )); then
-            echo "bench-cache: the write queue lost a chunk (stage 2 failed, see above); the queue can never drain, so the step was ended" >> "$log"
-            watch_reason="ended: the write queue's stage 2 lost a chunk, so the queue could never drain"
-            kill "$pid" 2>/dev/null || true
-            return 0
-        fi
-        sleep 2
-    done
 }
 
 total=${#steps[@]}
@@ -284,7 +241,6 @@ for step in "${steps[@]}"; do
     log="$out/logs/$name.log"
     step_out="$stage/$name.out"
     read -r -a bench_args <<< "$args"
-    [[ "$name" == writes-* && "$name" != writes-compact ]] && bench_args+=(--capi-library "$capi_library")
     echo "bench-cache: [$number/$total] $what ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg)) ..." >&2
     started=$SECONDS
     status=0
@@ -293,20 +249,17 @@ for step in "${steps[@]}"; do
         -cp "$java_classpath" io.flashchunk.cache.CacheBench "${bench_args[@]}" --dir "$bench_dir" \
         > "$step_out" 2> "$log") &
     step_pid=$!
-    watch_step "$step_pid" "$log"
     wait "$step_pid" || status=$?
     step_pid=""
     elapsed=$(( SECONDS - started ))
     if [[ $status -ne 0 ]]; then
         failed=$(( failed + 1 ))
         reason="exit $status"
-        if [[ -n "$watch_reason" ]]; then
-            reason="$watch_reason"
-        elif [[ $status -eq 124 || $status -eq 137 ]]; then
+        if [[ $status -eq 124 || $status -eq 137 ]]; then
             reason="timed out"
             echo "bench-cache: step timed out after $limit s and was ended" >> "$log"
         fi
-        if [[ -n "$watch_reason" || $status -eq 124 || $status -eq 137 || $status -eq 143 ]]; then
+        if [[ $status -eq 124 || $status -eq 137 || $status -eq 143 ]]; then
             # A JVM ended by a signal never ran its finally block.
             (cd "$repo_dir/$bench_dir" && rm -f "${scratch_files[@]}") || true
         fi

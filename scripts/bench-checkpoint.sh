@@ -1,24 +1,18 @@
 #!/usr/bin/env bash
-# Checkpoint benchmarks: checkpoint time and size and recovery rate at 1 M and 10 M entries, and hit
-# latency while checkpoints run back to back against while none runs (same run, alternating); then
-# the same for the compact engine (issue 15) at 10 M and 100 M entries (a sparse device file of
-# about 1.7 TB for 100 M), its hit latency measured while its checkpoints of that many entries run.
-# --engines classic|compact|both (default both). Raw JSON lines and a table go to
-# docs/results/checkpoint-<UTC time>/ (or --out DIR).
+# Checkpoint benchmarks of the cache (issue 15) at 10 M and 100 M entries (a sparse device file of
+# about 1.7 TB for 100 M): checkpoint time and size, recovery time after a restart, and hit latency
+# while checkpoints of that many entries run back to back against while none runs (same run,
+# alternating). Raw JSON lines and a table go to docs/results/checkpoint-<UTC time>/ (or --out DIR).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 out="docs/results/checkpoint-$(date -u +%Y%m%dT%H%M%SZ)"
 quick=0
-engines=both
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
-    --engines)
-      case "${2:-}" in classic|compact|both) engines="$2" ;; *) echo "--engines: '${2:-}' is not classic, compact or both" >&2; exit 2 ;; esac
-      shift 2 ;;
-    *) echo "unknown option: $1 (use --out DIR, --quick, --engines classic|compact|both)" >&2; exit 2 ;;
+    *) echo "unknown option: $1 (use --out DIR, --quick)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out" target/bench
@@ -32,23 +26,13 @@ build_test_snapshot "$private" io/flashchunk/cache/CacheBench.class bench-checkp
 cp="$(cat "$private/classpath")"
 bench() { java -Xmx6g -cp "$cp" io.flashchunk.cache.CacheBench "$@" --dir target/bench 2>>"$out/bench.log" | tee -a "$out/raw.jsonl"; }
 { nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 $*"; } > "$out/machine.txt"
-sizes="1000000 10000000"; compact_sizes="10000000 100000000"; seconds=5; repeat=2
-[ "$quick" = 1 ] && { sizes="1000000"; compact_sizes="1000000"; seconds=2; repeat=1; }
-if [ "$engines" != compact ]; then
-  for entries in $sizes; do
-    echo "== checkpoint and recovery at $entries entries" >&2
-    bench checkpoint --entries "$entries" >/dev/null
-  done
-  echo "== hit latency with and without checkpoints running" >&2
-  bench checkpoint-latency --seconds "$seconds" --repeat "$repeat" >/dev/null
-fi
-if [ "$engines" != classic ]; then
-  for entries in $compact_sizes; do
-    echo "== compact engine: hit latency while checkpointing, checkpoint and recovery at $entries entries" >&2
-    # the seconds a round lasts cover at least one checkpoint of this many entries
-    bench compact-checkpoint --entries "$entries" --seconds $(( entries >= 100000000 ? 4 * seconds : seconds )) \
-      --repeat "$repeat" >/dev/null
-  done
-fi
+sizes="10000000 100000000"; seconds=5; repeat=2
+[ "$quick" = 1 ] && { sizes="1000000"; seconds=2; repeat=1; }
+for entries in $sizes; do
+  echo "== hit latency while checkpointing, checkpoint and recovery at $entries entries" >&2
+  # the seconds a round lasts cover at least one checkpoint of this many entries
+  bench compact-checkpoint --entries "$entries" --seconds $(( entries >= 100000000 ? 4 * seconds : seconds )) \
+    --repeat "$repeat" >/dev/null
+done
 python3 scripts/bench_checkpoint_report.py "$out"
 echo "raw results and table in $out" >&2

@@ -165,9 +165,6 @@ CONFIGS = {c.name: c for c in [
     # Not in the default sweep: checkpoints on the clock alone (the policy before checkpoint_change_percent).
     Config("flash-4x-clock", "flash cache 4x hot set, checkpoints on the clock only, M", hot_multiple=4,
            flash_settings=("checkpoint_change_percent: 0",)),
-    # Not in the default sweep: the compact engine (issue 15), against flash-4x in the same run.
-    Config("flash-4x-compact", "flash cache 4x hot set, compact engine, M", hot_multiple=4,
-           flash_settings=("cache_engine: compact",)),
     # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb.
     Config("base-c-M-ra", "baseline at M, machine readahead", machine_read_ahead=True),
 ]}

@@ -1,8 +1,9 @@
 # Sourced by the benchmark scripts. snapshot_build STAGE MARKER_CLASS NAME copies the compiled plugin
 # classes, test classes, test classpath and native library into STAGE, so other builds in this
 # checkout (mvn clean, recompiles) cannot delete or half-write class files under a running benchmark.
-# A copy counts only if it still matches the tree a moment later. Needs repo_dir, capi_library and
-# classpath_file set, and a die function.
+# A copy counts only if it still matches the tree a moment later. Needs repo_dir and classpath_file
+# set, and a die function; the native library is copied only if capi_library is set (a benchmark
+# that never loads it need not have it built).
 snapshot_build() {
     local stage="$1" marker="$2" name="$3" attempt
     for (( attempt = 1; attempt <= 10; attempt++ )); do
@@ -10,12 +11,12 @@ snapshot_build() {
         mkdir -p "$stage/lib"
         if cp -a "$repo_dir/plugin/target/classes" "$stage/classes" 2>/dev/null \
                 && cp -a "$repo_dir/plugin/target/test-classes" "$stage/test-classes" 2>/dev/null \
-                && cp -a "$capi_library" "$stage/lib/" 2>/dev/null \
+                && { [[ -z "${capi_library:-}" ]] || cp -a "$capi_library" "$stage/lib/" 2>/dev/null; } \
                 && cp -a "$classpath_file" "$stage/test-classpath.txt" 2>/dev/null; then
             sleep 1
             if diff -rq "$repo_dir/plugin/target/classes" "$stage/classes" >/dev/null 2>&1 \
                     && diff -rq "$repo_dir/plugin/target/test-classes" "$stage/test-classes" >/dev/null 2>&1 \
-                    && cmp -s "$capi_library" "$stage/lib/$(basename "$capi_library")" \
+                    && { [[ -z "${capi_library:-}" ]] || cmp -s "$capi_library" "$stage/lib/$(basename "$capi_library")"; } \
                     && [[ -f "$stage/test-classes/$marker" ]]; then
                 return 0
             fi

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The cache in a real 3-node Cassandra 5.0.9 cluster through the steps that make and remove SSTables
-# (scripts/cluster_steps.py; about 10 minutes): nodes 1-3 with the flash cache (node 3 on the
-# compact engine), RF 3, YCSB's SoakWorkload at QUORUM checking every value while node 3 is
+# (scripts/cluster_steps.py; about 10 minutes): nodes 1-3 with the flash cache, RF 3, YCSB's SoakWorkload at QUORUM checking every value while node 3 is
 # SIGKILLed and restarted warm, node 4 bootstraps and is rebuilt from node 1 (its SSTables arrive
 # whole, zero-copy, and are read through node 4's cache), all are cleaned up, node 2 is decommissioned,
 # the table is repaired (full, incremental), upgraded, scrubbed and rewritten at another chunk

@@ -11,14 +11,15 @@ import org.junit.jupiter.api.Test;
  * told to fail every 4th read and every 7th write with EIO, under reads that must all succeed.
  */
 class DeviceErrorsIT {
-    private static final int ROWS = 600;
+    /** About 5 MiB of chunks: several 1 MiB segments sealed and written, so hits read the failing device. */
+    private static final int ROWS = 2400;
 
     @Test
     void everyReadSucceedsWhileTheDeviceFails() throws Exception {
         Path library = Path.of(System.getProperty("flashchunk.test.capiLibrary", "../native/build/libcflsh_block.so"))
                 .toAbsolutePath();
         try (CassandraNode node = CassandraNode.withFlashCache("device-errors", 128L << 20, "engine: capi",
-                "capi_library: " + library + "\ncheckpoint_interval_ms: 3s", "")) {
+                "capi_library: " + library + "\ncheckpoint_interval_ms: 3s\nsegment_size_mib: 1", "")) {
             node.environment("FLASHCHUNK_CBLK_FAIL_READ_EVERY", "4")
                     .environment("FLASHCHUNK_CBLK_FAIL_WRITE_EVERY", "7");
             node.start();
