@@ -3,11 +3,11 @@ package io.flashchunk.cache;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.testing.Waits;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 /** Waits and assertions the cache-level tests share. */
 final class CacheChecks {
@@ -15,14 +15,8 @@ final class CacheChecks {
     }
 
     /** Waits until {@code condition} holds (a background effect the cache exposes no signal for), 20 s at most. */
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out waiting for " + what);
-            }
-            Thread.sleep(5);
-        }
+    static void await(String what, Waits.Check condition) throws Exception {
+        Waits.until(what, Duration.ofSeconds(20), Duration.ofMillis(5), condition);
     }
 
     /** Waits until the engine's writer has taken every chunk offered so far (appended or dropped). */

@@ -47,7 +47,7 @@ class HungDeviceTest {
     }
 
     /** Waits until a checkpoint succeeds: one that failed may still be giving up on the device. */
-    private static void awaitCheckpoint(FlashCache cache) throws InterruptedException {
+    private static void awaitCheckpoint(FlashCache cache) throws Exception {
         await("a checkpoint to succeed", () -> {
             try {
                 cache.checkpointNow();

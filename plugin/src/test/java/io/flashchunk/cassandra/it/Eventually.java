@@ -1,23 +1,14 @@
 package io.flashchunk.cassandra.it;
 
-import static org.junit.jupiter.api.Assertions.fail;
+import io.flashchunk.testing.Waits;
+import java.time.Duration;
 
-/** Waits for a condition on a node (bounded: a test that waits forever cannot fail). */
+/** Waits for a condition on a node: up to two minutes, looked at every 100 ms. */
 final class Eventually {
-    interface Check {
-        boolean holds() throws Exception;
-    }
-
     private Eventually() {
     }
 
-    static void until(String what, Check check) throws Exception {
-        long deadline = System.nanoTime() + 120_000_000_000L;
-        while (!check.holds()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
+    static void until(String what, Waits.Check check) throws Exception {
+        Waits.until(what, Duration.ofMinutes(2), Duration.ofMillis(100), check);
     }
 }
