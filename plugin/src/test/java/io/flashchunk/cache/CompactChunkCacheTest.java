@@ -682,6 +682,20 @@ class CompactChunkCacheTest {
         assertHit(again, 10, CHUNK);
     }
 
+    /**
+     * After a restart the writer reads the recovered segments' summaries for samples in its spare
+     * time, so that segments of files changed while the cache was down are found dead.
+     */
+    @Test
+    void theWriterSamplesEveryRecoveredSegmentAfterARestart() throws Exception {
+        open(c -> { });
+        putAll(sstable("sampled-Data.db"), 23, 150); // two and a half 1 MiB segments
+        CompactChunkCache again = reopen();
+        assertTrue(again.entries() >= 120, "segments came back: " + again.entries());
+        assertTrue(engineOf(again).awaitRecoveredSampled(20, java.util.concurrent.TimeUnit.SECONDS),
+                "the writer looked at every recovered segment");
+    }
+
     /** A device failing its writes, then its reads: every get is a right hit or a miss, never an exception. */
     @Test
     void aFailingDeviceNeverFailsAGet() throws Exception {

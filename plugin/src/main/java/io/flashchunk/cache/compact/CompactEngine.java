@@ -48,6 +48,12 @@ public final class CompactEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactEngine.class);
     /** After a failed checkpoint, the writer does not force another for this long. */
     private static final long CHECKPOINT_RETRY_MILLIS = 1_000;
+    /**
+     * Recovered segments' summaries read for samples when the writer is idle, and one every so many
+     * takes under load: about a second's reads on a device at idle, spread so a busy writer barely notices.
+     */
+    private static final int SAMPLES_WHEN_IDLE = 16;
+    private static final int TAKES_PER_SAMPLE = 64;
 
     /**
      * @param segmentBytes            segment size (a multiple of 4 KiB)
@@ -129,6 +135,8 @@ public final class CompactEngine implements AutoCloseable {
     private volatile boolean closing;
     private volatile boolean checkpointAsked;
     private final AtomicBoolean filesDiedQueued = new AtomicBoolean();
+    /** Counted down once the writer has drawn samples for every recovered segment (see SegmentWriter.sampleRecovered). */
+    private final CountDownLatch recoveredSampled = new CountDownLatch(1);
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder refused = new LongAdder();
@@ -386,6 +394,11 @@ public final class CompactEngine implements AutoCloseable {
         return reached.await(timeout, unit) && durable[0];
     }
 
+    /** Waits until the writer has drawn samples for every segment recovery brought back (tests). */
+    public boolean awaitRecoveredSampled(long timeout, TimeUnit unit) throws InterruptedException {
+        return recoveredSampled.await(timeout, unit);
+    }
+
     /** Asks the writer for a checkpoint at its next turn; it names every chunk appended before it. */
     public void checkpointSoon() {
         checkpointAsked = true;
@@ -393,6 +406,8 @@ public final class CompactEngine implements AutoCloseable {
 
     private void writeLoop() {
         int sealedAtLastCheckpoint = 0;
+        boolean unsampled = true;
+        long takes = 0;
         while (!closing || !queue.isEmpty()) {
             Pending pending;
             try {
@@ -403,6 +418,12 @@ public final class CompactEngine implements AutoCloseable {
             try {
                 if (pending != null) {
                     take(pending);
+                }
+                if (unsampled && (pending == null || ++takes % TAKES_PER_SAMPLE == 0)) {
+                    unsampled = writer.sampleRecovered(pending == null ? SAMPLES_WHEN_IDLE : 1);
+                    if (!unsampled) {
+                        recoveredSampled.countDown();
+                    }
                 }
                 pruneInvalidations();
                 if (checkpointAsked || writer.sealed() - sealedAtLastCheckpoint >= settings.checkpointEverySegments()) {

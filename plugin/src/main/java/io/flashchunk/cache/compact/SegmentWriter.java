@@ -50,6 +50,8 @@ public final class SegmentWriter {
     private final ArrayDeque<Integer> deadFirst = new ArrayDeque<>();
     /** Files died since the segments were last looked at for dead ones. */
     private boolean deadUnlooked;
+    /** The next segment {@link #sampleRecovered} looks at; one pass over all of them after a start. */
+    private int sampleCursor;
     /** Chunks of reclaimed segments read back for reinsertion, waiting for the next open segment. */
     private final ArrayDeque<Kept> kept = new ArrayDeque<>();
     private final VictimSamples samples;
@@ -204,6 +206,35 @@ public final class SegmentWriter {
         if (open != null) {
             publishVictims(); // the victims published when the open segment opened may be of dead files
         }
+    }
+
+    /**
+     * Draws samples for up to {@code max} durable segments that have none (the segments recovery
+     * brought back: samples are drawn as chunks are appended, and a restart starts without them),
+     * from their summaries, one read each; returns whether segments are left to look at. Without
+     * samples a recovered segment of dead files' chunks is found only when the order reaches it, so
+     * it would keep live chunks out of flash until then. A segment whose summary cannot be read
+     * stays without samples: it goes in the order's turn, as before. One pass after a start.
+     */
+    public boolean sampleRecovered(int max) {
+        int drawn = 0;
+        boolean foundDead = false;
+        while (drawn < max && sampleCursor < table.segments()) {
+            int segment = sampleCursor++;
+            if (table.state(segment) != SegmentState.DURABLE || samples.of(segment).length > 0) {
+                continue;
+            }
+            drawn++;
+            SegmentSummary summary = readSummary(segment);
+            for (int i = 0; summary != null && i < summary.count(); i++) {
+                samples.appended(segment, summary.keys()[i]);
+            }
+            foundDead |= samples.noneLive(segment, liveKey);
+        }
+        if (foundDead) {
+            filesDied(); // the same look for dead segments as after a death
+        }
+        return sampleCursor < table.segments();
     }
 
     /** The buffers readers look in for chunks not yet on flash. */

@@ -17,6 +17,7 @@ import io.flashchunk.cache.index.ChunkKeys;
 import io.flashchunk.testing.FaultyDevice;
 import java.nio.ByteBuffer;
 import java.util.Random;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -111,6 +112,45 @@ class SegmentEngineTest {
         }
         for (int i = 0; i < 6 * PER_SEGMENT; i++) {
             assertEquals(chunk(key(1000 + i)), engine.read(key(1000 + i)), "the live file's chunks all stay: " + i);
+        }
+    }
+
+    /**
+     * After a restart the recovered segments have no samples; a segment holding only chunks of a file
+     * that changed while the cache was down is dead, and once sampled it goes before the order's turn.
+     */
+    @Test
+    void recoveredSegmentsOfDeadFilesAreFoundOnceSampledAndReclaimedFirst() throws Exception {
+        int deadFile = ChunkKeys.fileId(key(0));
+        UUID instance = UUID.randomUUID();
+        var device = device("a", 8);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
+        // Oldest first (FIFO): three segments of a live file, then the file that changes, then three more.
+        appendAll(before, 1000, 3 * PER_SEGMENT);
+        appendAll(before, 0, PER_SEGMENT);
+        appendAll(before, 3000, 3 * PER_SEGMENT);
+        before.writer.flush();
+        before.checkpointer(instance).checkpoint(CompactEngineFixture.NO_FILES);
+
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
+                new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), device);
+        after.recover(instance, () -> 1);
+        assertEquals(7 * PER_SEGMENT, after.index.entries());
+        assertTrue(after.writer.sampleRecovered(2), "two of seven looked at: more to look at");
+        assertFalse(after.writer.sampleRecovered(100), "one pass looks at every segment");
+        appendAll(after, 5000, PER_SEGMENT + 1); // fills the last free segment, then reclaims one
+        assertEquals(1, after.writer.reclaimed());
+        for (int i = 0; i < PER_SEGMENT; i++) {
+            assertNull(after.read(key(i)), "the dead file's segment went first: chunk " + i);
+        }
+        for (int i = 0; i < 3 * PER_SEGMENT; i++) {
+            assertEquals(chunk(key(1000 + i)), after.read(key(1000 + i)), "the order's first stays: chunk " + i);
+        }
+    }
+
+    private static void appendAll(CompactEngineFixture engine, int firstKey, int count) throws Exception {
+        for (int i = firstKey; i < firstKey + count; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i);
         }
     }
 
