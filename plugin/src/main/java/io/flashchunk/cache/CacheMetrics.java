@@ -4,48 +4,36 @@ import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
-/** Live counters of the cache; recording is lock-free. {@link CompactChunkCache#stats()} snapshots them. */
-public final class CacheMetrics {
-    public final LongAdder memoryHits = new LongAdder();
-    public final LongAdder dramHits = new LongAdder();
-    public final LongAdder flashHits = new LongAdder();
-    public final LongAdder misses = new LongAdder();
-    public final LongAdder puts = new LongAdder();
-    public final LongAdder putsAlreadyCached = new LongAdder();
-    public final LongAdder uncacheable = new LongAdder();
-    public final LongAdder droppedQueueFull = new LongAdder();
-    public final LongAdder droppedEvictedBeforeWrite = new LongAdder();
-    public final LongAdder droppedNoSpace = new LongAdder();
-    public final LongAdder flashBytesRead = new LongAdder();
-    public final LongAdder flashBytesWritten = new LongAdder();
-    public final LongAdder flashWrites = new LongAdder();
-    public final LongAdder checksumErrors = new LongAdder();
-    public final LongAdder readErrors = new LongAdder();
-    public final LongAdder writeErrors = new LongAdder();
-    public final LongAdder readTimeouts = new LongAdder();
-    public final LongAdder staleReads = new LongAdder();
-    public final LongAdder evictions = new LongAdder();
-    public final LongAdder invalidations = new LongAdder();
-    public final LongAdder migrations = new LongAdder();
-    public final LongAdder readAheads = new LongAdder();
-    public final LongAdder pairedReads = new LongAdder();
-    public final LongAdder followersServed = new LongAdder();
-
-    /** A follower of an earlier hit was served: a flash hit that cost no read of its own. */
-    void followerServed() {
-        flashHits.increment();
-        followersServed.increment();
-    }
-    public final LongAdder checkpoints = new LongAdder();
-    public final LongAdder checkpointFailures = new LongAdder();
+/**
+ * The cache's own live counters, what {@code get} and {@code put} see (the engine keeps its own:
+ * {@link io.flashchunk.cache.compact.EngineStats}); recording is lock-free.
+ * {@link CompactChunkCache#stats()} snapshots them.
+ */
+final class CacheMetrics {
+    final LongAdder dramHits = new LongAdder();
+    /** Hits the engine served, from a segment buffer or from flash, followers included. */
+    final LongAdder engineHits = new LongAdder();
+    final LongAdder misses = new LongAdder();
+    final LongAdder puts = new LongAdder();
+    final LongAdder uncacheable = new LongAdder();
+    final LongAdder followersServed = new LongAdder();
+    final LongAdder getFailures = new LongAdder();
+    final LongAdder putFailures = new LongAdder();
     private final Recorder flashHitRecorder = new Recorder(3);
     private final Histogram flashHitTotal = new Histogram(3);
     private Histogram flashHitInterval;
+
+    /** A follower of an earlier hit was served: a flash hit that cost no read of its own. */
+    void followerServed() {
+        engineHits.increment();
+        followersServed.increment();
+    }
 
     void recordFlashHit(long nanos) {
         flashHitRecorder.recordValue(Math.max(1, nanos));
     }
 
+    /** Every flash hit's latency so far (folds in those recorded since the last call). */
     synchronized Histogram flashHitLatency() {
         flashHitInterval = flashHitRecorder.getIntervalHistogram(flashHitInterval);
         flashHitTotal.add(flashHitInterval);

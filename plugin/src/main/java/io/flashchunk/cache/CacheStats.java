@@ -1,25 +1,27 @@
 package io.flashchunk.cache;
 
+import io.flashchunk.cache.compact.EngineStats;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 
 /**
- * A snapshot of the cache's counters since it started.
+ * One snapshot of the cache's counters since it started: the cache's own (what {@code get} and
+ * {@code put} saw), the engine's record ({@link EngineStats}), and one line per address space.
  *
- * @param memoryHits              hits served from the write queue (chunks not yet on flash)
- * @param dramHits                hits served from the optional DRAM tier
- * @param flashHits               hits read from flash and verified
- * @param droppedEvictedBeforeWrite chunks evicted while queued: never written (flash wear saved)
- * @param staleReads              flash reads discarded because the entry moved or died meanwhile (compact
- *                                engine: offers dropped because their position was invalidated after
- *                                their file read began, and reads that found another chunk's record
- *                                where the index pointed, a partial key having matched)
- * @param pairedReads             flash hits that read the file's next chunk with the same I/O (it lay
- *                                right beside on flash)
- * @param followersServed         next chunks so read that their reader then asked for: hits without an I/O
- * @param changesSinceCheckpoint  chunks written, moved or removed since the newest durable checkpoint
- *                                started: a crash now would lose the written ones
- * @param flashHitLatencyNanos    time of a flash hit inside {@code get}, nanoseconds
+ * @param memoryHits            hits read from a segment buffer (chunks not yet on flash)
+ * @param dramHits              hits served from the optional DRAM tier
+ * @param flashHits             hits read from flash and verified (followers served included)
+ * @param misses                gets that found nothing to serve
+ * @param puts                  chunks offered to the engine
+ * @param uncacheable           chunks not offered: unaligned, empty, longer than a record holds, or of
+ *                              an invalidated file
+ * @param followersServed       next chunks read with an earlier hit that their reader then asked for
+ * @param getFailures           gets that failed unexpectedly (fail-open: a miss)
+ * @param putFailures           puts that failed unexpectedly (fail-open: not cached)
+ * @param recoveredEntries      chunks the start brought back from the checkpoints
+ * @param usedBlocks            4 KiB blocks of the segments that hold chunks (open, sealed, durable)
+ * @param engine                the engine's counters
+ * @param flashHitLatencyNanos  time of a flash hit inside {@code get}, nanoseconds
  */
 public record CacheStats(
         long memoryHits,
@@ -27,34 +29,13 @@ public record CacheStats(
         long flashHits,
         long misses,
         long puts,
-        long putsAlreadyCached,
         long uncacheable,
-        long droppedQueueFull,
-        long droppedEvictedBeforeWrite,
-        long droppedNoSpace,
-        long flashBytesRead,
-        long flashBytesWritten,
-        long flashWrites,
-        long checksumErrors,
-        long readErrors,
-        long writeErrors,
-        long readTimeouts,
-        long staleReads,
-        long evictions,
-        long invalidations,
-        long migrations,
-        long readAheads,
-        long pairedReads,
         long followersServed,
-        long checkpoints,
-        long checkpointFailures,
-        long lastCheckpointSequence,
-        long changesSinceCheckpoint,
+        long getFailures,
+        long putFailures,
         long recoveredEntries,
-        long entries,
-        long weightedBlocks,
-        long queuedBytes,
-        int queuedChunks,
+        long usedBlocks,
+        EngineStats engine,
         List<SpaceStats> spaces,
         Histogram flashHitLatencyNanos) {
 
@@ -62,25 +43,24 @@ public record CacheStats(
         return memoryHits + dramHits + flashHits;
     }
 
-    /** The counters, without the histogram's bucket dump. */
-    @Override
-    public String toString() {
-        return "hits memory=" + memoryHits + " dram=" + dramHits + " flash=" + flashHits + ", misses=" + misses
-                + ", puts=" + puts + " (already cached " + putsAlreadyCached + ", uncacheable " + uncacheable
-                + "), dropped: queue full=" + droppedQueueFull + " evicted before write=" + droppedEvictedBeforeWrite
-                + " no space=" + droppedNoSpace + ", flash writes=" + flashWrites + " (" + flashBytesWritten
-                + " B), flash read=" + flashBytesRead + " B, errors: checksum=" + checksumErrors + " read=" + readErrors
-                + " write=" + writeErrors + " timeout=" + readTimeouts + ", stale reads=" + staleReads + ", evictions="
-                + evictions + ", invalidations=" + invalidations + ", migrations=" + migrations + ", read-aheads="
-                + readAheads + ", paired reads=" + pairedReads + " (followers served " + followersServed + "), checkpoints="
-                + checkpoints + " (failed " + checkpointFailures + ", last #"
-                + lastCheckpointSequence + ", changes since " + changesSinceCheckpoint + "), recovered=" + recoveredEntries + ", entries=" + entries + " (" + weightedBlocks + " blocks), queued=" + queuedChunks
-                + " (" + queuedBytes + " B), spaces=" + spaces;
-    }
-
     public double hitRate() {
         long requests = hits() + misses;
         return requests == 0 ? 0 : (double) hits() / requests;
+    }
+
+    /** Flash reads that failed, and gets that failed for any other reason: all misses. */
+    public long readErrors() {
+        return engine.readErrors() + getFailures;
+    }
+
+    /** Segment writes that failed, and offers the writer or {@code put} failed on: chunks not cached. */
+    public long writeErrors() {
+        return engine.failedSegmentWrites() + engine.writerErrors() + putFailures;
+    }
+
+    /** Offers older than an invalidation of their key, and reads that met another chunk's record: never served. */
+    public long staleReads() {
+        return engine.offeredBeforeInvalidation() + engine.refusedRecords();
     }
 
     /** Times a device was taken out of use as slow, failing or hung (the slow-device breaker). */
@@ -99,14 +79,38 @@ public record CacheStats(
     }
 
     /**
-     * One address space.
+     * The counters on one line, without the histogram's buckets: the MXBean's Summary and the closing
+     * log line, which scripts read ("hits memory=", "flash=", "misses=", "flash writes=", "paired reads=",
+     * "followers served", "checkpoints=").
+     */
+    @Override
+    public String toString() {
+        EngineStats e = engine;
+        return "hits memory=" + memoryHits + " dram=" + dramHits + " flash=" + flashHits + ", misses=" + misses
+                + ", puts=" + puts + " (already cached " + e.alreadyCached() + ", uncacheable " + uncacheable
+                + "), dropped: queue full=" + e.queueFull() + " not admitted=" + e.notAdmitted() + " no segment="
+                + e.dropped() + " invalidated=" + e.offeredBeforeInvalidation() + ", flash writes=" + e.appended()
+                + " (" + e.flashBytesWritten() + " B, reinserted " + e.reinserted() + "), segments sealed="
+                + e.segmentsSealed() + " reclaimed=" + e.segmentsReclaimed() + ", flash read=" + e.flashBytesRead()
+                + " B, paired reads=" + e.pairedReads() + " (followers served " + followersServed + "), errors: checksum=" + e.damagedRecords() + " read="
+                + readErrors() + " write=" + writeErrors() + " timeout=" + e.readTimeouts() + " other record="
+                + e.refusedRecords() + ", invalidations=" + e.invalidations() + ", checkpoints=" + e.checkpoints()
+                + " (failed " + e.failedCheckpoints() + ", last #" + e.lastCheckpointSequence() + ", appended since "
+                + e.appendedSinceCheckpoint() + "), recovered=" + recoveredEntries + ", entries=" + e.entries() + " ("
+                + usedBlocks + " blocks), queued=" + e.queuedBytes() + " B, spaces=" + spaces;
+    }
+
+    /**
+     * One address space, in 4 KiB blocks of its segments.
      *
+     * @param usedBlocks    segments holding chunks (open, sealed, durable)
+     * @param freeBlocks    free segments
+     * @param heldBlocks    segments reclaimed and waiting for the next checkpoint, or being reclaimed
      * @param bypassed      out of use now: the slow-device breaker tripped on it
      * @param bypasses      times the breaker tripped on it
      * @param bypassedReads hits that were misses because it was out of use
      */
     public record SpaceStats(int index, String path, long dataBlocks, long usedBlocks, long freeBlocks,
-                             long heldBlocks, double readsPerSecond, double writesPerSecond, int writesInFlight,
-                             boolean bypassed, long bypasses, long bypassedReads) {
+                             long heldBlocks, int writesInFlight, boolean bypassed, long bypasses, long bypassedReads) {
     }
 }

@@ -3,6 +3,7 @@ package io.flashchunk.cache;
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.cache.checkpoint.FileTableCodec;
 import io.flashchunk.cache.compact.CompactEngine;
+import io.flashchunk.cache.compact.EngineStats;
 import io.flashchunk.cache.compact.FlashReadGate;
 import io.flashchunk.cache.compact.FlashReadPolicy;
 import io.flashchunk.cache.compact.NamedFiles;
@@ -181,7 +182,7 @@ public final class CompactChunkCache implements FlashCache {
                     : SegmentReader.NO_NEXT);
             if (hit != null) {
                 CachedChunk chunk = cachedChunk(hit);
-                metrics.flashHits.increment();
+                metrics.engineHits.increment();
                 metrics.recordFlashHit(clock.getAsLong() - started);
                 if (dram != null) {
                     try {
@@ -194,7 +195,7 @@ public final class CompactChunkCache implements FlashCache {
                 return chunk;
             }
         } catch (RuntimeException e) {
-            metrics.readErrors.increment();
+            metrics.getFailures.increment();
             failures.warn(LOG, "flash cache: a get failed, the file is read instead: {}", e.toString());
         }
         metrics.misses.increment();
@@ -261,7 +262,7 @@ public final class CompactChunkCache implements FlashCache {
         try {
             engine.offer(key, chunk, readStartedNanos);
         } catch (RuntimeException e) {
-            metrics.writeErrors.increment();
+            metrics.putFailures.increment();
             failures.warn(LOG, "flash cache: a put failed, the chunk is not cached: {}", e.toString());
         }
     }
@@ -296,7 +297,6 @@ public final class CompactChunkCache implements FlashCache {
 
     @Override
     public CacheStats stats() {
-        SegmentReader reader = engine.reader();
         SegmentTable table = engine.table();
         long segmentBlocks = config.segmentBytes() / BlockDevice.BLOCK_SIZE;
         long[][] byState = segmentsByState(table);
@@ -308,23 +308,15 @@ public final class CompactChunkCache implements FlashCache {
             long all = table.segmentsIn(s);
             DeviceBreaker breaker = breakers.get(s);
             spaces.add(new CacheStats.SpaceStats(s, drivers.get(s).path(), all * segmentBlocks,
-                    (all - free - held) * segmentBlocks, free * segmentBlocks, held * segmentBlocks, 0, 0,
+                    (all - free - held) * segmentBlocks, free * segmentBlocks, held * segmentBlocks,
                     drivers.get(s).writesInFlight(), breaker.bypassed(), breaker.trips(), breaker.refusedReads()));
         }
         CacheMetrics m = metrics;
-        long memoryHits = reader.memoryReads();
-        long chunksWritten = engine.writer().appended();
-        long bytesWritten = (long) engine.writer().sealed() * config.segmentBytes();
-        return new CacheStats(memoryHits, m.dramHits.sum(), m.flashHits.sum() - memoryHits, m.misses.sum(), m.puts.sum(),
-                engine.alreadyCached(), m.uncacheable.sum(), engine.queueFull(), engine.notAdmitted(),
-                engine.dropped(), reader.flashBytesRead(), bytesWritten, chunksWritten, engine.damagedRecords(),
-                engine.readErrors(), m.writeErrors.sum() + engine.writerErrors() + engine.writer().failedWrites(), reader.timeouts(),
-                engine.offeredBeforeInvalidation() + engine.refusedRecords(), engine.writer().reclaimed(), engine.invalidations(), 0, 0, reader.pairedReads(),
-                m.followersServed.sum(),
-                engine.checkpoints(), engine.failedCheckpoints(),
-                engine.lastCheckpoint() == null ? 0 : engine.lastCheckpoint().sequence(), engine.appendedSinceCheckpoint(), recoveredEntries, entries(),
-                weightedBytes() / BlockDevice.BLOCK_SIZE, engine.queuedBytes(), 0, List.copyOf(spaces),
-                m.flashHitLatency());
+        EngineStats engineStats = engine.stats();
+        long memoryHits = engineStats.memoryReads();
+        return new CacheStats(memoryHits, m.dramHits.sum(), m.engineHits.sum() - memoryHits, m.misses.sum(), m.puts.sum(),
+                m.uncacheable.sum(), m.followersServed.sum(), m.getFailures.sum(), m.putFailures.sum(), recoveredEntries,
+                weightedBytes() / BlockDevice.BLOCK_SIZE, engineStats, List.copyOf(spaces), m.flashHitLatency());
     }
 
     /** Per space, how many segments are in each state. */

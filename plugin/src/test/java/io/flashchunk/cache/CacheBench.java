@@ -293,7 +293,7 @@ public final class CacheBench {
                 for (int i = 0; i < chunks; i++) {
                     ByteBuffer chunk = ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes);
                     cache.put(cachedFile, (long) i * chunkBytes, chunk, System.nanoTime());
-                    while (cache.stats().queuedBytes() > (128L << 20)) {
+                    while (cache.stats().engine().queuedBytes() > (128L << 20)) {
                         Thread.sleep(1);
                     }
                 }
@@ -473,7 +473,7 @@ public final class CacheBench {
                                 + "\"written_per_admitted\":%.4f,\"record_bytes_per_admitted\":%.4f,"
                                 + "\"reinserted_per_admitted\":%.4f}%n",
                         keys, requests, cacheFraction, segmentMib << 20, seconds, hits / (double) requests, offeredBytes,
-                        admittedBytes, stats.droppedEvictedBeforeWrite(), stats.droppedQueueFull(), writer.appended(),
+                        admittedBytes, stats.engine().notAdmitted(), stats.engine().queueFull(), writer.appended(),
                         writer.reinserted(), writer.sealed(), segmentBytesWritten,
                         segmentBytesWritten / (double) Math.max(1, admittedBytes),
                         recordBytes / (double) Math.max(1, admittedBytes),
@@ -572,7 +572,7 @@ public final class CacheBench {
                 CachedFile hot = cache.registerFile(FileIdentity.of(hotPath));
                 for (int i = 0; i < chunks; i++) {
                     cache.put(hot, (long) i * CHUNK, ChunkContent.buffer(1, (long) i * CHUNK, CHUNK), System.nanoTime());
-                    while (cache.stats().queuedBytes() > (128L << 20)) {
+                    while (cache.stats().engine().queuedBytes() > (128L << 20)) {
                         Thread.sleep(1);
                     }
                 }
@@ -650,13 +650,13 @@ public final class CacheBench {
                         i -> ChunkKeys.key(files.get((int) (i / perFile)).id(), (i % perFile) * CHUNK + (1L << 40)));
                 System.err.printf("filled %,d synthetic entries in %.1f s%n", entries, (System.nanoTime() - started) / 1e9);
                 measureLatency(cache, hot);
-                long before = cache.stats().checkpoints();
+                long before = cache.stats().engine().checkpoints();
                 long start = System.nanoTime();
                 if (!cache.engine().checkpoint(10, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("the timed checkpoint did not become durable");
                 }
                 long checkpointMs = (System.nanoTime() - start) / 1_000_000;
-                if (cache.stats().checkpoints() != before + 1) {
+                if (cache.stats().engine().checkpoints() != before + 1) {
                     throw new IllegalStateException("expected one more checkpoint");
                 }
                 io.flashchunk.cache.compact.CompactCheckpointer.Result written = cache.engine().lastCheckpoint();

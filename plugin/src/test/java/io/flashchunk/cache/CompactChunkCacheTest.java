@@ -154,7 +154,7 @@ class CompactChunkCacheTest {
         }
         CacheStats stats = cache.stats();
         assertTrue(stats.flashHits() > 0 && stats.memoryHits() > 0, "hits from flash and from the open segment: " + stats);
-        assertEquals(200, stats.entries());
+        assertEquals(200, stats.engine().entries());
         assertTrue(stats.flashHitLatencyNanos().getTotalCount() >= 200);
 
         reopen();
@@ -419,11 +419,11 @@ class CompactChunkCacheTest {
         open(c -> { });
         CachedFile file = sstable("g-Data.db");
         putAll(file, 8, 100);
-        long before = cache.stats().checkpoints();
-        long sequenceBefore = cache.stats().lastCheckpointSequence();
+        long before = cache.stats().engine().checkpoints();
+        long sequenceBefore = cache.stats().engine().lastCheckpointSequence();
         assertTrue(cache.checkpointNow().contains("checkpoint written"));
-        assertEquals(before + 1, cache.stats().checkpoints());
-        assertTrue(cache.stats().lastCheckpointSequence() > sequenceBefore, "the new checkpoint's sequence is shown");
+        assertEquals(before + 1, cache.stats().engine().checkpoints());
+        assertTrue(cache.stats().engine().lastCheckpointSequence() > sequenceBefore, "the new checkpoint's sequence is shown");
         cache.close();
         assertMiss(file, 0);
         cache.put(file, 0, ChunkContent.buffer(8, 0, CHUNK), System.nanoTime());
@@ -482,7 +482,7 @@ class CompactChunkCacheTest {
         assertEquals(reads + 1, device.stats().readOps(), "one I/O for both chunks");
         CacheStats stats = cache.stats();
         assertEquals(2, stats.flashHits());
-        assertEquals(1, stats.pairedReads());
+        assertEquals(1, stats.engine().pairedReads());
         assertEquals(1, stats.followersServed());
 
         CachedChunk alone = cache.get(again, 0, CHUNK, false);
@@ -520,7 +520,7 @@ class CompactChunkCacheTest {
             hit.release();
         }
         assertEquals(11, cache.stats().followersServed());
-        assertEquals(0, cache.stats().checksumErrors());
+        assertEquals(0, cache.stats().engine().damagedRecords());
     }
 
     @Test
@@ -641,16 +641,16 @@ class CompactChunkCacheTest {
         try {
             for (int i = 0; i < 200; i++) {
                 cache.put(file, i * 65536L, ChunkContent.buffer(8, i * 65536L, 65536), System.nanoTime());
-                maxQueued = Math.max(maxQueued, cache.stats().queuedBytes());
+                maxQueued = Math.max(maxQueued, cache.stats().engine().queuedBytes());
             }
         } finally {
             faulty[0].delay(FaultyDevice.Op.WRITE, null);
             release.countDown();
         }
         assertEquals(256 * 1024, maxQueued, "four 64 KiB chunks fill the queue; no put goes past it");
-        assertEquals(196, cache.stats().droppedQueueFull(), "the writer was held: every later put is dropped");
+        assertEquals(196, cache.stats().engine().queueFull(), "the writer was held: every later put is dropped");
         awaitWriter();
-        assertEquals(0, cache.stats().queuedBytes());
+        assertEquals(0, cache.stats().engine().queuedBytes());
         assertEquals(4, cache.entries(), "what the queue held is cached");
     }
 
@@ -674,11 +674,11 @@ class CompactChunkCacheTest {
             channel.write(ByteBuffer.wrap(new byte[] {9, 9, 9}), at + 777);
         }
         assertMiss(again, 0);
-        assertEquals(1, cache.stats().checksumErrors(), cache.stats().toString());
+        assertEquals(1, cache.stats().engine().damagedRecords(), cache.stats().toString());
         awaitWriter();
         assertEquals(7, cache.entries(), "the damaged record's entry is dropped");
         assertMiss(again, 0);
-        assertEquals(1, cache.stats().checksumErrors(), "a miss now, without reading the damaged bytes again");
+        assertEquals(1, cache.stats().engine().damagedRecords(), "a miss now, without reading the damaged bytes again");
         assertHit(again, 10, CHUNK);
     }
 

@@ -136,9 +136,9 @@ class CompactStressTest {
             CacheStats stats = cache.stats();
             assertTrue(tally.hits.get() > 1000, "too few hits to mean anything: " + tally.hits.get());
             assertTrue(tally.followers.get() > 0, "no follower was ever served: " + stats);
-            assertTrue(stats.evictions() > 0, "no segment was reclaimed: " + stats);
-            assertTrue(stats.invalidations() > 0, "no invalidations: " + stats);
-            assertEquals(0, stats.checksumErrors(), "flash held damaged records: " + stats);
+            assertTrue(stats.engine().segmentsReclaimed() > 0, "no segment was reclaimed: " + stats);
+            assertTrue(stats.engine().invalidations() > 0, "no invalidations: " + stats);
+            assertEquals(0, stats.engine().damagedRecords(), "flash held damaged records: " + stats);
             assertEquals(0, stats.readErrors() + stats.writeErrors(), stats.toString());
             if (dramTier) {
                 assertTrue(stats.dramHits() > 0, "the DRAM tier never served: " + stats);

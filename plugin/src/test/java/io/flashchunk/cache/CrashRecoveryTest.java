@@ -67,7 +67,7 @@ class CrashRecoveryTest {
                     } else {
                         assertTrue(served <= recovered, served + " served of " + recovered + " recovered");
                     }
-                    assertEquals(0, cache.stats().checksumErrors() + cache.stats().staleReads(),
+                    assertEquals(0, cache.stats().engine().damagedRecords() + cache.stats().staleReads(),
                             "a recovered entry pointed at a torn or another record: " + cache.stats());
                     servedTotal += served;
                 }

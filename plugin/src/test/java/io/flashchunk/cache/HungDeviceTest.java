@@ -65,13 +65,13 @@ class HungDeviceTest {
             FaultyDevice[] faulty = new FaultyDevice[1];
             try (FlashCache cache = start(fixture, faulty)) {
                 fill(cache, file(cache, fixture), 8);
-                long before = cache.stats().checkpoints();
+                long before = cache.stats().engine().checkpoints();
                 CompletableFuture<Void> gate = faulty[0].hang(FaultyDevice.Op.WRITE);
                 IOException e = assertThrows(IOException.class, cache::checkpointNow);
                 assertTrue(e.getMessage().contains("300 ms"), e.toString());
                 gate.complete(null);
                 awaitCheckpoint(cache);
-                assertTrue(cache.stats().checkpoints() > before, "the device answers again: checkpoints are durable");
+                assertTrue(cache.stats().engine().checkpoints() > before, "the device answers again: checkpoints are durable");
             }
         }
     }
@@ -102,7 +102,7 @@ class HungDeviceTest {
             faulty[0].hang(FaultyDevice.Op.WRITE);
             faulty[0].hang(FaultyDevice.Op.FLUSH);
             cache.close(); // its last checkpoint times out; the JUnit timeout fails a close that hangs
-            assertEquals(1, cache.stats().checkpointFailures());
+            assertEquals(1, cache.stats().engine().failedCheckpoints());
         }
     }
 

@@ -51,7 +51,7 @@ class StaleReadTest {
                     cache.put(second, position, ChunkContent.buffer(2, position, CHUNK), System.nanoTime());
                 }
                 awaitWritten(cache);
-                assertTrue(cache.stats().evictions() > 0, "no segment of the first file was reused: " + cache.stats());
+                assertTrue(cache.stats().engine().segmentsReclaimed() > 0, "no segment of the first file was reused: " + cache.stats());
 
                 int served = 0;
                 for (int i = 0; i < chunks; i++) {
@@ -66,7 +66,7 @@ class StaleReadTest {
                 long refused = cache.stats().staleReads();
                 assertTrue(refused > 0, "the device returned no stale record (served " + served + "): " + cache.stats());
                 assertTrue(served + refused <= chunks);
-                assertEquals(0, cache.stats().checksumErrors(), "a record of an earlier use is whole: refused, not damaged");
+                assertEquals(0, cache.stats().engine().damagedRecords(), "a record of an earlier use is whole: refused, not damaged");
             }
         }
     }

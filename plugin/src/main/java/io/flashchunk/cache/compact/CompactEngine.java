@@ -549,6 +549,17 @@ public final class CompactEngine implements AutoCloseable {
         }
     }
 
+    /** Every counter of the engine, read together (see {@link EngineStats}). */
+    public EngineStats stats() {
+        CompactCheckpointer.Result last = lastCheckpoint;
+        return new EngineStats(index.entries(), queuedBytes(), alreadyCached(), queueFull(), notAdmitted(), dropped(),
+                offeredBeforeInvalidation(), writer.appended(), writer.reinserted(), writer.sealed(),
+                (long) writer.sealed() * settings.segmentBytes(), writer.reclaimed(),
+                writer.failedWrites(), writerErrors(), reader.memoryReads(), reader.flashBytesRead(), reader.pairedReads(),
+                reader.timeouts(), readErrors(), refusedRecords(), damagedRecords(), invalidations(), checkpoints(),
+                failedCheckpoints(), last == null ? 0 : last.sequence(), appendedSinceCheckpoint());
+    }
+
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */
     public CompactCheckpointer.Result lastCheckpoint() {
         return lastCheckpoint;

@@ -2,13 +2,15 @@ package io.flashchunk.cassandra.jmx;
 
 /**
  * The flash cache's own figures over JMX ({@code io.flashchunk:type=FlashChunkCache}), beside the
- * chunk-cache line Cassandra shows in nodetool info. Counters are since the node started.
+ * chunk-cache line Cassandra shows in nodetool info. Counters are since the node started; one scrape
+ * reads one snapshot of them (see {@link FlashChunkCacheMetrics}).
  */
 public interface FlashChunkCacheMXBean {
     long getHits();
 
     long getFlashHits();
 
+    /** Hits read from a segment still in memory (the write queue's second stage: not on flash yet). */
     long getMemoryHits();
 
     long getDramHits();
@@ -27,8 +29,10 @@ public interface FlashChunkCacheMXBean {
 
     long getDroppedQueueFull();
 
+    /** Offers admission refused: their reads did not outweigh those of the chunks they would displace. */
     long getDroppedEvictedBeforeWrite();
 
+    /** Admitted offers the writer could not append (no segment to be had). */
     long getDroppedNoSpace();
 
     long getFlashBytesRead();
@@ -52,6 +56,7 @@ public interface FlashChunkCacheMXBean {
     /** Flash devices out of use now (the slow-device breaker tries each again later). */
     int getDevicesBypassed();
 
+    /** Segments reclaimed (their chunks evicted, those read since written perhaps reinserted). */
     long getEvictions();
 
     /** Flash hits that read the file's next chunk with the same I/O (the paper's overflow read). */
@@ -68,7 +73,7 @@ public interface FlashChunkCacheMXBean {
 
     long getLastCheckpointSequence();
 
-    /** Chunks written, moved or removed since the newest durable checkpoint started: what a crash now risks. */
+    /** Chunks appended since the newest durable checkpoint started: what a crash now risks. */
     long getChangesSinceCheckpoint();
 
     long getRecoveredEntries();

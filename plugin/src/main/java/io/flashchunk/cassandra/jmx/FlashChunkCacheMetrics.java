@@ -1,27 +1,42 @@
 package io.flashchunk.cassandra.jmx;
 
-import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cache.CacheStats;
 import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
-/** The MXBean over one running cache; each getter takes a fresh snapshot (cheap: counters only). */
+/**
+ * The MXBean over one running cache. A scrape reads its attributes one by one; they all come from
+ * one snapshot of the cache's statistics, taken at most {@link #SNAPSHOT_NANOS} before, so they agree
+ * with each other and a scrape of every attribute costs one snapshot, not one each.
+ */
 public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     public static final String OBJECT_NAME = "io.flashchunk:type=FlashChunkCache";
+    /** How long a snapshot serves: longer than a scrape of every attribute, shorter than any scrape interval. */
+    static final long SNAPSHOT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final FlashCache cache;
     private final AdapterCounters adapter;
+    private final LongSupplier clock;
+    private CacheStats snapshot;
+    private long snapshotAt;
 
     public FlashChunkCacheMetrics(FlashCache cache, AdapterCounters adapter) {
+        this(cache, adapter, System::nanoTime);
+    }
+
+    FlashChunkCacheMetrics(FlashCache cache, AdapterCounters adapter, LongSupplier clock) {
         this.cache = cache;
         this.adapter = adapter;
+        this.clock = clock;
     }
 
     /** Registers on the platform MBean server (the one Cassandra's JMX port serves), replacing a stale one. */
@@ -35,8 +50,14 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
         return name;
     }
 
-    private CacheStats stats() {
-        return cache.stats();
+    /** The snapshot this scrape reads: the last one if it is recent enough, else a new one. */
+    synchronized CacheStats stats() {
+        long now = clock.getAsLong();
+        if (snapshot == null || now - snapshotAt >= SNAPSHOT_NANOS) {
+            snapshot = cache.stats();
+            snapshotAt = now;
+        }
+        return snapshot;
     }
 
     @Override
@@ -71,7 +92,7 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public long getEntries() {
-        return cache.entries();
+        return stats().engine().entries();
     }
 
     @Override
@@ -81,7 +102,7 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public long getUsedBytes() {
-        return cache.weightedBytes();
+        return stats().usedBlocks() * BlockDevice.BLOCK_SIZE;
     }
 
     @Override
@@ -91,32 +112,32 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public long getDroppedQueueFull() {
-        return stats().droppedQueueFull();
+        return stats().engine().queueFull();
     }
 
     @Override
     public long getDroppedEvictedBeforeWrite() {
-        return stats().droppedEvictedBeforeWrite();
+        return stats().engine().notAdmitted();
     }
 
     @Override
     public long getDroppedNoSpace() {
-        return stats().droppedNoSpace();
+        return stats().engine().dropped();
     }
 
     @Override
     public long getFlashBytesRead() {
-        return stats().flashBytesRead();
+        return stats().engine().flashBytesRead();
     }
 
     @Override
     public long getFlashBytesWritten() {
-        return stats().flashBytesWritten();
+        return stats().engine().flashBytesWritten();
     }
 
     @Override
     public long getChecksumErrors() {
-        return stats().checksumErrors();
+        return stats().engine().damagedRecords();
     }
 
     @Override
@@ -131,7 +152,7 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public long getReadTimeouts() {
-        return stats().readTimeouts();
+        return stats().engine().readTimeouts();
     }
 
     @Override
@@ -151,17 +172,17 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public long getEvictions() {
-        return stats().evictions();
+        return stats().engine().segmentsReclaimed();
     }
 
     @Override
     public long getChangesSinceCheckpoint() {
-        return stats().changesSinceCheckpoint();
+        return stats().engine().appendedSinceCheckpoint();
     }
 
     @Override
     public long getPairedReads() {
-        return stats().pairedReads();
+        return stats().engine().pairedReads();
     }
 
     @Override
@@ -171,22 +192,22 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public long getInvalidations() {
-        return stats().invalidations();
+        return stats().engine().invalidations();
     }
 
     @Override
     public long getCheckpoints() {
-        return stats().checkpoints();
+        return stats().engine().checkpoints();
     }
 
     @Override
     public long getCheckpointFailures() {
-        return stats().checkpointFailures();
+        return stats().engine().failedCheckpoints();
     }
 
     @Override
     public long getLastCheckpointSequence() {
-        return stats().lastCheckpointSequence();
+        return stats().engine().lastCheckpointSequence();
     }
 
     @Override
@@ -196,7 +217,7 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public long getQueuedBytes() {
-        return stats().queuedBytes();
+        return stats().engine().queuedBytes();
     }
 
     @Override
