@@ -87,6 +87,12 @@ def parse_local_read_count(text):
     return int(counts[0])
 
 
+def parse_checkpoint_figures(summary):
+    """(checkpoints, chunks appended since the last one) from the MXBean's Summary, or None."""
+    m = re.search(r"checkpoints=(\d+) \(failed \d+, last #\d+, appended since (\d+)\)", summary)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def parse_cached_files(text):
     """[path] of the MXBean attribute CachedFiles as sjk prints it (one absolute path a line)."""
     return [line.strip() for line in text.splitlines() if line.strip().startswith("/")]
@@ -144,6 +150,9 @@ def self_test():
         raise AssertionError("no row accepted")
     except CheckFailed:
         pass
+    assert parse_checkpoint_figures("invalidations=0, checkpoints=4 (failed 1, last #5, appended since 37), "
+                                    "recovered=0") == (4, 37)
+    assert parse_checkpoint_figures("hits memory=0 dram=0 flash=0") is None
     files = parse_cached_files("/r/node1/data/soak/usertable-1/nb-3-big-Data.db\n/r/x/nb 1-big-Data.db\nCachedFiles\n\n")
     assert files == ["/r/node1/data/soak/usertable-1/nb-3-big-Data.db", "/r/x/nb 1-big-Data.db"], files
     info = ("ID: 1\nChunk Cache            : entries 212, size 3.3 MiB, capacity 128 MiB, 9120 misses, 20000 requests, "
@@ -511,10 +520,10 @@ def step_kill(cluster, report):
     def durable():
         """True once a checkpoint covers every chunk the victim's cache holds (or one came since the last look)."""
         summary = cluster.nodetool(victim, "sjk", "mx", "-b", MBEAN, "-mg", "-f", "Summary")
-        m = re.search(r"checkpoints=(\d+) \(failed \d+, last #\d+, changes since (\d+)\)", summary)
-        if not m:
+        figures = parse_checkpoint_figures(summary)
+        if figures is None:
             raise CheckFailed(f"node {victim}: no checkpoint figures in the MXBean's Summary: {summary[-1000:]}")
-        checkpoints, changes = int(m.group(1)), int(m.group(2))
+        checkpoints, changes = figures
         newer = checkpoints > seen[0] >= 0
         seen[0] = checkpoints
         return checkpoints >= 1 and (changes == 0 or newer)
@@ -606,7 +615,7 @@ def step_join(cluster, report):
     after_step(cluster, "join", report)
     entry = report["join"]
     still = [p for p in entry.pop("_received") if os.path.exists(p)]
-    cached = {os.path.realpath(p) for _, p in cached_files(cluster, ADDED_NODE)[0]}
+    cached = {os.path.realpath(p) for p in cached_files(cluster, ADDED_NODE)[0]}
     entry["received_whole_cached"] = sum(1 for p in still if os.path.realpath(p) in cached)
     if len(still) != entry["received_whole"] or not entry["received_whole_cached"]:
         raise CheckFailed(f"join: of the {entry['received_whole']} SSTables node {ADDED_NODE} received whole, "

@@ -40,7 +40,7 @@ NODE_YAML = """
 memtable_heap_space: 6MiB
 memtable_offheap_space: 6MiB
 """
-FLASH_SETTINGS = ("checkpoint_interval_ms: 20000", "min_checkpoint_interval_ms: 2000")
+FLASH_SETTINGS = ("checkpoint_interval_ms: 20000",)
 # What a cycle does just before its kill, with its share of the cycles.
 ACTIONS = (("none", 0.6), ("flush", 0.25), ("compact", 0.15))
 

@@ -349,11 +349,17 @@ public final class CompactChunkCache implements FlashCache {
     @Override
     public long weightedBytes() {
         SegmentTable table = engine.table();
-        long free = 0;
+        long used = 0;
         for (int s = 0; s < drivers.size(); s++) {
-            free += table.freeSegments(s);
+            used += usedSegments(table, s);
         }
-        return capacityBytes() - free * config.segmentBytes();
+        return used * config.segmentBytes();
+    }
+
+    /** Segments of the space that hold chunks: open, sealed or durable (not free, retired or being reclaimed). */
+    private static long usedSegments(SegmentTable table, int space) {
+        return table.count(space, SegmentState.OPEN) + table.count(space, SegmentState.SEALED)
+                + table.count(space, SegmentState.DURABLE);
     }
 
     @Override

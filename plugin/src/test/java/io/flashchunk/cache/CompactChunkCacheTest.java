@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.compact.RecordFormat;
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.FileIdentity;
 import io.flashchunk.device.BlockDevice;
@@ -443,12 +444,16 @@ class CompactChunkCacheTest {
         assertHit(file, 9, 0);
     }
 
-    /** Closes and opens the cache again, so that every chunk is read from flash; returns the device opened. */
-    private BlockDevice reopenOnFlash() throws IOException {
+    /**
+     * Closes and opens the cache again, so that every chunk is read from flash; returns the device
+     * opened, once the writer has read the recovered segments' summaries (its reads are then done).
+     */
+    private BlockDevice reopenOnFlash() throws Exception {
         cache.close();
         cache = null;
         BlockDevice[] opened = new BlockDevice[1];
         open(c -> { }, device -> opened[0] = device);
+        assertTrue(engineOf(cache).awaitRecoveredSampled(20, java.util.concurrent.TimeUnit.SECONDS));
         return opened[0];
     }
 
@@ -696,6 +701,44 @@ class CompactChunkCacheTest {
                 "the writer looked at every recovered segment");
     }
 
+    /** A next chunk whose record is damaged on flash is not brought along: its reader misses and reads the file. */
+    @Test
+    void aFollowerWithDamagedBytesIsNeverServed() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("damaged-follower-Data.db");
+        putAll(file, 12, 2);
+        reopenOnFlash();
+        long at = offsetOnDevice(ChunkContent.bytes(12, CHUNK, CHUNK));
+        try (FileChannel channel = FileChannel.open(device, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {7, 7, 7}), at + 999);
+        }
+        CachedFile again = sstable("damaged-follower-Data.db");
+        CachedChunk first = assertHitWithFollower(again, 12, 0);
+        FollowingChunk follower = first.takeFollower();
+        first.release();
+        if (follower != null) {
+            assertNull(cache.claim(again, follower), "a damaged follower is not served");
+        }
+        assertMiss(again, CHUNK);
+        assertTrue(cache.stats().engine().damagedRecords() >= 1, cache.stats().toString());
+    }
+
+    /**
+     * A checkpoint is written each time segments making up {@code checkpoint_change_percent} of the
+     * flash have been written, whatever the interval: a crash then loses about that share at most.
+     */
+    @Test
+    void aFillingCacheIsCheckpointedAsItFillsNotByTheClock() throws Exception {
+        open(c -> c.checkpointChangePercent(10).checkpointIntervalMillis(3_600_000));
+        long segments = cache.capacityBytes() >> 20; // 1 MiB segments
+        int perSegment = (1 << 20) / RecordFormat.recordBytes(CHUNK);
+        putAll(sstable("filling-Data.db"), 13, (int) (perSegment * segments / 3)); // a third of the flash
+        long expected = (segments / 3) / Math.max(1, segments / 10);
+        long checkpoints = cache.stats().engine().checkpoints();
+        assertTrue(checkpoints >= expected - 1 && checkpoints <= expected + 1,
+                checkpoints + " checkpoints for a third of " + segments + " segments at 10%; expected about " + expected);
+    }
+
     /** A device failing its writes, then its reads: every get is a right hit or a miss, never an exception. */
     @Test
     void aFailingDeviceNeverFailsAGet() throws Exception {
@@ -714,7 +757,8 @@ class CompactChunkCacheTest {
         assertEachHitRight(written, 22, chunks);
         faulty[0].failing(FaultyDevice.Op.READ, true);
         assertEachHitRight(written, 22, chunks);
-        assertTrue(cache.stats().readErrors() > 0, "flash reads failed: " + cache.stats());
+        assertTrue(cache.stats().engine().readErrors() > 0, "flash reads failed: " + cache.stats());
+        assertEquals(0, cache.stats().getFailures(), "every failure was a device's, met as one");
         faulty[0].failing(FaultyDevice.Op.READ, false);
         assertEachHitRight(written, 22, chunks);
     }

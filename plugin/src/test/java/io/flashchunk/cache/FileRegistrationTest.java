@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.index.CachedFile;
 import io.flashchunk.cache.index.FileIdentity;
@@ -26,7 +25,7 @@ class FileRegistrationTest {
             FileIdentity early = new FileIdentity("/data/nb-1-big-Data.db", 1 << 20, 1_000, 77, 5_000, 9);
             CachedFile file = cache.registerFile(early);
             cache.put(file, 0, ChunkContent.buffer(5, 0, 16384), System.nanoTime());
-            await("the chunk to reach flash", () -> cache.stats().engine().appended() == 1);
+            await("the chunk to be appended", () -> cache.stats().engine().appended() == 1);
 
             FileIdentity finished = new FileIdentity(early.path(), 3 << 20, 2_000, 77, 5_000, 9);
             assertSame(file, cache.registerFile(finished));
@@ -41,7 +40,7 @@ class FileRegistrationTest {
             FileIdentity old = new FileIdentity("/data/nb-2-big-Data.db", 1 << 20, 1_000, 78, 6_000, 10);
             CachedFile oldFile = cache.registerFile(old);
             cache.put(oldFile, 0, ChunkContent.buffer(6, 0, 16384), System.nanoTime());
-            await("the chunk to reach flash", () -> cache.stats().engine().appended() == 1);
+            await("the chunk to be appended", () -> cache.stats().engine().appended() == 1);
 
             // Another inode; the same inode again but smaller; the same inode, larger, born later
             // (ext4 reuses a freed inode at once); the same inode and birth time but another
@@ -64,10 +63,10 @@ class FileRegistrationTest {
                 assertNull(cache.get(current, 0, 16384, false), "a chunk of the replaced file served for " + other);
                 long written = cache.stats().engine().appended();
                 cache.put(again, 0, ChunkContent.buffer(7, 0, 16384), System.nanoTime()); // for the next one to be kept from
-                await("the chunk to reach flash", () -> cache.stats().engine().appended() == written + 1);
+                await("the chunk to be appended", () -> cache.stats().engine().appended() == written + 1);
                 oldFile = again;
             }
-            assertTrue(cache.files().byId(1) == null || cache.files().byId(1).isInvalidated());
+            assertNull(cache.files().byId(1), "the replaced file's id leads nowhere");
             assertFalse(cache.files().isLive(1));
         }
     }

@@ -40,7 +40,7 @@ class FileReplacementTest {
                 CachedFile old = cache.registerFile(FileIdentity.of(path));
                 long written = cache.stats().engine().appended();
                 cache.put(old, 0, ChunkContent.buffer(1, 0, CHUNK), System.nanoTime());
-                await("the chunk to reach flash", () -> cache.stats().engine().appended() == written + 1);
+                await("the chunk to be appended", () -> cache.stats().engine().appended() == written + 1);
                 assertHit(cache, old, 1, 0, CHUNK);
                 if (replacedAtSameInode(path, new byte[4 * CHUNK], attempt)) {
                     CachedFile now = cache.registerFile(FileIdentity.of(path));
@@ -59,7 +59,7 @@ class FileReplacementTest {
             Files.write(path, new byte[CHUNK]);
             CachedFile early = cache.registerFile(FileIdentity.of(path));
             cache.put(early, 0, ChunkContent.buffer(2, 0, CHUNK), System.nanoTime());
-            await("the chunk to reach flash", () -> cache.stats().engine().appended() == 1);
+            await("the chunk to be appended", () -> cache.stats().engine().appended() == 1);
 
             Files.write(path, new byte[3 * CHUNK], StandardOpenOption.APPEND);
             assertSame(early, cache.registerFile(FileIdentity.of(path)), "an appended file is the same file");

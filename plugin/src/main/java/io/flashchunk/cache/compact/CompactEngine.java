@@ -49,10 +49,11 @@ public final class CompactEngine implements AutoCloseable {
     /** After a failed checkpoint, the writer does not force another for this long. */
     private static final long CHECKPOINT_RETRY_MILLIS = 1_000;
     /**
-     * Recovered segments' summaries read for samples when the writer is idle, and one every so many
-     * takes under load: about a second's reads on a device at idle, spread so a busy writer barely notices.
+     * Recovered segments' summaries read for samples when the writer is idle (each idle pass is 50 ms:
+     * at most 80 small reads a second), and one every so many takes under load, so the reads stay a
+     * trickle beside the node's own.
      */
-    private static final int SAMPLES_WHEN_IDLE = 16;
+    private static final int SAMPLES_WHEN_IDLE = 4;
     private static final int TAKES_PER_SAMPLE = 64;
 
     /**
@@ -137,8 +138,6 @@ public final class CompactEngine implements AutoCloseable {
     private final AtomicBoolean filesDiedQueued = new AtomicBoolean();
     /** Counted down once the writer has drawn samples for every recovered segment (see SegmentWriter.sampleRecovered). */
     private final CountDownLatch recoveredSampled = new CountDownLatch(1);
-    private final LongAdder hits = new LongAdder();
-    private final LongAdder misses = new LongAdder();
     private final LongAdder refused = new LongAdder();
     private final LongAdder damaged = new LongAdder();
     private final LongAdder readErrors = new LongAdder();
@@ -274,13 +273,10 @@ public final class CompactEngine implements AutoCloseable {
     public SegmentReader.Hit read(long key, int chunkLength, long nextKey) {
         admission.accessed(key);
         if (!awaitingRemoval.isEmpty() && awaitingRemoval.containsKey(key)) {
-            misses.increment();
             return null;
         }
         try {
-            SegmentReader.Hit hit = reader.read(key, chunkLength, nextKey);
-            (hit == null ? misses : hits).increment();
-            return hit;
+            return reader.read(key, chunkLength, nextKey);
         } catch (RecordMismatchException e) {
             (e.damaged() ? damaged : refused).increment();
             if (e.damaged()) {
@@ -291,14 +287,13 @@ public final class CompactEngine implements AutoCloseable {
         } catch (IOException e) {
             readErrors.increment();
         }
-        misses.increment();
         return null;
     }
 
     /**
      * Whether a follower read along with an earlier hit may be served now: not invalidated since (an
      * invalidation's key stays in the checked set until the index no longer has it, so checking the set
-     * before the index misses none), and the index still points at the record read. Counts a hit if so.
+     * before the index misses none), and the index still points at the record read.
      */
     public boolean claim(SegmentReader.Follower follower) {
         admission.accessed(follower.key());
@@ -306,7 +301,6 @@ public final class CompactEngine implements AutoCloseable {
                 || !reader.stillCurrent(follower)) {
             return false;
         }
-        hits.increment();
         return true;
     }
 
@@ -552,12 +546,14 @@ public final class CompactEngine implements AutoCloseable {
     /** Every counter of the engine, read together (see {@link EngineStats}). */
     public EngineStats stats() {
         CompactCheckpointer.Result last = lastCheckpoint;
+        long appended = writer.appended();
+        int sealed = writer.sealed();
         return new EngineStats(index.entries(), queuedBytes(), alreadyCached(), queueFull(), notAdmitted(), dropped(),
-                offeredBeforeInvalidation(), writer.appended(), writer.reinserted(), writer.sealed(),
-                (long) writer.sealed() * settings.segmentBytes(), writer.reclaimed(),
+                offeredBeforeInvalidation(), appended, writer.reinserted(), sealed,
+                (long) sealed * settings.segmentBytes(), writer.reclaimed(),
                 writer.failedWrites(), writerErrors(), reader.memoryReads(), reader.flashBytesRead(), reader.pairedReads(),
                 reader.timeouts(), readErrors(), refusedRecords(), damagedRecords(), invalidations(), checkpoints(),
-                failedCheckpoints(), last == null ? 0 : last.sequence(), appendedSinceCheckpoint());
+                failedCheckpoints(), last == null ? 0 : last.sequence(), Math.max(0, appended - appendedAtCheckpoint));
     }
 
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */
@@ -577,14 +573,6 @@ public final class CompactEngine implements AutoCloseable {
 
     public long entries() {
         return index.entries();
-    }
-
-    public long hits() {
-        return hits.sum();
-    }
-
-    public long misses() {
-        return misses.sum();
     }
 
     /** Reads that met a record other than the one looked up (or longer than the reader's chunk): misses, never served. */
@@ -649,10 +637,6 @@ public final class CompactEngine implements AutoCloseable {
     /** The index, for tests and benchmarks that fill it directly (only while the writer is idle). */
     CompactChunkIndex index() {
         return index;
-    }
-
-    public long indexBytes() {
-        return index.bytes();
     }
 
     /** Chunks appended since the last durable checkpoint started: what a crash now could lose, at most. */

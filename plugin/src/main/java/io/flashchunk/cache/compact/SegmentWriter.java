@@ -213,8 +213,9 @@ public final class SegmentWriter {
      * brought back: samples are drawn as chunks are appended, and a restart starts without them),
      * from their summaries, one read each; returns whether segments are left to look at. Without
      * samples a recovered segment of dead files' chunks is found only when the order reaches it, so
-     * it would keep live chunks out of flash until then. A segment whose summary cannot be read
-     * stays without samples: it goes in the order's turn, as before. One pass after a start.
+     * it would keep live chunks out of flash until then. A segment whose summary does not check stays
+     * without samples and goes in the order's turn; a device that fails or times out ends the pass.
+     * One pass after a start.
      */
     public boolean sampleRecovered(int max) {
         int drawn = 0;
@@ -225,8 +226,18 @@ public final class SegmentWriter {
                 continue;
             }
             drawn++;
-            SegmentSummary summary = readSummary(segment);
-            for (int i = 0; summary != null && i < summary.count(); i++) {
+            int space = table.space(segment);
+            SegmentSummary summary;
+            try {
+                summary = SegmentSummaries.read(drivers[space], layouts[space], table.index(segment), table.sequence(segment));
+            } catch (RecordMismatchException e) {
+                continue; // a summary that does not check: the segment goes in the order's turn
+            } catch (IOException e) {
+                // A failing or hung device: the pass ends here, so the writer waits one device timeout at most.
+                sampleCursor = table.segments();
+                break;
+            }
+            for (int i = 0; i < summary.count(); i++) {
                 samples.appended(segment, summary.keys()[i]);
             }
             foundDead |= samples.noneLive(segment, liveKey);

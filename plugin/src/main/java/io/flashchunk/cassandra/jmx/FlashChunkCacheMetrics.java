@@ -7,36 +7,29 @@ import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
+import javax.management.AttributeList;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.StandardMBean;
 
 /**
- * The MXBean over one running cache. A scrape reads its attributes one by one; they all come from
- * one snapshot of the cache's statistics, taken at most {@link #SNAPSHOT_NANOS} before, so they agree
- * with each other and a scrape of every attribute costs one snapshot, not one each.
+ * The MXBean over one running cache. A client reading several attributes in one call
+ * ({@code getAttributes}, as JMX exporters and {@code sjk mxdump} do) gets them all from one snapshot
+ * of the cache's statistics: they agree with each other, and the scrape costs one snapshot, not one
+ * per attribute. An attribute read on its own is always current.
  */
 public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     public static final String OBJECT_NAME = "io.flashchunk:type=FlashChunkCache";
-    /** How long a snapshot serves: longer than a scrape of every attribute, shorter than any scrape interval. */
-    static final long SNAPSHOT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final FlashCache cache;
     private final AdapterCounters adapter;
-    private final LongSupplier clock;
-    private CacheStats snapshot;
-    private long snapshotAt;
+    /** The snapshot of the bulk read this thread is serving, if any. */
+    private final ThreadLocal<CacheStats> scrape = new ThreadLocal<>();
 
     public FlashChunkCacheMetrics(FlashCache cache, AdapterCounters adapter) {
-        this(cache, adapter, System::nanoTime);
-    }
-
-    FlashChunkCacheMetrics(FlashCache cache, AdapterCounters adapter, LongSupplier clock) {
         this.cache = cache;
         this.adapter = adapter;
-        this.clock = clock;
     }
 
     /** Registers on the platform MBean server (the one Cassandra's JMX port serves), replacing a stale one. */
@@ -46,18 +39,29 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
         if (server.isRegistered(name)) {
             server.unregisterMBean(name);
         }
-        server.registerMBean(this, name);
+        server.registerMBean(asMBean(), name);
         return name;
     }
 
-    /** The snapshot this scrape reads: the last one if it is recent enough, else a new one. */
-    synchronized CacheStats stats() {
-        long now = clock.getAsLong();
-        if (snapshot == null || now - snapshotAt >= SNAPSHOT_NANOS) {
-            snapshot = cache.stats();
-            snapshotAt = now;
-        }
-        return snapshot;
+    /** This bean as the MBean server sees it: an MXBean whose bulk reads share one snapshot. */
+    StandardMBean asMBean() {
+        return new StandardMBean(this, FlashChunkCacheMXBean.class, true) {
+            @Override
+            public AttributeList getAttributes(String[] attributes) {
+                scrape.set(cache.stats());
+                try {
+                    return super.getAttributes(attributes);
+                } finally {
+                    scrape.remove();
+                }
+            }
+        };
+    }
+
+    /** The snapshot of the bulk read in progress on this thread, or a fresh one. */
+    private CacheStats stats() {
+        CacheStats inScrape = scrape.get();
+        return inScrape != null ? inScrape : cache.stats();
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.flashchunk.cache.compact;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -20,7 +19,7 @@ class CompactPowerCutTest {
         long checkedBack = 0;
         for (long seed = 1; seed <= seeds; seed++) {
             CompactPowerCutSimulation.Result result = CompactPowerCutSimulation.simulate(seed, operations, cuts);
-            assertEquals(cuts, result.cuts());
+            assertTrue(result.chunksServed() > 0, "no cut's image served anything: the simulation tests nothing");
             checkedBack += result.checkedBack();
         }
         assertTrue(checkedBack > 0, "no cut had a durable checkpoint to check: the simulation tests nothing");

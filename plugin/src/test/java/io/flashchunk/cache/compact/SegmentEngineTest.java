@@ -148,6 +148,23 @@ class SegmentEngineTest {
         }
     }
 
+    /** Sampling after a start ends at the first summary the device fails to read: the writer waits one device timeout at most. */
+    @Test
+    void samplingRecoveredSegmentsStopsAtADeviceThatFails() throws Exception {
+        UUID instance = UUID.randomUUID();
+        FaultyDevice device = new FaultyDevice(device("a", 8));
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
+        appendAll(before, 0, 5 * PER_SEGMENT);
+        before.writer.flush();
+        before.checkpointer(instance).checkpoint(CompactEngineFixture.NO_FILES);
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
+        after.recover(instance, () -> 1);
+        int faultsBefore = device.injected();
+        device.failing(FaultyDevice.Op.READ, true);
+        assertFalse(after.writer.sampleRecovered(100), "the pass is over");
+        assertEquals(faultsBefore + 1, device.injected(), "one failed read, not one per segment");
+    }
+
     private static void appendAll(CompactEngineFixture engine, int firstKey, int count) throws Exception {
         for (int i = firstKey; i < firstKey + count; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i);
