@@ -674,10 +674,7 @@ class CompactChunkCacheTest {
         }
         // Flip bytes inside chunk 0's record on the device file (found by its bytes: the engine's
         // addresses are its own).
-        long at = offsetOnDevice(ChunkContent.bytes(10, 0, CHUNK));
-        try (FileChannel channel = FileChannel.open(device, StandardOpenOption.WRITE)) {
-            channel.write(ByteBuffer.wrap(new byte[] {9, 9, 9}), at + 777);
-        }
+        damageOnDevice(ChunkContent.bytes(10, 0, CHUNK), 777);
         assertMiss(again, 0);
         assertEquals(1, cache.stats().engine().damagedRecords(), cache.stats().toString());
         awaitWriter();
@@ -708,10 +705,7 @@ class CompactChunkCacheTest {
         CachedFile file = sstable("damaged-follower-Data.db");
         putAll(file, 12, 2);
         reopenOnFlash();
-        long at = offsetOnDevice(ChunkContent.bytes(12, CHUNK, CHUNK));
-        try (FileChannel channel = FileChannel.open(device, StandardOpenOption.WRITE)) {
-            channel.write(ByteBuffer.wrap(new byte[] {7, 7, 7}), at + 999);
-        }
+        damageOnDevice(ChunkContent.bytes(12, CHUNK, CHUNK), 999);
         CachedFile again = sstable("damaged-follower-Data.db");
         CachedChunk first = assertHitWithFollower(again, 12, 0);
         FollowingChunk follower = first.takeFollower();
@@ -775,6 +769,14 @@ class CompactChunkCacheTest {
                     chunk.release();
                 }
             }
+        }
+    }
+
+    /** Overwrites three bytes {@code at} bytes into the first copy of {@code chunk} in the device file. */
+    private void damageOnDevice(byte[] chunk, int at) throws IOException {
+        long offset = offsetOnDevice(chunk);
+        try (FileChannel channel = FileChannel.open(device, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {9, 9, 9}), offset + at);
         }
     }
 

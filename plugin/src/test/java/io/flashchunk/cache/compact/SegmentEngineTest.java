@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
 import java.nio.ByteBuffer;
 import java.util.Random;
@@ -103,15 +104,21 @@ class SegmentEngineTest {
         }
         engine.writer.flush();
         engine.writer.filesDied();
-        for (int i = 0; i <= PER_SEGMENT; i++) {
-            assertTrue(engine.writer.append(key(2000 + i), chunk(key(2000 + i)))); // fills the last free one, then reclaims
-        }
+        assertTheDeadSegmentGoesFirst(engine, 6 * PER_SEGMENT);
+    }
+
+    /**
+     * Fills the last free segment and one more chunk, so one segment is reclaimed: the one of the dead
+     * file's chunks (keys from 0), while the {@code liveKept} oldest live chunks (keys from 1000) all stay.
+     */
+    private static void assertTheDeadSegmentGoesFirst(CompactEngineFixture engine, int liveKept) throws Exception {
+        appendAll(engine, 5000, PER_SEGMENT + 1);
         assertEquals(1, engine.writer.reclaimed());
         for (int i = 0; i < PER_SEGMENT; i++) {
             assertNull(engine.read(key(i)), "the dead file's segment went first: chunk " + i);
         }
-        for (int i = 0; i < 6 * PER_SEGMENT; i++) {
-            assertEquals(chunk(key(1000 + i)), engine.read(key(1000 + i)), "the live file's chunks all stay: " + i);
+        for (int i = 0; i < liveKept; i++) {
+            assertEquals(chunk(key(1000 + i)), engine.read(key(1000 + i)), "the live file's chunks stay: " + i);
         }
     }
 
@@ -122,47 +129,45 @@ class SegmentEngineTest {
     @Test
     void recoveredSegmentsOfDeadFilesAreFoundOnceSampledAndReclaimedFirst() throws Exception {
         int deadFile = ChunkKeys.fileId(key(0));
-        UUID instance = UUID.randomUUID();
-        var device = device("a", 8);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
         // Oldest first (FIFO): three segments of a live file, then the file that changes, then three more.
-        appendAll(before, 1000, 3 * PER_SEGMENT);
-        appendAll(before, 0, PER_SEGMENT);
-        appendAll(before, 3000, 3 * PER_SEGMENT);
-        before.writer.flush();
-        before.checkpointer(instance).checkpoint(CompactEngineFixture.NO_FILES);
-
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
-                new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), device);
-        after.recover(instance, () -> 1);
+        CompactEngineFixture after = recovered(device("a", 8),
+                new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), before -> {
+                    appendAll(before, 1000, 3 * PER_SEGMENT);
+                    appendAll(before, 0, PER_SEGMENT);
+                    appendAll(before, 3000, 3 * PER_SEGMENT);
+                });
         assertEquals(7 * PER_SEGMENT, after.index.entries());
         assertTrue(after.writer.sampleRecovered(2), "two of seven looked at: more to look at");
         assertFalse(after.writer.sampleRecovered(100), "one pass looks at every segment");
-        appendAll(after, 5000, PER_SEGMENT + 1); // fills the last free segment, then reclaims one
-        assertEquals(1, after.writer.reclaimed());
-        for (int i = 0; i < PER_SEGMENT; i++) {
-            assertNull(after.read(key(i)), "the dead file's segment went first: chunk " + i);
-        }
-        for (int i = 0; i < 3 * PER_SEGMENT; i++) {
-            assertEquals(chunk(key(1000 + i)), after.read(key(1000 + i)), "the order's first stays: chunk " + i);
-        }
+        assertTheDeadSegmentGoesFirst(after, 3 * PER_SEGMENT); // the order's first stays
     }
 
     /** Sampling after a start ends at the first summary the device fails to read: the writer waits one device timeout at most. */
     @Test
     void samplingRecoveredSegmentsStopsAtADeviceThatFails() throws Exception {
-        UUID instance = UUID.randomUUID();
         FaultyDevice device = new FaultyDevice(device("a", 8));
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
-        appendAll(before, 0, 5 * PER_SEGMENT);
-        before.writer.flush();
-        before.checkpointer(instance).checkpoint(CompactEngineFixture.NO_FILES);
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
-        after.recover(instance, () -> 1);
+        CompactEngineFixture after = recovered(device, WriterPolicy.NONE, before -> appendAll(before, 0, 5 * PER_SEGMENT));
         int faultsBefore = device.injected();
         device.failing(FaultyDevice.Op.READ, true);
         assertFalse(after.writer.sampleRecovered(100), "the pass is over");
         assertEquals(faultsBefore + 1, device.injected(), "one failed read, not one per segment");
+    }
+
+    /** What a test writes before the checkpoint its restart recovers from. */
+    private interface Fill {
+        void into(CompactEngineFixture engine) throws Exception;
+    }
+
+    /** A fresh engine of {@code policy} recovered from a checkpoint of what {@code fill} wrote on {@code device}. */
+    private static CompactEngineFixture recovered(BlockDevice device, WriterPolicy policy, Fill fill) throws Exception {
+        UUID instance = UUID.randomUUID();
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
+        fill.into(before);
+        before.writer.flush();
+        before.checkpointer(instance).checkpoint(CompactEngineFixture.NO_FILES);
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, policy, device);
+        after.recover(instance, () -> 1);
+        return after;
     }
 
     private static void appendAll(CompactEngineFixture engine, int firstKey, int count) throws Exception {
