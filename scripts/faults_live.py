@@ -46,7 +46,10 @@ def cache_block(device, capacity, library, retry_seconds):
         "chunk_cache_class: " + bench_ycsb.CACHE_CLASS, "flash_chunk_cache:", "  strict: true", "  devices:",
         f"    - path: {device}", f"      capacity: {capacity}", "      engine: capi", f"      capi_library: {library}",
         # the last checkpoint at shutdown may meet a device that was hung minutes ago: keep that wait short
-        "  device_timeout_ms: 10000", f"  slow_device_retry_ms: {retry_seconds * 1000}", ""])
+        "  device_timeout_ms: 10000", f"  slow_device_retry_ms: {retry_seconds * 1000}",
+        # 1 MiB segments: the records' chunks fill several, so hits read the faulty device rather than
+        # the segment still open in memory
+        "  segment_size_mib: 1", ""])
 
 
 def jmx(node):
