@@ -161,7 +161,7 @@ public final class CompactPowerCutSimulation {
             MemoryDevice cutA = new MemoryDevice("a", a.crashImage(a.cutAt(t), random), 8);
             MemoryDevice cutB = new MemoryDevice("b", b.crashImage(b.cutAt(t), random), 8);
             CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, cutA, cutB);
-            after.recover(INSTANCE, () -> 1);
+            CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
             Map<Long, Long> mustComeBack = mustComeBack(checkpoints, t);
             int hits = 0;
             for (int k = 0; k < KEYS; k++) {
@@ -173,7 +173,10 @@ public final class CompactPowerCutSimulation {
                     hits++;
                 }
                 if (mustComeBack.containsKey(key)) {
-                    assertTrue(read != null, where + " was named by the durable checkpoint and did not come back");
+                    assertTrue(read != null, where + " was named by the durable checkpoint and did not come back (at "
+                            + RecordAddress.describe(mustComeBack.get(key)) + "; the index has "
+                            + RecordAddress.describe(after.index.find(key)) + "; recovery restored " + outcome.restoredEntries()
+                            + ", problems " + outcome.problems() + ")");
                     checkedBack++;
                 }
             }
