@@ -553,7 +553,7 @@ public final class CompactEngine implements AutoCloseable {
                 (long) sealed * settings.segmentBytes(), writer.reclaimed(),
                 writer.failedWrites(), writerErrors(), reader.memoryReads(), reader.flashBytesRead(), reader.pairedReads(),
                 reader.timeouts(), readErrors(), refusedRecords(), damagedRecords(), invalidations(), checkpoints(),
-                failedCheckpoints(), last == null ? 0 : last.sequence(), Math.max(0, appended - appendedAtCheckpoint));
+                failedCheckpoints(), last == null ? 0 : last.sequence(), appendedSince(appended));
     }
 
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */
@@ -641,7 +641,12 @@ public final class CompactEngine implements AutoCloseable {
 
     /** Chunks appended since the last durable checkpoint started: what a crash now could lose, at most. */
     public long appendedSinceCheckpoint() {
-        return writer.appended() - appendedAtCheckpoint;
+        return appendedSince(writer.appended());
+    }
+
+    /** Of {@code appended} records, those after the last durable checkpoint began (never below 0 when read racily). */
+    private long appendedSince(long appended) {
+        return Math.max(0, appended - appendedAtCheckpoint);
     }
 
     public long checkpoints() {

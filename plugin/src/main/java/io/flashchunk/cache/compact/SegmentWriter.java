@@ -226,10 +226,9 @@ public final class SegmentWriter {
                 continue;
             }
             drawn++;
-            int space = table.space(segment);
             SegmentSummary summary;
             try {
-                summary = SegmentSummaries.read(drivers[space], layouts[space], table.index(segment), table.sequence(segment));
+                summary = summaryOf(segment);
             } catch (RecordMismatchException e) {
                 continue; // a summary that does not check: the segment goes in the order's turn
             } catch (IOException e) {
@@ -237,9 +236,7 @@ public final class SegmentWriter {
                 sampleCursor = table.segments();
                 break;
             }
-            for (int i = 0; i < summary.count(); i++) {
-                samples.appended(segment, summary.keys()[i]);
-            }
+            sampleFrom(segment, summary);
             foundDead |= samples.noneLive(segment, liveKey);
         }
         if (foundDead) {
@@ -336,8 +333,8 @@ public final class SegmentWriter {
         if (next != -1 && samples.of(next).length == 0 && table.state(next) == SegmentState.DURABLE) {
             // Recovered segments have no samples yet: draw them from the segment's summary.
             SegmentSummary summary = readSummary(next);
-            for (int i = 0; summary != null && i < summary.count(); i++) {
-                samples.appended(next, summary.keys()[i]);
+            if (summary != null) {
+                sampleFrom(next, summary);
             }
         }
         admission.victims(next == -1 ? new long[0] : samples.of(next));
@@ -631,12 +628,24 @@ public final class SegmentWriter {
     }
 
     /** The summary at the end of a durable segment, or null when it cannot be read or checked. */
+    /** The summary of the segment's current use, or null if it cannot be read or does not check. */
     private SegmentSummary readSummary(int segment) {
-        int space = table.space(segment);
         try {
-            return SegmentSummaries.read(drivers[space], layouts[space], table.index(segment), table.sequence(segment));
+            return summaryOf(segment);
         } catch (IOException | RecordMismatchException e) {
             return null;
+        }
+    }
+
+    private SegmentSummary summaryOf(int segment) throws IOException, RecordMismatchException {
+        int space = table.space(segment);
+        return SegmentSummaries.read(drivers[space], layouts[space], table.index(segment), table.sequence(segment));
+    }
+
+    /** Samples of a segment that has none (a recovered one), drawn from its summary's keys. */
+    private void sampleFrom(int segment, SegmentSummary summary) {
+        for (int i = 0; i < summary.count(); i++) {
+            samples.appended(segment, summary.keys()[i]);
         }
     }
 }
