@@ -6,7 +6,9 @@
 # history are recovered and checked (no wrong byte, no entry pointing at another record, no chunk
 # restored twice, nothing the durable checkpoint named lost). One JSON line per seed in
 # docs/results/power-cut-<UTC time>/raw.jsonl (or --out DIR) and a summary in summary.md.
-# Usage: scripts/sim-power-cut.sh [--seeds 10] [--cuts 1000] [--operations 4000] [--first-seed 1] [--out DIR]
+# --late-us N: each device write completes up to N microseconds late (other interleavings of device
+# completions and the engine's steps; 3000 found what prompt completions hid).
+# Usage: scripts/sim-power-cut.sh [--seeds 10] [--cuts 1000] [--operations 4000] [--first-seed 1] [--late-us 0] [--out DIR]
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -15,8 +17,8 @@ args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
-    --seeds|--cuts|--operations|--first-seed) args+=("$1" "$2"); shift 2 ;;
-    *) echo "unknown option: $1 (use --seeds, --cuts, --operations, --first-seed, --out)" >&2; exit 2 ;;
+    --seeds|--cuts|--operations|--first-seed|--late-us) args+=("$1" "$2"); shift 2 ;;
+    *) echo "unknown option: $1 (use --seeds, --cuts, --operations, --first-seed, --late-us, --out)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"

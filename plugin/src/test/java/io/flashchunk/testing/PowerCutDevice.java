@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * An in-memory device with a volatile write cache, for the power-cut simulator. It works as a device
@@ -31,11 +32,13 @@ public final class PowerCutDevice implements BlockDevice {
     private final byte[] base;
     private final MemoryDevice device;
     private final List<Write> writes = new ArrayList<>();
-    // Per event, in order: the writes recorded so far and the writes made durable so far.
     // Per event, in order: the writes recorded so far, the writes made durable so far, its time.
     private final List<long[]> events = new ArrayList<>();
     private final AtomicLong timeline;
     private int durableWrites;
+    // Used only on the device's one completion thread.
+    private SplittableRandom lateness;
+    private volatile long maxLatenessNanos;
 
     private PowerCutDevice(String path, byte[] image, int queueDepth, AtomicLong timeline) {
         this.base = image.clone();
@@ -56,7 +59,25 @@ public final class PowerCutDevice implements BlockDevice {
         return of(path, new byte[Math.toIntExact(capacityBlocks * BLOCK_SIZE)], queueDepth, timeline);
     }
 
-    private synchronized void written(long lba, byte[] bytes) {
+    /**
+     * From now on each write completes up to {@code maxNanos} later than it would, by {@code seed}'s
+     * draw: where the caller's steps fall between completions decides what each cut point holds, so
+     * late completions reach histories that prompt ones do not (a long simulation run's option).
+     */
+    public void completeLate(long maxNanos, long seed) {
+        lateness = new SplittableRandom(seed);
+        maxLatenessNanos = maxNanos;
+    }
+
+    private void written(long lba, byte[] bytes) {
+        long late = maxLatenessNanos;
+        if (late > 0) {
+            LockSupport.parkNanos(lateness.nextLong(late));
+        }
+        record(lba, bytes);
+    }
+
+    private synchronized void record(long lba, byte[] bytes) {
         writes.add(new Write(lba, bytes));
         events.add(new long[] {writes.size(), durableWrites, timeline.getAndIncrement()});
     }

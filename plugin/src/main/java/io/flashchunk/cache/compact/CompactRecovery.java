@@ -8,6 +8,7 @@ import io.flashchunk.cache.index.FileIdentity;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,10 +23,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Brings the compact engine back from its checkpoints at start, before the writer or any reader
- * runs: for each address space the newest checkpoint that passes every check (the other area when
- * the newest fails), its slots streamed straight into the index and its segments made durable again
- * in the segment table and the reclaim order. There is no table of recovered entries and no
- * background mover: when this returns, the cache is as the checkpoints left it.
+ * runs: every address space from the newest checkpoint that all of them hold and that passes every
+ * check (each space its own newest that does, when they share none), its slots streamed straight into
+ * the index and its segments made durable again in the segment table and the reclaim order. There is
+ * no table of recovered entries and no background mover: when this returns, the cache is as the
+ * checkpoints left it.
  *
  * <p>What is trusted: a header only through its checksum, instance, space and geometry; a body only
  * through its checksum (slots restored before a bad checksum is found are taken out again); a slot
@@ -43,7 +45,8 @@ public final class CompactRecovery {
     private static final int PIECE_BYTES = 4 << 20;
 
     /**
-     * What recovery found: per space the sequences its areas hold (0 = none valid), the files the
+     * What recovery found: per space the sequences its areas hold (0 = none valid, or newer than the
+     * one the space was restored from: the next checkpoint goes there), the files the
      * checkpoints name (an id two checkpoints disagree on is left out), the next file id to give,
      * the slots restored and left out, every reason a checkpoint area or file was not used (each
      * also logged as a warning), and per space the area recovered from (0 = A, 1 = B, -1 = none).
@@ -88,33 +91,42 @@ public final class CompactRecovery {
         long highestSeen = 0;
         List<String> problems = new ArrayList<>();
         int[] loadedAreas = new int[spaces];
-        java.util.Arrays.fill(loadedAreas, -1);
-        // The checkpoint the spaces restored so far came from (0: none yet). An exact copy is one
-        // snapshot of the index: it goes back without a duplicate check only among spaces of that one.
-        long restoredSequence = 0;
+        Arrays.fill(loadedAreas, -1);
+        SpaceRecovery[] recoveries = new SpaceRecovery[spaces];
         for (int s = 0; s < spaces; s++) {
-            SpaceRecovery space = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index,
-                    pieceBytes, problems);
-            SpaceRecovery.Loaded loaded = space.load(areaSequences[s], restoredSequence);
-            highestSeen = Math.max(highestSeen, space.highestSeen);
-            if (loaded == null) {
+            recoveries[s] = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index, pieceBytes,
+                    problems);
+            recoveries[s].readHeaders(areaSequences[s]);
+            highestSeen = Math.max(highestSeen, recoveries[s].highestSeen);
+        }
+        SpaceRecovery.Loaded[] loaded = loadOneCheckpoint(recoveries, areaSequences);
+        if (loaded == null) {
+            loaded = loadEachNewest(recoveries, areaSequences);
+        }
+        for (int s = 0; s < spaces; s++) {
+            if (loaded[s] == null) {
                 continue;
             }
-            loadedAreas[s] = loaded.area();
-            restoredSequence = restoredSequence == 0 ? loaded.header().sequence() : restoredSequence;
-            for (int i = 0; i < loaded.segmentSequences().length; i++) {
-                named[table.segment(s, i)] = loaded.segmentSequences()[i];
+            loadedAreas[s] = loaded[s].area();
+            // A newer checkpoint this space was not restored from describes flash as this run will not
+            // leave it: the next checkpoint overwrites it, and keeps the one restored from.
+            int other = 1 - loaded[s].area();
+            if (areaSequences[s][other] > loaded[s].header().sequence()) {
+                areaSequences[s][other] = 0;
             }
-            for (Map.Entry<Integer, FileIdentity> file : loaded.files().entrySet()) {
+            for (int i = 0; i < loaded[s].segmentSequences().length; i++) {
+                named[table.segment(s, i)] = loaded[s].segmentSequences()[i];
+            }
+            for (Map.Entry<Integer, FileIdentity> file : loaded[s].files().entrySet()) {
                 FileIdentity before = files.putIfAbsent(file.getKey(), file.getValue());
                 if (before != null && !before.equals(file.getValue())) {
                     disputed.add(file.getKey());
                 }
             }
-            nextFileId = Math.max(nextFileId, loaded.header().nextFileId());
-            nextSegmentSequence = Math.max(nextSegmentSequence, loaded.header().nextSegmentSequence());
-            restored += loaded.restored();
-            skipped += loaded.skipped();
+            nextFileId = Math.max(nextFileId, loaded[s].header().nextFileId());
+            nextSegmentSequence = Math.max(nextSegmentSequence, loaded[s].header().nextSegmentSequence());
+            restored += loaded[s].restored();
+            skipped += loaded[s].skipped();
         }
         for (int id : disputed) {
             problem(problems, "checkpoints disagree on file id " + id + "; its cached chunks are not used");
@@ -132,6 +144,75 @@ public final class CompactRecovery {
         table.continueSequencesFrom(Math.max(nextSegmentSequence, clockMillis.getAsLong() << 20));
         return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size(),
                 highestSeen, List.copyOf(problems), loadedAreas);
+    }
+
+    /**
+     * Every space from one checkpoint, the newest that every space holds whole: one moment of the
+     * index, so each slot goes back into the bucket it was copied from and no chunk comes back twice
+     * or is crowded out by another moment's entries (a crash between two spaces' headers leaves one
+     * space a checkpoint newer than the other's). A body that fails takes its area out and the next
+     * common checkpoint is tried; null when the spaces share none that loads.
+     */
+    private static SpaceRecovery.Loaded[] loadOneCheckpoint(SpaceRecovery[] recoveries, long[][] areaSequences) {
+        for (long common = newestCommon(areaSequences); common != 0; common = newestCommon(areaSequences)) {
+            SpaceRecovery.Loaded[] loaded = new SpaceRecovery.Loaded[recoveries.length];
+            int s = 0;
+            while (s < recoveries.length) {
+                int area = areaSequences[s][0] == common ? 0 : 1;
+                loaded[s] = recoveries[s].loadArea(area, areaSequences[s], common);
+                if (loaded[s] == null) {
+                    break;
+                }
+                s++;
+            }
+            if (s == recoveries.length) {
+                return loaded;
+            }
+            for (int done = 0; done < s; done++) {
+                recoveries[done].unload(); // the failed space took its own entries out already
+            }
+        }
+        return null;
+    }
+
+    /** The highest checkpoint sequence that some area of every space holds, 0 when there is none. */
+    private static long newestCommon(long[][] areaSequences) {
+        long best = 0;
+        for (long candidate : areaSequences[0]) {
+            boolean everywhere = candidate > best;
+            for (int s = 1; s < areaSequences.length && everywhere; s++) {
+                everywhere = areaSequences[s][0] == candidate || areaSequences[s][1] == candidate;
+            }
+            if (everywhere) {
+                best = candidate;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Each space from its newest checkpoint that loads, when the spaces share none (an area damaged):
+     * later spaces go back with a duplicate check, since another checkpoint's entries already in the
+     * index may hold their keys elsewhere, and a chunk may find both its buckets taken.
+     */
+    private static SpaceRecovery.Loaded[] loadEachNewest(SpaceRecovery[] recoveries, long[][] areaSequences) {
+        SpaceRecovery.Loaded[] loaded = new SpaceRecovery.Loaded[recoveries.length];
+        // The checkpoint the spaces restored so far came from (0: none yet). An exact copy is one
+        // snapshot of the index: it goes back without a duplicate check only among spaces of that one.
+        long restoredSequence = 0;
+        for (int s = 0; s < recoveries.length; s++) {
+            long[] sequences = areaSequences[s];
+            int newer = sequences[0] >= sequences[1] ? 0 : 1;
+            for (int area : new int[] {newer, 1 - newer}) {
+                if (loaded[s] == null && sequences[area] != 0) {
+                    loaded[s] = recoveries[s].loadArea(area, sequences, restoredSequence);
+                }
+            }
+            if (loaded[s] != null && restoredSequence == 0) {
+                restoredSequence = loaded[s].header().sequence();
+            }
+        }
+        return loaded;
     }
 
     /**
@@ -182,6 +263,7 @@ public final class CompactRecovery {
         private final CompactChunkIndex index;
         private final int pieceBytes;
         private final List<String> problems;
+        private final CompactCheckpointHeader[] headers = new CompactCheckpointHeader[2];
         /** The highest sequence of a header that decoded, whether or not its body was then valid. */
         long highestSeen;
 
@@ -203,41 +285,49 @@ public final class CompactRecovery {
         }
 
         /**
-         * Loads the newest valid checkpoint, recording each area's sequence; null when none is valid.
-         * {@code restoredSequence}: the checkpoint earlier spaces were restored from, 0 when none was.
+         * Reads both areas' headers, recording each area's sequence (0 = none valid). Two areas of one
+         * sequence are both ignored: sequences are never reused, so neither can be trusted over the other.
          */
-        Loaded load(long[] sequences, long restoredSequence) {
-            CompactCheckpointHeader[] headers = new CompactCheckpointHeader[2];
+        void readHeaders(long[] sequences) {
             for (int area = 0; area < 2; area++) {
                 headers[area] = header(area);
                 sequences[area] = headers[area] == null ? 0 : headers[area].sequence();
                 highestSeen = Math.max(highestSeen, sequences[area]);
             }
             if (sequences[0] != 0 && sequences[0] == sequences[1]) {
-                // Sequences are never reused: neither area can be trusted over the other.
                 problem(problems, "ignoring both checkpoint areas of " + driver.path() + ": each holds checkpoint "
                         + sequences[0] + "; this space starts empty");
                 sequences[0] = 0;
                 sequences[1] = 0;
+                headers[0] = null;
+                headers[1] = null;
+            }
+        }
+
+        /**
+         * Loads the body of {@code area} into the index, or returns null (its sequence set to 0 and the
+         * reason kept) when it fails. {@code restoredSequence}: the checkpoint other spaces were
+         * restored from, 0 when none was.
+         */
+        Loaded loadArea(int area, long[] sequences, long restoredSequence) {
+            try {
+                Loaded loaded = body(area, headers[area], restoredSequence);
+                LOG.info("flash cache: {} recovers checkpoint {} ({} entries restored, {} left out, {} files)",
+                        driver.path(), headers[area].sequence(), loaded.restored(), loaded.skipped(),
+                        loaded.files().size());
+                return loaded;
+            } catch (CheckpointFormatException e) {
+                sequences[area] = 0;
+                headers[area] = null;
+                problem(problems, "ignoring " + e.getMessage());
                 return null;
             }
-            int newer = sequences[0] >= sequences[1] ? 0 : 1;
-            for (int area : new int[] {newer, 1 - newer}) {
-                if (headers[area] == null) {
-                    continue;
-                }
-                try {
-                    Loaded loaded = body(area, headers[area], restoredSequence);
-                    LOG.info("flash cache: {} recovers checkpoint {} ({} entries restored, {} left out, {} files)",
-                            driver.path(), headers[area].sequence(), loaded.restored(), loaded.skipped(),
-                            loaded.files().size());
-                    return loaded;
-                } catch (CheckpointFormatException e) {
-                    sequences[area] = 0;
-                    problem(problems, "ignoring " + e.getMessage());
-                }
-            }
-            return null;
+        }
+
+        /** Takes this space's entries out of the index again. */
+        void unload() {
+            SegmentLayout inSpace = layout;
+            index.removeIf(address -> RecordAddress.space(address) == space && inSpace.contains(address));
         }
 
         /** The area's header if it is a checkpoint of this cache and space with this geometry, else null (logged). */
@@ -302,8 +392,7 @@ public final class CompactRecovery {
                 }
                 return new Loaded(area, header, files, segmentSequences, counts[0], counts[1]);
             } catch (CheckpointFormatException | RuntimeException e) {
-                SegmentLayout inSpace = layout;
-                index.removeIf(address -> RecordAddress.space(address) == space && inSpace.contains(address));
+                unload();
                 if (e instanceof CheckpointFormatException format) {
                     throw format;
                 }

@@ -41,10 +41,15 @@ class CompactCheckpointTest {
 
     /** Flips one byte of the body in checkpoint area B of {@code device}: its checksum no longer holds. */
     private static void damageBodyOfAreaB(MemoryDevice device) throws Exception {
+        damageBody(device, 1);
+    }
+
+    /** Flips one byte of the body in checkpoint {@code area} (0 = A) of {@code device}. */
+    private static void damageBody(MemoryDevice device, int area) throws Exception {
         ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
-        device.read(AREAS.start(1) + 1, block).get();
+        device.read(AREAS.start(area) + 1, block).get();
         block.put(100, (byte) (block.get(100) ^ 1));
-        device.write(AREAS.start(1) + 1, block.clear()).get();
+        device.write(AREAS.start(area) + 1, block.clear()).get();
     }
 
     /** A fresh engine over the same devices, recovered from their checkpoints. */
@@ -232,7 +237,7 @@ class CompactCheckpointTest {
     }
 
     @Test
-    void aCorruptNewestBodyFallsBackToTheOlderArea() throws Exception {
+    void aCorruptNewestBodyFallsBackToTheCheckpointEverySpaceHolds() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
         CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
@@ -245,17 +250,25 @@ class CompactCheckpointTest {
         checkpointer.checkpoint(NO_FILES);
         long[][] sequences = checkpointer.areaSequences();
         assertArrayEquals(new long[] {1, 2}, sequences[0]);
-        damageBodyOfAreaB(a); // space 0's newest
+        damageBodyOfAreaB(a); // space 0's newest: as a crash between the two spaces' checkpoints leaves it
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        assertArrayEquals(new int[] {0, 0}, outcome.loadedAreas(), "both spaces from checkpoint 1, in area A");
         assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[0], "space 0 falls back to checkpoint 1");
-        assertArrayEquals(new long[] {1, 2}, outcome.areaSequences()[1]);
-        long spaceZeroAtFirst = firstEntries / 2;
-        assertEquals(spaceZeroAtFirst + 4 * PER_SEGMENT, outcome.restoredEntries(),
-                "space 0's entries of checkpoint 1 and space 1's of checkpoint 2");
+        assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[1],
+                "space 1's checkpoint 2 is not built on: the next checkpoint goes there");
+        assertEquals(firstEntries, outcome.restoredEntries(), "checkpoint 1's entries, every one");
+        assertEquals(0, outcome.skippedEntries());
         assertEquals(outcome.restoredEntries(), after.index.entries(), "nothing of the corrupt body stays in the index");
         assertEquals(outcome.restoredEntries(), hits(after, 8 * PER_SEGMENT));
+
+        // The next checkpoint keeps the one restored from in each space and replaces the other.
+        CompactCheckpointer next = after.checkpointer(INSTANCE, outcome, () -> 1);
+        long third = next.checkpoint(NO_FILES).sequence();
+        assertTrue(third > 2, "sequences are never reused: " + third);
+        assertArrayEquals(new long[] {1, third}, next.areaSequences()[0]);
+        assertArrayEquals(new long[] {1, third}, next.areaSequences()[1]);
     }
 
     /** Rewrites the header of {@code area} as {@code change} makes it from the one there (encoding reseals its checksum). */
@@ -316,10 +329,12 @@ class CompactCheckpointTest {
         assertEquals(2 * PER_SEGMENT, hits(after, 2 * PER_SEGMENT));
     }
 
-    @Test
-    void spacesRestoredFromTwoCheckpointsHoldEachChunkOnce() throws Exception {
-        MemoryDevice a = device("a", 6);
-        MemoryDevice b = device("b", 6);
+    /**
+     * Two checkpoints, the second after space 1's first segment was written again into space 0;
+     * {@code damage} then takes areas out before a restart.
+     */
+    private static CompactRecovery.Outcome movedThenRestarted(MemoryDevice a, MemoryDevice b, Damage damage,
+                                                              CompactEngineFixture[] after) throws Exception {
         CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 4 * PER_SEGMENT); // segments in turn: space 0, 1, 0, 1
@@ -334,18 +349,51 @@ class CompactCheckpointTest {
         before.writer.flush();
         checkpointer.checkpoint(NO_FILES);
         assertArrayEquals(new long[] {1, 2}, checkpointer.areaSequences()[1]);
-        // Space 1's newest body is damaged: it comes back from checkpoint 1, space 0 from checkpoint 2,
-        // each an exact copy of its own moment, and the moved chunks are in both.
-        damageBodyOfAreaB(b);
+        damage.apply();
+        after[0] = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        return after[0].recover(INSTANCE, () -> 1);
+    }
 
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
-        assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[1], "space 1 falls back to checkpoint 1");
-        assertEquals(4 * PER_SEGMENT, after.index.entries(), "each chunk once, though two checkpoints hold some");
-        assertEquals(PER_SEGMENT, outcome.skippedEntries(), "the moved chunks' older entries");
-        assertEquals(4 * PER_SEGMENT, hits(after, 4 * PER_SEGMENT));
+    @FunctionalInterface
+    private interface Damage {
+        void apply() throws Exception;
+    }
+
+    @Test
+    void spacesSharingACheckpointComeBackFromItAsOneMoment() throws Exception {
+        MemoryDevice a = device("a", 6);
+        MemoryDevice b = device("b", 6);
+        CompactEngineFixture[] after = new CompactEngineFixture[1];
+        // Space 1's newest body is damaged: both spaces hold checkpoint 1, so both come back from it,
+        // space 0 too, though its checkpoint 2 is whole: the moved chunks where checkpoint 1 saw them.
+        CompactRecovery.Outcome outcome = movedThenRestarted(a, b, () -> damageBodyOfAreaB(b), after);
+        assertArrayEquals(new int[] {0, 0}, outcome.loadedAreas());
+        assertEquals(4 * PER_SEGMENT, after[0].index.entries());
+        assertEquals(0, outcome.skippedEntries(), "one moment of the index: nothing to leave out");
+        assertEquals(4 * PER_SEGMENT, hits(after[0], 4 * PER_SEGMENT));
         for (int i = PER_SEGMENT; i < 2 * PER_SEGMENT; i++) {
-            assertEquals(0, RecordAddress.space(after.index.find(key(i))), "chunk " + i + " where it was last written");
+            assertEquals(1, RecordAddress.space(after[0].index.find(key(i))), "chunk " + i + " as checkpoint 1 saw it");
+        }
+    }
+
+    @Test
+    void spacesWithNoCheckpointInCommonHoldEachChunkOnce() throws Exception {
+        MemoryDevice a = device("a", 6);
+        MemoryDevice b = device("b", 6);
+        CompactEngineFixture[] after = new CompactEngineFixture[1];
+        // Space 0 keeps only checkpoint 2, space 1 only checkpoint 1: each its own, an exact copy of
+        // its own moment, and the moved chunks are in both.
+        CompactRecovery.Outcome outcome = movedThenRestarted(a, b, () -> {
+            damageBody(a, 0);
+            damageBodyOfAreaB(b);
+        }, after);
+        assertArrayEquals(new int[] {1, 0}, outcome.loadedAreas(), "space 0 from checkpoint 2, space 1 from 1");
+        assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[1], "space 1 falls back to checkpoint 1");
+        assertEquals(4 * PER_SEGMENT, after[0].index.entries(), "each chunk once, though two checkpoints hold some");
+        assertEquals(PER_SEGMENT, outcome.skippedEntries(), "the moved chunks' older entries");
+        assertEquals(4 * PER_SEGMENT, hits(after[0], 4 * PER_SEGMENT));
+        for (int i = PER_SEGMENT; i < 2 * PER_SEGMENT; i++) {
+            assertEquals(0, RecordAddress.space(after[0].index.find(key(i))), "chunk " + i + " where it was last written");
         }
     }
 

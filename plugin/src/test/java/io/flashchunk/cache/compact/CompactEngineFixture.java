@@ -120,6 +120,12 @@ final class CompactEngineFixture {
         return new CompactCheckpointer(table, index, layouts, drivers, areas(), instance, areaSequences, 0, clockMillis);
     }
 
+    /** A checkpointer of this engine after {@code recovered}, as the engine makes one. */
+    CompactCheckpointer checkpointer(UUID instance, CompactRecovery.Outcome recovered, LongSupplier clockMillis) {
+        return new CompactCheckpointer(table, index, layouts, drivers, areas(), instance, recovered.areaSequences(),
+                recovered.highestSequenceSeen(), clockMillis);
+    }
+
     /** A checkpointer of this engine on devices with no checkpoint yet. */
     CompactCheckpointer checkpointer(UUID instance) {
         return checkpointer(instance, new long[drivers.length][2], () -> 0);

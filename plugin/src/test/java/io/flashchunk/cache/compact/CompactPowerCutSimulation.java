@@ -53,13 +53,15 @@ public final class CompactPowerCutSimulation {
 
     /**
      * Runs seeds and prints one JSON line each; exits 1 at the first broken promise (its message on
-     * stderr). Arguments: --seeds N, --cuts N, --operations N, --first-seed N.
+     * stderr). Arguments: --seeds N, --cuts N, --operations N, --first-seed N, --late-us N (each device
+     * write completes up to N microseconds late: other interleavings of completions and steps).
      */
     public static void main(String[] args) {
         int seeds = 10;
         int cuts = 1000;
         int operations = 4000;
         long firstSeed = 1;
+        long lateMicros = 0;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(args[i] + " needs a value");
@@ -69,15 +71,16 @@ public final class CompactPowerCutSimulation {
                 case "--cuts" -> cuts = Integer.parseInt(args[i + 1]);
                 case "--operations" -> operations = Integer.parseInt(args[i + 1]);
                 case "--first-seed" -> firstSeed = Long.parseLong(args[i + 1]);
+                case "--late-us" -> lateMicros = Long.parseLong(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (use --seeds, --cuts, --operations, --first-seed)");
+                        + " (use --seeds, --cuts, --operations, --first-seed, --late-us)");
             }
         }
         for (long seed = firstSeed; seed < firstSeed + seeds; seed++) {
             long start = System.nanoTime();
             Result r;
             try {
-                r = simulate(seed, operations, cuts);
+                r = simulate(seed, operations, cuts, TimeUnit.MICROSECONDS.toNanos(lateMicros));
             } catch (Exception | AssertionError e) {
                 System.out.printf(Locale.ROOT, "{\"seed\": %d, \"operations\": %d, \"cuts\": %d, \"problems\": 1}%n",
                         seed, operations, cuts);
@@ -96,12 +99,17 @@ public final class CompactPowerCutSimulation {
         }
     }
 
-    static Result simulate(long seed, int operations, int cuts) throws Exception {
+    /** One seed's history and cuts; {@code maxLateNanos}: how late device writes may complete (0: at once). */
+    static Result simulate(long seed, int operations, int cuts, long maxLateNanos) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
         AtomicLong timeline = new AtomicLong();
         long blocks = (FIRST_BYTE + (long) SEGMENTS * SEGMENT_BYTES) / BlockDevice.BLOCK_SIZE;
         PowerCutDevice a = PowerCutDevice.blank("a", blocks, 8, timeline);
         PowerCutDevice b = PowerCutDevice.blank("b", blocks, 8, timeline);
+        if (maxLateNanos > 0) {
+            a.completeLate(maxLateNanos, seed);
+            b.completeLate(maxLateNanos, ~seed);
+        }
         // Device a runs a burst of appends inside a checkpoint's body write when armed: the writer
         // going on after the index was copied, reclaiming segments the checkpoint names.
         FaultyDevice faultyA = new FaultyDevice(a);
