@@ -48,6 +48,7 @@ import java.util.Set;
  * @param reinsertPercent        share of a reclaimed segment its chunks read since they were
  *                               written may fill again
  * @param admissionSketchCounters counters per cached chunk in the admission sketch's rows
+ * @param admissionDoorkeeperBits bits per cached chunk of the doorkeeper in front of the sketch (0: none)
  */
 public record CacheConfig(
         List<DeviceSpec> devices,
@@ -66,7 +67,8 @@ public record CacheConfig(
         int segmentBytes,
         int expectedChunkBytes,
         double reinsertPercent,
-        int admissionSketchCounters) {
+        int admissionSketchCounters,
+        int admissionDoorkeeperBits) {
 
     /** Segments: at least this size (a chunk's record must fit), at most {@link #MAX_SEGMENT_BYTES}. */
     public static final int MIN_SEGMENT_BYTES = 1 << 20;
@@ -127,6 +129,9 @@ public record CacheConfig(
         if (admissionSketchCounters < 1 || admissionSketchCounters > 16) {
             throw new IllegalArgumentException("admission_sketch_counters: must be 1..16, got " + admissionSketchCounters);
         }
+        if (admissionDoorkeeperBits < 0 || admissionDoorkeeperBits > 64) {
+            throw new IllegalArgumentException("admission_doorkeeper_bits: must be 0..64, got " + admissionDoorkeeperBits);
+        }
         return this;
     }
 
@@ -161,6 +166,7 @@ public record CacheConfig(
         private int expectedChunkBytes = 16 << 10;
         private double reinsertPercent = 4.5;
         private int admissionSketchCounters = 1;
+        private int admissionDoorkeeperBits = 8;
 
         public Builder device(DeviceSpec device) {
             devices.add(device);
@@ -247,11 +253,16 @@ public record CacheConfig(
             return this;
         }
 
+        public Builder admissionDoorkeeperBits(int bits) {
+            this.admissionDoorkeeperBits = bits;
+            return this;
+        }
+
         public CacheConfig build() {
             return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
                     dramTierBytes, overflowRead, checkpointIntervalMillis, checkpointChangePercent, strict,
                     deviceTimeoutMillis, slowReadMillis, slowDeviceRetryMillis, segmentBytes, expectedChunkBytes,
-                    reinsertPercent, admissionSketchCounters).validate();
+                    reinsertPercent, admissionSketchCounters, admissionDoorkeeperBits).validate();
         }
     }
 }

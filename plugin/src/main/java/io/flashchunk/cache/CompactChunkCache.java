@@ -115,7 +115,8 @@ public final class CompactChunkCache implements FlashCache {
         int every = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
                 config.checkpointChangePercent() == 0 ? segments : (long) (segments * config.checkpointChangePercent() / 100)));
         return new CompactEngine.Settings(config.segmentBytes(), config.expectedChunkBytes(),
-                config.reinsertPercent() / 100, config.admissionSketchCounters(), config.queueBytes(), every,
+                config.reinsertPercent() / 100, config.admissionSketchCounters(), config.admissionDoorkeeperBits(),
+                config.queueBytes(), every,
                 config.checkpointIntervalMillis(),
                 config.strict(), config.devices().stream().map(DeviceSpec::forceFormat).toList());
     }

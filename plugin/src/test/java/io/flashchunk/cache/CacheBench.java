@@ -80,6 +80,10 @@ public final class CacheBench {
                 description = "admission sketch counters a row per chunk (1: 2 bytes a chunk; 0: no sketch)")
         int sketchCounters;
 
+        @Option(names = "--doorkeeper-bits", defaultValue = "8",
+                description = "bits a chunk of the sketch's doorkeeper (8: 1 byte a chunk, the default; 0: none)")
+        int doorkeeperBits;
+
         @Override
         public Integer call() throws Exception {
             int segmentBytes = segmentMib << 20;
@@ -93,7 +97,8 @@ public final class CacheBench {
             var table = new io.flashchunk.cache.compact.SegmentTable(segments);
             var order = new io.flashchunk.cache.compact.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.compact.CompactChunkIndex(entries);
-            var admission = sketchCounters > 0 ? new io.flashchunk.cache.compact.VictimAdmission(entries, sketchCounters) : null;
+            var admission = sketchCounters > 0 ? new io.flashchunk.cache.compact.VictimAdmission(entries, sketchCounters,
+                    doorkeeperBits, key -> true) : null;
             var samples = new io.flashchunk.cache.compact.VictimSamples(segments);
             List<CachedFile> cachedFiles = new ArrayList<>();
             for (int f = 0; f < files; f++) {

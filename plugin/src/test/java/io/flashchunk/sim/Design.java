@@ -51,6 +51,12 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
                         + "(4-byte sketch)",
                         b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 2))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(2-byte sketch, 8-bit doorkeeper)", b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED,
+                        new VictimFrequencyAdmission(b / chunkBytes, 1, 8))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(2-byte sketch, 4-bit doorkeeper)", b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED,
+                        new VictimFrequencyAdmission(b / chunkBytes, 1, 4))),
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 10%, admit if read more than a victim",
                         b -> tinyLfu(b, segmentBytes, 1, MID_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 4))),
                 new Design("segments W-TinyLFU, reinsert chunks hit twice, admit if read more than a victim", b ->

@@ -11,7 +11,11 @@ final class VictimFrequencyAdmission implements Admission {
     private final FrequencySketch sketch;
 
     VictimFrequencyAdmission(long keys, int countersPerKey) {
-        this.sketch = new FrequencySketch(keys, countersPerKey);
+        this(keys, countersPerKey, 0);
+    }
+
+    VictimFrequencyAdmission(long keys, int countersPerKey, int doorkeeperBitsPerKey) {
+        this.sketch = new FrequencySketch(keys, countersPerKey, doorkeeperBitsPerKey);
     }
 
     @Override

@@ -61,6 +61,7 @@ public final class CompactEngine implements AutoCloseable {
      * @param expectedChunkBytes      the chunk size the index is sized for: one slot per such chunk the flash holds
      * @param reinsertShare           share of a reclaimed segment its read chunks may fill again (0 to 0.5)
      * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk)
+     * @param doorkeeperBitsPerKey    bits per chunk of the admission sketch's doorkeeper (0: none)
      * @param queueBytes              chunk bytes offered and not yet appended, at most
      * @param checkpointEverySegments segments written between checkpoints, at most
      * @param checkpointIntervalMillis the longest a chunk appended stays unnamed by a checkpoint (on the engine's clock)
@@ -68,14 +69,15 @@ public final class CompactEngine implements AutoCloseable {
      * @param forceFormat             per device, whether it may be formatted whatever it holds
      */
     public record Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
-                           long queueBytes, int checkpointEverySegments, long checkpointIntervalMillis, boolean strict,
+                           int doorkeeperBitsPerKey, long queueBytes, int checkpointEverySegments, long checkpointIntervalMillis, boolean strict,
                            List<Boolean> forceFormat) {
         public Settings {
-            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || queueBytes < 1 || checkpointEverySegments < 1
+            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || doorkeeperBitsPerKey < 0 || queueBytes < 1 || checkpointEverySegments < 1
                     || checkpointIntervalMillis < 1) {
                 throw new IllegalArgumentException("expected chunk bytes, sketch counters, queue bytes, segments "
-                        + "between checkpoints and the checkpoint interval must be positive: " + expectedChunkBytes + ", "
-                        + sketchCountersPerKey + ", " + queueBytes + ", " + checkpointEverySegments + ", "
+                        + "between checkpoints and the checkpoint interval must be positive, doorkeeper bits not "
+                        + "negative: " + expectedChunkBytes + ", " + sketchCountersPerKey + ", " + doorkeeperBitsPerKey
+                        + ", " + queueBytes + ", " + checkpointEverySegments + ", "
                         + checkpointIntervalMillis);
             }
         }
@@ -205,7 +207,8 @@ public final class CompactEngine implements AutoCloseable {
         int all = Arrays.stream(segments).sum();
         ReclaimOrder order = new TinyLfuReclaimOrder(all, Math.max(1, all - 2));
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
-        this.admission = new VictimAdmission(records, settings.sketchCountersPerKey(), liveKey);
+        this.admission = new VictimAdmission(records, settings.sketchCountersPerKey(), settings.doorkeeperBitsPerKey(),
+                liveKey);
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes())),
             new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes()))};
         // Reclaimed segments wait for a checkpoint: reclaim a batch at once, so that one checkpoint frees

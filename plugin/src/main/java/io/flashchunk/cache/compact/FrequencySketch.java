@@ -9,7 +9,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * keeps): four rows of counters, a key's estimate the least of its four, and every counter halved
  * after ten reads per key the sketch is sized for, so that old popularity fades. With four counters
  * a row per key (Caffeine's sizing) it costs 8 bytes a key; with one, 2 bytes, the compact engine's
- * budget (docs/cache-simulator.md measures what that costs in hits).
+ * budget (docs/cache-simulator.md measures what that costs in hits). An optional {@link Doorkeeper}
+ * takes each key's first read since the last halving, so keys read once take no counters (TinyLFU's
+ * doorkeeper; 1 byte a key more at 8 bits, and most of the small sketch's lost hits back).
  *
  * <p>Thread-safe without locks: a counter grows by compare-and-set, only from the key's current
  * least (conservative update) and never past 15, so no counter overflows into its neighbour. Two
@@ -26,6 +28,7 @@ public final class FrequencySketch {
     private final int rowLongs;
     private final long resetAfter;
     private final AtomicLong increments = new AtomicLong();
+    private final Doorkeeper doorkeeper;
 
     /** @param keys the keys whose counts should stay apart (the chunks flash holds) */
     public FrequencySketch(long keys) {
@@ -34,6 +37,16 @@ public final class FrequencySketch {
 
     /** @param countersPerKey counters in each row per key: 4 as Caffeine (8 bytes a key), 1 for 2 bytes */
     public FrequencySketch(long keys, int countersPerKey) {
+        this(keys, countersPerKey, 0);
+    }
+
+    /**
+     * @param countersPerKey       as above
+     * @param doorkeeperBitsPerKey bits of a {@link Doorkeeper} in front, per key (0: none); a key's
+     *                             first read since a reset sets its bits there, the later ones count here
+     */
+    public FrequencySketch(long keys, int countersPerKey, int doorkeeperBitsPerKey) {
+        doorkeeper = doorkeeperBitsPerKey > 0 ? new Doorkeeper(doorkeeperBitsPerKey * Math.max(1, keys)) : null;
         // Per row, rounded up to whole longs only: a key's counter is picked by multiplying, not masking,
         // so the width need not be a power of two, and one counter a key costs 2 bytes, not up to 4.
         long counters = Math.max(16, Math.min(1 << 28, countersPerKey * keys));
@@ -43,12 +56,18 @@ public final class FrequencySketch {
         resetAfter = 10L * Math.max(1, keys);
     }
 
-    /** Memory the counters take. */
+    /** Memory the counters and the doorkeeper take. */
     public long bytes() {
-        return 8L * table.length;
+        return 8L * table.length + (doorkeeper == null ? 0 : doorkeeper.bytes());
     }
 
+    /** Reads of {@code key} lately, as estimated (a doorkeeper's one read counted, up to 16). */
     public int frequency(long key) {
+        int counted = counted(key);
+        return doorkeeper != null && doorkeeper.mightContain(key) ? counted + 1 : counted;
+    }
+
+    private int counted(long key) {
         int least = MAX;
         for (int row = 0; row < 4; row++) {
             least = Math.min(least, counter(load(slot(row, index(key, row))), index(key, row)));
@@ -58,7 +77,7 @@ public final class FrequencySketch {
 
     /** Counts a read: only the key's least counters grow (conservative update). */
     public void increment(long key) {
-        int least = frequency(key);
+        int least = doorkeeper == null || doorkeeper.add(key) ? counted(key) : MAX;
         if (least < MAX) {
             for (int row = 0; row < 4; row++) {
                 int at = index(key, row);
@@ -89,6 +108,9 @@ public final class FrequencySketch {
     }
 
     private void halve() {
+        if (doorkeeper != null) {
+            doorkeeper.clear();
+        }
         for (int slot = 0; slot < table.length; slot++) {
             long value;
             do {

@@ -22,15 +22,17 @@ public final class VictimAdmission {
 
     /** @param chunks the chunks flash holds; {@code countersPerKey} as in {@link FrequencySketch} */
     public VictimAdmission(long chunks, int countersPerKey) {
-        this(chunks, countersPerKey, key -> true);
+        this(chunks, countersPerKey, 0, key -> true);
     }
 
     /**
-     * @param liveKey whether a key's chunk may still be served: a victim that is not (its file died
-     *                since the sample was published) makes room for anything, whatever its past reads
+     * @param doorkeeperBitsPerKey as in {@link FrequencySketch} (0: no doorkeeper)
+     * @param liveKey              whether a key's chunk may still be served: a victim that is not (its
+     *                             file died since the sample was published) makes room for anything,
+     *                             whatever its past reads
      */
-    public VictimAdmission(long chunks, int countersPerKey, LongPredicate liveKey) {
-        this.sketch = new FrequencySketch(chunks, countersPerKey);
+    public VictimAdmission(long chunks, int countersPerKey, int doorkeeperBitsPerKey, LongPredicate liveKey) {
+        this.sketch = new FrequencySketch(chunks, countersPerKey, doorkeeperBitsPerKey);
         this.liveKey = liveKey;
     }
 
@@ -39,7 +41,7 @@ public final class VictimAdmission {
         sketch.increment(key);
     }
 
-    /** How often the chunk of {@code key} was read lately (0 to 15). */
+    /** How often the chunk of {@code key} was read lately (0 to 16 with a doorkeeper, else 15). */
     public int frequency(long key) {
         return sketch.frequency(key);
     }

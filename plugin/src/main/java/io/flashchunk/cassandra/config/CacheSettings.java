@@ -31,7 +31,8 @@ public final class CacheSettings {
     private static final Set<String> KEYS = Set.of("devices", "capi_library", "queue_bytes", "max_writes_in_flight",
             "read_timeout_ms", "read_in_caller_thread", "dram_tier_bytes", "overflow_read", "checkpoint_interval_ms",
             "checkpoint_change_percent", "strict", "device_timeout_ms", "slow_read_ms", "slow_device_retry_ms",
-            "segment_size_mib", "expected_chunk_bytes", "reinsert_percent", "admission_sketch_counters");
+            "segment_size_mib", "expected_chunk_bytes", "reinsert_percent", "admission_sketch_counters",
+            "admission_doorkeeper_bits");
     /**
      * Settings of the per-chunk engine, removed with it: a node upgraded with them still in its yaml
      * starts, with one warning naming each (a tuning knob that no longer exists is no reason to keep
@@ -142,6 +143,9 @@ public final class CacheSettings {
         }
         if (map.containsKey("admission_sketch_counters")) {
             builder.admissionSketchCounters(intValue(at + "admission_sketch_counters", map.get("admission_sketch_counters")));
+        }
+        if (map.containsKey("admission_doorkeeper_bits")) {
+            builder.admissionDoorkeeperBits(intValue(at + "admission_doorkeeper_bits", map.get("admission_doorkeeper_bits")));
         }
         try {
             return builder.build();

@@ -60,6 +60,7 @@ class CacheSettingsTest {
                   expected_chunk_bytes: 64KiB
                   reinsert_percent: 2.5
                   admission_sketch_counters: 4
+                  admission_doorkeeper_bits: 16
                 """));
         assertEquals(List.of(
                 new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false, false),
@@ -80,6 +81,7 @@ class CacheSettingsTest {
         assertEquals(64 << 10, config.expectedChunkBytes());
         assertEquals(2.5, config.reinsertPercent());
         assertEquals(4, config.admissionSketchCounters());
+        assertEquals(16, config.admissionDoorkeeperBits());
     }
 
     /**
