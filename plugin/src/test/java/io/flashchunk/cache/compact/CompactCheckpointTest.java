@@ -368,11 +368,17 @@ class CompactCheckpointTest {
         // space 0 too, though its checkpoint 2 is whole: the moved chunks where checkpoint 1 saw them.
         CompactRecovery.Outcome outcome = movedThenRestarted(a, b, () -> damageBodyOfAreaB(b), after);
         assertArrayEquals(new int[] {0, 0}, outcome.loadedAreas());
-        assertEquals(4 * PER_SEGMENT, after[0].index.entries());
         assertEquals(0, outcome.skippedEntries(), "one moment of the index: nothing to leave out");
-        assertEquals(4 * PER_SEGMENT, hits(after[0], 4 * PER_SEGMENT));
+        assertEachChunkOnceTheMovedOnesIn(after[0], 1, "as checkpoint 1 saw it");
+    }
+
+    /** Every chunk of {@link #movedThenRestarted} back once, the moved ones in {@code space}. */
+    private static void assertEachChunkOnceTheMovedOnesIn(CompactEngineFixture after, int space, String why)
+            throws Exception {
+        assertEquals(4 * PER_SEGMENT, after.index.entries(), "each chunk once");
+        assertEquals(4 * PER_SEGMENT, hits(after, 4 * PER_SEGMENT));
         for (int i = PER_SEGMENT; i < 2 * PER_SEGMENT; i++) {
-            assertEquals(1, RecordAddress.space(after[0].index.find(key(i))), "chunk " + i + " as checkpoint 1 saw it");
+            assertEquals(space, RecordAddress.space(after.index.find(key(i))), "chunk " + i + " " + why);
         }
     }
 
@@ -389,12 +395,8 @@ class CompactCheckpointTest {
         }, after);
         assertArrayEquals(new int[] {1, 0}, outcome.loadedAreas(), "space 0 from checkpoint 2, space 1 from 1");
         assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[1], "space 1 falls back to checkpoint 1");
-        assertEquals(4 * PER_SEGMENT, after[0].index.entries(), "each chunk once, though two checkpoints hold some");
         assertEquals(PER_SEGMENT, outcome.skippedEntries(), "the moved chunks' older entries");
-        assertEquals(4 * PER_SEGMENT, hits(after[0], 4 * PER_SEGMENT));
-        for (int i = PER_SEGMENT; i < 2 * PER_SEGMENT; i++) {
-            assertEquals(0, RecordAddress.space(after[0].index.find(key(i))), "chunk " + i + " where it was last written");
-        }
+        assertEachChunkOnceTheMovedOnesIn(after[0], 0, "where it was last written, though two checkpoints hold it");
     }
 
     @Test
