@@ -69,11 +69,11 @@ public final class CompactEngine implements AutoCloseable {
      * @param forceFormat             per device, whether it may be formatted whatever it holds
      */
     public record Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
-                           int doorkeeperBitsPerKey, long queueBytes, int checkpointEverySegments, long checkpointIntervalMillis, boolean strict,
-                           List<Boolean> forceFormat) {
+                           int doorkeeperBitsPerKey, long queueBytes, int checkpointEverySegments,
+                           long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat) {
         public Settings {
-            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || doorkeeperBitsPerKey < 0 || queueBytes < 1 || checkpointEverySegments < 1
-                    || checkpointIntervalMillis < 1) {
+            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || doorkeeperBitsPerKey < 0 || queueBytes < 1
+                    || checkpointEverySegments < 1 || checkpointIntervalMillis < 1) {
                 throw new IllegalArgumentException("expected chunk bytes, sketch counters, queue bytes, segments "
                         + "between checkpoints and the checkpoint interval must be positive, doorkeeper bits not "
                         + "negative: " + expectedChunkBytes + ", " + sketchCountersPerKey + ", " + doorkeeperBitsPerKey

@@ -43,14 +43,20 @@ final class Doorkeeper {
         return true;
     }
 
-    /** Adds {@code key}; returns whether it may have been there already. */
+    /**
+     * Adds {@code key}; returns whether it may have been there already. A bit already set is only
+     * read: a popular key's reads on every core do not write its cache line.
+     */
     boolean add(long key) {
         long h = mix(key);
         boolean present = true;
         for (int i = 0; i < HASHES; i++, h = next(h)) {
             long bit = bitOf(h);
             long mask = 1L << bit;
-            present &= ((long) BITS.getAndBitwiseOr(bits, (int) (bit >>> 6), mask) & mask) != 0;
+            int word = (int) (bit >>> 6);
+            if (((long) BITS.getOpaque(bits, word) & mask) == 0) {
+                present &= ((long) BITS.getAndBitwiseOr(bits, word, mask) & mask) != 0;
+            }
         }
         return present;
     }
