@@ -36,7 +36,7 @@ public final class PowerCutDevice implements BlockDevice {
     private final List<long[]> events = new ArrayList<>();
     private final AtomicLong timeline;
     private int durableWrites;
-    // Used only on the device's one completion thread.
+    // Drawn from on the device's one completion thread only; set before the volatile bound, read after it.
     private SplittableRandom lateness;
     private volatile long maxLatenessNanos;
 
