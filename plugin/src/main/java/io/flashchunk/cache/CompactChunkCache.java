@@ -116,7 +116,7 @@ public final class CompactChunkCache implements FlashCache {
                 config.checkpointChangePercent() == 0 ? segments : (long) (segments * config.checkpointChangePercent() / 100)));
         return new CompactEngine.Settings(config.segmentBytes(), config.expectedChunkBytes(),
                 config.reinsertPercent() / 100, config.admissionSketchCounters(), config.admissionDoorkeeperBits(),
-                config.queueBytes(), every,
+                config.admissionSampleReads(), config.queueBytes(), every,
                 config.checkpointIntervalMillis(),
                 config.strict(), config.devices().stream().map(DeviceSpec::forceFormat).toList());
     }

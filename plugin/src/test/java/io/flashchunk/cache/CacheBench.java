@@ -98,7 +98,7 @@ public final class CacheBench {
             var order = new io.flashchunk.cache.compact.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.compact.CompactChunkIndex(entries);
             var admission = sketchCounters > 0 ? new io.flashchunk.cache.compact.VictimAdmission(entries, sketchCounters,
-                    doorkeeperBits, key -> true) : null;
+                    doorkeeperBits, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS, key -> true) : null;
             var samples = new io.flashchunk.cache.compact.VictimSamples(segments);
             List<CachedFile> cachedFiles = new ArrayList<>();
             for (int f = 0; f < files; f++) {

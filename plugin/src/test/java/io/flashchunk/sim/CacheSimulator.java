@@ -41,8 +41,12 @@ public final class CacheSimulator implements Callable<Integer> {
     double warmup = 0.25;
 
     @Option(names = "--traces", split = ",",
-            description = "generated traces: hotspot, zipfian, scans, or none (recorded ones only; default: all)")
+            description = "generated traces: hotspot, zipfian, scans, moving (zipfian whose popular chunks change "
+                    + MOVING_PHASES + " times), or none (recorded ones only; default: the first three)")
     List<String> traces = List.of("hotspot", "zipfian", "scans");
+
+    /** How many times the moving trace's popular chunks change. */
+    static final int MOVING_PHASES = 8;
 
     @Option(names = "--recorded", description = "also replay this recorded trace (the adapter's chunk-read recording)")
     List<Path> recorded = List.of();
@@ -94,8 +98,9 @@ public final class CacheSimulator implements Callable<Integer> {
                 case "hotspot" -> Traces.hotspot(chunks, reads, chunkBytes);
                 case "zipfian" -> Traces.zipfian(chunks, reads, chunkBytes);
                 case "scans" -> Traces.hotspotWithScans(chunks, reads, chunkBytes, 1);
+                case "moving" -> Traces.zipfianMoving(chunks, reads, chunkBytes, MOVING_PHASES);
                 default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                        "--traces: no trace named '" + name + "' (hotspot, zipfian, scans, none)");
+                        "--traces: no trace named '" + name + "' (hotspot, zipfian, scans, moving, none)");
             });
         }
         for (Path file : recorded) {

@@ -1,5 +1,6 @@
 package io.flashchunk.sim;
 
+import io.flashchunk.cache.CacheConfig;
 import java.util.List;
 import java.util.function.LongFunction;
 
@@ -46,7 +47,7 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim",
                         b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 4))),
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
-                        + "(2-byte sketch: the product's default)",
+                        + "(2-byte sketch, no doorkeeper)",
                         b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 1))),
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
                         + "(4-byte sketch)",
@@ -54,6 +55,13 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
                         + "(2-byte sketch, 8-bit doorkeeper)", b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED,
                         new VictimFrequencyAdmission(b / chunkBytes, 1, 8))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(2-byte sketch, 8-bit doorkeeper, halved every 20 reads a key: the product's default)",
+                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 1, 8,
+                                CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(2-byte sketch, 8-bit doorkeeper, halved every 40 reads a key)", b -> tinyLfu(b, segmentBytes,
+                        1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 1, 8, 40))),
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
                         + "(2-byte sketch, 4-bit doorkeeper)", b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED,
                         new VictimFrequencyAdmission(b / chunkBytes, 1, 4))),

@@ -36,6 +36,23 @@ final class Traces {
     }
 
     /**
+     * Zipfian 0.99 whose popular chunks change {@code phases} times: in each phase the ranks map to
+     * chunks shifted by another {@code chunks / phases}, so the head of one phase is cold in the next
+     * (new data becoming hot). How fast a policy forgets shows here.
+     */
+    static ChunkTrace zipfianMoving(int chunks, int reads, int chunkBytes, int phases) {
+        NumberGenerator ranks = new ZipfianGenerator(0, chunks - 1, ZipfianGenerator.ZIPFIAN_CONSTANT);
+        long[] keys = new long[reads];
+        long shift = chunks / phases;
+        for (int i = 0; i < reads; i++) {
+            long phase = (long) i * phases / reads;
+            keys[i] = (ranks.nextValue().longValue() + phase * shift) % chunks;
+        }
+        return new ChunkTrace("zipfian 0.99, moving " + phases + " times", keys, null, chunkBytes,
+                (long) chunks * chunkBytes);
+    }
+
+    /**
      * Hotspot reads over {@code chunks} chunks, interrupted by scans: sequential runs from a random
      * start in another {@code chunks} that the hotspot reads never touch (a repair, a range query, a
      * compaction's validation); runs may overlap, so a scanned chunk is sometimes read again by a

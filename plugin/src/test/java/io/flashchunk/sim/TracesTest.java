@@ -49,6 +49,28 @@ class TracesTest {
     }
 
     @Test
+    void theMovingTracesPopularChunksChangeEachPhase() {
+        int chunks = 10_000;
+        int phases = 4;
+        ChunkTrace trace = Traces.zipfianMoving(chunks, 400_000, 4096, phases);
+        long[] keys = trace.keys();
+        for (int phase = 0; phase < phases; phase++) {
+            int[] reads = new int[chunks];
+            for (int i = phase * keys.length / phases; i < (phase + 1) * keys.length / phases; i++) {
+                assertTrue(keys[i] >= 0 && keys[i] < chunks, "key " + keys[i]);
+                reads[(int) keys[i]]++;
+            }
+            int top = 0;
+            for (int key = 1; key < chunks; key++) {
+                top = reads[key] > reads[top] ? key : top;
+            }
+            // Zipfian's most read item is rank 0, moved by a quarter of the chunks each phase.
+            assertEquals(phase * chunks / phases, top, "phase " + phase);
+        }
+        assertEquals((long) chunks * 4096, trace.universeBytes());
+    }
+
+    @Test
     void scansReadChunksNothingElseReadsInOrder() {
         int chunks = 20_000;
         ChunkTrace trace = Traces.hotspotWithScans(chunks, 3 * (Traces.READS_BETWEEN_SCANS + Traces.SCAN_CHUNKS), 4096, 1);

@@ -15,7 +15,11 @@ final class VictimFrequencyAdmission implements Admission {
     }
 
     VictimFrequencyAdmission(long keys, int countersPerKey, int doorkeeperBitsPerKey) {
-        this.sketch = new FrequencySketch(keys, countersPerKey, doorkeeperBitsPerKey);
+        this(keys, countersPerKey, doorkeeperBitsPerKey, FrequencySketch.SAMPLE_READS_PER_KEY);
+    }
+
+    VictimFrequencyAdmission(long keys, int countersPerKey, int doorkeeperBitsPerKey, int sampleReadsPerKey) {
+        this.sketch = new FrequencySketch(keys, countersPerKey, doorkeeperBitsPerKey, sampleReadsPerKey);
     }
 
     @Override

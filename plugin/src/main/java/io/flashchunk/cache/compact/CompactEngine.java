@@ -62,6 +62,7 @@ public final class CompactEngine implements AutoCloseable {
      * @param reinsertShare           share of a reclaimed segment its read chunks may fill again (0 to 0.5)
      * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk)
      * @param doorkeeperBitsPerKey    bits per chunk of the admission sketch's doorkeeper (0: none)
+     * @param sampleReadsPerKey       reads per chunk the admission sketch counts before it halves its counts
      * @param queueBytes              chunk bytes offered and not yet appended, at most
      * @param checkpointEverySegments segments written between checkpoints, at most
      * @param checkpointIntervalMillis the longest a chunk appended stays unnamed by a checkpoint (on the engine's clock)
@@ -69,16 +70,18 @@ public final class CompactEngine implements AutoCloseable {
      * @param forceFormat             per device, whether it may be formatted whatever it holds
      */
     public record Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
-                           int doorkeeperBitsPerKey, long queueBytes, int checkpointEverySegments,
+                           int doorkeeperBitsPerKey, int sampleReadsPerKey, long queueBytes,
+                           int checkpointEverySegments,
                            long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat) {
         public Settings {
-            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || doorkeeperBitsPerKey < 0 || queueBytes < 1
-                    || checkpointEverySegments < 1 || checkpointIntervalMillis < 1) {
-                throw new IllegalArgumentException("expected chunk bytes, sketch counters, queue bytes, segments "
-                        + "between checkpoints and the checkpoint interval must be positive, doorkeeper bits not "
-                        + "negative: " + expectedChunkBytes + ", " + sketchCountersPerKey + ", " + doorkeeperBitsPerKey
-                        + ", " + queueBytes + ", " + checkpointEverySegments + ", "
-                        + checkpointIntervalMillis);
+            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || doorkeeperBitsPerKey < 0
+                    || sampleReadsPerKey < 1 || queueBytes < 1 || checkpointEverySegments < 1
+                    || checkpointIntervalMillis < 1) {
+                throw new IllegalArgumentException("expected chunk bytes, sketch counters, sample reads, queue "
+                        + "bytes, segments between checkpoints and the checkpoint interval must be positive, "
+                        + "doorkeeper bits not negative: " + expectedChunkBytes + ", " + sketchCountersPerKey + ", "
+                        + sampleReadsPerKey + ", " + queueBytes + ", " + checkpointEverySegments + ", "
+                        + checkpointIntervalMillis + ", " + doorkeeperBitsPerKey);
             }
         }
     }
@@ -208,7 +211,7 @@ public final class CompactEngine implements AutoCloseable {
         ReclaimOrder order = new TinyLfuReclaimOrder(all, Math.max(1, all - 2));
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
         this.admission = new VictimAdmission(records, settings.sketchCountersPerKey(), settings.doorkeeperBitsPerKey(),
-                liveKey);
+                settings.sampleReadsPerKey(), liveKey);
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes())),
             new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes()))};
         // Reclaimed segments wait for a checkpoint: reclaim a batch at once, so that one checkpoint frees

@@ -7,9 +7,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * How often each key was read lately, estimated in 4-bit counters (a count-min sketch, as TinyLFU
  * keeps): four rows of counters, a key's estimate the least of its four, and every counter halved
- * after ten reads per key the sketch is sized for, so that old popularity fades. With four counters
- * a row per key (Caffeine's sizing) it costs 8 bytes a key; with one, 2 bytes, the compact engine's
- * budget (docs/cache-simulator.md measures what that costs in hits). An optional {@link Doorkeeper}
+ * after a number of reads per key the sketch is sized for (its sample: ten by default, as Caffeine's),
+ * so that old popularity fades. With four counters a row per key (Caffeine's sizing) it costs 8 bytes
+ * a key; with one, 2 bytes, the compact engine's budget (docs/cache-simulator.md measures what that costs in hits). An optional {@link Doorkeeper}
  * takes each key's first read since the last halving, so keys read once take no counters (TinyLFU's
  * doorkeeper; 1 byte a key more at 8 bits, and most of the small sketch's lost hits back).
  *
@@ -18,6 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * reads of one key at the same moment may count once: an estimate, never a corrupted one.
  */
 public final class FrequencySketch {
+    /** Caffeine's sample: counts halved after ten reads per key the sketch is sized for. */
+    public static final int SAMPLE_READS_PER_KEY = 10;
     private static final int MAX = 15;
     private static final long[] SEEDS = {0x9E3779B97F4A7C15L, 0xC2B2AE3D27D4EB4FL, 0x165667B19E3779F9L,
         0xD6E8FEB86659FD93L};
@@ -46,6 +48,16 @@ public final class FrequencySketch {
      *                             first read since a reset sets its bits there, the later ones count here
      */
     public FrequencySketch(long keys, int countersPerKey, int doorkeeperBitsPerKey) {
+        this(keys, countersPerKey, doorkeeperBitsPerKey, SAMPLE_READS_PER_KEY);
+    }
+
+    /**
+     * @param sampleReadsPerKey reads counted per key between two halvings: how far back "lately" reaches
+     */
+    public FrequencySketch(long keys, int countersPerKey, int doorkeeperBitsPerKey, int sampleReadsPerKey) {
+        if (sampleReadsPerKey < 1) {
+            throw new IllegalArgumentException("sample reads per key must be positive, got " + sampleReadsPerKey);
+        }
         doorkeeper = doorkeeperBitsPerKey > 0 ? new Doorkeeper(doorkeeperBitsPerKey * Math.max(1, keys)) : null;
         // Per row, rounded up to whole longs only: a key's counter is picked by multiplying, not masking,
         // so the width need not be a power of two, and one counter a key costs 2 bytes, not up to 4.
@@ -53,7 +65,7 @@ public final class FrequencySketch {
         rowLongs = (int) ((counters + 15) / 16);
         width = rowLongs * 16;
         table = new long[rowLongs * 4]; // 16 counters per long, 4 rows
-        resetAfter = 10L * Math.max(1, keys);
+        resetAfter = (long) sampleReadsPerKey * Math.max(1, keys);
     }
 
     /** Memory the counters and the doorkeeper take. */

@@ -22,17 +22,19 @@ public final class VictimAdmission {
 
     /** @param chunks the chunks flash holds; {@code countersPerKey} as in {@link FrequencySketch} */
     public VictimAdmission(long chunks, int countersPerKey) {
-        this(chunks, countersPerKey, 0, key -> true);
+        this(chunks, countersPerKey, 0, FrequencySketch.SAMPLE_READS_PER_KEY, key -> true);
     }
 
     /**
      * @param doorkeeperBitsPerKey as in {@link FrequencySketch} (0: no doorkeeper)
+     * @param sampleReadsPerKey    as in {@link FrequencySketch}
      * @param liveKey              whether a key's chunk may still be served: a victim that is not (its
      *                             file died since the sample was published) makes room for anything,
      *                             whatever its past reads
      */
-    public VictimAdmission(long chunks, int countersPerKey, int doorkeeperBitsPerKey, LongPredicate liveKey) {
-        this.sketch = new FrequencySketch(chunks, countersPerKey, doorkeeperBitsPerKey);
+    public VictimAdmission(long chunks, int countersPerKey, int doorkeeperBitsPerKey, int sampleReadsPerKey,
+            LongPredicate liveKey) {
+        this.sketch = new FrequencySketch(chunks, countersPerKey, doorkeeperBitsPerKey, sampleReadsPerKey);
         this.liveKey = liveKey;
     }
 

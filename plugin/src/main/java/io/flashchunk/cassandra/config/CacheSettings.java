@@ -32,7 +32,7 @@ public final class CacheSettings {
             "read_timeout_ms", "read_in_caller_thread", "dram_tier_bytes", "overflow_read", "checkpoint_interval_ms",
             "checkpoint_change_percent", "strict", "device_timeout_ms", "slow_read_ms", "slow_device_retry_ms",
             "segment_size_mib", "expected_chunk_bytes", "reinsert_percent", "admission_sketch_counters",
-            "admission_doorkeeper_bits");
+            "admission_doorkeeper_bits", "admission_sample_reads");
     /**
      * Settings of the per-chunk engine, removed with it: a node upgraded with them still in its yaml
      * starts, with one warning naming each (a tuning knob that no longer exists is no reason to keep
@@ -146,6 +146,9 @@ public final class CacheSettings {
         }
         if (map.containsKey("admission_doorkeeper_bits")) {
             builder.admissionDoorkeeperBits(intValue(at + "admission_doorkeeper_bits", map.get("admission_doorkeeper_bits")));
+        }
+        if (map.containsKey("admission_sample_reads")) {
+            builder.admissionSampleReads(intValue(at + "admission_sample_reads", map.get("admission_sample_reads")));
         }
         try {
             return builder.build();

@@ -33,7 +33,7 @@ class CompactEngineTest {
     private static CompactEngine open(LongSupplier clockMillis, BlockDevice... devices) throws Exception {
         List<StorageDriver> drivers = java.util.Arrays.stream(devices)
                 .map(d -> new StorageDriver(d, 2, TimeUnit.SECONDS.toNanos(5))).toList();
-        return CompactEngine.open(drivers, new CompactEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 8 << 20, 4,
+        return CompactEngine.open(drivers, new CompactEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20, 4,
                 INTERVAL_MILLIS, false, List.of()), NO_FILES, clockMillis);
     }
 

@@ -53,6 +53,20 @@ class FrequencySketchTest {
     }
 
     @Test
+    void aLongerMemoryHalvesLater() {
+        FrequencySketch sketch = new FrequencySketch(4, 4, 0, 40); // halved after 160 reads, not 40
+        for (int i = 0; i < 12; i++) {
+            sketch.increment(1);
+        }
+        for (int i = 0; i < 147; i++) {
+            sketch.increment(1000 + i % 2);
+        }
+        assertEquals(12, sketch.frequency(1), "159 reads: not halved yet");
+        sketch.increment(1000);
+        assertEquals(6, sketch.frequency(1), "halved at the 160th read");
+    }
+
+    @Test
     void costsEightBytesAKeyAsCaffeineOrTwoWithOneCounterARow() {
         assertEquals(8 * 1024, new FrequencySketch(1024).bytes());
         assertEquals(2 * 1024, new FrequencySketch(1024, 1).bytes());

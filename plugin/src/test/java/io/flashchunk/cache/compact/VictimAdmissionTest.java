@@ -86,7 +86,7 @@ class VictimAdmissionTest {
     @Test
     void aDeadFilesChunksAreNeverVictimsWhateverTheirReads() {
         int dead = ChunkKeys.fileId(key(0)); // a file compacted away
-        VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1, 8, key -> ChunkKeys.fileId(key) != dead);
+        VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1, 8, 10, key -> ChunkKeys.fileId(key) != dead);
         long hotDead = key(0);
         long hotLive = ChunkKeys.key(dead + 1, 0);
         long newcomer = ChunkKeys.key(dead + 2, 0);

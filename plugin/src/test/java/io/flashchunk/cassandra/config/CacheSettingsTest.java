@@ -61,6 +61,7 @@ class CacheSettingsTest {
                   reinsert_percent: 2.5
                   admission_sketch_counters: 4
                   admission_doorkeeper_bits: 16
+                  admission_sample_reads: 40
                 """));
         assertEquals(List.of(
                 new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false, false),
@@ -82,6 +83,7 @@ class CacheSettingsTest {
         assertEquals(2.5, config.reinsertPercent());
         assertEquals(4, config.admissionSketchCounters());
         assertEquals(16, config.admissionDoorkeeperBits());
+        assertEquals(40, config.admissionSampleReads());
     }
 
     /**
