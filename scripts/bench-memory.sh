@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Memory per cached chunk of the compact engine (issue 15) at 10 M and 100 M chunks of 16 KiB: heap after
-# full GCs (index, segment table, reclaim order, admission sketch at 2 bytes a chunk, victim samples, file
-# registry) plus its two segment buffers (direct).
+# full GCs (index, segment table, reclaim order, admission sketch and doorkeeper sized as the engine sizes
+# them by default, victim samples, file registry) plus its two segment buffers (direct).
 # Raw JSON lines and a table go to docs/results/memory-<UTC time>/ (or --out DIR). About 3 minutes.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,11 +33,12 @@ python3 - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
 rows = [json.loads(l) for l in open(os.path.join(out, "raw.jsonl")) if l.strip()]
-lines = ["| chunks | segments | heap bytes a chunk | of which admission sketch | segment buffers (direct) a chunk | total a chunk | target |",
-         "|---:|---:|---:|---:|---:|---:|---|"]
+lines = ["| chunks | segments | heap bytes a chunk | sketch counters a row per chunk | of which admission sketch and doorkeeper "
+         "| segment buffers (direct) a chunk | total a chunk | target |",
+         "|---:|---:|---:|---:|---:|---:|---:|---|"]
 for r in rows:
     total = r["bytes_per_chunk"]
-    lines.append(f"| {r['entries']:,} | {r['segments']:,} | {r['heap_per_chunk']:.2f} | "
+    lines.append(f"| {r['entries']:,} | {r['segments']:,} | {r['heap_per_chunk']:.2f} | {r.get('sketch_counters', '')} | "
                  f"{r.get('sketch_bytes', 0) / r['entries']:.2f} | "
                  f"{r['direct_bytes'] / r['entries']:.2f} | {total:.2f} | {'met' if total <= 16 else 'NOT met'} (at most 16) |")
 table = "\n".join(lines)

@@ -47,7 +47,8 @@ import java.util.Set;
  *                               the flash holds); smaller chunks fill the index before the flash
  * @param reinsertPercent        share of a reclaimed segment its chunks read since they were
  *                               written may fill again
- * @param admissionSketchCounters counters per cached chunk in the admission sketch's rows
+ * @param admissionSketchCounters counters per cached chunk in the admission sketch's rows, or
+ *                               {@link #SKETCH_COUNTERS_AUTO}: the most the 16-byte memory budget has room for
  * @param admissionDoorkeeperBits bits per cached chunk of the doorkeeper in front of the sketch (0: none)
  * @param admissionSampleReads   reads per cached chunk the sketch counts before it halves every count:
  *                               how far back "read lately" reaches
@@ -75,10 +76,13 @@ public record CacheConfig(
 
     /**
      * Twice Caffeine's sample: with the 2-byte sketch it brings zipfian at 10% flash from 1.46 points below
-     * the per-chunk policy to 0.92, and a trace whose popular chunks move still ahead of it or within 0.15
-     * (docs/cache-simulator.md); 10 adapts faster.
+     * the per-chunk policy to 1.02, and a trace whose popular chunks move stays ahead of it or within 0.15
+     * (docs/cache-simulator.md); 10 follows changing popularity faster.
      */
     public static final int DEFAULT_ADMISSION_SAMPLE_READS = 20;
+
+    /** {@code admission_sketch_counters: auto}: sized by the engine's memory budget (4 bytes a chunk in large caches). */
+    public static final int SKETCH_COUNTERS_AUTO = 0;
 
     /** Segments: at least this size (a chunk's record must fit), at most {@link #MAX_SEGMENT_BYTES}. */
     public static final int MIN_SEGMENT_BYTES = 1 << 20;
@@ -136,8 +140,9 @@ public record CacheConfig(
         if (!(reinsertPercent >= 0 && reinsertPercent <= 50)) {
             throw new IllegalArgumentException("reinsert_percent: must be 0..50, got " + reinsertPercent);
         }
-        if (admissionSketchCounters < 1 || admissionSketchCounters > 16) {
-            throw new IllegalArgumentException("admission_sketch_counters: must be 1..16, got " + admissionSketchCounters);
+        if (admissionSketchCounters < SKETCH_COUNTERS_AUTO || admissionSketchCounters > 16) {
+            throw new IllegalArgumentException("admission_sketch_counters: must be auto or 1..16, got "
+                    + admissionSketchCounters);
         }
         if (admissionDoorkeeperBits < 0 || admissionDoorkeeperBits > 64) {
             throw new IllegalArgumentException("admission_doorkeeper_bits: must be 0..64, got " + admissionDoorkeeperBits);
@@ -178,7 +183,7 @@ public record CacheConfig(
         private int segmentBytes = 16 << 20;
         private int expectedChunkBytes = 16 << 10;
         private double reinsertPercent = 4.5;
-        private int admissionSketchCounters = 1;
+        private int admissionSketchCounters = SKETCH_COUNTERS_AUTO;
         private int admissionDoorkeeperBits = 8;
         private int admissionSampleReads = DEFAULT_ADMISSION_SAMPLE_READS;
 

@@ -76,9 +76,10 @@ public final class CacheBench {
         @Option(names = "--files", defaultValue = "1000")
         int files;
 
-        @Option(names = "--sketch-counters", defaultValue = "1",
-                description = "admission sketch counters a row per chunk (1: 2 bytes a chunk; 0: no sketch)")
-        int sketchCounters;
+        @Option(names = "--sketch-counters", defaultValue = "auto",
+                description = "admission sketch counters a row per chunk (auto: as the engine sizes it, the most its "
+                        + "16-byte budget has room for; 1: 2 bytes a chunk; 0: no sketch)")
+        String sketchCounters;
 
         @Option(names = "--doorkeeper-bits", defaultValue = "8",
                 description = "bits a chunk of the sketch's doorkeeper (8: 1 byte a chunk, the default; 0: none)")
@@ -97,7 +98,10 @@ public final class CacheBench {
             var table = new io.flashchunk.cache.compact.SegmentTable(segments);
             var order = new io.flashchunk.cache.compact.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.compact.CompactChunkIndex(entries);
-            var admission = sketchCounters > 0 ? new io.flashchunk.cache.compact.VictimAdmission(entries, sketchCounters,
+            int counters = sketchCounters.equals("auto")
+                    ? io.flashchunk.cache.compact.MemoryBudget.sketchCounters(entries, doorkeeperBits, segmentBytes)
+                    : Integer.parseInt(sketchCounters);
+            var admission = counters > 0 ? new io.flashchunk.cache.compact.VictimAdmission(entries, counters,
                     doorkeeperBits, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS, key -> true) : null;
             var samples = new io.flashchunk.cache.compact.VictimSamples(segments);
             List<CachedFile> cachedFiles = new ArrayList<>();
@@ -132,9 +136,11 @@ public final class CacheBench {
             String histogram = Heap.classHistogram();
             long size = index.entries();
             System.out.printf(Locale.ROOT, "{\"bench\":\"compact-heap\",\"entries\":%d,\"chunk_bytes\":%d,"
-                            + "\"segment_bytes\":%d,\"segments\":%d,\"files\":%d,\"sketch_bytes\":%d,\"displaced\":%d,\"heap_bytes\":%d,"
+                            + "\"segment_bytes\":%d,\"segments\":%d,\"files\":%d,\"sketch_counters\":%d,\"sketch_bytes\":%d,"
+                            + "\"displaced\":%d,\"heap_bytes\":%d,"
                             + "\"direct_bytes\":%d,\"heap_per_chunk\":%.2f,\"bytes_per_chunk\":%.2f,\"top_classes\":%s}%n",
-                    size, chunkBytes, segmentBytes, segments, files, admission == null ? 0 : admission.bytes(), displaced,
+                    size, chunkBytes, segmentBytes, segments, files, counters, admission == null ? 0 : admission.bytes(),
+                    displaced,
                     after - before, direct,
                     (after - before) / (double) size, (after - before + direct) / (double) size, histogram);
             // Keep everything reachable until measured.

@@ -36,7 +36,8 @@ class CacheConfigTest {
         assertRejected("checkpoint_interval_ms: must be positive, got 0", c -> c.checkpointIntervalMillis(0));
         assertRejected("checkpoint_change_percent: must be 0..100, got 101.0", c -> c.checkpointChangePercent(101));
         assertRejected("checkpoint_change_percent: must be 0..100, got -1.0", c -> c.checkpointChangePercent(-1));
-        assertRejected("admission_sketch_counters: must be 1..16, got 0", c -> c.admissionSketchCounters(0));
+        assertRejected("admission_sketch_counters: must be auto or 1..16, got -1", c -> c.admissionSketchCounters(-1));
+        assertRejected("admission_sketch_counters: must be auto or 1..16, got 17", c -> c.admissionSketchCounters(17));
         assertRejected("admission_doorkeeper_bits: must be 0..64, got 65", c -> c.admissionDoorkeeperBits(65));
         assertRejected("admission_sample_reads: must be 1..1000, got 0", c -> c.admissionSampleReads(0));
         assertRejected("admission_sample_reads: must be 1..1000, got 1001", c -> c.admissionSampleReads(1001));

@@ -70,6 +70,11 @@ public final class CompactChunkIndex {
         return new CompactChunkIndex(buckets, null);
     }
 
+    /** Memory the slots of an index for {@code maxEntries} take. */
+    public static long bytesFor(long maxEntries) {
+        return bucketsFor(maxEntries) * BUCKET_SLOTS * Long.BYTES;
+    }
+
     private static long bucketsFor(long maxEntries) {
         if (maxEntries < 1 || maxEntries > MAX_ENTRIES) {
             throw new IllegalArgumentException("a compact index holds 1.." + MAX_ENTRIES + " entries, not " + maxEntries);

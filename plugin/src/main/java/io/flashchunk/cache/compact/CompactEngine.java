@@ -60,7 +60,8 @@ public final class CompactEngine implements AutoCloseable {
      * @param segmentBytes            segment size (a multiple of 4 KiB)
      * @param expectedChunkBytes      the chunk size the index is sized for: one slot per such chunk the flash holds
      * @param reinsertShare           share of a reclaimed segment its read chunks may fill again (0 to 0.5)
-     * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk)
+     * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk; 0: the most
+     *                                {@link MemoryBudget} has room for)
      * @param doorkeeperBitsPerKey    bits per chunk of the admission sketch's doorkeeper (0: none)
      * @param sampleReadsPerKey       reads per chunk the admission sketch counts before it halves its counts
      * @param queueBytes              chunk bytes offered and not yet appended, at most
@@ -74,15 +75,21 @@ public final class CompactEngine implements AutoCloseable {
                            int checkpointEverySegments,
                            long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat) {
         public Settings {
-            if (expectedChunkBytes < 1 || sketchCountersPerKey < 1 || doorkeeperBitsPerKey < 0
+            if (expectedChunkBytes < 1 || sketchCountersPerKey < 0 || doorkeeperBitsPerKey < 0
                     || sampleReadsPerKey < 1 || queueBytes < 1 || checkpointEverySegments < 1
                     || checkpointIntervalMillis < 1) {
-                throw new IllegalArgumentException("expected chunk bytes, sketch counters, sample reads, queue "
-                        + "bytes, segments between checkpoints and the checkpoint interval must be positive, "
-                        + "doorkeeper bits not negative: " + expectedChunkBytes + ", " + sketchCountersPerKey + ", "
-                        + sampleReadsPerKey + ", " + queueBytes + ", " + checkpointEverySegments + ", "
-                        + checkpointIntervalMillis + ", " + doorkeeperBitsPerKey);
+                throw new IllegalArgumentException("expected chunk bytes, sample reads, queue bytes, segments "
+                        + "between checkpoints and the checkpoint interval must be positive, sketch counters and "
+                        + "doorkeeper bits not negative: " + expectedChunkBytes + ", " + sampleReadsPerKey + ", "
+                        + queueBytes + ", " + checkpointEverySegments + ", " + checkpointIntervalMillis + ", "
+                        + sketchCountersPerKey + ", " + doorkeeperBitsPerKey);
             }
+        }
+
+        /** The admission sketch's counters a row per chunk for an index of {@code chunks}: as set, or by the budget. */
+        int sketchCountersFor(long chunks) {
+            return sketchCountersPerKey > 0 ? sketchCountersPerKey
+                    : MemoryBudget.sketchCounters(chunks, doorkeeperBitsPerKey, segmentBytes);
         }
     }
 
@@ -210,7 +217,8 @@ public final class CompactEngine implements AutoCloseable {
         int all = Arrays.stream(segments).sum();
         ReclaimOrder order = new TinyLfuReclaimOrder(all, Math.max(1, all - 2));
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
-        this.admission = new VictimAdmission(records, settings.sketchCountersPerKey(), settings.doorkeeperBitsPerKey(),
+        int sketchCounters = settings.sketchCountersFor(records);
+        this.admission = new VictimAdmission(records, sketchCounters, settings.doorkeeperBitsPerKey(),
                 settings.sampleReadsPerKey(), liveKey);
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes())),
             new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes()))};
@@ -232,8 +240,9 @@ public final class CompactEngine implements AutoCloseable {
         writerThread.setDaemon(true);
         writerThread.start();
         LOG.info("flash cache (compact engine): {} device(s), {} segments of {} MiB, index for {} chunks ({} MiB), "
-                        + "{} chunks recovered", spaces, all, settings.segmentBytes() >> 20, records,
-                index.bytes() >> 20, recovered.restoredEntries());
+                        + "admission sketch {} MiB ({} counters a row per chunk{}), {} chunks recovered", spaces, all,
+                settings.segmentBytes() >> 20, records, index.bytes() >> 20, admission.bytes() >> 20, sketchCounters,
+                settings.sketchCountersPerKey() > 0 ? "" : ", auto", recovered.restoredEntries());
     }
 
     /**

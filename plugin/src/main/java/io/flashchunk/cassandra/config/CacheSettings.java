@@ -142,7 +142,15 @@ public final class CacheSettings {
             builder.reinsertPercent(number(at + "reinsert_percent", map.get("reinsert_percent")));
         }
         if (map.containsKey("admission_sketch_counters")) {
-            builder.admissionSketchCounters(intValue(at + "admission_sketch_counters", map.get("admission_sketch_counters")));
+            Object counters = map.get("admission_sketch_counters");
+            if ("auto".equals(counters)) {
+                builder.admissionSketchCounters(CacheConfig.SKETCH_COUNTERS_AUTO);
+            } else if (counters instanceof Integer i) {
+                builder.admissionSketchCounters(i);
+            } else {
+                throw new IllegalArgumentException(at + "admission_sketch_counters: '" + counters
+                        + "' is not auto or a whole number");
+            }
         }
         if (map.containsKey("admission_doorkeeper_bits")) {
             builder.admissionDoorkeeperBits(intValue(at + "admission_doorkeeper_bits", map.get("admission_doorkeeper_bits")));

@@ -128,6 +128,13 @@ class CacheSettingsTest {
         CacheConfig defaults = CacheConfig.builder().device(DeviceSpec.of(Path.of("/var/lib/flash.img"))).build();
         assertEquals(defaults, config);
         assertFalse(config.strict());
+        assertEquals(CacheConfig.SKETCH_COUNTERS_AUTO, config.admissionSketchCounters());
+        assertEquals(config, CacheSettings.parse(block("""
+                flash_chunk_cache:
+                  devices:
+                    - path: /var/lib/flash.img
+                  admission_sketch_counters: auto
+                """)));
     }
 
     @Test
@@ -162,6 +169,10 @@ class CacheSettingsTest {
                 + "may be left out)", error("flash_chunk_cache:\n  devices:\n    - path: /x\n  cache_engine: segmented\n"));
         assertEquals("flash_chunk_cache.segment_size_mib: must be 1 to 256, got 512",
                 error("flash_chunk_cache:\n  devices:\n    - path: /x\n  segment_size_mib: 512\n"));
+        assertEquals("flash_chunk_cache.admission_sketch_counters: 'lots' is not auto or a whole number",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n  admission_sketch_counters: lots\n"));
+        assertEquals("flash_chunk_cache.admission_sketch_counters: must be auto or 1..16, got 17",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n  admission_sketch_counters: 17\n"));
         assertEquals("flash_chunk_cache.reinsert_percent: must be 0..50, got 60.0",
                 error("flash_chunk_cache:\n  devices:\n    - path: /x\n  reinsert_percent: 60\n"));
         assertEquals("flash_chunk_cache.expected_chunk_bytes: must be 4 KiB to 64 KiB, got 1024",

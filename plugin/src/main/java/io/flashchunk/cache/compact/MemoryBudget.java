@@ -1,0 +1,48 @@
+package io.flashchunk.cache.compact;
+
+/**
+ * The compact engine's memory per cached chunk, everything counted as {@code scripts/bench-memory.sh}
+ * counts it (heap after full GCs and the segment buffers), and the largest admission sketch that keeps
+ * it within {@link #BYTES_PER_CHUNK}. The fixed costs, the two segment buffers above all, weigh less
+ * per chunk the larger the cache: 3.4 bytes a chunk at 10 M chunks of 16 KiB in 16 MiB segments,
+ * 0.3 at 100 M. So a large cache has room for a larger sketch, which keeps more hits
+ * (docs/cache-simulator.md: a 4-byte sketch meets issue 15's hit target where the 2-byte one does not).
+ */
+public final class MemoryBudget {
+    /** Issue 15's budget: at most 16 bytes of memory a cached chunk. */
+    public static final double BYTES_PER_CHUNK = 16;
+    /**
+     * Heap besides the index and the sketch that grows with the cache (segment table and reclaim order,
+     * about 100 bytes a segment; the victim samples), and what does not (the file registry, classes):
+     * measured 0.63 bytes a chunk at 10 M chunks and 0.23 at 100 M (docs/compact-engine.md); these
+     * give 0.66 and 0.26, a little above, so that the estimate is never below what is measured.
+     */
+    static final double OTHER_BYTES_PER_CHUNK = 0.21;
+    static final double OTHER_FIXED_BYTES = 4.5e6;
+    /** Counters a row per chunk tried, largest first: 8, 4 and 2 bytes a chunk. */
+    private static final int[] SKETCH_COUNTERS = {4, 2, 1};
+    private static final int SEGMENT_BUFFERS = 2;
+
+    private MemoryBudget() {
+    }
+
+    /**
+     * Memory per chunk of an engine whose index holds {@code chunks}, with that sketch and doorkeeper
+     * and segments of {@code segmentBytes}.
+     */
+    public static double bytesPerChunk(long chunks, int sketchCounters, int doorkeeperBits, int segmentBytes) {
+        double fixed = OTHER_FIXED_BYTES + (double) SEGMENT_BUFFERS * segmentBytes;
+        return (double) CompactChunkIndex.bytesFor(chunks) / chunks + 2.0 * sketchCounters + doorkeeperBits / 8.0
+                + OTHER_BYTES_PER_CHUNK + fixed / chunks;
+    }
+
+    /** The most sketch counters a row per chunk (4, 2 or 1) within the budget; 1 if none fits. */
+    public static int sketchCounters(long chunks, int doorkeeperBits, int segmentBytes) {
+        for (int counters : SKETCH_COUNTERS) {
+            if (bytesPerChunk(chunks, counters, doorkeeperBits, segmentBytes) <= BYTES_PER_CHUNK) {
+                return counters;
+            }
+        }
+        return 1;
+    }
+}

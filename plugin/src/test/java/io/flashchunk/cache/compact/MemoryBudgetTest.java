@@ -1,0 +1,61 @@
+package io.flashchunk.cache.compact;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MemoryBudgetTest {
+    private static final int SEGMENT = 16 << 20;
+    private static final int DOORKEEPER = 8;
+
+    @Test
+    void aSmallCacheKeepsTheTwoByteSketchALargeOneGetsFour() {
+        assertEquals(1, MemoryBudget.sketchCounters(10_000_000, DOORKEEPER, SEGMENT), "10 M chunks: 2 bytes");
+        assertEquals(2, MemoryBudget.sketchCounters(100_000_000, DOORKEEPER, SEGMENT), "100 M chunks: 4 bytes");
+        assertEquals(1, MemoryBudget.sketchCounters(1_000, DOORKEEPER, SEGMENT), "nothing fits: the least");
+    }
+
+    @Test
+    void theEngineTakesTheBudgetsSketchOnlyWhenNoneIsSet() {
+        CompactEngine.Settings auto = settings(0);
+        assertEquals(1, auto.sketchCountersFor(10_000_000));
+        assertEquals(2, auto.sketchCountersFor(100_000_000));
+        assertEquals(4, settings(4).sketchCountersFor(10_000_000), "as set, whatever the budget");
+        assertEquals(1, settings(1).sketchCountersFor(100_000_000), "as set, whatever the budget");
+    }
+
+    private static CompactEngine.Settings settings(int sketchCounters) {
+        return new CompactEngine.Settings(SEGMENT, 16 << 10, 0.045, sketchCounters, DOORKEEPER, 20, 8 << 20, 4,
+                60_000, false, List.of(false));
+    }
+
+    @Test
+    void theChoiceIsTheLargestWithinTheBudget() {
+        for (long chunks = 1_000_000; chunks <= 1_000_000_000; chunks *= 3) {
+            int counters = MemoryBudget.sketchCounters(chunks, DOORKEEPER, SEGMENT);
+            double chosen = MemoryBudget.bytesPerChunk(chunks, counters, DOORKEEPER, SEGMENT);
+            assertTrue(counters == 1 || chosen <= MemoryBudget.BYTES_PER_CHUNK, chunks + " chunks: " + chosen);
+            if (counters < 4) {
+                double larger = MemoryBudget.bytesPerChunk(chunks, counters * 2, DOORKEEPER, SEGMENT);
+                assertTrue(larger > MemoryBudget.BYTES_PER_CHUNK, chunks + " chunks: " + larger + " would fit");
+            }
+        }
+    }
+
+    @Test
+    void theEstimateIsNeverBelowWhatTheMemoryBenchmarkMeasured() {
+        // scripts/bench-memory.sh, heap and buffers over chunks: 15.878 and 12.461 bytes a chunk with the
+        // 2-byte sketch (docs/results/memory-20261125T161220Z), 14.474 at 100 M with the 4-byte one
+        // (memory-20261125T1843Z). Not below any, nor far above.
+        assertClose(15.878, MemoryBudget.bytesPerChunk(9_999_970, 1, DOORKEEPER, SEGMENT), "10 M, 2 bytes");
+        assertClose(12.461, MemoryBudget.bytesPerChunk(99_999_674, 1, DOORKEEPER, SEGMENT), "100 M, 2 bytes");
+        assertClose(14.474, MemoryBudget.bytesPerChunk(99_999_674, 2, DOORKEEPER, SEGMENT), "100 M, 4 bytes");
+    }
+
+    private static void assertClose(double measured, double estimate, String what) {
+        assertTrue(estimate >= measured && estimate < measured + 0.1, what + ": estimated " + estimate
+                + ", measured " + measured);
+    }
+}
