@@ -39,8 +39,8 @@ class CacheConfigTest {
         assertRejected("admission_sketch_counters: must be auto or 1..16, got -1", c -> c.admissionSketchCounters(-1));
         assertRejected("admission_sketch_counters: must be auto or 1..16, got 17", c -> c.admissionSketchCounters(17));
         assertRejected("admission_doorkeeper_bits: must be 0..64, got 65", c -> c.admissionDoorkeeperBits(65));
-        assertRejected("admission_sample_reads: must be 1..1000, got 0", c -> c.admissionSampleReads(0));
-        assertRejected("admission_sample_reads: must be 1..1000, got 1001", c -> c.admissionSampleReads(1001));
+        assertRejected("admission_sample_reads: must be 1..100, got 0", c -> c.admissionSampleReads(0));
+        assertRejected("admission_sample_reads: must be 1..100, got 101", c -> c.admissionSampleReads(101));
     }
 
     @Test

@@ -41,11 +41,11 @@ public final class CacheSimulator implements Callable<Integer> {
     double warmup = 0.25;
 
     @Option(names = "--traces", split = ",",
-            description = "generated traces: hotspot, zipfian, scans, moving (zipfian whose popular chunks change "
-                    + MOVING_PHASES + " times), or none (recorded ones only; default: the first three)")
+            description = "generated traces: hotspot, zipfian, scans, moving (zipfian in " + MOVING_PHASES
+                    + " phases, each with other popular chunks), or none (recorded ones only; default: the first three)")
     List<String> traces = List.of("hotspot", "zipfian", "scans");
 
-    /** How many times the moving trace's popular chunks change. */
+    /** Phases of the moving trace, each with other popular chunks. */
     static final int MOVING_PHASES = 8;
 
     @Option(names = "--recorded", description = "also replay this recorded trace (the adapter's chunk-read recording)")

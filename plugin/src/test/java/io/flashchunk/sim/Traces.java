@@ -36,7 +36,7 @@ final class Traces {
     }
 
     /**
-     * Zipfian 0.99 whose popular chunks change {@code phases} times: in each phase the ranks map to
+     * Zipfian 0.99 in {@code phases} phases, each with other popular chunks: in each phase the ranks map to
      * chunks shifted by another {@code chunks / phases}, so the head of one phase is cold in the next
      * (new data becoming hot). How fast a policy forgets shows here.
      */

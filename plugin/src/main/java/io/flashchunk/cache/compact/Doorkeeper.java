@@ -21,9 +21,18 @@ final class Doorkeeper {
 
     /** @param bitsTotal bits of the filter (rounded up to whole longs, 64 to 2^32) */
     Doorkeeper(long bitsTotal) {
-        int longs = (int) Math.max(1, Math.min(1 << 26, (bitsTotal + 63) / 64));
+        int longs = longsFor(bitsTotal);
         bits = new long[longs];
         width = 64L * longs;
+    }
+
+    /** Memory a filter of {@code bitsTotal} bits takes. */
+    static long bytesFor(long bitsTotal) {
+        return 8L * longsFor(bitsTotal);
+    }
+
+    private static int longsFor(long bitsTotal) {
+        return (int) Math.max(1, Math.min(1 << 26, (bitsTotal + 63) / 64));
     }
 
     /** Memory the filter takes. */

@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * keeps): four rows of counters, a key's estimate the least of its four, and every counter halved
  * after a number of reads per key the sketch is sized for (its sample: ten by default, as Caffeine's),
  * so that old popularity fades. With four counters a row per key (Caffeine's sizing) it costs 8 bytes
- * a key; with one, 2 bytes, the compact engine's budget (docs/cache-simulator.md measures what that
- * costs in hits). An optional {@link Doorkeeper} takes each key's first read since the last halving,
+ * a key; with one, 2 bytes, the compact engine's in caches below about 22 M chunks (4 above; see
+ * {@link MemoryBudget}; docs/cache-simulator.md measures what each costs in hits). An optional {@link Doorkeeper} takes each key's first read since the last halving,
  * so keys read once take no counters (TinyLFU's doorkeeper; 1 byte a key more at 8 bits, and most of
  * the small sketch's lost hits back).
  *
@@ -22,6 +22,9 @@ public final class FrequencySketch {
     /** Caffeine's sample: counts halved after ten reads per key the sketch is sized for. */
     public static final int SAMPLE_READS_PER_KEY = 10;
     private static final int MAX = 15;
+    private static final int ROWS = 4;
+    /** Counters a row at most: the width stays an int, the table at most 2^29 longs (4 GiB). */
+    private static final long MAX_ROW_COUNTERS = (1L << 31) - 16;
     private static final long[] SEEDS = {0x9E3779B97F4A7C15L, 0xC2B2AE3D27D4EB4FL, 0x165667B19E3779F9L,
         0xD6E8FEB86659FD93L};
     private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(long[].class);
@@ -60,13 +63,25 @@ public final class FrequencySketch {
             throw new IllegalArgumentException("sample reads per key must be positive, got " + sampleReadsPerKey);
         }
         doorkeeper = doorkeeperBitsPerKey > 0 ? new Doorkeeper(doorkeeperBitsPerKey * Math.max(1, keys)) : null;
-        // Per row, rounded up to whole longs only: a key's counter is picked by multiplying, not masking,
-        // so the width need not be a power of two, and one counter a key costs 2 bytes, not up to 4.
-        long counters = Math.max(16, Math.min(1 << 28, countersPerKey * keys));
-        rowLongs = (int) ((counters + 15) / 16);
+        rowLongs = rowLongs(keys, countersPerKey);
         width = rowLongs * 16;
-        table = new long[rowLongs * 4]; // 16 counters per long, 4 rows
+        table = new long[rowLongs * ROWS]; // 16 counters per long
         resetAfter = (long) sampleReadsPerKey * Math.max(1, keys);
+    }
+
+    /** Memory a sketch of these sizes takes, counters and doorkeeper, as {@link #bytes} once built. */
+    public static long bytesFor(long keys, int countersPerKey, int doorkeeperBitsPerKey) {
+        return 8L * ROWS * rowLongs(keys, countersPerKey)
+                + (doorkeeperBitsPerKey > 0 ? Doorkeeper.bytesFor(doorkeeperBitsPerKey * Math.max(1, keys)) : 0);
+    }
+
+    /**
+     * Per row, rounded up to whole longs only: a key's counter is picked by multiplying, not masking,
+     * so the width need not be a power of two, and one counter a key costs 2 bytes, not up to 4.
+     */
+    private static int rowLongs(long keys, int countersPerKey) {
+        long counters = Math.max(16, Math.min(MAX_ROW_COUNTERS, countersPerKey * Math.max(1, keys)));
+        return (int) ((counters + 15) / 16);
     }
 
     /** Memory the counters and the doorkeeper take. */
@@ -82,7 +97,7 @@ public final class FrequencySketch {
 
     private int counted(long key) {
         int least = MAX;
-        for (int row = 0; row < 4; row++) {
+        for (int row = 0; row < ROWS; row++) {
             least = Math.min(least, counter(load(slot(row, index(key, row))), index(key, row)));
         }
         return least;
@@ -92,7 +107,7 @@ public final class FrequencySketch {
     public void increment(long key) {
         int least = doorkeeper == null || doorkeeper.add(key) ? counted(key) : MAX;
         if (least < MAX) {
-            for (int row = 0; row < 4; row++) {
+            for (int row = 0; row < ROWS; row++) {
                 int at = index(key, row);
                 int slot = slot(row, at);
                 long value = load(slot);

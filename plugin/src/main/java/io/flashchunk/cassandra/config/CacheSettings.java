@@ -145,11 +145,11 @@ public final class CacheSettings {
             Object counters = map.get("admission_sketch_counters");
             if ("auto".equals(counters)) {
                 builder.admissionSketchCounters(CacheConfig.SKETCH_COUNTERS_AUTO);
-            } else if (counters instanceof Integer i) {
-                builder.admissionSketchCounters(i);
+            } else if (counters instanceof Integer i && i != CacheConfig.SKETCH_COUNTERS_AUTO) {
+                builder.admissionSketchCounters(i); // 0 is auto inside, but an operator writes auto
             } else {
                 throw new IllegalArgumentException(at + "admission_sketch_counters: '" + counters
-                        + "' is not auto or a whole number");
+                        + "' is not auto or a whole number from 1 to 16");
             }
         }
         if (map.containsKey("admission_doorkeeper_bits")) {

@@ -15,6 +15,10 @@ class MemoryBudgetTest {
         assertEquals(1, MemoryBudget.sketchCounters(10_000_000, DOORKEEPER, SEGMENT), "10 M chunks: 2 bytes");
         assertEquals(2, MemoryBudget.sketchCounters(100_000_000, DOORKEEPER, SEGMENT), "100 M chunks: 4 bytes");
         assertEquals(1, MemoryBudget.sketchCounters(1_000, DOORKEEPER, SEGMENT), "nothing fits: the least");
+        // 21 M chunks: the 4-byte sketch would fit in 16 bytes a chunk, but not with the read buffers' headroom.
+        assertTrue(MemoryBudget.bytesPerChunk(21_000_000, 2, DOORKEEPER, SEGMENT) <= MemoryBudget.BYTES_PER_CHUNK);
+        assertEquals(1, MemoryBudget.sketchCounters(21_000_000, DOORKEEPER, SEGMENT), "21 M chunks: headroom kept");
+        assertEquals(2, MemoryBudget.sketchCounters(23_000_000, DOORKEEPER, SEGMENT), "23 M chunks: 4 bytes");
     }
 
     @Test
@@ -35,13 +39,22 @@ class MemoryBudgetTest {
     void theChoiceIsTheLargestWithinTheBudget() {
         for (long chunks = 1_000_000; chunks <= 1_000_000_000; chunks *= 3) {
             int counters = MemoryBudget.sketchCounters(chunks, DOORKEEPER, SEGMENT);
-            double chosen = MemoryBudget.bytesPerChunk(chunks, counters, DOORKEEPER, SEGMENT);
-            assertTrue(counters == 1 || chosen <= MemoryBudget.BYTES_PER_CHUNK, chunks + " chunks: " + chosen);
-            if (counters < 4) {
-                double larger = MemoryBudget.bytesPerChunk(chunks, counters * 2, DOORKEEPER, SEGMENT);
-                assertTrue(larger > MemoryBudget.BYTES_PER_CHUNK, chunks + " chunks: " + larger + " would fit");
+            assertTrue(counters == 1 || MemoryBudget.fits(chunks, counters, DOORKEEPER, SEGMENT), chunks + " chunks");
+            assertTrue(counters == 2 || !MemoryBudget.fits(chunks, 2, DOORKEEPER, SEGMENT), chunks + " chunks");
+        }
+    }
+
+    @Test
+    void theSketchsMemoryIsItsOwnSizingEvenBeyondTheOldRowCap() {
+        for (long keys : new long[] {1, 1000, 1 << 20, 3_000_001}) {
+            for (int counters : new int[] {1, 2, 4}) {
+                assertEquals(new FrequencySketch(keys, counters, DOORKEEPER).bytes(),
+                        FrequencySketch.bytesFor(keys, counters, DOORKEEPER), keys + " keys, " + counters);
             }
         }
+        // 150 M chunks with the 4-byte sketch: 4 bytes a chunk of counters (rows once stopped at 2^28
+        // counters, 3.6 bytes here), 1 of doorkeeper.
+        assertEquals(5.0, FrequencySketch.bytesFor(150_000_000, 2, DOORKEEPER) / 150_000_000.0, 0.001);
     }
 
     @Test

@@ -169,8 +169,12 @@ class CacheSettingsTest {
                 + "may be left out)", error("flash_chunk_cache:\n  devices:\n    - path: /x\n  cache_engine: segmented\n"));
         assertEquals("flash_chunk_cache.segment_size_mib: must be 1 to 256, got 512",
                 error("flash_chunk_cache:\n  devices:\n    - path: /x\n  segment_size_mib: 512\n"));
-        assertEquals("flash_chunk_cache.admission_sketch_counters: 'lots' is not auto or a whole number",
+        assertEquals("flash_chunk_cache.admission_sketch_counters: 'lots' is not auto or a whole number from 1 to 16",
                 error("flash_chunk_cache:\n  devices:\n    - path: /x\n  admission_sketch_counters: lots\n"));
+        assertEquals("flash_chunk_cache.admission_sketch_counters: '0' is not auto or a whole number from 1 to 16",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n  admission_sketch_counters: 0\n"));
+        assertEquals("flash_chunk_cache.admission_sample_reads: must be 1..100, got 101",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n  admission_sample_reads: 101\n"));
         assertEquals("flash_chunk_cache.admission_sketch_counters: must be auto or 1..16, got 17",
                 error("flash_chunk_cache:\n  devices:\n    - path: /x\n  admission_sketch_counters: 17\n"));
         assertEquals("flash_chunk_cache.reinsert_percent: must be 0..50, got 60.0",
