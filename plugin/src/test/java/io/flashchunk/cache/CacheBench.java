@@ -132,7 +132,7 @@ public final class CacheBench {
                 order.written(segment);
             }
             long after = Heap.usedHeapAfterGc();
-            long direct = 2L * segmentBytes;
+            long direct = 2L * io.flashchunk.cache.compact.SegmentBuffer.windowFor(segmentBytes);
             String histogram = Heap.classHistogram();
             long size = index.entries();
             System.out.printf(Locale.ROOT, "{\"bench\":\"compact-heap\",\"entries\":%d,\"chunk_bytes\":%d,"

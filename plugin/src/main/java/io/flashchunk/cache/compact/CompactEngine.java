@@ -220,8 +220,9 @@ public final class CompactEngine implements AutoCloseable {
         int sketchCounters = settings.sketchCountersFor(records);
         this.admission = new VictimAdmission(records, sketchCounters, settings.doorkeeperBitsPerKey(),
                 settings.sampleReadsPerKey(), liveKey);
-        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes())),
-            new SegmentBuffer(AlignedBuffers.allocate(settings.segmentBytes()))};
+        int window = SegmentBuffer.windowFor(settings.segmentBytes());
+        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(window), settings.segmentBytes()),
+            new SegmentBuffer(AlignedBuffers.allocate(window), settings.segmentBytes())};
         // Reclaimed segments wait for a checkpoint: reclaim a batch at once, so that one checkpoint frees
         // many (a checkpoint writes the whole index) rather than one per segment.
         int batch = Math.max(1, Math.min(settings.checkpointEverySegments(), all / 8));
@@ -239,9 +240,10 @@ public final class CompactEngine implements AutoCloseable {
         this.writerThread = new Thread(this::writeLoop, "flashchunk-compact-writer");
         writerThread.setDaemon(true);
         writerThread.start();
-        LOG.info("flash cache (compact engine): {} device(s), {} segments of {} MiB, index for {} chunks ({} MiB), "
+        LOG.info("flash cache (compact engine): {} device(s), {} segments of {} MiB written from two {} KiB buffers, "
+                        + "index for {} chunks ({} MiB), "
                         + "admission sketch {} MiB ({} counters a row per chunk{}), {} chunks recovered", spaces, all,
-                settings.segmentBytes() >> 20, records, index.bytes() >> 20, admission.bytes() >> 20, sketchCounters,
+                settings.segmentBytes() >> 20, window >> 10, records, index.bytes() >> 20, admission.bytes() >> 20, sketchCounters,
                 settings.sketchCountersPerKey() > 0 ? "" : ", auto", recovered.restoredEntries());
     }
 

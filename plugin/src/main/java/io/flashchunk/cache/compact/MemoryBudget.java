@@ -4,9 +4,10 @@ package io.flashchunk.cache.compact;
  * The compact engine's memory per cached chunk, everything counted as {@code scripts/bench-memory.sh}
  * counts it (heap after full GCs and the segment buffers), and the largest admission sketch that keeps
  * it within {@link #BYTES_PER_CHUNK}. The fixed costs, the two segment buffers above all, weigh less
- * per chunk the larger the cache: 3.4 bytes a chunk at 10 M chunks of 16 KiB in 16 MiB segments,
- * 0.3 at 100 M. So a large cache has room for a larger sketch, which keeps more hits
- * (docs/cache-simulator.md: a 4-byte sketch meets issue 15's hit target where the 2-byte one does not).
+ * per chunk the larger the cache: 0.84 bytes a chunk at 10 M chunks of 16 KiB with the two 4 MiB
+ * windows of 16 MiB segments ({@link SegmentBuffer#windowFor}), 0.08 at 100 M. So a cache has room for a larger sketch
+ * the larger it is, and a larger sketch keeps more hits (docs/cache-simulator.md: a 4-byte sketch meets
+ * issue 15's hit target where the 2-byte one does not).
  */
 public final class MemoryBudget {
     /** Issue 15's budget: at most 16 bytes of memory a cached chunk. */
@@ -14,11 +15,11 @@ public final class MemoryBudget {
     /**
      * Heap besides the index and the sketch that grows with the cache (segment table and reclaim order,
      * about 100 bytes a segment; the victim samples), and what does not (the file registry, classes):
-     * measured 0.63 bytes a chunk at 10 M chunks and 0.23 at 100 M (docs/compact-engine.md); these
-     * give 0.66 and 0.26, a little above, so that the estimate is never below what is measured.
+     * measured 0.65-0.73 bytes a chunk at 10 M chunks and 0.24-0.25 at 100 M (with the 2- and the
+     * 4-byte sketch; docs/compact-engine.md); these give 0.74 and 0.25, at or a little above.
      */
-    static final double OTHER_BYTES_PER_CHUNK = 0.21;
-    static final double OTHER_FIXED_BYTES = 4.5e6;
+    static final double OTHER_BYTES_PER_CHUNK = 0.20;
+    static final double OTHER_FIXED_BYTES = 5.4e6;
     /**
      * Left free when choosing a larger sketch, for what the benchmark does not hold: the read path's
      * idle aligned buffers (one per read in flight at the busiest moment, 128 reads of 32 KiB here).
@@ -36,7 +37,7 @@ public final class MemoryBudget {
      * and segments of {@code segmentBytes}.
      */
     public static double bytesPerChunk(long chunks, int sketchCounters, int doorkeeperBits, int segmentBytes) {
-        double fixed = OTHER_FIXED_BYTES + (double) SEGMENT_BUFFERS * segmentBytes;
+        double fixed = OTHER_FIXED_BYTES + (double) SEGMENT_BUFFERS * SegmentBuffer.windowFor(segmentBytes);
         return (double) (CompactChunkIndex.bytesFor(chunks) + FrequencySketch.bytesFor(chunks, sketchCounters,
                 doorkeeperBits)) / chunks + OTHER_BYTES_PER_CHUNK + fixed / chunks;
     }

@@ -1,17 +1,27 @@
 package io.flashchunk.cache.compact;
 
+import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A segment being filled in memory: records appended one after another, served to readers from here
- * until the segment is on flash, then its summary written at the end so that the buffer is the exact
- * image of the segment to write. One buffer is reused for one segment after another. Before it is
- * full, the records so far may be written with a summary of them ({@link #unwrittenPrefix}), so that
- * a checkpoint can name them; the segment's own write then starts where that one left off.
+ * A window of a segment being filled in memory: records appended one after another, served to
+ * readers from here until they are on flash. The window may be smaller than the segment (the
+ * engine's are a quarter of it, {@link #windowFor}: 4 MiB of a 16 MiB segment): when a record no
+ * longer fits ({@link #WINDOW_FULL}), the
+ * window's records are written ({@link #windowPart}) and the other buffer {@link #continueFrom
+ * continues} the segment from the block they end in. The summary of every record of the segment is
+ * written last, at the segment's end, from a small buffer of its own ({@link #seal}). So the memory
+ * a segment costs while it fills is the window's, whatever the segment's size: what lets a large
+ * admission sketch fit the memory budget in a cache of 10 M chunks (docs/compact-engine.md). Before
+ * the segment is full, the records so far may be written with a summary of them
+ * ({@link #unwrittenPrefix}), so that a checkpoint can name them.
+ *
+ * <p>Offsets ({@link #fill}, sectors) count from the segment's start, not the window's.
  *
  * <p>Concurrency: one writer appends, seals and {@link #tryReuse reuses}; readers {@link #read} from
  * any thread. A record is visible to readers once the fill published after it covers it, so a reader
@@ -20,34 +30,82 @@ import java.util.concurrent.atomic.AtomicInteger;
  * closes the buffer to new readers, then waits for the count to reach zero.
  */
 public final class SegmentBuffer {
+    /** {@link #append}: the record does not fit beside the summary in what is left of the segment. */
+    public static final int SEGMENT_FULL = -1;
+    /** {@link #append}: the record fits in the segment but not in this window. */
+    public static final int WINDOW_FULL = -2;
+
     private static final int CLOSED = Integer.MIN_VALUE / 2;
+    private static final int BLOCK = BlockDevice.BLOCK_SIZE;
 
     private final ByteBuffer bytes;
+    private final int segmentBytes;
     /** Readers in flight, plus {@link #CLOSED} while the writer is taking the buffer back. */
     private final AtomicInteger readers = new AtomicInteger();
     private volatile int segment = -1;
     private volatile long sequence = -1;
-    /** Bytes of complete records; published after each record is written. */
+    /** Where the window starts in the segment: a block boundary. */
+    private volatile int base;
+    /** End of the complete records, from the segment's start; published after each record is written. */
     private volatile int fill;
-    // The writer's own state.
+    // The writer's own state: every record of the segment's use, whichever window it is in.
     private int records;
     private long[] keys = new long[64];
     private int[] sectors = new int[64];
     private int[] lengths = new int[64];
-    private boolean sealed;
-    /** The fill when the records were last written ahead of the seal (the block it ends in is written again). */
+    /** No more appends: sealed, or its records handed to the next window. */
+    private boolean closedToAppends;
+    /**
+     * The segment goes on in the next window ({@link #windowPart}): a record past this one's fill is
+     * there, not missing. Set before the next window is published, so a reader that found such a
+     * record in the index sees it.
+     */
+    private volatile boolean passedOn;
+    /** The fill when the records were last written (the block it ends in is written again). */
     private int writtenFill;
 
-    /** A block-aligned part of the buffer, to write {@code offset} bytes from the segment's start. */
+    /** A block-aligned part of the segment, to write {@code offset} bytes from the segment's start. */
     public record Part(int offset, ByteBuffer bytes) {
     }
 
-    /** @param bytes a buffer of the segment's size (a multiple of 4096, aligned for direct I/O) */
+    /** A buffer holding a whole segment of {@code bytes.capacity()} bytes (tests, small segments). */
     public SegmentBuffer(ByteBuffer bytes) {
-        if (bytes.capacity() % 4096 != 0 || bytes.capacity() < 4096) {
-            throw new IllegalArgumentException("a segment of " + bytes.capacity() + " bytes is not a multiple of 4096");
+        this(bytes, bytes.capacity());
+    }
+
+    /**
+     * @param bytes        the window: a multiple of 4096 bytes, aligned for direct I/O, room for the
+     *                     largest record and the block before it
+     * @param segmentBytes the segment's size, at least the window's
+     */
+    public SegmentBuffer(ByteBuffer bytes, int segmentBytes) {
+        if (bytes.capacity() % BLOCK != 0 || bytes.capacity() < BLOCK) {
+            throw new IllegalArgumentException("a window of " + bytes.capacity() + " bytes is not a multiple of 4096");
+        }
+        if (segmentBytes % BLOCK != 0 || segmentBytes < bytes.capacity()) {
+            throw new IllegalArgumentException("a " + bytes.capacity() + "-byte window for " + segmentBytes
+                    + "-byte segments");
+        }
+        if (bytes.capacity() < segmentBytes && bytes.capacity() < minimumWindow()) {
+            throw new IllegalArgumentException("a " + bytes.capacity() + "-byte window is smaller than the largest "
+                    + "record and the block before it (" + minimumWindow() + " bytes)");
         }
         this.bytes = bytes;
+        this.segmentBytes = segmentBytes;
+    }
+
+    /**
+     * The window the engine gives segments of {@code segmentBytes}: a quarter of the segment (4 MiB of
+     * the default 16: writes still large and sequential, 8 MiB of memory for both buffers), at least
+     * the largest record and a block, at most the segment.
+     */
+    public static int windowFor(int segmentBytes) {
+        int quarter = segmentBytes / 4 / BLOCK * BLOCK;
+        return Math.min(segmentBytes, Math.max(quarter, minimumWindow()));
+    }
+
+    private static int minimumWindow() {
+        return BLOCK + (RecordFormat.recordBytes(RecordFormat.MAX_CHUNK_BYTES) + BLOCK - 1) / BLOCK * BLOCK;
     }
 
     /** Starts filling the buffer for a new use of {@code segment}; the buffer must be free (new or {@link #tryReuse}d). */
@@ -57,46 +115,92 @@ public final class SegmentBuffer {
         }
         this.sequence = sequence;
         this.records = 0;
-        this.sealed = false;
+        this.closedToAppends = false;
+        this.passedOn = false;
+        this.base = 0;
         this.fill = 0;
         this.writtenFill = 0;
+        open(segment);
+    }
+
+    /**
+     * Takes over the segment {@code previous} fills, from the block its records end in (copied here),
+     * once {@code previous} is full ({@link #WINDOW_FULL}) and its {@link #windowPart} taken: this
+     * buffer must be free. {@code previous} takes no more records and serves its own to readers until
+     * it is reused.
+     */
+    public void continueFrom(SegmentBuffer previous) {
+        if (this.segment != -1) {
+            throw new IllegalStateException("buffer still holds segment " + this.segment);
+        }
+        if (previous.segment == -1 || !previous.closedToAppends || previous.segmentBytes != segmentBytes) {
+            throw new IllegalStateException("segment buffer to continue is not a full window of a like segment");
+        }
+        int from = previous.fill / BLOCK * BLOCK;
+        ByteBuffer carried = previous.bytes.duplicate().limit(previous.fill - previous.base)
+                .position(from - previous.base);
+        bytes.duplicate().clear().put(carried);
+        this.sequence = previous.sequence;
+        this.records = previous.records;
+        this.keys = Arrays.copyOf(previous.keys, previous.keys.length);
+        this.sectors = Arrays.copyOf(previous.sectors, previous.sectors.length);
+        this.lengths = Arrays.copyOf(previous.lengths, previous.lengths.length);
+        this.closedToAppends = false;
+        this.passedOn = false;
+        this.base = from;
+        this.fill = previous.fill;
+        this.writtenFill = previous.fill; // the previous window's part writes everything before it
+        open(previous.segment);
+    }
+
+    private void open(int segment) {
         if (readers.get() < 0) {
             readers.addAndGet(-CLOSED); // reopens, keeping the count of refused readers not yet gone
         }
-        this.segment = segment; // last: readers check the segment, then the sequence
+        this.segment = segment; // last: readers check the segment, then the sequence and the window
     }
 
     public int segment() {
         return segment;
     }
 
-    /** The segment size this buffer holds. */
+    /** The window's size: the memory this buffer holds. */
     public int capacity() {
         return bytes.capacity();
+    }
+
+    /** The size of the segments this buffer fills. */
+    public int segmentBytes() {
+        return segmentBytes;
     }
 
     public long sequence() {
         return sequence;
     }
 
+    /** Records of the segment's use so far, in every window. */
     public int records() {
         return records;
     }
 
     /**
      * Appends the record of {@code chunk} (position to limit; left unchanged) and returns its offset
-     * in sectors from the segment's start, or -1 when it does not fit beside the summary.
+     * in sectors from the segment's start, {@link #SEGMENT_FULL} when it does not fit beside the
+     * summary, or {@link #WINDOW_FULL} when the segment has room but this window has not.
      */
     public int append(long key, ByteBuffer chunk) {
-        if (sealed || segment == -1) {
-            throw new IllegalStateException("segment buffer is " + (sealed ? "sealed" : "not started"));
+        if (closedToAppends || segment == -1) {
+            throw new IllegalStateException("segment buffer is " + (closedToAppends ? "closed to appends" : "not started"));
         }
         int at = fill;
         int recordBytes = RecordFormat.recordBytes(chunk.remaining());
-        if ((long) at + recordBytes + SegmentSummary.bytes(records + 1) > bytes.capacity()) {
-            return -1;
+        if ((long) at + recordBytes + SegmentSummary.bytes(records + 1) > segmentBytes) {
+            return SEGMENT_FULL;
         }
-        RecordFormat.write(bytes, at, key, sequence, chunk);
+        if ((long) at + recordBytes > (long) base + bytes.capacity()) {
+            return WINDOW_FULL;
+        }
+        RecordFormat.write(bytes, at - base, key, sequence, chunk);
         if (records == keys.length) {
             keys = Arrays.copyOf(keys, 2 * records);
             sectors = Arrays.copyOf(sectors, 2 * records);
@@ -110,9 +214,20 @@ public final class SegmentBuffer {
         return sectors[records - 1];
     }
 
-    /** Bytes of complete records so far. */
+    /** End of the complete records, in bytes from the segment's start. */
     public int fill() {
         return fill;
+    }
+
+    /**
+     * Closes this full window to appends and returns its records not yet written, from the block the
+     * last write ended in, for the next window to {@link #continueFrom} once it is taken.
+     */
+    public Part windowPart() {
+        requireOpen();
+        closedToAppends = true;
+        passedOn = true;
+        return recordsPart(segmentBytes);
     }
 
     /**
@@ -122,22 +237,11 @@ public final class SegmentBuffer {
      * Call {@link #prefixWritten} once every part is durable.
      */
     public List<Part> unwrittenPrefix() {
-        if (sealed || segment == -1) {
-            throw new IllegalStateException("segment buffer is " + (sealed ? "sealed" : "not started"));
-        }
+        requireOpen();
         if (records == 0 || fill == writtenFill) {
             return List.of();
         }
-        // The summary goes where the final one will: records never reach it (append keeps room for a larger one).
-        summary().write(bytes);
-        int block = BlockDevice.BLOCK_SIZE;
-        int from = writtenFrom();
-        int recordsEnd = (fill + block - 1) / block * block;
-        int summaryFrom = (bytes.capacity() - SegmentSummary.bytes(records)) / block * block;
-        if (summaryFrom <= recordsEnd) {
-            return List.of(part(from, bytes.capacity()));
-        }
-        return List.of(part(from, recordsEnd), part(summaryFrom, bytes.capacity()));
+        return recordsAndSummary();
     }
 
     /** The parts {@link #unwrittenPrefix} gave are durable: the records up to {@link #fill} are on flash. */
@@ -145,32 +249,58 @@ public final class SegmentBuffer {
         writtenFill = fill;
     }
 
-    /** Where the next write of this segment starts: the block the records last written ended in. */
-    private int writtenFrom() {
-        return writtenFill / BlockDevice.BLOCK_SIZE * BlockDevice.BLOCK_SIZE;
+    /**
+     * Seals the segment: returns what is left to write, in order: the records since the last write
+     * (from the block it ended in), then the summary at the segment's end. The space between holds
+     * what it held; nothing reads it.
+     */
+    public List<Part> seal() {
+        requireOpen();
+        closedToAppends = true;
+        return recordsAndSummary();
+    }
+
+    private List<Part> recordsAndSummary() {
+        int summaryFrom = (segmentBytes - SegmentSummary.bytes(records)) / BLOCK * BLOCK;
+        List<Part> parts = new ArrayList<>(2);
+        Part records = recordsPart(summaryFrom);
+        if (records != null) {
+            parts.add(records);
+        }
+        parts.add(tail(summaryFrom));
+        return parts;
+    }
+
+    /** The records from the block the last write ended in, up to {@code limit} (a block boundary); null when none. */
+    private Part recordsPart(int limit) {
+        int from = writtenFill / BLOCK * BLOCK;
+        int to = Math.min(limit, (fill + BLOCK - 1) / BLOCK * BLOCK);
+        if (to <= from) {
+            return null;
+        }
+        for (int i = fill - base; i < to - base; i++) {
+            bytes.put(i, (byte) 0); // an earlier window's bytes otherwise: what is past the records is zero
+        }
+        return new Part(from, bytes.asReadOnlyBuffer().limit(to - base).position(from - base).slice());
     }
 
     /**
-     * Seals the segment: zeroes the space between the last record and the summary and writes the
-     * summary. Returns what is left to write: the image from the block the last
-     * {@link #unwrittenPrefix} write ended in (the whole segment when there was none) to the end.
+     * The segment from {@code summaryFrom} to its end, in a buffer of its own: the records' bytes in
+     * its first block, if they reach into it, then zeros, then the summary of every record so far.
      */
-    public Part seal() {
-        if (sealed || segment == -1) {
-            throw new IllegalStateException("segment buffer is " + (sealed ? "sealed" : "not started"));
+    private Part tail(int summaryFrom) {
+        ByteBuffer tail = AlignedBuffers.allocate(segmentBytes - summaryFrom);
+        if (fill > summaryFrom) {
+            tail.put(bytes.duplicate().limit(fill - base).position(summaryFrom - base));
         }
-        sealed = true;
-        SegmentSummary summary = summary();
-        int summaryStart = bytes.capacity() - SegmentSummary.bytes(records);
-        for (int i = fill; i < summaryStart; i++) {
-            bytes.put(i, (byte) 0);
-        }
-        summary.write(bytes);
-        return part(writtenFrom(), bytes.capacity());
+        summary().write(tail);
+        return new Part(summaryFrom, tail.clear().asReadOnlyBuffer());
     }
 
-    private Part part(int from, int to) {
-        return new Part(from, bytes.asReadOnlyBuffer().limit(to).position(from).slice());
+    private void requireOpen() {
+        if (closedToAppends || segment == -1) {
+            throw new IllegalStateException("segment buffer is " + (closedToAppends ? "closed to appends" : "not started"));
+        }
     }
 
     /** The records appended so far, as the summary lists them. */
@@ -182,9 +312,9 @@ public final class SegmentBuffer {
     /**
      * Copies into {@code into} (from its position) the chunk of {@code key} whose record starts at
      * {@code sector}, if this buffer holds use {@code sequence} of {@code segment} and that record is
-     * complete; returns the chunk's length, or -1 when the buffer holds something else (read from
-     * flash instead, or miss). Throws when the record is not that chunk's or longer than
-     * {@code chunkLength}.
+     * complete and in this window; returns the chunk's length, or -1 when the buffer holds something
+     * else (read from flash instead, or miss). Throws when the record is not that chunk's or longer
+     * than {@code chunkLength}.
      */
     public int read(int segment, long sequence, int sector, long key, int chunkLength, ByteBuffer into)
             throws RecordMismatchException {
@@ -200,11 +330,19 @@ public final class SegmentBuffer {
                 return -1;
             }
             int at = sector * RecordAddress.SECTOR_BYTES;
-            ByteBuffer complete = bytes.asReadOnlyBuffer().limit(fill).position(0);
-            if (at >= complete.limit()) {
+            int from = base;
+            if (at < from) {
+                return -1; // in an earlier window: on flash by now, or in the other buffer
+            }
+            int to = fill;
+            if (at >= to && passedOn) {
+                return -1; // appended to a later window
+            }
+            if (at >= to) {
                 throw new RecordMismatchException("no complete record at sector " + sector + " of open segment " + segment);
             }
-            ByteBuffer chunk = RecordFormat.check(complete, at, key, sequence);
+            ByteBuffer complete = bytes.asReadOnlyBuffer().limit(to - from).position(0);
+            ByteBuffer chunk = RecordFormat.check(complete, at - from, key, sequence);
             int length = chunk.remaining();
             if (length > chunkLength || length > into.remaining()) {
                 throw new RecordMismatchException("record at sector " + sector + " of segment " + segment + " holds "

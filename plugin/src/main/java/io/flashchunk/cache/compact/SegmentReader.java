@@ -153,9 +153,11 @@ public final class SegmentReader {
                 if (hit != null) {
                     memoryReads.increment();
                 } else {
-                    // Written since the buffers were looked at, or not in a buffer (yet): flash only once durable.
+                    // Written since the buffers were looked at: flash once durable, or once the record's
+                    // window is written (read after the buffers, so a buffer reused since is seen so).
                     state = table.state(segment);
-                    if (state != SegmentState.DURABLE && state != SegmentState.RECLAIMING) {
+                    if (state != SegmentState.DURABLE && state != SegmentState.RECLAIMING
+                            && sector >= table.readableSectors(segment)) {
                         return null;
                     }
                     hit = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, nextKey);

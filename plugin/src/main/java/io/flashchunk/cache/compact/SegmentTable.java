@@ -33,6 +33,11 @@ public final class SegmentTable {
     private final long[] retiredAtEpoch;
     /** Per segment, the sectors of its open use already on flash ({@link #prefixWritten}), else 0. */
     private final int[] writtenSectors;
+    /**
+     * Per segment, the sectors of its open use whose records are on flash and may be read there: the
+     * windows written before the one filling ({@link #windowsWritten}); readers read it without a lock.
+     */
+    private final AtomicIntegerArray readableSectors;
     private final AtomicIntegerArray pins;
     /** Per space and state, how many segments are in it: statistics read it without walking every segment. */
     private final AtomicIntegerArray counts;
@@ -60,6 +65,7 @@ public final class SegmentTable {
         sequences = new long[segments];
         retiredAtEpoch = new long[segments];
         writtenSectors = new int[segments];
+        readableSectors = new AtomicIntegerArray(segments);
         spaceOf = new byte[segments];
         pins = new AtomicIntegerArray(segments);
         counts = new AtomicIntegerArray(spaces * SegmentState.values().length);
@@ -126,6 +132,7 @@ public final class SegmentTable {
         }
         sequences[segment] = nextSequence++; // published by the state's volatile write
         writtenSectors[segment] = 0;
+        readableSectors.set(segment, 0);
         setState(segment, SegmentState.OPEN);
         return segment;
     }
@@ -145,6 +152,24 @@ public final class SegmentTable {
     /** Sectors of the segment's open use written ahead of its seal ({@link #prefixWritten}); 0 when none. */
     public synchronized int writtenSectors(int segment) {
         return writtenSectors[segment];
+    }
+
+    /**
+     * The open segment's records that start below {@code sectors} are on flash (its earlier windows'
+     * writes ended), so a reader that no longer finds them in a buffer reads them there. Called before
+     * the window's buffer is reused, so a reader that sees the buffer hold something else sees this.
+     */
+    public void windowsWritten(int segment, int sectors) {
+        if (state(segment) != SegmentState.OPEN || sectors < readableSectors.get(segment)) {
+            throw new IllegalStateException("segment " + segment + " is " + state(segment) + " with "
+                    + readableSectors.get(segment) + " sectors readable on flash, not open below " + sectors);
+        }
+        readableSectors.set(segment, sectors);
+    }
+
+    /** Sectors of the open or sealed segment whose records may be read on flash ({@link #windowsWritten}). */
+    public int readableSectors(int segment) {
+        return readableSectors.get(segment);
     }
 
     public void seal(int segment) {

@@ -15,10 +15,12 @@ import java.util.function.LongPredicate;
 
 /**
  * The compact engine's one writer, and the place where a miss becomes a flash write
- * ({@link #append}): it appends records to the open segment and points the index at them, seals a
- * full segment and writes it with one device write while the next fills (two buffers: the write
- * queue's two stages; {@link #persist} writes the open segment's records so far for a checkpoint,
- * and the segment's own write then starts where that one ended), and when no segment is free reclaims the one the {@link ReclaimOrder} names,
+ * ({@link #append}): it appends records to the open segment and points the index at them, writes
+ * each full window of the segment while the next window fills, and seals a full segment, writing
+ * the rest of its records and then its summary (two buffers, each a window of a segment: the write
+ * queue's two stages; one write in flight at a time, so the block two windows share is written by
+ * each in turn; {@link #persist} writes the open segment's records so far and their summary for a
+ * checkpoint, and the next write starts where that one ended), and when no segment is free reclaims the one the {@link ReclaimOrder} names,
  * taking its chunks out of the index by the segment's summary; chunks of it read since they were
  * written are read back and appended again, up to the {@link WriterPolicy}'s share of a segment. Every method runs on the writer's
  * thread, and none waits longer than the device timeout.
@@ -65,6 +67,8 @@ public final class SegmentWriter {
     private SegmentBuffer open;
     private SegmentBuffer writing;
     private CompletableFuture<Void> write;
+    /** Whether {@link #writing} is a full window of the open segment, not a sealed segment's end. */
+    private boolean writingWindow;
     private int nextSpace;
     // Counters: the writer thread alone changes them; volatile so statistics read them whole and current.
     private volatile long appended;
@@ -82,7 +86,8 @@ public final class SegmentWriter {
     }
 
     /**
-     * @param buffers two buffers of the segment size: one fills while the other is written
+     * @param buffers two buffers for the segment size (windows of it, or whole segments): one fills
+     *                while the other is written
      */
     public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce) {
@@ -103,9 +108,9 @@ public final class SegmentWriter {
             }
         }
         for (SegmentBuffer buffer : buffers) {
-            if (buffer.capacity() != segmentBytes) {
-                throw new IllegalArgumentException("a " + buffer.capacity() + "-byte buffer for " + segmentBytes
-                        + "-byte segments");
+            if (buffer.segmentBytes() != segmentBytes) {
+                throw new IllegalArgumentException("a buffer for " + buffer.segmentBytes() + "-byte segments, not "
+                        + segmentBytes);
             }
         }
         this.table = table;
@@ -140,19 +145,59 @@ public final class SegmentWriter {
         if (open == null && !openSegment()) {
             return false;
         }
-        int sector = open.append(key, chunk);
-        if (sector == -1) {
+        int sector = appendToOpen(key, chunk);
+        if (sector == SegmentBuffer.SEGMENT_FULL) {
             sealOpen();
             if (!openSegment()) {
                 return false;
             }
-            sector = open.append(key, chunk);
-            if (sector == -1) {
-                return false; // chunks kept for reinsertion filled the new segment first
-            }
+            sector = appendToOpen(key, chunk);
+        }
+        if (sector < 0) {
+            return false; // chunks kept for reinsertion filled the new segment first, or no buffer for a window
         }
         place(key, sector);
         appended++;
+        return true;
+    }
+
+    /**
+     * Appends to the open segment, moving on to a new window of it when the one filling is full;
+     * returns the record's sector, {@link SegmentBuffer#SEGMENT_FULL}, or {@link SegmentBuffer#WINDOW_FULL}
+     * when no buffer could take the next window (the chunk is not cached; a failed write of the
+     * window just full leaves no open segment).
+     */
+    private int appendToOpen(long key, ByteBuffer chunk) {
+        int sector = open.append(key, chunk);
+        if (sector != SegmentBuffer.WINDOW_FULL) {
+            return sector;
+        }
+        if (!nextWindow()) {
+            return SegmentBuffer.WINDOW_FULL;
+        }
+        return open.append(key, chunk);
+    }
+
+    /**
+     * Writes the open segment's full window and goes on filling the segment in the other buffer,
+     * once the write before it has ended (one write at a time: the block both windows share is
+     * written by each in turn). False when that write failed (the segment is abandoned) or no buffer
+     * is free.
+     */
+    private boolean nextWindow() {
+        finishWrite();
+        unpark();
+        if (open == null || freeBuffers.isEmpty()) {
+            return false;
+        }
+        int segment = open.segment();
+        SegmentBuffer.Part part = open.windowPart();
+        SegmentBuffer next = freeBuffers.poll();
+        next.continueFrom(open);
+        writing = open;
+        writingWindow = true;
+        open = next;
+        write = startWrite(segment, part);
         return true;
     }
 
@@ -295,14 +340,14 @@ public final class SegmentWriter {
         samples.opened(segment);
         publishVictims();
         reinsertKept();
-        return true;
+        return open != null; // a failed write of a window of the kept chunks abandons the segment
     }
 
     /** Appends the chunks kept from reclaimed segments to the segment just opened, as far as they fit. */
     private void reinsertKept() {
-        while (!kept.isEmpty()) {
-            int sector = open.append(kept.peek().key(), kept.peek().chunk());
-            if (sector == -1) {
+        while (!kept.isEmpty() && open != null) {
+            int sector = appendToOpen(kept.peek().key(), kept.peek().chunk());
+            if (sector < 0) {
                 return;
             }
             place(kept.poll().key(), sector);
@@ -373,13 +418,21 @@ public final class SegmentWriter {
 
     private void sealOpen() {
         finishWrite();
+        if (open == null) {
+            return; // abandoned: the write of an earlier window of it failed
+        }
         sealed++;
         int segment = open.segment();
-        SegmentBuffer.Part image = open.seal();
+        List<SegmentBuffer.Part> parts = open.seal();
         table.seal(segment);
         writing = open;
+        writingWindow = false;
         open = null;
-        write = startWrite(segment, image);
+        CompletableFuture<?>[] writes = new CompletableFuture<?>[parts.size()];
+        for (int i = 0; i < writes.length; i++) {
+            writes[i] = startWrite(segment, parts.get(i));
+        }
+        write = CompletableFuture.allOf(writes); // ends when every part's does: the buffer is the device's till then
     }
 
     /** Starts writing {@code part} of {@code segment}; a write that cannot start is a failed one. */
@@ -438,16 +491,23 @@ public final class SegmentWriter {
         }
         SegmentBuffer buffer = writing;
         CompletableFuture<Void> pending = write;
+        boolean window = writingWindow;
         writing = null;
         write = null;
         int segment = buffer.segment();
         int space = table.space(segment);
         boolean written;
         try {
-            drivers[space].await(pending, "write of segment " + segment);
+            drivers[space].await(pending, (window ? "write of a window of segment " : "write of segment ") + segment);
             written = true;
         } catch (IOException e) {
             written = false;
+        }
+        if (written && window) {
+            // Before the buffer is reused: a reader that finds it holding something else reads flash.
+            table.windowsWritten(segment, buffer.fill() / RecordAddress.SECTOR_BYTES);
+            release(buffer);
+            return;
         }
         if (written) {
             table.written(segment);
@@ -457,6 +517,13 @@ public final class SegmentWriter {
         }
         failedWrites++;
         table.abandon(segment);
+        if (window) {
+            // The segment goes on in the open buffer: all its chunks leave the index, that buffer is free again.
+            SegmentBuffer rest = open;
+            open = null;
+            removeFromIndex(segment, rest.summary());
+            release(rest);
+        }
         dropWritten(segment, buffer, pending);
     }
 

@@ -21,6 +21,8 @@ import java.util.function.LongSupplier;
 final class CompactEngineFixture {
     static final int SEGMENT_BYTES = 256 * 1024;
     static final int CHUNK = 16384;
+    /** The segment buffers' windows: 72 KiB, so a segment of 16 KiB chunks is written in four pieces. */
+    static final int WINDOW_BYTES = SegmentBuffer.windowFor(SEGMENT_BYTES);
     static final long FIRST_BYTE = 1 << 20;
     /** Checkpoint areas in the first MiB: A from block 1, B from block 128, 126 body blocks each. */
     static final CheckpointAreas AREAS = new CheckpointAreas(1, 128, 126L * BlockDevice.BLOCK_SIZE);
@@ -62,8 +64,9 @@ final class CompactEngineFixture {
         index = new CompactChunkIndex(records);
         int all = Arrays.stream(segments).sum();
         order = tinyLfu ? new TinyLfuReclaimOrder(all, all - 2) : new FifoReclaimOrder();
-        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
-            new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
+        // Windows of a segment, as the engine's: a segment is written in more than one piece.
+        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(WINDOW_BYTES), SEGMENT_BYTES),
+            new SegmentBuffer(AlignedBuffers.allocate(WINDOW_BYTES), SEGMENT_BYTES)};
         writer = new SegmentWriter(table, layouts, drivers, index, order, buffers, retireAtOnce, policy);
         // Reads wait as long as the drivers do: a shared machine may stall one past a short timeout.
         reader = new SegmentReader(table, layouts, drivers, index, order, writer.buffers(),

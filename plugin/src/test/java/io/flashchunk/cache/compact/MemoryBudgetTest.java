@@ -11,20 +11,31 @@ class MemoryBudgetTest {
     private static final int DOORKEEPER = 8;
 
     @Test
-    void aSmallCacheKeepsTheTwoByteSketchALargeOneGetsFour() {
-        assertEquals(1, MemoryBudget.sketchCounters(10_000_000, DOORKEEPER, SEGMENT), "10 M chunks: 2 bytes");
+    void aSmallCacheKeepsTheTwoByteSketchTenMillionChunksAndMoreGetFour() {
+        assertEquals(2, MemoryBudget.sketchCounters(10_000_000, DOORKEEPER, SEGMENT), "10 M chunks: 4 bytes");
         assertEquals(2, MemoryBudget.sketchCounters(100_000_000, DOORKEEPER, SEGMENT), "100 M chunks: 4 bytes");
         assertEquals(1, MemoryBudget.sketchCounters(1_000, DOORKEEPER, SEGMENT), "nothing fits: the least");
-        // 21 M chunks: the 4-byte sketch would fit in 16 bytes a chunk, but not with the read buffers' headroom.
-        assertTrue(MemoryBudget.bytesPerChunk(21_000_000, 2, DOORKEEPER, SEGMENT) <= MemoryBudget.BYTES_PER_CHUNK);
-        assertEquals(1, MemoryBudget.sketchCounters(21_000_000, DOORKEEPER, SEGMENT), "21 M chunks: headroom kept");
-        assertEquals(2, MemoryBudget.sketchCounters(23_000_000, DOORKEEPER, SEGMENT), "23 M chunks: 4 bytes");
+        // 9 M chunks: the 4-byte sketch would fit in 16 bytes a chunk, but not with the read buffers' headroom.
+        assertTrue(MemoryBudget.bytesPerChunk(9_000_000, 2, DOORKEEPER, SEGMENT) <= MemoryBudget.BYTES_PER_CHUNK);
+        assertEquals(1, MemoryBudget.sketchCounters(9_000_000, DOORKEEPER, SEGMENT), "9 M chunks: headroom kept");
+        assertEquals(2, MemoryBudget.sketchCounters(9_500_000, DOORKEEPER, SEGMENT), "9.5 M chunks: 4 bytes");
+    }
+
+    @Test
+    void theBuffersAreTwoWindowsOfASegmentNotTwoSegments() {
+        // 10 M chunks: two 4 MiB windows are 0.84 bytes a chunk; two 16 MiB segments were 3.36.
+        double withWindows = MemoryBudget.bytesPerChunk(10_000_000, 2, DOORKEEPER, SEGMENT);
+        double withSegments = withWindows - 2.0 * SegmentBuffer.windowFor(SEGMENT) / 10_000_000
+                + 2.0 * SEGMENT / 10_000_000;
+        assertEquals(2.52, withSegments - withWindows, 0.01);
+        assertTrue(withSegments > MemoryBudget.BYTES_PER_CHUNK, "the 4-byte sketch did not fit beside two segments");
     }
 
     @Test
     void theEngineTakesTheBudgetsSketchOnlyWhenNoneIsSet() {
         CompactEngine.Settings auto = settings(0);
-        assertEquals(1, auto.sketchCountersFor(10_000_000));
+        assertEquals(1, auto.sketchCountersFor(5_000_000));
+        assertEquals(2, auto.sketchCountersFor(10_000_000));
         assertEquals(2, auto.sketchCountersFor(100_000_000));
         assertEquals(4, settings(4).sketchCountersFor(10_000_000), "as set, whatever the budget");
         assertEquals(1, settings(1).sketchCountersFor(100_000_000), "as set, whatever the budget");
@@ -59,12 +70,13 @@ class MemoryBudgetTest {
 
     @Test
     void theEstimateIsNeverBelowWhatTheMemoryBenchmarkMeasured() {
-        // scripts/bench-memory.sh, heap and buffers over chunks: 15.878 and 12.461 bytes a chunk with the
-        // 2-byte sketch (docs/results/memory-20261125T161220Z), 14.474 at 100 M with the 4-byte one
-        // (memory-20261125T1843Z). Not below any, nor far above.
-        assertClose(15.878, MemoryBudget.bytesPerChunk(9_999_970, 1, DOORKEEPER, SEGMENT), "10 M, 2 bytes");
-        assertClose(12.461, MemoryBudget.bytesPerChunk(99_999_674, 1, DOORKEEPER, SEGMENT), "100 M, 2 bytes");
-        assertClose(14.474, MemoryBudget.bytesPerChunk(99_999_674, 2, DOORKEEPER, SEGMENT), "100 M, 4 bytes");
+        // scripts/bench-memory.sh, heap and buffers (two 4 MiB windows) over chunks: 15.453 and 14.224 bytes
+        // a chunk with the 4-byte sketch at 10 M and 100 M (docs/results/memory-20261125T203942Z), 13.377
+        // and 12.217 with the 2-byte one (the same results, sketch-counters-1.jsonl). Not below any, nor far above.
+        assertClose(15.453, MemoryBudget.bytesPerChunk(9_999_970, 2, DOORKEEPER, SEGMENT), "10 M, 4 bytes");
+        assertClose(14.224, MemoryBudget.bytesPerChunk(99_999_674, 2, DOORKEEPER, SEGMENT), "100 M, 4 bytes");
+        assertClose(13.377, MemoryBudget.bytesPerChunk(9_999_970, 1, DOORKEEPER, SEGMENT), "10 M, 2 bytes");
+        assertClose(12.217, MemoryBudget.bytesPerChunk(99_999_674, 1, DOORKEEPER, SEGMENT), "100 M, 2 bytes");
     }
 
     private static void assertClose(double measured, double estimate, String what) {

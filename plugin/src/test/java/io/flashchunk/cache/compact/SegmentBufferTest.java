@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,7 +30,7 @@ class SegmentBufferTest {
     }
 
     @Test
-    void servesEachAppendedChunkAndSealsToTheSegmentsImage() throws Exception {
+    void servesEachAppendedChunkAndSealsToItsRecordsAndASummaryAtTheEnd() throws Exception {
         SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocateDirect(SEGMENT_BYTES));
         buffer.start(5, 9);
         int first = buffer.append(100, chunk(100, 9, 16384));
@@ -45,14 +47,16 @@ class SegmentBufferTest {
                 () -> buffer.read(5, 9, first, 100, 4096, ByteBuffer.allocate(16384)));
         assertTrue(longer.getMessage().contains("holds 16384 bytes; the chunk has at most 4096"), longer.getMessage());
 
-        SegmentBuffer.Part sealed = buffer.seal();
-        assertEquals(0, sealed.offset(), "nothing written before: the whole segment");
-        ByteBuffer image = sealed.bytes();
-        assertEquals(SEGMENT_BYTES, image.remaining());
-        SegmentSummary summary = SegmentSummary.read(image.duplicate().position(SEGMENT_BYTES - 4096).slice(), 9);
+        var sealed = buffer.seal();
+        assertEquals(2, sealed.size(), "the records, then the summary");
+        assertEquals(0, sealed.get(0).offset(), "nothing written before: from the segment's start");
+        ByteBuffer records = sealed.get(0).bytes();
+        assertEquals(5 * 4096, records.remaining(), "the records' blocks: 16.5 KiB and 4 KiB of records");
+        assertEquals(SEGMENT_BYTES - 4096, sealed.get(1).offset(), "the summary's block, at the segment's end");
+        SegmentSummary summary = SegmentSummary.read(sealed.get(1).bytes(), 9);
         assertArrayEquals(new long[] {100, 101}, summary.keys());
         assertArrayEquals(new int[] {first, second}, summary.sectors());
-        assertEquals(chunk(100, 9, 16384), RecordFormat.check(image, first * RecordAddress.SECTOR_BYTES, 100, 9));
+        assertEquals(chunk(100, 9, 16384), RecordFormat.check(records, first * RecordAddress.SECTOR_BYTES, 100, 9));
         assertThrows(IllegalStateException.class, () -> buffer.append(102, chunk(102, 9, 10)));
     }
 
@@ -95,17 +99,114 @@ class SegmentBufferTest {
         assertEquals(3, SegmentSummary.read(ByteBuffer.wrap(device, SEGMENT_BYTES - 4096, 4096).slice(), 7).count());
 
         buffer.append(13, chunk(13, 7, 100));
-        SegmentBuffer.Part rest = buffer.seal();
-        assertEquals(8192, rest.offset(), "the seal writes from the block the last records ended in");
-        write(device, rest);
-        // What reached flash in three writes is the image of the same segment written at once.
+        var rest = buffer.seal();
+        assertEquals(8192, rest.get(0).offset(), "the seal writes from the block the last records ended in");
+        rest.forEach(part -> write(device, part));
+        // What reached flash in three writes is what the same segment sealed at once puts there.
         SegmentBuffer once = new SegmentBuffer(ByteBuffer.allocateDirect(SEGMENT_BYTES));
         once.start(2, 7);
         once.append(10, chunk(10, 7, 4000));
         once.append(11, chunk(11, 7, 3000));
         once.append(12, chunk(12, 7, 5000));
         once.append(13, chunk(13, 7, 100));
-        assertEquals(once.seal().bytes(), ByteBuffer.wrap(device));
+        byte[] onceDevice = new byte[SEGMENT_BYTES];
+        Arrays.fill(onceDevice, (byte) 0x5a);
+        once.seal().forEach(part -> write(onceDevice, part));
+        assertArrayEquals(onceDevice, device);
+    }
+
+    /** A segment of 512 KiB filled through 128 KiB windows in two buffers taking turns, as the writer does. */
+    private static final int WINDOWED_SEGMENT = 512 * 1024;
+    private static final int WINDOW = 128 * 1024;
+
+    @Test
+    void aSegmentFilledThroughWindowsReachesFlashAsIfFilledInOneBuffer() throws Exception {
+        SegmentBuffer[] buffers = {new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT),
+            new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT)};
+        SegmentBuffer whole = new SegmentBuffer(ByteBuffer.allocateDirect(WINDOWED_SEGMENT));
+        byte[] device = new byte[WINDOWED_SEGMENT];
+        byte[] wholeDevice = new byte[WINDOWED_SEGMENT];
+        Arrays.fill(device, (byte) 0x5a);
+        Arrays.fill(wholeDevice, (byte) 0x5a);
+        SegmentBuffer open = buffers[0];
+        open.start(4, 3);
+        whole.start(4, 3);
+        int windows = 1;
+        int key = 0;
+        while (true) {
+            ByteBuffer chunk = chunk(key, 3, 4000 + key % 7 * 1000); // records that straddle blocks
+            int sector = open.append(key, chunk);
+            if (sector == SegmentBuffer.WINDOW_FULL) {
+                SegmentBuffer next = open == buffers[0] ? buffers[1] : buffers[0];
+                write(device, open.windowPart());
+                next.tryReuse();
+                next.continueFrom(open);
+                open = next;
+                windows++;
+                sector = open.append(key, chunk);
+            }
+            int inWhole = whole.append(key, chunk);
+            assertEquals(inWhole, sector, "record " + key + " sits where one buffer puts it");
+            if (sector == SegmentBuffer.SEGMENT_FULL) {
+                break;
+            }
+            key++;
+        }
+        assertTrue(windows >= 4, windows + " windows");
+        open.seal().forEach(part -> write(device, part));
+        whole.seal().forEach(part -> write(wholeDevice, part));
+        assertArrayEquals(wholeDevice, device);
+        SegmentSummary summary = SegmentSummary.read(ByteBuffer.wrap(device, WINDOWED_SEGMENT - 4096, 4096).slice(), 3);
+        assertEquals(key, summary.count(), "the summary lists every window's records");
+        for (int i = 0; i < key; i++) {
+            assertEquals(chunk(i, 3, 4000 + i % 7 * 1000),
+                    RecordFormat.check(ByteBuffer.wrap(device), summary.sectors()[i] * RecordAddress.SECTOR_BYTES, i, 3));
+        }
+    }
+
+    @Test
+    void eachWindowServesTheRecordsThatStartInItAndLeavesEarlierOnesToFlash() throws Exception {
+        SegmentBuffer first = new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT);
+        SegmentBuffer second = new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT);
+        first.start(1, 5);
+        List<Integer> sectors = new ArrayList<>();
+        int key = 0;
+        for (int sector; (sector = first.append(key, chunk(key, 5, 4000))) >= 0; key++) {
+            sectors.add(sector);
+        }
+        assertThrows(IllegalStateException.class, () -> second.continueFrom(first), "only a full window's part taken");
+        first.windowPart();
+        second.continueFrom(first);
+        int last = key - 1; // its record ends in the block the second window starts with
+        assertEquals(first.fill(), second.fill());
+        int carried = second.append(key, chunk(key, 5, 4000));
+        assertEquals(first.fill() / RecordAddress.SECTOR_BYTES, carried, "the segment goes on where the window ended");
+        ByteBuffer into = ByteBuffer.allocate(8192);
+        for (int k = 0; k <= last; k++) {
+            assertEquals(4000, first.read(1, 5, sectors.get(k), k, 8192, into.clear()), "the first window keeps " + k);
+        }
+        assertEquals(-1, second.read(1, 5, sectors.get(0), 0, 8192, into.clear()), "not in the second window");
+        assertEquals(-1, first.read(1, 5, carried, key, 8192, into.clear()), "in the second window, not missing");
+        assertEquals(4000, second.read(1, 5, carried, key, 8192, into.clear()));
+        assertEquals(chunk(key, 5, 4000), into.flip());
+        if (sectors.get(last) * RecordAddress.SECTOR_BYTES >= first.fill() / 4096 * 4096) {
+            assertEquals(4000, second.read(1, 5, sectors.get(last), last, 8192, into.clear()), "a record in the carried block");
+        }
+        assertThrows(IllegalStateException.class, () -> first.append(99, chunk(99, 5, 10)), "the full window takes no more");
+        assertEquals(key + 1, second.summary().count(), "the segment's records so far, both windows'");
+    }
+
+    @Test
+    void refusesWindowsThatCannotHoldTheLargestRecord() {
+        IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
+                () -> new SegmentBuffer(ByteBuffer.allocateDirect(64 * 1024), WINDOWED_SEGMENT));
+        assertTrue(small.getMessage().contains("65536-byte window") && small.getMessage().contains("largest record"),
+                small.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> new SegmentBuffer(ByteBuffer.allocateDirect(WINDOWED_SEGMENT), WINDOW), "larger than the segment");
+        assertEquals(4 << 20, SegmentBuffer.windowFor(16 << 20), "a quarter of the default segment");
+        assertEquals(256 << 10, SegmentBuffer.windowFor(1 << 20));
+        assertEquals(64 << 10, SegmentBuffer.windowFor(64 << 10), "a segment too small to split is one window");
     }
 
     @Test

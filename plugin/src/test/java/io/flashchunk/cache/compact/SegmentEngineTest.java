@@ -3,6 +3,7 @@ package io.flashchunk.cache.compact;
 import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
 import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
 import static io.flashchunk.cache.compact.CompactEngineFixture.SEGMENT_BYTES;
+import static io.flashchunk.cache.compact.CompactEngineFixture.WINDOW_BYTES;
 import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
 import static io.flashchunk.cache.compact.CompactEngineFixture.device;
 import static io.flashchunk.cache.compact.CompactEngineFixture.key;
@@ -180,23 +181,71 @@ class SegmentEngineTest {
         return RecordAddress.space(engine.index.find(key(i)));
     }
 
+    /**
+     * A segment is filled through windows smaller than it: the windows already written are read from
+     * flash while the segment is still open, the one filling from memory, and every chunk is served.
+     */
+    @Test
+    void anOpenSegmentsWrittenWindowsAreReadFromFlashAndTheFillingOneFromMemory() throws Exception {
+        CompactEngineFixture engine = new CompactEngineFixture(device("a", 4));
+        int n = PER_SEGMENT - 1; // one segment, left open
+        for (int i = 0; i < n; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        int segment = engine.table.segment(0, engine.layouts[0].index(engine.index.find(key(0))));
+        assertEquals(SegmentState.OPEN, engine.table.state(segment));
+        assertEquals(segment, engine.table.segment(0, engine.layouts[0].index(engine.index.find(key(n - 1)))),
+                "all in one segment");
+        assertTrue(engine.writer.sealed() == 0 && WINDOW_BYTES < SEGMENT_BYTES, "a segment of several windows, not sealed");
+        for (int i = 0; i < n; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i);
+        }
+        assertTrue(engine.reader.flashReads() >= PER_SEGMENT / 4, "the first windows' chunks from flash: "
+                + engine.reader.flashReads());
+        assertTrue(engine.reader.memoryReads() >= 1, "the filling window's from memory");
+        assertEquals(n, engine.reader.flashReads() + engine.reader.memoryReads());
+        assertEquals(0, engine.mismatches);
+    }
+
+    /**
+     * A failed write of a window gives up its segment when the writer next waits for it (at the
+     * window after): every chunk appended to the segment till then leaves the index, the chunk that
+     * found the failure is not cached, and the ones after go to another segment.
+     */
     @Test
     void aSegmentWhoseWriteFailedServesNothing() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
         CompactEngineFixture engine = new CompactEngineFixture(device);
-        int perSegment = PER_SEGMENT;
+        int n = 3 * PER_SEGMENT;
         device.failNth(FaultyDevice.Op.WRITE, 1);
-        for (int i = 0; i < 3 * perSegment; i++) {
-            engine.writer.append(key(i), chunk(key(i)));
+        boolean[] cached = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            cached[i] = engine.writer.append(key(i), chunk(key(i)));
         }
         engine.writer.flush();
         assertEquals(1, engine.writer.failedWrites());
-        for (int i = 0; i < perSegment; i++) {
-            assertNull(engine.read(key(i)), "chunk " + i + " of the segment never written");
+        int refused = firstRefused(cached);
+        assertTrue(refused >= PER_SEGMENT / 4, "at least the failed window's chunks were appended: " + refused);
+        for (int i = refused + 1; i < n; i++) {
+            assertTrue(cached[i], "chunk " + i + " goes to another segment");
         }
-        for (int i = perSegment; i < 3 * perSegment; i++) {
-            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i);
+        for (int i = 0; i < n; i++) {
+            ByteBuffer read = engine.read(key(i));
+            if (i <= refused) {
+                assertNull(read, "chunk " + i + " of the segment never written whole");
+            } else {
+                assertEquals(chunk(key(i)), read, "chunk " + i);
+            }
         }
+    }
+
+    private static int firstRefused(boolean[] cached) {
+        for (int i = 0; i < cached.length; i++) {
+            if (!cached[i]) {
+                return i;
+            }
+        }
+        throw new AssertionError("every chunk was cached");
     }
 
     @Test
@@ -248,31 +297,52 @@ class SegmentEngineTest {
         assertTrue(engine.mismatches > 0, "some reads met the older use's records");
     }
 
+    /**
+     * A window's write that hangs past the timeout gives up its segment; while the device holds that
+     * buffer the writer has one left, and once it is full nothing more is cached; when the device lets
+     * go, caching goes on. Nothing of the given-up segment is ever served.
+     */
     @Test
     void aHungWriteStopsCachingUntilTheDeviceLetsGoThenServesTheRest() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
         CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.MILLISECONDS.toNanos(200), false, true, device);
-        int perSegment = PER_SEGMENT;
+        int n = 3 * PER_SEGMENT;
         var gate = device.hang(FaultyDevice.Op.WRITE);
-        int cached = 0;
-        for (int i = 0; i < 3 * perSegment; i++) {
-            cached += engine.writer.append(key(i), chunk(key(i))) ? 1 : 0;
+        boolean[] cached = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            cached[i] = engine.writer.append(key(i), chunk(key(i)));
         }
-        assertEquals(2, engine.writer.failedWrites(), "both buffers' writes timed out");
-        assertEquals(2 * perSegment, cached, "nothing is cached while both buffers are held by the device");
-        assertEquals(0, engine.index.entries(), "the chunks of segments never written left the index");
+        assertEquals(1, engine.writer.failedWrites(), "the first window's write timed out");
+        int refused = firstRefused(cached);
+        int cachedAfter = 0;
+        for (int i = refused + 1; i < n; i++) {
+            cachedAfter += cached[i] ? 1 : 0;
+        }
+        assertTrue(cachedAfter > 0 && cachedAfter < PER_SEGMENT, "one window's worth cached in the buffer left, "
+                + "then nothing while the device holds the other: " + cachedAfter);
+        assertFalse(cached[n - 1], "caching stopped");
+        for (int i = 0; i < n; i++) {
+            ByteBuffer read = engine.read(key(i));
+            if (i <= refused || !cached[i]) {
+                assertNull(read, "chunk " + i);
+            } else {
+                assertEquals(chunk(key(i)), read, "chunk " + i + " served from memory");
+            }
+        }
         gate.complete(null);
         engine.writer.flush(); // waits for the held writes to end
-        int base = 3 * perSegment;
-        for (int i = base; i < base + 2 * perSegment; i++) {
+        int base = n;
+        for (int i = base; i < base + 2 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i + " after the device answered");
         }
         engine.writer.flush();
-        for (int i = 0; i < base; i++) {
-            assertNull(engine.read(key(i)), "chunk " + i);
-        }
-        for (int i = base; i < base + 2 * perSegment; i++) {
-            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i);
+        for (int i = 0; i < base + 2 * PER_SEGMENT; i++) {
+            ByteBuffer read = engine.read(key(i));
+            if (i <= refused || (i < base && !cached[i])) {
+                assertNull(read, "chunk " + i);
+            } else {
+                assertEquals(chunk(key(i)), read, "chunk " + i);
+            }
         }
     }
 
