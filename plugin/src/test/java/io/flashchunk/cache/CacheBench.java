@@ -456,7 +456,8 @@ public final class CacheBench {
             long queueBytes = 32L << 20;
             CacheConfig config = CacheConfig.builder().device(spec)
                     .segmentBytes(segmentMib << 20).expectedChunkBytes(chunkBytes).queueBytes(queueBytes).build();
-            try (CompactChunkCache cache = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
+            BlockDevice device = BlockDevices.open(spec);
+            try (CompactChunkCache cache = new CompactChunkCache(config, List.of(device), System::nanoTime)) {
                 CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1, 1, 1));
                 long start = System.nanoTime();
                 HotspotRun run = replayHotspot(cache, cachedFile, keys, requests, chunkBytes, () -> {
@@ -475,20 +476,25 @@ public final class CacheBench {
                 long admitted = writer.appended(); // chunks admitted and written (reinsertions apart)
                 long admittedBytes = admitted * chunkBytes;
                 long segmentBytesWritten = (long) writer.sealed() * (segmentMib << 20);
+                // What the device wrote: windows, summaries, the open segment's records at checkpoints, the
+                // checkpoints themselves. Whole sealed segments were the count before windows.
+                long deviceBytesWritten = device.stats().writeBytes();
                 long recordBytes = (writer.appended() + writer.reinserted())
                         * io.flashchunk.cache.compact.RecordFormat.recordBytes(chunkBytes);
                 System.out.printf(Locale.ROOT, "{\"bench\":\"compact-writes\",\"keys\":%d,\"requests\":%d,"
                                 + "\"cache_fraction\":%.2f,\"segment_bytes\":%d,\"seconds\":%.2f,\"hit_rate\":%.4f,"
                                 + "\"offered_bytes\":%d,\"admitted_bytes\":%d,\"not_admitted\":%d,\"queue_full\":%d,"
                                 + "\"appended\":%d,\"reinserted\":%d,\"sealed_segments\":%d,\"segment_bytes_written\":%d,"
-                                + "\"written_per_admitted\":%.4f,\"record_bytes_per_admitted\":%.4f,"
-                                + "\"reinserted_per_admitted\":%.4f}%n",
+                                + "\"device_bytes_written\":%d,\"written_per_admitted\":%.4f,"
+                                + "\"segments_written_per_admitted\":%.4f,\"record_bytes_per_admitted\":%.4f,"
+                                + "\"reinserted_per_admitted\":%.4f,\"checkpoints\":%d}%n",
                         keys, requests, cacheFraction, segmentMib << 20, seconds, hits / (double) requests, offeredBytes,
                         admittedBytes, stats.engine().notAdmitted(), stats.engine().queueFull(), writer.appended(),
-                        writer.reinserted(), writer.sealed(), segmentBytesWritten,
+                        writer.reinserted(), writer.sealed(), segmentBytesWritten, deviceBytesWritten,
+                        deviceBytesWritten / (double) Math.max(1, admittedBytes),
                         segmentBytesWritten / (double) Math.max(1, admittedBytes),
                         recordBytes / (double) Math.max(1, admittedBytes),
-                        writer.reinserted() / (double) Math.max(1, admitted));
+                        writer.reinserted() / (double) Math.max(1, admitted), stats.engine().checkpoints());
             } finally {
                 Files.deleteIfExists(file);
             }

@@ -133,7 +133,7 @@ public final class SegmentBuffer {
         if (this.segment != -1) {
             throw new IllegalStateException("buffer still holds segment " + this.segment);
         }
-        if (previous.segment == -1 || !previous.closedToAppends || previous.segmentBytes != segmentBytes) {
+        if (previous.segment == -1 || !previous.passedOn || previous.segmentBytes != segmentBytes) {
             throw new IllegalStateException("segment buffer to continue is not a full window of a like segment");
         }
         int from = previous.fill / BLOCK * BLOCK;
@@ -221,7 +221,8 @@ public final class SegmentBuffer {
 
     /**
      * Closes this full window to appends and returns its records not yet written, from the block the
-     * last write ended in, for the next window to {@link #continueFrom} once it is taken.
+     * last write ended in, for the next window to {@link #continueFrom} once it is taken; null when
+     * they are all written (a checkpoint's write ended exactly on a block).
      */
     public Part windowPart() {
         requireOpen();

@@ -138,9 +138,9 @@ public final class SegmentWriter {
      * false when it is not cached (larger than a segment, or no segment or buffer to be had now).
      */
     public boolean append(long key, ByteBuffer chunk) {
-        if (!chunk.hasRemaining()
+        if (!chunk.hasRemaining() || chunk.remaining() > RecordFormat.MAX_CHUNK_BYTES
                 || RecordFormat.recordBytes(chunk.remaining()) + SegmentSummary.bytes(1) > segmentBytes) {
-            return false;
+            return false; // a window holds any record of a chunk up to the largest (SegmentBuffer's minimum)
         }
         if (open == null && !openSegment()) {
             return false;
@@ -197,7 +197,8 @@ public final class SegmentWriter {
         writing = open;
         writingWindow = true;
         open = next;
-        write = startWrite(segment, part);
+        // Nothing to write when a checkpoint's write just put the window's records on flash, ending on a block.
+        write = part == null ? CompletableFuture.completedFuture(null) : startWrite(segment, part);
         return true;
     }
 

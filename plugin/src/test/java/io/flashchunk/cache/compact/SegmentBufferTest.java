@@ -197,6 +197,27 @@ class SegmentBufferTest {
     }
 
     @Test
+    void aWindowWhoseRecordsACheckpointWroteToTheBlockHasNothingLeftToWrite() throws Exception {
+        SegmentBuffer first = new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT);
+        SegmentBuffer second = new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT);
+        first.start(2, 8);
+        int length = 4096 - RecordFormat.HEADER_BYTES; // one block a record
+        int key = 0;
+        while (first.append(key, chunk(key, 8, length)) >= 0) {
+            key++;
+        }
+        assertEquals(WINDOW / 4096, key, "the window is full to its last byte");
+        assertEquals(2, first.unwrittenPrefix().size());
+        first.prefixWritten();
+        assertEquals(SegmentBuffer.WINDOW_FULL, first.append(key, chunk(key, 8, length)));
+        assertNull(first.windowPart(), "a checkpoint wrote every record to the window's end");
+        second.continueFrom(first);
+        assertEquals(key * 64, second.append(key, chunk(key, 8, length)), "the next window starts at the block after");
+        List<SegmentBuffer.Part> rest = second.seal();
+        assertEquals(WINDOW, rest.get(0).offset(), "only the new record and the summary are left to write");
+    }
+
+    @Test
     void refusesWindowsThatCannotHoldTheLargestRecord() {
         IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
                 () -> new SegmentBuffer(ByteBuffer.allocateDirect(64 * 1024), WINDOWED_SEGMENT));

@@ -232,11 +232,44 @@ class SegmentEngineTest {
         for (int i = 0; i < n; i++) {
             ByteBuffer read = engine.read(key(i));
             if (i <= refused) {
+                assertEquals(RecordAddress.NONE, engine.index.find(key(i)), "chunk " + i + " left the index");
                 assertNull(read, "chunk " + i + " of the segment never written whole");
             } else {
                 assertEquals(chunk(key(i)), read, "chunk " + i);
             }
         }
+        assertEquals(0, engine.mismatches);
+    }
+
+    /**
+     * A checkpoint's write of the open segment that ends on a block leaves the full window nothing to
+     * write: the writer goes on to the next window all the same, and keeps caching.
+     */
+    @Test
+    void aWindowFullRightAfterACheckpointWroteItsRecordsGoesOn() throws Exception {
+        CompactEngineFixture engine = new CompactEngineFixture(device("a", 8));
+        int length = 4096 - RecordFormat.HEADER_BYTES; // a record of exactly one block: every fill ends on a block
+        int perWindow = WINDOW_BYTES / 4096;
+        int key = 0;
+        for (; key < perWindow; key++) {
+            assertTrue(engine.writer.append(key(key), chunkOf(key(key), length)));
+        }
+        engine.writer.persist(); // the window's records, to its last byte, on flash
+        int n = key + 3 * perWindow;
+        for (; key < n; key++) {
+            assertTrue(engine.writer.append(key(key), chunkOf(key(key), length)), "chunk " + key + " after the checkpoint");
+        }
+        engine.writer.flush();
+        ByteBuffer into = ByteBuffer.allocate(length);
+        for (int i = 0; i < n; i++) {
+            assertEquals(length, engine.reader.read(key(i), length, into.clear()), "chunk " + i);
+            assertEquals(chunkOf(key(i), length), into.flip(), "chunk " + i);
+        }
+        assertEquals(0, engine.writer.failedWrites());
+    }
+
+    private static ByteBuffer chunkOf(long key, int length) {
+        return chunk(key).limit(length).slice();
     }
 
     private static int firstRefused(boolean[] cached) {
@@ -324,11 +357,13 @@ class SegmentEngineTest {
         for (int i = 0; i < n; i++) {
             ByteBuffer read = engine.read(key(i));
             if (i <= refused || !cached[i]) {
+                assertEquals(RecordAddress.NONE, engine.index.find(key(i)), "chunk " + i + " is not in the index");
                 assertNull(read, "chunk " + i);
             } else {
                 assertEquals(chunk(key(i)), read, "chunk " + i + " served from memory");
             }
         }
+        assertEquals(cachedAfter, engine.index.entries(), "only the chunks of the buffer left are in the index");
         gate.complete(null);
         engine.writer.flush(); // waits for the held writes to end
         int base = n;
