@@ -147,6 +147,13 @@ public final class CompactEngine implements AutoCloseable {
     private final Thread writerThread;
     private volatile boolean closing;
     private volatile boolean checkpointAsked;
+    /**
+     * Segments sealed when the last checkpoint was tried by count, or made for any reason: the next
+     * by count comes {@code checkpointEverySegments} after whichever was later. A checkpoint that frees
+     * reclaimed segments names everything before it as one by count does, so it restarts the count
+     * (else a full cache wrote one of each kind per batch). Writer thread only.
+     */
+    private int sealedAtLastCheckpoint;
     private final AtomicBoolean filesDiedQueued = new AtomicBoolean();
     /** Counted down once the writer has drawn samples for every recovered segment (see SegmentWriter.sampleRecovered). */
     private final CountDownLatch recoveredSampled = new CountDownLatch(1);
@@ -416,7 +423,6 @@ public final class CompactEngine implements AutoCloseable {
     }
 
     private void writeLoop() {
-        int sealedAtLastCheckpoint = 0;
         boolean unsampled = true;
         long takes = 0;
         while (!closing || !queue.isEmpty()) {
@@ -545,10 +551,12 @@ public final class CompactEngine implements AutoCloseable {
     private boolean checkpoint(String why) {
         try {
             writer.persist();
+            int sealed = writer.sealed();
             long appended = writer.appended();
             long startedMillis = clockMillis.getAsLong();
             lastCheckpoint = checkpointer.checkpoint(files);
             appendedAtCheckpoint = appended;
+            sealedAtLastCheckpoint = Math.max(sealedAtLastCheckpoint, sealed);
             unnamedSinceMillis = startedMillis; // what is appended next is no older than this
             checkpoints.incrementAndGet();
             return true;

@@ -26,6 +26,35 @@ class CompactEngineTest {
 
     private static final long INTERVAL_MILLIS = 60_000;
 
+    /**
+     * In a full cache a reclaimed batch waits for a checkpoint; that checkpoint names everything
+     * written before it, so the next one by count (every 4 segments here) is counted from it: one
+     * checkpoint a batch, not one of each kind (which wrote twice the checkpoints' bytes).
+     */
+    @Test
+    void aCheckpointThatFreesReclaimedSegmentsRestartsTheCountOfSegmentsWritten() throws Exception {
+        MemoryDevice a = device("a", 20); // about 70 segments of 256 KiB: a batch of 4, as many as the count
+        CompactEngine engine = open(a);
+        int n = 6_000; // several times what flash holds
+        for (int i = 0; i < n; i++) {
+            engine.read(key(i), CHUNK, ByteBuffer.allocate(CHUNK)); // counted for admission
+            engine.offer(key(i), chunk(key(i)));
+            if (i % 100 == 0) {
+                assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+            }
+        }
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+        int sealed = engine.writer().sealed();
+        long reclaimed = engine.writer().reclaimed();
+        assertTrue(reclaimed > 100, reclaimed + " reclaimed");
+        // One every 4 segments sealed, whatever made it: while flash fills by count, once it is full
+        // because a batch waits (each then names the 4 sealed since the last one).
+        assertTrue(engine.checkpoints() <= sealed / 4 + 2, engine.checkpoints() + " checkpoints for "
+                + sealed + " segments sealed and " + reclaimed + " reclaimed");
+        assertEquals(0, engine.failedCheckpoints());
+        engine.close();
+    }
+
     private static CompactEngine open(MemoryDevice... devices) throws Exception {
         return open(() -> 1_000, devices);
     }
