@@ -5,6 +5,8 @@ import io.flashchunk.device.DeviceClosedException;
 import io.flashchunk.device.DeviceStats;
 import io.flashchunk.device.IoEngine;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,6 +27,9 @@ public final class MemoryDevice implements BlockDevice {
     private final int queueDepth;
     private final ExecutorService completions;
     private final BiConsumer<Long, byte[]> onWritten;
+    /** Writes accepted and not yet done, as block ranges: two that overlap leave what lands to chance. */
+    private final List<long[]> writesInFlight = new ArrayList<>();
+    private int overlappingWrites;
     private volatile boolean closed;
 
     /** A device holding {@code image} (a whole number of blocks), which it takes over. */
@@ -121,14 +126,32 @@ public final class MemoryDevice implements BlockDevice {
     public CompletableFuture<Void> write(long lba, ByteBuffer buffer) {
         int offset = offsetOf(lba, buffer);
         ByteBuffer source = buffer.duplicate();
+        long[] range = {lba, lba + source.remaining() / BLOCK_SIZE};
+        synchronized (this) {
+            for (long[] other : writesInFlight) {
+                if (range[0] < other[1] && other[0] < range[1]) {
+                    overlappingWrites++;
+                }
+            }
+            writesInFlight.add(range);
+        }
         return complete(() -> {
             byte[] bytes = new byte[source.remaining()];
             source.get(bytes);
             synchronized (this) {
                 System.arraycopy(bytes, 0, blocks, offset, bytes.length);
+                writesInFlight.remove(range);
             }
             onWritten.accept(lba, bytes);
         });
+    }
+
+    /**
+     * Writes accepted while another write of some of the same blocks was still in flight: a real
+     * device may apply such two in either order, so a caller must wait for the first.
+     */
+    public synchronized int overlappingWrites() {
+        return overlappingWrites;
     }
 
     @Override

@@ -168,6 +168,11 @@ public final class PowerCutDevice implements BlockDevice {
         return device.read(lba, buffer);
     }
 
+    /** See {@link MemoryDevice#overlappingWrites}. */
+    public int overlappingWrites() {
+        return device.overlappingWrites();
+    }
+
     @Override
     public CompletableFuture<Void> write(long lba, ByteBuffer buffer) {
         return device.write(lba, buffer);

@@ -158,6 +158,8 @@ public final class CompactPowerCutSimulation {
                         && engine.writer.reinserted() > 20, checkpoints.size() + " checkpoints, "
                         + engine.writer.reclaimed() + " reclaimed, " + engine.writer.reinserted() + " reinserted, "
                         + burstAppends.get() + " appended while a checkpoint ran");
+        // The crash images assume each write lands after the ones before it that it overlaps.
+        assertEquals(0, a.overlappingWrites() + b.overlappingWrites(), "writes of the same blocks in flight at once");
         long end = timeline.get();
         long checkedBack = 0;
         long served = 0;
