@@ -250,7 +250,8 @@ public final class CompactEngine implements AutoCloseable {
         LOG.info("flash cache (compact engine): {} device(s), {} segments of {} MiB written from two {} KiB buffers, "
                         + "index for {} chunks ({} MiB), "
                         + "admission sketch {} MiB ({} counters a row per chunk{}), {} chunks recovered", spaces, all,
-                settings.segmentBytes() >> 20, window >> 10, records, index.bytes() >> 20, admission.bytes() >> 20, sketchCounters,
+                settings.segmentBytes() >> 20, window >> 10, records, index.bytes() >> 20, admission.bytes() >> 20,
+                sketchCounters,
                 settings.sketchCountersPerKey() > 0 ? "" : ", auto", recovered.restoredEntries());
     }
 

@@ -5,9 +5,9 @@ package io.flashchunk.cache.compact;
  * counts it (heap after full GCs and the segment buffers), and the largest admission sketch that keeps
  * it within {@link #BYTES_PER_CHUNK}. The fixed costs, the two segment buffers above all, weigh less
  * per chunk the larger the cache: 0.84 bytes a chunk at 10 M chunks of 16 KiB with the two 4 MiB
- * windows of 16 MiB segments ({@link SegmentBuffer#windowFor}), 0.08 at 100 M. So a cache has room for a larger sketch
- * the larger it is, and a larger sketch keeps more hits (docs/cache-simulator.md: a 4-byte sketch meets
- * issue 15's hit target where the 2-byte one does not).
+ * windows of 16 MiB segments ({@link SegmentBuffer#windowFor}), 0.08 at 100 M. So a cache has room
+ * for a larger sketch the larger it is, and a larger sketch keeps more hits (docs/cache-simulator.md:
+ * a 4-byte sketch meets issue 15's hit target where the 2-byte one does not).
  */
 public final class MemoryBudget {
     /** Issue 15's budget: at most 16 bytes of memory a cached chunk. */

@@ -20,9 +20,10 @@ import java.util.function.LongPredicate;
  * the rest of its records and then its summary (two buffers, each a window of a segment: the write
  * queue's two stages; one write in flight at a time, so the block two windows share is written by
  * each in turn; {@link #persist} writes the open segment's records so far and their summary for a
- * checkpoint, and the next write starts where that one ended), and when no segment is free reclaims the one the {@link ReclaimOrder} names,
- * taking its chunks out of the index by the segment's summary; chunks of it read since they were
- * written are read back and appended again, up to the {@link WriterPolicy}'s share of a segment. Every method runs on the writer's
+ * checkpoint, and the next write starts where that one ended), and when no segment is free reclaims
+ * the one the {@link ReclaimOrder} names, taking its chunks out of the index by the segment's
+ * summary; chunks of it read since they were written are read back and appended again, up to the
+ * {@link WriterPolicy}'s share of a segment. Every method runs on the writer's
  * thread, and none waits longer than the device timeout.
  *
  * <p>Faults cost cached chunks, never correctness or progress: a failed write's chunks leave the
