@@ -164,11 +164,6 @@ public final class SegmentBuffer {
         return segment;
     }
 
-    /** The window's size: the memory this buffer holds. */
-    public int capacity() {
-        return bytes.capacity();
-    }
-
     /** The size of the segments this buffer fills. */
     public int segmentBytes() {
         return segmentBytes;
