@@ -73,6 +73,15 @@ public record CacheStats(
         return spaces.stream().mapToLong(SpaceStats::bypassedReads).sum();
     }
 
+    /**
+     * Bytes the cache's devices took, counted by each device: segments, their summaries, checkpoints
+     * and superblocks. What the flash wears by; {@link EngineStats#flashBytesWritten} counts the
+     * sealed segments alone.
+     */
+    public long deviceBytesWritten() {
+        return spaces.stream().mapToLong(SpaceStats::bytesWritten).sum();
+    }
+
     /** Devices out of use now. */
     public int devicesBypassed() {
         return (int) spaces.stream().filter(SpaceStats::bypassed).count();
@@ -90,7 +99,8 @@ public record CacheStats(
                 + ", puts=" + puts + " (already cached " + e.alreadyCached() + ", uncacheable " + uncacheable
                 + "), dropped: queue full=" + e.queueFull() + " not admitted=" + e.notAdmitted() + " no segment="
                 + e.dropped() + " invalidated=" + e.offeredBeforeInvalidation() + ", flash writes=" + e.appended()
-                + " (" + e.flashBytesWritten() + " B, reinserted " + e.reinserted() + "), segments sealed="
+                + " (" + e.flashBytesWritten() + " B, reinserted " + e.reinserted() + "), device bytes written="
+                + deviceBytesWritten() + ", segments sealed="
                 + e.segmentsSealed() + " reclaimed=" + e.segmentsReclaimed() + ", flash read=" + e.flashBytesRead()
                 + " B, paired reads=" + e.pairedReads() + " (followers served " + followersServed + "), errors: checksum=" + e.damagedRecords() + " read="
                 + readErrors() + " write=" + writeErrors() + " timeout=" + e.readTimeouts() + " other record="
@@ -109,8 +119,10 @@ public record CacheStats(
      * @param bypassed      out of use now: the slow-device breaker tripped on it
      * @param bypasses      times the breaker tripped on it
      * @param bypassedReads hits that were misses because it was out of use
+     * @param bytesWritten  bytes the device took since the cache opened it, everything counted
      */
     public record SpaceStats(int index, String path, long dataBlocks, long usedBlocks, long freeBlocks,
-                             long heldBlocks, int writesInFlight, boolean bypassed, long bypasses, long bypassedReads) {
+                             long heldBlocks, int writesInFlight, boolean bypassed, long bypasses, long bypassedReads,
+                             long bytesWritten) {
     }
 }

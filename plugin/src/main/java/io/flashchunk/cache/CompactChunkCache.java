@@ -310,7 +310,8 @@ public final class CompactChunkCache implements FlashCache {
             DeviceBreaker breaker = breakers.get(s);
             spaces.add(new CacheStats.SpaceStats(s, drivers.get(s).path(), all * segmentBlocks,
                     (all - free - held) * segmentBlocks, free * segmentBlocks, held * segmentBlocks,
-                    drivers.get(s).writesInFlight(), breaker.bypassed(), breaker.trips(), breaker.refusedReads()));
+                    drivers.get(s).writesInFlight(), breaker.bypassed(), breaker.trips(), breaker.refusedReads(),
+                    drivers.get(s).device().stats().writeBytes()));
         }
         CacheMetrics m = metrics;
         EngineStats engineStats = engine.stats();

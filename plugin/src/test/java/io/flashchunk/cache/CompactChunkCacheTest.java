@@ -434,6 +434,26 @@ class CompactChunkCacheTest {
     }
 
     @Test
+    void theBytesWrittenAreTheDevicesCountCheckpointsIncluded() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("w-Data.db");
+        putAll(file, 9, 200); // three 1 MiB segments sealed and part of a fourth
+        CacheStats before = cache.stats();
+        assertTrue(before.engine().segmentsSealed() >= 3, "segments sealed: " + before);
+        assertTrue(cache.checkpointNow().contains("checkpoint written"));
+        CacheStats after = cache.stats();
+        long checkpointBytes = engineOf(cache).lastCheckpoint().bytes();
+        assertTrue(checkpointBytes > 0);
+        // The checkpoint writes its body, header and the open segment's records and summary: all counted.
+        assertTrue(after.deviceBytesWritten() - before.deviceBytesWritten() >= checkpointBytes,
+                "the checkpoint's " + checkpointBytes + " bytes are counted: " + before.deviceBytesWritten() + " then "
+                        + after.deviceBytesWritten());
+        assertEquals(before.engine().flashBytesWritten(), after.engine().flashBytesWritten(),
+                "the sealed segments' count leaves checkpoints out");
+        assertEquals(after.spaces().get(0).bytesWritten(), after.deviceBytesWritten());
+    }
+
+    @Test
     void aChunkLongerThanTheReaderExpectsIsAMiss() throws Exception {
         open(c -> { });
         CachedFile file = sstable("h-Data.db");

@@ -16,8 +16,9 @@ package io.flashchunk.cache.compact;
  * @param appended                  records appended to segments (reinserted ones included)
  * @param reinserted                records of reclaimed segments appended again
  * @param segmentsSealed            segments sealed and handed to the device
- * @param flashBytesWritten         bytes of the segments sealed (records written ahead of a checkpoint
- *                                  are counted with their segment, when it is sealed)
+ * @param flashBytesWritten         flash the sealed segments take, each counted whole when it is sealed
+ *                                  (a part-full one too); the devices' own count, checkpoints included, is
+ *                                  {@code CacheStats.deviceBytesWritten}
  * @param segmentsReclaimed         segments reclaimed
  * @param failedSegmentWrites       segment writes that failed (their chunks left the index)
  * @param writerErrors              unexpected failures of the writer on a chunk

@@ -37,7 +37,14 @@ public interface FlashChunkCacheMXBean {
 
     long getFlashBytesRead();
 
+    /**
+     * Bytes the flash devices took, as each device counts them: segments, their summaries and
+     * checkpoints. Divided by the bytes admitted, the cache's write amplification.
+     */
     long getFlashBytesWritten();
+
+    /** Flash the sealed segments take, each counted whole: the chunks' side of {@link #getFlashBytesWritten}. */
+    long getSegmentBytesWritten();
 
     long getChecksumErrors();
 

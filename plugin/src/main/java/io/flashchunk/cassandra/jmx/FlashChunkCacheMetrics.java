@@ -136,6 +136,11 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     @Override
     public long getFlashBytesWritten() {
+        return stats().deviceBytesWritten();
+    }
+
+    @Override
+    public long getSegmentBytesWritten() {
         return stats().engine().flashBytesWritten();
     }
 
