@@ -451,6 +451,67 @@ class SegmentEngineTest {
         race(new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), true, true, device("a", 3), device("b", 3)));
     }
 
+    /**
+     * Readers of the chunks just appended, racing the writer as it hands each full window to the
+     * device (whose writes end on a thread of their own) and reuses the buffer: a chunk in the index
+     * is always served, from the buffer that holds its window or from flash once that window is
+     * written, never missed, never another's bytes.
+     */
+    @Test
+    void chunksJustAppendedAreServedWithoutAMissWhileTheirWindowsAreHandedOver() throws Exception {
+        CompactEngineFixture engine = new CompactEngineFixture(device("a", 6));
+        int recent = PER_SEGMENT; // FIFO reclaims whole older segments: the last segment's chunks stay
+        int appends = 100 * PER_SEGMENT;
+        AtomicLong appended = new AtomicLong();
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicReference<String> failure = new AtomicReference<>();
+        AtomicLong served = new AtomicLong();
+        CountDownLatch readersStarted = new CountDownLatch(2);
+        Thread[] readers = new Thread[2];
+        for (int r = 0; r < readers.length; r++) {
+            Random random = new Random(r);
+            readers[r] = new Thread(() -> {
+                readersStarted.countDown();
+                while (writing.get() && failure.get() == null) {
+                    long count = appended.get();
+                    if (count == 0) {
+                        continue;
+                    }
+                    int i = (int) (count - 1 - random.nextInt((int) Math.min(recent, count)));
+                    try {
+                        ByteBuffer read = engine.read(key(i));
+                        if (read == null) {
+                            failure.compareAndSet(null, "chunk " + i + " of " + count + " appended was missed");
+                        } else if (!read.equals(chunk(key(i)))) {
+                            failure.compareAndSet(null, "chunk " + i + " was served another chunk's bytes");
+                        } else {
+                            served.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        failure.compareAndSet(null, "chunk " + i + ": " + e);
+                    }
+                }
+            });
+            readers[r].start();
+        }
+        readersStarted.await();
+        // At least 100 segments, and more until the readers were served 2,000 times (they may start late).
+        for (int i = 0; (i < appends || served.get() < 2000) && i < 100_000 && failure.get() == null; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i + " appended");
+            appended.set(i + 1);
+        }
+        writing.set(false);
+        for (Thread reader : readers) {
+            reader.join();
+        }
+        assertNull(failure.get());
+        assertTrue(engine.writer.sealed() >= 99, engine.writer.sealed() + " segments sealed, each in "
+                + SEGMENT_BYTES / WINDOW_BYTES + " windows or more");
+        assertTrue(engine.reader.flashReads() > 0 && engine.reader.memoryReads() > 0, "served from flash "
+                + engine.reader.flashReads() + " and memory " + engine.reader.memoryReads() + " times");
+        assertTrue(served.get() >= 2000, "served " + served.get());
+    }
+
     private static void race(CompactEngineFixture engine) throws Exception {
         int keys = 400;
         CountDownLatch start = new CountDownLatch(2);
