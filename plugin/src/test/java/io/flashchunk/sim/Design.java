@@ -64,6 +64,30 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                         b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 2, 8,
                                 CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(2-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, reclaimed 10% at a time, as the engine did)",
+                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), false,
+                                new VictimFrequencyAdmission(b / chunkBytes, 1, 8, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(2-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, doomed 10% at a time, each reclaimed when reused)",
+                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), true,
+                                new VictimFrequencyAdmission(b / chunkBytes, 1, 8, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(4-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, reclaimed 10% at a time, as the engine did)",
+                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), false,
+                                new VictimFrequencyAdmission(b / chunkBytes, 2, 8, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(4-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, doomed 10% at a time, each reclaimed when reused)",
+                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), true,
+                                new VictimFrequencyAdmission(b / chunkBytes, 2, 8, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(2-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, doomed as evicted, released 10% at a time: the engine's)",
+                        b -> tinyLfuDoomedAsEvicted(b, segmentBytes, new VictimFrequencyAdmission(b / chunkBytes, 1, 8,
+                                CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
+                        + "(4-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, doomed as evicted, released 10% at a time: the engine's)",
+                        b -> tinyLfuDoomedAsEvicted(b, segmentBytes, new VictimFrequencyAdmission(b / chunkBytes, 2, 8,
+                                CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
+                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
                         + "(2-byte sketch, 8-bit doorkeeper, halved every 40 reads a key)", b -> tinyLfu(b, segmentBytes,
                         1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 1, 8, 40))),
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
@@ -94,7 +118,29 @@ record Design(String name, LongFunction<SimulatedCache> build) {
 
     private static SimulatedCache tinyLfu(long bytes, long segmentBytes, int reinsertHits, double maxRetained,
             Admission admission) {
+        return tinyLfu(bytes, segmentBytes, reinsertHits, maxRetained, 1, false, admission);
+    }
+
+    private static SimulatedCache tinyLfuDoomedAsEvicted(long bytes, long segmentBytes, Admission admission) {
+        int batch = engineBatch(bytes, segmentBytes);
+        EvictionOrder order = new WTinyLfuOrder(Math.max(1, SegmentLog.segments(bytes, segmentBytes) - 1 - batch));
+        return new SegmentedCache(new SegmentLog(bytes, segmentBytes, order, 1, LOW_RETAINED, batch, true, true),
+                admission);
+    }
+
+    private static SimulatedCache tinyLfu(long bytes, long segmentBytes, int reinsertHits, double maxRetained,
+            int reclaimBatch, boolean doomed, Admission admission) {
         EvictionOrder order = new WTinyLfuOrder(SegmentLog.segments(bytes, segmentBytes) - 1);
-        return new SegmentedCache(new SegmentLog(bytes, segmentBytes, order, reinsertHits, maxRetained), admission);
+        return new SegmentedCache(new SegmentLog(bytes, segmentBytes, order, reinsertHits, maxRetained, reclaimBatch,
+                doomed), admission);
+    }
+
+    /**
+     * The engine's reclaim batch with checkpoints every 10% of the segments (the default): that many,
+     * at most an eighth of them, at least one (CompactEngine).
+     */
+    static int engineBatch(long bytes, long segmentBytes) {
+        int segments = SegmentLog.segments(bytes, segmentBytes);
+        return Math.max(1, Math.min(segments / 10, segments / 8));
     }
 }

@@ -13,4 +13,19 @@ interface EvictionOrder {
 
     /** Takes the sealed segment to reclaim now; there is one whenever every segment has been sealed once. */
     int victim();
+
+    /** Whether the order evicted a segment of its own accord ({@link #victim} takes it). */
+    default boolean hasEvicted() {
+        return false;
+    }
+
+    /** Up to {@code count} sealed segments to reclaim together, the first as {@link #victim} would take it. */
+    default int[] victims(int count) {
+        int[] chosen = new int[count];
+        int n = 0;
+        while (n < count && (n == 0 || next() >= 0)) {
+            chosen[n++] = victim();
+        }
+        return java.util.Arrays.copyOf(chosen, n);
+    }
 }

@@ -16,6 +16,12 @@ import java.util.SplittableRandom;
  * they were written, which are written again at the start of the reclaimed segment (Navy's
  * reinsertion, Segcache's merge), the most read first, up to {@code maxRetained} of it: that share
  * bounds the flash bytes written per admitted byte at {@code 1 / (1 - maxRetained)}.
+ *
+ * <p>With a {@code reclaimBatch} above one, segments are chosen that many at once when none is left
+ * to open, so that one checkpoint frees them all. Reclaimed at once, the batch's chunks are gone
+ * together and its segments wait, empty but for their kept chunks, for their turn to be opened.
+ * Doomed ({@code doomed}), they leave the order together but keep serving their chunks, and each is
+ * reclaimed only when it is opened again (the engine's way).
  */
 final class SegmentLog {
     private static final class Slot {
@@ -55,15 +61,47 @@ final class SegmentLog {
     private final long segmentBytes;
     private final Segment[] segments;
     private final ArrayDeque<Integer> neverUsed = new ArrayDeque<>();
+    /** Segments reclaimed and not yet opened again (a batch's others). */
+    private final ArrayDeque<Integer> reclaimed = new ArrayDeque<>();
     private final Map<Long, Slot> index = new HashMap<>();
     private final EvictionOrder order;
     private final int reinsertHits;
     private final double maxRetained;
+    private final int reclaimBatch;
+    private final boolean doomed;
+    /** Doomed one at a time as the order evicts, released a batch at a time (the engine's). */
+    private final boolean doomedAsEvicted;
+    /** Doomed and not yet released by a checkpoint. */
+    private final ArrayDeque<Integer> pending = new ArrayDeque<>();
+    private int sealedSinceCheckpoint;
+    /** Per segment: chosen to go, not yet reclaimed; its reads no longer count in the order. */
+    private final boolean[] isDoomed;
     private Segment open;
     private long admitted;
     private long written;
 
     SegmentLog(long capacityBytes, long segmentBytes, EvictionOrder order, int reinsertHits, double maxRetained) {
+        this(capacityBytes, segmentBytes, order, reinsertHits, maxRetained, 1, false, false);
+    }
+
+    SegmentLog(long capacityBytes, long segmentBytes, EvictionOrder order, int reinsertHits, double maxRetained,
+               int reclaimBatch, boolean doomed) {
+        this(capacityBytes, segmentBytes, order, reinsertHits, maxRetained, reclaimBatch, doomed, false);
+    }
+
+    /**
+     * @param doomedAsEvicted each segment the order evicts is doomed at once and serves on; a
+     *        checkpoint every {@code reclaimBatch} segments sealed releases those doomed before it
+     *        (and one is taken early when a segment is needed and none is released)
+     */
+    SegmentLog(long capacityBytes, long segmentBytes, EvictionOrder order, int reinsertHits, double maxRetained,
+               int reclaimBatch, boolean doomed, boolean doomedAsEvicted) {
+        if (reclaimBatch < 1) {
+            throw new IllegalArgumentException("a reclaim batch of " + reclaimBatch + " segments");
+        }
+        this.reclaimBatch = reclaimBatch;
+        this.doomed = doomed || doomedAsEvicted;
+        this.doomedAsEvicted = doomedAsEvicted;
         int count = (int) (capacityBytes / segmentBytes);
         if (count < 2) {
             throw new IllegalArgumentException("need at least 2 segments of " + segmentBytes + " bytes, got "
@@ -71,6 +109,7 @@ final class SegmentLog {
         }
         this.segmentBytes = segmentBytes;
         this.segments = new Segment[count];
+        this.isDoomed = new boolean[count];
         for (int i = 0; i < count; i++) {
             segments[i] = new Segment(i);
             neverUsed.addLast(i);
@@ -86,13 +125,17 @@ final class SegmentLog {
 
     /**
      * A chunk, picked at random, of the segment the log reclaims next: what a chunk admitted now
-     * would in the end take the place of. {@link #NO_VICTIM} while segments never used remain.
+     * would in the end take the place of: the first doomed one, else the order's next.
+     * {@link #NO_VICTIM} while segments never used, or reclaimed and not yet opened, remain.
      */
     long victimSample(SplittableRandom random) {
         if (!neverUsed.isEmpty()) {
             return NO_VICTIM;
         }
-        int next = order.next();
+        if (!reclaimed.isEmpty() && !doomed) {
+            return NO_VICTIM; // reclaimed segments wait to be opened: free room, as the engine saw it
+        }
+        int next = reclaimed.isEmpty() || doomedAsEvicted ? order.next() : reclaimed.peekFirst();
         Segment segment = next < 0 ? null : segments[next];
         return segment == null || segment.count == 0 ? NO_VICTIM : segment.keys[random.nextInt(segment.count)];
     }
@@ -108,7 +151,9 @@ final class SegmentLog {
             return false;
         }
         slot.hits++;
-        order.hit(slot.segment);
+        if (!isDoomed[slot.segment]) {
+            order.hit(slot.segment);
+        }
         return true;
     }
 
@@ -122,15 +167,65 @@ final class SegmentLog {
         if (bytes > segmentBytes) {
             throw new IllegalArgumentException("a chunk of " + bytes + " bytes is larger than a segment");
         }
-        if (open.used + bytes > segmentBytes) {
+        if (open.used + bytes > segmentBytes && doomedAsEvicted) {
             order.sealed(open.id);
-            open = segments[neverUsed.isEmpty() ? order.victim() : neverUsed.pollFirst()];
-            reclaim(open);
+            while (order.hasEvicted()) {
+                int victim = order.victim();
+                isDoomed[victim] = true;
+                pending.addLast(victim);
+            }
+            if (++sealedSinceCheckpoint >= reclaimBatch) {
+                checkpoint();
+            }
+            if (!neverUsed.isEmpty()) {
+                open = segments[neverUsed.pollFirst()];
+            } else {
+                if (reclaimed.isEmpty()) {
+                    checkpoint(); // a segment is needed: the engine checkpoints to release the doomed
+                }
+                if (reclaimed.isEmpty()) {
+                    for (int victim : order.victims(reclaimBatch)) {
+                        isDoomed[victim] = true;
+                        reclaimed.addLast(victim);
+                    }
+                }
+                open = segments[reclaimed.pollFirst()];
+                isDoomed[open.id] = false;
+                reclaim(open);
+            }
+        } else if (open.used + bytes > segmentBytes) {
+            order.sealed(open.id);
+            if (!neverUsed.isEmpty()) {
+                open = segments[neverUsed.pollFirst()];
+            } else {
+                if (reclaimed.isEmpty()) {
+                    for (int victim : reclaimBatch == 1 ? new int[] {order.victim()} : order.victims(reclaimBatch)) {
+                        if (doomed) {
+                            isDoomed[victim] = true;
+                        } else {
+                            reclaim(segments[victim]);
+                        }
+                        reclaimed.addLast(victim);
+                    }
+                }
+                open = segments[reclaimed.pollFirst()];
+                if (isDoomed[open.id]) {
+                    isDoomed[open.id] = false;
+                    reclaim(open);
+                }
+            }
         }
         open.add(key, bytes);
         index.put(key, new Slot(open.id, open.epoch));
         admitted += bytes;
         written += bytes;
+    }
+
+    /** A checkpoint: the segments doomed before it are released for reuse. */
+    private void checkpoint() {
+        reclaimed.addAll(pending);
+        pending.clear();
+        sealedSinceCheckpoint = 0;
     }
 
     private void reclaim(Segment segment) {

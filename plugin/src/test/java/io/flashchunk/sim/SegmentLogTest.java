@@ -39,6 +39,43 @@ class SegmentLogTest {
     }
 
     @Test
+    void aBatchOfSegmentsIsReclaimedAtOnceAndWaitsForItsTurn() {
+        SegmentLog log = new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoOrder(), Integer.MAX_VALUE, 0.5, 2, false);
+        admit(log, 0, 12);
+        log.admit(12, CHUNK); // reclaims segments 0 and 1 together: keys 0-7
+        for (long key = 0; key < 8; key++) {
+            assertFalse(log.read(key), "key " + key);
+        }
+        assertEquals(5, log.chunks());
+        admit(log, 13, 17); // fills segment 0, then opens segment 1, reclaimed already: 8-11 stay
+        for (long key = 8; key <= 16; key++) {
+            assertTrue(log.read(key), "key " + key);
+        }
+        assertEquals(9, log.chunks());
+        assertThrows(IllegalArgumentException.class,
+                () -> new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoOrder(), 1, 0.5, 0, false));
+    }
+
+    @Test
+    void aDoomedBatchServesItsChunksUntilEachSegmentIsReused() {
+        SegmentLog log = new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoOrder(), Integer.MAX_VALUE, 0.5, 2, true);
+        admit(log, 0, 12);
+        log.admit(12, CHUNK); // dooms segments 0 and 1 together, reclaims 0 to hold key 12
+        for (long key = 0; key < 4; key++) {
+            assertFalse(log.read(key), "key " + key);
+        }
+        for (long key = 4; key <= 12; key++) {
+            assertTrue(log.read(key), "key " + key + ": segment 1 is doomed, not reclaimed");
+        }
+        assertEquals(9, log.chunks());
+        admit(log, 13, 17); // segment 1 is reused for key 16: now its chunks go
+        for (long key = 4; key < 8; key++) {
+            assertFalse(log.read(key), "key " + key);
+        }
+        assertEquals(9, log.chunks());
+    }
+
+    @Test
     void chunksReadSinceTheyWereWrittenAreRewrittenInTheReclaimedSegment() {
         SegmentLog log = log(1, 0.5);
         admit(log, 0, 12);

@@ -19,22 +19,71 @@ final class WTinyLfuOrder implements EvictionOrder {
     private final Cache<Long, Integer> generations;
     private final Map<Integer, Long> sealedAs = new HashMap<>();
     private final Map<Integer, Integer> openReads = new HashMap<>();
+    private final int room;
     private long nextGeneration;
     private Integer evicted;
+    /** Segments Caffeine evicted when asked for a batch ({@link #victims}), not yet taken. */
+    private final java.util.ArrayDeque<Integer> batch = new java.util.ArrayDeque<>();
+    private boolean batching;
 
     /** @param room sealed segments kept; the next one sealed makes Caffeine evict one */
     WTinyLfuOrder(int room) {
+        this.room = room;
         generations = Caffeine.newBuilder()
                 .maximumSize(room)
                 .executor(Runnable::run)
                 .evictionListener((Long generation, Integer segment, RemovalCause cause) -> {
+                    sealedAs.remove(segment);
+                    if (batching) {
+                        batch.add(segment);
+                        return;
+                    }
                     if (evicted != null) {
                         throw new IllegalStateException("two segments evicted at once");
                     }
-                    sealedAs.remove(segment);
                     evicted = segment;
                 })
                 .build();
+    }
+
+    @Override
+    public boolean hasEvicted() {
+        generations.cleanUp();
+        return evicted != null;
+    }
+
+    /**
+     * Up to {@code count} segments to reclaim together, each chosen by Caffeine's own eviction: the
+     * one it evicted already, then one more each time its bound is shrunk by one (then restored, so
+     * the next sealings refill the room without evicting), as the engine's reclaim order does.
+     */
+    @Override
+    public int[] victims(int count) {
+        generations.cleanUp();
+        int[] chosen = new int[count];
+        int n = 0;
+        if (evicted != null && count > 0) {
+            chosen[n++] = evicted;
+            evicted = null;
+        }
+        while (!batch.isEmpty() && n < count) {
+            chosen[n++] = batch.poll();
+        }
+        var eviction = generations.policy().eviction().orElseThrow();
+        while (n < count && generations.estimatedSize() > 0) {
+            batching = true;
+            try {
+                eviction.setMaximum(generations.estimatedSize() - 1);
+                generations.cleanUp();
+            } finally {
+                eviction.setMaximum(room);
+                batching = false;
+            }
+            while (!batch.isEmpty() && n < count) {
+                chosen[n++] = batch.poll();
+            }
+        }
+        return java.util.Arrays.copyOf(chosen, n);
     }
 
     @Override

@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #offer}) going through admission into a bounded queue that one writer thread drains into
  * segments ({@link SegmentWriter#append}: where a miss becomes a flash write).
  *
- * <p>The writer thread also owns checkpoints: it writes one when it must (a reclaimed segment waits
- * for one before it can be reused; segments are reclaimed in batches, so that one checkpoint frees
- * many), when {@code checkpointEverySegments} segments were written since
+ * <p>The writer thread also owns checkpoints: it writes one when it must (a doomed segment waits for
+ * one before it can be reused; segments are doomed in batches, so that one checkpoint releases many,
+ * and each serves its chunks until it is reused), when {@code checkpointEverySegments} segments were written since
  * the last (what a crash can lose follows how much the cache changed), when chunks appended since the
  * last are older than {@code checkpointIntervalMillis} (a quiet cache loses at most that much time of
  * chunks), when asked ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so
@@ -222,7 +222,7 @@ public final class CompactEngine implements AutoCloseable {
         this.table = new SegmentTable(segments);
         this.index = new CompactChunkIndex(records);
         int all = Arrays.stream(segments).sum();
-        ReclaimOrder order = new TinyLfuReclaimOrder(all, Math.max(1, all - 2));
+
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
         int sketchCounters = settings.sketchCountersFor(records);
         this.admission = new VictimAdmission(records, sketchCounters, settings.doorkeeperBitsPerKey(),
@@ -230,9 +230,12 @@ public final class CompactEngine implements AutoCloseable {
         int window = SegmentBuffer.windowFor(settings.segmentBytes());
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(window), settings.segmentBytes()),
             new SegmentBuffer(AlignedBuffers.allocate(window), settings.segmentBytes())};
-        // Reclaimed segments wait for a checkpoint: reclaim a batch at once, so that one checkpoint frees
-        // many (a checkpoint writes the whole index) rather than one per segment.
+        // Doomed segments wait for a checkpoint, and one releases all doomed before it: up to a batch
+        // (a checkpoint writes the whole index, so not one per segment).
         int batch = Math.max(1, Math.min(settings.checkpointEverySegments(), all / 8));
+        // Room for all but the open and sealed segments and a batch of doomed ones: past it, the order
+        // gives up a segment as each is written, and the writer dooms it (it serves until reused).
+        ReclaimOrder order = new TinyLfuReclaimOrder(all, Math.max(1, all - 2 - batch));
         SpaceReads load = new SpaceReads(spaces);
         this.writer = new SegmentWriter(table, layouts, driverArray, index, order, buffers, false,
                 new WriterPolicy(admission, settings.reinsertShare(), batch, load, liveKey));
@@ -515,9 +518,9 @@ public final class CompactEngine implements AutoCloseable {
         if (writer.append(pending.key(), pending.chunk())) {
             return;
         }
-        // A reclaimed segment waiting for a checkpoint: write it, then the chunk has room. After a
-        // failed checkpoint, not again for a while (it would fail the same way on every chunk).
-        if (table.retiredSegments() > 0 && retryPassed() && checkpoint("a reclaimed segment waits")
+        // Doomed or retired segments waiting for a checkpoint: write it, then the chunk has room. After
+        // a failed checkpoint, not again for a while (it would fail the same way on every chunk).
+        if (table.waitingForCheckpoint() > 0 && retryPassed() && checkpoint("a reclaimed segment waits")
                 && writer.append(pending.key(), pending.chunk())) {
             return;
         }

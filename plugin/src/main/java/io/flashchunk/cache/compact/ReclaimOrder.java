@@ -11,6 +11,14 @@ public interface ReclaimOrder {
     /** A chunk of a durable segment was read from flash. */
     void read(int segment);
 
+    /**
+     * Whether the order gave up a segment of its own accord (over its room as a segment was
+     * written), which {@link #victim} then returns first. Writer thread.
+     */
+    default boolean hasEvicted() {
+        return false;
+    }
+
     /** The segment to reclaim next, no longer in the order; -1 when no segment may be reclaimed. */
     int victim();
 

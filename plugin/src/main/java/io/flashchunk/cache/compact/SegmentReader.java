@@ -146,7 +146,7 @@ public final class SegmentReader {
             int sector = layout.sectorInSegment(address);
             Hit hit;
             SegmentState state = table.state(segment);
-            if (state == SegmentState.DURABLE || state == SegmentState.RECLAIMING) {
+            if (state == SegmentState.DURABLE || state == SegmentState.DOOMED || state == SegmentState.RECLAIMING) {
                 hit = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, nextKey);
             } else {
                 hit = readFromMemory(segment, sequence, sector, key, chunkLength);
@@ -156,7 +156,7 @@ public final class SegmentReader {
                     // Written since the buffers were looked at: flash once durable, or once the record's
                     // window is written (read after the buffers, so a buffer reused since is seen so).
                     state = table.state(segment);
-                    if (state != SegmentState.DURABLE && state != SegmentState.RECLAIMING
+                    if (state != SegmentState.DURABLE && state != SegmentState.DOOMED && state != SegmentState.RECLAIMING
                             && sector >= table.readableSectors(segment)) {
                         return null;
                     }
@@ -167,7 +167,9 @@ public final class SegmentReader {
                 return null;
             }
             index.markRead(key, address);
-            order.read(segment);
+            if (inOrder(state)) {
+                order.read(segment);
+            }
             return hit;
         } finally {
             table.unpin(segment);
@@ -191,8 +193,18 @@ public final class SegmentReader {
             return false;
         }
         index.markRead(follower.key(), address);
-        order.read(segment);
+        if (inOrder(table.state(segment))) {
+            order.read(segment);
+        }
         return true;
+    }
+
+    /**
+     * Whether a read of a segment in {@code state} counts in the reclaim order: not once it was
+     * chosen to go (its reads count for reinsertion only, and must not pass to its next use).
+     */
+    private static boolean inOrder(SegmentState state) {
+        return state != SegmentState.DOOMED && state != SegmentState.RECLAIMING;
     }
 
     private Hit readFromMemory(int segment, long sequence, int sector, long key, int chunkLength)

@@ -10,13 +10,18 @@ public enum SegmentState {
     SEALED,
     /** On flash and served from there. */
     DURABLE,
-    /** Being reclaimed: no new reads; waits for those in flight. */
+    /**
+     * Chosen to be reclaimed, and still served from flash until it is: no checkpoint names it from
+     * now on, so once one that started later is durable it is reused without waiting for another.
+     */
+    DOOMED,
+    /** Being reclaimed (its chunks leaving the index): no new reads; waits for those in flight. */
     RECLAIMING,
     /** Reclaimed, but a durable checkpoint may still name it: not reused until a later checkpoint is durable. */
     RETIRED;
 
     /** Whether a read of a chunk in a segment in this state may start. */
     boolean readable() {
-        return this == OPEN || this == SEALED || this == DURABLE;
+        return this == OPEN || this == SEALED || this == DURABLE || this == DOOMED;
     }
 }

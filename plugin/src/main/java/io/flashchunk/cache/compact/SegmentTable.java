@@ -11,6 +11,13 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * never rewritten before a later checkpoint is durable (the paper's retired free list, at segment
  * granularity).
  *
+ * <p>Reclaiming takes two steps, so that the flash waiting for a checkpoint still serves: a segment
+ * chosen to go is {@link #doom doomed} (still read, named by no checkpoint that starts later); once
+ * such a checkpoint is durable it is released, and the writer reclaims it when it needs a segment
+ * ({@link #takeReleased}): its chunks leave the index, and when its reads have ended it is free at
+ * once. A segment abandoned after a failed write is retired instead, and waits for the next
+ * checkpoint.
+ *
  * <p>Segments are numbered across spaces: space 0's first, then space 1's, and so on
  * ({@link #segment}). Each use of a segment gets a new
  * sequence, higher than any before it; records carry it, so a record from an earlier use is refused.
@@ -43,6 +50,13 @@ public final class SegmentTable {
     private final AtomicIntegerArray counts;
     private final ArrayDeque<Integer>[] free;
     private final ArrayDeque<Integer> retired = new ArrayDeque<>();
+    private final long[] doomedAtEpoch;
+    /** Doomed segments that a durable checkpoint may still name, oldest first. */
+    private final ArrayDeque<Integer> doomed = new ArrayDeque<>();
+    /** Per space, doomed segments no durable checkpoint names any more: reclaimed when a segment is needed. */
+    private final ArrayDeque<Integer>[] released;
+    /** Per segment: a released one, free as soon as its reclaim ends. */
+    private final boolean[] freeOnReclaim;
     private long nextSequence = 1;
     private long epoch;
 
@@ -64,14 +78,18 @@ public final class SegmentTable {
         states = new SegmentState[segments];
         sequences = new long[segments];
         retiredAtEpoch = new long[segments];
+        doomedAtEpoch = new long[segments];
+        freeOnReclaim = new boolean[segments];
         writtenSectors = new int[segments];
         readableSectors = new AtomicIntegerArray(segments);
         spaceOf = new byte[segments];
         pins = new AtomicIntegerArray(segments);
         counts = new AtomicIntegerArray(spaces * SegmentState.values().length);
         free = new ArrayDeque[spaces];
+        released = new ArrayDeque[spaces];
         for (int space = 0; space < spaces; space++) {
             free[space] = new ArrayDeque<>();
+            released[space] = new ArrayDeque<>();
             for (int segment = firstSegment[space]; segment < firstSegment[space + 1]; segment++) {
                 spaceOf[segment] = (byte) space;
                 setState(segment, SegmentState.FREE);
@@ -87,6 +105,16 @@ public final class SegmentTable {
     /** Segments in {@code space}. */
     public int segmentsIn(int space) {
         return firstSegment[space + 1] - firstSegment[space];
+    }
+
+    /** Segments retired or doomed and waiting for a checkpoint to free or release them. */
+    public synchronized int waitingForCheckpoint() {
+        return retired.size() + doomed.size();
+    }
+
+    /** Doomed segments of {@code space} a durable checkpoint released: {@link #takeReleased} gives one. */
+    public synchronized int releasedSegments(int space) {
+        return released[space].size();
     }
 
     /** Segments retired and waiting for a checkpoint to free them. */
@@ -180,9 +208,42 @@ public final class SegmentTable {
         move(segment, SegmentState.SEALED, SegmentState.DURABLE);
     }
 
-    /** Starts reclaiming a durable segment: reads already pinned finish, no new ones start. */
+    /**
+     * Starts reclaiming a durable segment, or a released doomed one ({@link #takeReleased}): reads
+     * already pinned finish, no new ones start.
+     */
     public void startReclaim(int segment) {
-        move(segment, SegmentState.DURABLE, SegmentState.RECLAIMING);
+        if (state(segment) == SegmentState.DOOMED && !isFreeOnReclaim(segment)) {
+            throw new IllegalStateException("segment " + segment + " is doomed and not yet released by a checkpoint");
+        }
+        if (state(segment) != SegmentState.DOOMED) {
+            move(segment, SegmentState.DURABLE, SegmentState.RECLAIMING);
+        } else {
+            setState(segment, SegmentState.RECLAIMING);
+        }
+    }
+
+    private synchronized boolean isFreeOnReclaim(int segment) {
+        return freeOnReclaim[segment];
+    }
+
+    /**
+     * Chooses a durable segment to be reclaimed: it is served on, but no checkpoint that starts from
+     * now on names it, and once one is durable the segment is released ({@link #takeReleased}).
+     */
+    public synchronized void doom(int segment) {
+        move(segment, SegmentState.DURABLE, SegmentState.DOOMED);
+        doomedAtEpoch[segment] = epoch;
+        doomed.add(segment);
+    }
+
+    /**
+     * A doomed segment of {@code space} that no durable checkpoint names, taken to be reclaimed now
+     * ({@link #startReclaim}); free once its reclaim ends. -1 when the space has none.
+     */
+    public synchronized int takeReleased(int space) {
+        Integer segment = released[space].poll();
+        return segment == null ? -1 : segment;
     }
 
     /**
@@ -195,6 +256,13 @@ public final class SegmentTable {
         }
         if (pins.get(segment) != 0) {
             return false;
+        }
+        if (freeOnReclaim[segment]) {
+            // Released: no durable checkpoint names it, so it is free at once.
+            freeOnReclaim[segment] = false;
+            setState(segment, SegmentState.FREE);
+            free[space(segment)].add(segment);
+            return true;
         }
         setState(segment, SegmentState.RETIRED);
         retiredAtEpoch[segment] = epoch;
@@ -223,8 +291,9 @@ public final class SegmentTable {
     }
 
     /**
-     * The checkpoint of {@code checkpointEpoch} is durable: segments retired before its copy started
-     * are named by no checkpoint that recovery could choose, and become free. Returns how many.
+     * The checkpoint of {@code checkpointEpoch} is durable: segments retired or doomed before its
+     * copy started are named by no checkpoint that recovery could choose; the retired become free,
+     * the doomed released. Returns how many of both.
      */
     public synchronized int checkpointDurable(long checkpointEpoch) {
         int freed = 0;
@@ -232,6 +301,12 @@ public final class SegmentTable {
             int segment = retired.poll();
             setState(segment, SegmentState.FREE);
             free[space(segment)].add(segment);
+            freed++;
+        }
+        while (!doomed.isEmpty() && doomedAtEpoch[doomed.peek()] < checkpointEpoch) {
+            int segment = doomed.poll();
+            freeOnReclaim[segment] = true;
+            released[space(segment)].add(segment);
             freed++;
         }
         return freed;
@@ -250,10 +325,10 @@ public final class SegmentTable {
     }
 
     /**
-     * A checkpoint starts: returns its epoch and what it may name: the durable segments, and the part
-     * written of those open or sealed but not yet written whole. Segments retired from now on wait
-     * for a checkpoint after this one; those named now are not reused until this checkpoint, or a
-     * later one, is durable.
+     * A checkpoint starts: returns its epoch and what it may name: the durable segments (not the
+     * doomed), and the part written of those open or sealed but not yet written whole. Segments
+     * retired or doomed from now on wait for a checkpoint after this one; those named now are not
+     * reused until this checkpoint, or a later one, is durable.
      */
     public synchronized Named startCheckpoint() {
         long started = checkpointStarted();

@@ -31,8 +31,10 @@ import java.util.function.LongPredicate;
  * buffer is free nothing is cached; a segment whose reads have not ended is retired later.
  *
  * <p>Without checkpoints ({@code retireAtOnce}), a reclaimed segment is free once its reads are done.
- * With them, it waits in the {@link SegmentTable} for a later checkpoint to be durable, and while any
- * segment waits so, no further one is reclaimed: chunks are not cached until the checkpoint frees it.
+ * With them, the segments to go are doomed a batch at a time and keep serving until a later
+ * checkpoint is durable and the writer needs a segment: only then is one reclaimed, and free once
+ * its reads are done (so flash waiting for a checkpoint still serves its chunks). While any wait for
+ * a checkpoint, no further one is doomed: chunks are not cached until the checkpoint releases them.
  */
 public final class SegmentWriter {
     private final SegmentTable table;
@@ -331,8 +333,17 @@ public final class SegmentWriter {
         }
         int segment = openInSomeSpace();
         while (segment == -1) {
-            boolean waitingForCheckpoint = !retireAtOnce && (table.retiredSegments() > 0 || !draining.isEmpty());
-            if (waitingForCheckpoint || !reclaimBatch()) {
+            if (retireAtOnce) {
+                if (!reclaimBatch()) {
+                    return false;
+                }
+            } else if (!draining.isEmpty()) {
+                return false; // a reclaimed segment's reads end first
+            } else if (!reclaimReleased()) {
+                // Doom a batch; a checkpoint then releases it (the engine writes one when told false).
+                if (table.waitingForCheckpoint() == 0) {
+                    doomBatch();
+                }
                 return false;
             }
             segment = openInSomeSpace();
@@ -376,6 +387,8 @@ public final class SegmentWriter {
             admission.victims(new long[0]); // a dead segment goes next: nothing live has to make room
             return;
         }
+        // The order's next, not a doomed segment: those go whatever is admitted; an admission makes
+        // the order give up its next one sooner.
         next = order.next();
         if (next != -1 && samples.of(next).length == 0 && table.state(next) == SegmentState.DURABLE) {
             // Recovered segments have no samples yet: draw them from the segment's summary.
@@ -514,6 +527,7 @@ public final class SegmentWriter {
         if (written) {
             table.written(segment);
             order.written(segment);
+            doomEvicted();
             release(buffer);
             return;
         }
@@ -564,16 +578,82 @@ public final class SegmentWriter {
         retireDrained();
     }
 
-    /**
-     * Reclaims the policy's batch of segments (one checkpoint then frees them all, where checkpoints
-     * are on); returns false when not even one could be.
-     */
+    /** Reclaims the policy's batch of segments (without checkpoints); returns false when not even one could be. */
     private boolean reclaimBatch() {
         boolean any = false;
         for (int i = 0; i < reclaimBatch && reclaimOne(); i++) {
             any = true;
         }
         return any;
+    }
+
+    /**
+     * With checkpoints, dooms each segment the order gave up as it took a new one, and the segments
+     * found to hold only dead chunks: one at a time, chosen by the order's own eviction as it goes,
+     * each serving until a checkpoint has released it and the writer needs it. (The order's room is
+     * a batch short of every segment, so that the doomed have room to wait.)
+     */
+    private void doomEvicted() {
+        if (retireAtOnce) {
+            return; // reclaimed when needed, by the order's choice then
+        }
+        while (order.hasEvicted()) {
+            int victim = order.victim();
+            if (victim != -1 && table.state(victim) == SegmentState.DURABLE) {
+                table.doom(victim);
+            }
+        }
+        for (int dead = nextDead(); dead != -1; dead = nextDead()) {
+            deadFirst.poll();
+            if (order.take(dead)) {
+                table.doom(dead);
+            }
+        }
+    }
+
+    /**
+     * Dooms the policy's batch of segments when a segment is needed and none is doomed (the order
+     * gave none up of its own accord): one checkpoint then releases them all, and until each is
+     * reclaimed it serves on. Returns false when not even one could be.
+     */
+    private boolean doomBatch() {
+        boolean any = false;
+        for (int i = 0; i < reclaimBatch; i++) {
+            int victim = nextVictim();
+            if (victim == -1) {
+                break;
+            }
+            table.doom(victim);
+            any = true;
+        }
+        return any;
+    }
+
+    /**
+     * Reclaims a released doomed segment, from the space read least since the last segment opened
+     * (ties: the most released); false when no space has one.
+     */
+    private boolean reclaimReleased() {
+        int best = -1;
+        long bestReads = 0;
+        int bestReleased = 0;
+        for (int space = 0; space < table.spaces(); space++) {
+            int released = table.releasedSegments(space);
+            if (released == 0) {
+                continue;
+            }
+            long reads = load == null ? 0 : load.count(space) - readsAtLastOpen[space];
+            if (best == -1 || reads < bestReads || (reads == bestReads && released > bestReleased)) {
+                best = space;
+                bestReads = reads;
+                bestReleased = released;
+            }
+        }
+        if (best == -1) {
+            return false;
+        }
+        reclaim(table.takeReleased(best));
+        return true;
     }
 
     /** The first durable segment found holding only dead chunks and still in the order, left queued; or -1. */
@@ -596,17 +676,29 @@ public final class SegmentWriter {
 
     /** Reclaims a segment of dead chunks if there is one, else the one the order names; false when there is none. */
     private boolean reclaimOne() {
+        int victim = nextVictim();
+        if (victim == -1) {
+            return false;
+        }
+        reclaim(victim);
+        return true;
+    }
+
+    /** Takes out of the order a durable segment of dead chunks if there is one, else the one it names; -1 when none. */
+    private int nextVictim() {
         int victim = -1;
         for (int dead = nextDead(); dead != -1 && victim == -1; dead = nextDead()) {
             deadFirst.poll();
             victim = order.take(dead) ? dead : -1;
         }
-        if (victim == -1) {
-            victim = order.victim();
-        }
-        if (victim == -1) {
-            return false;
-        }
+        return victim == -1 ? order.victim() : victim;
+    }
+
+    /**
+     * Takes a durable or released doomed segment's chunks out of the index, reading back those to be
+     * reinserted; it is free (or retired) once its reads have ended.
+     */
+    private void reclaim(int victim) {
         table.startReclaim(victim);
         SegmentSummary summary = readSummary(victim);
         if (summary != null) {
@@ -623,7 +715,6 @@ public final class SegmentWriter {
         reclaimed++;
         draining.add(victim);
         retireDrained();
-        return true;
     }
 
     /**
@@ -696,7 +787,6 @@ public final class SegmentWriter {
         }
     }
 
-    /** The summary at the end of a durable segment, or null when it cannot be read or checked. */
     /** The summary of the segment's current use, or null if it cannot be read or does not check. */
     private SegmentSummary readSummary(int segment) {
         try {

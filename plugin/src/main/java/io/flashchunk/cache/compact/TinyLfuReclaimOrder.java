@@ -22,6 +22,7 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
     private final AtomicLongArray generationOf;
     private final AtomicIntegerArray readsInMemory;
     private final ConcurrentLinkedQueue<Integer> evicted = new ConcurrentLinkedQueue<>();
+    private final int room;
     private long nextGeneration;
 
     /**
@@ -33,6 +34,7 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
         if (room < 1 || room > segments) {
             throw new IllegalArgumentException("room for " + room + " of " + segments + " segments");
         }
+        this.room = room;
         generationOf = new AtomicLongArray(segments);
         readsInMemory = new AtomicIntegerArray(segments);
         for (int i = 0; i < segments; i++) {
@@ -71,6 +73,14 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
     }
 
     @Override
+    public boolean hasEvicted() {
+        if (evicted.isEmpty()) {
+            generations.cleanUp();
+        }
+        return !evicted.isEmpty();
+    }
+
+    @Override
     public int next() {
         Integer evictedAlready = evicted.peek();
         if (evictedAlready != null) {
@@ -91,6 +101,12 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
         return true;
     }
 
+    /**
+     * {@inheritDoc} Below the room (the writer reclaims ahead of it, a batch at a time), Caffeine
+     * still chooses: its bound is shrunk by one so that its own eviction (window, probation and the
+     * frequency duel) gives up a segment, then restored, rather than its coldest entry taken without
+     * the duel.
+     */
     @Override
     public int victim() {
         Integer segment = evicted.poll();
@@ -98,18 +114,18 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
             generations.cleanUp();
             segment = evicted.poll();
         }
+        var eviction = generations.policy().eviction().orElseThrow();
         while (segment == null) {
-            var coldest = generations.policy().eviction().orElseThrow().coldest(1);
-            if (coldest.isEmpty()) {
+            long size = generations.estimatedSize();
+            if (size == 0) {
                 return -1;
             }
-            var entry = coldest.entrySet().iterator().next();
-            if (generationOf.compareAndSet(entry.getValue(), entry.getKey(), -1)) {
-                generations.invalidate(entry.getKey());
-                segment = entry.getValue();
-            } else {
-                generations.invalidate(entry.getKey()); // already evicted and queued
-                segment = evicted.poll();
+            eviction.setMaximum(size - 1);
+            generations.cleanUp();
+            eviction.setMaximum(room);
+            segment = evicted.poll();
+            if (segment == null && generations.estimatedSize() >= size) {
+                return -1; // Caffeine gave none up: nothing left it may evict
             }
         }
         readsInMemory.set(segment, 0); // reads after it was chosen belong to no use

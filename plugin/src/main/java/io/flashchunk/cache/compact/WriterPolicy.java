@@ -8,8 +8,9 @@ import java.util.function.LongPredicate;
  * segment that were read since they were written, the most read first, up to {@code reinsertShare}
  * of a segment (0: none). The share bounds the flash bytes written per admitted byte at
  * {@code 1 / (1 - reinsertShare)}. When no segment is free, {@code reclaimBatch} segments are
- * reclaimed at once: with checkpoints on, a reclaimed segment waits for a checkpoint, so one
- * checkpoint per batch rather than one per segment (a checkpoint writes the whole index). With
+ * chosen at once: with checkpoints on they are doomed, serve on, and wait for a checkpoint, so one
+ * checkpoint per batch rather than one per segment (a checkpoint writes the whole index); without,
+ * they are reclaimed at once. With
  * {@code load} (or null: in turn), each segment opens in the space with a free segment whose flash
  * reads since the last segment opened were fewest (ties: the most free segments), so writes and the
  * hot chunks reinsertion moves go to the least loaded device (the paper's load-balanced spaces).
@@ -20,7 +21,7 @@ import java.util.function.LongPredicate;
  */
 public record WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
                            LongPredicate liveKey) {
-    /** No admission, no reinsertion, one segment reclaimed at a time, spaces in turn. */
+    /** No admission, no reinsertion, one segment chosen at a time, spaces in turn. */
     public static final WriterPolicy NONE = new WriterPolicy(null, 0, 1, null, null);
 
     public WriterPolicy {

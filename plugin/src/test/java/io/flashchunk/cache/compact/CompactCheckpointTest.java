@@ -516,6 +516,49 @@ class CompactCheckpointTest {
         assertEquals(0, refused.restoredSegments());
     }
 
+    /**
+     * A doomed segment serves until it is reclaimed, but a checkpoint started after the doom leaves
+     * its chunks out: after a crash they do not come back, since the segment may have been reused.
+     */
+    @Test
+    void aCheckpointLeavesADoomedSegmentsChunksOutThoughItStillServesThem() throws Exception {
+        MemoryDevice a = device("a", 4);
+        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        int i = 0;
+        while (before.table.waitingForCheckpoint() == 0) {
+            before.writer.append(key(i), chunk(key(i)));
+            assertTrue(++i < 20 * PER_SEGMENT, "no segment was doomed");
+        }
+        int doomed = before.firstIn(SegmentState.DOOMED);
+        List<Integer> inDoomed = new ArrayList<>();
+        int inDurable = 0;
+        for (int k = 0; k < i; k++) {
+            long address = before.index.find(key(k));
+            int segment = address == RecordAddress.NONE ? -1 : before.table.segment(0, before.layouts[0].index(address));
+            if (segment == doomed) {
+                inDoomed.add(k);
+            } else if (segment != -1 && before.table.state(segment) == SegmentState.DURABLE) {
+                inDurable++;
+            }
+        }
+        assertEquals(PER_SEGMENT, inDoomed.size(), "the doomed segment's chunks are in the index");
+        assertTrue(inDurable >= PER_SEGMENT, inDurable + " chunks in durable segments");
+        CompactCheckpointer.Result written = before.checkpointer(INSTANCE).checkpoint(NO_FILES);
+        assertEquals(inDurable, written.entries(), "the durable segments' chunks, not the doomed one's");
+        for (int k : inDoomed) {
+            assertEquals(chunk(key(k)), before.read(key(k)), "chunk " + k + " is served until its segment is reclaimed");
+        }
+
+        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        assertEquals(written.entries(), outcome.restoredEntries());
+        for (int k : inDoomed) {
+            assertNull(after.read(key(k)), "chunk " + k + " of the doomed segment does not come back");
+        }
+        assertEquals(SegmentState.FREE, after.table.state(doomed));
+        assertEquals((int) written.entries(), hits(after, i));
+    }
+
     @Test
     void aFailedCheckpointFreesNothingAndSpendsItsSequence() throws Exception {
         MemoryDevice a = device("a", 4);
@@ -523,13 +566,13 @@ class CompactCheckpointTest {
         CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         CompactCheckpointer checkpointer = engine.checkpointer(INSTANCE);
         int i = 0;
-        while (engine.table.retiredSegments() == 0) { // every segment full, then one reclaimed
+        while (engine.table.waitingForCheckpoint() == 0) { // every segment full, then one doomed
             engine.writer.append(key(i), chunk(key(i)));
-            assertTrue(++i < 20 * PER_SEGMENT, "no segment was reclaimed");
+            assertTrue(++i < 20 * PER_SEGMENT, "no segment was doomed");
         }
         b.failNth(FaultyDevice.Op.WRITE, 2); // space 1's first body write, after space 0's body and header
         assertThrows(IOException.class, () -> checkpointer.checkpoint(NO_FILES));
-        assertEquals(1, engine.table.retiredSegments(), "the retired segment still waits");
+        assertEquals(1, engine.table.waitingForCheckpoint(), "the doomed segment still waits");
         assertEquals(1, checkpointer.checkpoint(NO_FILES).freedSegments());
         long[][] sequences = checkpointer.areaSequences();
         assertEquals(2, Math.max(sequences[0][0], sequences[0][1]), "the failed checkpoint's sequence is not reused");

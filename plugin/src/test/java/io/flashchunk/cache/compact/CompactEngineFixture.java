@@ -63,7 +63,8 @@ final class CompactEngineFixture {
         table = new SegmentTable(segments);
         index = new CompactChunkIndex(records);
         int all = Arrays.stream(segments).sum();
-        order = tinyLfu ? new TinyLfuReclaimOrder(all, all - 2) : new FifoReclaimOrder();
+        // As the engine's: room for all but the open and sealed segments and a batch of doomed ones.
+        order = tinyLfu ? new TinyLfuReclaimOrder(all, Math.max(1, all - 2 - policy.reclaimBatch())) : new FifoReclaimOrder();
         // Windows of a segment, as the engine's: a segment is written in more than one piece.
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(WINDOW_BYTES), SEGMENT_BYTES),
             new SegmentBuffer(AlignedBuffers.allocate(WINDOW_BYTES), SEGMENT_BYTES)};
@@ -137,6 +138,16 @@ final class CompactEngineFixture {
     /** Recovers this (unused) engine from its devices' checkpoints. */
     CompactRecovery.Outcome recover(UUID instance, LongSupplier clockMillis) {
         return CompactRecovery.recover(drivers, areas(), layouts, instance, index, table, order, clockMillis);
+    }
+
+    /** The first segment in {@code state}, or -1. */
+    int firstIn(SegmentState state) {
+        for (int segment = 0; segment < table.segments(); segment++) {
+            if (table.state(segment) == state) {
+                return segment;
+            }
+        }
+        return -1;
     }
 
     /** The chunk read back, or null on a miss; a record refused is a miss, counted in {@link #mismatches}. */

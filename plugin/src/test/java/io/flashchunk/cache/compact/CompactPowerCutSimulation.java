@@ -101,6 +101,14 @@ public final class CompactPowerCutSimulation {
 
     /** One seed's history and cuts; {@code maxLateNanos}: how late device writes may complete (0: at once). */
     static Result simulate(long seed, int operations, int cuts, long maxLateNanos) throws Exception {
+        return simulate(seed, operations, cuts, maxLateNanos, false);
+    }
+
+    /**
+     * As above; {@code tinyLfu}: the engine's reclaim order, which gives segments up of its own accord
+     * as others are written (each doomed at once), instead of FIFO, whose batches are doomed on need.
+     */
+    static Result simulate(long seed, int operations, int cuts, long maxLateNanos, boolean tinyLfu) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
         AtomicLong timeline = new AtomicLong();
         long blocks = (FIRST_BYTE + (long) SEGMENTS * SEGMENT_BYTES) / BlockDevice.BLOCK_SIZE;
@@ -113,7 +121,7 @@ public final class CompactPowerCutSimulation {
         // Device a runs a burst of appends inside a checkpoint's body write when armed: the writer
         // going on after the index was copied, reclaiming segments the checkpoint names.
         FaultyDevice faultyA = new FaultyDevice(a);
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
+        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), tinyLfu, false,
                 new WriterPolicy(null, 0.2), faultyA, b);
         CompactCheckpointer checkpointer = engine.checkpointer(INSTANCE);
         Map<Long, Long> model = new HashMap<>(); // key -> the address the writer put it at

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link CompactPowerCutSimulation} in CI: 300 cuts of a 4,000-operation history, once with device
- * writes completing at once and once with them up to 3 ms late (other interleavings: that is how a
+ * writes completing at once, once with the engine's reclaim order, and once with them up to 3 ms late (other interleavings: that is how a
  * crash between two spaces' checkpoint headers was found to crowd chunks out of a mixed recovery).
  * Longer runs: {@code scripts/sim-power-cut.sh}, or here {@code -Dflashchunk.sim.seeds=N
  * -Dflashchunk.sim.cuts=M -Dflashchunk.sim.operations=K}.
@@ -26,6 +26,14 @@ class CompactPowerCutTest {
             checkedBack += result.checkedBack();
         }
         assertTrue(checkedBack > 0, "no cut had a durable checkpoint to check: the simulation tests nothing");
+    }
+
+    /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */
+    @Test
+    void withSegmentsDoomedAsTheEnginesOrderGivesThemUp() throws Exception {
+        CompactPowerCutSimulation.Result result = CompactPowerCutSimulation.simulate(3, 4000, 300, 0, true);
+        assertTrue(result.chunksServed() > 0 && result.checkedBack() > 0, "the simulation tests nothing: " + result);
+        assertTrue(result.reclaimed() > 10, "segments must be doomed and reused: " + result);
     }
 
     @Test

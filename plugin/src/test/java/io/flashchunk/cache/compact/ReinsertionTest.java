@@ -62,8 +62,13 @@ class ReinsertionTest {
         assertEquals(0, engine.writer.reinserted(), "a dead file's chunks go with their segment, read or not");
     }
 
+    /**
+     * Invalidations around a reclaim: a chunk invalidated while its segment is doomed leaves the
+     * index and is not kept; one read back to be kept, and invalidated while it waits for a segment
+     * (a read still holds the reclaimed one), is forgotten: neither's old bytes come back.
+     */
     @Test
-    void aKeptChunkInvalidatedBeforeItIsWrittenAgainIsDropped() throws Exception {
+    void aChunkInvalidatedWhileDoomedOrWhileKeptIsNotWrittenAgain() throws Exception {
         CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
                 new WriterPolicy(null, 0.5), device("a", 4));
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
@@ -74,18 +79,31 @@ class ReinsertionTest {
             assertEquals(chunk(key(i)), engine.read(key(i)));
         }
         int next = 4 * PER_SEGMENT;
-        // The first segment is reclaimed (five chunks kept), but waits for a checkpoint: nothing opens.
+        // The first segment is doomed and waits for a checkpoint: nothing opens, and it serves on.
         assertFalse(engine.writer.append(key(next), chunk(key(next))));
-        assertEquals(1, engine.writer.reclaimed());
-        assertNull(engine.read(key(2)), "out of the index with its segment");
-        engine.writer.forget(key(2)); // chunk 2 changed in its file meanwhile
+        assertEquals(0, engine.writer.reclaimed());
+        assertEquals(1, engine.table.waitingForCheckpoint());
+        int doomed = engine.firstIn(SegmentState.DOOMED);
+        assertEquals(chunk(key(2)), engine.read(key(2)), "a doomed segment's chunk is still served");
+        // Chunk 2 changed in its file meanwhile: the engine takes it out of the index and forgets it.
+        engine.index.remove(key(2), engine.index.find(key(2)));
+        engine.writer.forget(key(2));
         engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(CompactEngineFixture.NO_FILES);
+        // A read in flight holds the segment: reclaimed, its read chunks kept, but nothing opens yet.
+        assertTrue(engine.table.pin(doomed) > 0);
+        assertFalse(engine.writer.append(key(next), chunk(key(next))));
+        assertEquals(1, engine.writer.reclaimed(), "reclaimed when its space was needed");
+        assertNull(engine.read(key(3)), "out of the index with its segment");
+        engine.writer.forget(key(3)); // chunk 3 changed in its file while kept
+        engine.table.unpin(doomed);
         assertTrue(engine.writer.append(key(next), chunk(key(next))));
-        assertEquals(4, engine.writer.reinserted(), "the kept chunks but the invalidated one");
+        assertEquals(3, engine.writer.reinserted(), "the read chunks but the two invalidated");
         assertNull(engine.read(key(2)), "its old bytes are not put back");
-        for (int i : new int[] {0, 1, 3, 4}) {
+        assertNull(engine.read(key(3)), "nor these");
+        for (int i : new int[] {0, 1, 4}) {
             assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i + " written again");
         }
+        assertNull(engine.read(key(5)), "an unread chunk of the reclaimed segment is gone");
     }
 
     @Test
@@ -126,17 +144,36 @@ class ReinsertionTest {
     }
 
     @Test
-    void aBatchOfSegmentsIsReclaimedAtOnceSoThatOneCheckpointFreesThemAll() throws Exception {
+    void aBatchOfSegmentsIsDoomedAtOnceSoThatOneCheckpointReleasesThemAllAndEachIsReclaimedWhenNeeded()
+            throws Exception {
         CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
                 new WriterPolicy(null, 0, 3), device("a", 6));
         int i = 0;
-        while (engine.table.retiredSegments() == 0) {
+        while (engine.table.waitingForCheckpoint() == 0) {
             engine.writer.append(key(i), chunk(key(i)));
-            assertTrue(++i < 20 * PER_SEGMENT, "no segment was reclaimed");
+            assertTrue(++i < 20 * PER_SEGMENT, "no segment was doomed");
         }
-        assertEquals(3, engine.table.retiredSegments());
+        assertEquals(3, engine.table.waitingForCheckpoint());
+        assertEquals(3, engine.table.count(0, SegmentState.DOOMED));
         assertEquals(3, engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(CompactEngineFixture.NO_FILES)
                 .freedSegments());
-        assertEquals(3, engine.table.freeSegments(0));
+        assertEquals(3, engine.table.releasedSegments(0));
+        assertEquals(0, engine.table.freeSegments(0), "released, not free: they serve until reused");
+        for (int k = 0; k < 3 * PER_SEGMENT; k++) {
+            assertEquals(chunk(key(k)), engine.read(key(k)), "chunk " + k + " of the doomed segments");
+        }
+        int next = i;
+        for (int reclaimed = 1; reclaimed <= 3; reclaimed++) {
+            // Each further segment reclaims one doomed segment: its chunks go then.
+            for (int k = 0; k < PER_SEGMENT; k++, i++) {
+                assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i);
+            }
+            assertEquals(reclaimed, engine.writer.reclaimed());
+            assertEquals(3 - reclaimed, engine.table.releasedSegments(0));
+        }
+        assertEquals(0, engine.table.waitingForCheckpoint(), "no checkpoint was needed for the three");
+        for (int k = next; k < i; k++) {
+            assertEquals(chunk(key(k)), engine.read(key(k)), "chunk " + k);
+        }
     }
 }

@@ -71,6 +71,45 @@ class SegmentTableTest {
     }
 
     @Test
+    void aDoomedSegmentServesUntilALaterCheckpointReleasesItAndIsFreeOnceReclaimed() {
+        SegmentTable table = new SegmentTable(3);
+        int segment = durable(table, 0);
+        long named = table.checkpointStarted(); // this checkpoint's copy may name the segment
+        table.doom(segment);
+        assertEquals(SegmentState.DOOMED, table.state(segment));
+        assertEquals(table.sequence(segment), table.pin(segment), "a doomed segment is still read");
+        table.unpin(segment);
+        assertEquals(1, table.waitingForCheckpoint());
+        SegmentTable.Named next = table.startCheckpoint();
+        assertFalse(next.names(segment, 0), "no checkpoint starting after the doom names it");
+        assertThrows(IllegalStateException.class, () -> table.startReclaim(segment), "not released yet");
+        assertEquals(0, table.checkpointDurable(named), "the durable checkpoint may still name it");
+        assertEquals(0, table.releasedSegments(0));
+        assertEquals(1, table.checkpointDurable(next.epoch()));
+        assertEquals(0, table.waitingForCheckpoint());
+        assertEquals(1, table.releasedSegments(0));
+        assertEquals(SegmentState.DOOMED, table.state(segment), "released, it serves until it is reclaimed");
+
+        assertEquals(segment, table.takeReleased(0));
+        assertEquals(-1, table.takeReleased(0));
+        long pinned = table.pin(segment);
+        table.startReclaim(segment);
+        assertEquals(-1, table.pin(segment), "no new reads once reclaimed");
+        assertFalse(table.finishReclaim(segment), "a read in flight holds it");
+        assertTrue(pinned > 0);
+        table.unpin(segment);
+        int free = table.freeSegments(0);
+        assertTrue(table.finishReclaim(segment));
+        assertEquals(SegmentState.FREE, table.state(segment), "free at once: no durable checkpoint names it");
+        assertEquals(free + 1, table.freeSegments(0));
+
+        int other = durable(table, 0);
+        table.startReclaim(other);
+        assertTrue(table.finishReclaim(other));
+        assertEquals(SegmentState.RETIRED, table.state(other), "reclaimed without a doom, it waits as before");
+    }
+
+    @Test
     void countsTheSegmentsOfEachSpaceInEachStateThroughEveryChange() {
         SegmentTable table = new SegmentTable(3, 2);
         assertCounts(table, 0, 3, 0, 0, 0);

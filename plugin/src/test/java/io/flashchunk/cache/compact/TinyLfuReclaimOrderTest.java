@@ -25,6 +25,36 @@ class TinyLfuReclaimOrderTest {
         assertThrows(IllegalArgumentException.class, () -> new TinyLfuReclaimOrder(4, 5));
     }
 
+    /**
+     * Below its room (the writer dooms a batch at a time, ahead of it), Caffeine still chooses each
+     * victim by its own eviction: segments read often are kept over ones never read.
+     */
+    @Test
+    void aBatchTakenBelowTheRoomLeavesTheSegmentsReadOften() {
+        TinyLfuReclaimOrder order = new TinyLfuReclaimOrder(16, 14);
+        for (int segment = 0; segment < 8; segment++) {
+            order.written(segment);
+        }
+        for (int i = 0; i < 10; i++) {
+            order.read(0);
+            order.read(1);
+        }
+        Set<Integer> batch = new HashSet<>();
+        for (int i = 0; i < 4; i++) {
+            int victim = order.victim();
+            assertTrue(victim >= 2 && batch.add(victim), "victim " + victim + " after " + batch);
+        }
+        order.written(8); // the room refills without an eviction
+        order.written(9);
+        order.written(10);
+        order.written(11);
+        Set<Integer> rest = new HashSet<>();
+        for (int victim = order.victim(); victim != -1; victim = order.victim()) {
+            assertTrue(rest.add(victim) && !batch.contains(victim), "victim " + victim);
+        }
+        assertEquals(8, rest.size(), "every other segment in the end: " + rest);
+    }
+
     @Test
     void aSegmentTakenAheadOfItsTurnIsNeverAVictimAfterwards() {
         for (ReclaimOrder order : new ReclaimOrder[] {new TinyLfuReclaimOrder(8, 6), new FifoReclaimOrder()}) {
