@@ -70,17 +70,20 @@ class MemoryBudgetTest {
 
     @Test
     void theEstimateIsNeverBelowWhatTheMemoryBenchmarkMeasured() {
-        // scripts/bench-memory.sh, heap and buffers (two 4 MiB windows) over chunks: 15.453 and 14.224 bytes
-        // a chunk with the 4-byte sketch at 10 M and 100 M (docs/results/memory-20261125T203942Z), 13.377
-        // and 12.217 with the 2-byte one (the same results, sketch-counters-1.jsonl). Not below any, nor far above.
-        assertClose(15.453, MemoryBudget.bytesPerChunk(9_999_970, 2, DOORKEEPER, SEGMENT), "10 M, 4 bytes");
-        assertClose(14.224, MemoryBudget.bytesPerChunk(99_999_674, 2, DOORKEEPER, SEGMENT), "100 M, 4 bytes");
-        assertClose(13.377, MemoryBudget.bytesPerChunk(9_999_970, 1, DOORKEEPER, SEGMENT), "10 M, 2 bytes");
-        assertClose(12.217, MemoryBudget.bytesPerChunk(99_999_674, 1, DOORKEEPER, SEGMENT), "100 M, 2 bytes");
+        // scripts/bench-memory.sh, heap and buffers (two 4 MiB windows) over chunks: 15.464 and 14.233 bytes
+        // a chunk with the 4-byte sketch at 10 M and 100 M (docs/results/memory-20261125T232345Z, with the
+        // doomed segments' tables), 13.352 and 12.222 with the 2-byte one (the same results,
+        // sketch-counters-1.jsonl). Not below any, nor far above: within 0.15, since at 10 M the heap
+        // besides the sketch reads up to 0.11 a chunk apart between the two sketches' runs (1.1 MB;
+        // 0.08 in the run before), which one estimate cannot follow both ways.
+        assertClose(15.464, MemoryBudget.bytesPerChunk(9_999_970, 2, DOORKEEPER, SEGMENT), "10 M, 4 bytes");
+        assertClose(14.233, MemoryBudget.bytesPerChunk(99_999_674, 2, DOORKEEPER, SEGMENT), "100 M, 4 bytes");
+        assertClose(13.352, MemoryBudget.bytesPerChunk(9_999_970, 1, DOORKEEPER, SEGMENT), "10 M, 2 bytes");
+        assertClose(12.222, MemoryBudget.bytesPerChunk(99_999_674, 1, DOORKEEPER, SEGMENT), "100 M, 2 bytes");
     }
 
     private static void assertClose(double measured, double estimate, String what) {
-        assertTrue(estimate >= measured && estimate < measured + 0.1, what + ": estimated " + estimate
+        assertTrue(estimate >= measured && estimate < measured + 0.15, what + ": estimated " + estimate
                 + ", measured " + measured);
     }
 }
