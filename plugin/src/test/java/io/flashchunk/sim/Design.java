@@ -1,6 +1,7 @@
 package io.flashchunk.sim;
 
 import io.flashchunk.cache.CacheConfig;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongFunction;
 
@@ -20,7 +21,7 @@ record Design(String name, LongFunction<SimulatedCache> build) {
     /** Today's design and the segment candidates, with {@code segmentBytes} segments of {@code chunkBytes} chunks. */
     static List<Design> all(long segmentBytes, int chunkBytes) {
         int never = Integer.MAX_VALUE;
-        return List.of(
+        List<Design> designs = new ArrayList<>(List.of(
                 new Design("chunk W-TinyLFU (today)", ChunkWTinyLfu::new),
                 new Design("segments FIFO", b -> fifo(b, segmentBytes, never, null)),
                 new Design("segments FIFO, reinsert hit chunks", b -> fifo(b, segmentBytes, 1, null)),
@@ -62,31 +63,9 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
                         + "(4-byte sketch, 8-bit doorkeeper, halved every 20 reads a key: the product's above)",
                         b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 2, 8,
-                                CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
-                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
-                        + "(2-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, reclaimed 10% at a time, as the engine did)",
-                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), false,
-                                new VictimFrequencyAdmission(b / chunkBytes, 1, 8, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
-                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
-                        + "(2-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, doomed 10% at a time, each reclaimed when reused)",
-                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), true,
-                                new VictimFrequencyAdmission(b / chunkBytes, 1, 8, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
-                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
-                        + "(4-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, reclaimed 10% at a time, as the engine did)",
-                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), false,
-                                new VictimFrequencyAdmission(b / chunkBytes, 2, 8, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
-                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
-                        + "(4-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, doomed 10% at a time, each reclaimed when reused)",
-                        b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), true,
-                                new VictimFrequencyAdmission(b / chunkBytes, 2, 8, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
-                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
-                        + "(2-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, doomed as evicted, released 10% at a time: the engine's)",
-                        b -> tinyLfuDoomedAsEvicted(b, segmentBytes, new VictimFrequencyAdmission(b / chunkBytes, 1, 8,
-                                CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
-                new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
-                        + "(4-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, doomed as evicted, released 10% at a time: the engine's)",
-                        b -> tinyLfuDoomedAsEvicted(b, segmentBytes, new VictimFrequencyAdmission(b / chunkBytes, 2, 8,
-                                CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
+                                CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS)))));
+        designs.addAll(reclaimingAsTheEngine(segmentBytes, chunkBytes));
+        designs.addAll(List.of(
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
                         + "(2-byte sketch, 8-bit doorkeeper, halved every 40 reads a key)", b -> tinyLfu(b, segmentBytes,
                         1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 1, 8, 40))),
@@ -96,7 +75,32 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 10%, admit if read more than a victim",
                         b -> tinyLfu(b, segmentBytes, 1, MID_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 4))),
                 new Design("segments W-TinyLFU, reinsert chunks hit twice, admit if read more than a victim", b ->
-                        tinyLfu(b, segmentBytes, 2, new VictimFrequencyAdmission(b / chunkBytes, 4))));
+                        tinyLfu(b, segmentBytes, 2, new VictimFrequencyAdmission(b / chunkBytes, 4)))));
+        return List.copyOf(designs);
+    }
+
+    /**
+     * The product's design (8-bit doorkeeper, counts halved every 20 reads a key) with each sketch,
+     * reclaiming three ways: a batch reclaimed at once (as the engine did until 2026-11-25), a batch
+     * doomed at once and each segment reclaimed when reused, and doomed as the order evicts, released
+     * a batch at a time (the engine's).
+     */
+    private static List<Design> reclaimingAsTheEngine(long segmentBytes, int chunkBytes) {
+        String name = "segments W-TinyLFU, reinsert most-hit chunks up to 5%%, admit if read more than a victim "
+                + "(%d-byte sketch, 8-bit doorkeeper, halved every 20 reads a key, %s)";
+        List<Design> designs = new ArrayList<>();
+        for (int counters : new int[] {1, 2}) {
+            LongFunction<Admission> admission = b -> new VictimFrequencyAdmission(b / chunkBytes, counters, 8,
+                    CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS);
+            designs.add(new Design(String.format(name, 2 * counters, "reclaimed 10% at a time, as the engine did"),
+                    b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), false, admission.apply(b))));
+            designs.add(new Design(String.format(name, 2 * counters, "doomed 10% at a time, each reclaimed when reused"),
+                    b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, engineBatch(b, segmentBytes), true, admission.apply(b))));
+            designs.add(new Design(String.format(name, 2 * counters,
+                    "doomed as evicted, released 10% at a time: the engine's"),
+                    b -> tinyLfuDoomedAsEvicted(b, segmentBytes, admission.apply(b))));
+        }
+        return designs;
     }
 
     private static Admission ghost(long bytes, int chunkBytes) {

@@ -405,22 +405,7 @@ public final class SegmentWriter {
      * a load: the space with the most free segments, then the next in turn); -1 when none is free.
      */
     private int openInSomeSpace() {
-        int best = -1;
-        long bestReads = 0;
-        int bestFree = 0;
-        for (int i = 0; i < table.spaces(); i++) {
-            int space = (nextSpace + i) % table.spaces();
-            int free = table.freeSegments(space);
-            if (free == 0) {
-                continue;
-            }
-            long reads = load == null ? 0 : load.count(space) - readsAtLastOpen[space];
-            if (best == -1 || reads < bestReads || (reads == bestReads && free > bestFree)) {
-                best = space;
-                bestReads = reads;
-                bestFree = free;
-            }
-        }
+        int best = leastLoaded(table::freeSegments);
         if (best == -1) {
             return -1;
         }
@@ -429,6 +414,30 @@ public final class SegmentWriter {
         }
         nextSpace = (best + 1) % table.spaces();
         return table.open(best);
+    }
+
+    /**
+     * Of the spaces with {@code available} segments, the one whose flash reads since the last
+     * segment opened were fewest (ties: the most available, then the next in turn); -1 when none has any.
+     */
+    private int leastLoaded(java.util.function.IntUnaryOperator available) {
+        int best = -1;
+        long bestReads = 0;
+        int bestAvailable = 0;
+        for (int i = 0; i < table.spaces(); i++) {
+            int space = (nextSpace + i) % table.spaces();
+            int count = available.applyAsInt(space);
+            if (count == 0) {
+                continue;
+            }
+            long reads = load == null ? 0 : load.count(space) - readsAtLastOpen[space];
+            if (best == -1 || reads < bestReads || (reads == bestReads && count > bestAvailable)) {
+                best = space;
+                bestReads = reads;
+                bestAvailable = count;
+            }
+        }
+        return best;
     }
 
     private void sealOpen() {
@@ -634,25 +643,11 @@ public final class SegmentWriter {
      * (ties: the most released); false when no space has one.
      */
     private boolean reclaimReleased() {
-        int best = -1;
-        long bestReads = 0;
-        int bestReleased = 0;
-        for (int space = 0; space < table.spaces(); space++) {
-            int released = table.releasedSegments(space);
-            if (released == 0) {
-                continue;
-            }
-            long reads = load == null ? 0 : load.count(space) - readsAtLastOpen[space];
-            if (best == -1 || reads < bestReads || (reads == bestReads && released > bestReleased)) {
-                best = space;
-                bestReads = reads;
-                bestReleased = released;
-            }
-        }
-        if (best == -1) {
+        int space = leastLoaded(table::releasedSegments);
+        if (space == -1) {
             return false;
         }
-        reclaim(table.takeReleased(best));
+        reclaim(table.takeReleased(space));
         return true;
     }
 
