@@ -113,7 +113,7 @@ public record CacheStats(
     /**
      * One address space, in 4 KiB blocks of its segments.
      *
-     * @param usedBlocks    segments holding chunks (open, sealed, durable)
+     * @param usedBlocks    segments holding chunks (open, sealed, durable, doomed)
      * @param freeBlocks    free segments
      * @param heldBlocks    segments reclaimed and waiting for the next checkpoint, or being reclaimed
      * @param bypassed      out of use now: the slow-device breaker tripped on it

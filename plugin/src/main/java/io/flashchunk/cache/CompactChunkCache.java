@@ -358,10 +358,13 @@ public final class CompactChunkCache implements FlashCache {
         return used * config.segmentBytes();
     }
 
-    /** Segments of the space that hold chunks: open, sealed or durable (not free, retired or being reclaimed). */
+    /**
+     * Segments of the space that hold chunks: open, sealed, durable or doomed (served until reused;
+     * not free, retired or being reclaimed).
+     */
     private static long usedSegments(SegmentTable table, int space) {
         return table.count(space, SegmentState.OPEN) + table.count(space, SegmentState.SEALED)
-                + table.count(space, SegmentState.DURABLE);
+                + table.count(space, SegmentState.DURABLE) + table.count(space, SegmentState.DOOMED);
     }
 
     @Override

@@ -453,6 +453,18 @@ class CompactChunkCacheTest {
         assertEquals(after.spaces().get(0).bytesWritten(), after.deviceBytesWritten());
     }
 
+    /** Doomed segments still hold chunks: the used bytes count them, the cache's as each space's. */
+    @Test
+    void doomedSegmentsCountAsUsedInTheCacheAsInEachSpace() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("u-Data.db");
+        putAll(file, 10, 1800); // about 29 of the 31 segments: past the reclaim order's room
+        CacheStats stats = cache.stats();
+        assertTrue(engineOf(cache).table().count(0, io.flashchunk.cache.compact.SegmentState.DOOMED) > 0,
+                "segments doomed as the order gave them up: " + stats);
+        assertEquals(stats.spaces().get(0).usedBlocks(), stats.usedBlocks(), stats.toString());
+    }
+
     @Test
     void aChunkLongerThanTheReaderExpectsIsAMiss() throws Exception {
         open(c -> { });

@@ -20,7 +20,7 @@ import java.util.zip.CRC32C;
  *       segment reclaimed waits for a checkpoint after this one;</li>
  *   <li>every space's body, then its header, each made durable ({@link BodyWriter});</li>
  *   <li>only once every space's is durable, {@link SegmentTable#checkpointDurable} frees the segments
- *       retired before step 1.</li>
+ *       retired before step 1 and releases those doomed before it.</li>
  * </ol>
  * The copy of the index is fuzzy if the writer goes on meanwhile (run on the writer's thread, as the
  * engine does, it is exact, and the header says so: recovery then puts it back without a duplicate
@@ -41,7 +41,7 @@ public final class CompactCheckpointer {
     private final long[][] areaSequences;
     private long spentSequence;
 
-    /** What one checkpoint did. */
+    /** What one checkpoint did; {@code freedSegments}: retired segments freed and doomed ones released. */
     public record Result(long sequence, long entries, long refused, long bytes, int freedSegments) {
     }
 

@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * segments ({@link SegmentWriter#append}: where a miss becomes a flash write).
  *
  * <p>The writer thread also owns checkpoints: it writes one when it must (a doomed segment waits for
- * one before it can be reused; segments are doomed in batches, so that one checkpoint releases many,
- * and each serves its chunks until it is reused), when {@code checkpointEverySegments} segments were written since
+ * one before it can be reused; one checkpoint releases every segment doomed before it, and each
+ * serves its chunks until it is reused), when {@code checkpointEverySegments} segments were written since
  * the last (what a crash can lose follows how much the cache changed), when chunks appended since the
  * last are older than {@code checkpointIntervalMillis} (a quiet cache loses at most that much time of
  * chunks), when asked ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so
@@ -518,9 +518,10 @@ public final class CompactEngine implements AutoCloseable {
         if (writer.append(pending.key(), pending.chunk())) {
             return;
         }
-        // Doomed or retired segments waiting for a checkpoint: write it, then the chunk has room. After
-        // a failed checkpoint, not again for a while (it would fail the same way on every chunk).
-        if (table.waitingForCheckpoint() > 0 && retryPassed() && checkpoint("a reclaimed segment waits")
+        // Doomed or retired segments waiting for a checkpoint, and nothing else in the way: write it,
+        // then the chunk has room. After a failed checkpoint, not again for a while (it would fail the
+        // same way on every chunk).
+        if (writer.waitsForCheckpoint() && retryPassed() && checkpoint("a doomed segment waits")
                 && writer.append(pending.key(), pending.chunk())) {
             return;
         }

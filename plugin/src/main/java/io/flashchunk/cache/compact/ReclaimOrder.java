@@ -8,6 +8,10 @@ public interface ReclaimOrder {
     /** A segment is on flash and may be reclaimed from now on. */
     void written(int segment);
 
+    /** A segment was opened for a new use: nothing counted for an earlier use carries over. Writer thread. */
+    default void opened(int segment) {
+    }
+
     /** A chunk of a durable segment was read from flash. */
     void read(int segment);
 

@@ -213,6 +213,7 @@ public final class SegmentTable {
      * already pinned finish, no new ones start.
      */
     public void startReclaim(int segment) {
+        // Not under the lock: only the writer changes a state or takes a released segment.
         if (state(segment) == SegmentState.DOOMED && !isFreeOnReclaim(segment)) {
             throw new IllegalStateException("segment " + segment + " is doomed and not yet released by a checkpoint");
         }

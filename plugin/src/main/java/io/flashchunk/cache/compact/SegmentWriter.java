@@ -31,10 +31,10 @@ import java.util.function.LongPredicate;
  * buffer is free nothing is cached; a segment whose reads have not ended is retired later.
  *
  * <p>Without checkpoints ({@code retireAtOnce}), a reclaimed segment is free once its reads are done.
- * With them, the segments to go are doomed a batch at a time and keep serving until a later
- * checkpoint is durable and the writer needs a segment: only then is one reclaimed, and free once
- * its reads are done (so flash waiting for a checkpoint still serves its chunks). While any wait for
- * a checkpoint, no further one is doomed: chunks are not cached until the checkpoint releases them.
+ * With them, each segment the order gives up is doomed as it goes and keeps serving until a later
+ * checkpoint is durable and the writer needs a segment: only then is it reclaimed, and free once its
+ * reads are done (so flash waiting for a checkpoint still serves its chunks). When none is released,
+ * the engine writes a checkpoint ({@link #waitsForCheckpoint}); chunks are not cached meanwhile.
  */
 public final class SegmentWriter {
     private final SegmentTable table;
@@ -46,6 +46,8 @@ public final class SegmentWriter {
     private final VictimAdmission admission;
     private final long reinsertBytes;
     private final int reclaimBatch;
+    /** The last segment could not be opened only because doomed segments wait for a checkpoint. */
+    private boolean waitsForCheckpoint;
     /** Flash reads per space (null: spaces in turn), and the counts when the last segment opened. */
     private final SpaceReads load;
     private final long[] readsAtLastOpen;
@@ -321,6 +323,15 @@ public final class SegmentWriter {
         return reinserted;
     }
 
+    /**
+     * Whether the last append found no segment to open only because doomed (or retired) segments
+     * wait for a checkpoint, which would release them: not when a read still holds a reclaimed one,
+     * or no buffer is free.
+     */
+    public boolean waitsForCheckpoint() {
+        return waitsForCheckpoint;
+    }
+
     /** Opens a segment in a free buffer, reclaiming one first when none is free; false when none can be had. */
     private boolean openSegment() {
         unpark();
@@ -331,6 +342,7 @@ public final class SegmentWriter {
                 return false;
             }
         }
+        waitsForCheckpoint = false;
         int segment = openInSomeSpace();
         while (segment == -1) {
             if (retireAtOnce) {
@@ -340,16 +352,18 @@ public final class SegmentWriter {
             } else if (!draining.isEmpty()) {
                 return false; // a reclaimed segment's reads end first
             } else if (!reclaimReleased()) {
-                // Doom a batch; a checkpoint then releases it (the engine writes one when told false).
+                // Doom a batch if the order gave none up; a checkpoint then releases them.
                 if (table.waitingForCheckpoint() == 0) {
                     doomBatch();
                 }
+                waitsForCheckpoint = table.waitingForCheckpoint() > 0;
                 return false;
             }
             segment = openInSomeSpace();
         }
         open = freeBuffers.poll();
         open.start(segment, table.sequence(segment));
+        order.opened(segment);
         samples.opened(segment);
         publishVictims();
         reinsertKept();
@@ -608,6 +622,7 @@ public final class SegmentWriter {
         }
         while (order.hasEvicted()) {
             int victim = order.victim();
+            // Only durable segments are in the order, and only the writer changes a state: always true.
             if (victim != -1 && table.state(victim) == SegmentState.DURABLE) {
                 table.doom(victim);
             }

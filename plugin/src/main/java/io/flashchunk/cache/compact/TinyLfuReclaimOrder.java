@@ -63,6 +63,16 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
     }
 
     @Override
+    public void opened(int segment) {
+        readsInMemory.set(segment, 0); // a read of its previous use that ended late counted here
+    }
+
+    /** Reads counted for the segment's use not yet written (tests). */
+    int readsBeforeWritten(int segment) {
+        return readsInMemory.get(segment);
+    }
+
+    @Override
     public void read(int segment) {
         long generation = generationOf.get(segment);
         if (generation == -1) {
@@ -105,7 +115,9 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
      * {@inheritDoc} Below the room (the writer reclaims ahead of it, a batch at a time), Caffeine
      * still chooses: its bound is shrunk by one so that its own eviction (window, probation and the
      * frequency duel) gives up a segment, then restored, rather than its coldest entry taken without
-     * the duel.
+     * the duel. (Caffeine restarts its window's tuning at each new bound; the writer comes here only
+     * when the order gave none up of its own accord, after a recovery or when dead files' segments
+     * went first.)
      */
     @Override
     public int victim() {

@@ -81,6 +81,7 @@ class ReinsertionTest {
         int next = 4 * PER_SEGMENT;
         // The first segment is doomed and waits for a checkpoint: nothing opens, and it serves on.
         assertFalse(engine.writer.append(key(next), chunk(key(next))));
+        assertTrue(engine.writer.waitsForCheckpoint(), "a checkpoint would release it");
         assertEquals(0, engine.writer.reclaimed());
         assertEquals(1, engine.table.waitingForCheckpoint());
         int doomed = engine.firstIn(SegmentState.DOOMED);
@@ -92,6 +93,7 @@ class ReinsertionTest {
         // A read in flight holds the segment: reclaimed, its read chunks kept, but nothing opens yet.
         assertTrue(engine.table.pin(doomed) > 0);
         assertFalse(engine.writer.append(key(next), chunk(key(next))));
+        assertFalse(engine.writer.waitsForCheckpoint(), "a read holds it: a checkpoint would not help");
         assertEquals(1, engine.writer.reclaimed(), "reclaimed when its space was needed");
         assertNull(engine.read(key(3)), "out of the index with its segment");
         engine.writer.forget(key(3)); // chunk 3 changed in its file while kept

@@ -55,6 +55,26 @@ class TinyLfuReclaimOrderTest {
         assertEquals(8, rest.size(), "every other segment in the end: " + rest);
     }
 
+    /** A read of a segment's previous use that ends after it was chosen does not count for its next use. */
+    @Test
+    void readsOfAnEarlierUseDoNotCarryOverToTheNextOne() {
+        TinyLfuReclaimOrder order = new TinyLfuReclaimOrder(8, 6);
+        for (int segment = 0; segment < 4; segment++) {
+            order.written(segment);
+        }
+        int chosen = order.victim();
+        for (int i = 0; i < 10; i++) {
+            order.read(chosen); // reads in flight when it was chosen
+        }
+        assertEquals(10, order.readsBeforeWritten(chosen), "counted for a use not yet written");
+        order.opened(chosen);
+        assertEquals(0, order.readsBeforeWritten(chosen), "its new use starts with none");
+        order.read(chosen);
+        assertEquals(1, order.readsBeforeWritten(chosen), "reads of the new use while in memory count");
+        order.written(chosen);
+        assertEquals(0, order.readsBeforeWritten(chosen), "handed to Caffeine when written");
+    }
+
     @Test
     void aSegmentTakenAheadOfItsTurnIsNeverAVictimAfterwards() {
         for (ReclaimOrder order : new ReclaimOrder[] {new TinyLfuReclaimOrder(8, 6), new FifoReclaimOrder()}) {
