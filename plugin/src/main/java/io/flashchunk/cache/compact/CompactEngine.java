@@ -222,7 +222,6 @@ public final class CompactEngine implements AutoCloseable {
         this.table = new SegmentTable(segments);
         this.index = new CompactChunkIndex(records);
         int all = Arrays.stream(segments).sum();
-
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
         int sketchCounters = settings.sketchCountersFor(records);
         this.admission = new VictimAdmission(records, sketchCounters, settings.doorkeeperBitsPerKey(),

@@ -117,11 +117,6 @@ public final class SegmentTable {
         return released[space].size();
     }
 
-    /** Segments retired and waiting for a checkpoint to free them. */
-    public synchronized int retiredSegments() {
-        return retired.size();
-    }
-
     /** The number of segment {@code index} of {@code space}. */
     public int segment(int space, int index) {
         return firstSegment[space] + index;
