@@ -48,7 +48,7 @@ import java.util.Set;
  * @param reinsertPercent        share of a reclaimed segment its chunks read since they were
  *                               written may fill again
  * @param admissionSketchCounters counters per cached chunk in the admission sketch's rows, or
- *                               {@link #SKETCH_COUNTERS_AUTO}: the most the 16-byte memory budget has room for
+ *                               {@link #SKETCH_COUNTERS_AUTO}: the engine's choice (2, 4 bytes a chunk)
  * @param admissionDoorkeeperBits bits per cached chunk of the doorkeeper in front of the sketch (0: none)
  * @param admissionSampleReads   reads per cached chunk the sketch counts before it halves every count:
  *                               how far back "read lately" reaches
@@ -81,7 +81,7 @@ public record CacheConfig(
      */
     public static final int DEFAULT_ADMISSION_SAMPLE_READS = 20;
 
-    /** {@code admission_sketch_counters: auto}: sized by the engine's memory budget (4 bytes a chunk in large caches). */
+    /** {@code admission_sketch_counters: auto}: the engine's choice, 4 bytes a chunk (compact.MemoryBudget). */
     public static final int SKETCH_COUNTERS_AUTO = 0;
 
     /** Segments: at least this size (a chunk's record must fit), at most {@link #MAX_SEGMENT_BYTES}. */

@@ -77,8 +77,8 @@ public final class CacheBench {
         int files;
 
         @Option(names = "--sketch-counters", defaultValue = "auto",
-                description = "admission sketch counters a row per chunk (auto: as the engine sizes it, the most its "
-                        + "16-byte budget has room for; 1: 2 bytes a chunk; 0: no sketch)")
+                description = "admission sketch counters a row per chunk (auto: as the engine takes it, 4 bytes a "
+                        + "chunk; 1: 2 bytes a chunk; 0: no sketch)")
         String sketchCounters;
 
         @Option(names = "--doorkeeper-bits", defaultValue = "8",
@@ -99,7 +99,7 @@ public final class CacheBench {
             var order = new io.flashchunk.cache.compact.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.compact.CompactChunkIndex(entries);
             int counters = sketchCounters.equals("auto")
-                    ? io.flashchunk.cache.compact.MemoryBudget.sketchCounters(entries, doorkeeperBits, segmentBytes)
+                    ? io.flashchunk.cache.compact.MemoryBudget.SKETCH_COUNTERS
                     : Integer.parseInt(sketchCounters);
             var admission = counters > 0 ? new io.flashchunk.cache.compact.VictimAdmission(entries, counters,
                     doorkeeperBits, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS, key -> true) : null;

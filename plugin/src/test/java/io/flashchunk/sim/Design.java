@@ -57,11 +57,11 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                         + "(2-byte sketch, 8-bit doorkeeper)", b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED,
                         new VictimFrequencyAdmission(b / chunkBytes, 1, 8))),
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
-                        + "(2-byte sketch, 8-bit doorkeeper, halved every 20 reads a key: the product's below about 9.5 M chunks)",
+                        + "(2-byte sketch, 8-bit doorkeeper, halved every 20 reads a key: admission_sketch_counters 1)",
                         b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 1, 8,
                                 CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS))),
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 5%, admit if read more than a victim "
-                        + "(4-byte sketch, 8-bit doorkeeper, halved every 20 reads a key: the product's above)",
+                        + "(4-byte sketch, 8-bit doorkeeper, halved every 20 reads a key: the product's)",
                         b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 2, 8,
                                 CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS)))));
         designs.addAll(reclaimingAsTheEngine(segmentBytes, chunkBytes));

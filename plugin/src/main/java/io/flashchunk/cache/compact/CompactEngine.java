@@ -60,8 +60,8 @@ public final class CompactEngine implements AutoCloseable {
      * @param segmentBytes            segment size (a multiple of 4 KiB)
      * @param expectedChunkBytes      the chunk size the index is sized for: one slot per such chunk the flash holds
      * @param reinsertShare           share of a reclaimed segment its read chunks may fill again (0 to 0.5)
-     * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk; 0: the most
-     *                                {@link MemoryBudget} has room for)
+     * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk; 0:
+     *                                {@link MemoryBudget#SKETCH_COUNTERS})
      * @param doorkeeperBitsPerKey    bits per chunk of the admission sketch's doorkeeper (0: none)
      * @param sampleReadsPerKey       reads per chunk the admission sketch counts before it halves its counts
      * @param queueBytes              chunk bytes offered and not yet appended, at most
@@ -86,10 +86,9 @@ public final class CompactEngine implements AutoCloseable {
             }
         }
 
-        /** The admission sketch's counters a row per chunk for an index of {@code chunks}: as set, or by the budget. */
-        int sketchCountersFor(long chunks) {
-            return sketchCountersPerKey > 0 ? sketchCountersPerKey
-                    : MemoryBudget.sketchCounters(chunks, doorkeeperBitsPerKey, segmentBytes);
+        /** The admission sketch's counters a row per chunk: as set, or the budget's. */
+        int sketchCounters() {
+            return sketchCountersPerKey > 0 ? sketchCountersPerKey : MemoryBudget.SKETCH_COUNTERS;
         }
     }
 
@@ -223,7 +222,7 @@ public final class CompactEngine implements AutoCloseable {
         this.index = new CompactChunkIndex(records);
         int all = Arrays.stream(segments).sum();
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
-        int sketchCounters = settings.sketchCountersFor(records);
+        int sketchCounters = settings.sketchCounters();
         this.admission = new VictimAdmission(records, sketchCounters, settings.doorkeeperBitsPerKey(),
                 settings.sampleReadsPerKey(), liveKey);
         int window = SegmentBuffer.windowFor(settings.segmentBytes());
@@ -251,10 +250,12 @@ public final class CompactEngine implements AutoCloseable {
         writerThread.start();
         LOG.info("flash cache (compact engine): {} device(s), {} segments of {} MiB written from two {} KiB buffers, "
                         + "index for {} chunks ({} MiB), "
-                        + "admission sketch {} MiB ({} counters a row per chunk{}), {} chunks recovered", spaces, all,
+                        + "admission sketch {} MiB ({} counters a row per chunk{}), about {} bytes of memory a chunk "
+                        + "in all, {} chunks recovered", spaces, all,
                 settings.segmentBytes() >> 20, window >> 10, records, index.bytes() >> 20, admission.bytes() >> 20,
-                sketchCounters,
-                settings.sketchCountersPerKey() > 0 ? "" : ", auto", recovered.restoredEntries());
+                sketchCounters, settings.sketchCountersPerKey() > 0 ? "" : ", auto",
+                String.format(java.util.Locale.ROOT, "%.1f", MemoryBudget.bytesPerChunk(records, sketchCounters,
+                        settings.doorkeeperBitsPerKey(), settings.segmentBytes())), recovered.restoredEntries());
     }
 
     /**

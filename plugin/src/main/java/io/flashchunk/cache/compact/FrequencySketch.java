@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * keeps): four rows of counters, a key's estimate the least of its four, and every counter halved
  * after a number of reads per key the sketch is sized for (its sample: ten by default, as Caffeine's),
  * so that old popularity fades. With four counters a row per key (Caffeine's sizing) it costs 8 bytes
- * a key; with one, 2 bytes, the compact engine's in caches below about 9.5 M chunks (4 above; see
- * {@link MemoryBudget}; docs/cache-simulator.md measures what each costs in hits). An optional
+ * a key; with two, 4 bytes, the compact engine's default (see {@link MemoryBudget}); with one, 2 bytes
+ * (docs/cache-simulator.md measures what each costs in hits). An optional
  * {@link Doorkeeper} takes each key's first read since the last halving, so keys read once take no
  * counters (TinyLFU's doorkeeper; 1 byte a key more at 8 bits, and most of the small sketch's lost
  * hits back).

@@ -2,12 +2,18 @@ package io.flashchunk.cache.compact;
 
 /**
  * The compact engine's memory per cached chunk, everything counted as {@code scripts/bench-memory.sh}
- * counts it (heap after full GCs and the segment buffers), and the largest admission sketch that keeps
- * it within {@link #BYTES_PER_CHUNK}. The fixed costs, the two segment buffers above all, weigh less
- * per chunk the larger the cache: 0.84 bytes a chunk at 10 M chunks of 16 KiB with the two 4 MiB
- * windows of 16 MiB segments ({@link SegmentBuffer#windowFor}), 0.08 at 100 M. So a cache has room
- * for a larger sketch the larger it is, and a larger sketch keeps more hits (docs/cache-simulator.md:
- * a 4-byte sketch meets issue 15's hit target where the 2-byte one does not).
+ * counts it (heap after full GCs and the segment buffers), and the admission sketch it takes unless one
+ * is set. The fixed costs, the two segment buffers above all, weigh less per chunk the larger the cache:
+ * 0.84 bytes a chunk at 10 M chunks of 16 KiB with the two 4 MiB windows of 16 MiB segments
+ * ({@link SegmentBuffer#windowFor}), 0.08 at 100 M.
+ *
+ * <p>The sketch is 4 bytes a chunk at every size. With it the engine is within {@link #BYTES_PER_CHUNK}
+ * from about 7.3 M chunks up (120 GB of 16 KiB chunks; 9.5 M counting 4 MiB of idle read buffers too),
+ * so at both sizes issue 15 sets the target for. Below, the fixed costs take it past 16 bytes a chunk,
+ * and its memory in all stays below what 16 bytes a chunk of a 7.3 M-chunk cache allow (117 MB). The
+ * 2-byte sketch would keep 16 bytes a chunk between about 3.6 M and 7.3 M chunks, with at most 15 MB
+ * less, for a hit ratio up to 1.3 points lower (docs/cache-simulator.md): the hits are worth more
+ * than that memory, and below 3.6 M chunks neither sketch keeps 16 bytes a chunk.
  */
 public final class MemoryBudget {
     /** Issue 15's budget: at most 16 bytes of memory a cached chunk. */
@@ -22,12 +28,12 @@ public final class MemoryBudget {
     static final double OTHER_BYTES_PER_CHUNK = 0.21;
     static final double OTHER_FIXED_BYTES = 5.4e6;
     /**
-     * Left free when choosing a larger sketch, for what the benchmark does not hold: the read path's
-     * idle aligned buffers (one per read in flight at the busiest moment, 128 reads of 32 KiB here).
+     * Admission sketch counters a row per chunk unless set (4 bytes a chunk): at full size in the simulator
+     * within 0.80 points of the per-chunk engine's hit ratio on every trace, where the 2-byte sketch is up
+     * to 1.26 below (docs/cache-simulator.md, "Reclaiming as the engine does"); 8 bytes never fits beside
+     * the index.
      */
-    static final double HEADROOM_BYTES = 4 << 20;
-    /** Counters a row per chunk tried, largest first: 4 and 2 bytes a chunk (8 never fits beside the index). */
-    private static final int[] SKETCH_COUNTERS = {2, 1};
+    public static final int SKETCH_COUNTERS = 2;
     private static final int SEGMENT_BUFFERS = 2;
 
     private MemoryBudget() {
@@ -41,21 +47,5 @@ public final class MemoryBudget {
         double fixed = OTHER_FIXED_BYTES + (double) SEGMENT_BUFFERS * SegmentBuffer.windowFor(segmentBytes);
         return (double) (CompactChunkIndex.bytesFor(chunks) + FrequencySketch.bytesFor(chunks, sketchCounters,
                 doorkeeperBits)) / chunks + OTHER_BYTES_PER_CHUNK + fixed / chunks;
-    }
-
-    /** The most sketch counters a row per chunk (2 or 1) within the budget and its headroom; 1 if none fits. */
-    public static int sketchCounters(long chunks, int doorkeeperBits, int segmentBytes) {
-        for (int counters : SKETCH_COUNTERS) {
-            if (fits(chunks, counters, doorkeeperBits, segmentBytes)) {
-                return counters;
-            }
-        }
-        return 1;
-    }
-
-    /** Whether that sketch keeps the engine within the budget with {@link #HEADROOM_BYTES} to spare. */
-    static boolean fits(long chunks, int sketchCounters, int doorkeeperBits, int segmentBytes) {
-        return bytesPerChunk(chunks, sketchCounters, doorkeeperBits, segmentBytes) + HEADROOM_BYTES / chunks
-                <= BYTES_PER_CHUNK;
     }
 }

@@ -11,14 +11,20 @@ class MemoryBudgetTest {
     private static final int DOORKEEPER = 8;
 
     @Test
-    void aSmallCacheKeepsTheTwoByteSketchTenMillionChunksAndMoreGetFour() {
-        assertEquals(2, MemoryBudget.sketchCounters(10_000_000, DOORKEEPER, SEGMENT), "10 M chunks: 4 bytes");
-        assertEquals(2, MemoryBudget.sketchCounters(100_000_000, DOORKEEPER, SEGMENT), "100 M chunks: 4 bytes");
-        assertEquals(1, MemoryBudget.sketchCounters(1_000, DOORKEEPER, SEGMENT), "nothing fits: the least");
-        // 9 M chunks: the 4-byte sketch would fit in 16 bytes a chunk, but not with the read buffers' headroom.
-        assertTrue(MemoryBudget.bytesPerChunk(9_000_000, 2, DOORKEEPER, SEGMENT) <= MemoryBudget.BYTES_PER_CHUNK);
-        assertEquals(1, MemoryBudget.sketchCounters(9_000_000, DOORKEEPER, SEGMENT), "9 M chunks: headroom kept");
-        assertEquals(2, MemoryBudget.sketchCounters(9_500_000, DOORKEEPER, SEGMENT), "9.5 M chunks: 4 bytes");
+    void theDefaultSketchIsWithinTheBudgetAtTheTargetsSizesAndBelowItsMemoryStaysUnderTheBudgetsAtThoseSizes() {
+        int counters = MemoryBudget.SKETCH_COUNTERS;
+        assertEquals(2, counters, "4 bytes a chunk");
+        assertTrue(MemoryBudget.bytesPerChunk(10_000_000, counters, DOORKEEPER, SEGMENT) <= MemoryBudget.BYTES_PER_CHUNK);
+        assertTrue(MemoryBudget.bytesPerChunk(100_000_000, counters, DOORKEEPER, SEGMENT) <= MemoryBudget.BYTES_PER_CHUNK);
+        // Below about 7.3 M chunks the fixed costs take it past 16 bytes a chunk, but a smaller cache never
+        // takes more memory in all than 16 bytes a chunk of that one.
+        double atCrossing = 7_300_000 * MemoryBudget.bytesPerChunk(7_300_000, counters, DOORKEEPER, SEGMENT);
+        assertTrue(atCrossing <= 7_300_000 * MemoryBudget.BYTES_PER_CHUNK);
+        assertTrue(MemoryBudget.bytesPerChunk(7_000_000, counters, DOORKEEPER, SEGMENT) > MemoryBudget.BYTES_PER_CHUNK);
+        for (long chunks = 1_000; chunks < 7_300_000; chunks *= 2) {
+            assertTrue(chunks * MemoryBudget.bytesPerChunk(chunks, counters, DOORKEEPER, SEGMENT) < atCrossing,
+                    chunks + " chunks");
+        }
     }
 
     @Test
@@ -33,26 +39,14 @@ class MemoryBudgetTest {
 
     @Test
     void theEngineTakesTheBudgetsSketchOnlyWhenNoneIsSet() {
-        CompactEngine.Settings auto = settings(0);
-        assertEquals(1, auto.sketchCountersFor(5_000_000));
-        assertEquals(2, auto.sketchCountersFor(10_000_000));
-        assertEquals(2, auto.sketchCountersFor(100_000_000));
-        assertEquals(4, settings(4).sketchCountersFor(10_000_000), "as set, whatever the budget");
-        assertEquals(1, settings(1).sketchCountersFor(100_000_000), "as set, whatever the budget");
+        assertEquals(MemoryBudget.SKETCH_COUNTERS, settings(0).sketchCounters());
+        assertEquals(4, settings(4).sketchCounters(), "as set");
+        assertEquals(1, settings(1).sketchCounters(), "as set");
     }
 
     private static CompactEngine.Settings settings(int sketchCounters) {
         return new CompactEngine.Settings(SEGMENT, 16 << 10, 0.045, sketchCounters, DOORKEEPER, 20, 8 << 20, 4,
                 60_000, false, List.of(false));
-    }
-
-    @Test
-    void theChoiceIsTheLargestWithinTheBudget() {
-        for (long chunks = 1_000_000; chunks <= 1_000_000_000; chunks *= 3) {
-            int counters = MemoryBudget.sketchCounters(chunks, DOORKEEPER, SEGMENT);
-            assertTrue(counters == 1 || MemoryBudget.fits(chunks, counters, DOORKEEPER, SEGMENT), chunks + " chunks");
-            assertTrue(counters == 2 || !MemoryBudget.fits(chunks, 2, DOORKEEPER, SEGMENT), chunks + " chunks");
-        }
     }
 
     @Test
