@@ -215,7 +215,9 @@ public final class CacheBench {
 
         @Override
         public Integer call() throws Exception {
-            long deviceBytes = (long) chunks * ((chunkBytes + 4095) & -4096) * 2;
+            // Four times the chunks' blocks: the reclaim order starts giving segments up a batch short of the
+            // device's segments, so at twice some chunks would be reclaimed before the hits are measured.
+            long deviceBytes = (long) chunks * ((chunkBytes + 4095) & -4096) * 4 + (64L << 20);
             List<Path> files = new ArrayList<>();
             List<AutoCloseable> open = new ArrayList<>();
             try {
@@ -229,6 +231,10 @@ public final class CacheBench {
                 open.add(cache);
                 CachedFile cachedFile = cache.files().live().get(0);
                 long cached = cache.entries();
+                if (cached < chunks) {
+                    throw new IllegalStateException("the cache holds " + cached + " of the " + chunks
+                            + " chunks written: every read must be a hit, so the device must be larger");
+                }
                 // The bare device: reads of the chunk's size where the segments are, over the part written.
                 DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth).asReadOnly();
                 BlockDevice device = BlockDevices.open(spec);
