@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * one before it can be reused; one checkpoint releases every segment doomed before it, and each
  * serves its chunks until it is reused), when {@code checkpointEverySegments} segments were written since
  * the last (what a crash can lose follows how much the cache changed), when chunks appended since the
- * last are older than {@code checkpointIntervalMillis} (a quiet cache loses at most that much time of
- * chunks), when asked ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so
+ * last are older than {@code checkpointIntervalMillis} and their bytes outweigh the checkpoint's
+ * {@link #INTERVAL_CHECKPOINT_PAYBACK} to 1 (a quiet cache loses at most that much time of chunks, or
+ * what so few bytes cost; checkpoints by time add at most 2% to the bytes flash is written), when asked ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so
  * that a clean restart finds every chunk. Each checkpoint names every chunk appended before it: the
  * open segment's records so far are written first ({@link SegmentWriter#persist}), and the segment
  * goes on filling, so that frequent checkpoints do not cut segments short. Nothing here knows Cassandra: keys are the adapter's chunk keys.
@@ -46,6 +47,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class CompactEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactEngine.class);
+    /**
+     * A checkpoint by time waits until the chunk bytes appended since the last checkpoint are this many
+     * times what the last one wrote: each writes the whole index (12 bytes a chunk, 1.2 GB at 100 M
+     * chunks), so in a large cache a checkpoint every interval would write more than the chunks it names
+     * (at 2 TB, 1.5 GB every 5 minutes while a few MB a second are admitted), where this keeps
+     * checkpoints by time within 2% of the bytes written. With 16 KiB chunks that is about 3.7% of the
+     * flash's chunks, less than {@code checkpointEverySegments} allows a crash to lose by default (10%).
+     * A checkpoint no larger than a segment is always worth it: an interval's checkpoints then write at
+     * most a segment, whatever was appended (small caches, and the tests that restart them).
+     */
+    static final int INTERVAL_CHECKPOINT_PAYBACK = 50;
     /** After a failed checkpoint, the writer does not force another for this long. */
     private static final long CHECKPOINT_RETRY_MILLIS = 1_000;
     /**
@@ -188,6 +200,8 @@ public final class CompactEngine implements AutoCloseable {
     private volatile CompactCheckpointer.Result lastCheckpoint;
     /** Chunks appended when the last durable checkpoint started. */
     private volatile long appendedAtCheckpoint;
+    /** Chunk bytes appended when the last durable checkpoint started (writer only). */
+    private long appendedBytesAtCheckpoint;
     private final LongSupplier clockMillis;
     /**
      * The engine's clock no later than the first chunk appended since the last durable checkpoint:
@@ -530,14 +544,26 @@ public final class CompactEngine implements AutoCloseable {
 
     /**
      * Whether chunks appended since the last durable checkpoint have waited the interval (counted
-     * from the first of them); not within a second of a failed checkpoint.
+     * from the first of them) and are worth a checkpoint's bytes; not within a second of a failed
+     * checkpoint.
      */
     private boolean intervalPassed() {
         if (appendedSinceCheckpoint() == 0) {
             unnamedSinceMillis = clockMillis.getAsLong();
             return false;
         }
-        return clockMillis.getAsLong() - unnamedSinceMillis >= settings.checkpointIntervalMillis() && retryPassed();
+        return clockMillis.getAsLong() - unnamedSinceMillis >= settings.checkpointIntervalMillis()
+                && worthACheckpoint() && retryPassed();
+    }
+
+    /**
+     * Whether the chunk bytes appended since the last durable checkpoint outweigh what it wrote, or it
+     * wrote no more than a segment (writer only).
+     */
+    private boolean worthACheckpoint() {
+        CompactCheckpointer.Result last = lastCheckpoint;
+        return last == null || last.bytes() <= settings.segmentBytes()
+                || writer.appendedBytes() - appendedBytesAtCheckpoint >= INTERVAL_CHECKPOINT_PAYBACK * last.bytes();
     }
 
     /**
@@ -558,9 +584,11 @@ public final class CompactEngine implements AutoCloseable {
             writer.persist();
             int sealed = writer.sealed();
             long appended = writer.appended();
+            long appendedBytes = writer.appendedBytes();
             long startedMillis = clockMillis.getAsLong();
             lastCheckpoint = checkpointer.checkpoint(files);
             appendedAtCheckpoint = appended;
+            appendedBytesAtCheckpoint = appendedBytes;
             sealedAtLastCheckpoint = Math.max(sealedAtLastCheckpoint, sealed);
             unnamedSinceMillis = startedMillis; // what is appended next is no older than this
             checkpoints.incrementAndGet();

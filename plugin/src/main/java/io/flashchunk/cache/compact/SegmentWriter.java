@@ -77,6 +77,7 @@ public final class SegmentWriter {
     private int nextSpace;
     // Counters: the writer thread alone changes them; volatile so statistics read them whole and current.
     private volatile long appended;
+    private volatile long appendedBytes;
     private volatile long reclaimed;
     private volatile long failedWrites;
     private volatile long reinserted;
@@ -163,6 +164,7 @@ public final class SegmentWriter {
         }
         place(key, sector);
         appended++;
+        appendedBytes += chunk.remaining();
         return true;
     }
 
@@ -303,6 +305,11 @@ public final class SegmentWriter {
 
     public long appended() {
         return appended;
+    }
+
+    /** The chunk bytes of the chunks {@link #appended}. */
+    public long appendedBytes() {
+        return appendedBytes;
     }
 
     public long reclaimed() {

@@ -247,6 +247,72 @@ class CompactEngineTest {
         engine.close();
     }
 
+    /**
+     * Checkpoints larger than a segment: 64 KiB segments of 512-byte chunks, thousands of entries, and
+     * no checkpoint by count in the way.
+     */
+    @Test
+    void aCheckpointByTimeLargerThanASegmentWaitsUntilTheChunksItWouldNameOutweighWhatTheLastOneWrote()
+            throws Exception {
+        int segment = 64 << 10;
+        int chunk = 512;
+        AtomicLong clock = new AtomicLong(1_000);
+        CompactEngine engine = CompactEngine.open(List.of(new StorageDriver(device("a", 16), 2, TimeUnit.SECONDS.toNanos(5))),
+                new CompactEngine.Settings(segment, chunk, 0.1, 1, 8, 20, 8 << 20, 100_000, INTERVAL_MILLIS, false,
+                        List.of()), NO_FILES, clock::get);
+        int filled = 8_000;
+        for (int i = 0; i < filled; i++) {
+            assertTrue(engine.offer(key(i), small(i, chunk)));
+        }
+        assertTrue(engine.checkpoint(10, TimeUnit.SECONDS), "asked for, whatever its size");
+        long before = engine.checkpoints();
+        long bytes = engine.lastCheckpoint().bytes();
+        assertTrue(bytes > segment, bytes + " bytes: larger than a segment");
+        int enough = Math.toIntExact((CompactEngine.INTERVAL_CHECKPOINT_PAYBACK * bytes + chunk - 1) / chunk);
+        for (int i = filled; i < filled + enough - 1; i++) {
+            assertTrue(engine.offer(key(i), small(i, chunk)));
+        }
+        awaitWriterRounds(engine);
+        clock.addAndGet(10 * INTERVAL_MILLIS);
+        awaitWriterRounds(engine);
+        assertEquals(before, engine.checkpoints(), (enough - 1) + " chunks of " + chunk + " bytes are fewer bytes than "
+                + CompactEngine.INTERVAL_CHECKPOINT_PAYBACK + " times " + bytes);
+        assertEquals(enough - 1, engine.appendedSinceCheckpoint());
+        assertTrue(engine.offer(key(filled + enough), small(filled + enough, chunk)));
+        awaitWriterRounds(engine);
+        assertEquals(before + 1, engine.checkpoints(), "the interval long passed, and now the bytes outweigh it");
+        assertEquals(0, engine.appendedSinceCheckpoint());
+        engine.close();
+    }
+
+    @Test
+    void aCheckpointByTimeNoLargerThanASegmentIsWrittenEachIntervalWhateverWasAppended() throws Exception {
+        MemoryDevice a = device("a", 4);
+        AtomicLong clock = new AtomicLong(1_000);
+        CompactEngine engine = open(clock::get, a);
+        for (int i = 0; i < 100; i++) {
+            assertTrue(engine.offer(key(i), chunk(key(i))));
+        }
+        assertTrue(engine.checkpoint(10, TimeUnit.SECONDS));
+        long before = engine.checkpoints();
+        for (int round = 1; round <= 3; round++) {
+            assertTrue(engine.offer(key(100 + round), chunk(key(100 + round))));
+            awaitWriterRounds(engine);
+            clock.addAndGet(INTERVAL_MILLIS);
+            awaitWriterRounds(engine);
+            assertEquals(before + round, engine.checkpoints(), "one chunk, an interval: a checkpoint");
+            assertTrue(engine.lastCheckpoint().bytes() <= SEGMENT);
+            assertTrue(CompactEngine.INTERVAL_CHECKPOINT_PAYBACK * engine.lastCheckpoint().bytes() > CHUNK,
+                    "one chunk alone would not outweigh it");
+        }
+        engine.close();
+    }
+
+    /** A chunk of {@code bytes} of key {@code i}'s own content. */
+    private static ByteBuffer small(int i, int bytes) {
+        return chunk(key(i)).limit(bytes).slice();
+    }
+
     @Test
     void keepsCachingPastItsCapacityCheckpointingAsItMust() throws Exception {
         MemoryDevice a = device("a", 3);
