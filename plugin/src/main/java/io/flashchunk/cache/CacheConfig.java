@@ -28,11 +28,13 @@ import java.util.Set;
  *                               with one I/O, and serves the next one when its reader asks (the paper's
  *                               overflow read: a partition spanning two chunks costs one flash read)
  * @param checkpointIntervalMillis the longest time between checkpoints while the index changes (one is
- *                               also written at clean close)
+ *                               also written at clean close); where the last checkpoint was larger than
+ *                               a segment, also until the chunk bytes appended since are 50 times its
+ *                               bytes (checkpoints by time within 2% of what flash is written)
  * @param checkpointChangePercent a checkpoint is written each time segments making up this share of
  *                               the flash have been written since the last one (a crash loses at most
  *                               about this share of the cache); 0: once the whole flash has been
- *                               written, or the interval passes
+ *                               written, or a checkpoint by time is due
  * @param strict                 refuse to start, instead of formatting, when the devices hold a cache
  *                               this configuration cannot recover
  * @param deviceTimeoutMillis    the longest the cache waits on a device for anything but a hit's read

@@ -99,7 +99,7 @@ public final class CacheBench {
             var order = new io.flashchunk.cache.compact.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.compact.CompactChunkIndex(entries);
             int counters = sketchCounters.equals("auto")
-                    ? io.flashchunk.cache.compact.MemoryBudget.SKETCH_COUNTERS
+                    ? io.flashchunk.cache.compact.VictimAdmission.DEFAULT_SKETCH_COUNTERS
                     : Integer.parseInt(sketchCounters);
             var admission = counters > 0 ? new io.flashchunk.cache.compact.VictimAdmission(entries, counters,
                     doorkeeperBits, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS, key -> true) : null;
@@ -216,7 +216,8 @@ public final class CacheBench {
         @Override
         public Integer call() throws Exception {
             // Four times the chunks' blocks: the reclaim order starts giving segments up a batch short of the
-            // device's segments, so at twice some chunks would be reclaimed before the hits are measured.
+            // device's segments, so at twice some chunks would be reclaimed before the hits are measured;
+            // 64 MiB more for the checkpoint areas and a few whole segments when the chunks are few.
             long deviceBytes = (long) chunks * ((chunkBytes + 4095) & -4096) * 4 + (64L << 20);
             List<Path> files = new ArrayList<>();
             List<AutoCloseable> open = new ArrayList<>();

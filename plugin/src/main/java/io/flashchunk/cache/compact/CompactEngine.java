@@ -31,13 +31,12 @@ import org.slf4j.LoggerFactory;
  * <p>The writer thread also owns checkpoints: it writes one when it must (a doomed segment waits for
  * one before it can be reused; one checkpoint releases every segment doomed before it, and each
  * serves its chunks until it is reused), when {@code checkpointEverySegments} segments were written since
- * the last (what a crash can lose follows how much the cache changed), when chunks appended since the
- * last are older than {@code checkpointIntervalMillis} and their bytes outweigh the checkpoint's
- * {@link #INTERVAL_CHECKPOINT_PAYBACK} to 1 (a quiet cache loses at most that much time of chunks, or
- * what so few bytes cost; checkpoints by time add at most 2% to the bytes flash is written), when asked ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so
- * that a clean restart finds every chunk. Each checkpoint names every chunk appended before it: the
- * open segment's records so far are written first ({@link SegmentWriter#persist}), and the segment
- * goes on filling, so that frequent checkpoints do not cut segments short. Nothing here knows Cassandra: keys are the adapter's chunk keys.
+ * the last, when chunks appended since the last have waited {@code checkpointIntervalMillis} and
+ * are worth a checkpoint's bytes (both as {@link CheckpointSchedule} says), when asked ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so that a
+ * clean restart finds every chunk. Each checkpoint names every chunk appended before it: the open
+ * segment's records so far are written first ({@link SegmentWriter#persist}), and the segment
+ * goes on filling, so that frequent checkpoints do not cut segments short. Nothing here knows
+ * Cassandra: keys are the adapter's chunk keys.
  *
  * <p>Invalidation ({@link #invalidate}) is synchronous for readers and leaves the index to its one
  * writer: the key joins a set every read checks (one size read while it is empty) until the writer
@@ -47,19 +46,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class CompactEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactEngine.class);
-    /**
-     * A checkpoint by time waits until the chunk bytes appended since the last checkpoint are this many
-     * times what the last one wrote: each writes the whole index (12 bytes a chunk, 1.2 GB at 100 M
-     * chunks), so in a large cache a checkpoint every interval would write more than the chunks it names
-     * (at 2 TB, 1.5 GB every 5 minutes while a few MB a second are admitted), where this keeps
-     * checkpoints by time within 2% of the bytes written. With 16 KiB chunks that is about 3.7% of the
-     * flash's chunks, less than {@code checkpointEverySegments} allows a crash to lose by default (10%).
-     * A checkpoint no larger than a segment is always worth it: an interval's checkpoints then write at
-     * most a segment, whatever was appended (small caches, and the tests that restart them).
-     */
-    static final int INTERVAL_CHECKPOINT_PAYBACK = 50;
-    /** After a failed checkpoint, the writer does not force another for this long. */
-    private static final long CHECKPOINT_RETRY_MILLIS = 1_000;
     /**
      * Recovered segments' summaries read for samples when the writer is idle (each idle pass is 50 ms:
      * at most 80 small reads a second), and one every so many takes under load, so the reads stay a
@@ -73,12 +59,14 @@ public final class CompactEngine implements AutoCloseable {
      * @param expectedChunkBytes      the chunk size the index is sized for: one slot per such chunk the flash holds
      * @param reinsertShare           share of a reclaimed segment its read chunks may fill again (0 to 0.5)
      * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk; 0:
-     *                                {@link MemoryBudget#SKETCH_COUNTERS})
+     *                                {@link VictimAdmission#DEFAULT_SKETCH_COUNTERS})
      * @param doorkeeperBitsPerKey    bits per chunk of the admission sketch's doorkeeper (0: none)
      * @param sampleReadsPerKey       reads per chunk the admission sketch counts before it halves its counts
      * @param queueBytes              chunk bytes offered and not yet appended, at most
      * @param checkpointEverySegments segments written between checkpoints, at most
-     * @param checkpointIntervalMillis the longest a chunk appended stays unnamed by a checkpoint (on the engine's clock)
+     * @param checkpointIntervalMillis the longest a chunk appended stays unnamed by a checkpoint (on the engine's
+     *                                clock), but in a cache whose checkpoint is larger than a segment also until
+     *                                the chunks appended outweigh it ({@link CheckpointSchedule})
      * @param strict                  refuse to start rather than format devices that hold something unexpected
      * @param forceFormat             per device, whether it may be formatted whatever it holds
      */
@@ -98,9 +86,9 @@ public final class CompactEngine implements AutoCloseable {
             }
         }
 
-        /** The admission sketch's counters a row per chunk: as set, or the budget's. */
+        /** The admission sketch's counters a row per chunk: as set, or the default. */
         int sketchCounters() {
-            return sketchCountersPerKey > 0 ? sketchCountersPerKey : MemoryBudget.SKETCH_COUNTERS;
+            return sketchCountersPerKey > 0 ? sketchCountersPerKey : VictimAdmission.DEFAULT_SKETCH_COUNTERS;
         }
     }
 
@@ -158,13 +146,6 @@ public final class CompactEngine implements AutoCloseable {
     private final Thread writerThread;
     private volatile boolean closing;
     private volatile boolean checkpointAsked;
-    /**
-     * Segments sealed when the last checkpoint was tried by count, or made for any reason: the next
-     * by count comes {@code checkpointEverySegments} after whichever was later. A checkpoint that frees
-     * reclaimed segments names everything before it as one by count does, so it restarts the count
-     * (else a full cache wrote one of each kind per batch). Writer thread only.
-     */
-    private int sealedAtLastCheckpoint;
     private final AtomicBoolean filesDiedQueued = new AtomicBoolean();
     /** Counted down once the writer has drawn samples for every recovered segment (see SegmentWriter.sampleRecovered). */
     private final CountDownLatch recoveredSampled = new CountDownLatch(1);
@@ -192,22 +173,13 @@ public final class CompactEngine implements AutoCloseable {
     private long lastPruneNanos;
     private final WarningThrottle errorLog = new WarningThrottle(1, TimeUnit.MINUTES);
     private final WarningThrottle mismatchLog = new WarningThrottle(1, TimeUnit.MINUTES);
-    /** When the last checkpoint failed, on the engine's clock, or none (writer thread only). */
-    private long lastCheckpointFailureMillis = Long.MIN_VALUE;
     private final AtomicLong checkpoints = new AtomicLong();
     private final AtomicLong failedCheckpoints = new AtomicLong();
     /** What the last durable checkpoint wrote, or null before the first. */
     private volatile CompactCheckpointer.Result lastCheckpoint;
-    /** Chunks appended when the last durable checkpoint started. */
-    private volatile long appendedAtCheckpoint;
-    /** Chunk bytes appended when the last durable checkpoint started (writer only). */
-    private long appendedBytesAtCheckpoint;
     private final LongSupplier clockMillis;
-    /**
-     * The engine's clock no later than the first chunk appended since the last durable checkpoint:
-     * when that checkpoint started, or the writer's last round with nothing unnamed (writer only).
-     */
-    private long unnamedSinceMillis;
+    /** When checkpoints are due besides those the writer must write (writer thread; stats read what is appended since). */
+    private final CheckpointSchedule schedule;
 
     private CompactEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis,
                           LongSupplier nanoClock, FlashReadPolicy readPolicy) throws IOException {
@@ -216,7 +188,6 @@ public final class CompactEngine implements AutoCloseable {
         this.clockMillis = clockMillis;
         this.nanoClock = nanoClock;
         this.lastPruneNanos = nanoClock.getAsLong();
-        this.unnamedSinceMillis = clockMillis.getAsLong();
         this.drivers = List.copyOf(drivers);
         this.start = CompactStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat());
         int spaces = drivers.size();
@@ -259,17 +230,21 @@ public final class CompactEngine implements AutoCloseable {
                 : CompactRecovery.recover(driverArray, areas, layouts, start.instance(), index, table, order, clockMillis);
         this.checkpointer = new CompactCheckpointer(table, index, layouts, driverArray, areas, start.instance(),
                 recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
+        this.schedule = new CheckpointSchedule(settings.checkpointEverySegments(), settings.checkpointIntervalMillis(),
+                settings.segmentBytes(), recovered.restoredEntries() * CompactCheckpointHeader.ENTRY_BYTES, clockMillis);
         this.writerThread = new Thread(this::writeLoop, "flashchunk-compact-writer");
         writerThread.setDaemon(true);
         writerThread.start();
+        double perChunk = MemoryBudget.bytesPerChunk(records, sketchCounters, settings.doorkeeperBitsPerKey(),
+                settings.segmentBytes());
         LOG.info("flash cache (compact engine): {} device(s), {} segments of {} MiB written from two {} KiB buffers, "
                         + "index for {} chunks ({} MiB), "
-                        + "admission sketch {} MiB ({} counters a row per chunk{}), about {} bytes of memory a chunk "
-                        + "in all, {} chunks recovered", spaces, all,
+                        + "admission sketch {} MiB ({} counters a row per chunk{}), memory about {} MiB in all "
+                        + "({} bytes a chunk), {} chunks recovered", spaces, all,
                 settings.segmentBytes() >> 20, window >> 10, records, index.bytes() >> 20, admission.bytes() >> 20,
                 sketchCounters, settings.sketchCountersPerKey() > 0 ? "" : ", auto",
-                String.format(java.util.Locale.ROOT, "%.1f", MemoryBudget.bytesPerChunk(records, sketchCounters,
-                        settings.doorkeeperBitsPerKey(), settings.segmentBytes())), recovered.restoredEntries());
+                Math.round(perChunk * records / (1 << 20)), String.format(java.util.Locale.ROOT, "%.1f", perChunk),
+                recovered.restoredEntries());
     }
 
     /**
@@ -461,12 +436,12 @@ public final class CompactEngine implements AutoCloseable {
                     }
                 }
                 pruneInvalidations();
-                if (checkpointAsked || writer.sealed() - sealedAtLastCheckpoint >= settings.checkpointEverySegments()) {
+                if (checkpointAsked || schedule.dueByCount(writer.sealed())) {
                     checkpointAsked = false;
-                    sealedAtLastCheckpoint = writer.sealed();
+                    schedule.tried(writer.sealed());
                     checkpoint("segments written");
-                } else if (intervalPassed()) {
-                    sealedAtLastCheckpoint = writer.sealed();
+                } else if (schedule.dueByTime(writer.appended(), writer.appendedBytes())) {
+                    schedule.tried(writer.sealed());
                     checkpoint("interval");
                 }
             } catch (RuntimeException e) {
@@ -535,47 +510,11 @@ public final class CompactEngine implements AutoCloseable {
         // Doomed or retired segments waiting for a checkpoint, and nothing else in the way: write it,
         // then the chunk has room. After a failed checkpoint, not again for a while (it would fail the
         // same way on every chunk).
-        if (writer.waitsForCheckpoint() && retryPassed() && checkpoint("a doomed segment waits")
+        if (writer.waitsForCheckpoint() && schedule.retryPassed() && checkpoint("a doomed segment waits")
                 && writer.append(pending.key(), pending.chunk())) {
             return;
         }
         dropped.increment();
-    }
-
-    /**
-     * Whether chunks appended since the last durable checkpoint have waited the interval (counted
-     * from the first of them) and are worth a checkpoint's bytes; not within a second of a failed
-     * checkpoint.
-     */
-    private boolean intervalPassed() {
-        if (appendedSinceCheckpoint() == 0) {
-            unnamedSinceMillis = clockMillis.getAsLong();
-            return false;
-        }
-        return clockMillis.getAsLong() - unnamedSinceMillis >= settings.checkpointIntervalMillis()
-                && worthACheckpoint() && retryPassed();
-    }
-
-    /**
-     * Whether the chunk bytes appended since the last durable checkpoint outweigh what it wrote, or it
-     * wrote no more than a segment (writer only).
-     */
-    private boolean worthACheckpoint() {
-        CompactCheckpointer.Result last = lastCheckpoint;
-        return last == null || last.bytes() <= settings.segmentBytes()
-                || writer.appendedBytes() - appendedBytesAtCheckpoint >= INTERVAL_CHECKPOINT_PAYBACK * last.bytes();
-    }
-
-    /**
-     * Whether a second has passed since the last failed checkpoint (or none failed). A wall clock set
-     * back counts as passed: a checkpoint must not wait for the clock to catch up.
-     */
-    private boolean retryPassed() {
-        if (lastCheckpointFailureMillis == Long.MIN_VALUE) {
-            return true;
-        }
-        long since = clockMillis.getAsLong() - lastCheckpointFailureMillis;
-        return since < 0 || since >= CHECKPOINT_RETRY_MILLIS;
     }
 
     /** Writes a checkpoint naming every chunk appended so far; returns whether it is durable. */
@@ -587,15 +526,12 @@ public final class CompactEngine implements AutoCloseable {
             long appendedBytes = writer.appendedBytes();
             long startedMillis = clockMillis.getAsLong();
             lastCheckpoint = checkpointer.checkpoint(files);
-            appendedAtCheckpoint = appended;
-            appendedBytesAtCheckpoint = appendedBytes;
-            sealedAtLastCheckpoint = Math.max(sealedAtLastCheckpoint, sealed);
-            unnamedSinceMillis = startedMillis; // what is appended next is no older than this
+            schedule.written(startedMillis, sealed, appended, appendedBytes, lastCheckpoint.bytes());
             checkpoints.incrementAndGet();
             return true;
         } catch (IOException | RuntimeException e) {
             failedCheckpoints.incrementAndGet();
-            lastCheckpointFailureMillis = clockMillis.getAsLong();
+            schedule.failed();
             LOG.warn("flash cache: checkpoint ({}) failed: {}", why, e.toString());
             return false;
         }
@@ -702,9 +638,8 @@ public final class CompactEngine implements AutoCloseable {
         return appendedSince(writer.appended());
     }
 
-    /** Of {@code appended} records, those after the last durable checkpoint began (never below 0 when read racily). */
     private long appendedSince(long appended) {
-        return Math.max(0, appended - appendedAtCheckpoint);
+        return schedule.appendedSince(appended);
     }
 
     public long checkpoints() {

@@ -2,18 +2,20 @@ package io.flashchunk.cache.compact;
 
 /**
  * The compact engine's memory per cached chunk, everything counted as {@code scripts/bench-memory.sh}
- * counts it (heap after full GCs and the segment buffers), and the admission sketch it takes unless one
- * is set. The fixed costs, the two segment buffers above all, weigh less per chunk the larger the cache:
+ * counts it (heap after full GCs and the segment buffers), estimated at or a little above what that
+ * benchmark measures at 10 M and 100 M chunks (further above in small caches: 27.9 bytes a chunk at
+ * 1 M against 23.2 measured), and what the default admission sketch costs. The fixed costs, the two segment buffers above all, weigh less per chunk the larger the cache:
  * 0.84 bytes a chunk at 10 M chunks of 16 KiB with the two 4 MiB windows of 16 MiB segments
  * ({@link SegmentBuffer#windowFor}), 0.08 at 100 M.
  *
- * <p>The sketch is 4 bytes a chunk at every size. With it the engine is within {@link #BYTES_PER_CHUNK}
- * from about 7.3 M chunks up (120 GB of 16 KiB chunks; 9.5 M counting 4 MiB of idle read buffers too),
- * so at both sizes issue 15 sets the target for. Below, the fixed costs take it past 16 bytes a chunk,
- * and its memory in all stays below what 16 bytes a chunk of a 7.3 M-chunk cache allow (117 MB). The
- * 2-byte sketch would keep 16 bytes a chunk between about 3.6 M and 7.3 M chunks, with at most 15 MB
- * less, for a hit ratio up to 1.3 points lower (docs/cache-simulator.md): the hits are worth more
- * than that memory, and below 3.6 M chunks neither sketch keeps 16 bytes a chunk.
+ * <p>The default sketch ({@link VictimAdmission#DEFAULT_SKETCH_COUNTERS}) is 4 bytes a chunk at every
+ * size; 8 never fits beside the index. With it the engine is within {@link #BYTES_PER_CHUNK} at both
+ * sizes issue 15 sets the target for (15.45 and 14.23 bytes a chunk measured at 10 M and 100 M), and
+ * by this estimate from about 7.3 M chunks up (120 GB of 16 KiB chunks; measured 15.53 at 7.3 M and
+ * 16.61 at 4 M). Below, the fixed costs take it past 16 bytes a chunk. The 2-byte sketch would keep
+ * 16 bytes a chunk down to about 3.6 M chunks (estimated) with 2 bytes a chunk less, up to 19 MB,
+ * for a hit ratio up to 1.3 points lower (docs/cache-simulator.md): the hits are worth more than that
+ * memory.
  */
 public final class MemoryBudget {
     /** Issue 15's budget: at most 16 bytes of memory a cached chunk. */
@@ -27,13 +29,6 @@ public final class MemoryBudget {
      */
     static final double OTHER_BYTES_PER_CHUNK = 0.21;
     static final double OTHER_FIXED_BYTES = 5.4e6;
-    /**
-     * Admission sketch counters a row per chunk unless set (4 bytes a chunk): at full size in the simulator
-     * within 0.80 points of the per-chunk engine's hit ratio on every trace, where the 2-byte sketch is up
-     * to 1.26 below (docs/cache-simulator.md, "Reclaiming as the engine does"); 8 bytes never fits beside
-     * the index.
-     */
-    public static final int SKETCH_COUNTERS = 2;
     private static final int SEGMENT_BUFFERS = 2;
 
     private MemoryBudget() {

@@ -247,28 +247,27 @@ class CompactEngineTest {
         engine.close();
     }
 
-    /**
-     * Checkpoints larger than a segment: 64 KiB segments of 512-byte chunks, thousands of entries, and
-     * no checkpoint by count in the way.
-     */
+    /** Checkpoints larger than a segment: 64 KiB segments of 4 KiB chunks, and no checkpoint by count in the way. */
     @Test
     void aCheckpointByTimeLargerThanASegmentWaitsUntilTheChunksItWouldNameOutweighWhatTheLastOneWrote()
             throws Exception {
         int segment = 64 << 10;
-        int chunk = 512;
+        int chunk = 4096;
         AtomicLong clock = new AtomicLong(1_000);
-        CompactEngine engine = CompactEngine.open(List.of(new StorageDriver(device("a", 16), 2, TimeUnit.SECONDS.toNanos(5))),
+        StorageDriver driver = new StorageDriver(device("a", 48), 2, TimeUnit.SECONDS.toNanos(5));
+        CompactEngine engine = CompactEngine.open(List.of(driver),
                 new CompactEngine.Settings(segment, chunk, 0.1, 1, 8, 20, 8 << 20, 100_000, INTERVAL_MILLIS, false,
                         List.of()), NO_FILES, clock::get);
-        int filled = 8_000;
+        int filled = 6_000;
         for (int i = 0; i < filled; i++) {
             assertTrue(engine.offer(key(i), small(i, chunk)));
         }
         assertTrue(engine.checkpoint(10, TimeUnit.SECONDS), "asked for, whatever its size");
+        assertEquals(filled, engine.lastCheckpoint().entries(), "every chunk named, none refused");
         long before = engine.checkpoints();
         long bytes = engine.lastCheckpoint().bytes();
         assertTrue(bytes > segment, bytes + " bytes: larger than a segment");
-        int enough = Math.toIntExact((CompactEngine.INTERVAL_CHECKPOINT_PAYBACK * bytes + chunk - 1) / chunk);
+        int enough = Math.toIntExact((CheckpointSchedule.INTERVAL_PAYBACK * bytes + chunk - 1) / chunk);
         for (int i = filled; i < filled + enough - 1; i++) {
             assertTrue(engine.offer(key(i), small(i, chunk)));
         }
@@ -276,12 +275,13 @@ class CompactEngineTest {
         clock.addAndGet(10 * INTERVAL_MILLIS);
         awaitWriterRounds(engine);
         assertEquals(before, engine.checkpoints(), (enough - 1) + " chunks of " + chunk + " bytes are fewer bytes than "
-                + CompactEngine.INTERVAL_CHECKPOINT_PAYBACK + " times " + bytes);
+                + CheckpointSchedule.INTERVAL_PAYBACK + " times " + bytes);
         assertEquals(enough - 1, engine.appendedSinceCheckpoint());
         assertTrue(engine.offer(key(filled + enough), small(filled + enough, chunk)));
         awaitWriterRounds(engine);
         assertEquals(before + 1, engine.checkpoints(), "the interval long passed, and now the bytes outweigh it");
         assertEquals(0, engine.appendedSinceCheckpoint());
+        assertEquals(filled + enough, engine.lastCheckpoint().entries(), "every chunk named, none refused");
         engine.close();
     }
 
@@ -302,7 +302,7 @@ class CompactEngineTest {
             awaitWriterRounds(engine);
             assertEquals(before + round, engine.checkpoints(), "one chunk, an interval: a checkpoint");
             assertTrue(engine.lastCheckpoint().bytes() <= SEGMENT);
-            assertTrue(CompactEngine.INTERVAL_CHECKPOINT_PAYBACK * engine.lastCheckpoint().bytes() > CHUNK,
+            assertTrue(CheckpointSchedule.INTERVAL_PAYBACK * engine.lastCheckpoint().bytes() > CHUNK,
                     "one chunk alone would not outweigh it");
         }
         engine.close();

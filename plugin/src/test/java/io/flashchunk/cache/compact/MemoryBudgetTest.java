@@ -11,20 +11,15 @@ class MemoryBudgetTest {
     private static final int DOORKEEPER = 8;
 
     @Test
-    void theDefaultSketchIsWithinTheBudgetAtTheTargetsSizesAndBelowItsMemoryStaysUnderTheBudgetsAtThoseSizes() {
-        int counters = MemoryBudget.SKETCH_COUNTERS;
+    void theDefaultSketchIsWithinTheBudgetAtTheTargetsSizesAndByTheEstimateFromAbout7Point3MillionChunks() {
+        int counters = VictimAdmission.DEFAULT_SKETCH_COUNTERS;
         assertEquals(2, counters, "4 bytes a chunk");
-        assertTrue(MemoryBudget.bytesPerChunk(10_000_000, counters, DOORKEEPER, SEGMENT) <= MemoryBudget.BYTES_PER_CHUNK);
-        assertTrue(MemoryBudget.bytesPerChunk(100_000_000, counters, DOORKEEPER, SEGMENT) <= MemoryBudget.BYTES_PER_CHUNK);
-        // Below about 7.3 M chunks the fixed costs take it past 16 bytes a chunk, but a smaller cache never
-        // takes more memory in all than 16 bytes a chunk of that one.
-        double atCrossing = 7_300_000 * MemoryBudget.bytesPerChunk(7_300_000, counters, DOORKEEPER, SEGMENT);
-        assertTrue(atCrossing <= 7_300_000 * MemoryBudget.BYTES_PER_CHUNK);
-        assertTrue(MemoryBudget.bytesPerChunk(7_000_000, counters, DOORKEEPER, SEGMENT) > MemoryBudget.BYTES_PER_CHUNK);
-        for (long chunks = 1_000; chunks < 7_300_000; chunks *= 2) {
-            assertTrue(chunks * MemoryBudget.bytesPerChunk(chunks, counters, DOORKEEPER, SEGMENT) < atCrossing,
-                    chunks + " chunks");
+        for (long chunks : new long[] {7_300_000, 10_000_000, 100_000_000}) {
+            assertTrue(MemoryBudget.bytesPerChunk(chunks, counters, DOORKEEPER, SEGMENT)
+                    <= MemoryBudget.BYTES_PER_CHUNK, chunks + " chunks");
         }
+        assertTrue(MemoryBudget.bytesPerChunk(7_000_000, counters, DOORKEEPER, SEGMENT)
+                > MemoryBudget.BYTES_PER_CHUNK, "below about 7.3 M chunks the fixed costs take it past 16 bytes a chunk");
     }
 
     @Test
@@ -38,8 +33,8 @@ class MemoryBudgetTest {
     }
 
     @Test
-    void theEngineTakesTheBudgetsSketchOnlyWhenNoneIsSet() {
-        assertEquals(MemoryBudget.SKETCH_COUNTERS, settings(0).sketchCounters());
+    void theEngineTakesTheDefaultSketchOnlyWhenNoneIsSet() {
+        assertEquals(VictimAdmission.DEFAULT_SKETCH_COUNTERS, settings(0).sketchCounters());
         assertEquals(4, settings(4).sketchCounters(), "as set");
         assertEquals(1, settings(1).sketchCounters(), "as set");
     }
@@ -71,6 +66,13 @@ class MemoryBudgetTest {
         // besides the sketch reads up to 0.11 a chunk apart between the two sketches' runs (1.1 MB;
         // 0.08 in the run before), which one estimate cannot follow both ways.
         assertClose(15.464, MemoryBudget.bytesPerChunk(9_999_970, 2, DOORKEEPER, SEGMENT), "10 M, 4 bytes");
+        // And above the smaller caches' figures (docs/results/memory-20261126T011559Z): 23.20, 16.61 and
+        // 15.53 bytes a chunk at 1, 4 and 7.3 M chunks, where the fixed term, fitted to the two sizes
+        // above, overestimates (27.89, 17.55, 15.99).
+        for (double[] measured : new double[][] {{999_994, 23.20}, {3_999_985, 16.61}, {7_299_974, 15.53}}) {
+            assertTrue(MemoryBudget.bytesPerChunk((long) measured[0], 2, DOORKEEPER, SEGMENT) >= measured[1],
+                    (long) measured[0] + " chunks");
+        }
         assertClose(14.233, MemoryBudget.bytesPerChunk(99_999_674, 2, DOORKEEPER, SEGMENT), "100 M, 4 bytes");
         assertClose(13.352, MemoryBudget.bytesPerChunk(9_999_970, 1, DOORKEEPER, SEGMENT), "10 M, 2 bytes");
         assertClose(12.222, MemoryBudget.bytesPerChunk(99_999_674, 1, DOORKEEPER, SEGMENT), "100 M, 2 bytes");

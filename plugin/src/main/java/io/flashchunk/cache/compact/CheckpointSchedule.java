@@ -1,0 +1,130 @@
+package io.flashchunk.cache.compact;
+
+import java.util.function.LongSupplier;
+
+/**
+ * When the compact engine's writer writes a checkpoint of its own accord: every
+ * {@code everySegments} segments sealed (what a crash can lose follows how much the cache changed),
+ * and when chunks appended since the last durable checkpoint have waited {@code intervalMillis}
+ * unnamed (a quiet cache loses at most that much time of chunks), provided, once the last checkpoint
+ * was larger than a segment, their bytes outweigh it {@link #INTERVAL_PAYBACK} to 1. Not by time,
+ * nor forced by need, within {@link #RETRY_MILLIS} of a failed checkpoint (it would fail the same way).
+ *
+ * <p>Why the payback: each checkpoint writes the whole index (12 bytes a chunk, 1.2 GB at 100 M
+ * chunks), so in a large cache a checkpoint every interval would write more than the chunks it names
+ * (at 2 TB, 1.5 GB every 5 minutes however little was admitted). Waiting for 50 times its bytes keeps
+ * checkpoints by time within 2% of the bytes written; with 16 KiB chunks that is about 3.7% of the
+ * flash's chunks, with chunks under about 6 KiB more than the 10% after which one comes by count
+ * anyway. A checkpoint no larger than a segment is always worth it: an interval's checkpoints then
+ * write at most a segment (small caches, and the tests and ITs that restart them).
+ *
+ * <p>The writer thread alone calls everything but {@link #appendedSince}, which any thread may read.
+ * Times are on the engine's clock (milliseconds); a clock set back counts as time passed.
+ */
+final class CheckpointSchedule {
+    /** A checkpoint by time waits until the chunk bytes appended are this many times the last one's. */
+    static final int INTERVAL_PAYBACK = 50;
+    /** After a failed checkpoint, none by time or need for this long. */
+    static final long RETRY_MILLIS = 1_000;
+
+    private final int everySegments;
+    private final long intervalMillis;
+    private final long segmentBytes;
+    private final LongSupplier clockMillis;
+    /**
+     * Segments sealed when the last checkpoint was tried by count, or made for any reason: the next by
+     * count comes {@code everySegments} after whichever was later. A checkpoint that frees doomed
+     * segments names everything before it as one by count does, so it restarts the count (else a
+     * full cache wrote one of each kind per batch).
+     */
+    private int sealedAtLast;
+    /** Chunks appended when the last durable checkpoint started. */
+    private volatile long appendedAtLast;
+    /** Chunk bytes appended when the last durable checkpoint started. */
+    private long appendedBytesAtLast;
+    /** Bytes the last durable checkpoint wrote (after a restart, what the recovered one held). */
+    private long lastBytes;
+    /**
+     * No later than the first chunk appended since the last durable checkpoint: when that checkpoint
+     * started, or the writer's last look with nothing unnamed.
+     */
+    private long unnamedSinceMillis;
+    private long lastFailureMillis = Long.MIN_VALUE;
+
+    /**
+     * @param recoveredBytes what the checkpoint the engine recovered from holds (0 if none): the first
+     *                       checkpoint by time after a restart is weighed against it
+     */
+    CheckpointSchedule(int everySegments, long intervalMillis, long segmentBytes, long recoveredBytes,
+                       LongSupplier clockMillis) {
+        if (everySegments < 1 || intervalMillis < 1 || segmentBytes < 1 || recoveredBytes < 0) {
+            throw new IllegalArgumentException("segments between checkpoints, interval and segment bytes must be "
+                    + "positive, recovered bytes not negative: " + everySegments + ", " + intervalMillis + ", "
+                    + segmentBytes + ", " + recoveredBytes);
+        }
+        this.everySegments = everySegments;
+        this.intervalMillis = intervalMillis;
+        this.segmentBytes = segmentBytes;
+        this.lastBytes = recoveredBytes;
+        this.clockMillis = clockMillis;
+        this.unnamedSinceMillis = clockMillis.getAsLong();
+    }
+
+    /** Whether {@code sealed} segments in all make a checkpoint due by count. */
+    boolean dueByCount(int sealed) {
+        return sealed - sealedAtLast >= everySegments;
+    }
+
+    /** A checkpoint is about to be tried by count or asked for: the count restarts, whether it succeeds or not. */
+    void tried(int sealed) {
+        sealedAtLast = sealed;
+    }
+
+    /**
+     * Whether chunks appended since the last durable checkpoint ({@code appended} and their
+     * {@code appendedBytes} in all, as the writer counts them) make one due by time.
+     */
+    boolean dueByTime(long appended, long appendedBytes) {
+        long now = clockMillis.getAsLong();
+        if (appendedSince(appended) == 0) {
+            unnamedSinceMillis = now;
+            return false;
+        }
+        return now - unnamedSinceMillis >= intervalMillis && outweighLast(appendedBytes) && retryPassed();
+    }
+
+    private boolean outweighLast(long appendedBytes) {
+        return lastBytes <= segmentBytes || appendedBytes - appendedBytesAtLast >= INTERVAL_PAYBACK * lastBytes;
+    }
+
+    /** Whether {@link #RETRY_MILLIS} have passed since the last failed checkpoint (or none failed). */
+    boolean retryPassed() {
+        if (lastFailureMillis == Long.MIN_VALUE) {
+            return true;
+        }
+        long since = clockMillis.getAsLong() - lastFailureMillis;
+        return since < 0 || since >= RETRY_MILLIS;
+    }
+
+    /**
+     * A checkpoint that started at {@code startedMillis}, when {@code sealed}, {@code appended} and
+     * {@code appendedBytes} were the writer's counts, is durable and wrote {@code bytes}.
+     */
+    void written(long startedMillis, int sealed, long appended, long appendedBytes, long bytes) {
+        appendedAtLast = appended;
+        appendedBytesAtLast = appendedBytes;
+        lastBytes = bytes;
+        sealedAtLast = Math.max(sealedAtLast, sealed);
+        unnamedSinceMillis = startedMillis; // what is appended next is no older than this
+    }
+
+    /** A checkpoint failed now. */
+    void failed() {
+        lastFailureMillis = clockMillis.getAsLong();
+    }
+
+    /** Of {@code appended} chunks, those after the last durable checkpoint began (never below 0 when read racily). */
+    long appendedSince(long appended) {
+        return Math.max(0, appended - appendedAtLast);
+    }
+}

@@ -1,0 +1,112 @@
+package io.flashchunk.cache.compact;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class CheckpointScheduleTest {
+    private static final int EVERY = 4;
+    private static final long INTERVAL = 60_000;
+    private static final long SEGMENT = 16 << 20;
+    private static final long CHUNK = 16 << 10;
+
+    private final AtomicLong clock = new AtomicLong(1_000);
+
+    private CheckpointSchedule schedule(long recoveredBytes) {
+        return new CheckpointSchedule(EVERY, INTERVAL, SEGMENT, recoveredBytes, clock::get);
+    }
+
+    @Test
+    void byCountEverySoManySegmentsFromTheLastTryOrCheckpoint() {
+        CheckpointSchedule schedule = schedule(0);
+        assertFalse(schedule.dueByCount(EVERY - 1));
+        assertTrue(schedule.dueByCount(EVERY));
+        schedule.tried(EVERY);
+        assertFalse(schedule.dueByCount(EVERY + 1), "a try restarts the count, failed or not");
+        schedule.written(clock.get(), EVERY + 2, 0, 0, 100);
+        assertFalse(schedule.dueByCount(EVERY + 2 + EVERY - 1), "any checkpoint restarts it too");
+        assertTrue(schedule.dueByCount(EVERY + 2 + EVERY));
+    }
+
+    @Test
+    void byTimeOnceTheFirstChunkUnnamedHasWaitedTheInterval() {
+        CheckpointSchedule schedule = schedule(0);
+        clock.addAndGet(10 * INTERVAL);
+        assertFalse(schedule.dueByTime(0, 0), "nothing appended");
+        assertFalse(schedule.dueByTime(1, CHUNK), "the chunk came after the last look with nothing unnamed");
+        clock.addAndGet(INTERVAL - 1);
+        assertFalse(schedule.dueByTime(1, CHUNK));
+        clock.addAndGet(1);
+        assertTrue(schedule.dueByTime(1, CHUNK));
+        assertEquals(1, schedule.appendedSince(1));
+        schedule.written(clock.get(), 0, 1, CHUNK, 1_000);
+        assertEquals(0, schedule.appendedSince(1));
+        clock.addAndGet(INTERVAL);
+        assertTrue(schedule.dueByTime(2, 2 * CHUNK), "counted from when the checkpoint started");
+    }
+
+    @Test
+    void byTimeALargeCheckpointWaitsUntilTheBytesAppendedOutweighIt() {
+        CheckpointSchedule schedule = schedule(0);
+        long large = SEGMENT + 1;
+        long needed = CheckpointSchedule.INTERVAL_PAYBACK * large;
+        schedule.written(clock.get(), 0, 10, 10 * CHUNK, large);
+        clock.addAndGet(100 * INTERVAL);
+        assertFalse(schedule.dueByTime(11, 10 * CHUNK + needed - 1), "a byte short");
+        assertTrue(schedule.dueByTime(12, 10 * CHUNK + needed));
+        schedule.written(clock.get(), 0, 12, 10 * CHUNK + needed, SEGMENT);
+        clock.addAndGet(INTERVAL);
+        assertTrue(schedule.dueByTime(13, 10 * CHUNK + needed + 1), "no larger than a segment: one byte will do");
+    }
+
+    @Test
+    void afterARestartTheFirstByTimeIsWeighedAgainstTheRecoveredCheckpoint() {
+        long recovered = 100 * SEGMENT;
+        CheckpointSchedule schedule = schedule(recovered);
+        clock.addAndGet(100 * INTERVAL);
+        assertFalse(schedule.dueByTime(1_000, 1_000 * CHUNK));
+        assertTrue(schedule.dueByTime(1_000, CheckpointSchedule.INTERVAL_PAYBACK * recovered));
+        CheckpointSchedule small = schedule(SEGMENT);
+        clock.addAndGet(INTERVAL);
+        assertTrue(small.dueByTime(1, CHUNK), "a recovered checkpoint of a segment or less weighs nothing");
+    }
+
+    @Test
+    void notByTimeNorByNeedWithinASecondOfAFailureOnTheClockButAtOnceIfTheClockWentBack() {
+        CheckpointSchedule schedule = schedule(0);
+        assertTrue(schedule.retryPassed(), "none failed");
+        clock.addAndGet(INTERVAL);
+        schedule.failed();
+        assertFalse(schedule.retryPassed());
+        clock.addAndGet(CheckpointSchedule.RETRY_MILLIS - 1);
+        assertFalse(schedule.retryPassed());
+        clock.addAndGet(1);
+        assertTrue(schedule.retryPassed());
+        schedule.failed();
+        clock.addAndGet(-5);
+        assertTrue(schedule.retryPassed(), "a clock set back must not hold checkpoints until it catches up");
+    }
+
+    @Test
+    void aFailureHoldsACheckpointByTimeThatIsOtherwiseDue() {
+        CheckpointSchedule schedule = schedule(0);
+        assertFalse(schedule.dueByTime(0, 0));
+        clock.addAndGet(INTERVAL);
+        schedule.failed();
+        assertFalse(schedule.dueByTime(1, CHUNK), "within a second of the failure");
+        clock.addAndGet(CheckpointSchedule.RETRY_MILLIS);
+        assertTrue(schedule.dueByTime(1, CHUNK));
+    }
+
+    @Test
+    void refusesSettingsThatCannotSchedule() {
+        assertThrows(IllegalArgumentException.class, () -> new CheckpointSchedule(0, INTERVAL, SEGMENT, 0, clock::get));
+        assertThrows(IllegalArgumentException.class, () -> new CheckpointSchedule(EVERY, 0, SEGMENT, 0, clock::get));
+        assertThrows(IllegalArgumentException.class, () -> new CheckpointSchedule(EVERY, INTERVAL, SEGMENT, -1,
+                clock::get));
+    }
+}
