@@ -32,11 +32,12 @@ import org.slf4j.LoggerFactory;
  * one before it can be reused; one checkpoint releases every segment doomed before it, and each
  * serves its chunks until it is reused), when {@code checkpointEverySegments} segments were written since
  * the last, when chunks appended since the last have waited {@code checkpointIntervalMillis} and
- * are worth a checkpoint's bytes (both as {@link CheckpointSchedule} says), when asked ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so that a
- * clean restart finds every chunk. Each checkpoint names every chunk appended before it: the open
- * segment's records so far are written first ({@link SegmentWriter#persist}), and the segment
- * goes on filling, so that frequent checkpoints do not cut segments short. Nothing here knows
- * Cassandra: keys are the adapter's chunk keys.
+ * are worth a checkpoint's bytes (both as {@link CheckpointSchedule} says), when asked
+ * ({@link #checkpoint}), and at {@link #close}, after sealing the open segment, so that a clean restart
+ * finds every chunk. Each checkpoint names every chunk appended before it: the open segment's records
+ * so far are written first ({@link SegmentWriter#persist}), and the segment goes on filling, so that
+ * frequent checkpoints do not cut segments short. Nothing here knows Cassandra: keys are the
+ * adapter's chunk keys.
  *
  * <p>Invalidation ({@link #invalidate}) is synchronous for readers and leaves the index to its one
  * writer: the key joins a set every read checks (one size read while it is empty) until the writer
@@ -178,7 +179,7 @@ public final class CompactEngine implements AutoCloseable {
     /** What the last durable checkpoint wrote, or null before the first. */
     private volatile CompactCheckpointer.Result lastCheckpoint;
     private final LongSupplier clockMillis;
-    /** When checkpoints are due besides those the writer must write (writer thread; stats read what is appended since). */
+    /** When checkpoints are due besides those the writer must write (writer thread; stats read it too). */
     private final CheckpointSchedule schedule;
 
     private CompactEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis,
