@@ -103,7 +103,8 @@ public record CacheStats(
                 + deviceBytesWritten() + ", segments sealed="
                 + e.segmentsSealed() + " reclaimed=" + e.segmentsReclaimed() + ", flash read=" + e.flashBytesRead()
                 + " B, paired reads=" + e.pairedReads() + " (followers served " + followersServed + "), errors: checksum=" + e.damagedRecords() + " read="
-                + readErrors() + " write=" + writeErrors() + " timeout=" + e.readTimeouts() + " other record="
+                + readErrors() + " write=" + writeErrors() + " timeout=" + e.readTimeouts() + " busy=" + e.busyMisses()
+                + " other record="
                 + e.refusedRecords() + ", invalidations=" + e.invalidations() + ", checkpoints=" + e.checkpoints()
                 + " (failed " + e.failedCheckpoints() + ", last #" + e.lastCheckpointSequence() + ", appended since "
                 + e.appendedSinceCheckpoint() + "), recovered=" + recoveredEntries + ", entries=" + e.entries() + " ("

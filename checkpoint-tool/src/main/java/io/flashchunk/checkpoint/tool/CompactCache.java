@@ -149,7 +149,7 @@ final class CompactCache {
         CompactRecovery.Outcome outcome;
         try {
             outcome = CompactRecovery.recover(drivers.toArray(StorageDriver[]::new), areas, layouts,
-                    superblocks.get(0).instance(), index, table, new FifoReclaimOrder(), System::currentTimeMillis);
+                    superblocks.get(0).instance(), index, table, new FifoReclaimOrder());
         } catch (RuntimeException e) {
             List<String> problems = new ArrayList<>(setProblems);
             problems.add("recovery failed: " + e);

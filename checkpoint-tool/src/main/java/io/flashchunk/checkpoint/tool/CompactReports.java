@@ -68,6 +68,8 @@ final class CompactReports {
         fields.add("area-blocks", superblock.layout().areaBlocks());
         fields.add("segments", segments.segments() + " of " + segments.segmentBytes() + " bytes from byte "
                 + segments.firstByte());
+        fields.add("segment-sequences-below", superblock.sequenceLimit() == 0
+                ? "none reserved (a superblock of format version 3)" : superblock.sequenceLimit());
         for (int area = 0; area < device.areas().size(); area++) {
             fields.add("area " + name(area), describeArea(cache, i, area));
         }
@@ -120,7 +122,8 @@ final class CompactReports {
                 sb.put("instance", superblock.instance().toString()).put("spaceIndex", superblock.spaceIndex())
                         .put("spaceCount", superblock.spaceCount()).put("deviceBlocks", superblock.layout().deviceBlocks())
                         .put("areaBlocks", superblock.layout().areaBlocks()).put("segments", segments.segments())
-                        .put("segmentBytes", segments.segmentBytes()).put("segmentsFromByte", segments.firstByte());
+                        .put("segmentBytes", segments.segmentBytes()).put("segmentsFromByte", segments.firstByte())
+                        .put("sequenceLimit", superblock.sequenceLimit());
             }
             var areas = node.putArray("areas");
             for (int area = 0; area < device.areas().size(); area++) {

@@ -190,7 +190,8 @@ public final class CompactEngine implements AutoCloseable {
         this.nanoClock = nanoClock;
         this.lastPruneNanos = nanoClock.getAsLong();
         this.drivers = List.copyOf(drivers);
-        this.start = CompactStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat());
+        this.start = CompactStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat(),
+                clockMillis);
         int spaces = drivers.size();
         SegmentLayout[] layouts = new SegmentLayout[spaces];
         CheckpointAreas[] areas = new CheckpointAreas[spaces];
@@ -228,7 +229,8 @@ public final class CompactEngine implements AutoCloseable {
         this.recovered = start.formatted()
                 ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
                         java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray())
-                : CompactRecovery.recover(driverArray, areas, layouts, start.instance(), index, table, order, clockMillis);
+                : CompactRecovery.recover(driverArray, areas, layouts, start.instance(), index, table, order);
+        reserveSequences(clockMillis);
         this.checkpointer = new CompactCheckpointer(table, index, layouts, driverArray, areas, start.instance(),
                 recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
         this.schedule = new CheckpointSchedule(settings.checkpointEverySegments(), settings.checkpointIntervalMillis(),
@@ -538,6 +540,32 @@ public final class CompactEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Before the writer opens a segment: the sequences it may give out, above every sequence any
+     * earlier run or cache gave out on these devices, are reserved durably in their superblocks (a
+     * format reserved the first range). So a record's sequence is never one an older record on the
+     * same flash carries, whatever the clock does; without that a record left from before could
+     * pass for a current one.
+     */
+    private void reserveSequences(LongSupplier clockMillis) throws IOException {
+        long first;
+        long limit;
+        if (start.formatted()) {
+            first = start.sequenceFloor();
+            limit = first + CompactStart.SEQUENCES_PER_START;
+        } else {
+            // Above the superblocks' reservations and every sequence the checkpoints name; devices of
+            // version 3 reserved nothing, and their sequences were numbered above the clock.
+            first = Math.max(start.sequenceFloor(), table.nextSequence());
+            if (start.sequenceFloor() < 0) {
+                first = Math.max(first, clockMillis.getAsLong() << 20);
+            }
+            limit = CompactStart.reserveSequences(drivers, start, first);
+        }
+        table.continueSequencesFrom(first);
+        table.limitSequences(limit);
+    }
+
     /** Every counter of the engine, read together (see {@link EngineStats}). */
     public EngineStats stats() {
         CompactCheckpointer.Result last = lastCheckpoint;
@@ -547,7 +575,7 @@ public final class CompactEngine implements AutoCloseable {
                 offeredBeforeInvalidation(), appended, writer.reinserted(), sealed,
                 (long) sealed * settings.segmentBytes(), writer.reclaimed(),
                 writer.failedWrites(), writerErrors(), reader.memoryReads(), reader.flashBytesRead(), reader.pairedReads(),
-                reader.timeouts(), readErrors(), refusedRecords(), damagedRecords(), invalidations(), checkpoints(),
+                reader.timeouts(), reader.busyMisses(), readErrors(), refusedRecords(), damagedRecords(), invalidations(), checkpoints(),
                 failedCheckpoints(), last == null ? 0 : last.sequence(), appendedSince(appended));
     }
 

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,9 +35,9 @@ import org.slf4j.LoggerFactory;
  * older area is safe although its segments may have been reused since: their records carry another
  * sequence and are refused.
  *
- * <p>Segment sequences continue above every sequence a checkpoint names, and above the clock in
- * microsecond-like units ({@code millis << 20}), so a segment opened after a crash never gets the
- * sequence of a use before it, checkpointed or not.
+ * <p>Segment sequences continue above every sequence a checkpoint names; the engine then takes them
+ * above what the devices' superblocks reserved ({@link CompactStart#reserveSequences}), so a segment
+ * opened after a crash never gets the sequence of a use before it, checkpointed or not.
  */
 public final class CompactRecovery {
     private static final Logger LOG = LoggerFactory.getLogger(CompactRecovery.class);
@@ -70,15 +69,13 @@ public final class CompactRecovery {
      * what the devices' checkpoints of cache {@code instance} hold.
      */
     public static Outcome recover(StorageDriver[] drivers, CheckpointAreas[] areas, SegmentLayout[] layouts,
-                                  UUID instance, CompactChunkIndex index, SegmentTable table, ReclaimOrder order,
-                                  LongSupplier clockMillis) {
-        return recover(drivers, areas, layouts, instance, index, table, order, clockMillis, PIECE_BYTES);
+                                  UUID instance, CompactChunkIndex index, SegmentTable table, ReclaimOrder order) {
+        return recover(drivers, areas, layouts, instance, index, table, order, PIECE_BYTES);
     }
 
     /** As above, each body read in pieces of {@code pieceBytes} (tests: entries split across pieces). */
     static Outcome recover(StorageDriver[] drivers, CheckpointAreas[] areas, SegmentLayout[] layouts, UUID instance,
-                           CompactChunkIndex index, SegmentTable table, ReclaimOrder order, LongSupplier clockMillis,
-                           int pieceBytes) {
+                           CompactChunkIndex index, SegmentTable table, ReclaimOrder order, int pieceBytes) {
         int spaces = table.spaces();
         long[][] areaSequences = new long[spaces][2];
         long[] named = new long[table.segments()];
@@ -141,7 +138,7 @@ public final class CompactRecovery {
         }
         durable.sort(Comparator.comparingLong(segment -> named[segment]));
         durable.forEach(order::written);
-        table.continueSequencesFrom(Math.max(nextSegmentSequence, clockMillis.getAsLong() << 20));
+        table.continueSequencesFrom(nextSegmentSequence);
         return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size(),
                 highestSeen, List.copyOf(problems), loadedAreas);
     }

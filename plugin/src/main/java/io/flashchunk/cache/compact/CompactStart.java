@@ -14,6 +14,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +30,21 @@ import org.slf4j.LoggerFactory;
 public final class CompactStart {
     private static final Logger LOG = LoggerFactory.getLogger(CompactStart.class);
 
-    /** What start found: the instance, each device's layout, and whether the devices were formatted (and why). */
-    public record Outcome(UUID instance, List<CompactDeviceLayout> layouts, boolean formatted, String why) {
+    /**
+     * Segment sequences one start reserves: far more segment writes than a run makes (at 16 MiB a
+     * segment, a zettabyte), and few enough that {@link CompactCheckpointHeader#MAX_SEQUENCE} lasts
+     * tens of millions of starts.
+     */
+    public static final long SEQUENCES_PER_START = 1L << 36;
+
+    /**
+     * What start found: the instance, each device's layout, whether the devices were formatted (and
+     * why), and {@code sequenceFloor}: on recovered devices, the highest sequence limit their
+     * superblocks hold (-1 when one is of version 3, which reserved none: then nothing bounds what
+     * the last run gave out); on formatted ones, the first sequence of the range the format reserved.
+     */
+    public record Outcome(UUID instance, List<CompactDeviceLayout> layouts, boolean formatted, String why,
+                          long sequenceFloor) {
     }
 
     private CompactStart() {
@@ -38,9 +52,10 @@ public final class CompactStart {
 
     /**
      * @param forceFormat per device, whether the operator allowed formatting it whatever it holds
+     * @param clockMillis the wall clock, for a format over devices whose earlier sequences are unknown
      */
-    public static Outcome open(List<StorageDriver> drivers, int segmentBytes, boolean strict, List<Boolean> forceFormat)
-            throws IOException {
+    public static Outcome open(List<StorageDriver> drivers, int segmentBytes, boolean strict, List<Boolean> forceFormat,
+                               LongSupplier clockMillis) throws IOException {
         int count = drivers.size();
         List<CompactDeviceLayout> layouts = new ArrayList<>();
         List<String> foreign = new ArrayList<>();
@@ -48,6 +63,10 @@ public final class CompactStart {
         CompactSuperblock first = null;
         int blank = 0;
         String problem = null;
+        // Above every sequence the devices' superblocks say was reserved, whichever cache wrote them,
+        // so a format never numbers segments as an earlier cache's records on the same flash are.
+        long reserved = 0;
+        boolean unknownBefore = false;
         for (int i = 0; i < count; i++) {
             StorageDriver driver = drivers.get(i);
             CompactDeviceLayout expected = CompactDeviceLayout.forDevice(driver.capacityBlocks(), segmentBytes);
@@ -59,6 +78,7 @@ public final class CompactStart {
                 blank++;
             } else if (CompactSuperblock.isPerChunkEngineFormat(block)) {
                 todays.add(driver.path());
+                unknownBefore = true;
             } else if (magic != CheckpointFormat.SUPERBLOCK_MAGIC && !force) {
                 foreign.add(driver.path() + " holds " + DeviceContent.describe(block));
             } else {
@@ -66,25 +86,32 @@ public final class CompactStart {
                     CompactSuperblock found = CompactSuperblock.decode(block, driver.path());
                     first = first == null ? found : first;
                     problem = problem != null ? problem : found.mismatch(i, count, expected, first, driver.path());
+                    reserved = Math.max(reserved, found.sequenceLimit());
+                    unknownBefore |= found.sequenceLimit() == 0;
                 } catch (CheckpointFormatException e) {
                     problem = problem != null ? problem : e.getMessage();
+                    unknownBefore = true;
                 }
             }
         }
+        // Where what came before is unknown (a superblock without a reservation, damaged, or not
+        // ours), above the clock's microsecond-like count, as sequences were numbered before reservations.
+        long formatFloor = Math.max(Math.max(1, reserved), unknownBefore ? clockMillis.getAsLong() << 20 : 0);
         if (!foreign.isEmpty()) {
             throw new CacheRecoveryException("flash cache: will not format " + String.join("; ", foreign)
                     + ": a device is formatted only when it is blank or holds a flash cache. If it is meant for the cache "
                     + "(and what it holds may be destroyed), set format: force for it");
         }
         if (blank == count) {
-            return format(drivers, layouts, "blank devices");
+            return format(drivers, layouts, "blank devices", formatFloor);
         }
         if (!todays.isEmpty()) {
             for (String path : todays) {
                 LOG.warn("flash cache: {} holds the per-chunk engine's format; reformatting it for the compact engine "
                         + "(its cached chunks are dropped, never read)", path);
             }
-            return format(drivers, layouts, "the per-chunk engine's format on " + String.join(", ", todays));
+            return format(drivers, layouts, "the per-chunk engine's format on " + String.join(", ", todays),
+                    formatFloor);
         }
         if (problem == null && blank > 0) {
             problem = "some devices are blank while others hold a cache (devices added or replaced)";
@@ -95,15 +122,19 @@ public final class CompactStart {
                 throw new CacheRecoveryException(message + "; strict mode refuses to format the devices");
             }
             LOG.warn("{}; starting empty on freshly formatted devices", message);
-            return format(drivers, layouts, problem);
+            return format(drivers, layouts, problem, formatFloor);
         }
-        return new Outcome(first.instance(), List.copyOf(layouts), false, "recovered");
+        return new Outcome(first.instance(), List.copyOf(layouts), false, "recovered", unknownBefore ? -1 : reserved);
     }
 
-    /** Formats every device as one new cache: both area headers cleared, then the superblock, then a flush. */
-    private static Outcome format(List<StorageDriver> drivers, List<CompactDeviceLayout> layouts, String why)
-            throws IOException {
+    /**
+     * Formats every device as one new cache: both area headers cleared, then the superblock, then a
+     * flush. The superblock reserves the sequences from {@code floor}: the new cache's first range.
+     */
+    private static Outcome format(List<StorageDriver> drivers, List<CompactDeviceLayout> layouts, String why,
+                                  long floor) throws IOException {
         UUID instance = UUID.randomUUID();
+        long limit = limitAbove(floor);
         for (int i = 0; i < drivers.size(); i++) {
             StorageDriver driver = drivers.get(i);
             CompactDeviceLayout layout = layouts.get(i);
@@ -111,11 +142,38 @@ public final class CompactStart {
                 driver.writeAndWait(layout.areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
                         "clearing checkpoint area " + CheckpointAreas.name(area));
             }
-            driver.writeAndWait(0, new CompactSuperblock(instance, i, drivers.size(), layout).encode(), "superblock write");
+            driver.writeAndWait(0, new CompactSuperblock(instance, i, drivers.size(), layout, limit).encode(),
+                    "superblock write");
             driver.flush();
         }
         LOG.info("flash cache: formatted {} device(s) as compact cache instance {} ({})", drivers.size(), instance, why);
-        return new Outcome(instance, List.copyOf(layouts), true, why);
+        return new Outcome(instance, List.copyOf(layouts), true, why, floor);
+    }
+
+    /**
+     * Reserves the segment sequences of a run of a recovered cache, from {@code first} (above every
+     * sequence given out before): the superblock of every device rewritten with the range's end, each
+     * flushed, before the run opens a segment. Returns the end (exclusive).
+     */
+    public static long reserveSequences(List<StorageDriver> drivers, Outcome start, long first) throws IOException {
+        long limit = limitAbove(first);
+        for (int i = 0; i < drivers.size(); i++) {
+            StorageDriver driver = drivers.get(i);
+            CompactSuperblock superblock = new CompactSuperblock(start.instance(), i, drivers.size(),
+                    start.layouts().get(i), limit);
+            driver.writeAndWait(0, superblock.encode(), "superblock write (segment sequences reserved)");
+            driver.flush();
+        }
+        return limit;
+    }
+
+    private static long limitAbove(long first) throws CacheRecoveryException {
+        if (first < 1 || first > CompactCheckpointHeader.MAX_SEQUENCE - SEQUENCES_PER_START) {
+            throw new CacheRecoveryException("flash cache: segment sequence " + first + " leaves no room for another "
+                    + "run's (the limit is " + CompactCheckpointHeader.MAX_SEQUENCE + "); zero the devices' first "
+                    + "block to start a new cache on them");
+        }
+        return first + SEQUENCES_PER_START;
     }
 
     /** One block, read within the device timeout. */

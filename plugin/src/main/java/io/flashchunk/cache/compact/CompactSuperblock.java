@@ -10,16 +10,40 @@ import java.util.UUID;
 import java.util.zip.CRC32C;
 
 /**
- * Block 0 of a device of the compact engine: which cache, which of its address spaces, and the
- * geometry its areas and segments were laid out with. It has the superblock magic of the removed
+ * Block 0 of a device of the compact engine: which cache, which of its address spaces, the geometry
+ * its areas and segments were laid out with, and {@code sequenceLimit}: no segment sequence at or
+ * above it has been given out on the device (the run that wrote it reserved the sequences below;
+ * 0 in a version 3 superblock, which reserved none). It has the superblock magic of the removed
  * per-chunk engine and format version {@value #VERSION}, so that engine refused it by version, and
  * this engine recognises a device of the per-chunk engine ({@link #isPerChunkEngineFormat}) to
  * reformat it, never to read it.
+ *
+ * <p>Everything it holds, checksum included, lies in the block's first 512 bytes, so a write of it
+ * torn at the device's sector granularity leaves the old one or the new one, never a mix.
  */
-public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, CompactDeviceLayout layout) {
-    /** 3: records aligned to 64 bytes (2: to 512, its devices are formatted anew, never read). */
-    public static final int VERSION = 3;
-    private static final int CRC_AT = 64;
+public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, CompactDeviceLayout layout,
+                                long sequenceLimit) {
+    /**
+     * 4: with the sequence reservation; 3 (read, and rewritten as 4 at the next start): without it
+     * (2: records aligned to 512 bytes; its devices are formatted anew, never read).
+     */
+    public static final int VERSION = 4;
+    private static final int VERSION_WITHOUT_RESERVATION = 3;
+    private static final int RESERVATION_AT = 64;
+    private static final int CRC_AT = 72;
+    private static final int CRC_AT_VERSION_3 = 64;
+
+    public CompactSuperblock {
+        if (sequenceLimit < 0 || sequenceLimit > CompactCheckpointHeader.MAX_SEQUENCE) {
+            throw new IllegalArgumentException("sequence limit " + sequenceLimit + " is outside 0.."
+                    + CompactCheckpointHeader.MAX_SEQUENCE);
+        }
+    }
+
+    /** This superblock with sequences reserved below {@code limit}. */
+    public CompactSuperblock reserving(long limit) {
+        return new CompactSuperblock(instance, spaceIndex, spaceCount, layout, limit);
+    }
 
     /**
      * Why this superblock, found on {@code path}, cannot be device {@code index} of {@code count} of
@@ -54,14 +78,16 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
                 .putInt(48, layout.segmentBytes())
                 .putLong(52, layout.areaBlocks())
                 .putInt(60, layout.segments())
-                .putInt(CRC_AT, crc(block));
+                .putLong(RESERVATION_AT, sequenceLimit)
+                .putInt(CRC_AT, crc(block, CRC_AT));
         return block;
     }
 
     /** Whether {@code block} claims to be this engine's superblock (magic and version; {@link #decode} checks the rest). */
     public static boolean isCompactFormat(ByteBuffer block) {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC && b.getInt(8) == VERSION;
+        return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC
+                && (b.getInt(8) == VERSION || b.getInt(8) == VERSION_WITHOUT_RESERVATION);
     }
 
     /** Whether {@code block} is the superblock of the removed per-chunk engine (format version 1). */
@@ -77,12 +103,14 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
             throw new CheckpointFormatException(where + ": no FlashChunk superblock (magic 0x"
                     + Long.toHexString(b.getLong(0)) + ")");
         }
-        if (b.getInt(8) != VERSION) {
-            throw new CheckpointFormatException(where + ": superblock format version " + b.getInt(8)
-                    + (b.getInt(8) == CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION ? " (the per-chunk engine's)" : "")
-                    + " is not the compact engine's version " + VERSION);
+        int version = b.getInt(8);
+        if (version != VERSION && version != VERSION_WITHOUT_RESERVATION) {
+            throw new CheckpointFormatException(where + ": superblock format version " + version
+                    + (version == CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION ? " (the per-chunk engine's)" : "")
+                    + " is not the compact engine's version " + VERSION + " or " + VERSION_WITHOUT_RESERVATION);
         }
-        if (crc(b) != b.getInt(CRC_AT)) {
+        int crcAt = version == VERSION ? CRC_AT : CRC_AT_VERSION_3;
+        if (crc(b, crcAt) != b.getInt(crcAt)) {
             throw new CheckpointFormatException(where + ": superblock checksum mismatch");
         }
         if (b.getInt(36) != BlockDevice.BLOCK_SIZE) {
@@ -95,15 +123,16 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
         }
         try {
             return new CompactSuperblock(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28), b.getInt(32),
-                    new CompactDeviceLayout(b.getLong(40), b.getInt(48), b.getLong(52), b.getInt(60)));
+                    new CompactDeviceLayout(b.getLong(40), b.getInt(48), b.getLong(52), b.getInt(60)),
+                    version == VERSION ? b.getLong(RESERVATION_AT) : 0);
         } catch (IllegalArgumentException e) {
             throw new CheckpointFormatException(where + ": superblock geometry is impossible: " + e.getMessage());
         }
     }
 
-    private static int crc(ByteBuffer block) {
+    private static int crc(ByteBuffer block, int crcAt) {
         CRC32C crc = new CRC32C();
-        crc.update(block.duplicate().position(0).limit(CRC_AT));
+        crc.update(block.duplicate().position(0).limit(crcAt));
         return (int) crc.getValue();
     }
 }

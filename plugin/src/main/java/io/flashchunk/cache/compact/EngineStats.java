@@ -26,6 +26,8 @@ package io.flashchunk.cache.compact;
  * @param flashBytesRead            bytes hits read from flash
  * @param pairedReads               flash hits that brought the file's next chunk with the same read
  * @param readTimeouts              flash reads slower than the read timeout: misses
+ * @param busyMisses                hits not read because their device already had as many reads in flight as
+ *                                  it may (those given up after the timeout included): misses
  * @param readErrors                flash reads that failed: misses
  * @param refusedRecords            reads that met another record than the key's: misses, never served
  * @param damagedRecords            reads whose record failed a checksum: misses, never served
@@ -54,6 +56,7 @@ public record EngineStats(
         long flashBytesRead,
         long pairedReads,
         long readTimeouts,
+        long busyMisses,
         long readErrors,
         long refusedRecords,
         long damagedRecords,

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -33,6 +34,14 @@ public final class SegmentReader {
     private final LongAdder refusedByGate = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
     private final LongAdder pairedReads = new LongAdder();
+    private final LongAdder busyMisses = new LongAdder();
+    /**
+     * Per space, hits' flash reads started and not yet answered by the device, those given up after
+     * the timeout included (the device still holds their buffers); past {@link #maxInFlight} a hit is
+     * a miss, so a device that stops answering holds a bounded amount of direct memory.
+     */
+    private final AtomicIntegerArray inFlight;
+    private final int[] maxInFlight;
 
     public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool) {
@@ -60,7 +69,15 @@ public final class SegmentReader {
         this.buffers = buffers.clone();
         this.pool = pool;
         this.policy = policy;
+        this.inFlight = new AtomicIntegerArray(layouts.length);
+        this.maxInFlight = new int[layouts.length];
+        for (int space = 0; space < layouts.length; space++) {
+            maxInFlight[space] = MAX_IN_FLIGHT_PER_QUEUE_SLOT * drivers[space].device().queueDepth();
+        }
     }
+
+    /** Hits' reads in flight a device may have, per slot of its queue: as many again wait behind those it serves. */
+    static final int MAX_IN_FLIGHT_PER_QUEUE_SLOT = 2;
 
     /** {@link #read(long, int, long)}'s {@code nextKey} when no follower is wanted. */
     public static final long NO_NEXT = -1;
@@ -147,7 +164,7 @@ public final class SegmentReader {
             Hit hit;
             SegmentState state = table.state(segment);
             if (state == SegmentState.DURABLE || state == SegmentState.DOOMED || state == SegmentState.RECLAIMING) {
-                hit = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, nextKey);
+                hit = readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, nextKey);
             } else {
                 hit = readFromMemory(segment, sequence, sector, key, chunkLength);
                 if (hit != null) {
@@ -160,7 +177,7 @@ public final class SegmentReader {
                             && sector >= table.readableSectors(segment)) {
                         return null;
                     }
-                    hit = readFromFlash(space, layout, address, sector, key, sequence, chunkLength, nextKey);
+                    hit = readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, nextKey);
                 }
             }
             if (hit == null) {
@@ -227,25 +244,48 @@ public final class SegmentReader {
         }
     }
 
-    private Hit readFromFlash(int space, SegmentLayout layout, long address, int sector, long key, long sequence,
-                              int chunkLength, long nextKey) throws IOException, RecordMismatchException {
+    /**
+     * Reads the record at {@code address} (and the next chunk's along, when it lies right after) from
+     * flash, never past the part of the segment its current use has written: past it lie an earlier
+     * use's records, or an earlier cache's, which may carry the same key and sequence.
+     */
+    private Hit readFromFlash(int space, SegmentLayout layout, int segment, long address, int sector, long key,
+                              long sequence, int chunkLength, long nextKey) throws IOException, RecordMismatchException {
         long start = RecordAddress.byteOffset(address);
         long firstBlock = start / BlockDevice.BLOCK_SIZE;
-        long segmentEnd = layout.startByte(layout.index(address)) + layout.segmentBytes();
-        long end = Math.min(segmentEnd, start + RecordFormat.recordBytes(chunkLength));
-        // The next chunk's record right after a whole chunk's, in the same segment: read it along.
+        // Read after every look at the state: it only grows while the segment is pinned.
+        long readableEnd = layout.startByte(layout.index(address))
+                + Math.min(layout.segmentBytes(), (long) table.readableSectors(segment) * RecordAddress.SECTOR_BYTES);
+        if (start >= readableEnd) {
+            return null; // not written in this use (an abandoned segment's unwritten windows): a miss
+        }
+        long end = Math.min(readableEnd, start + RecordFormat.recordBytes(chunkLength));
+        // The next chunk's record right after a whole chunk's, in the written part of the same segment:
+        // read it along (a record that starts below the written end lies whole below it).
         long nextAddress = nextKey == NO_NEXT ? RecordAddress.NONE : index.find(nextKey);
         boolean withNext = nextAddress != RecordAddress.NONE
                 && RecordAddress.byteOffset(nextAddress) == start + RecordFormat.recordBytes(chunkLength)
+                && RecordAddress.byteOffset(nextAddress) < readableEnd
                 && RecordAddress.space(nextAddress) == space && layout.contains(nextAddress)
                 && layout.index(nextAddress) == layout.index(address);
         if (withNext) {
-            end = Math.min(segmentEnd, RecordAddress.byteOffset(nextAddress) + RecordFormat.recordBytes(chunkLength));
+            end = Math.min(readableEnd, RecordAddress.byteOffset(nextAddress) + RecordFormat.recordBytes(chunkLength));
         }
         int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
-        ByteBuffer buffer = pool.acquire(bytes);
+        if (!startRead(space)) {
+            busyMisses.increment();
+            return null;
+        }
+        ByteBuffer buffer;
+        try {
+            buffer = pool.acquire(bytes);
+        } catch (RuntimeException | Error e) {
+            inFlight.decrementAndGet(space);
+            throw e;
+        }
         if (!policy.gate().begin(space)) {
             pool.release(buffer);
+            inFlight.decrementAndGet(space);
             refusedByGate.increment();
             return null;
         }
@@ -267,6 +307,7 @@ public final class SegmentReader {
         boolean served = false;
         try {
             long base = firstBlock * BlockDevice.BLOCK_SIZE;
+            buffer.limit((int) (end - base)); // the block read past the written end is looked at by no check
             ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - base), key, sequence);
             if (chunk.remaining() > chunkLength) {
                 throw new RecordMismatchException("record at sector " + sector + " holds " + chunk.remaining()
@@ -299,12 +340,27 @@ public final class SegmentReader {
         }
     }
 
+    /** Counts a hit's read of {@code space} in, unless the device has as many in flight as it may. */
+    private boolean startRead(int space) {
+        while (true) {
+            int now = inFlight.get(space);
+            if (now >= maxInFlight[space]) {
+                return false;
+            }
+            if (inFlight.compareAndSet(space, now, now + 1)) {
+                return true;
+            }
+        }
+    }
+
     private void readNow(int space, long firstBlock, ByteBuffer buffer) throws IOException {
         try {
             drivers[space].readNow(firstBlock, buffer);
         } catch (IOException | RuntimeException e) {
             pool.release(buffer);
             throw e;
+        } finally {
+            inFlight.decrementAndGet(space);
         }
     }
 
@@ -315,8 +371,11 @@ public final class SegmentReader {
             read = drivers[space].read(firstBlock, buffer);
         } catch (RuntimeException e) {
             pool.release(buffer);
+            inFlight.decrementAndGet(space);
             throw e;
         }
+        // Counted out when the device answers, not when the hit stops waiting: until then it holds the buffer.
+        read.whenComplete((ignored, failure) -> inFlight.decrementAndGet(space));
         try {
             read.get(policy.timeoutNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -362,6 +421,19 @@ public final class SegmentReader {
     /** Flash hits whose read brought the file's next chunk along. */
     public long pairedReads() {
         return pairedReads.sum();
+    }
+
+    /**
+     * Hits that were misses because their device already had as many reads in flight as it may
+     * ({@value #MAX_IN_FLIGHT_PER_QUEUE_SLOT} per slot of its queue), given-up ones included.
+     */
+    public long busyMisses() {
+        return busyMisses.sum();
+    }
+
+    /** Hits' reads of {@code space}'s device in flight now, given-up ones included. */
+    public int readsInFlight(int space) {
+        return inFlight.get(space);
     }
 
     /** Queued reads given up after the policy's timeout. */

@@ -18,7 +18,8 @@ public final class SegmentSummaries {
      * The summary of use {@code sequence} of segment {@code indexInSpace} of {@code layout}'s space on
      * {@code driver}.
      *
-     * @throws RecordMismatchException when the segment's end holds no summary of that use
+     * @throws RecordMismatchException when the segment's end holds no summary of that use, or one
+     *         naming a record that cannot be in the segment
      * @throws IOException when the device failed or did not answer in time (a timed-out read's buffer
      *         is left to the device)
      */
@@ -34,7 +35,9 @@ public final class SegmentSummaries {
             tail = readTail(driver, end, (int) ((bytes + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE
                     * BlockDevice.BLOCK_SIZE));
         }
-        return SegmentSummary.read(tail, sequence);
+        SegmentSummary summary = SegmentSummary.read(tail, sequence);
+        summary.checkWithin(layout.segmentBytes());
+        return summary;
     }
 
     /** The last {@code bytes} bytes before {@code endByte}. */

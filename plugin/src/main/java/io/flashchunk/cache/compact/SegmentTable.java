@@ -41,8 +41,10 @@ public final class SegmentTable {
     /** Per segment, the sectors of its open use already on flash ({@link #prefixWritten}), else 0. */
     private final int[] writtenSectors;
     /**
-     * Per segment, the sectors of its open use whose records are on flash and may be read there: the
-     * windows written before the one filling ({@link #windowsWritten}); readers read it without a lock.
+     * Per segment, the sectors of its current use whose records are on flash and may be read there:
+     * the windows written before the one filling ({@link #windowsWritten}), all of a written or
+     * recovered segment's; readers read it without a lock. Nothing past it is ever read from flash:
+     * those sectors hold whatever an earlier use, or an earlier cache on the device, left there.
      */
     private final AtomicIntegerArray readableSectors;
     private final AtomicIntegerArray pins;
@@ -58,6 +60,8 @@ public final class SegmentTable {
     /** Per segment: a released one, free as soon as its reclaim ends. */
     private final boolean[] freeOnReclaim;
     private long nextSequence = 1;
+    /** Sequences at or above this are not reserved on the devices ({@link #limitSequences}). */
+    private long sequenceLimit = Long.MAX_VALUE;
     private long epoch;
 
     /** @param segmentsInSpace how many segments each address space has */
@@ -149,6 +153,11 @@ public final class SegmentTable {
 
     /** Opens a free segment of {@code space} for its next use; returns it, or -1 when the space has none free. */
     public synchronized int open(int space) {
+        if (nextSequence >= sequenceLimit) {
+            // Unreachable in practice (a start reserves 2^36): a sequence not reserved could repeat one on flash.
+            throw new IllegalStateException("segment sequences reserved up to " + sequenceLimit
+                    + " are used up: no segment opens until the cache restarts");
+        }
         Integer segment = free[space].poll();
         if (segment == null) {
             return -1;
@@ -190,7 +199,11 @@ public final class SegmentTable {
         readableSectors.set(segment, sectors);
     }
 
-    /** Sectors of the open or sealed segment whose records may be read on flash ({@link #windowsWritten}). */
+    /**
+     * Sectors from the segment's start that a read of its current use may read on flash: the windows
+     * written of an open, sealed or abandoned segment ({@link #windowsWritten}), every sector of a
+     * written or recovered one. Only grows while the segment is pinned.
+     */
     public int readableSectors(int segment) {
         return readableSectors.get(segment);
     }
@@ -200,6 +213,8 @@ public final class SegmentTable {
     }
 
     public void written(int segment) {
+        // Before the state: a reader that sees the segment durable sees all of it readable.
+        readableSectors.set(segment, Integer.MAX_VALUE);
         move(segment, SegmentState.SEALED, SegmentState.DURABLE);
     }
 
@@ -363,6 +378,7 @@ public final class SegmentTable {
         for (int segment = 0; segment < sequences.length; segment++) {
             if (sequences[segment] > 0) {
                 this.sequences[segment] = sequences[segment];
+                readableSectors.set(segment, Integer.MAX_VALUE);
                 setState(segment, SegmentState.DURABLE);
                 nextSequence = Math.max(nextSequence, sequences[segment] + 1);
             } else {
@@ -374,6 +390,14 @@ public final class SegmentTable {
     /** Recovery: the next segment opened gets a sequence of at least {@code sequence}. */
     public synchronized void continueSequencesFrom(long sequence) {
         nextSequence = Math.max(nextSequence, sequence);
+    }
+
+    /**
+     * Start: only sequences below {@code limit} are reserved on the devices (no earlier run gave
+     * them out, and none later will), so no segment opens with one at or above it.
+     */
+    public synchronized void limitSequences(long limit) {
+        sequenceLimit = limit;
     }
 
     /** The sequence the next segment opened will get. */

@@ -717,6 +717,10 @@ public final class SegmentWriter {
      */
     private void reclaim(int victim) {
         table.startReclaim(victim);
+        // Once started, the reclaim ends whatever its summary holds: a segment left reclaiming would
+        // never be free again.
+        draining.add(victim);
+        reclaimed++;
         SegmentSummary summary = readSummary(victim);
         if (summary != null) {
             List<Kept> readBack = reinsertBytes > 0 ? readBack(victim, summary) : List.of();
@@ -729,8 +733,6 @@ public final class SegmentWriter {
             index.removeIf(address -> RecordAddress.space(address) == space && layout.contains(address)
                     && layout.index(address) == at);
         }
-        reclaimed++;
-        draining.add(victim);
         retireDrained();
     }
 

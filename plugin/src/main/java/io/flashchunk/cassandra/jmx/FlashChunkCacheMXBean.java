@@ -54,6 +54,13 @@ public interface FlashChunkCacheMXBean {
 
     long getReadTimeouts();
 
+    /**
+     * Hits served from the SSTable because their flash device already had as many reads in flight as
+     * it may (twice its queue depth, reads given up after the timeout included): a device that has
+     * stopped answering, or one far slower than its load.
+     */
+    long getBusyDeviceMisses();
+
     /** Times a flash device was taken out of use as slower than the reads it replaces, failing or hung. */
     long getDeviceBypasses();
 

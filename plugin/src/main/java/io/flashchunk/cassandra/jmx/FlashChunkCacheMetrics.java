@@ -165,6 +165,11 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
+    public long getBusyDeviceMisses() {
+        return stats().engine().busyMisses();
+    }
+
+    @Override
     public long getDeviceBypasses() {
         return stats().deviceBypasses();
     }

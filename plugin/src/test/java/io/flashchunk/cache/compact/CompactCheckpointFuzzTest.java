@@ -46,7 +46,7 @@ class CompactCheckpointFuzzTest {
             CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
             CompactRecovery.Outcome outcome;
             try {
-                outcome = after.recover(INSTANCE, () -> 1);
+                outcome = after.recover(INSTANCE);
             } catch (RuntimeException | Error e) {
                 fail("round " + round + " (" + damage + "): recovery failed with " + e + " instead of refusing", e);
                 return;

@@ -53,10 +53,10 @@ class CompactCheckpointTest {
     }
 
     /** A fresh engine over the same devices, recovered from their checkpoints. */
-    private static CompactEngineFixture restart(CompactEngineFixture before, UUID instance, long clockMillis,
+    private static CompactEngineFixture restart(CompactEngineFixture before, UUID instance,
                                                 BlockDevice... devices) {
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, devices);
-        after.recover(instance, () -> clockMillis);
+        after.recover(instance);
         return after;
     }
 
@@ -97,14 +97,15 @@ class CompactCheckpointTest {
         assertEquals(0, result.refused());
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 5_000);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(n, outcome.restoredEntries());
         assertEquals(0, outcome.skippedEntries());
         assertEquals(8, outcome.restoredSegments());
         assertEquals(n, after.index.entries());
         assertEquals(n, hits(after, n), "every chunk comes back");
         assertEquals(0, after.mismatches);
-        assertTrue(after.table.nextSequence() >= 5_000L << 20, "sequences continue above the clock's");
+        assertEquals(before.table.nextSequence(), after.table.nextSequence(),
+                "sequences continue where the checkpoint's left off");
 
         // The recovered engine goes on: it reclaims the recovered segments and reuses them, and
         // every read is still right.
@@ -135,7 +136,7 @@ class CompactCheckpointTest {
 
         // Crash: what the second checkpoint named comes back, from the segment's first use, written in two parts.
         MemoryDevice crashed = new MemoryDevice("a", a.image(), 8);
-        CompactEngineFixture after = restart(before, INSTANCE, 1, crashed);
+        CompactEngineFixture after = restart(before, INSTANCE, crashed);
         assertEquals(2 * third, after.index.entries());
         assertEquals(2 * third, hits(after, PER_SEGMENT), "every chunk the checkpoint named");
         assertEquals(0, after.mismatches);
@@ -145,7 +146,7 @@ class CompactCheckpointTest {
         assertEquals(1, before.writer.sealed());
         before.writer.persist();
         assertEquals(PER_SEGMENT + 1, checkpointer.checkpoint(NO_FILES).entries());
-        CompactEngineFixture again = restart(before, INSTANCE, 1, new MemoryDevice("a", a.image(), 8));
+        CompactEngineFixture again = restart(before, INSTANCE, new MemoryDevice("a", a.image(), 8));
         assertEquals(PER_SEGMENT + 1, hits(again, PER_SEGMENT + 1));
         assertEquals(0, again.mismatches);
     }
@@ -160,7 +161,7 @@ class CompactCheckpointTest {
         before.checkpointer(INSTANCE).checkpoint(NO_FILES);
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         CompactRecovery.Outcome outcome = CompactRecovery.recover(after.drivers, after.areas(), after.layouts, INSTANCE,
-                after.index, after.table, after.order, () -> 1, 4096);
+                after.index, after.table, after.order, 4096);
         assertEquals(n, outcome.restoredEntries(), "every entry, the one split by the piece boundary too");
         assertEquals(n, hits(after, n));
         assertEquals(0, after.mismatches);
@@ -178,7 +179,7 @@ class CompactCheckpointTest {
         checkpointer.checkpoint(NO_FILES); // with half a segment open, in memory only
         // Crash: the open segment is lost, nothing is flushed.
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
         int hits = hits(after, keys + PER_SEGMENT);
         assertTrue(outcome.restoredEntries() > 0, "the last checkpoint named some chunks");
         assertEquals(0, after.mismatches, "every restored entry points at its own record");
@@ -229,7 +230,7 @@ class CompactCheckpointTest {
                 checkpoints.get() + " checkpoints, " + before.writer.reclaimed() + " reclaimed, " + appended + " appended");
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
         int hits = hits(after, keys);
         assertTrue(outcome.restoredEntries() > 0, "restored " + outcome.restoredEntries());
         assertEquals(0, after.mismatches, "every restored entry points at its own record");
@@ -253,7 +254,7 @@ class CompactCheckpointTest {
         damageBodyOfAreaB(a); // space 0's newest: as a crash between the two spaces' checkpoints leaves it
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
         assertArrayEquals(new int[] {0, 0}, outcome.loadedAreas(), "both spaces from checkpoint 1, in area A");
         assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[0], "space 0 falls back to checkpoint 1");
         assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[1],
@@ -306,7 +307,7 @@ class CompactCheckpointTest {
         });
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(0, outcome.restoredEntries());
         assertEquals(0, after.index.entries());
         assertTrue(outcome.problems().stream().anyMatch(p -> p.contains("each holds checkpoint 1")), outcome.problems().toString());
@@ -323,7 +324,7 @@ class CompactCheckpointTest {
                 h.buckets(), h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy()));
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(Integer.MAX_VALUE, outcome.nextFileId());
         assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "every chunk comes back");
         assertEquals(2 * PER_SEGMENT, hits(after, 2 * PER_SEGMENT));
@@ -351,7 +352,7 @@ class CompactCheckpointTest {
         assertArrayEquals(new long[] {1, 2}, checkpointer.areaSequences()[1]);
         damage.apply();
         after[0] = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        return after[0].recover(INSTANCE, () -> 1);
+        return after[0].recover(INSTANCE);
     }
 
     @FunctionalInterface
@@ -411,7 +412,7 @@ class CompactCheckpointTest {
         before.checkpointer(INSTANCE).checkpoint(CompactEngineFixture.named(FileTableCodec.encode(List.of(registry.byId(5))), 6));
 
         CompactEngineFixture other = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome stranger = other.recover(UUID.randomUUID(), () -> 1);
+        CompactRecovery.Outcome stranger = other.recover(UUID.randomUUID());
         assertEquals(0, stranger.restoredEntries());
         assertArrayEquals(new long[] {0, 0}, stranger.areaSequences()[0]);
         assertEquals(0, other.index.entries());
@@ -419,7 +420,7 @@ class CompactCheckpointTest {
         CompactEngineFixture same = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         CompactChunkIndex larger = new CompactChunkIndex(before.index.slots() * 4);
         CompactRecovery.Outcome resized = CompactRecovery.recover(same.drivers, same.areas(), same.layouts, INSTANCE,
-                larger, same.table, same.order, () -> 1);
+                larger, same.table, same.order);
         assertEquals(0, resized.restoredEntries());
         assertEquals(2 * PER_SEGMENT, resized.skippedEntries());
         assertEquals(0, resized.restoredSegments(), "segments no entry points into are free at once");
@@ -478,7 +479,7 @@ class CompactCheckpointTest {
         }
         handMade(before, named, slots, false);
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "the entry given twice is restored once");
         assertEquals(1, outcome.skippedEntries());
         assertEquals(2 * PER_SEGMENT, after.index.entries());
@@ -499,7 +500,7 @@ class CompactCheckpointTest {
         named[first] = before.table.sequence(first); // the other written segment is not named
         handMade(before, named, slots);
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(PER_SEGMENT, outcome.restoredEntries(), "the named segment's slots");
         assertEquals(PER_SEGMENT, outcome.skippedEntries(), "the other segment's");
         assertEquals(1, outcome.restoredSegments());
@@ -510,7 +511,7 @@ class CompactCheckpointTest {
         slots.add(new long[] {0, 5L << 40 | elsewhere});
         handMade(before, named, slots);
         CompactEngineFixture refusing = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome refused = refusing.recover(INSTANCE, () -> 1);
+        CompactRecovery.Outcome refused = refusing.recover(INSTANCE);
         assertEquals(0, refused.restoredEntries(), "a checkpoint with a slot outside its space is refused whole");
         assertEquals(0, refusing.index.entries(), "and what it restored before is taken out again");
         assertEquals(0, refused.restoredSegments());
@@ -550,7 +551,7 @@ class CompactCheckpointTest {
         }
 
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
+        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(written.entries(), outcome.restoredEntries());
         for (int k : inDoomed) {
             assertNull(after.read(key(k)), "chunk " + k + " of the doomed segment does not come back");
@@ -606,11 +607,11 @@ class CompactCheckpointTest {
         write(before, before.checkpointer(INSTANCE), 0, PER_SEGMENT);
         before.writer.flush();
         before.checkpointer(INSTANCE).checkpoint(CompactEngineFixture.named(FileTableCodec.encode(files), 77));
-        CompactEngineFixture after = restart(before, INSTANCE, 1, a, b);
+        CompactEngineFixture after = restart(before, INSTANCE, a, b);
         assertEquals(PER_SEGMENT, after.index.entries());
         CompactRecovery.Outcome outcome = CompactRecovery.recover(after.drivers, after.areas(), after.layouts,
                 INSTANCE, new CompactChunkIndex(after.index.slots() * 9 / 10), new SegmentTable(3, 3),
-                new FifoReclaimOrder(), () -> 1);
+                new FifoReclaimOrder());
         assertEquals(50, outcome.files().size());
         assertEquals(registry.byId(17).identity(), outcome.files().get(17));
         assertEquals(77, outcome.nextFileId());

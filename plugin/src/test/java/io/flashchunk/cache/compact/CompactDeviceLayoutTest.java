@@ -49,7 +49,7 @@ class CompactDeviceLayoutTest {
     @Test
     void itsSuperblockIsNotThePerChunkEnginesAndThatOneIsRecognised() throws Exception {
         CompactDeviceLayout layout = CompactDeviceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE, 1 << 20);
-        CompactSuperblock superblock = new CompactSuperblock(UUID.randomUUID(), 1, 3, layout);
+        CompactSuperblock superblock = new CompactSuperblock(UUID.randomUUID(), 1, 3, layout, 1L << 36);
         assertEquals(superblock, CompactSuperblock.decode(superblock.encode(), "dev"));
         assertTrue(!CompactSuperblock.isPerChunkEngineFormat(superblock.encode()));
 
@@ -63,19 +63,31 @@ class CompactDeviceLayoutTest {
         torn.put(50, (byte) 1);
         assertTrue(assertThrows(CheckpointFormatException.class, () -> CompactSuperblock.decode(torn, "dev"))
                 .getMessage().contains("checksum"));
-        var badSpace = new CompactSuperblock(UUID.randomUUID(), 3, 3, layout).encode();
+        var badSpace = new CompactSuperblock(UUID.randomUUID(), 3, 3, layout, 1L << 36).encode();
         assertTrue(assertThrows(CheckpointFormatException.class, () -> CompactSuperblock.decode(badSpace, "dev"))
                 .getMessage().contains("space 3 of 3"));
         var impossible = superblock.encode().order(ByteOrder.LITTLE_ENDIAN);
         impossible.putInt(60, Integer.MAX_VALUE); // more segments than the device holds
-        impossible.putInt(64, crcOf(impossible));
+        impossible.putInt(72, crcOf(impossible, 72));
         assertTrue(assertThrows(CheckpointFormatException.class, () -> CompactSuperblock.decode(impossible, "dev"))
                 .getMessage().contains("impossible"));
     }
 
-    private static int crcOf(java.nio.ByteBuffer block) {
+    /** A superblock written before sequences were reserved is still read: its limit is unknown (0). */
+    @Test
+    void aVersion3SuperblockIsReadWithoutAReservation() throws Exception {
+        CompactDeviceLayout layout = CompactDeviceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE, 1 << 20);
+        CompactSuperblock today = new CompactSuperblock(UUID.randomUUID(), 0, 1, layout, 1L << 36);
+        var version3 = today.encode().order(ByteOrder.LITTLE_ENDIAN);
+        version3.putInt(8, 3).putLong(64, 0).putInt(72, 0);
+        version3.putInt(64, crcOf(version3, 64));
+        assertEquals(today.reserving(0), CompactSuperblock.decode(version3, "dev"));
+        assertTrue(CompactSuperblock.isCompactFormat(version3));
+    }
+
+    private static int crcOf(java.nio.ByteBuffer block, int crcAt) {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(block.duplicate().position(0).limit(64));
+        crc.update(block.duplicate().position(0).limit(crcAt));
         return (int) crc.getValue();
     }
 }

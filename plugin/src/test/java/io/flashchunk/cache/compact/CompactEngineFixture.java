@@ -38,6 +38,8 @@ final class CompactEngineFixture {
     final SegmentReader reader;
     /** Reads refused because flash held another record (a miss, never served). */
     long mismatches;
+    /** What formatted the devices, or null (the fixture's own layout). */
+    private final CompactStart.Outcome start;
 
     CompactEngineFixture(BlockDevice... devices) {
         this(TimeUnit.SECONDS.toNanos(5), false, true, devices);
@@ -50,17 +52,33 @@ final class CompactEngineFixture {
 
     CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, WriterPolicy policy,
                          BlockDevice... devices) {
+        this(null, timeoutNanos, tinyLfu, retireAtOnce, policy, devices);
+    }
+
+    /**
+     * The parts over devices {@link CompactStart} formatted ({@code start}: their layouts and
+     * checkpoint areas, segments of {@link #SEGMENT_BYTES}), with its reserved sequences; null: the
+     * fixture's own layout, no superblock.
+     */
+    CompactEngineFixture(CompactStart.Outcome start, long timeoutNanos, boolean tinyLfu, boolean retireAtOnce,
+                         WriterPolicy policy, BlockDevice... devices) {
+        this.start = start;
         layouts = new SegmentLayout[devices.length];
         drivers = new StorageDriver[devices.length];
         int[] segments = new int[devices.length];
         long records = 0;
         for (int i = 0; i < devices.length; i++) {
-            layouts[i] = SegmentLayout.of(FIRST_BYTE, SEGMENT_BYTES, devices[i].capacityBlocks() * BlockDevice.BLOCK_SIZE);
+            layouts[i] = start != null ? start.layouts().get(i).segmentLayout()
+                    : SegmentLayout.of(FIRST_BYTE, SEGMENT_BYTES, devices[i].capacityBlocks() * BlockDevice.BLOCK_SIZE);
             drivers[i] = new StorageDriver(devices[i], 2, timeoutNanos);
             segments[i] = layouts[i].segments();
             records += (long) segments[i] * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK));
         }
         table = new SegmentTable(segments);
+        if (start != null) {
+            table.continueSequencesFrom(start.sequenceFloor());
+            table.limitSequences(start.sequenceFloor() + CompactStart.SEQUENCES_PER_START);
+        }
         index = new CompactChunkIndex(records);
         int all = Arrays.stream(segments).sum();
         // As the engine's: room for all but the open and sealed segments and a batch of doomed ones.
@@ -116,6 +134,9 @@ final class CompactEngineFixture {
     CheckpointAreas[] areas() {
         CheckpointAreas[] areas = new CheckpointAreas[drivers.length];
         Arrays.fill(areas, AREAS);
+        for (int i = 0; start != null && i < areas.length; i++) {
+            areas[i] = start.layouts().get(i).areas();
+        }
         return areas;
     }
 
@@ -136,8 +157,8 @@ final class CompactEngineFixture {
     }
 
     /** Recovers this (unused) engine from its devices' checkpoints. */
-    CompactRecovery.Outcome recover(UUID instance, LongSupplier clockMillis) {
-        return CompactRecovery.recover(drivers, areas(), layouts, instance, index, table, order, clockMillis);
+    CompactRecovery.Outcome recover(UUID instance) {
+        return CompactRecovery.recover(drivers, areas(), layouts, instance, index, table, order);
     }
 
     /** The first segment in {@code state}, or -1. */

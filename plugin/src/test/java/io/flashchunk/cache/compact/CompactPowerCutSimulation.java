@@ -1,13 +1,12 @@
 package io.flashchunk.cache.compact;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.FIRST_BYTE;
+import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
 import static io.flashchunk.cache.compact.CompactEngineFixture.SEGMENT_BYTES;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
 import static io.flashchunk.cache.compact.CompactEngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.device.BlockDevice;
+import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
 import io.flashchunk.testing.PowerCutDevice;
@@ -17,35 +16,57 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.SplittableRandom;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The power-cut simulator over the compact engine: one seeded history of reads, appends, reclaims
- * (reinserting read chunks), checkpoints (half of them with the writer appending after the index was
- * copied) and flushes on two devices with volatile write caches, cut at many moments (half anywhere,
- * half in or just before a checkpoint) into an image a power cut could leave (PowerCutDevice), each
- * recovered by a fresh engine. No chunk may be served with another's bytes, no restored entry may
- * point at another record, and every chunk the newest complete checkpoint names, and the one being
- * written at the cut (if any) names too, must come back; a broken promise throws. CI runs one seed
- * ({@link CompactPowerCutTest}); {@code scripts/sim-power-cut.sh} runs many through {@link #main}.
+ * The power-cut simulator over the compact engine. One seeded history on two devices with volatile
+ * write caches: a format of blank devices, a first cache's reads, appends, rewrites (a chunk's file
+ * written anew under the same name: its key comes back with other bytes), reclaims (reinserting
+ * read chunks), checkpoints (half of them with the writer appending after the index was copied) and
+ * flushes; then a format over that cache's records (the devices named in the other order), and a
+ * second cache doing the same with every chunk rewritten (file ids restart with a new cache, so its
+ * keys are the first one's with other bytes). Each cut (half anywhere, half in or just before a
+ * checkpoint, some in or around each format) is an image a power cut could leave
+ * ({@link PowerCutDevice}), started by a real {@link CompactEngine} with the devices as the operator
+ * named them at that moment. Chunk bytes are a function of the key and its version, so a stale
+ * record (an earlier version, or the first cache's) served as current is seen.
+ *
+ * <p>Checked at every cut: no chunk is served with bytes other than a version the newest complete
+ * checkpoint of the cache running at the cut named (or the one being written then); every chunk
+ * that checkpoint named, and the one being written names too, comes back; no chunk is restored
+ * twice; then the recovered engine rewrites some chunks and appends them over flash full of older
+ * records, and every chunk read after that is its newest version or a miss. A broken promise throws.
+ * CI runs a few hundred cuts ({@link CompactPowerCutTest}); {@code scripts/sim-power-cut.sh} runs
+ * many through {@link #main}.
  */
 public final class CompactPowerCutSimulation {
-    private static final UUID INSTANCE = UUID.randomUUID();
     private static final NamedFiles NO_FILES = CompactEngineFixture.NO_FILES;
     private static final int KEYS = 500;
-    private static final int SEGMENTS = 5;
+    /** Blocks a device: room for 5 segments of 256 KiB beside its superblock and checkpoint areas. */
+    private static final long DEVICE_BLOCKS = 370;
+    /** Chunks the recovered engine rewrites and appends after each cut. */
+    private static final int REWRITTEN_AFTER_RECOVERY = 40;
 
-    /** A checkpoint of the history: the timeline before and after it, and the chunks it named with their addresses. */
-    private record Checkpoint(long start, long end, Map<Long, Long> named) {
+    /** A chunk's record as the history put it: where, and which version of its bytes. */
+    private record Placed(long address, int version) {
+    }
+
+    /** A checkpoint of the history: the timeline before and after it, and the chunks it named. */
+    private record Checkpoint(long start, long end, Map<Long, Placed> named) {
+    }
+
+    /** One cache's life in the history: from its format on, its checkpoints. */
+    private record Phase(long formatStart, long formatEnd, List<Checkpoint> checkpoints, boolean swapped) {
     }
 
     /** What one seed's history did and what its cuts checked ({@code cuts}: the images recovered). */
     record Result(long seed, int operations, int cuts, int checkpoints, long reclaimed, long reinserted,
-                  int appendedDuringCheckpoints, long chunksServed, long checkedBack) {
+                  int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
+                  long appendedAfterRecovery, long cutsInFormats) {
     }
 
     private CompactPowerCutSimulation() {
@@ -80,7 +101,7 @@ public final class CompactPowerCutSimulation {
             long start = System.nanoTime();
             Result r;
             try {
-                r = simulate(seed, operations, cuts, TimeUnit.MICROSECONDS.toNanos(lateMicros));
+                r = simulate(seed, operations, cuts, TimeUnit.MICROSECONDS.toNanos(lateMicros), seed % 2 == 0);
             } catch (Exception | AssertionError e) {
                 System.out.printf(Locale.ROOT, "{\"seed\": %d, \"operations\": %d, \"cuts\": %d, \"problems\": 1}%n",
                         seed, operations, cuts);
@@ -91,9 +112,11 @@ public final class CompactPowerCutSimulation {
             }
             System.out.printf(Locale.ROOT, "{\"seed\": %d, \"operations\": %d, \"cuts\": %d, \"checkpoints\": %d, "
                             + "\"reclaimed\": %d, \"reinserted\": %d, \"appended_during_checkpoints\": %d, "
-                            + "\"chunks_served\": %d, \"named_by_the_durable_checkpoint\": %d, \"problems\": 0, "
-                            + "\"seconds\": %.1f}%n", r.seed(), r.operations(), r.cuts(), r.checkpoints(), r.reclaimed(),
-                    r.reinserted(), r.appendedDuringCheckpoints(), r.chunksServed(), r.checkedBack(),
+                            + "\"rewrites\": %d, \"cuts_in_formats\": %d, \"chunks_served\": %d, "
+                            + "\"named_by_the_durable_checkpoint\": %d, \"appended_after_recovery\": %d, "
+                            + "\"problems\": 0, \"seconds\": %.1f}%n", r.seed(), r.operations(), r.cuts(),
+                    r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
+                    r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(),
                     (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
@@ -111,150 +134,339 @@ public final class CompactPowerCutSimulation {
     static Result simulate(long seed, int operations, int cuts, long maxLateNanos, boolean tinyLfu) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
         AtomicLong timeline = new AtomicLong();
-        long blocks = (FIRST_BYTE + (long) SEGMENTS * SEGMENT_BYTES) / BlockDevice.BLOCK_SIZE;
-        PowerCutDevice a = PowerCutDevice.blank("a", blocks, 8, timeline);
-        PowerCutDevice b = PowerCutDevice.blank("b", blocks, 8, timeline);
+        PowerCutDevice a = PowerCutDevice.blank("a", DEVICE_BLOCKS, 8, timeline);
+        PowerCutDevice b = PowerCutDevice.blank("b", DEVICE_BLOCKS, 8, timeline);
         if (maxLateNanos > 0) {
             a.completeLate(maxLateNanos, seed);
             b.completeLate(maxLateNanos, ~seed);
         }
-        // Device a runs a burst of appends inside a checkpoint's body write when armed: the writer
-        // going on after the index was copied, reclaiming segments the checkpoint names.
         FaultyDevice faultyA = new FaultyDevice(a);
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), tinyLfu, false,
-                new WriterPolicy(null, 0.2), faultyA, b);
-        CompactCheckpointer checkpointer = engine.checkpointer(INSTANCE);
-        Map<Long, Long> model = new HashMap<>(); // key -> the address the writer put it at
-        List<Checkpoint> checkpoints = new ArrayList<>();
-        AtomicInteger writesUntilBurst = new AtomicInteger(Integer.MIN_VALUE);
-        AtomicInteger burstAppends = new AtomicInteger();
-        faultyA.delay(FaultyDevice.Op.WRITE, () -> {
-            if (writesUntilBurst.decrementAndGet() == 0) {
-                for (int i = 0; i < 3 * CompactEngineFixture.PER_SEGMENT; i++) {
-                    long key = key(random.nextInt(KEYS));
-                    if (engine.writer.append(key, chunk(key))) {
-                        model.put(key, engine.index.find(key));
-                        burstAppends.incrementAndGet();
-                    }
-                }
-            }
-        });
-        for (int op = 0; op < operations; op++) {
-            double what = random.nextDouble();
-            if (what < 0.15) {
-                long key = key(random.nextInt(KEYS));
-                ByteBuffer read = engine.read(key); // a hit marks the chunk for reinsertion
-                assertTrue(read == null || read.equals(chunk(key)), "before any cut, chunk " + key);
-            } else if (what < 0.93) {
-                long key = key(random.nextInt(KEYS));
-                if (!engine.writer.append(key, chunk(key))) {
-                    checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(), () -> { }));
-                    assertTrue(engine.writer.append(key, chunk(key)), "after a checkpoint");
-                }
-                model.put(key, engine.index.find(key));
-            } else if (what < 0.97) {
-                // Half the checkpoints: a burst at device a's second write, the body, after the copy.
-                int burstAt = random.nextBoolean() ? 2 : Integer.MIN_VALUE;
-                checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(),
-                        () -> writesUntilBurst.set(burstAt)));
-                writesUntilBurst.set(Integer.MIN_VALUE);
-            } else {
-                engine.writer.flush();
-            }
+        FaultyDevice faultyB = new FaultyDevice(b);
+        Map<Long, Integer> versions = new HashMap<>(); // key -> the version its next append writes
+        for (int k = 0; k < KEYS; k++) {
+            versions.put(key(k), 1);
         }
-        assertTrue(checkpoints.size() > 20 && engine.writer.reclaimed() > 20 && burstAppends.get() > 100
-                        && engine.writer.reinserted() > 20, checkpoints.size() + " checkpoints, "
-                        + engine.writer.reclaimed() + " reclaimed, " + engine.writer.reinserted() + " reinserted, "
-                        + burstAppends.get() + " appended while a checkpoint ran");
+        History history = new History(random, versions, tinyLfu);
+        Phase first = history.run(timeline, operations / 2, false, faultyA, faultyB);
+        // Every file is new to the second cache: its keys are the first one's, with other bytes.
+        versions.replaceAll((key, version) -> version + 1);
+        Phase second = history.run(timeline, operations - operations / 2, true, faultyB, faultyA);
+        assertTrue(first.checkpoints().size() + second.checkpoints().size() > 20 && history.reclaimed > 20
+                        && history.burstAppends.get() > 100 && history.reinserted > 20 && history.rewrites > 20,
+                history.checkpoints() + " checkpoints, " + history.reclaimed + " reclaimed, " + history.reinserted
+                        + " reinserted, " + history.burstAppends.get() + " appended while a checkpoint ran, "
+                        + history.rewrites + " rewrites");
         // The crash images assume each write lands after the ones before it that it overlaps.
         assertEquals(0, a.overlappingWrites() + b.overlappingWrites(), "writes of the same blocks in flight at once");
+
         long end = timeline.get();
         long checkedBack = 0;
         long served = 0;
+        long appendedAfter = 0;
+        long inFormats = 0;
         for (int i = 0; i <= cuts; i++) {
-            // Half the cuts anywhere, half around a checkpoint: in it or in the writes just before it.
-            Checkpoint near = checkpoints.get(random.nextInt(checkpoints.size()));
-            long t = i % 2 == 0 ? end * i / cuts
-                    : Math.max(0, near.start() - 30 + random.nextLong(near.end() - near.start() + 31));
+            long t = cutPoint(random, i, cuts, end, first, second);
+            Phase phase = t < second.formatStart() ? first : second;
+            inFormats += t <= first.formatEnd() || (t >= second.formatStart() && t <= second.formatEnd()) ? 1 : 0;
             MemoryDevice cutA = new MemoryDevice("a", a.crashImage(a.cutAt(t), random), 8);
             MemoryDevice cutB = new MemoryDevice("b", b.crashImage(b.cutAt(t), random), 8);
-            CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, cutA, cutB);
-            CompactRecovery.Outcome outcome = after.recover(INSTANCE, () -> 1);
-            Map<Long, Long> mustComeBack = mustComeBack(checkpoints, t);
-            int hits = 0;
+            String where = "seed " + seed + ", cut at " + t + " of " + end;
+            CutCheck check = new CutCheck(where, phase, t, versions);
+            // The devices as the operator named them at that moment.
+            check.run(phase.swapped() ? new MemoryDevice[] {cutB, cutA} : new MemoryDevice[] {cutA, cutB}, random);
+            checkedBack += check.checkedBack;
+            served += check.served;
+            appendedAfter += check.appendedAfter;
+        }
+        assertTrue(appendedAfter > 0, "no chunk was appended after a recovery: the simulation tests no appends");
+        return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
+                history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats);
+    }
+
+    /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
+    private static long cutPoint(SplittableRandom random, int i, int cuts, long end, Phase first, Phase second) {
+        if (i % 2 == 0) {
+            return end * i / cuts;
+        }
+        if (i % 10 == 1) {
+            Phase format = random.nextBoolean() ? first : second;
+            return Math.max(0, format.formatStart() - 5 + random.nextLong(format.formatEnd() - format.formatStart() + 11));
+        }
+        List<Checkpoint> all = new ArrayList<>(first.checkpoints());
+        all.addAll(second.checkpoints());
+        Checkpoint near = all.get(random.nextInt(all.size()));
+        return Math.max(0, near.start() - 30 + random.nextLong(near.end() - near.start() + 31));
+    }
+
+    /** Chunk {@code key}'s bytes at {@code version}. */
+    static ByteBuffer chunk(long key, int version) {
+        byte[] bytes = new byte[CHUNK];
+        new Random(key * 1_000_003 + version).nextBytes(bytes);
+        return ByteBuffer.wrap(bytes);
+    }
+
+    /** The history's caches, one after the other on the same two devices, and what they did. */
+    private static final class History {
+        final SplittableRandom random;
+        final Map<Long, Integer> versions;
+        final boolean tinyLfu;
+        final AtomicInteger burstAppends = new AtomicInteger();
+        final List<Phase> phases = new ArrayList<>();
+        long reclaimed;
+        long reinserted;
+        int rewrites;
+
+        History(SplittableRandom random, Map<Long, Integer> versions, boolean tinyLfu) {
+            this.random = random;
+            this.versions = versions;
+            this.tinyLfu = tinyLfu;
+        }
+
+        int checkpoints() {
+            return phases.stream().mapToInt(p -> p.checkpoints().size()).sum();
+        }
+
+        /**
+         * Formats the devices (in this order: space 0, space 1) as a new cache, over whatever they
+         * hold, and runs {@code operations} steps of it.
+         */
+        Phase run(AtomicLong timeline, int operations, boolean swapped, FaultyDevice space0, FaultyDevice space1)
+                throws Exception {
+            long formatStart = timeline.get();
+            List<StorageDriver> drivers = List.of(new StorageDriver(space0, 2, TimeUnit.SECONDS.toNanos(5)),
+                    new StorageDriver(space1, 2, TimeUnit.SECONDS.toNanos(5)));
+            CompactStart.Outcome start = CompactStart.open(drivers, SEGMENT_BYTES, false, List.of(), () -> 1);
+            assertTrue(start.formatted(), "each cache of the history starts on devices formatted for it");
+            long formatEnd = timeline.get();
+            // Space 0 runs a burst of appends inside a checkpoint's body write when armed: the writer
+            // going on after the index was copied, reclaiming segments the checkpoint names.
+            CompactEngineFixture engine = new CompactEngineFixture(start, TimeUnit.SECONDS.toNanos(5), tinyLfu, false,
+                    new WriterPolicy(null, 0.2), space0, space1);
+            CompactCheckpointer checkpointer = engine.checkpointer(start.instance());
+            Map<Long, Placed> model = new HashMap<>(); // key -> where the writer put it, and which version
+            List<Checkpoint> checkpoints = new ArrayList<>();
+            AtomicInteger writesUntilBurst = new AtomicInteger(Integer.MIN_VALUE);
+            space0.delay(FaultyDevice.Op.WRITE, () -> {
+                if (writesUntilBurst.decrementAndGet() == 0) {
+                    for (int i = 0; i < 3 * CompactEngineFixture.PER_SEGMENT; i++) {
+                        long key = key(random.nextInt(KEYS));
+                        if (append(engine, model, key)) {
+                            burstAppends.incrementAndGet();
+                        }
+                    }
+                }
+            });
+            for (int op = 0; op < operations; op++) {
+                double what = random.nextDouble();
+                long key = key(random.nextInt(KEYS));
+                if (what < 0.15) {
+                    ByteBuffer read = engine.read(key); // a hit marks the chunk for reinsertion
+                    Placed placed = model.get(key);
+                    assertTrue(read == null || placed != null && read.equals(chunk(key, placed.version())),
+                            "before any cut, chunk " + key);
+                } else if (what < 0.19) {
+                    rewrite(engine, model, key);
+                } else if (what < 0.93) {
+                    if (!append(engine, model, key)) {
+                        checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(), () -> { }));
+                        assertTrue(append(engine, model, key), "after a checkpoint");
+                    }
+                } else if (what < 0.97) {
+                    // Half the checkpoints: a burst at space 0's second write, the body, after the copy.
+                    int burstAt = random.nextBoolean() ? 2 : Integer.MIN_VALUE;
+                    checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(),
+                            () -> writesUntilBurst.set(burstAt)));
+                    writesUntilBurst.set(Integer.MIN_VALUE);
+                } else {
+                    engine.writer.flush();
+                }
+            }
+            engine.writer.flush();
+            space0.delay(FaultyDevice.Op.WRITE, null);
+            reclaimed += engine.writer.reclaimed();
+            reinserted += engine.writer.reinserted();
+            Phase phase = new Phase(formatStart, formatEnd, checkpoints, swapped);
+            phases.add(phase);
+            return phase;
+        }
+
+        /** Appends the key's current version; false when the writer has no room. */
+        private boolean append(CompactEngineFixture engine, Map<Long, Placed> model, long key) {
+            int version = versions.get(key);
+            if (!engine.writer.append(key, chunk(key, version))) {
+                return false;
+            }
+            model.put(key, new Placed(engine.index.find(key), version));
+            return true;
+        }
+
+        /**
+         * The chunk's file written anew under the same name: the key leaves the index as the engine's
+         * invalidation takes it out, and its next append has other bytes.
+         */
+        private void rewrite(CompactEngineFixture engine, Map<Long, Placed> model, long key) {
+            long address = engine.index.find(key);
+            if (address != RecordAddress.NONE) {
+                engine.index.remove(key, address);
+            }
+            engine.writer.forget(key);
+            model.remove(key);
+            versions.merge(key, 1, Integer::sum);
+            rewrites++;
+        }
+
+        private Checkpoint checkpoint(CompactEngineFixture engine, CompactCheckpointer checkpointer,
+                                      AtomicLong timeline, Map<Long, Placed> model, boolean persist,
+                                      Runnable beforeCheckpoint) throws Exception {
+            long start = timeline.get();
+            if (persist) {
+                engine.writer.persist(); // as the engine's checkpoints do: the open segment's records so far too
+            }
+            beforeCheckpoint.run();
+            // What the checkpoint will name: the index's entries in written parts of segments (a
+            // reinserted chunk's too). Every record of a key the index can reach is of its current
+            // version: a rewrite takes the key out, and only appends of the new bytes bring it back.
+            Map<Long, Placed> named = new HashMap<>();
             for (int k = 0; k < KEYS; k++) {
                 long key = key(k);
-                ByteBuffer read = after.read(key);
-                String where = "seed " + seed + ", cut at " + t + " of " + end + ", chunk " + k;
-                if (read != null) {
-                    assertEquals(chunk(key), read, where + " served another chunk's bytes");
-                    hits++;
+                long address = engine.index.find(key);
+                if (address == RecordAddress.NONE) {
+                    continue;
                 }
-                if (mustComeBack.containsKey(key)) {
-                    assertTrue(read != null, where + " was named by the durable checkpoint and did not come back (at "
-                            + RecordAddress.describe(mustComeBack.get(key)) + "; the index has "
-                            + RecordAddress.describe(after.index.find(key)) + "; recovery restored " + outcome.restoredEntries()
-                            + ", problems " + outcome.problems() + ")");
-                    checkedBack++;
+                int space = RecordAddress.space(address);
+                int segment = engine.table.segment(space, engine.layouts[space].index(address));
+                SegmentState state = engine.table.state(segment);
+                boolean written = state == SegmentState.DURABLE || (state == SegmentState.OPEN
+                        || state == SegmentState.SEALED)
+                        && engine.layouts[space].sectorInSegment(address) < engine.table.writtenSectors(segment);
+                if (written) {
+                    named.put(key, new Placed(address, versions.get(key)));
                 }
             }
-            assertEquals(0, after.mismatches, "seed " + seed + ", cut at " + t + ": entries restored that point at "
-                    + "another record");
-            // Every entry serves its chunk, so one more entry than hits is a chunk restored twice (an
-            // invalidation would take out one and leave the other).
-            assertEquals(hits, after.index.entries(), "seed " + seed + ", cut at " + t + ": a chunk restored twice");
-            served += hits;
+            checkpointer.checkpoint(NO_FILES);
+            return new Checkpoint(start, timeline.get(), named);
         }
-        return new Result(seed, operations, cuts + 1, checkpoints.size(), engine.writer.reclaimed(), engine.writer.reinserted(),
-                burstAppends.get(), served, checkedBack);
     }
 
-    private static Checkpoint checkpoint(CompactEngineFixture engine, CompactCheckpointer checkpointer,
-                                         AtomicLong timeline, Map<Long, Long> model, boolean persist,
-                                         Runnable beforeCheckpoint) throws Exception {
-        long start = timeline.get();
-        if (persist) {
-            engine.writer.persist(); // as the engine's checkpoints do: the open segment's records so far too
-        }
-        beforeCheckpoint.run();
-        Map<Long, Long> named = new HashMap<>();
-        for (Map.Entry<Long, Long> entry : model.entrySet()) {
-            long address = entry.getValue();
-            int space = RecordAddress.space(address);
-            int segment = engine.table.segment(space, engine.layouts[space].index(address));
-            SegmentState state = engine.table.state(segment);
-            boolean written = state == SegmentState.DURABLE || (state == SegmentState.OPEN || state == SegmentState.SEALED)
-                    && engine.layouts[space].sectorInSegment(address) < engine.table.writtenSectors(segment);
-            if (engine.index.find(entry.getKey()) == address && written) {
-                named.put(entry.getKey(), address);
-            }
-        }
-        checkpointer.checkpoint(NO_FILES);
-        return new Checkpoint(start, timeline.get(), named);
-    }
+    /** One cut image started by a real engine, checked, then written to and checked again. */
+    private static final class CutCheck {
+        final String where;
+        final Map<Long, Placed> mustComeBack;
+        final Map<Long, List<Integer>> allowed;
+        final Map<Long, Integer> versions;
+        long checkedBack;
+        long served;
+        long appendedAfter;
 
-    /**
-     * What a cut at {@code t} must bring back: the chunks the newest checkpoint complete by then
-     * named, less any the checkpoint being written at the cut left out (a space may recover from it).
-     */
-    private static Map<Long, Long> mustComeBack(List<Checkpoint> checkpoints, long t) {
-        Checkpoint durable = null;
-        Checkpoint running = null;
-        for (Checkpoint c : checkpoints) {
-            if (c.end() <= t) {
-                durable = c;
-            } else if (c.start() < t) {
-                running = c;
+        CutCheck(String where, Phase phase, long t, Map<Long, Integer> versions) {
+            this.where = where;
+            this.versions = versions;
+            Checkpoint durable = null;
+            Checkpoint running = null;
+            for (Checkpoint c : phase.checkpoints()) {
+                if (c.end() <= t) {
+                    durable = c;
+                } else if (c.start() < t) {
+                    running = c;
+                }
+            }
+            // What may be served: a version the newest complete checkpoint, or the one being written, named.
+            allowed = new HashMap<>();
+            for (Checkpoint c : new Checkpoint[] {durable, running}) {
+                if (c != null) {
+                    c.named().forEach((key, placed) ->
+                            allowed.computeIfAbsent(key, k -> new ArrayList<>()).add(placed.version()));
+                }
+            }
+            // What must come back: the durable one's chunks that the one being written names too.
+            mustComeBack = new HashMap<>(durable == null ? Map.of() : durable.named());
+            if (running != null) {
+                Map<Long, Placed> alsoNamed = running.named();
+                mustComeBack.entrySet().removeIf(e -> !e.getValue().equals(alsoNamed.get(e.getKey())));
             }
         }
-        if (durable == null) {
-            return Map.of();
+
+        void run(MemoryDevice[] devices, SplittableRandom random) throws Exception {
+            List<StorageDriver> drivers = new ArrayList<>();
+            for (MemoryDevice device : devices) {
+                drivers.add(new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5)));
+            }
+            CompactEngine engine = CompactEngine.open(drivers, new CompactEngine.Settings(SEGMENT_BYTES, CHUNK, 0.2, 0,
+                    8, 20, 8 << 20, 1 << 20, TimeUnit.DAYS.toMillis(1), false, List.of()), NO_FILES, () -> 1);
+            try {
+                int hits = 0;
+                for (int k = 0; k < KEYS; k++) {
+                    long key = key(k);
+                    ByteBuffer read = read(engine, key);
+                    if (read != null) {
+                        assertTrue(allowed.getOrDefault(key, List.of()).stream().anyMatch(v -> chunk(key, v).equals(read)),
+                                where + ": chunk " + k + " served bytes of no version a checkpoint of its cache named");
+                        hits++;
+                    }
+                    if (mustComeBack.containsKey(key)) {
+                        assertTrue(read != null, where + ": chunk " + k + " was named by the durable checkpoint and did "
+                                + "not come back (at " + RecordAddress.describe(mustComeBack.get(key).address())
+                                + "; recovery restored " + engine.recovered().restoredEntries() + ", problems "
+                                + engine.recovered().problems() + ")");
+                        checkedBack++;
+                    }
+                }
+                assertEquals(0, engine.refusedRecords() + engine.damagedRecords(), where + ": entries restored that "
+                        + "point at another record or at damaged bytes");
+                // Every entry serves its chunk, so one more entry than hits is a chunk restored twice (an
+                // invalidation would take out one and leave the other).
+                assertEquals(hits, engine.entries(), where + ": a chunk restored twice");
+                served += hits;
+                appendAfterRecovery(engine, random);
+            } finally {
+                engine.close();
+            }
         }
-        Map<Long, Long> back = new HashMap<>(durable.named());
-        if (running != null) {
-            Map<Long, Long> alsoNamed = running.named();
-            back.entrySet().removeIf(e -> !e.getValue().equals(alsoNamed.get(e.getKey())));
+
+        /**
+         * Rewrites chunks and appends their new bytes over flash full of older records, of this cache
+         * and the one before: every chunk read afterwards is its newest bytes or a miss.
+         */
+        private void appendAfterRecovery(CompactEngine engine, SplittableRandom random) throws Exception {
+            Map<Long, Integer> rewritten = new HashMap<>();
+            java.util.Set<Long> keys = new java.util.LinkedHashSet<>();
+            while (keys.size() < REWRITTEN_AFTER_RECOVERY) {
+                long key = key(random.nextInt(KEYS));
+                if (keys.add(key)) {
+                    engine.invalidate(key);
+                }
+            }
+            // Once the writer has taken the invalidations out of the index, the new bytes are offered.
+            assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS), where + ": the writer did not take the invalidations");
+            for (long key : keys) {
+                assertTrue(read(engine, key) == null, where + ": an invalidated chunk was served");
+                read(engine, key); // read twice: admission weighs it above chunks never read
+                int version = versions.get(key) + 1;
+                if (engine.offer(key, chunk(key, version))) {
+                    rewritten.put(key, version);
+                }
+            }
+            assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS), where + ": the writer did not take the rewrites");
+            long appended = engine.stats().appended();
+            for (int k = 0; k < KEYS; k++) {
+                long key = key(k);
+                ByteBuffer read = read(engine, key);
+                if (read == null) {
+                    continue;
+                }
+                Integer newest = rewritten.get(key);
+                boolean right = newest != null ? chunk(key, newest).equals(read)
+                        : allowed.getOrDefault(key, List.of()).stream().anyMatch(v -> chunk(key, v).equals(read));
+                assertTrue(right, where + ": after appends, chunk " + k + " served bytes that are not its newest");
+            }
+            assertEquals(0, engine.refusedRecords() + engine.damagedRecords(), where + ": after appends, reads met "
+                    + "another record or damaged bytes");
+            appendedAfter += appended;
         }
-        return back;
+
+        private static ByteBuffer read(CompactEngine engine, long key) {
+            ByteBuffer into = ByteBuffer.allocate(CHUNK);
+            return engine.read(key, CHUNK, into) == -1 ? null : into.flip();
+        }
     }
 }

@@ -6,9 +6,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link CompactPowerCutSimulation} in CI: 300 cuts of a 4,000-operation history, once with device
- * writes completing at once, once with the engine's reclaim order, and once with them up to 3 ms late (other interleavings: that is how a
- * crash between two spaces' checkpoint headers was found to crowd chunks out of a mixed recovery).
+ * {@link CompactPowerCutSimulation} in CI: 300 cuts of a 4,000-operation history (two caches, the
+ * second formatted over the first), with device writes completing at once, with the engine's reclaim
+ * order, and with them up to 3 ms late (other interleavings: that is how a crash between two spaces'
+ * checkpoint headers was found to crowd chunks out of a mixed recovery).
  * Longer runs: {@code scripts/sim-power-cut.sh}, or here {@code -Dflashchunk.sim.seeds=N
  * -Dflashchunk.sim.cuts=M -Dflashchunk.sim.operations=K}.
  */
@@ -26,6 +27,14 @@ class CompactPowerCutTest {
             checkedBack += result.checkedBack();
         }
         assertTrue(checkedBack > 0, "no cut had a durable checkpoint to check: the simulation tests nothing");
+    }
+
+    /** Cuts in and around both formats (the second over the first cache's records), and appends after each recovery. */
+    @Test
+    void cutsInTheFormatsAndAppendsAfterRecoveryServeNoStaleByte() throws Exception {
+        CompactPowerCutSimulation.Result result = CompactPowerCutSimulation.simulate(4, 4000, 300, 0);
+        assertTrue(result.cutsInFormats() > 10 && result.appendedAfterRecovery() > 0 && result.rewrites() > 20,
+                "the simulation tests nothing: " + result);
     }
 
     /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */

@@ -27,7 +27,7 @@ class CompactStartTest {
     private static CompactStart.Outcome open(boolean strict, List<Boolean> force, MemoryDevice... devices)
             throws Exception {
         return CompactStart.open(java.util.Arrays.stream(devices).map(CompactStartTest::driver).toList(), SEGMENT,
-                strict, force);
+                strict, force, () -> 1);
     }
 
     private static void writeBlock0(MemoryDevice device, ByteBuffer block) throws Exception {
@@ -77,7 +77,7 @@ class CompactStartTest {
         String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), b, a)).getMessage();
         assertTrue(refused.contains("b holds address space 1 of 2, but is configured as space 0 of 2"), refused);
         String resized = assertThrows(CacheRecoveryException.class, () -> CompactStart.open(
-                List.of(driver(a), driver(b)), 2 * SEGMENT, true, List.of())).getMessage();
+                List.of(driver(a), driver(b)), 2 * SEGMENT, true, List.of(), () -> 1)).getMessage();
         assertTrue(resized.contains("segment size changed"), resized);
         MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
         String added = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, b, c)).getMessage();

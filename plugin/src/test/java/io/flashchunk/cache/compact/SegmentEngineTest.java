@@ -171,7 +171,7 @@ class SegmentEngineTest {
         before.writer.flush();
         before.checkpointer(instance).checkpoint(CompactEngineFixture.NO_FILES);
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, policy, device);
-        after.recover(instance, () -> 1);
+        after.recover(instance);
         return after;
     }
 

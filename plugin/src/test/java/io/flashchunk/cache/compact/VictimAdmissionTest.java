@@ -117,7 +117,7 @@ class VictimAdmissionTest {
         VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
                 new WriterPolicy(admission, 0), device);
-        after.recover(java.util.UUID.nameUUIDFromBytes(new byte[1]), () -> 1);
+        after.recover(java.util.UUID.nameUUIDFromBytes(new byte[1]));
         after.writer.append(key(1000), chunk(key(1000))); // opens the last free segment
         assertVictimsIn(admission.victims(), 0, "the oldest recovered segment, sampled from its summary");
     }
