@@ -4,7 +4,7 @@
 #
 #   install-plugin.sh install   --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR]
 #                               --device PATH[:CAPACITY[:ENGINE]] [--device ...]
-#                               [--capi-library PATH] [--strict] [--jar PATH] [--dry-run]
+#                               [--capi-library PATH] [--strict] [--jar PATH] [--java PATH] [--dry-run]
 #   install-plugin.sh uninstall --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR] [--dry-run]
 #   install-plugin.sh status    --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR]
 #
@@ -14,7 +14,9 @@
 #   CONF/jvm-server.options          -javaagent:LIB/flashchunk-cassandra.jar and the config loader
 #   CONF/jvm-clients.options         the config loader (offline tools read cassandra.yaml too)
 #   CONF/cassandra.yaml              chunk_cache_class and the flash_chunk_cache block
-# Every input is checked before anything is written; a refused run changes nothing.
+# Every input is checked before anything is written; a refused run changes nothing. That includes the
+# Java the node will run (the flash cache needs 17 or later; Cassandra 5.0 also runs on 11, where the
+# plugin would only step aside): found as Cassandra's bin/cassandra finds it, or named by --java.
 set -euo pipefail
 
 PROG="install-plugin.sh"
@@ -43,7 +45,8 @@ usage() {
 usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
 
   install --cassandra-home DIR --device PATH[:CAPACITY[:ENGINE]] [--device ...]
-          [--conf-dir DIR] [--lib-dir DIR] [--capi-library PATH] [--strict] [--jar PATH] [--dry-run]
+          [--conf-dir DIR] [--lib-dir DIR] [--capi-library PATH] [--strict] [--jar PATH] [--java PATH]
+          [--dry-run]
       copy the plugin jar into the lib directory and switch the flash cache on in jvm-server.options
       (agent + config loader), jvm-clients.options (config loader) and cassandra.yaml
       (chunk_cache_class + flash_chunk_cache). Running it again with the same options changes nothing;
@@ -56,6 +59,9 @@ usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
       --strict        refuse to start Cassandra (instead of running without the flash cache) when
                       the cache is misconfigured or cannot recover its devices
       --jar           the plugin jar (default: plugin/target/flashchunk-cassandra.jar of this checkout)
+      --java          the java the node runs, which must be Java 17 or later (default: as Cassandra's
+                      bin/cassandra picks it, JAVA_HOME/bin/java if JAVA_HOME is set, else java on PATH;
+                      give it when the node's service sets another JAVA_HOME)
       --dry-run       check everything and print the changes, write nothing
   uninstall --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR] [--dry-run]
       remove exactly what install added, and the jar; the cache devices are left alone.
@@ -75,6 +81,7 @@ CASSANDRA_HOME=""
 CONF_DIR=""
 LIB_DIR=""
 JAR=""
+JAVA_OPTION=""
 CAPI_LIBRARY=""
 STRICT=0
 DRY_RUN=0
@@ -89,7 +96,7 @@ parse_args() {
   shift
   while [ $# -gt 0 ]; do
     case "$1" in
-      --cassandra-home | --conf-dir | --lib-dir | --device | --capi-library | --jar | --strict | --dry-run) ;;
+      --cassandra-home | --conf-dir | --lib-dir | --device | --capi-library | --jar | --java | --strict | --dry-run) ;;
       -h | --help) usage; exit 0 ;;
       *) die "$COMMAND: unknown argument '$1' (see $PROG --help)" ;;
     esac
@@ -101,6 +108,7 @@ parse_args() {
       --device) need_value "$1" $#; DEVICES+=("$2"); shift 2 ;;
       --capi-library) need_value "$1" $#; CAPI_LIBRARY=$2; shift 2 ;;
       --jar) need_value "$1" $#; JAR=$2; shift 2 ;;
+      --java) need_value "$1" $#; JAVA_OPTION=$2; shift 2 ;;
       --strict) STRICT=1; shift ;;
       --dry-run) DRY_RUN=1; shift ;;
     esac
@@ -176,6 +184,43 @@ require_cassandra_50() {
     5.0 | 5.0.* | 5.0-*) ;;
     *) die "this is Cassandra $CASSANDRA_VERSION ($CASSANDRA_JAR); FlashChunk supports Cassandra 5.0.x only (it hooks 5.0's ChunkCache)" ;;
   esac
+}
+
+# ---------------------------------------------------------------- the node's Java
+
+REQUIRED_JAVA=17
+
+# Sets NODE_JAVA (a path) and NODE_JAVA_FROM (how it was chosen) to the java the node will run: --java,
+# else as Cassandra's cassandra.in.sh picks it (JAVA_HOME/bin/java when JAVA_HOME is set, else java on PATH).
+find_node_java() {
+  if [ -n "$JAVA_OPTION" ]; then
+    NODE_JAVA=$JAVA_OPTION NODE_JAVA_FROM="--java"
+    [ -f "$NODE_JAVA" ] && [ -x "$NODE_JAVA" ] || die "--java $NODE_JAVA: no such executable"
+  elif [ -n "${JAVA_HOME:-}" ]; then
+    NODE_JAVA="$JAVA_HOME/bin/java" NODE_JAVA_FROM="JAVA_HOME"
+    [ -x "$NODE_JAVA" ] || die "JAVA_HOME is $JAVA_HOME, but $NODE_JAVA is not an executable: Cassandra could not start with it; fix JAVA_HOME or give --java PATH (the java the node runs)"
+  else
+    NODE_JAVA="$(command -v java || true)" NODE_JAVA_FROM="PATH"
+    [ -n "$NODE_JAVA" ] || die "no java on PATH and no JAVA_HOME: cannot tell which Java the node runs; give --java PATH (the java the node runs, Java $REQUIRED_JAVA or later)"
+  fi
+}
+
+# Refuses a node Java older than the plugin needs: the plugin would only step aside there.
+require_node_java() {
+  find_node_java
+  local output line version major
+  # the version line wherever it is (a JVM may print a warning first), no perf-data file for the probe
+  output="$("$NODE_JAVA" -XX:-UsePerfData -version 2>&1 || true)"
+  line="$(grep -m 1 'version "' <<<"$output" || true)"
+  version="$(sed -n 's/.*version "\([^"]*\)".*/\1/p' <<<"$line")"
+  [ -n "$version" ] || die "$NODE_JAVA ($NODE_JAVA_FROM) printed no Java version: $(head -n 3 <<<"$output" | tr '\n' ' ')"
+  major="${version%%[.+-]*}"
+  [ "$major" = "1" ] && major="$(cut -d. -f2 <<<"$version")"
+  [[ $major =~ ^[0-9]+$ ]] || die "$NODE_JAVA ($NODE_JAVA_FROM): cannot read the Java version '$version'"
+  if [ "$major" -lt "$REQUIRED_JAVA" ]; then
+    die "the node runs Java $version ($NODE_JAVA, from $NODE_JAVA_FROM); the flash cache needs Java $REQUIRED_JAVA or later (on it the plugin would only step aside). Run Cassandra on Java $REQUIRED_JAVA (JAVA_HOME), or name the node's java with --java PATH"
+  fi
+  NODE_JAVA_VERSION=$version
 }
 
 # ---------------------------------------------------------------- jars
@@ -453,9 +498,10 @@ check_writable() {
 # ---------------------------------------------------------------- install
 
 cmd_install() {
-  parse_args "--cassandra-home --conf-dir --lib-dir --device --capi-library --strict --jar --dry-run" "$@"
+  parse_args "--cassandra-home --conf-dir --lib-dir --device --capi-library --strict --jar --java --dry-run" "$@"
   resolve_layout
   require_cassandra_50
+  require_node_java
   JAR="${JAR:-$DEFAULT_JAR}"
   [ -e "$JAR" ] && JAR="$(realpath -- "$JAR")"
   check_plugin_jar "$JAR"
@@ -521,7 +567,7 @@ $clash"
     jar_action="replace"
   fi
 
-  note "Cassandra $CASSANDRA_VERSION in $CASSANDRA_HOME (conf $CONF_DIR, lib $LIB_DIR); plugin $JAR_NAME $version"
+  note "Cassandra $CASSANDRA_VERSION in $CASSANDRA_HOME (conf $CONF_DIR, lib $LIB_DIR) on Java $NODE_JAVA_VERSION ($NODE_JAVA); plugin $JAR_NAME $version"
   if [ "$DRY_RUN" = 0 ]; then
     check_writable "$LIB_DIR" "$CONF_DIR"
   fi

@@ -9,6 +9,9 @@
 #   - bad inputs (missing device, bad capacity, unknown engine, a directory as device, no device,
 #     a jar that is not the plugin, a 4.1 installation, a yaml or options file already setting our
 #     keys, broken markers) each fail with a clear message and change nothing
+#   - the node's Java: a Java 11 (a fake java, behind a JVM warning) named by JAVA_HOME, --java or
+#     PATH is refused by version and path before anything is written; a JAVA_HOME without bin/java too;
+#     a Java 17 named by --java is taken
 #   - a real node: a cassandra-node.sh run directory gets the installed yaml block and the installed
 #     jvm-server.options lines; it must log "flash chunk cache: serving Cassandra's chunk cache" and
 #     show a Chunk Cache line in nodetool info
@@ -278,6 +281,41 @@ printf '# BEGIN flashchunk\n-Dfoo=1\n' >>"$clash/conf/jvm-clients.options"
 expect_refusal "a BEGIN marker without END" "$clash" "broken flashchunk markers" \
   install --cassandra-home "$clash" --device "$device"
 ok "bad inputs are refused with a clear message and change nothing"
+
+# the node's Java: found as bin/cassandra finds it (JAVA_HOME, else PATH) or named by --java
+fake_jdk() {
+  local dir=$1 version=$2
+  mkdir -p "$dir/bin"
+  # a JVM may warn before its version line (a locked hsperfdata file did in CI)
+  printf '#!/bin/sh\necho "[0.004s][warning][perf,memops] Cannot use file /tmp/hsperfdata_root/1 because it is locked by another process (errno = 11)" >&2\necho "openjdk version \\"%s\\" 2021-10-19" >&2\necho "OpenJDK Runtime Environment Temurin-%s" >&2\n' \
+    "$version" "$version" >"$dir/bin/java"
+  chmod +x "$dir/bin/java"
+}
+fake_jdk "$work/jdk11" 11.0.13
+fake_jdk "$work/jdk17" 17.0.9
+JAVA_HOME="$work/jdk11" expect_refusal "a Java 11 in JAVA_HOME" "$home" \
+  "the node runs Java 11\.0\.13 \($work/jdk11/bin/java, from JAVA_HOME\); the flash cache needs Java 17 or later" \
+  install --cassandra-home "$home" --device "$device"
+expect_refusal "a Java 11 named by --java" "$home" \
+  "the node runs Java 11\.0\.13 \($work/jdk11/bin/java, from --java\); the flash cache needs Java 17 or later" \
+  install --cassandra-home "$home" --device "$device" --java "$work/jdk11/bin/java"
+(
+  unset JAVA_HOME
+  PATH="$work/jdk11/bin:$PATH" expect_refusal "a Java 11 on PATH, no JAVA_HOME" "$home" \
+    "the node runs Java 11\.0\.13 \($work/jdk11/bin/java, from PATH\)" \
+    install --cassandra-home "$home" --device "$device"
+)
+JAVA_HOME="$work/no-jdk" expect_refusal "a JAVA_HOME without bin/java" "$home" \
+  "JAVA_HOME is $work/no-jdk, but $work/no-jdk/bin/java is not an executable" \
+  install --cassandra-home "$home" --device "$device"
+expect_refusal "--java naming nothing" "$home" "--java $work/no-jdk/bin/java: no such executable" \
+  install --cassandra-home "$home" --device "$device" --java "$work/no-jdk/bin/java"
+before_java17="$(state "$home")"
+out="$(JAVA_HOME="$work/jdk11" "$installer" install --cassandra-home "$home" --device "$device:384MiB:auto" --strict \
+  --java "$work/jdk17/bin/java" --dry-run 2>&1)" || fail "a Java 17 named by --java was refused: $out"
+grep -q "on Java 17.0.9 ($work/jdk17/bin/java)" <<<"$out" || fail "install does not name the node's Java: $out"
+[ "$before_java17" = "$(state "$home")" ] || fail "the dry run with --java changed the installation"
+ok "a node Java below 17 (JAVA_HOME, --java, PATH) is refused by version and path; --java 17 is taken"
 
 # a yaml without a final newline comes back byte for byte
 cp "$work/clash-pristine/jvm-clients.options" "$clash/conf/jvm-clients.options"

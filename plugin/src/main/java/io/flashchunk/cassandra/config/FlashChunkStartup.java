@@ -3,13 +3,16 @@ package io.flashchunk.cassandra.config;
 import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cassandra.CassandraFlashCache;
 import io.flashchunk.cassandra.agent.FlashChunkAgent;
+import io.flashchunk.cassandra.agent.HookCheck;
+import java.util.function.Supplier;
 import org.apache.cassandra.exceptions.ConfigurationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides, once per JVM, whether the flash cache runs, from {@code chunk_cache_class} and the
- * {@code flash_chunk_cache} block. Every problem is one log line naming the setting; the node then
+ * Decides, once per JVM, whether the flash cache runs, from {@code chunk_cache_class}, the
+ * {@code flash_chunk_cache} block and what the java agent did: the cache starts only once Cassandra's
+ * ChunkCache is known to carry the agent's hooks. Every problem is one log line naming it; the node then
  * runs with Cassandra's own chunk cache, unless the block says {@code strict: true}, in which case
  * Cassandra refuses to start with the same message.
  */
@@ -29,10 +32,24 @@ final class FlashChunkStartup {
         void start(CacheConfig config) throws Exception;
     }
 
+    /**
+     * The java agent as the decision sees it.
+     *
+     * @param installed    whether the JVM runs with {@code -javaagent} (premain ran)
+     * @param hooksProblem asked only when the flash cache is about to start: null when Cassandra's
+     *                     ChunkCache carries the hooks, else what stands in the way
+     */
+    record Agent(boolean installed, Supplier<String> hooksProblem) {
+        /** This JVM's agent; its hook check loads ChunkCache, uninitialised, if Cassandra has not yet. */
+        static Agent ofThisJvm() {
+            return new Agent(FlashChunkAgent.isInstalled(), () -> HookCheck.problem(FlashChunkStartup.class.getClassLoader()));
+        }
+    }
+
     /** True when the flash cache runs in this JVM; the first call decides (and starts it). */
     static synchronized boolean startOnce(Object chunkCacheClass, Object block) {
         if (decided == null) {
-            decided = decide(chunkCacheClass, block, FlashChunkAgent.isInstalled(), CassandraFlashCache::start);
+            decided = decide(chunkCacheClass, block, Agent.ofThisJvm(), CassandraFlashCache::start);
         }
         return decided;
     }
@@ -40,9 +57,11 @@ final class FlashChunkStartup {
     /**
      * Whether the cache runs. Whatever goes wrong while it starts, an Error included (a device
      * library that will not load, memory a recovery could not get), is a refusal: logged, and the
-     * node runs with Cassandra's own chunk cache unless strict mode says otherwise.
+     * node runs with Cassandra's own chunk cache unless strict mode says otherwise. So is an agent
+     * whose hooks did not take (an error in premain, a ChunkCache it could not rewrite): the cache is
+     * then not started at all.
      */
-    static boolean decide(Object chunkCacheClass, Object block, boolean agentInstalled, Starter starter) {
+    static boolean decide(Object chunkCacheClass, Object block, Agent agent, Starter starter) {
         boolean strict = CacheSettings.isStrict(block);
         if (chunkCacheClass == null || STOCK_CHUNK_CACHE_CLASS.equals(chunkCacheClass)) {
             if (block != null) {
@@ -55,7 +74,7 @@ final class FlashChunkStartup {
             return refuse(strict, CHUNK_CACHE_CLASS_KEY + ": unknown chunk cache class '" + chunkCacheClass
                     + "'; expected " + CassandraFlashCache.CHUNK_CACHE_CLASS + " or " + STOCK_CHUNK_CACHE_CLASS);
         }
-        if (!agentInstalled) {
+        if (!agent.installed()) {
             if (isCassandraDaemon()) {
                 return refuse(strict, CHUNK_CACHE_CLASS_KEY + " names the flash cache, but this JVM has no "
                         + "-javaagent:<path>/flashchunk-cassandra.jar");
@@ -67,6 +86,15 @@ final class FlashChunkStartup {
             config = CacheSettings.parse(block);
         } catch (IllegalArgumentException e) {
             return refuse(strict, e.getMessage());
+        }
+        String hooksProblem;
+        try {
+            hooksProblem = agent.hooksProblem().get();
+        } catch (Throwable e) {
+            hooksProblem = "the java agent's hooks could not be checked: " + e;
+        }
+        if (hooksProblem != null) {
+            return refuse(config.strict(), hooksProblem);
         }
         try {
             starter.start(config);

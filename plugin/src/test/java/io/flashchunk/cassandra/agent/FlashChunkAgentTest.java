@@ -1,57 +1,72 @@
 package io.flashchunk.cassandra.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.List;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.pool.TypePool;
 import org.junit.jupiter.api.Test;
 
-/** The agent rewrites ChunkCache only when every hook finds its method, and says what it missed. */
+/** premain never throws: an old Java or any failure installs nothing and is recorded, word for word. */
 class FlashChunkAgentTest {
 
-    /** A ChunkCache of some other Cassandra: no invalidatePosition, and capacity() in other units. */
-    @SuppressWarnings("unused")
-    static final class OtherChunkCache {
-        public org.apache.cassandra.io.util.RebuffererFactory wrap(org.apache.cassandra.io.util.ChunkReader reader) {
-            return null;
-        }
-
-        public void invalidateFile(String path) {
-        }
-
-        public int capacity() {
-            return 0;
-        }
-
-        public int size() {
-            return 0;
-        }
-
-        public long weightedSize() {
-            return 0;
-        }
-
-        public void close() {
-        }
+    /** An Instrumentation that keeps the transformers it is given, or throws {@code failure} at every call. */
+    private static Instrumentation instrumentation(List<ClassFileTransformer> added, RuntimeException failure) {
+        return (Instrumentation) Proxy.newProxyInstance(FlashChunkAgentTest.class.getClassLoader(),
+                new Class<?>[] {Instrumentation.class}, (proxy, method, arguments) -> {
+                    if (failure != null) {
+                        throw failure;
+                    }
+                    if (method.getName().equals("addTransformer")) {
+                        added.add((ClassFileTransformer) arguments[0]);
+                        return null;
+                    }
+                    throw new AssertionError("unexpected call " + method);
+                });
     }
 
     @Test
-    void cassandra509sChunkCacheHasEveryHook() {
-        TypeDescription chunkCache = TypePool.Default.ofSystemLoader().describe(FlashChunkAgent.CHUNK_CACHE).resolve();
-        assertEquals(List.of(), FlashChunkAgent.missingHooks(chunkCache));
+    void onJava17TheRewriterIsInstalled() {
+        List<ClassFileTransformer> added = new ArrayList<>();
+        assertNull(FlashChunkAgent.start(RequiredJava.problem("17", "17.0.9"), instrumentation(added, null),
+                FlashChunkAgent.REWRITER));
+        assertEquals(1, added.size(), "one transformer: " + added);
     }
 
     @Test
-    void aChunkCacheWithoutSomeHooksIsNamedMethodByMethod() {
-        List<String> missing = FlashChunkAgent.missingHooks(TypeDescription.ForLoadedType.of(OtherChunkCache.class));
-        assertEquals(List.of("invalidatePosition(FileHandle, long)", "long capacity()"), missing);
+    void onJava11NothingIsInstalledAndTheJavaIsNamed() {
+        List<ClassFileTransformer> added = new ArrayList<>();
+        assertEquals("this JVM is Java 11.0.13; the flash cache needs Java 17 or later",
+                FlashChunkAgent.start(RequiredJava.problem("11", "11.0.13"), instrumentation(added, null),
+                        FlashChunkAgent.REWRITER));
+        assertEquals(List.of(), added);
     }
 
     @Test
-    void reportedProblemsAreKept() {
-        FlashChunkAgent.report("a problem for the test");
-        assertTrue(FlashChunkAgent.errors().contains("a problem for the test"), FlashChunkAgent.errors().toString());
+    void anErrorWhileInstallingIsRecordedNotThrown() {
+        assertEquals("the java agent could not install its hooks: java.lang.UnsupportedOperationException: "
+                        + "no transformers in this JVM",
+                FlashChunkAgent.start(null, instrumentation(new ArrayList<>(),
+                        new UnsupportedOperationException("no transformers in this JVM")), FlashChunkAgent.REWRITER));
+    }
+
+    @Test
+    void aRewriterThatCannotBeLoadedIsRecordedNotThrown() {
+        assertEquals("the java agent could not install its hooks: java.lang.ClassNotFoundException: "
+                        + "io.flashchunk.cassandra.agent.NoSuchRewriter",
+                FlashChunkAgent.start(null, instrumentation(new ArrayList<>(), null),
+                        "io.flashchunk.cassandra.agent.NoSuchRewriter"));
+    }
+
+    @Test
+    void javaVersionsAreReadAsCassandraReleasesRunOnThem() {
+        assertEquals("this JVM is Java 1.8.0_392; the flash cache needs Java 17 or later",
+                RequiredJava.problem("1.8", "1.8.0_392"));
+        assertNull(RequiredJava.problem("17", "17.0.9"));
+        assertNull(RequiredJava.problem("21", "21.0.1"));
+        assertEquals(0, RequiredJava.feature("unknown"));
     }
 }

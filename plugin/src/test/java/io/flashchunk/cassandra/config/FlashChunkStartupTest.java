@@ -1,19 +1,74 @@
 package io.flashchunk.cassandra.config;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cassandra.CassandraFlashCache;
 import java.util.List;
 import java.util.Map;
 import org.apache.cassandra.exceptions.ConfigurationException;
 import org.junit.jupiter.api.Test;
 
-/** Whatever stops the cache from starting, Errors included, the node starts without it unless strict. */
+/**
+ * Whatever stops the cache from starting, Errors included, the node starts without it unless strict;
+ * and the cache starts only once Cassandra's ChunkCache is known to carry the agent's hooks.
+ */
 class FlashChunkStartupTest {
+    /** An agent whose hooks took. */
+    private static final FlashChunkStartup.Agent HOOKED = new FlashChunkStartup.Agent(true, () -> null);
+
     private static Map<String, Object> block(boolean strict) {
         return Map.of("devices", List.of(Map.of("path", "/dev/flash0")), "strict", strict);
+    }
+
+    /** A starter that fails the test: the cache must not be started. */
+    private static void mustNotStart(CacheConfig config) {
+        throw new AssertionError("the cache was started");
+    }
+
+    @Test
+    void hooksThatDidNotTakeLeaveTheNodeOnItsOwnCacheAndTheCacheUnstarted() {
+        FlashChunkStartup.Agent unhooked = new FlashChunkStartup.Agent(true,
+                () -> "org.apache.cassandra.cache.ChunkCache of this Cassandra version has no single method close()");
+        assertFalse(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), unhooked,
+                FlashChunkStartupTest::mustNotStart));
+    }
+
+    @Test
+    void hooksThatDidNotTakeRefuseToStartInStrictMode() {
+        FlashChunkStartup.Agent unhooked = new FlashChunkStartup.Agent(true,
+                () -> "org.apache.cassandra.cache.ChunkCache of this Cassandra version has no single method close()");
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(true), unhooked,
+                        FlashChunkStartupTest::mustNotStart));
+        assertEquals("flash chunk cache (strict: true): org.apache.cassandra.cache.ChunkCache of this Cassandra "
+                + "version has no single method close()", e.getMessage());
+    }
+
+    /** premain recorded an error (FlashChunkAgentTest: how): it is named, and the cache is not started. */
+    @Test
+    void anErrorInPremainIsNamedAndTheCacheIsNotStarted() {
+        String premainProblem = "the java agent could not install its hooks: java.lang.UnsupportedOperationException: "
+                + "no transformers in this JVM";
+        FlashChunkStartup.Agent failed = new FlashChunkStartup.Agent(true, () -> premainProblem);
+        assertFalse(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), failed,
+                FlashChunkStartupTest::mustNotStart));
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(true), failed,
+                        FlashChunkStartupTest::mustNotStart));
+        assertEquals("flash chunk cache (strict: true): " + premainProblem, e.getMessage());
+    }
+
+    @Test
+    void aHookCheckThatThrowsIsARefusalToo() {
+        FlashChunkStartup.Agent broken = new FlashChunkStartup.Agent(true, () -> {
+            throw new NoClassDefFoundError("org/apache/cassandra/cache/ChunkCache");
+        });
+        assertFalse(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), broken,
+                FlashChunkStartupTest::mustNotStart));
     }
 
     @Test
@@ -21,7 +76,7 @@ class FlashChunkStartupTest {
         for (Throwable failure : new Throwable[] {new OutOfMemoryError("Requested array size exceeds VM limit"),
                 new UnsatisfiedLinkError("libcflsh_block.so: cannot open shared object file"),
                 new IllegalStateException("file ids are exhausted")}) {
-            assertFalse(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), true,
+            assertFalse(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), HOOKED,
                     config -> {
                         if (failure instanceof Error error) {
                             throw error;
@@ -34,7 +89,7 @@ class FlashChunkStartupTest {
     @Test
     void strictModeRefusesToStartAndSaysWhy() {
         ConfigurationException e = assertThrows(ConfigurationException.class,
-                () -> FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(true), true, config -> {
+                () -> FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(true), HOOKED, config -> {
                     throw new OutOfMemoryError("Requested array size exceeds VM limit");
                 }));
         assertTrue(e.getMessage().contains("the cache could not start: java.lang.OutOfMemoryError: Requested array size"),
@@ -44,7 +99,7 @@ class FlashChunkStartupTest {
     @Test
     void aCacheThatStartsRuns() {
         boolean[] started = {false};
-        assertTrue(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), true,
+        assertTrue(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), HOOKED,
                 config -> started[0] = config.devices().size() == 1));
         assertTrue(started[0]);
     }

@@ -18,32 +18,33 @@ import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.utility.JavaModule;
-import org.slf4j.LoggerFactory;
 
 /**
- * The java agent ({@code -javaagent:flashchunk-cassandra.jar}): rewrites Cassandra's
- * {@code ChunkCache} as it loads so its methods ask the flash cache first. It only installs the
- * hooks; whether the flash cache runs is decided by the configuration loader from cassandra.yaml.
+ * The java agent's work on Java 17 or later, called by {@link FlashChunkAgent#premain}: rewrites
+ * Cassandra's {@code ChunkCache} as it loads so its methods ask the flash cache first. It only
+ * installs the hooks; whether the flash cache runs is decided by the configuration loader from
+ * cassandra.yaml, which first checks (through {@link HookCheck}) that the hooks took.
  *
- * <p>premain matches the class by name and touches no Cassandra class, so nothing of Cassandra
- * (its configuration above all) is initialised early.
+ * <p>It matches the class by name and touches no Cassandra class, so nothing of Cassandra (its
+ * configuration above all) is initialised early. It logs nothing: Cassandra's logging is not set
+ * up while premain runs, and a problem met while rewriting is recorded for the loader to log.
  */
-public final class FlashChunkAgent {
+public final class ChunkCacheRewriter {
     static final String CHUNK_CACHE = "org.apache.cassandra.cache.ChunkCache";
 
-    private static volatile boolean installed;
     private static volatile boolean chunkCacheInstrumented;
     private static volatile boolean hooksApplied;
     private static final List<String> errors = new ArrayList<>();
 
-    private FlashChunkAgent() {
+    private ChunkCacheRewriter() {
     }
 
-    public static void premain(String arguments, Instrumentation instrumentation) {
+    /** Installs the transformer that rewrites ChunkCache when it loads; premain's Java 17 half. */
+    public static void install(Instrumentation instrumentation) {
         ClassFileTransformer rewriter = new AgentBuilder.Default()
                 .disableClassFormatChanges()
                 .type(named(CHUNK_CACHE))
-                .transform(FlashChunkAgent::instrument)
+                .transform(ChunkCacheRewriter::instrument)
                 .with(new AgentBuilder.Listener.Adapter() {
                     @Override
                     public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module,
@@ -54,14 +55,12 @@ public final class FlashChunkAgent {
                     @Override
                     public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded,
                                         Throwable error) {
-                        report("rewriting " + typeName + " failed, so Cassandra's own chunk cache serves every read "
-                                + "and the flash cache is not used: " + error);
+                        report("the java agent could not rewrite " + typeName + ": " + error);
                     }
                 })
                 .makeRaw();
         // Byte Buddy would describe every class the node loads to find one; its name alone decides.
         instrumentation.addTransformer(new OnlyChunkCache(rewriter));
-        installed = true;
     }
 
     /** Hands Byte Buddy the one class it rewrites and nothing else. */
@@ -116,8 +115,7 @@ public final class FlashChunkAgent {
         List<String> missing = missingHooks(type);
         if (!missing.isEmpty()) {
             report(type.getName() + " of this Cassandra version has no single method " + String.join(", ", missing)
-                    + ": it is left as it is, so Cassandra's own chunk cache serves every read and the flash cache is "
-                    + "not used");
+                    + ": the java agent left it as it is");
             return builder;
         }
         for (Hook hook : HOOKS) {
@@ -128,27 +126,21 @@ public final class FlashChunkAgent {
     }
 
     /**
-     * Records a problem and logs it. Only called while ChunkCache loads, long after Cassandra has set
-     * up its logging, so the logger is fetched here and never in premain.
+     * Records a problem met while rewriting. The configuration loader logs it, once, when it
+     * checks the hooks before starting the flash cache.
      */
     static void report(String problem) {
         synchronized (errors) {
             errors.add(problem);
         }
-        LoggerFactory.getLogger(FlashChunkAgent.class).error("flash chunk cache: {}", problem);
     }
 
-    /** Whether this JVM runs with the agent: without it, naming the flash cache in the yaml cannot work. */
-    public static boolean isInstalled() {
-        return installed;
-    }
-
-    /** Whether Cassandra's ChunkCache has been loaded and rewritten. */
+    /** Whether Cassandra's ChunkCache has been loaded and rewritten with every hook. */
     public static boolean chunkCacheInstrumented() {
         return chunkCacheInstrumented;
     }
 
-    /** Problems met while rewriting (each logged as it happened). */
+    /** Problems met while rewriting. */
     public static List<String> errors() {
         synchronized (errors) {
             return List.copyOf(errors);
