@@ -174,7 +174,8 @@ public final class CassandraFlashCache implements AdapterCounters {
         if (service == null) {
             synchronized (this) {
                 if (chunks == null) {
-                    chunks = new ChunkService(cache, stock.metrics, BufferPools.forChunkCache(), recorder);
+                    chunks = new ChunkService(cache, ChunkReadMetrics.of(stock.metrics),
+                            MissBuffers.of(BufferPools.forChunkCache()), recorder);
                 }
                 service = chunks;
             }

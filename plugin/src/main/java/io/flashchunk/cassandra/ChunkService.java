@@ -9,8 +9,6 @@ import java.util.function.Consumer;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.cassandra.io.util.ChunkReader;
 import org.apache.cassandra.io.util.Rebufferer.BufferHolder;
-import org.apache.cassandra.metrics.ChunkCacheMetrics;
-import org.apache.cassandra.utils.memory.BufferPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,14 +22,14 @@ final class ChunkService {
     private static final Logger LOG = LoggerFactory.getLogger(ChunkService.class);
 
     private final FlashCache cache;
-    private final ChunkCacheMetrics metrics;
-    private final BufferPool missBuffers;
+    private final ChunkReadMetrics metrics;
+    private final MissBuffers missBuffers;
     private final ChunkReadRecorder recorder;
     private final LongAdder lengthMismatches = new LongAdder();
     private final LongAdder cacheFailures = new LongAdder();
 
     /** @param recorder where each chunk read is recorded for the simulator, or null (the default) */
-    ChunkService(FlashCache cache, ChunkCacheMetrics metrics, BufferPool missBuffers, ChunkReadRecorder recorder) {
+    ChunkService(FlashCache cache, ChunkReadMetrics metrics, MissBuffers missBuffers, ChunkReadRecorder recorder) {
         this.cache = cache;
         this.metrics = metrics;
         this.missBuffers = missBuffers;
@@ -93,7 +91,7 @@ final class ChunkService {
             invalidate(file, chunkStart);
             return null;
         }
-        metrics.recordHits(1);
+        metrics.hit();
         return new ChunkHolder(chunk.buffer(), chunkStart, chunk::release);
     }
 
@@ -108,8 +106,7 @@ final class ChunkService {
             missBuffers.put(buffer);
             throw t;
         }
-        metrics.recordMisses(1);
-        metrics.recordLoadSuccess(System.nanoTime() - started);
+        metrics.miss(System.nanoTime() - started);
         try {
             cache.put(file, chunkStart, buffer.duplicate(), started);
         } catch (VirtualMachineError e) {
