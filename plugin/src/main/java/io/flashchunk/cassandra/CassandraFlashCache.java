@@ -169,6 +169,12 @@ public final class CassandraFlashCache implements AdapterCounters {
         return service == null ? 0 : service.cacheFailures();
     }
 
+    @Override
+    public long outOfMemory() {
+        ChunkService service = chunks;
+        return service == null ? 0 : service.outOfMemory();
+    }
+
     private ChunkService chunks(ChunkCache stock) {
         ChunkService service = chunks;
         if (service == null) {
