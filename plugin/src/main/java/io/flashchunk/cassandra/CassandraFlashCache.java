@@ -169,12 +169,19 @@ public final class CassandraFlashCache implements AdapterCounters {
         return service == null ? 0 : service.cacheFailures();
     }
 
+    @Override
+    public long outOfMemory() {
+        ChunkService service = chunks;
+        return service == null ? 0 : service.outOfMemory();
+    }
+
     private ChunkService chunks(ChunkCache stock) {
         ChunkService service = chunks;
         if (service == null) {
             synchronized (this) {
                 if (chunks == null) {
-                    chunks = new ChunkService(cache, stock.metrics, BufferPools.forChunkCache(), recorder);
+                    chunks = new ChunkService(cache, ChunkReadMetrics.of(stock.metrics),
+                            MissBuffers.of(BufferPools.forChunkCache()), recorder);
                 }
                 service = chunks;
             }

@@ -3,14 +3,14 @@ package io.flashchunk.cassandra;
 import io.flashchunk.cache.CachedChunk;
 import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.FollowingChunk;
+import io.flashchunk.cache.WarningThrottle;
 import io.flashchunk.cache.index.CachedFile;
 import java.nio.ByteBuffer;
-import java.util.function.Consumer;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.apache.cassandra.io.util.ChunkReader;
 import org.apache.cassandra.io.util.Rebufferer.BufferHolder;
-import org.apache.cassandra.metrics.ChunkCacheMetrics;
-import org.apache.cassandra.utils.memory.BufferPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,20 +18,26 @@ import org.slf4j.LoggerFactory;
  * Serves Cassandra's chunk reads: a verified hit from the flash cache, else the chunk read from
  * the SSTable and offered to the cache. Fails open: whatever goes wrong inside the cache becomes a
  * plain SSTable read and a counter; only the SSTable's own errors reach Cassandra, as without us.
- * Hits and misses are recorded in Cassandra's chunk-cache metrics (nodetool info, system_views).
+ * That includes running out of memory inside the cache (its pooled direct buffers): Cassandra's
+ * JVMStabilityInspector answers any OutOfMemoryError but a heap one by forcing a heap one, which ends
+ * the node, where the SSTable read takes its buffer from Cassandra's own pool. Only the JVM's other
+ * errors (a stack overflow, an internal error) still propagate. Hits and misses are recorded in Cassandra's
+ * chunk-cache metrics (nodetool info, system_views).
  */
 final class ChunkService {
     private static final Logger LOG = LoggerFactory.getLogger(ChunkService.class);
 
     private final FlashCache cache;
-    private final ChunkCacheMetrics metrics;
-    private final BufferPool missBuffers;
+    private final ChunkReadMetrics metrics;
+    private final MissBuffers missBuffers;
     private final ChunkReadRecorder recorder;
     private final LongAdder lengthMismatches = new LongAdder();
     private final LongAdder cacheFailures = new LongAdder();
+    private final LongAdder outOfMemory = new LongAdder();
+    private final WarningThrottle outOfMemoryWarnings = new WarningThrottle(10, TimeUnit.SECONDS);
 
     /** @param recorder where each chunk read is recorded for the simulator, or null (the default) */
-    ChunkService(FlashCache cache, ChunkCacheMetrics metrics, BufferPool missBuffers, ChunkReadRecorder recorder) {
+    ChunkService(FlashCache cache, ChunkReadMetrics metrics, MissBuffers missBuffers, ChunkReadRecorder recorder) {
         this.cache = cache;
         this.metrics = metrics;
         this.missBuffers = missBuffers;
@@ -53,8 +59,6 @@ final class ChunkService {
         CachedChunk chunk;
         try {
             chunk = cache.get(file, chunkStart, expectedLength, followers != null);
-        } catch (VirtualMachineError e) {
-            throw e;
         } catch (Throwable t) {
             failed("get", t);
             return null;
@@ -72,8 +76,6 @@ final class ChunkService {
         CachedChunk chunk;
         try {
             chunk = cache.claim(file, follower);
-        } catch (VirtualMachineError e) {
-            throw e;
         } catch (Throwable t) {
             failed("claim", t);
             return null;
@@ -93,12 +95,15 @@ final class ChunkService {
             invalidate(file, chunkStart);
             return null;
         }
-        metrics.recordHits(1);
+        metrics.hit();
         return new ChunkHolder(chunk.buffer(), chunkStart, chunk::release);
     }
 
-    /** A miss: reads the chunk from the SSTable (its errors propagate) and offers it to the cache. */
-    BufferHolder load(ChunkReader source, CachedFile file, long chunkStart) {
+    /**
+     * A miss: reads the chunk from the SSTable (its errors propagate), hands Cassandra all the
+     * reader returned, and offers the cache the {@code expectedLength} bytes its file holds.
+     */
+    BufferHolder load(ChunkReader source, CachedFile file, long chunkStart, int expectedLength) {
         ByteBuffer buffer = missBuffers.get(source.chunkSize(), source.preferredBufferType());
         // Taken before the read: an invalidation after this instant keeps these bytes out.
         long started = System.nanoTime();
@@ -108,23 +113,34 @@ final class ChunkService {
             missBuffers.put(buffer);
             throw t;
         }
-        metrics.recordMisses(1);
-        metrics.recordLoadSuccess(System.nanoTime() - started);
+        metrics.miss(System.nanoTime() - started);
+        offer(file, chunkStart, buffer, expectedLength, started);
+        return new ChunkHolder(buffer, chunkStart, () -> missBuffers.put(buffer));
+    }
+
+    /**
+     * Offers the first {@code expectedLength} bytes read: the chunk as this reader's file holds it.
+     * A reader may return more, when the file on disk runs past the length it was opened with (opened
+     * early while still written, or cut back and written again by a scrub); those bytes are not this
+     * file's yet and may not be the ones a reader of the longer file finds, so they are never cached.
+     * A read shorter than that is no chunk the cache could check a hit against: nothing is offered.
+     */
+    private void offer(CachedFile file, long chunkStart, ByteBuffer read, int expectedLength, long started) {
+        if (expectedLength <= 0 || read.remaining() < expectedLength) {
+            return;
+        }
+        ByteBuffer chunk = read.duplicate();
+        chunk.limit(chunk.position() + expectedLength);
         try {
-            cache.put(file, chunkStart, buffer.duplicate(), started);
-        } catch (VirtualMachineError e) {
-            throw e;
+            cache.put(file, chunkStart, chunk, started);
         } catch (Throwable t) {
             failed("put", t);
         }
-        return new ChunkHolder(buffer, chunkStart, () -> missBuffers.put(buffer));
     }
 
     void invalidate(CachedFile file, long chunkStart) {
         try {
             cache.invalidatePosition(file, chunkStart);
-        } catch (VirtualMachineError e) {
-            throw e;
         } catch (Throwable t) {
             failed("invalidatePosition", t);
         }
@@ -143,7 +159,24 @@ final class ChunkService {
         return cacheFailures.sum();
     }
 
+    long outOfMemory() {
+        return outOfMemory.sum();
+    }
+
+    /**
+     * Counts what {@code operation} threw inside the cache, the read going on without it; rethrows
+     * a JVM error other than running out of memory, which no fallback can mend.
+     */
     private void failed(String operation, Throwable t) {
+        if (t instanceof OutOfMemoryError) {
+            outOfMemory.increment();
+            outOfMemoryWarnings.warn(LOG, "flash chunk cache: out of memory in " + operation
+                    + "; the read goes on without the cache: {}", t.toString());
+            return;
+        }
+        if (t instanceof VirtualMachineError fatal) {
+            throw fatal;
+        }
         cacheFailures.increment();
         if (cacheFailures.sum() <= 10) {
             LOG.warn("flash chunk cache: {} failed, the SSTable is read instead: {}", operation, t.toString());

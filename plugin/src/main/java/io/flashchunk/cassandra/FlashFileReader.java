@@ -42,7 +42,7 @@ final class FlashFileReader implements Rebufferer {
         }
         BufferHolder hit = shared.chunks().cached(shared.file(), chunkStart, expectedLength,
                 shared.wantsFollowers(scan) ? this::keep : null);
-        return hit != null ? hit : shared.chunks().load(shared.source(), shared.file(), chunkStart);
+        return hit != null ? hit : shared.chunks().load(shared.source(), shared.file(), chunkStart, expectedLength);
     }
 
     private void keep(FollowingChunk next) {

@@ -5,6 +5,12 @@ public interface AdapterCounters {
     /** Reads served from the SSTable because the cache failed (fail-open). */
     long cacheFailures();
 
+    /**
+     * Times the cache ran out of memory (its direct read buffers) inside a read or an offer: the read
+     * went to the SSTable, or the chunk was not cached.
+     */
+    long outOfMemory();
+
     /** Hits dropped because their length did not fit the reader (another chunk size, a grown file). */
     long lengthMismatches();
 

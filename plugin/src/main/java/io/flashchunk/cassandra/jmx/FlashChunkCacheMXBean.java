@@ -97,6 +97,9 @@ public interface FlashChunkCacheMXBean {
     /** Reads the adapter had to serve from the SSTable because the cache failed (fail-open). */
     long getCacheFailures();
 
+    /** Reads served from the SSTable, and offers not cached, because the cache ran out of memory. */
+    long getOutOfMemory();
+
     /** Hits dropped because their length did not fit the reader (read again from the SSTable). */
     long getLengthMismatches();
 

@@ -240,6 +240,11 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
+    public long getOutOfMemory() {
+        return adapter.outOfMemory();
+    }
+
+    @Override
     public long getLengthMismatches() {
         return adapter.lengthMismatches();
     }
