@@ -2,6 +2,7 @@ package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.device.DeviceOpenException;
 import io.flashchunk.device.DevicePaths;
+import io.flashchunk.device.DeviceSignatures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -10,6 +11,9 @@ import java.nio.file.Path;
  * cache itself uses. Symbolic links are followed, since /dev/disk/by-id names are links.
  */
 final class DeviceInspector {
+    /** How long libblkid may take: a hung device is reported as one that could not be probed. */
+    private static final long PROBE_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+
     private DeviceInspector() {
     }
 
@@ -30,6 +34,7 @@ final class DeviceInspector {
             String what = Files.isDirectory(path) ? "is a directory" : "is neither a regular file nor a block device";
             return new UnusablePath(path, DeviceKind.OTHER, what);
         }
-        return new DeviceReport(path, kind, DevicePaths.sizeBytes(path), DirectReadCheck.attempt(path));
+        return new DeviceReport(path, kind, DevicePaths.sizeBytes(path), DirectReadCheck.attempt(path),
+                DeviceSignatures.probe(path.toString(), PROBE_TIMEOUT_NANOS));
     }
 }

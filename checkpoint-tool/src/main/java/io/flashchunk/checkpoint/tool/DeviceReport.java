@@ -1,5 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
+import io.flashchunk.device.DeviceSignatures;
 import java.nio.file.Path;
 
 /**
@@ -9,8 +10,11 @@ import java.nio.file.Path;
  * @param kind regular file or block device
  * @param sizeBytes the file's length, or the block device's capacity
  * @param directRead whether the path opens for O_DIRECT reads
+ * @param signatures what libblkid finds on it (file systems, RAID members, partition tables...), or
+ *     why it could not look: the cache formats a device only when it finds none there
  */
-record DeviceReport(Path path, DeviceKind kind, long sizeBytes, DirectReadCheck directRead)
+record DeviceReport(Path path, DeviceKind kind, long sizeBytes, DirectReadCheck directRead,
+                    DeviceSignatures.Probe signatures)
         implements Inspection {
     /** The cache's I/O unit: it addresses devices in blocks of this size. */
     static final int BLOCK_BYTES = 4096;
@@ -18,5 +22,14 @@ record DeviceReport(Path path, DeviceKind kind, long sizeBytes, DirectReadCheck 
     /** Whole blocks only: a trailing partial block cannot hold cache data. */
     long blocks() {
         return sizeBytes / BLOCK_BYTES;
+    }
+
+    /** E.g. "none (libblkid)", "btrfs (filesystem, at byte 65600)", "unknown (libblkid could not ...)". */
+    String signaturesText() {
+        if (!signatures.looked()) {
+            return "unknown (" + signatures.failure() + ")";
+        }
+        return signatures.found().isEmpty() ? "none (libblkid)" : signatures.found().stream().map(Object::toString)
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 }

@@ -16,6 +16,7 @@ final class TextDeviceReport {
         fields.put("blocks-" + DeviceReport.BLOCK_BYTES, Long.toString(report.blocks()));
         DirectReadCheck direct = report.directRead();
         fields.put("direct-read", direct.opened() ? "yes" : "no (" + direct.error() + ")");
+        fields.put("signatures", report.signaturesText());
 
         int width = fields.keySet().stream().mapToInt(String::length).max().orElse(0) + 1;
         StringBuilder out = new StringBuilder();

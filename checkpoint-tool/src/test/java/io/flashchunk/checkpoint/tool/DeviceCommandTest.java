@@ -37,6 +37,23 @@ class DeviceCommandTest {
         assertEquals(String.valueOf(FILE_BYTES), fields.get("size-bytes"));
         assertEquals("3", fields.get("blocks-4096"));
         assertEquals("yes", fields.get("direct-read"), "target/ is on a disk file system, which takes O_DIRECT");
+        assertEquals("none (libblkid)", fields.get("signatures"));
+    }
+
+    @Test
+    void reportsTheSignaturesLibblkidFinds() throws Exception {
+        Path file = ScratchFiles.fileOfSize(directory, "bcache.img", 64 << 20);
+        Process makeBcache = new ProcessBuilder("make-bcache", "-C", file.toString()).redirectErrorStream(true).start();
+        String made = new String(makeBcache.getInputStream().readAllBytes());
+        assertEquals(0, makeBcache.waitFor(), made);
+
+        CommandRun run = CommandRun.of("device", file.toString());
+
+        assertEquals(0, run.exitCode(), run.err());
+        assertEquals("bcache (other, at byte 4120)", parseLines(run.out()).get("signatures"));
+        JsonNode json = new ObjectMapper().readTree(CommandRun.of("device", file.toString(), "--json").out());
+        assertEquals("bcache", json.get("signatures").get(0).get("type").textValue(), json.toString());
+        assertEquals(4120, json.get("signatures").get(0).get("offset").longValue(), json.toString());
     }
 
     @Test
@@ -45,7 +62,7 @@ class DeviceCommandTest {
 
         String[] lines = CommandRun.of("device", file.toString()).out().split("\n");
 
-        assertEquals(5, lines.length, String.join("\n", lines));
+        assertEquals(6, lines.length, String.join("\n", lines));
         int valueColumn = lines[0].indexOf(file.toString());
         for (String line : lines) {
             assertTrue(line.indexOf(':') < valueColumn, line);
@@ -101,6 +118,8 @@ class DeviceCommandTest {
         assertEquals(3, report.get("blocks").longValue());
         assertTrue(report.get("directRead").isBoolean() && report.get("directRead").booleanValue(), run.out());
         assertTrue(report.get("directReadError").isNull(), run.out());
+        assertTrue(report.get("signatures").isArray() && report.get("signatures").isEmpty(), run.out());
+        assertTrue(report.get("signaturesError").isNull(), run.out());
     }
 
     @Test

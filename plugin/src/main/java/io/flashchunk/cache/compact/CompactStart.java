@@ -25,7 +25,10 @@ import org.slf4j.LoggerFactory;
  * dropped, never misread), or something else: a cache of other geometry or order, or a corrupt
  * superblock (one warning naming the device and the reason, then formatted; strict mode refuses to
  * start instead). A device that is neither blank nor a FlashChunk cache is never written unless the
- * operator set {@code format: force} for it.
+ * operator set {@code format: force} for it. Blank means block 0 all zeros and no signature found
+ * elsewhere ({@link ForeignSignatures}: a RAID member's superblock at 4 KiB, a file system's at
+ * 64 KiB); a cache's device where another signature turns up is refused the same way. A format
+ * first clears the signatures found within the part the cache uses.
  */
 public final class CompactStart {
     private static final Logger LOG = LoggerFactory.getLogger(CompactStart.class);
@@ -74,13 +77,23 @@ public final class CompactStart {
             ByteBuffer block = readBlock(driver, 0);
             long magic = block.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(0);
             boolean force = i < forceFormat.size() && forceFormat.get(i);
-            if (DeviceContent.isBlank(block)) {
+            boolean blankBlock = DeviceContent.isBlank(block);
+            boolean blankOrOurs = blankBlock || CompactSuperblock.isPerChunkEngineFormat(block)
+                    || magic == CheckpointFormat.SUPERBLOCK_MAGIC;
+            // Block 0 alone is not enough: an MD or bcache superblock at 4 KiB leaves it zero.
+            String other = blankOrOurs && (!force || magic == CheckpointFormat.SUPERBLOCK_MAGIC)
+                    ? ForeignSignatures.find(driver, blankBlock) : null;
+            if (other != null && !force) {
+                foreign.add(driver.path() + " holds " + (blankBlock ? "" : "a flash cache superblock but also ") + other);
+            } else if (blankBlock) {
                 blank++;
             } else if (CompactSuperblock.isPerChunkEngineFormat(block)) {
                 todays.add(driver.path());
                 unknownBefore = true;
             } else if (magic != CheckpointFormat.SUPERBLOCK_MAGIC && !force) {
                 foreign.add(driver.path() + " holds " + DeviceContent.describe(block));
+            } else if (other != null) {
+                problem = problem != null ? problem : driver.path() + " holds a flash cache superblock but also " + other;
             } else {
                 try {
                     CompactSuperblock found = CompactSuperblock.decode(block, driver.path());
@@ -138,6 +151,7 @@ public final class CompactStart {
         for (int i = 0; i < drivers.size(); i++) {
             StorageDriver driver = drivers.get(i);
             CompactDeviceLayout layout = layouts.get(i);
+            ForeignSignatures.clear(driver);
             for (int area = 0; area < 2; area++) {
                 driver.writeAndWait(layout.areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
                         "clearing checkpoint area " + CheckpointAreas.name(area));

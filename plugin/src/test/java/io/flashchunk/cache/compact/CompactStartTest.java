@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.flashchunk.cache.checkpoint.CacheRecoveryException;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.MdSuperblock;
 import io.flashchunk.testing.MemoryDevice;
 import io.flashchunk.testing.PerChunkSuperblock;
 import java.nio.ByteBuffer;
@@ -67,6 +68,22 @@ class CompactStartTest {
         assertTrue(refused.contains("/dev/sdb holds an ext2/3/4 file system") && refused.contains("format: force"),
                 refused);
         assertTrue(open(false, List.of(true), a).formatted());
+    }
+
+    @Test
+    void aDeviceWhoseBlockZeroIsBlankButHoldsAnMdSuperblockAt4KibIsNeverFormattedUnlessForced() throws Exception {
+        // No such path: libblkid cannot look, so the own check decides (first and last MiB all zeros).
+        MemoryDevice a = MemoryDevice.blank("/dev/md-member", BLOCKS, 8);
+        ByteBuffer block = ByteBuffer.allocate(BlockDevice.BLOCK_SIZE);
+        block.put(MdSuperblock.block(UUID.randomUUID(), 0, BLOCKS * BlockDevice.BLOCK_SIZE)).clear();
+        a.write(MdSuperblock.OFFSET / BlockDevice.BLOCK_SIZE, block).get();
+        for (boolean strict : new boolean[] {false, true}) {
+            String refused = assertThrows(CacheRecoveryException.class, () -> open(strict, List.of(), a)).getMessage();
+            assertTrue(refused.contains("will not format /dev/md-member holds data at byte 4096 though block 0 is all zeros")
+                    && refused.contains("own check") && refused.contains("format: force"), refused);
+        }
+        assertTrue(open(true, List.of(true), a).formatted());
+        assertFalse(open(true, List.of(), a).formatted(), "now it is the cache's");
     }
 
     @Test
