@@ -687,6 +687,7 @@ public final class CompactEngine implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         closing = true;
+        queue.add(Pending.marker(new CountDownLatch(1))); // wakes a writer waiting for work, so it sees the close now
         writerThread.join(TimeUnit.MINUTES.toMillis(1));
         if (writerThread.isAlive()) {
             LOG.warn("flash cache: the writer did not stop within a minute; closing without its last checkpoint");

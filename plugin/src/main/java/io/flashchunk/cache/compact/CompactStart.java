@@ -94,6 +94,7 @@ public final class CompactStart {
                 foreign.add(driver.path() + " holds " + DeviceContent.describe(block));
             } else if (other != null) {
                 problem = problem != null ? problem : driver.path() + " holds a flash cache superblock but also " + other;
+                unknownBefore = true;
             } else {
                 try {
                     CompactSuperblock found = CompactSuperblock.decode(block, driver.path());
