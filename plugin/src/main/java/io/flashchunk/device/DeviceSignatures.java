@@ -18,7 +18,10 @@ import java.util.concurrent.TimeoutException;
  * returns, as is the probe's native memory), works on regular files and block devices, and never
  * throws: a library that does not load, a path that does not open, a probe that errs or does not
  * answer within the timeout all give a {@link Probe} that says it could not look and why, for the
- * caller to fall back on a check of its own. It reports a signature even when its checksum is bad.
+ * caller to fall back on a check of its own. It reports a signature whose checksum is bad only when
+ * asked to ({@code badChecksums}): what was a RAID member or a file system may be damaged, while a
+ * device full of the cache's own data matches some prober's short magic by chance far more often
+ * when checksums are not required.
  */
 public final class DeviceSignatures {
     /** More results than any real device holds: a probe that keeps answering is taken as broken. */
@@ -46,8 +49,16 @@ public final class DeviceSignatures {
     private DeviceSignatures() {
     }
 
-    /** Probes {@code path}; waits at most {@code timeoutNanos} for the answer (a hung device). */
+    /** {@link #probe(String, long, boolean)} reporting signatures with bad checksums too. */
     public static Probe probe(String path, long timeoutNanos) {
+        return probe(path, timeoutNanos, true);
+    }
+
+    /**
+     * Probes {@code path}; waits at most {@code timeoutNanos} for the answer (a hung device);
+     * {@code badChecksums}: signatures whose checksum fails are reported too.
+     */
+    public static Probe probe(String path, long timeoutNanos, boolean badChecksums) {
         String unavailable = LibBlkid.unavailableReason();
         if (unavailable != null) {
             return new Probe(List.of(), unavailable);
@@ -56,7 +67,7 @@ public final class DeviceSignatures {
         // Its own thread, so a device that hangs the read holds the thread, not the node's start.
         Thread prober = new Thread(() -> {
             try {
-                answer.complete(probeNow(path));
+                answer.complete(probeNow(path, badChecksums));
             } catch (Throwable t) {
                 answer.completeExceptionally(t);
             }
@@ -76,7 +87,7 @@ public final class DeviceSignatures {
         }
     }
 
-    private static Probe probeNow(String path) {
+    private static Probe probeNow(String path, boolean badChecksums) {
         Pointer probe;
         try {
             probe = LibBlkid.blkid_new_probe_from_filename(path);
@@ -89,7 +100,7 @@ public final class DeviceSignatures {
         try {
             if (LibBlkid.blkid_probe_enable_superblocks(probe, 1) != 0
                     || LibBlkid.blkid_probe_set_superblocks_flags(probe, LibBlkid.SUBLKS_TYPE | LibBlkid.SUBLKS_USAGE
-                            | LibBlkid.SUBLKS_MAGIC | LibBlkid.SUBLKS_BADCSUM) != 0
+                            | LibBlkid.SUBLKS_MAGIC | (badChecksums ? LibBlkid.SUBLKS_BADCSUM : 0)) != 0
                     || LibBlkid.blkid_probe_enable_partitions(probe, 1) != 0
                     || LibBlkid.blkid_probe_set_partitions_flags(probe, LibBlkid.PARTS_MAGIC) != 0) {
                 return new Probe(List.of(), "libblkid refused the probe's settings for " + path);

@@ -123,6 +123,30 @@ class SignaturesBeyondBlockZeroTest {
         }
     }
 
+    /**
+     * The cache's own data sits where probers look, and a format leaves alone what lies past the part
+     * of the device the cache uses: on a device holding the cache's superblock, a signature out there
+     * (here an MD 1.0 superblock at the device's end) does not refuse the cache, which would then be
+     * off, or formatted at every start with force.
+     */
+    @Test
+    void aSignaturePastThePartTheCacheUsesDoesNotRefuseTheCache() throws Exception {
+        try (LoopDevice loop = LoopDevice.attach(DEVICE_BYTES)) {
+            DeviceSpec half = DeviceSpec.of(loop.path()).withCapacityBytes(DEVICE_BYTES / 2);
+            FlashCache.open(config(false, half)).close();
+            try (FileChannel channel = FileChannel.open(loop.path(), StandardOpenOption.WRITE)) {
+                channel.write(MdSuperblock.endBlock(UUID.randomUUID(), 0, DEVICE_BYTES),
+                        MdSuperblock.endOffset(DEVICE_BYTES));
+                channel.force(true);
+            }
+            assertTrue(Commands.run("blkid", "-p", loop.path().toString()).contains("linux_raid_member"),
+                    "libblkid sees the MD superblock at the end");
+            try (FlashCache cache = FlashCache.open(config(true, half))) {
+                assertEquals(0, cache.entries(), "started as the cache, strict, neither formatted nor refused");
+            }
+        }
+    }
+
     @Test
     void anAllZeroBlockDeviceIsBlankAndFormatted() throws Exception {
         try (LoopDevice loop = LoopDevice.attach(DEVICE_BYTES)) {

@@ -21,9 +21,26 @@ public final class MdSuperblock {
 
     /** The 1024-byte superblock of member {@code role} of an array on devices of {@code deviceBytes}. */
     public static ByteBuffer block(UUID array, int role, long deviceBytes) {
+        return block(array, role, deviceBytes, OFFSET, 2048);
+    }
+
+    /**
+     * Where metadata 1.0 keeps it on a device of {@code deviceBytes}: at its end, 8 KiB before it
+     * rounded down to 4 KiB (the data starts at sector 0).
+     */
+    public static long endOffset(long deviceBytes) {
+        return ((deviceBytes / 512 - 16) & ~7L) * 512;
+    }
+
+    /** The superblock {@code mdadm --metadata=1.0} writes at {@link #endOffset}. */
+    public static ByteBuffer endBlock(UUID array, int role, long deviceBytes) {
+        return block(array, role, deviceBytes, endOffset(deviceBytes), 0);
+    }
+
+    private static ByteBuffer block(UUID array, int role, long deviceBytes, long superOffsetBytes,
+                                    long dataOffsetSectors) {
         ByteBuffer sb = ByteBuffer.allocate(1024).order(ByteOrder.LITTLE_ENDIAN);
-        long dataOffsetSectors = 2048;
-        long dataSectors = deviceBytes / 512 - dataOffsetSectors;
+        long dataSectors = (dataOffsetSectors > 0 ? deviceBytes / 512 : superOffsetBytes / 512) - dataOffsetSectors;
         sb.putInt(0, 0xa92b4efc); // magic
         sb.putInt(4, 1); // major_version
         sb.putLong(16, array.getMostSignificantBits()).putLong(24, array.getLeastSignificantBits()); // set_uuid
@@ -34,7 +51,7 @@ public final class MdSuperblock {
         sb.putInt(92, 2); // raid_disks
         sb.putLong(128, dataOffsetSectors); // data_offset
         sb.putLong(136, dataSectors); // data_size
-        sb.putLong(144, OFFSET / 512); // super_offset
+        sb.putLong(144, superOffsetBytes / 512); // super_offset
         sb.putLong(152, -1L); // recovery_offset: fully recovered
         sb.putInt(160, role); // dev_number
         sb.putLong(168, role).putLong(176, ~role); // device_uuid

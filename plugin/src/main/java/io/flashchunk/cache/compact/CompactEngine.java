@@ -230,7 +230,7 @@ public final class CompactEngine implements AutoCloseable {
                 ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
                         java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray())
                 : CompactRecovery.recover(driverArray, areas, layouts, start.instance(), index, table, order);
-        reserveSequences(clockMillis);
+        reserveSequences();
         this.checkpointer = new CompactCheckpointer(table, index, layouts, driverArray, areas, start.instance(),
                 recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
         this.schedule = new CheckpointSchedule(settings.checkpointEverySegments(), settings.checkpointIntervalMillis(),
@@ -547,19 +547,15 @@ public final class CompactEngine implements AutoCloseable {
      * same flash carries, whatever the clock does; without that a record left from before could
      * pass for a current one.
      */
-    private void reserveSequences(LongSupplier clockMillis) throws IOException {
+    private void reserveSequences() throws IOException {
         long first;
         long limit;
         if (start.formatted()) {
             first = start.sequenceFloor();
             limit = first + CompactStart.SEQUENCES_PER_START;
         } else {
-            // Above the superblocks' reservations and every sequence the checkpoints name; devices of
-            // version 3 reserved nothing, and their sequences were numbered above the clock.
+            // Above the superblocks' reservations and every sequence the checkpoints name.
             first = Math.max(start.sequenceFloor(), table.nextSequence());
-            if (start.sequenceFloor() < 0) {
-                first = Math.max(first, clockMillis.getAsLong() << 20);
-            }
             limit = CompactStart.reserveSequences(drivers, start, first);
         }
         table.continueSequencesFrom(first);

@@ -43,8 +43,8 @@ public final class CompactStart {
     /**
      * What start found: the instance, each device's layout, whether the devices were formatted (and
      * why), and {@code sequenceFloor}: on recovered devices, the highest sequence limit their
-     * superblocks hold (-1 when one is of version 3, which reserved none: then nothing bounds what
-     * the last run gave out); on formatted ones, the first sequence of the range the format reserved.
+     * superblocks hold (and at least the clock's {@code millis << 20} when one is of version 3, which
+     * reserved none); on formatted ones, the first sequence of the range the format reserved.
      */
     public record Outcome(UUID instance, List<CompactDeviceLayout> layouts, boolean formatted, String why,
                           long sequenceFloor) {
@@ -108,9 +108,13 @@ public final class CompactStart {
                 }
             }
         }
-        // Where what came before is unknown (a superblock without a reservation, damaged, or not
-        // ours), above the clock's microsecond-like count, as sequences were numbered before reservations.
-        long formatFloor = Math.max(Math.max(1, reserved), unknownBefore ? clockMillis.getAsLong() << 20 : 0);
+        // A format starts above the clock's microsecond-like count too: a blank block 0 does not prove
+        // no record of ours lies further in (block 0 zeroed by hand), and sequences were numbered that
+        // way before reservations. A recovery does where what came before is unknown (a superblock
+        // without a reservation, damaged, or not ours).
+        long aboveClock = clockMillis.getAsLong() << 20;
+        long formatFloor = Math.max(Math.max(1, reserved), aboveClock);
+        long recoverFloor = Math.max(reserved, unknownBefore ? aboveClock : 0);
         if (!foreign.isEmpty()) {
             throw new CacheRecoveryException("flash cache: will not format " + String.join("; ", foreign)
                     + ": a device is formatted only when it is blank or holds a flash cache. If it is meant for the cache "
@@ -138,7 +142,7 @@ public final class CompactStart {
             LOG.warn("{}; starting empty on freshly formatted devices", message);
             return format(drivers, layouts, problem, formatFloor);
         }
-        return new Outcome(first.instance(), List.copyOf(layouts), false, "recovered", unknownBefore ? -1 : reserved);
+        return new Outcome(first.instance(), List.copyOf(layouts), false, "recovered", recoverFloor);
     }
 
     /**
@@ -185,8 +189,8 @@ public final class CompactStart {
     private static long limitAbove(long first) throws CacheRecoveryException {
         if (first < 1 || first > CompactCheckpointHeader.MAX_SEQUENCE - SEQUENCES_PER_START) {
             throw new CacheRecoveryException("flash cache: segment sequence " + first + " leaves no room for another "
-                    + "run's (the limit is " + CompactCheckpointHeader.MAX_SEQUENCE + "); zero the devices' first "
-                    + "block to start a new cache on them");
+                    + "run's (the limit is " + CompactCheckpointHeader.MAX_SEQUENCE + "): the cache stays off on these "
+                    + "devices");
         }
         return first + SEQUENCES_PER_START;
     }

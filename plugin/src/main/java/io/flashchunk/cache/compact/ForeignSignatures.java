@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * the end.
  *
  * <p>Contract of {@link #find}: null when libblkid finds no signature; otherwise what was found and
- * how, for the refusal. When libblkid cannot look (not installed, an error, no answer), a device
+ * how, for the refusal. On a device that holds a flash cache superblock, only signatures whose
+ * checksum holds and whose magic lies within the part the cache uses count: the cache's own data sits
+ * where probers look (the device's end, its first MiB), and a format leaves what lies beyond that
+ * part alone, so anything else would refuse a healthy cache, or have it formatted at every start. When libblkid cannot look (not installed, an error, no answer), a device
  * whose block 0 is blank counts as blank only if its first and last MiB (as far as the cache uses
  * it) read as all zeros ({@link #firstNonZeroByte}); a device holding a flash cache superblock is
  * taken as the cache it says, with a warning, since its data is no longer zeros to check. Reads go
@@ -43,9 +46,12 @@ final class ForeignSignatures {
      *     member, magic at byte 4096), found by libblkid"
      */
     static String find(StorageDriver driver, boolean blank) throws IOException {
-        Probe probe = DeviceSignatures.probe(driver.path(), driver.timeoutNanos());
+        Probe probe = DeviceSignatures.probe(driver.path(), driver.timeoutNanos(), blank);
         if (probe.looked()) {
-            return probe.found().isEmpty() ? null : describe(probe.found()) + ", found by libblkid";
+            long bytes = driver.capacityBlocks() * BlockDevice.BLOCK_SIZE;
+            List<Signature> found = blank ? probe.found()
+                    : probe.found().stream().filter(s -> s.offset() >= 0 && s.offset() < bytes).toList();
+            return found.isEmpty() ? null : describe(found) + ", found by libblkid";
         }
         if (!blank) {
             LOG.warn("flash cache: {}: cannot look for other signatures ({}); taken as the flash cache its "

@@ -283,9 +283,16 @@ public final class SegmentReader {
             inFlight.decrementAndGet(space);
             throw e;
         }
-        if (!policy.gate().begin(space)) {
-            pool.release(buffer);
-            inFlight.decrementAndGet(space);
+        boolean admitted = false;
+        try {
+            admitted = policy.gate().begin(space);
+        } finally {
+            if (!admitted) {
+                pool.release(buffer);
+                inFlight.decrementAndGet(space);
+            }
+        }
+        if (!admitted) {
             refusedByGate.increment();
             return null;
         }
@@ -356,7 +363,7 @@ public final class SegmentReader {
     private void readNow(int space, long firstBlock, ByteBuffer buffer) throws IOException {
         try {
             drivers[space].readNow(firstBlock, buffer);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             pool.release(buffer);
             throw e;
         } finally {
@@ -369,7 +376,7 @@ public final class SegmentReader {
         CompletableFuture<Void> read;
         try {
             read = drivers[space].read(firstBlock, buffer);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             pool.release(buffer);
             inFlight.decrementAndGet(space);
             throw e;

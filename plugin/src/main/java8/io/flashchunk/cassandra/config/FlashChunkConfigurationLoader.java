@@ -88,12 +88,25 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
         if (chunkCacheClass == null || STOCK_CHUNK_CACHE_CLASS.equals(chunkCacheClass)) {
             return; // the flash cache is not asked for: nothing to step aside from
         }
+        if (!inCassandraDaemon()) {
+            return; // an offline tool (jvm-clients.options): it only needs the yaml without our keys
+        }
         if (isStrict(block)) {
             throw new ConfigurationException("flash chunk cache (strict: true): " + problem, false);
         }
         if (steppedAside.compareAndSet(false, true)) {
             LOG.error("flash chunk cache disabled, Cassandra's own chunk cache is used: {}", problem);
         }
+    }
+
+    /** Whether Cassandra's server is loading the yaml (not an offline tool); a stack walk Java 8 can do. */
+    private static boolean inCassandraDaemon() {
+        for (StackTraceElement frame : new Throwable().getStackTrace()) {
+            if (frame.getClassName().equals("org.apache.cassandra.service.CassandraDaemon")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the block says {@code strict: true} (as CacheSettings.isStrict, which needs Java 17). */
