@@ -1,7 +1,5 @@
 package io.flashchunk.device;
 
-import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 
 /**
@@ -11,7 +9,7 @@ import com.sun.jna.Pointer;
  */
 final class LibBlkid {
     static final String LIBRARY = System.getProperty("flashchunk.libblkid.library", "libblkid.so.1");
-    private static final Throwable LOAD_FAILURE = register();
+    private static final Throwable LOAD_FAILURE = NativeBindings.register(LibBlkid.class, LIBRARY);
 
     /** blkid.h: define TYPE, USAGE, SBMAGIC_OFFSET; and report a signature whose checksum is bad too. */
     static final int SUBLKS_TYPE = 1 << 5;
@@ -22,15 +20,6 @@ final class LibBlkid {
     static final int PARTS_MAGIC = 1 << 3;
 
     private LibBlkid() {
-    }
-
-    private static Throwable register() {
-        try {
-            Native.register(LibBlkid.class, NativeLibrary.getInstance(LIBRARY));
-            return null;
-        } catch (UnsatisfiedLinkError | RuntimeException e) {
-            return e;
-        }
     }
 
     /** Why the library did not load, or null when it did. */

@@ -1,7 +1,6 @@
 package io.flashchunk.device.direct;
 
-import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
+import io.flashchunk.device.NativeBindings;
 
 /**
  * Linux native AIO through libaio.so.1, bound by JNA direct mapping. Pointers are passed as longs.
@@ -10,18 +9,9 @@ import com.sun.jna.NativeLibrary;
  */
 final class LibAio {
     static final String LIBRARY = System.getProperty("flashchunk.libaio.library", "libaio.so.1");
-    private static final Throwable LOAD_FAILURE = register();
+    private static final Throwable LOAD_FAILURE = NativeBindings.register(LibAio.class, LIBRARY);
 
     private LibAio() {
-    }
-
-    private static Throwable register() {
-        try {
-            Native.register(LibAio.class, NativeLibrary.getInstance(LIBRARY));
-            return null;
-        } catch (UnsatisfiedLinkError | RuntimeException e) {
-            return e;
-        }
     }
 
     static boolean available() {

@@ -406,8 +406,13 @@ public final class CompactPowerCutSimulation {
                     if (mustComeBack.containsKey(key)) {
                         assertTrue(read != null, where + ": chunk " + k + " was named by the durable checkpoint and did "
                                 + "not come back (at " + RecordAddress.describe(mustComeBack.get(key).address())
-                                + "; recovery restored " + engine.recovered().restoredEntries() + ", problems "
-                                + engine.recovered().problems() + ")");
+                                + "; the index has " + RecordAddress.describe(engine.index().find(key))
+                                + "; recovery restored " + engine.recovered().restoredEntries() + " from areas "
+                                + java.util.Arrays.toString(engine.recovered().loadedAreas()) + " of "
+                                + java.util.Arrays.deepToString(engine.recovered().areaSequences()) + ", start "
+                                + engine.start().why() + ", problems " + engine.recovered().problems() + "; refused "
+                                + engine.refusedRecords() + ", damaged " + engine.damagedRecords() + ", read errors "
+                                + engine.readErrors() + ")");
                         checkedBack++;
                     }
                 }

@@ -1,0 +1,24 @@
+package io.flashchunk.device;
+
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+
+/**
+ * Binds a class's native methods to an optional library (JNA direct mapping), for the bindings
+ * whose library may be missing on a node (libaio, libblkid): a missing library is a reason to fall
+ * back, never an error at class load.
+ */
+public final class NativeBindings {
+    private NativeBindings() {
+    }
+
+    /** Registers {@code binding}'s native methods from {@code library}; returns what failed, or null. */
+    public static Throwable register(Class<?> binding, String library) {
+        try {
+            Native.register(binding, NativeLibrary.getInstance(library));
+            return null;
+        } catch (UnsatisfiedLinkError | RuntimeException e) {
+            return e;
+        }
+    }
+}
