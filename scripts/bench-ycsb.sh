@@ -13,6 +13,16 @@
 #                                    workloads, six configurations, targets 1000/2000/3000/max
 # Options go to bench_ycsb.py and override --quick's (--records, --memory, --targets, --configs, --tables,
 # --storage-iops, --restarts, --reuse-data, --repeat N, --profile, ...; --storage-iops off: same disk).
+# For the engine's evidence (none of these change --quick unless given):
+#   --configs ...,flash-0.5x,flash-1x,flash-2x,flash-4x,base-c-M,base-c-2M,base-c-4M   flash at 0.5-4x the hot
+#                                    set against the baseline at M, 2M and 4M
+#   --workloads paper-read100,paper-read100-zipfian,paper-read100-moving   hotspot, zipfian, and hotspot whose
+#                                    hot set moves to the next 30% of the keys halfway through each measured
+#                                    window (use with --targets 0)
+#   --warmup steady [--steady-window 30 --steady-max 1200]   warm up until the chunk cache's hit ratio is
+#                                    steady (4 windows in a row within 1 point); the cold fill time is a column
+# Every flash run also records the flash cache's hit ratio, flash bytes written per admitted byte and its
+# reinsertions over the measured window (its JMX counters), in raw.jsonl and table.md.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -20,7 +30,7 @@ out="docs/results/ycsb-$(date -u +%Y%m%dT%H%M%SZ)"
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; echo; python3 scripts/bench_ycsb.py --help; exit 0 ;;
+    -h|--help) sed -n '2,26s/^# \{0,1\}//p' "$0"; echo; python3 scripts/bench_ycsb.py --help; exit 0 ;;
     --out) out="$2"; shift 2 ;;
     --quick) args+=(--records 90000 --heap 768M --memory 1792M --warmup 180 --measure 45 --targets 0
                     --workloads paper-read100 --configs base-c-M,base-c-2M,flash-4x

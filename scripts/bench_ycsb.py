@@ -14,6 +14,12 @@ Two storage regimes:
   own, capped through a blkio cgroup at a cloud volume's rate (capped_storage.py); the flash cache's
   file stays on the root disk, uncapped: network block storage with a local NVMe drive beside it.
 
+For the engine's evidence: flash at 0.5x to 4x the hot set (flash-0.5x ... flash-4x) against stock
+Cassandra at M, 2M and 4M; a workload whose hot set moves halfway through each measured window
+(paper-read100-moving); --warmup steady (warm up until the chunk cache's hit ratio is steady, and
+record when the cold cache got there: fill_s); and per measured window the flash cache's own hit
+ratio, flash bytes written per admitted byte and reinsertions (deltas of its JMX counters).
+
 Raw results go to OUT/raw.jsonl as they come; scripts/bench_ycsb_report.py makes the tables and plots.
 """
 import argparse
@@ -59,6 +65,14 @@ KILL_WINDOW_S = (5, 65)
 # A kill while a cold cache fills: from this many seconds into the warm-up to its end.
 KILL_COLD_EARLIEST_S = 30
 RESTART_SHARE = 0.9
+# --warmup steady: the chunk cache's hit ratio, taken every --steady-window s from the clients' start, is
+# steady once STEADY_WINDOWS windows in a row lie within STEADY_SPREAD of each other (max - min: three
+# changes in a row under a point, and no slow creep of a point per window either).
+STEADY_WINDOWS = 4
+STEADY_SPREAD = 0.01
+# A workload whose file sets this moves its hot set (MovingHotspotGenerator); the harness sets the second.
+MOVE_SETTING = "flashchunk.hotspot.moveafterseconds"
+FLASH_BEAN = "io.flashchunk:type=FlashChunkCache"
 
 START = time.time()
 
@@ -138,7 +152,7 @@ class Config:
     name: str
     label: str
     memory_factor: int = 1
-    hot_multiple: int = 0  # the flash device holds this many hot sets; 0: stock Cassandra
+    hot_multiple: float = 0  # the flash device holds this many hot sets (0.5: half of one); 0: stock Cassandra
     table: str = None  # a table of its own (else the run's --tables)
     machine_read_ahead: bool = False
     flash_settings: tuple = ()  # extra lines of the flash_chunk_cache block
@@ -153,6 +167,8 @@ CONFIGS = {c.name: c for c in [
     Config("base-c-2M", "baseline at 2M", memory_factor=2),
     Config("base-c-4M", "baseline at 4M", memory_factor=4),
     Config("base-u-M", "baseline, uncompressed table, M", table="raw"),
+    # Not in the default sweep: flash smaller than the hot set (engine-evidence: what a cache too small does).
+    Config("flash-0.5x", "flash cache 0.5x hot set, M", hot_multiple=0.5),
     Config("flash-1x", "flash cache 1x hot set, M", hot_multiple=1),
     Config("flash-2x", "flash cache 2x hot set, M", hot_multiple=2),
     Config("flash-4x", "flash cache 4x hot set, M", hot_multiple=4),
@@ -197,10 +213,107 @@ def flash_yaml(device, capacity, settings=()):
 
 
 def hot_set_bytes(args):
-    """Chunk bytes the hot records touch: a record of R bytes spans 1 + (R - 1) / C chunks of C bytes on average."""
+    """Chunk bytes the hot records touch: a record of R bytes spans 1 + (R - 1) / C chunks of C bytes on average.
+    The zipfian workload has no hot set of its own: its flash sizes are multiples of this one too."""
     record = 10 * args.field_length
     chunk = CHUNK_KB << 10
     return int(HOT_DATA_FRACTION * args.records * chunk * (1 + (record - 1) / chunk))
+
+
+def flash_capacity(args, hot_multiple):
+    """The flash device's bytes for hot_multiple hot sets (a fraction too), in whole 4 KiB blocks."""
+    # The index gets 90% of the device (the reserve); checkpoint areas take a little more.
+    return (int(hot_multiple * hot_set_bytes(args) / 0.9) + (64 << 20)) // 4096 * 4096
+
+
+def chunk_bytes_of(table):
+    """Bytes of one cached chunk of a table: Cassandra caches compressed tables' chunks decompressed, at the
+    chunk length; an uncompressed table's buffer size is Cassandra's own choice (None: unknown)."""
+    return None if table == "raw" else CHUNK_KB << 10
+
+
+def moves_hot_set(workload):
+    """Whether a workload file sets MOVE_SETTING (its hot set moves once, by time)."""
+    try:
+        with open(os.path.join(WORKLOADS, workload)) as f:
+            return any(line.strip().startswith(MOVE_SETTING + "=") for line in f)
+    except OSError:
+        return False
+
+
+def move_options(workload, move_after):
+    """YCSB options placing a moving workload's move at move_after s of the clients' run (0: moved from the
+    start; None: never); none for a workload whose hot set stays."""
+    if not moves_hot_set(workload):
+        return ()
+    return ("-p", f"{MOVE_SETTING}={-1 if move_after is None else move_after:g}")
+
+
+def steady_point(ratios, windows=STEADY_WINDOWS, spread=STEADY_SPREAD):
+    """The index of the first window of the first STEADY_WINDOWS in a row whose hit ratios lie within
+    `spread` of each other, or None; a window without requests (None) breaks a run."""
+    for first in range(len(ratios) - windows + 1):
+        run = ratios[first:first + windows]
+        if None not in run and max(run) - min(run) < spread:
+            return first
+    return None
+
+
+def steady_figures(ratios, window_s):
+    """What a warm-up until steady found: fill_s, when the cold cache's hit ratio reached its steady level
+    (the end of the steady stretch's first window), steady_detected_s (its last window's end, when the
+    warm-up ended), or steady_reached False when the upper bound came first."""
+    first = steady_point(ratios)
+    return {"steady_reached": first is not None,
+            "fill_s": None if first is None else (first + 1) * window_s,
+            "steady_detected_s": None if first is None else (first + STEADY_WINDOWS) * window_s,
+            "warmup_run_s": len(ratios) * window_s,
+            "warmup_hit_ratios": [None if r is None else round(r, 4) for r in ratios]}
+
+
+def window_hit_ratio(before, after):
+    """The chunk cache's hit ratio between two chunk_cache() readings (None without requests)."""
+    requests = after["requests"] - before["requests"]
+    return (requests - (after["misses"] - before["misses"])) / requests if requests > 0 else None
+
+
+SUMMARY_WRITES = re.compile(r"flash writes=(\d+) \((\d+) B, reinserted (\d+)\)")
+
+
+def flash_counters(bean):
+    """The flash cache's counters the per-run figures need, from its JMX bean's attributes ({} if unreadable).
+    Appended and reinserted chunks are not attributes of their own: they come from its Summary."""
+    if not bean:
+        return {}
+    counters = {"hits": bean.get("Hits"), "misses": bean.get("Misses"), "puts": bean.get("Puts"),
+                "not_admitted": bean.get("DroppedEvictedBeforeWrite"),
+                "flash_bytes_written": bean.get("FlashBytesWritten"),
+                "segment_bytes_written": bean.get("SegmentBytesWritten")}
+    m = SUMMARY_WRITES.search(bean.get("Summary") or "")
+    counters["appended"], counters["reinserted"] = (int(m.group(1)), int(m.group(3))) if m else (None, None)
+    return counters
+
+
+def cache_figures(before, after, chunk_bytes):
+    """The flash cache's figures over a measured window, from flash_counters() at both ends: its hit ratio,
+    flash bytes written per admitted byte (admitted: chunks appended less those reinserted, at chunk_bytes
+    each; all device writes, checkpoints included, and the sealed segments' alone), reinsertions."""
+    if not before or not after:
+        return {}
+    d = {k: after[k] - before[k] if after.get(k) is not None and before.get(k) is not None else None
+         for k in before}
+
+    def share(part, whole):
+        return part / whole if part is not None and whole else None
+    hits, misses, appended, reinserted = d["hits"], d["misses"], d["appended"], d["reinserted"]
+    admitted = appended - reinserted if appended is not None and reinserted is not None else None
+    admitted_bytes = admitted * chunk_bytes if admitted is not None and chunk_bytes else None
+    return {"flash_hit_ratio": share(hits, hits + misses) if hits is not None and misses is not None else None,
+            "flash_written_per_admitted_byte": share(d["flash_bytes_written"], admitted_bytes),
+            "segment_written_per_admitted_byte": share(d["segment_bytes_written"], admitted_bytes),
+            "flash_bytes_written": d["flash_bytes_written"], "segment_bytes_written": d["segment_bytes_written"],
+            "admitted_chunks": admitted, "reinserted": reinserted, "reinserted_share": share(reinserted, appended),
+            "puts": d["puts"], "not_admitted": d["not_admitted"]}
 
 
 # ---------------------------------------------------------------- the node and the machine
@@ -270,6 +383,16 @@ class Node:
                     return {"entries": int(m.group(1)), "capacity": m.group(2), "misses": int(m.group(3)),
                             "requests": int(m.group(4))}
         return {"entries": 0, "capacity": "none", "misses": 0, "requests": 0}
+
+    def flash_bean(self):
+        """{attribute: value} of the flash cache's JMX bean through nodetool's sjk ({} if unreadable)."""
+        text = run([NODE_SCRIPT, "nodetool", self.dir, "sjk", "mxdump", "-q", FLASH_BEAN], check=False)
+        start = text.find("{")
+        try:
+            beans = json.loads(text[start:])["beans"] if start >= 0 else []
+        except (ValueError, KeyError):
+            return {}
+        return beans[0] if beans else {}
 
     def closing_stats(self):
         """The flash cache's counters as it logged them when it last closed (system.log), or None."""
@@ -619,9 +742,10 @@ class Bench:
             for i, text in enumerate(texts):
                 f.write(f"==== client {i + 1}\n{text}")
 
-    def clients(self, case, keyspace, seconds, target=None, extra=STATUS_OPTIONS):
+    def clients(self, case, keyspace, seconds, target=None, extra=STATUS_OPTIONS, move_after=None):
+        """YCSB clients; a moving workload's hot set moves at move_after s of their run (None: never)."""
         return YcsbRun(self.args, self.node, "run", case.workload, keyspace, seconds, target, self.args.clients,
-                       self.args.threads, extra)
+                       self.args.threads, (*extra, *move_options(case.workload, move_after)))
 
     def measure_round(self, rnd):
         for table in self.args.tables:
@@ -653,8 +777,7 @@ class Bench:
         if os.path.exists(device):
             os.remove(device)
         if config.flash:
-            # The index gets 90% of the device (the reserve); checkpoint areas take a little more.
-            capacity = (int(config.hot_multiple * hot_set_bytes(args) / 0.9) + (64 << 20)) // 4096 * 4096
+            capacity = flash_capacity(args, config.hot_multiple)
             with open(device, "wb") as f:
                 f.truncate(capacity)
             record = None
@@ -676,12 +799,17 @@ class Bench:
                 # client JVMs (their JIT takes most of a minute here) are warm when it starts.
                 targets = sorted(args.targets, key=lambda t: t != 0)
                 settle = args.warmup
-                if targets[0] != 0:
+                warm = {}
+                if args.steady:
+                    # Clients of their own, so the fill time is from a cold cache and a fresh start.
+                    warm = self.warm_until_steady(config, case, keyspace)
+                    settle = args.settle
+                elif targets[0] != 0:
                     log(f"{config.label} ({case.describe()}): warming up {args.warmup} s")
                     self.clients(case, keyspace, args.warmup, extra=()).wait()
                     settle = args.settle
                 for target in targets:
-                    self.measure_target(config, case, keyspace, target, settle)
+                    self.measure_target(config, case, keyspace, target, settle, warm)
                     settle = args.settle
                 life = "warm-up and measurements"
                 kinds = [k for k in ("clean", "kill") if k in args.restarts and args.restart_seconds]
@@ -699,31 +827,60 @@ class Bench:
             self.record({"phase": "cache-stats", "config": config.name, "label": config.label, **case.fields(),
                          "life": life, "summary": self.node.closing_stats()})
 
-    def snapshot(self, pid):
+    def snapshot(self, pid, flash=False):
         return {"cpu": cpu_seconds(pid), "data": disk_reads(self.data_disk), "root": disk_reads(self.root_disk),
                 "io": self.io_group.counters() if self.io_group else None, "cache": self.node.chunk_cache(),
-                "at": time.time()}
+                "flash": flash_counters(self.node.flash_bean()) if flash else {}, "at": time.time()}
 
-    def measure_target(self, config, case, keyspace, target, settle):
+    def warm_until_steady(self, config, case, keyspace):
+        """--warmup steady: YCSB at full rate on the cold node until the chunk cache's hit ratio is steady
+        (steady_point over --steady-window s windows) or --steady-max s have passed; a "warm-up" row with
+        every window's ratio; returns steady_figures()."""
+        args, window = self.args, self.args.steady_window
+        log(f"{config.label} ({case.describe()}): warming up until the hit ratio is steady ({window} s windows, "
+            f"at most {args.steady_max} s)")
+        clients = self.clients(case, keyspace, args.steady_max + 60)
+        readings, ratios = [self.node.chunk_cache()], []
+        try:
+            while steady_point(ratios) is None and (len(ratios) + 1) * window <= args.steady_max:
+                clients.wait_for_window(window * (len(ratios) + 1))
+                readings.append(self.node.chunk_cache())
+                ratios.append(window_hit_ratio(readings[-2], readings[-1]))
+        finally:
+            clients.stop()
+            texts = clients.wait()
+        self.keep_output(config, case, "warmup", texts)
+        figures = steady_figures(ratios, window)
+        timeline = [[t, round(w["ops"], 1)] for t, w in sorted(ycsb_output.windows(texts).items())]
+        self.record({"phase": "warm-up", "config": config.name, "label": config.label, **case.fields(),
+                     "from_cold": "kill-cold" not in args.restarts, "window_s": window, **figures,
+                     "timeline": timeline})
+        log(f"{config.label} ({case.describe()}): hit ratio "
+            + (f"steady from {figures['fill_s']} s" if figures["steady_reached"]
+               else f"not steady in {figures['warmup_run_s']} s") + f" (windows: {figures['warmup_hit_ratios']})")
+        return {k: figures[k] for k in ("steady_reached", "fill_s", "steady_detected_s", "warmup_run_s")}
+
+    def measure_target(self, config, case, keyspace, target, settle, warm=None):
         """One measurement at a target rate (0: unthrottled): clients run for `settle` s, then the next
         --measure s are measured, from their status windows and the node's counters at the windows'
-        bounds."""
+        bounds. A moving workload's hot set moves halfway through the measured window."""
         args, pid = self.args, self.node.pid()
         if settle == args.warmup and target == 0:
             log(f"{config.label} ({case.describe()}): warming up {settle} s, then measuring {args.measure} s")
-        clients = self.clients(case, keyspace, settle + args.measure + 60, target)
+        move_at = settle + args.measure / 2
+        clients = self.clients(case, keyspace, settle + args.measure + 60, target, move_after=move_at)
         profiled = args.profile and target == 0
         suffix = f"-round{case.round + 1}" if args.repeat > 1 else ""
         storage = "same-disk" if case.cap is None else f"cap{case.cap.iops}"
         prefix = os.path.join(args.out, f"profile-{case.workload}-{case.table}-{storage}-{config.name}{suffix}")
         try:
             clients.wait_for_window(settle)
-            before = self.snapshot(pid)
+            before = self.snapshot(pid, config.flash)
             # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
             with (Profile(profiler_library(args), pid, prefix, case.round == 0) if profiled
                   else contextlib.nullcontext()):
                 clients.wait_for_window(settle + args.measure)
-            after = self.snapshot(pid)
+            after = self.snapshot(pid, config.flash)
         finally:
             clients.stop()
             texts = clients.wait()
@@ -731,6 +888,10 @@ class Bench:
         result = ycsb_output.measured(texts, settle, settle + args.measure)
         result["timeline"] = [[t, round(w["ops"], 1)] for t, w in sorted(ycsb_output.windows(texts).items())]
         result.update(self.rates(before, after))
+        result.update(cache_figures(before["flash"], after["flash"], chunk_bytes_of(config.table or case.table)))
+        result.update(warm or {})
+        if moves_hot_set(case.workload):
+            result["hot_set_moved_at_s"] = move_at
         result.update({"config": config.name, "label": config.label, **case.fields(), "target": target or 0,
                        "settle_s": settle, "memory_bytes": self.memory(config), "flash_hot_multiple": config.hot_multiple,
                        "chunk_cache_capacity": after["cache"]["capacity"],
@@ -748,7 +909,9 @@ class Bench:
         log(f"{config.label} ({case.describe()}), target {target or 'max'}: {ops:,.0f} ops/s, read avg "
             f"{result.get('read_avg_ms', 0):.2f} ms p99 {result.get('read_p99_ms', 0):.1f} ms, CPU "
             f"{result['cassandra_cpu'] * 100:.0f}% ({result['cpu_ms_per_op'] or 0:.3f} ms/op){served}, chunk cache hits "
-            f"{'n/a' if hit is None else f'{hit:.2f}'}, RSS {result['rss_mib']} MiB, page cache {result['page_cache_mib']} MiB")
+            f"{'n/a' if hit is None else f'{hit:.2f}'}, RSS {result['rss_mib']} MiB, page cache {result['page_cache_mib']} MiB"
+            + (f", flash writes {result['flash_written_per_admitted_byte']:.2f} B per admitted B"
+               if result.get("flash_written_per_admitted_byte") is not None else ""))
         return ops
 
     def rates(self, before, after):
@@ -804,7 +967,8 @@ class Bench:
         clients resumed, and followed from the moment the node answers CQL until they have held
         RESTART_SHARE of the warm throughput for --restart-hold s, or for --restart-seconds."""
         args = self.args
-        clients = self.clients(case, keyspace, 3600)
+        # A moving workload's hot set as the measurement left it: moved.
+        clients = self.clients(case, keyspace, 3600, move_after=0)
         try:
             clients.wait_for_window(args.restart_warm)
             warm = ycsb_output.measured(clients.texts(), args.restart_warm - 30, args.restart_warm)["ops_per_s"]
@@ -897,6 +1061,16 @@ def parse_caps(iops, mbps):
     return [Cap(v, r if v else 0) for v, r in zip(values, rates)]
 
 
+def parse_warmup(text):
+    """--warmup: seconds, or 'steady'."""
+    if text == "steady":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is neither seconds nor 'steady'")
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True)
@@ -911,7 +1085,16 @@ def parse_args(argv):
     p.add_argument("--threads", type=int, default=4, help="per client")
     # After 60 s the flash cache was still filling: hit ratio 0.91 against 1.00 after 180 s, and Caffeine's
     # maintenance took 5% of the node's CPU against 1% (docs/ycsb-benchmark.md, runs 7 and 8).
-    p.add_argument("--warmup", type=int, default=180, help="seconds of YCSB before the first measurement")
+    p.add_argument("--warmup", type=parse_warmup, default=180,
+                   help="seconds of YCSB before the first measurement, or 'steady': clients of their own run on the "
+                        "cold node until the chunk cache's hit ratio is steady (its hit ratios over "
+                        f"{STEADY_WINDOWS} --steady-window windows in a row within {STEADY_SPREAD * 100:g} point of "
+                        "each other) or --steady-max has passed; the time the cold cache took (fill_s) goes to "
+                        "raw.jsonl and the table, and every target is then measured after --settle s")
+    p.add_argument("--steady-window", type=int, default=30,
+                   help="with --warmup steady: seconds per hit-ratio window (a multiple of YCSB's 5 s status interval)")
+    p.add_argument("--steady-max", type=int, default=1200,
+                   help="with --warmup steady: warm up at most this long (then measure anyway, steady_reached false)")
     p.add_argument("--measure", type=int, default=30)
     # Fresh YCSB client JVMs on these 2 cores take most of a minute to reach their speed (their JIT,
     # decoding 64 KB rows): within one 45 s measurement, throughput rose from 1,447 to 3,250 ops/s
@@ -922,8 +1105,14 @@ def parse_args(argv):
     p.add_argument("--restart-warm", type=int, default=90,
                    help="seconds the restarts' clients run against the warm node first; the last 30 s are the "
                         "warm throughput")
-    p.add_argument("--workloads", default="paper-read100,paper-read80-update20")
-    p.add_argument("--configs", default="base-c-M,base-c-2M,base-u-M,flash-1x,flash-2x,flash-4x")
+    p.add_argument("--workloads", default="paper-read100,paper-read80-update20",
+                   help="files of ycsb-workloads/workloads: paper-read100, paper-read80-update20 (hotspot 30/80), "
+                        "paper-read100-zipfian, paper-read100-moving (hotspot whose hot set moves to the next 30%% of "
+                        "the keys halfway through each measured window; restarts' clients read the moved one; "
+                        "best with --targets 0, as each target's clients start from the first hot set)")
+    p.add_argument("--configs", default="base-c-M,base-c-2M,base-u-M,flash-1x,flash-2x,flash-4x",
+                   help=f"configurations, in order: {', '.join(CONFIGS)} (flash-Nx: flash at N hot sets, 0.5 too; "
+                        "base-c-kM: stock Cassandra at k times M)")
     p.add_argument("--tables", default="lz4", help=f"compressions of the YCSB table, each measured: {', '.join(TABLES)}")
     p.add_argument("--storage-iops", default=None,
                    help="the capped regime: data on a loop device capped at these IOPS, one after the other "
@@ -963,6 +1152,15 @@ def parse_args(argv):
         p.error(f"--repeat must be at least 1, got {args.repeat}")
     args.targets = [int(t) for t in args.targets.split(",")]
     args.workloads = args.workloads.split(",")
+    missing = [w for w in args.workloads if not os.path.exists(os.path.join(WORKLOADS, w))]
+    if missing:
+        p.error(f"--workloads: no such workload file {missing} in {WORKLOADS}")
+    # With 'steady' the warm-up's length is not known: --steady-max bounds it (and a kill-cold's moment).
+    args.steady = args.warmup == "steady"
+    if args.steady:
+        args.warmup = args.steady_max
+    if args.steady_window <= 0 or args.steady_window % ycsb_output.STATUS_INTERVAL_S:
+        p.error(f"--steady-window must be a positive multiple of {ycsb_output.STATUS_INTERVAL_S}, got {args.steady_window}")
     unknown = [c for c in args.configs.split(",") if c not in CONFIGS]
     if unknown:
         p.error(f"unknown configuration(s) {unknown}; known: {list(CONFIGS)}")
@@ -1043,7 +1241,8 @@ def main(argv):
                                          f"({probes[str(cap.iops)]:,.0f}/s)")
             meta = {"records": args.records, "field_length": args.field_length, "heap": args.heap,
                     "memory_bytes": args.memory, "hot_set_bytes": hot_set_bytes(args), "targets": args.targets,
-                    "clients": args.clients, "threads": args.threads, "warmup_s": args.warmup,
+                    "clients": args.clients, "threads": args.threads,
+                    "warmup_s": "steady" if args.steady else args.warmup,
                     "measure_s": args.measure, "data_disk": data_disk, "root_disk": root_disk,
                     "disk": data_disk, "read_ahead_kb": read_ahead.current(),
                     "machine_read_ahead_kb": int(read_ahead.saved), "chunk_kb": CHUNK_KB,
@@ -1054,6 +1253,9 @@ def main(argv):
                     "cap_probe_reads_per_s": probes, "restarts": args.restarts,
                     "restart_seconds": args.restart_seconds, "restart_share": RESTART_SHARE,
                     "settle_s": args.settle, "restart_warm_s": args.restart_warm}
+            if args.steady:
+                meta.update({"steady_window_s": args.steady_window, "steady_max_s": args.steady_max,
+                             "steady_windows": STEADY_WINDOWS, "steady_spread": STEADY_SPREAD})
             setup_path = os.path.join(args.out, "setup.json")
             if args.append and os.path.exists(setup_path):
                 meta = merge_setup(json.load(open(setup_path)), meta)
@@ -1121,8 +1323,10 @@ def self_test():
         failures.append("results of another dataset size were merged")
     except SystemExit:
         pass
+    evidence_self_test(check)
     for bad in (["--storage-iops", "500", "--storage-mbps", "1,2"], ["--storage-mbps", "20"],
-                ["--configs", "flash-9x"], ["--tables", "snappy"], ["--restarts", "reboot"]):
+                ["--configs", "flash-9x"], ["--tables", "snappy"], ["--restarts", "reboot"], ["--warmup", "soon"],
+                ["--warmup", "steady", "--steady-window", "7"], ["--workloads", "paper-read100-nowhere"]):
         try:
             with contextlib.redirect_stderr(open(os.devnull, "w")):
                 parse_args(["--out", "x", *bad])
@@ -1130,6 +1334,89 @@ def self_test():
         except SystemExit:
             pass
     return benchlib.finish_self_test(failures)
+
+
+def evidence_self_test(check):
+    """Flash sizes, the moving hot set's wiring, the steady warm-up and the per-run cache figures."""
+    import types
+    args = parse_args(["--out", "x", "--configs", "base-c-M,base-c-2M,base-c-4M,flash-0.5x,flash-1x,flash-4x"])
+    check("configurations for the flash-size matrix", [c.name for c in args.configs],
+          ["base-c-M", "base-c-2M", "base-c-4M", "flash-0.5x", "flash-1x", "flash-4x"])
+    check("the baseline at 4M has 4M", CONFIGS["base-c-4M"].memory_factor, 4)
+    check("flash at half the hot set is a flash configuration", CONFIGS["flash-0.5x"].flash, True)
+    half, one = flash_capacity(args, 0.5), flash_capacity(args, 1)
+    check("a half hot set's device in whole blocks", half % 4096, 0)
+    check("a half hot set's device holds half of 1x's chunks", abs(2 * (half - (64 << 20)) - (one - (64 << 20))) < 8192,
+          True)
+    # The moving workload: the same hot set as paper-read100 until it moves; the harness places the move.
+    settings = {w: dict(line.strip().split("=", 1) for line in open(os.path.join(WORKLOADS, w))
+                        if "=" in line and not line.startswith("#")) for w in ("paper-read100", "paper-read100-moving")}
+    check("the moving workload's first hot set is paper-read100's",
+          {k: v for k, v in settings["paper-read100-moving"].items() if k != MOVE_SETTING}, settings["paper-read100"])
+    check("a moving workload moves at the given second", move_options("paper-read100-moving", 52.5),
+          ("-p", f"{MOVE_SETTING}=52.5"))
+    check("a moving workload's warm-up clients never move", move_options("paper-read100-moving", None),
+          ("-p", f"{MOVE_SETTING}=-1"))
+    check("a steady workload gets no move option", move_options("paper-read100", 52.5), ())
+    started = []
+    global YcsbRun
+    real, YcsbRun = YcsbRun, lambda *a: started.append(a[-1])
+    try:
+        bench = Bench.__new__(Bench)
+        bench.args, bench.node = types.SimpleNamespace(clients=2, threads=4), None
+        bench.clients(Case("lz4", None, "paper-read100-moving", 0), "ycsb", 100, move_after=0)
+    finally:
+        YcsbRun = real
+    check("clients of a moving workload get the move", started, [(*STATUS_OPTIONS, "-p", f"{MOVE_SETTING}=0")])
+    # Steady: four windows within a point; a creep of 0.9 points a window is not steady; no requests break a run.
+    rising = [0.2, 0.5, 0.7, 0.8, 0.85, 0.88, 0.9, 0.905, 0.907, 0.906, 0.908]
+    check("steady from the first of four windows within a point", steady_point(rising), 6)
+    check("a slow creep is not steady", steady_point([0.800, 0.809, 0.818, 0.827, 0.836, 0.845]), None)
+    check("a window without requests breaks a run", steady_point([0.9, 0.9, None, 0.9, 0.9, 0.9, 0.9]), 3)
+    figures = steady_figures(rising, 30)
+    check("fill time: the end of the steady stretch's first window", (figures["fill_s"], figures["steady_detected_s"]),
+          (210, 300))
+    check("never steady", steady_figures([0.1, 0.5, 0.9], 30)["fill_s"], None)
+    check("a window's hit ratio", window_hit_ratio({"requests": 100, "misses": 50}, {"requests": 300, "misses": 90}), 0.8)
+    # The warm-up loop itself, on a fake node whose hit ratio climbs then holds, and on one that never settles.
+    for levels, bound, want in (([0.5, 0.7, 0.9, 0.95, 0.95, 0.95, 0.95, 0.2], 600, (True, 120, 210, 7)),
+                                ([0.1, 0.3, 0.5, 0.7, 0.9, 0.2, 0.4, 0.6], 120, (False, None, None, 4))):
+        rows, waited = [], []
+        readings = iter([{"requests": 0, "misses": 0}] + [{"requests": 1000 * (i + 1), "misses": int(
+            sum(1000 * (1 - x) for x in levels[:i + 1]))} for i in range(len(levels))])
+        fake_clients = types.SimpleNamespace(wait_for_window=waited.append, stop=lambda: None, wait=lambda: [""])
+        bench = Bench.__new__(Bench)
+        bench.args = types.SimpleNamespace(steady_window=30, steady_max=bound, restarts=[])
+        bench.node = types.SimpleNamespace(chunk_cache=lambda: next(readings))
+        bench.clients = lambda *a, **k: fake_clients
+        bench.keep_output, bench.record = lambda *a: None, rows.append
+        with contextlib.redirect_stderr(io.StringIO()):
+            warm = bench.warm_until_steady(CONFIGS["flash-1x"], Case("lz4", None, "paper-read100", 0), "ycsb")
+        check(f"warm-up until steady ({'reached' if want[0] else 'bounded'})",
+              (warm["steady_reached"], warm["fill_s"], warm["steady_detected_s"], len(waited)), want)
+        check("a warm-up row per warm-up", [r["phase"] for r in rows], ["warm-up"])
+    steady = parse_args(["--out", "x", "--warmup", "steady", "--steady-max", "900"])
+    check("--warmup steady", (steady.steady, steady.warmup), (True, 900))
+    check("--warmup in seconds as before", (parse_args(["--out", "x"]).steady, parse_args(["--out", "x"]).warmup),
+          (False, 180))
+    # Per-run cache figures from the bean's counters at both ends of a window.
+    summary = "hits memory=0 dram=0 flash=9, misses=1, puts=5 (...), flash writes={} ({} B, reinserted {}), device"
+    before = flash_counters({"Hits": 100, "Misses": 100, "Puts": 50, "DroppedEvictedBeforeWrite": 5,
+                             "FlashBytesWritten": 1000, "SegmentBytesWritten": 800, "Summary": summary.format(40, 7, 10)})
+    after = flash_counters({"Hits": 1000, "Misses": 200, "Puts": 150, "DroppedEvictedBeforeWrite": 25,
+                            "FlashBytesWritten": 1000 + 3 * 65536 * 100, "SegmentBytesWritten": 800 + 2 * 65536 * 100,
+                            "Summary": summary.format(140, 9, 30)})
+    check("appended and reinserted from the Summary", (after["appended"], after["reinserted"]), (140, 30))
+    got = cache_figures(before, after, 65536)
+    check("flash hit ratio over the window", got["flash_hit_ratio"], 0.9)
+    check("admitted chunks: appended less reinserted", got["admitted_chunks"], 80)
+    check("flash bytes per admitted byte", got["flash_written_per_admitted_byte"], 300 / 80)
+    check("segment bytes per admitted byte", got["segment_written_per_admitted_byte"], 200 / 80)
+    check("reinsertions", (got["reinserted"], got["reinserted_share"]), (20, 0.2))
+    check("no figures for a stock node", cache_figures({}, {}, 65536), {})
+    check("an unreadable bean gives no figures", flash_counters({}), {})
+    check("an uncompressed table's chunk size is unknown", cache_figures(before, after, None)["flash_written_per_admitted_byte"],
+          None)
 
 
 if __name__ == "__main__":

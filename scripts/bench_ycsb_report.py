@@ -93,7 +93,8 @@ def label_of(setup, rows, config):
 MEASURED = ("ops_per_s", "ops_per_s_settled", "read_avg_ms", "read_avg_ms_settled", "read_p99_ms", "update_avg_ms",
             "update_p99_ms", "cassandra_cpu", "cpu_ms_per_op", "disk_read_mb_s", "data_read_mb_s", "data_read_iops",
             "flash_disk_read_mb_s", "cap_read_iops", "cap_read_mb_s", "cap_write_iops", "chunk_cache_hit_ratio",
-            "rss_mib", "page_cache_mib", "read_failed", "update_failed")
+            "rss_mib", "page_cache_mib", "read_failed", "update_failed", "fill_s", "flash_hit_ratio",
+            "flash_written_per_admitted_byte", "segment_written_per_admitted_byte", "reinserted", "reinserted_share")
 
 
 def group_key(r):
@@ -148,17 +149,17 @@ def ratio_text(ratios):
 
 
 def references(setup):
-    return [c for c in ("base-c-M", "base-c-2M") if c in setup["configs"]] or setup["configs"][:1]
+    return [c for c in ("base-c-M", "base-c-2M", "base-c-4M") if c in setup["configs"]] or setup["configs"][:1]
 
 
 def paired_ratios(setup, rows):
     """Every configuration against the baseline at M (else the first one), and the flash caches against
-    the baseline at 2M, at every target, round by round."""
+    the baselines at 2M and 4M, at every target, round by round."""
     lines = []
     for (table, cap), workload, target, reference in itertools.product(
             cases(setup, rows), setup["workloads"], setup["targets"], references(setup)):
         for config in setup["configs"]:
-            if config == reference or (reference == "base-c-2M" and not config.startswith("flash")):
+            if config == reference or (reference in ("base-c-2M", "base-c-4M") and not config.startswith("flash")):
                 continue
             if len(paired(rows, table, cap, workload, target, config, reference, "ops_per_s")) < 2:
                 continue
@@ -231,13 +232,22 @@ def spread(row, field, digits):
     return text
 
 
+def warmup_text(setup):
+    if setup["warmup_s"] == "steady":
+        return (f'until the chunk cache\'s hit ratio was steady ({setup.get("steady_windows", 4)} windows of '
+                f'{setup.get("steady_window_s")} s in a row within {setup.get("steady_spread", 0.01) * 100:g} point; '
+                f'at most {setup.get("steady_max_s")} s; "cold fill s": when the cold cache got there)')
+    return f'{setup["warmup_s"]} s'
+
+
 def table(setup, rows):
     rounds = setup.get("rounds", 1)
+    filled = any(r.get("fill_s") is not None or "steady_reached" in r for r in rows)
     lines = [(f"Medians of {rounds} rounds, run one after the other (A B A B ...); the rounds' range in brackets.\n\n"
               if rounds > 1 else "") + f'Records: {setup["records"]:,} x 10 fields x {setup["field_length"]} B; heap {setup["heap"]}; '
              f'M = {setup["memory_bytes"] / 2**20:.0f} MiB; hot set {setup["hot_set_bytes"] / 2**20:.0f} MiB of '
              f'{setup["chunk_kb"]} KiB chunks; {setup["clients"]} YCSB clients x {setup["threads"]} threads; warm-up '
-             f'{setup["warmup_s"]} s, {setup["measure_s"]} s per target'
+             f'{warmup_text(setup)}, {setup["measure_s"]} s per target'
              + (f' (each measured from the clients\' 5 s status windows after they ran {setup["settle_s"]} s, the '
                 f'unthrottled one\'s after the warm-up; read p99: the windows\' 99th percentiles, weighted by '
                 f'their reads)' if "settle_s" in setup else "")
@@ -257,9 +267,9 @@ def table(setup, rows):
                   "| configuration | target | ops/s | read avg ms | read p99 ms | update avg ms "
                   "| CPU ms/op | Cassandra CPU | " + ("data reads/s (cap) | data MB/s | flash disk MB/s | " if capped
                                                     else "disk MB/s | ")
-                  + "chunk cache hit ratio | RSS MiB | page cache MiB | failed ops |",
+                  + "chunk cache hit ratio | RSS MiB | page cache MiB | failed ops |" + (" cold fill s |" if filled else ""),
                   "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if capped else "---:|")
-                  + "---:|---:|---:|---:|"]
+                  + "---:|---:|---:|---:|" + ("---:|" if filled else "")]
         for config in setup["configs"]:
             for r in sorted((r for r in selected if r["config"] == config), key=lambda r: target_order(r["target"])):
                 failed = r.get("read_failed", 0) + r.get("update_failed", 0)
@@ -275,9 +285,44 @@ def table(setup, rows):
                     f'| {fmt(r.get("update_avg_ms"), 2)} | {spread(r, "cpu_ms_per_op", 3)} '
                     f'| {r["cassandra_cpu"] * 100:.0f}% ' + io
                     + f'| {fmt(r.get("chunk_cache_hit_ratio"), 2)} | {r.get("rss_mib", "n/a")} '
-                      f'| {r.get("page_cache_mib", "n/a")} | {failed} |')
+                      f'| {r.get("page_cache_mib", "n/a")} | {failed} |'
+                    + (f' {fill_cell(r)} |' if filled else ""))
         lines.append("")
     return "\n".join(lines)
+
+
+def fill_cell(row):
+    """The cold cache's time to a steady hit ratio; 'not in N' when the warm-up's bound came first."""
+    if row.get("steady_reached") is False:
+        return f'not in {row.get("warmup_run_s")} s'
+    return spread(row, "fill_s", 0)
+
+
+CACHE_FIGURES = (("flash hit ratio", "flash_hit_ratio", 3), ("flash B written / admitted B",
+                 "flash_written_per_admitted_byte", 2), ("segment B written / admitted B",
+                 "segment_written_per_admitted_byte", 2), ("reinserted chunks", "reinserted", 0),
+                 ("reinserted share of appended", "reinserted_share", 3))
+
+
+def cache_figures_table(setup, rows):
+    """The flash cache's own figures over each measured window (deltas of its JMX counters), beside
+    throughput, read latency and CPU per op; medians of the rounds with their ranges."""
+    flash = [r for r in rows if any(r.get(field) is not None for _, field, _ in CACHE_FIGURES)]
+    if not flash:
+        return []
+    lines = ["The flash cache over each measured window (its JMX counters' deltas; admitted bytes: chunks appended "
+             "less those reinserted, at the table's chunk length):", "",
+             "| case | configuration | target | ops/s | read avg ms | CPU ms/op | "
+             + " | ".join(name for name, _, _ in CACHE_FIGURES) + " |",
+             "|---|---|---:|---:|---:|---:|" + "---:|" * len(CACHE_FIGURES)]
+    for r in sorted(flash, key=lambda r: (r["workload"], r["table"], str(r["cap_iops"]),
+                                          setup["configs"].index(r["config"]) if r["config"] in setup["configs"] else 99,
+                                          target_order(r["target"]))):
+        lines.append(f'| {r["workload"]}, {case_slug(r["table"], r["cap_iops"])} | {r["label"]} '
+                     f'| {target_name(r["target"])} | {spread(r, "ops_per_s", 0)} | {spread(r, "read_avg_ms", 2)} '
+                     f'| {spread(r, "cpu_ms_per_op", 3)} | '
+                     + " | ".join(spread(r, field, digits) for _, field, digits in CACHE_FIGURES) + " |")
+    return lines
 
 
 COUNTERS = {"flash hits": r"flash=(\d+)", "misses": r"misses=(\d+)", "paired reads": r"paired reads=(\d+)",
@@ -516,11 +561,24 @@ def summary(setup, rows, merged):
 def report(out):
     setup, rows, failed = load(out)
     merged = aggregate(steady(rows))
+    text = report_text(setup, rows, failed, merged)
+    open(os.path.join(out, "table.md"), "w").write(text + "\n")
+    print(text)
+    for path in plot_targets(out, setup, merged) + plot_sweep(out, setup, merged) + plot_restarts(out, setup, restarts(rows)):
+        log(f"plot: {path}")
+    return 0
+
+
+def report_text(setup, rows, failed, merged):
+    """table.md: the summary, the table, the paired ratios, the cache's figures, the targets and restarts."""
     text = "\n".join(summary(setup, rows, merged)) + "\n" + table(setup, merged)
     ratios = paired_ratios(setup, steady(rows))
     if ratios:
         text += ("\nRound by round (each ratio from two runs minutes apart, so slow drift of the machine cancels "
                  "out):\n\n" + "\n".join(ratios) + "\n")
+    figures = cache_figures_table(setup, merged)
+    if figures:
+        text += "\n" + "\n".join(figures) + "\n"
     checks = target_checks(setup, steady(rows))
     if checks:
         text += "\nThe issue's targets, on medians of paired rounds:\n\n" + "\n".join(checks) + "\n"
@@ -533,11 +591,7 @@ def report(out):
         text += "\nConfigurations that failed:\n\n" + "\n".join(
             f'- {r["label"]} ({r["workload"]}, {case_slug(r["table"], r["cap_iops"])}): {r["error"]}'
             for r in failed) + "\n"
-    open(os.path.join(out, "table.md"), "w").write(text + "\n")
-    print(text)
-    for path in plot_targets(out, setup, merged) + plot_sweep(out, setup, merged) + plot_restarts(out, setup, restarts(rows)):
-        log(f"plot: {path}")
-    return 0
+    return text
 
 
 def self_test():
@@ -609,6 +663,7 @@ def self_test():
     check("restart line", line, "| w, lz4-cap750 | x | kill | 1 | 9.5 | 2,000 | 12 | 1,900 | 900 / 1,000 (90%) |")
     check("not reached", restart_table(setup, [dict(restart, time_to_share_s=None)])[-1].split("|")[7].strip(),
           "not in 27")
+    evidence_self_test(check, setup, row)
     with tempfile.TemporaryDirectory() as out:
         json.dump(setup, open(os.path.join(out, "setup.json"), "w"))
         with open(os.path.join(out, "raw.jsonl"), "w") as f:
@@ -624,6 +679,38 @@ def self_test():
         check("a section per cap", sum(1 for l in text.splitlines() if l.startswith("### ")), 2)
         check("served reads against the cap", "| 700 (750) |" in text, True)
     return benchlib.finish_self_test(failures)
+
+
+def evidence_self_test(check, setup, row):
+    """The baseline at 4M as a reference, the cold fill time and the flash cache's per-run figures."""
+    four = dict(setup, configs=["base-c-M", "base-c-2M", "base-c-4M", "flash-0.5x"], caps=[[750, 31.25]])
+    rounds = [dict(row(c, 0, ops, 2.0, 1.0, rnd=i), **extra) for i in range(2) for c, ops, extra in (
+        ("base-c-M", 1000, {}), ("base-c-2M", 2000, {}), ("base-c-4M", 4000, {}),
+        ("flash-0.5x", 2000, {"fill_s": 90 + 30 * i, "steady_reached": True, "flash_hit_ratio": 0.6 + 0.1 * i,
+                              "flash_written_per_admitted_byte": 1.1, "segment_written_per_admitted_byte": 1.0,
+                              "reinserted": 10, "reinserted_share": 0.05}))]
+    ratios = "\n".join(paired_ratios(four, rounds))
+    check("flash against the baseline at 4M", "flash-0.5x / base-c-4M, target max, per round: throughput 0.50x, 0.50x"
+          in ratios, True)
+    check("baselines are not paired with 4M", "base-c-2M / base-c-4M" in ratios, False)
+    merged = aggregate(rounds)
+    text = table(four, merged)
+    flash_line = next(l for l in text.splitlines() if l.startswith("| flash-0.5x"))
+    check("cold fill time in the table, median and range", flash_line.endswith("| 105 (90-120) |"), True)
+    check("no fill time for a configuration without one", next(
+        l for l in text.splitlines() if l.startswith("| base-c-M")).endswith("| n/a |"), True)
+    check("the bound came first", fill_cell({"steady_reached": False, "warmup_run_s": 1200}), "not in 1200 s")
+    check("no fill column without --warmup steady", "cold fill s" in table(setup, aggregate([row("base-c-M", 0, 1, 1, 1)])),
+          False)
+    figures = cache_figures_table(four, merged)
+    check("a cache-figures line per flash configuration", len(figures), 5)
+    check("cache figures: hit ratio median and range, write amplification, reinsertions",
+          figures[-1].endswith("| 0.650 (0.600-0.700) | 1.10 (1.10-1.10) | 1.00 (1.00-1.00) | 10 (10-10) "
+                           "| 0.050 (0.050-0.050) |"), True)
+    check("the report carries the cache figures", "| flash B written / admitted B |" in report_text(
+        four, rounds, [], merged), True)
+    check("no cache figures for stock nodes alone", cache_figures_table(four, [row("base-c-M", 0, 1, 1, 1)]), [])
+    check("warm-up rows are not measurements", steady([{"phase": "warm-up"}, {"config": "x"}]), [{"config": "x"}])
 
 
 if __name__ == "__main__":
