@@ -21,4 +21,14 @@ public final class NativeBindings {
             return e;
         }
     }
+
+    /** Why {@code library} did not load ({@code failure}: what {@link #register} returned), in one line; null when it did. */
+    public static String unavailableReason(String library, Throwable failure) {
+        if (failure == null) {
+            return null;
+        }
+        String message = String.valueOf(failure.getMessage());
+        int newline = message.indexOf('\n');
+        return library + " could not be loaded: " + (newline < 0 ? message : message.substring(0, newline));
+    }
 }

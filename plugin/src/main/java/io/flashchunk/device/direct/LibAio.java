@@ -20,12 +20,7 @@ final class LibAio {
 
     /** Why the library did not load, or null when it did. */
     static String unavailableReason() {
-        if (LOAD_FAILURE == null) {
-            return null;
-        }
-        String message = String.valueOf(LOAD_FAILURE.getMessage());
-        int newline = message.indexOf('\n');
-        return LIBRARY + " could not be loaded: " + (newline < 0 ? message : message.substring(0, newline));
+        return NativeBindings.unavailableReason(LIBRARY, LOAD_FAILURE);
     }
 
     /** {@code int io_setup(int maxevents, io_context_t *ctxp)} */
