@@ -48,6 +48,11 @@ public final class CompactPowerCutSimulation {
     private static final int KEYS = 500;
     /** Blocks a device: room for 5 segments of 256 KiB beside its superblock and checkpoint areas. */
     private static final long DEVICE_BLOCKS = 370;
+    /**
+     * How long the recovered engine's writer may take to come to a point it was asked to reach: long,
+     * since a long run may share the machine (at idle priority, its writer thread can wait seconds).
+     */
+    private static final long AWAIT_SECONDS = 300;
     /** Chunks the recovered engine rewrites and appends after each cut. */
     private static final int REWRITTEN_AFTER_RECOVERY = 40;
 
@@ -449,7 +454,7 @@ public final class CompactPowerCutSimulation {
                 }
             }
             // Once the writer has taken the invalidations out of the index, the new bytes are offered.
-            assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS), where + ": the writer did not take the invalidations");
+            assertTrue(engine.awaitWritten(AWAIT_SECONDS, TimeUnit.SECONDS), where + ": the writer did not take the invalidations");
             for (long key : keys) {
                 assertTrue(read(engine, key) == null, where + ": an invalidated chunk was served");
                 read(engine, key); // read twice: admission weighs it above chunks never read
@@ -458,7 +463,7 @@ public final class CompactPowerCutSimulation {
                     rewritten.put(key, version);
                 }
             }
-            assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS), where + ": the writer did not take the rewrites");
+            assertTrue(engine.awaitWritten(AWAIT_SECONDS, TimeUnit.SECONDS), where + ": the writer did not take the rewrites");
             long appended = engine.stats().appended();
             for (int k = 0; k < KEYS; k++) {
                 long key = key(k);
