@@ -42,6 +42,8 @@ public final class SegmentReader {
      */
     private final AtomicIntegerArray inFlight;
     private final int[] maxInFlight;
+    /** Per space, reads given up after the timeout that the device has not answered yet. */
+    private final AtomicIntegerArray givenUp;
 
     public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool) {
@@ -70,6 +72,7 @@ public final class SegmentReader {
         this.pool = pool;
         this.policy = policy;
         this.inFlight = new AtomicIntegerArray(layouts.length);
+        this.givenUp = new AtomicIntegerArray(layouts.length);
         this.maxInFlight = new int[layouts.length];
         for (int space = 0; space < layouts.length; space++) {
             maxInFlight[space] = MAX_IN_FLIGHT_PER_QUEUE_SLOT * drivers[space].device().queueDepth();
@@ -274,6 +277,11 @@ public final class SegmentReader {
         int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
         if (!startRead(space)) {
             busyMisses.increment();
+            if (givenUp.get(space) > 0 && policy.gate().begin(space)) {
+                // Full of reads it does not answer: told to the breaker as a failed read, so that a hung
+                // device is still taken out of use once no read of it can start.
+                policy.gate().end(space, policy.timeoutNanos(), true);
+            }
             return null;
         }
         ByteBuffer buffer;
@@ -387,6 +395,8 @@ public final class SegmentReader {
             read.get(policy.timeoutNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             timeouts.increment();
+            givenUp.incrementAndGet(space);
+            read.whenComplete((ignored, failure) -> givenUp.decrementAndGet(space));
             read.whenComplete((ignored, failure) -> pool.release(buffer)); // the device owns it until it answers
             throw new IOException("read of segment sector " + sector + " on " + drivers[space].path()
                     + " did not finish in " + TimeUnit.NANOSECONDS.toMillis(policy.timeoutNanos()) + " ms");
