@@ -32,6 +32,7 @@ import random
 import re
 import shutil
 import signal
+import statistics
 import socket
 import subprocess
 import sys
@@ -70,6 +71,9 @@ RESTART_SHARE = 0.9
 # changes in a row under a point, and no slow creep of a point per window either).
 STEADY_WINDOWS = 4
 STEADY_SPREAD = 0.01
+# A node without a chunk cache (stock Cassandra's default: its cache is the page cache, which no counter
+# shows) is steady once its throughput is: STEADY_WINDOWS windows within this share of their mean.
+STEADY_THROUGHPUT_SPREAD = 0.05
 # A workload whose file sets this moves its hot set (MovingHotspotGenerator); the harness sets the second.
 MOVE_SETTING = "flashchunk.hotspot.moveafterseconds"
 FLASH_BEAN = "io.flashchunk:type=FlashChunkCache"
@@ -249,26 +253,37 @@ def move_options(workload, move_after):
     return ("-p", f"{MOVE_SETTING}={-1 if move_after is None else move_after:g}")
 
 
-def steady_point(ratios, windows=STEADY_WINDOWS, spread=STEADY_SPREAD):
+def steady_point(ratios, windows=STEADY_WINDOWS, spread=STEADY_SPREAD, relative=False):
     """The index of the first window of the first STEADY_WINDOWS in a row whose hit ratios lie within
-    `spread` of each other, or None; a window without requests (None) breaks a run."""
+    `spread` of each other (relative: within `spread` times their mean, for throughputs), or None; a window
+    without requests (None) breaks a run."""
     for first in range(len(ratios) - windows + 1):
         run = ratios[first:first + windows]
-        if None not in run and max(run) - min(run) < spread:
+        if None not in run and max(run) - min(run) < (spread * statistics.mean(run) if relative else spread):
             return first
     return None
 
 
-def steady_figures(ratios, window_s):
+def steady_levels(ratios, throughputs):
+    """What a warm-up judges steadiness by: ("hit ratio", ratios, point) when the chunk cache saw requests,
+    else ("throughput", throughputs, point), point being steady_point()'s."""
+    if any(r is not None for r in ratios):
+        return "hit ratio", ratios, steady_point(ratios)
+    return "throughput", throughputs, steady_point(throughputs, spread=STEADY_THROUGHPUT_SPREAD, relative=True)
+
+
+def steady_figures(ratios, window_s, throughputs=None):
     """What a warm-up until steady found: fill_s, when the cold cache's hit ratio reached its steady level
     (the end of the steady stretch's first window), steady_detected_s (its last window's end, when the
-    warm-up ended), or steady_reached False when the upper bound came first."""
-    first = steady_point(ratios)
-    return {"steady_reached": first is not None,
+    warm-up ended), or steady_reached False when the upper bound came first. Without chunk-cache requests,
+    by the throughputs of the same windows."""
+    by, _, first = steady_levels(ratios, throughputs or [None] * len(ratios))
+    return {"steady_by": by, "steady_reached": first is not None,
             "fill_s": None if first is None else (first + 1) * window_s,
             "steady_detected_s": None if first is None else (first + STEADY_WINDOWS) * window_s,
             "warmup_run_s": len(ratios) * window_s,
-            "warmup_hit_ratios": [None if r is None else round(r, 4) for r in ratios]}
+            "warmup_hit_ratios": [None if r is None else round(r, 4) for r in ratios],
+            "warmup_ops_per_s": [None if t is None else round(t, 1) for t in throughputs or []]}
 
 
 def window_hit_ratio(before, after):
@@ -781,7 +796,7 @@ class Bench:
             with open(device, "wb") as f:
                 f.truncate(capacity)
             record = None
-            if args.record_reads:
+            if args.record_reads and case.round == 0 and (not args.record_configs or config.name in args.record_configs):
                 record = os.path.join(args.record_reads, f"{config.name}-{case.workload}-{case.table}-round{case.round}.reads")
                 log(f"{config.label}: recording its chunk reads to {record}")
             self.node.configure(flash_yaml(device, capacity, config.flash_settings), record)
@@ -828,37 +843,45 @@ class Bench:
                          "life": life, "summary": self.node.closing_stats()})
 
     def snapshot(self, pid, flash=False):
-        return {"cpu": cpu_seconds(pid), "data": disk_reads(self.data_disk), "root": disk_reads(self.root_disk),
-                "io": self.io_group.counters() if self.io_group else None, "cache": self.node.chunk_cache(),
-                "flash": flash_counters(self.node.flash_bean()) if flash else {}, "at": time.time()}
+        """The node's counters now. The clock, CPU and disk counters are read together first: nodetool and
+        sjk start JVMs of their own and take seconds under load (15 s seen), and the rates divide by the clock;
+        the chunk cache's and the flash cache's counters only give ratios."""
+        fast = {"at": time.time(), "cpu": cpu_seconds(pid), "data": disk_reads(self.data_disk),
+                "root": disk_reads(self.root_disk), "io": self.io_group.counters() if self.io_group else None}
+        return {**fast, "cache": self.node.chunk_cache(),
+                "flash": flash_counters(self.node.flash_bean()) if flash else {}}
 
     def warm_until_steady(self, config, case, keyspace):
         """--warmup steady: YCSB at full rate on the cold node until the chunk cache's hit ratio is steady
-        (steady_point over --steady-window s windows) or --steady-max s have passed; a "warm-up" row with
-        every window's ratio; returns steady_figures()."""
+        (steady_point over --steady-window s windows; a node without a chunk cache: its throughput) or
+        --steady-max s have passed; a "warm-up" row with every window's ratio and throughput; returns
+        steady_figures()."""
         args, window = self.args, self.args.steady_window
-        log(f"{config.label} ({case.describe()}): warming up until the hit ratio is steady ({window} s windows, "
-            f"at most {args.steady_max} s)")
+        log(f"{config.label} ({case.describe()}): warming up until the hit ratio (without a chunk cache: the "
+            f"throughput) is steady ({window} s windows, at most {args.steady_max} s)")
         clients = self.clients(case, keyspace, args.steady_max + 60)
-        readings, ratios = [self.node.chunk_cache()], []
+        readings, ratios, throughputs = [self.node.chunk_cache()], [], []
         try:
-            while steady_point(ratios) is None and (len(ratios) + 1) * window <= args.steady_max:
-                clients.wait_for_window(window * (len(ratios) + 1))
+            while steady_levels(ratios, throughputs)[2] is None and (len(ratios) + 1) * window <= args.steady_max:
+                end = window * (len(ratios) + 1)
+                clients.wait_for_window(end)
                 readings.append(self.node.chunk_cache())
                 ratios.append(window_hit_ratio(readings[-2], readings[-1]))
+                throughputs.append(ycsb_output.measured(clients.texts(), end - window, end)["ops_per_s"] or None)
         finally:
             clients.stop()
             texts = clients.wait()
         self.keep_output(config, case, "warmup", texts)
-        figures = steady_figures(ratios, window)
+        figures = steady_figures(ratios, window, throughputs)
         timeline = [[t, round(w["ops"], 1)] for t, w in sorted(ycsb_output.windows(texts).items())]
         self.record({"phase": "warm-up", "config": config.name, "label": config.label, **case.fields(),
                      "from_cold": "kill-cold" not in args.restarts, "window_s": window, **figures,
                      "timeline": timeline})
-        log(f"{config.label} ({case.describe()}): hit ratio "
+        levels = figures["warmup_hit_ratios" if figures["steady_by"] == "hit ratio" else "warmup_ops_per_s"]
+        log(f"{config.label} ({case.describe()}): {figures['steady_by']} "
             + (f"steady from {figures['fill_s']} s" if figures["steady_reached"]
-               else f"not steady in {figures['warmup_run_s']} s") + f" (windows: {figures['warmup_hit_ratios']})")
-        return {k: figures[k] for k in ("steady_reached", "fill_s", "steady_detected_s", "warmup_run_s")}
+               else f"not steady in {figures['warmup_run_s']} s") + f" (windows: {levels})")
+        return {k: figures[k] for k in ("steady_by", "steady_reached", "fill_s", "steady_detected_s", "warmup_run_s")}
 
     def measure_target(self, config, case, keyspace, target, settle, warm=None):
         """One measurement at a target rate (0: unthrottled): clients run for `settle` s, then the next
@@ -1135,7 +1158,10 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=1, help="of the random kill moments")
     p.add_argument("--record-reads", metavar="DIR", default=None,
                    help="flash configurations record every chunk read to DIR/CONFIG-WORKLOAD-TABLE-roundN.reads, "
-                        "a trace for scripts/sim-cache.sh --recorded")
+                        "a trace for scripts/sim-cache.sh --recorded (the first round only, so a second one shows "
+                        "what recording cost)")
+    p.add_argument("--record-configs", type=lambda text: text.split(","), default=[],
+                   help="with --record-reads: only these configurations record (default: every flash one)")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
     p.add_argument("--append", action="store_true",
                    help="add to the results already in --out (another part of a sweep, measured the same way): "
@@ -1255,7 +1281,8 @@ def main(argv):
                     "settle_s": args.settle, "restart_warm_s": args.restart_warm}
             if args.steady:
                 meta.update({"steady_window_s": args.steady_window, "steady_max_s": args.steady_max,
-                             "steady_windows": STEADY_WINDOWS, "steady_spread": STEADY_SPREAD})
+                             "steady_windows": STEADY_WINDOWS, "steady_spread": STEADY_SPREAD,
+                             "steady_throughput_spread": STEADY_THROUGHPUT_SPREAD})
             setup_path = os.path.join(args.out, "setup.json")
             if args.append and os.path.exists(setup_path):
                 meta = merge_setup(json.load(open(setup_path)), meta)
@@ -1377,6 +1404,12 @@ def evidence_self_test(check):
     check("fill time: the end of the steady stretch's first window", (figures["fill_s"], figures["steady_detected_s"]),
           (210, 300))
     check("never steady", steady_figures([0.1, 0.5, 0.9], 30)["fill_s"], None)
+    check("a stock node: steady by its throughput, within 5% of the mean",
+          steady_levels([None] * 6, [200.0, 300.0, 340.0, 350.0, 345.0, 352.0])[::2], ("throughput", 2))
+    check("a throughput still climbing 6% a window is not steady",
+          steady_point([100.0, 106.0, 112.4, 119.1, 126.2], spread=STEADY_THROUGHPUT_SPREAD, relative=True), None)
+    check("a node with a chunk cache: by its hit ratio", steady_levels([0.5, 0.9, 0.9, 0.9, 0.9], [1, 2, 3, 4, 5])[::2],
+          ("hit ratio", 1))
     check("a window's hit ratio", window_hit_ratio({"requests": 100, "misses": 50}, {"requests": 300, "misses": 90}), 0.8)
     # The warm-up loop itself, on a fake node whose hit ratio climbs then holds, and on one that never settles.
     for levels, bound, want in (([0.5, 0.7, 0.9, 0.95, 0.95, 0.95, 0.95, 0.2], 600, (True, 120, 210, 7)),
@@ -1384,7 +1417,8 @@ def evidence_self_test(check):
         rows, waited = [], []
         readings = iter([{"requests": 0, "misses": 0}] + [{"requests": 1000 * (i + 1), "misses": int(
             sum(1000 * (1 - x) for x in levels[:i + 1]))} for i in range(len(levels))])
-        fake_clients = types.SimpleNamespace(wait_for_window=waited.append, stop=lambda: None, wait=lambda: [""])
+        fake_clients = types.SimpleNamespace(wait_for_window=waited.append, stop=lambda: None, wait=lambda: [""],
+                                             texts=lambda: [""])
         bench = Bench.__new__(Bench)
         bench.args = types.SimpleNamespace(steady_window=30, steady_max=bound, restarts=[])
         bench.node = types.SimpleNamespace(chunk_cache=lambda: next(readings))

@@ -236,7 +236,9 @@ def warmup_text(setup):
     if setup["warmup_s"] == "steady":
         return (f'until the chunk cache\'s hit ratio was steady ({setup.get("steady_windows", 4)} windows of '
                 f'{setup.get("steady_window_s")} s in a row within {setup.get("steady_spread", 0.01) * 100:g} point; '
-                f'at most {setup.get("steady_max_s")} s; "cold fill s": when the cold cache got there)')
+                f'a node without a chunk cache, stock Cassandra\'s default, until its throughput was: within '
+                f'{setup.get("steady_throughput_spread", 0.05) * 100:g}% of the windows\' mean; '
+                f'at most {setup.get("steady_max_s")} s; "cold fill s": when the cold node got there)')
     return f'{setup["warmup_s"]} s'
 
 
@@ -327,7 +329,8 @@ def cache_figures_table(setup, rows):
 
 COUNTERS = {"flash hits": r"flash=(\d+)", "misses": r"misses=(\d+)", "paired reads": r"paired reads=(\d+)",
             "followers served": r"followers served (\d+)", "flash writes": r"flash writes=(\d+)",
-            "checkpoints": r"checkpoints=(\d+)"}
+            "checkpoints": r"checkpoints=(\d+)", "reinserted": r"reinserted (\d+)",
+            "device bytes written": r"device bytes written=(\d+)"}
 
 
 def counters(summary):
@@ -343,15 +346,31 @@ def counters(summary):
 def cache_stats_table(rows):
     """The flash cache's own counters at each clean stop: how often the overflow read paid."""
     lines = ["The flash cache's own counters (logged when it closed), per life of the node:", "",
-             "| case | configuration | round | life | " + " | ".join(COUNTERS) + " | flash reads saved |",
-             "|---|---|---:|---|" + "---:|" * (len(COUNTERS) + 1)]
+             "| case | configuration | round | life | " + " | ".join(COUNTERS) + " | flash reads saved "
+             "| device B written / admitted B |",
+             "|---|---|---:|---|" + "---:|" * (len(COUNTERS) + 2)]
     for r in rows:
         c = counters(r.get("summary"))
         saved = (f'{c["followers served"] / c["flash hits"]:.0%}' if c["flash hits"] and c["followers served"] is not None
                  else "n/a")
+        amplification = written_per_admitted(c, CHUNK_BYTES.get(r["table"]))
         lines.append(f'| {r["workload"]}, {case_slug(r["table"], r["cap_iops"])} | {r["label"]} | {r.get("round", 0) + 1} '
-                     f'| {r.get("life", "")} | ' + " | ".join(num(c[k], 0) for k in COUNTERS) + f" | {saved} |")
+                     f'| {r.get("life", "")} | ' + " | ".join(num(c[k], 0) for k in COUNTERS) + f" | {saved} "
+                     f'| {"n/a" if amplification is None else f"{amplification:.3f}"} |')
     return lines
+
+
+# Bytes of one cached chunk of the harness's compressed tables (bench_ycsb.CHUNK_KB); unknown for "raw".
+CHUNK_BYTES = {"lz4": 64 << 10, "zstd": 64 << 10, "zstd-9": 64 << 10}
+
+
+def written_per_admitted(c, chunk_bytes):
+    """Over a life of the node: all the bytes the cache wrote to its devices (records, summaries, checkpoints)
+    per byte of chunk it admitted (chunks appended less those reinserted), or None."""
+    if not chunk_bytes or None in (c.get("device bytes written"), c.get("flash writes"), c.get("reinserted")):
+        return None
+    admitted = c["flash writes"] - c["reinserted"]
+    return c["device bytes written"] / (admitted * chunk_bytes) if admitted > 0 else None
 
 
 def restart_table(setup, rows):
@@ -650,10 +669,14 @@ def self_test():
     closing_line = ("hits memory=0 dram=0 flash=400, misses=10, puts=10 (already cached 0, uncacheable 0), flash writes=10 "
                "(10 B), read-aheads=0, paired reads=150 (followers served 100), checkpoints=3 (failed 0, last #3)")
     check("counters from the closing line", counters(closing_line), {"flash hits": 400, "misses": 10, "paired reads": 150,
-          "followers served": 100, "flash writes": 10, "checkpoints": 3})
+          "followers served": 100, "flash writes": 10, "checkpoints": 3, "reinserted": None, "device bytes written": None})
     stats_line = cache_stats_table([{"workload": "w", "table": "lz4", "cap_iops": 750, "label": "x", "life": "l",
                                      "summary": closing_line}])[-1]
-    check("a quarter of the flash hits cost no read", stats_line.endswith("| 25% |"), True)
+    check("a quarter of the flash hits cost no read", stats_line.endswith("| 25% | n/a |"), True)
+    life_line = ("hits memory=539 dram=0 flash=111610, misses=130385, puts=130385, flash writes=46985 (3154116608 B, "
+                 "reinserted 770), device bytes written=3140403200, segments sealed=188")
+    check("device bytes per admitted byte over a life", cache_stats_table([{"workload": "w", "table": "lz4", "cap_iops": 750,
+          "label": "x", "life": "l", "summary": life_line}])[-1].endswith("| 1.037 |"), True)
     text = "\n".join(summary(setup, rows + [restart], aggregate(rows)))
     check("summary names the cap", "capped at 750 read IOPS and 31.25 MiB/s" in text, True)
     check("summary compares with the baseline at M", "(2.9x the baseline at M's throughput)" in text, True)

@@ -7,7 +7,7 @@
 # Writes raw.jsonl (one line per trace, flash size and design), summary.md and hit-ratios.png into
 # docs/results/sim-cache-<UTC time>/ (or --out DIR).
 # Usage: scripts/sim-cache.sh [--chunks 4000000] [--reads 20000000] [--chunk-bytes 16384]
-#          [--fractions 0.05,0.1,0.2,0.4] [--segment-mib 16] [--warmup 0.25] [--traces hotspot,zipfian,scans,moving|none]
+#          [--fractions 0.05,0.1,0.2,0.4 | --flash-bytes N,...] [--segment-mib 16] [--warmup 0.25] [--traces hotspot,zipfian,scans,moving|none]
 #          [--recorded FILE]... [--designs SUBSTRING,...] [--heap 6g] [--out DIR]
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --heap) heap="$2"; shift 2 ;;
     --recorded) args+=("$1" "$(realpath "$2")"); shift 2 ;;
-    --chunks|--reads|--chunk-bytes|--fractions|--segment-mib|--warmup|--traces|--designs) args+=("$1" "$2"); shift 2 ;;
+    --chunks|--reads|--chunk-bytes|--fractions|--flash-bytes|--segment-mib|--warmup|--traces|--designs) args+=("$1" "$2"); shift 2 ;;
     *) echo "sim-cache: unknown option: $1 (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
 done

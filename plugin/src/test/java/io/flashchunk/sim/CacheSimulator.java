@@ -34,6 +34,10 @@ public final class CacheSimulator implements Callable<Integer> {
             description = "flash sizes as fractions of the chunks a trace reads from (default ${DEFAULT-VALUE})")
     List<Double> fractions = List.of(0.05, 0.1, 0.2, 0.4);
 
+    @Option(names = "--flash-bytes", split = ",",
+            description = "flash sizes in bytes, instead of --fractions (a node's data space, to replay its recording)")
+    List<Long> flashBytes = List.of();
+
     @Option(names = "--segment-mib", description = "segment size (default ${DEFAULT-VALUE})")
     int segmentMib = 16;
 
@@ -70,7 +74,9 @@ public final class CacheSimulator implements Callable<Integer> {
                         .filter(design -> design.name().contains("(today)") || designFilter.isEmpty()
                                 || designFilter.stream().anyMatch(design.name()::contains))
                         .toList();
-                for (double fraction : fractions) {
+                List<Double> sizes = flashBytes.isEmpty() ? fractions
+                        : flashBytes.stream().map(bytes -> (double) bytes / trace.universeBytes()).toList();
+                for (double fraction : sizes) {
                     for (Design design : designs) {
                         Replay replay = Replay.run(trace, design, fraction, warmup);
                         results.add(replay);
