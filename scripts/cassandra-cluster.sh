@@ -281,8 +281,8 @@ init_node() {
         *) rm -f "$device"; die "node $k: cannot create the device file $device ($capacity bytes): $err" ;;
       esac
     fi
-    # The same two pieces as every flash node of the project (README "Using the flash cache in
-    # Cassandra"; scripts/bench_ycsb.py): the yaml block, and the agent and loader in jvm-extra.options.
+    # The same two pieces as every flash node of the project (docs/configuration.md, "Switching the cache
+    # on"; scripts/bench_ycsb.py): the yaml block, and the agent and loader in jvm-extra.options.
     # strict: a node meant to have the flash cache must not quietly run without it.
     cat >>"$dir/conf/cassandra.yaml" <<EOF
 

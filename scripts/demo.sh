@@ -4,7 +4,7 @@
 # this machine), loads it with YCSB, runs the paper's hotspot workload (100% read, 30% of the records get
 # 80% of the reads) inside a cgroup memory limit M, and prints what happened: stock Cassandra at M and 2M
 # against the flash chunk cache at M (its file on the local disk, uncapped), warm and then after a clean
-# restart. scripts/bench-ycsb.sh --quick; about 25 minutes here. Needs root.
+# restart, each warmed up until steady. scripts/bench-ycsb.sh --quick; about 40 minutes here. Needs root.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
