@@ -42,7 +42,7 @@ done
 mkdir -p "$out"
 echo "== building the plugin jar and the YCSB binding" >&2
 mvn -q -B -pl plugin,ycsb-workloads -am package -DskipTests >/dev/null
-{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 ${args[*]}"; } > "$out/machine.txt"
+{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 ${args[*]}"; echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- plugin scripts || echo " (with local changes)")"; } > "$out/machine.txt"
 python3 scripts/bench_ycsb.py --out "$out" "${args[@]}"
 python3 scripts/bench_ycsb_report.py "$out"
 echo "results: $out (table.md, ycsb-*.png, raw.jsonl)" >&2

@@ -74,6 +74,8 @@ STEADY_SPREAD = 0.01
 # A node without a chunk cache (stock Cassandra's default: its cache is the page cache, which no counter
 # shows) is steady once its throughput is: STEADY_WINDOWS windows within this share of their mean.
 STEADY_THROUGHPUT_SPREAD = 0.05
+# The cache counters (nodetool, sjk: JVMs of their own) are read this many seconds before a measured window opens.
+SLOW_COUNTERS_LEAD_S = 20
 # A workload whose file sets this moves its hot set (MovingHotspotGenerator); the harness sets the second.
 MOVE_SETTING = "flashchunk.hotspot.moveafterseconds"
 FLASH_BEAN = "io.flashchunk:type=FlashChunkCache"
@@ -264,20 +266,20 @@ def steady_point(ratios, windows=STEADY_WINDOWS, spread=STEADY_SPREAD, relative=
     return None
 
 
-def steady_levels(ratios, throughputs):
-    """What a warm-up judges steadiness by: ("hit ratio", ratios, point) when the chunk cache saw requests,
-    else ("throughput", throughputs, point), point being steady_point()'s."""
-    if any(r is not None for r in ratios):
+def steady_levels(ratios, throughputs, by_hit_ratio):
+    """What a warm-up judges steadiness by: ("hit ratio", ratios, point) for a node with a chunk cache (the
+    flash cache; by_hit_ratio), else ("throughput", throughputs, point), point being steady_point()'s."""
+    if by_hit_ratio:
         return "hit ratio", ratios, steady_point(ratios)
     return "throughput", throughputs, steady_point(throughputs, spread=STEADY_THROUGHPUT_SPREAD, relative=True)
 
 
-def steady_figures(ratios, window_s, throughputs=None):
+def steady_figures(ratios, window_s, throughputs=None, by_hit_ratio=True):
     """What a warm-up until steady found: fill_s, when the cold cache's hit ratio reached its steady level
     (the end of the steady stretch's first window), steady_detected_s (its last window's end, when the
     warm-up ended), or steady_reached False when the upper bound came first. Without chunk-cache requests,
     by the throughputs of the same windows."""
-    by, _, first = steady_levels(ratios, throughputs or [None] * len(ratios))
+    by, _, first = steady_levels(ratios, throughputs or [None] * len(ratios), by_hit_ratio)
     return {"steady_by": by, "steady_reached": first is not None,
             "fill_s": None if first is None else (first + 1) * window_s,
             "steady_detected_s": None if first is None else (first + STEADY_WINDOWS) * window_s,
@@ -814,17 +816,23 @@ class Bench:
                 # client JVMs (their JIT takes most of a minute here) are warm when it starts.
                 targets = sorted(args.targets, key=lambda t: t != 0)
                 settle = args.warmup
-                warm = {}
+                warm, running = {}, None
                 if args.steady:
-                    # Clients of their own, so the fill time is from a cold cache and a fresh start.
-                    warm = self.warm_until_steady(config, case, keyspace)
-                    settle = args.settle
+                    # The fill time is from a cold cache and a fresh start; the measurement goes on with the
+                    # warm-up's clients, SLOW_COUNTERS_LEAD_S after it ended.
+                    warm, running, ended_at = self.warm_until_steady(config, case, keyspace)
+                    if running and targets[0] != 0:  # unthrottled clients: no use for a target rate
+                        running.stop()
+                        self.keep_output(config, case, "warmup", running.wait())
+                        running = None
+                    settle = ended_at + SLOW_COUNTERS_LEAD_S if running else args.settle
                 elif targets[0] != 0:
                     log(f"{config.label} ({case.describe()}): warming up {args.warmup} s")
                     self.clients(case, keyspace, args.warmup, extra=()).wait()
                     settle = args.settle
                 for target in targets:
-                    self.measure_target(config, case, keyspace, target, settle, warm)
+                    self.measure_target(config, case, keyspace, target, settle, warm, running if target == 0 else None)
+                    running = None
                     settle = args.settle
                 life = "warm-up and measurements"
                 kinds = [k for k in ("clean", "kill") if k in args.restarts and args.restart_seconds]
@@ -842,38 +850,48 @@ class Bench:
             self.record({"phase": "cache-stats", "config": config.name, "label": config.label, **case.fields(),
                          "life": life, "summary": self.node.closing_stats()})
 
-    def snapshot(self, pid, flash=False):
-        """The node's counters now. The clock, CPU and disk counters are read together first: nodetool and
-        sjk start JVMs of their own and take seconds under load (15 s seen), and the rates divide by the clock;
-        the chunk cache's and the flash cache's counters only give ratios."""
-        fast = {"at": time.time(), "cpu": cpu_seconds(pid), "data": disk_reads(self.data_disk),
+    def clock_counters(self, pid):
+        """The clock, the node's CPU and the disks' counters, read together: what the rates divide by the clock."""
+        return {"at": time.time(), "cpu": cpu_seconds(pid), "data": disk_reads(self.data_disk),
                 "root": disk_reads(self.root_disk), "io": self.io_group.counters() if self.io_group else None}
-        return {**fast, "cache": self.node.chunk_cache(),
-                "flash": flash_counters(self.node.flash_bean()) if flash else {}}
+
+    def cache_counters(self, flash=False):
+        """The chunk cache's and the flash cache's counters: they only give ratios. nodetool and sjk start JVMs
+        of their own and take seconds under load (15 s seen), so they are read outside the measured window."""
+        return {"cache": self.node.chunk_cache(), "flash": flash_counters(self.node.flash_bean()) if flash else {}}
 
     def warm_until_steady(self, config, case, keyspace):
-        """--warmup steady: YCSB at full rate on the cold node until the chunk cache's hit ratio is steady
-        (steady_point over --steady-window s windows; a node without a chunk cache: its throughput) or
-        --steady-max s have passed; a "warm-up" row with every window's ratio and throughput; returns
-        steady_figures()."""
+        """--warmup steady: YCSB at full rate on the cold node until the flash cache's hit ratio is steady
+        (steady_point over --steady-window s windows; stock Cassandra, which has no chunk cache here: its
+        throughput) or --steady-max s have passed; a "warm-up" row with every window's ratio and throughput.
+        Returns steady_figures() and, unless the workload moves its hot set (its clients are told when at
+        their start), the clients, still running and warm, with the second of their run the warm-up ended
+        at: the measurement goes on with them (fresh client JVMs take most of a minute to reach their rate)."""
         args, window = self.args, self.args.steady_window
-        log(f"{config.label} ({case.describe()}): warming up until the hit ratio (without a chunk cache: the "
-            f"throughput) is steady ({window} s windows, at most {args.steady_max} s)")
-        clients = self.clients(case, keyspace, args.steady_max + 60)
+        log(f"{config.label} ({case.describe()}): warming up until the "
+            f"{'hit ratio' if config.flash else 'throughput'} is steady ({window} s windows, at most {args.steady_max} s)")
+        keep = not moves_hot_set(case.workload)
+        clients = self.clients(case, keyspace, args.steady_max + (SLOW_COUNTERS_LEAD_S + args.measure if keep else 0) + 60)
         readings, ratios, throughputs = [self.node.chunk_cache()], [], []
         try:
-            while steady_levels(ratios, throughputs)[2] is None and (len(ratios) + 1) * window <= args.steady_max:
+            while (steady_levels(ratios, throughputs, config.flash)[2] is None
+                   and (len(ratios) + 1) * window <= args.steady_max):
                 end = window * (len(ratios) + 1)
                 clients.wait_for_window(end)
                 readings.append(self.node.chunk_cache())
                 ratios.append(window_hit_ratio(readings[-2], readings[-1]))
                 throughputs.append(ycsb_output.measured(clients.texts(), end - window, end)["ops_per_s"] or None)
-        finally:
+        except BaseException:
             clients.stop()
-            texts = clients.wait()
-        self.keep_output(config, case, "warmup", texts)
-        figures = steady_figures(ratios, window, throughputs)
-        timeline = [[t, round(w["ops"], 1)] for t, w in sorted(ycsb_output.windows(texts).items())]
+            clients.wait()
+            raise
+        ended_at = window * len(ratios)
+        if not keep:
+            clients.stop()
+            self.keep_output(config, case, "warmup", clients.wait())
+        figures = steady_figures(ratios, window, throughputs, config.flash)
+        timeline = [[t, round(w["ops"], 1)] for t, w in sorted(ycsb_output.windows(clients.texts()).items())
+                    if t <= ended_at]
         self.record({"phase": "warm-up", "config": config.name, "label": config.label, **case.fields(),
                      "from_cold": "kill-cold" not in args.restarts, "window_s": window, **figures,
                      "timeline": timeline})
@@ -881,29 +899,34 @@ class Bench:
         log(f"{config.label} ({case.describe()}): {figures['steady_by']} "
             + (f"steady from {figures['fill_s']} s" if figures["steady_reached"]
                else f"not steady in {figures['warmup_run_s']} s") + f" (windows: {levels})")
-        return {k: figures[k] for k in ("steady_by", "steady_reached", "fill_s", "steady_detected_s", "warmup_run_s")}
+        return ({k: figures[k] for k in ("steady_by", "steady_reached", "fill_s", "steady_detected_s", "warmup_run_s")},
+                clients if keep else None, ended_at)
 
-    def measure_target(self, config, case, keyspace, target, settle, warm=None):
-        """One measurement at a target rate (0: unthrottled): clients run for `settle` s, then the next
-        --measure s are measured, from their status windows and the node's counters at the windows'
-        bounds. A moving workload's hot set moves halfway through the measured window."""
+    def measure_target(self, config, case, keyspace, target, settle, warm=None, running=None):
+        """One measurement at a target rate (0: unthrottled): clients run for `settle` s (`running`: clients
+        already that far, the warm-up's), then the next --measure s are measured, from their status windows
+        and the node's clock, CPU and disk counters at the windows' bounds (the cache counters, slow to read,
+        just outside them). A moving workload's hot set moves halfway through the measured window."""
         args, pid = self.args, self.node.pid()
         if settle == args.warmup and target == 0:
             log(f"{config.label} ({case.describe()}): warming up {settle} s, then measuring {args.measure} s")
         move_at = settle + args.measure / 2
-        clients = self.clients(case, keyspace, settle + args.measure + 60, target, move_after=move_at)
+        clients = running or self.clients(case, keyspace, settle + args.measure + 60, target, move_after=move_at)
         profiled = args.profile and target == 0
         suffix = f"-round{case.round + 1}" if args.repeat > 1 else ""
         storage = "same-disk" if case.cap is None else f"cap{case.cap.iops}"
         prefix = os.path.join(args.out, f"profile-{case.workload}-{case.table}-{storage}-{config.name}{suffix}")
         try:
+            clients.wait_for_window(max(0, settle - SLOW_COUNTERS_LEAD_S))
+            before = self.cache_counters(config.flash)
             clients.wait_for_window(settle)
-            before = self.snapshot(pid, config.flash)
+            before.update(self.clock_counters(pid))
             # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
             with (Profile(profiler_library(args), pid, prefix, case.round == 0) if profiled
                   else contextlib.nullcontext()):
                 clients.wait_for_window(settle + args.measure)
-            after = self.snapshot(pid, config.flash)
+            after = self.clock_counters(pid)
+            after.update(self.cache_counters(config.flash))
         finally:
             clients.stop()
             texts = clients.wait()
@@ -1201,6 +1224,11 @@ def parse_args(argv):
     args.read_ahead_kb = None if args.read_ahead_kb == "machine" else int(args.read_ahead_kb)
     # The node runs in its own directory: a relative flash device path in its yaml would point elsewhere.
     args.work = os.path.abspath(args.work)
+    if args.record_configs and not args.record_reads:
+        p.error("--record-configs needs --record-reads DIR")
+    strangers = [c for c in args.record_configs if c not in {config.name for config in args.configs if config.flash}]
+    if strangers:
+        p.error(f"--record-configs: {', '.join(strangers)} is not a flash configuration of --configs")
     if args.record_reads:
         args.record_reads = os.path.abspath(args.record_reads)
         os.makedirs(args.record_reads, exist_ok=True)
@@ -1269,6 +1297,7 @@ def main(argv):
                     "memory_bytes": args.memory, "hot_set_bytes": hot_set_bytes(args), "targets": args.targets,
                     "clients": args.clients, "threads": args.threads,
                     "warmup_s": "steady" if args.steady else args.warmup,
+                    "measured_on_warmup_clients": args.steady,
                     "measure_s": args.measure, "data_disk": data_disk, "root_disk": root_disk,
                     "disk": data_disk, "read_ahead_kb": read_ahead.current(),
                     "machine_read_ahead_kb": int(read_ahead.saved), "chunk_kb": CHUNK_KB,
@@ -1405,11 +1434,13 @@ def evidence_self_test(check):
           (210, 300))
     check("never steady", steady_figures([0.1, 0.5, 0.9], 30)["fill_s"], None)
     check("a stock node: steady by its throughput, within 5% of the mean",
-          steady_levels([None] * 6, [200.0, 300.0, 340.0, 350.0, 345.0, 352.0])[::2], ("throughput", 2))
+          steady_levels([None] * 6, [200.0, 300.0, 340.0, 350.0, 345.0, 352.0], False)[::2], ("throughput", 2))
     check("a throughput still climbing 6% a window is not steady",
           steady_point([100.0, 106.0, 112.4, 119.1, 126.2], spread=STEADY_THROUGHPUT_SPREAD, relative=True), None)
-    check("a node with a chunk cache: by its hit ratio", steady_levels([0.5, 0.9, 0.9, 0.9, 0.9], [1, 2, 3, 4, 5])[::2],
+    check("a node with a chunk cache: by its hit ratio", steady_levels([0.5, 0.9, 0.9, 0.9, 0.9], [1, 2, 3, 4, 5], True)[::2],
           ("hit ratio", 1))
+    check("a flash node whose first windows saw no chunk reads is still judged by its hit ratio",
+          steady_levels([None, None, 0.9, 0.9, 0.9, 0.9], [500.0] * 6, True)[::2], ("hit ratio", 2))
     check("a window's hit ratio", window_hit_ratio({"requests": 100, "misses": 50}, {"requests": 300, "misses": 90}), 0.8)
     # The warm-up loop itself, on a fake node whose hit ratio climbs then holds, and on one that never settles.
     for levels, bound, want in (([0.5, 0.7, 0.9, 0.95, 0.95, 0.95, 0.95, 0.2], 600, (True, 120, 210, 7)),
@@ -1417,18 +1448,57 @@ def evidence_self_test(check):
         rows, waited = [], []
         readings = iter([{"requests": 0, "misses": 0}] + [{"requests": 1000 * (i + 1), "misses": int(
             sum(1000 * (1 - x) for x in levels[:i + 1]))} for i in range(len(levels))])
-        fake_clients = types.SimpleNamespace(wait_for_window=waited.append, stop=lambda: None, wait=lambda: [""],
-                                             texts=lambda: [""])
+        stopped = []
+        fake_clients = types.SimpleNamespace(wait_for_window=waited.append, stop=lambda: stopped.append(1),
+                                             wait=lambda: [""], texts=lambda: [""])
         bench = Bench.__new__(Bench)
-        bench.args = types.SimpleNamespace(steady_window=30, steady_max=bound, restarts=[])
+        bench.args = types.SimpleNamespace(steady_window=30, steady_max=bound, restarts=[], measure=45)
         bench.node = types.SimpleNamespace(chunk_cache=lambda: next(readings))
         bench.clients = lambda *a, **k: fake_clients
         bench.keep_output, bench.record = lambda *a: None, rows.append
         with contextlib.redirect_stderr(io.StringIO()):
-            warm = bench.warm_until_steady(CONFIGS["flash-1x"], Case("lz4", None, "paper-read100", 0), "ycsb")
+            warm, running, ended_at = bench.warm_until_steady(CONFIGS["flash-1x"], Case("lz4", None, "paper-read100", 0),
+                                                              "ycsb")
         check(f"warm-up until steady ({'reached' if want[0] else 'bounded'})",
               (warm["steady_reached"], warm["fill_s"], warm["steady_detected_s"], len(waited)), want)
+        check("the warm-up's clients go on, warm, into the measurement", (running is fake_clients, stopped, ended_at),
+              (True, [], 30 * len(waited)))
         check("a warm-up row per warm-up", [r["phase"] for r in rows], ["warm-up"])
+    # A stock node is judged by its clients' throughput, from their status lines; a moving workload's clients stop.
+    def status(t, ops):
+        return (f"2026-11-22 11:{t // 60:02d}:{t % 60:02d}:250 {t} sec: {t * 100} operations; {ops} current ops/sec; "
+                f"[READ: Count={ops * 5}, Max=90000, Min=1000, Avg=3000, 90=1, 99=2]")
+    rates = [100] * 6 + [200] * 6 + [300] * 6 + [360, 350, 355, 352, 351, 354] * 4
+    lines, waited, stopped = [], [], []
+
+    def advance(seconds):
+        waited.append(seconds)
+        lines.extend(status(t, rates[t // 5 - 1]) for t in range(5 * len(lines) + 5, seconds + 1, 5))
+    fake_clients = types.SimpleNamespace(wait_for_window=advance, stop=lambda: stopped.append(1), wait=lambda: [""],
+                                         texts=lambda: ["\n".join(lines)])
+    bench = Bench.__new__(Bench)
+    bench.args = types.SimpleNamespace(steady_window=30, steady_max=600, restarts=[], measure=45)
+    bench.node = types.SimpleNamespace(chunk_cache=lambda: {"requests": 0, "misses": 0})
+    bench.clients = lambda *a, **k: fake_clients
+    rows = []
+    bench.keep_output, bench.record = lambda *a: None, rows.append
+    with contextlib.redirect_stderr(io.StringIO()):
+        warm, running, ended_at = bench.warm_until_steady(CONFIGS["base-c-2M"], Case("lz4", None, "paper-read100", 0),
+                                                          "ycsb")
+    check("a stock node: steady by its throughput, from the clients' status lines",
+          (warm["steady_by"], warm["fill_s"], ended_at), ("throughput", 120, 210))
+    lines.clear()
+    with contextlib.redirect_stderr(io.StringIO()):
+        _, running, _ = bench.warm_until_steady(CONFIGS["base-c-2M"], Case("lz4", None, "paper-read100-moving", 0),
+                                                "ycsb")
+    check("a moving workload's warm-up clients stop (its move is set when clients start)", (running, stopped), (None, [1]))
+    for bad in (["--record-configs", "flash-1x"], ["--record-reads", "r", "--record-configs", "base-c-M"]):
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                parse_args(["--out", "x", *bad])
+            check(f"refused: {' '.join(bad)}", False, True)
+        except SystemExit:
+            pass
     steady = parse_args(["--out", "x", "--warmup", "steady", "--steady-max", "900"])
     check("--warmup steady", (steady.steady, steady.warmup), (True, 900))
     check("--warmup in seconds as before", (parse_args(["--out", "x"]).steady, parse_args(["--out", "x"]).warmup),

@@ -252,14 +252,19 @@ def warmup_text(setup):
 def table(setup, rows):
     rounds = setup.get("rounds", 1)
     filled = any(r.get("fill_s") is not None or "steady_reached" in r for r in rows)
-    lines = [(f"Medians of {rounds} rounds, run one after the other (A B A B ...); the rounds' range in brackets.\n\n"
-              if rounds > 1 else "") + f'Records: {setup["records"]:,} x 10 fields x {setup["field_length"]} B; heap {setup["heap"]}; '
+    measured = sorted({r.get("rounds", 1) for r in rows}) if rounds > 1 else [1]
+    lines = [(f"Medians of {rounds} rounds, run one after the other (A B A B ...); the rounds' range in brackets"
+              + (f" ({'some configurations ran ' + ' or '.join(map(str, measured)) + ' times'})" if len(measured) > 1 else "")
+              + ".\n\n" if rounds > 1 else "") + f'Records: {setup["records"]:,} x 10 fields x {setup["field_length"]} B; heap {setup["heap"]}; '
              f'M = {setup["memory_bytes"] / 2**20:.0f} MiB; hot set {setup["hot_set_bytes"] / 2**20:.0f} MiB of '
              f'{setup["chunk_kb"]} KiB chunks; {setup["clients"]} YCSB clients x {setup["threads"]} threads; warm-up '
              f'{warmup_text(setup)}, {setup["measure_s"]} s per target'
              + (f' (each measured from the clients\' 5 s status windows after they ran {setup["settle_s"]} s, the '
-                f'unthrottled one\'s after the warm-up; read p99: the windows\' 99th percentiles, weighted by '
-                f'their reads)' if "settle_s" in setup else "")
+                + ("unthrottled one's on the warm-up's own clients, from 20 s after it ended"
+                   if setup.get("measured_on_warmup_clients") else
+                   "unthrottled one's too, on new clients" if setup["warmup_s"] == "steady"
+                   else "unthrottled one's after the warm-up")
+                + f'; read p99: the windows\' 99th percentiles, weighted by their reads)' if "settle_s" in setup else "")
              + f'; data disk {setup["disk"]} read_ahead_kb '
              f'{setup["read_ahead_kb"]}.', ""]
     probes = setup.get("cap_probe_reads_per_s") or {}
