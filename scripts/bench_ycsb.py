@@ -277,8 +277,8 @@ def steady_levels(ratios, throughputs, by_hit_ratio):
 def steady_figures(ratios, window_s, throughputs=None, by_hit_ratio=True):
     """What a warm-up until steady found: fill_s, when the cold cache's hit ratio reached its steady level
     (the end of the steady stretch's first window), steady_detected_s (its last window's end, when the
-    warm-up ended), or steady_reached False when the upper bound came first. Without chunk-cache requests,
-    by the throughputs of the same windows."""
+    warm-up ended), or steady_reached False when the upper bound came first. A node without a chunk cache
+    (by_hit_ratio False): by the throughputs of the same windows."""
     by, _, first = steady_levels(ratios, throughputs or [None] * len(ratios), by_hit_ratio)
     return {"steady_by": by, "steady_reached": first is not None,
             "fill_s": None if first is None else (first + 1) * window_s,

@@ -64,6 +64,10 @@ public final class CacheSimulator implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (flashBytes.stream().anyMatch(bytes -> bytes <= 0)) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--flash-bytes: sizes must be positive, got " + flashBytes);
+        }
         Files.createDirectories(out);
         ObjectMapper json = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
         List<Replay> results = new ArrayList<>();
