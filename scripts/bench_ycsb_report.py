@@ -15,6 +15,7 @@ import statistics
 import sys
 import tempfile
 
+import bench_ycsb
 import benchlib
 
 log = benchlib.logger("bench_ycsb_report")
@@ -365,15 +366,12 @@ def cache_stats_table(rows):
         c = counters(r.get("summary"))
         saved = (f'{c["followers served"] / c["flash hits"]:.0%}' if c["flash hits"] and c["followers served"] is not None
                  else "n/a")
-        amplification = written_per_admitted(c, CHUNK_BYTES.get(r["table"]))
+        amplification = written_per_admitted(c, bench_ycsb.chunk_bytes_of(r["table"]))
         lines.append(f'| {r["workload"]}, {case_slug(r["table"], r["cap_iops"])} | {r["label"]} | {r.get("round", 0) + 1} '
                      f'| {r.get("life", "")} | ' + " | ".join(num(c[k], 0) for k in COUNTERS) + f" | {saved} "
                      f'| {"n/a" if amplification is None else f"{amplification:.3f}"} |')
     return lines
 
-
-# Bytes of one cached chunk of the harness's compressed tables (bench_ycsb.CHUNK_KB); unknown for "raw".
-CHUNK_BYTES = {"lz4": 64 << 10, "zstd": 64 << 10, "zstd-9": 64 << 10}
 
 
 def written_per_admitted(c, chunk_bytes):
