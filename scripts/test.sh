@@ -7,40 +7,42 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
+# each step's start names the time since the run began, so a slow step shows in CI's log
+step() { echo "== [$((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
 
 "$repo/scripts/install-deps.sh"
 
-echo "== native: libcflsh_block (make test)"
+step "native: libcflsh_block (make test)"
 make -s -C native all test
 
-echo "== benchmark scripts: self-tests (synthetic results; capped_storage attaches, caps and probes a real loop device)"
+step "benchmark scripts: self-tests (synthetic results; capped_storage attaches, caps and probes a real loop device)"
 for report in bench_ycsb ycsb_output cluster_steps capped_storage bench_io_cost bench_cache_report bench_device_report bench_ycsb_report bench_profile_report sim_cache_report; do
   python3 "$repo/scripts/$report.py" --self-test
 done
 
-echo "== maven: mvn verify"
+step "maven: mvn verify"
 mvn -B verify
 
 # the launcher end to end (init, start, cqlsh, nodetool, stop), then the installer on a synthetic
 # Cassandra 5.0.9 installation with a real node and an offline tool (both need the jar mvn verify built)
-echo "== scripts/tests/test-cassandra-node.sh"
+step "scripts/tests/test-cassandra-node.sh"
 "$repo/scripts/tests/test-cassandra-node.sh"
 # a 3-node cluster on 127.0.0.1-3 (two flash nodes, one stock): RF 3, a node killed and restarted
-echo "== scripts/tests/test-cassandra-cluster.sh"
+step "scripts/tests/test-cassandra-cluster.sh"
 "$repo/scripts/tests/test-cassandra-cluster.sh"
 # the cache through a cluster's SSTable-changing steps under YCSB at QUORUM, every row checked per node (~10 min)
-echo "== scripts/tests/test-cassandra-cluster-steps.sh"
+step "scripts/tests/test-cassandra-cluster-steps.sh"
 "$repo/scripts/tests/test-cassandra-cluster-steps.sh"
-echo "== scripts/tests/test-install-plugin.sh"
+step "scripts/tests/test-install-plugin.sh"
 "$repo/scripts/tests/test-install-plugin.sh"
 # the power-cut simulator's long-run script, at a size that only checks it works end to end
-echo "== scripts/sim-power-cut.sh (2 seeds, 10 cut points each)"
+step "scripts/sim-power-cut.sh (2 seeds, 10 cut points each)"
 sim_out="$(mktemp -d)"
 "$repo/scripts/sim-power-cut.sh" --seeds 2 --cuts 10 --operations 2000 --out "$sim_out" >/dev/null
 grep -q "chunks restored twice, lost chunks): 0\." "$sim_out/summary.md"
 rm -rf "$sim_out"
 # the cache simulator's script, on small traces: checks it runs end to end and reports every design
-echo "== scripts/sim-cache.sh (small traces)"
+step "scripts/sim-cache.sh (small traces)"
 sim_out="$(mktemp -d)"
 "$repo/scripts/sim-cache.sh" --chunks 20000 --reads 200000 --fractions 0.2 --segment-mib 1 --heap 1g \
   --out "$sim_out" >/dev/null
@@ -53,7 +55,7 @@ PY
 test -s "$sim_out/hit-ratios.png"
 rm -rf "$sim_out"
 # the SIGKILL soak of real nodes (flash and stock, YCSB checking every read), short: a few kills
-echo "== scripts/soak-sigkill.sh (2 minutes)"
+step "scripts/soak-sigkill.sh (2 minutes)"
 soak_out="$(mktemp -d)"
 "$repo/scripts/soak-sigkill.sh" --minutes 2 --records 5000 --results "$soak_out" --work "$repo/target/soak-ci" >/dev/null
 python3 - "$soak_out/runs.jsonl" <<'PY'
@@ -68,9 +70,9 @@ for r in rows:
 PY
 rm -rf "$soak_out" "$repo/target/soak-ci"
 # faults injected into a live node's flash device (EIO, 1 s stalls, a hang), short phases
-echo "== scripts/faults-live.sh (25 s phases)"
+step "scripts/faults-live.sh (25 s phases)"
 faults_out="$(mktemp -d)"
 "$repo/scripts/faults-live.sh" --phase-seconds 25 --retry-seconds 8 --records 5000 --out "$faults_out" \
   --work "$repo/target/faults-ci" >/dev/null
 rm -rf "$faults_out" "$repo/target/faults-ci"
-echo "== all tests passed"
+step "all tests passed"
