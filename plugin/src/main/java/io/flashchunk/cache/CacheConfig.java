@@ -1,7 +1,7 @@
 package io.flashchunk.cache;
 
-import io.flashchunk.cache.compact.RecordAddress;
-import io.flashchunk.cache.compact.RecordFormat;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.device.DeviceSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;

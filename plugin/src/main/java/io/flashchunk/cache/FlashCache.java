@@ -1,8 +1,8 @@
 package io.flashchunk.cache;
 
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.FileIdentity;
-import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.files.FileRegistry;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

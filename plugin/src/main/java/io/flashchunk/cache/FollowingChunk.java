@@ -1,6 +1,6 @@
 package io.flashchunk.cache;
 
-import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.files.ChunkKeys;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 

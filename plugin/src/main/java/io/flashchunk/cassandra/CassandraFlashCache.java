@@ -2,8 +2,8 @@ package io.flashchunk.cassandra;
 
 import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cache.FlashCache;
-import io.flashchunk.cache.compact.RecordFormat;
-import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cassandra.jmx.AdapterCounters;
 import io.flashchunk.cassandra.jmx.FlashChunkCacheMetrics;
 import io.flashchunk.device.BlockDevice;

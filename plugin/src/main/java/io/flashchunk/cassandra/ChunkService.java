@@ -4,7 +4,7 @@ import io.flashchunk.cache.CachedChunk;
 import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.FollowingChunk;
 import io.flashchunk.cache.WarningThrottle;
-import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.files.CachedFile;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;

@@ -1,6 +1,6 @@
 package io.flashchunk.cassandra;
 
-import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.files.CachedFile;
 import org.apache.cassandra.io.util.ChannelProxy;
 import org.apache.cassandra.io.util.ChunkReader;
 import org.apache.cassandra.io.util.Rebufferer;

@@ -1,11 +1,11 @@
 package io.flashchunk.cache;
 
 import io.flashchunk.buffer.AlignedBufferPool;
-import io.flashchunk.cache.compact.RecordFormat;
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.ChunkKeys;
-import io.flashchunk.cache.index.FileIdentity;
-import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.files.ChunkKeys;
+import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.files.FileRegistry;
+import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceSpec;
@@ -26,9 +26,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Benchmarks of the cache core, each printing JSON lines (one per measurement) for
@@ -88,13 +88,13 @@ public final class CacheBench {
         @Override
         public Integer call() throws Exception {
             int segmentBytes = segmentMib << 20;
-            int perSegment = (segmentBytes - io.flashchunk.cache.compact.SegmentSummary.bytes(0))
-                    / (io.flashchunk.cache.compact.RecordFormat.recordBytes(chunkBytes)
-                    + io.flashchunk.cache.compact.SegmentSummary.ENTRY_BYTES);
+            int perSegment = (segmentBytes - io.flashchunk.cache.format.SegmentSummary.bytes(0))
+                    / (io.flashchunk.cache.format.RecordFormat.recordBytes(chunkBytes)
+                    + io.flashchunk.cache.format.SegmentSummary.ENTRY_BYTES);
             int segments = Math.toIntExact((entries + perSegment - 1) / perSegment);
             long before = Heap.usedHeapAfterGc();
             FileRegistry registry = new FileRegistry();
-            var layout = new io.flashchunk.cache.compact.SegmentLayout(1 << 20, segmentBytes, segments);
+            var layout = new io.flashchunk.cache.format.SegmentLayout(1 << 20, segmentBytes, segments);
             var table = new io.flashchunk.cache.compact.SegmentTable(segments);
             var order = new io.flashchunk.cache.compact.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.compact.CompactChunkIndex(entries);
@@ -110,7 +110,7 @@ public final class CacheBench {
                         1L << 40, f, f, f, f), replaced -> { }));
             }
             long perFile = (entries + files - 1) / files;
-            int recordSectors = io.flashchunk.cache.compact.RecordFormat.recordBytes(chunkBytes) / io.flashchunk.cache.compact.RecordAddress.SECTOR_BYTES;
+            int recordSectors = io.flashchunk.cache.format.RecordFormat.recordBytes(chunkBytes) / io.flashchunk.cache.format.RecordAddress.SECTOR_BYTES;
             long displaced = 0;
             for (int segment = 0; segment < segments; segment++) {
                 table.open(0);
@@ -487,7 +487,7 @@ public final class CacheBench {
                 // checkpoints themselves. Whole sealed segments were the count before windows.
                 long deviceBytesWritten = device.stats().writeBytes();
                 long recordBytes = (writer.appended() + writer.reinserted())
-                        * io.flashchunk.cache.compact.RecordFormat.recordBytes(chunkBytes);
+                        * io.flashchunk.cache.format.RecordFormat.recordBytes(chunkBytes);
                 System.out.printf(Locale.ROOT, "{\"bench\":\"compact-writes\",\"keys\":%d,\"requests\":%d,"
                                 + "\"cache_fraction\":%.2f,\"segment_bytes\":%d,\"seconds\":%.2f,\"hit_rate\":%.4f,"
                                 + "\"offered_bytes\":%d,\"admitted_bytes\":%d,\"not_admitted\":%d,\"queue_full\":%d,"
@@ -608,7 +608,7 @@ public final class CacheBench {
 
         @Override
         public Integer call() throws Exception {
-            int perSegment = SEGMENT / io.flashchunk.cache.compact.RecordFormat.recordBytes(CHUNK) - 1;
+            int perSegment = SEGMENT / io.flashchunk.cache.format.RecordFormat.recordBytes(CHUNK) - 1;
             long segments = (entries + chunks) / perSegment + 16;
             long deviceBytes = (long) (segments * (double) SEGMENT * 1.02) + (256L << 20);
             Path file = sparseFile(dir, "compact-checkpoint-device.img", deviceBytes / BlockDevice.BLOCK_SIZE * BlockDevice.BLOCK_SIZE);

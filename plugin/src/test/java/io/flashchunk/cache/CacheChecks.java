@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.testing.Waits;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.compact.RecordFormat;
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceSpec;

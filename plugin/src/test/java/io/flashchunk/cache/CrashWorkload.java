@@ -1,7 +1,7 @@
 package io.flashchunk.cache;
 
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.files.FileIdentity;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;

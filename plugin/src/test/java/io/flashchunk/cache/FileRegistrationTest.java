@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.files.FileIdentity;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.files.FileIdentity;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

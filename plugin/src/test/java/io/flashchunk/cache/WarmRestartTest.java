@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.checkpoint.CacheRecoveryException;
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.files.FileIdentity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;

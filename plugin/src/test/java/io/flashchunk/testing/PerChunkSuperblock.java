@@ -1,7 +1,7 @@
 package io.flashchunk.testing;
 
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.checkpoint.CheckpointFormat;
+import io.flashchunk.cache.format.CheckpointFormat;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

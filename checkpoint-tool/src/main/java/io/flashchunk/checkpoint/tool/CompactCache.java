@@ -2,29 +2,29 @@ package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.checkpoint.CheckpointFormatException;
 import io.flashchunk.cache.checkpoint.DeviceContent;
 import io.flashchunk.cache.compact.CompactChunkIndex;
-import io.flashchunk.cache.compact.CompactCheckpointHeader;
-import io.flashchunk.cache.compact.CompactDeviceLayout;
 import io.flashchunk.cache.compact.CompactRecovery;
-import io.flashchunk.cache.compact.CompactSuperblock;
 import io.flashchunk.cache.compact.FifoReclaimOrder;
 import io.flashchunk.cache.compact.FlashReadGate;
 import io.flashchunk.cache.compact.FlashReadPolicy;
-import io.flashchunk.cache.compact.RecordFormat;
 import io.flashchunk.cache.compact.SegmentBuffer;
-import io.flashchunk.cache.compact.SegmentLayout;
 import io.flashchunk.cache.compact.SegmentReader;
 import io.flashchunk.cache.compact.SegmentState;
 import io.flashchunk.cache.compact.SegmentSummaries;
-import io.flashchunk.cache.compact.SegmentSummary;
 import io.flashchunk.cache.compact.SegmentTable;
-import io.flashchunk.cache.compact.CheckpointAreas;
-import io.flashchunk.cache.compact.RecordMismatchException;
 import io.flashchunk.cache.driver.StorageDriver;
-import io.flashchunk.cache.index.ChunkKeys;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.files.ChunkKeys;
+import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.CheckpointFormatException;
+import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.DeviceLayout;
+import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.format.SegmentSummary;
+import io.flashchunk.cache.format.Superblock;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * A cache of the compact engine as its own start and recovery see it, read-only: each device's
  * superblock, whether the devices form one cache in the order given, both checkpoint areas of each
  * space, and what recovery restores, into an index and segment table of this tool's own that are
- * never written back. Every rule is the engine's (the device-set rule of {@link CompactSuperblock},
+ * never written back. Every rule is the engine's (the device-set rule of {@link Superblock},
  * the area judgement and recovery of {@link CompactRecovery}, the summary and record checks of the
  * reader): the tool keeps no copy of one.
  */
@@ -50,7 +50,7 @@ final class CompactCache {
      *
      * @param superblockState valid; blank (all zeros); or invalid (unreadable, another format, corrupt)
      */
-    record Device(String path, long capacityBlocks, SuperblockState superblockState, CompactSuperblock superblock,
+    record Device(String path, long capacityBlocks, SuperblockState superblockState, Superblock superblock,
                   String superblockProblem, List<CompactRecovery.AreaHeader> areas) {
     }
 
@@ -66,7 +66,7 @@ final class CompactCache {
 
         /** The record's first byte within its segment. */
         long offset() {
-            return (long) sector * io.flashchunk.cache.compact.RecordAddress.SECTOR_BYTES;
+            return (long) sector * io.flashchunk.cache.format.RecordAddress.SECTOR_BYTES;
         }
 
         /** The file's path, or a placeholder when the checkpoints name no such file (its chunks are never served). */
@@ -110,7 +110,7 @@ final class CompactCache {
      */
     static CompactCache load(List<StorageDriver> drivers) {
         List<Block0> found = drivers.stream().map(CompactCache::block0).toList();
-        List<CompactSuperblock> superblocks = found.stream().map(Block0::superblock).toList();
+        List<Superblock> superblocks = found.stream().map(Block0::superblock).toList();
         List<String> setProblems = setProblems(drivers, superblocks);
         List<Device> devices = new ArrayList<>();
         boolean whole = setProblems.isEmpty() && found.stream().allMatch(block -> block.problem() == null);
@@ -118,7 +118,7 @@ final class CompactCache {
         CheckpointAreas[] areas = new CheckpointAreas[drivers.size()];
         for (int i = 0; i < drivers.size(); i++) {
             StorageDriver driver = drivers.get(i);
-            CompactSuperblock superblock = superblocks.get(i);
+            Superblock superblock = superblocks.get(i);
             List<CompactRecovery.AreaHeader> headers = new ArrayList<>();
             if (superblock != null) {
                 layouts[i] = superblock.layout().segmentLayout();
@@ -159,7 +159,7 @@ final class CompactCache {
     }
 
     /** What block 0 of a device holds: a superblock, or its state and why there is none usable. */
-    private record Block0(SuperblockState state, CompactSuperblock superblock, String problem) {
+    private record Block0(SuperblockState state, Superblock superblock, String problem) {
     }
 
     private static Block0 block0(StorageDriver driver) {
@@ -170,24 +170,24 @@ final class CompactCache {
                 return new Block0(SuperblockState.BLANK, null, driver.path()
                         + ": blank superblock (all zeros): the device was never formatted as a cache");
             }
-            return new Block0(SuperblockState.VALID, CompactSuperblock.decode(block, driver.path()), null);
+            return new Block0(SuperblockState.VALID, Superblock.decode(block, driver.path()), null);
         } catch (CheckpointFormatException | IOException e) {
             return new Block0(SuperblockState.INVALID, null, e.getMessage());
         }
     }
 
     /** Start's own rule, with the segment size the first device was laid out with. */
-    private static List<String> setProblems(List<StorageDriver> drivers, List<CompactSuperblock> superblocks) {
+    private static List<String> setProblems(List<StorageDriver> drivers, List<Superblock> superblocks) {
         List<String> problems = new ArrayList<>();
-        CompactSuperblock first = superblocks.stream().filter(s -> s != null).findFirst().orElse(null);
+        Superblock first = superblocks.stream().filter(s -> s != null).findFirst().orElse(null);
         for (int i = 0; i < drivers.size() && first != null; i++) {
-            CompactSuperblock superblock = superblocks.get(i);
+            Superblock superblock = superblocks.get(i);
             if (superblock == null) {
                 continue;
             }
-            CompactDeviceLayout expected;
+            DeviceLayout expected;
             try {
-                expected = CompactDeviceLayout.forDevice(drivers.get(i).capacityBlocks(), first.layout().segmentBytes());
+                expected = DeviceLayout.forDevice(drivers.get(i).capacityBlocks(), first.layout().segmentBytes());
             } catch (IllegalArgumentException e) {
                 problems.add(drivers.get(i).path() + ": cannot hold the layout its superblock names (" + e.getMessage()
                         + "); truncated or resized?");
@@ -203,7 +203,7 @@ final class CompactCache {
 
     /** The index size the newest valid headers name (one index serves every space); any will do when none is valid. */
     private static long buckets(List<Device> devices) {
-        CompactCheckpointHeader newest = null;
+        CheckpointHeader newest = null;
         for (Device device : devices) {
             for (CompactRecovery.AreaHeader area : device.areas()) {
                 if (area.header() != null && (newest == null || area.header().sequence() > newest.sequence())) {

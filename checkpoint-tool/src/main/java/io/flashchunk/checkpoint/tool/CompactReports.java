@@ -1,10 +1,10 @@
 package io.flashchunk.checkpoint.tool;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.flashchunk.cache.compact.CompactCheckpointHeader;
 import io.flashchunk.cache.compact.CompactRecovery;
-import io.flashchunk.cache.compact.CompactSuperblock;
-import io.flashchunk.cache.compact.SegmentLayout;
+import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.format.Superblock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -53,7 +53,7 @@ final class CompactReports {
         CompactCache.Device device = cache.devices().get(i);
         TextFields fields = new TextFields("  ");
         fields.add("format", "compact engine");
-        CompactSuperblock superblock = device.superblock();
+        Superblock superblock = device.superblock();
         if (superblock == null) {
             fields.add("superblock", device.superblockState().label() + ": " + device.superblockProblem());
             fields.add("device-blocks", device.capacityBlocks());
@@ -93,7 +93,7 @@ final class CompactReports {
                 : "invalid" + (facts.isEmpty() ? "" : " (" + facts + ")") + ": " + String.join("; ", problems);
     }
 
-    private static String summary(CompactCheckpointHeader header) {
+    private static String summary(CheckpointHeader header) {
         return "sequence " + header.sequence() + ", " + Instant.ofEpochMilli(header.timestampMillis()) + ", "
                 + header.entryCount() + " entries, " + header.fileCount() + " files, " + header.bodyBytes()
                 + " body bytes";
@@ -114,7 +114,7 @@ final class CompactReports {
         for (int i = 0; i < cache.devices().size(); i++) {
             CompactCache.Device device = cache.devices().get(i);
             ObjectNode node = devices.addObject().put("path", device.path()).put("capacityBlocks", device.capacityBlocks());
-            CompactSuperblock superblock = device.superblock();
+            Superblock superblock = device.superblock();
             ObjectNode sb = node.putObject("superblock").put("state", device.superblockState().label())
                     .put("problem", device.superblockProblem());
             if (superblock != null) {
@@ -127,7 +127,7 @@ final class CompactReports {
             }
             var areas = node.putArray("areas");
             for (int area = 0; area < device.areas().size(); area++) {
-                CompactCheckpointHeader header = device.areas().get(area).header();
+                CheckpointHeader header = device.areas().get(area).header();
                 List<String> problems = cache.areaProblems(i, area);
                 ObjectNode a = areas.addObject().put("name", name(area))
                         .put("state", problems.isEmpty() ? (header == null ? "empty" : "valid") : "invalid");
@@ -208,7 +208,7 @@ final class CompactReports {
             ObjectNode out = Json.object().put("format", "compact");
             var spaceArray = out.putArray("spaces");
             for (int s = 0; s < spaces; s++) {
-                CompactSuperblock superblock = cache.devices().get(s).superblock();
+                Superblock superblock = cache.devices().get(s).superblock();
                 spaceArray.addObject().put("space", s).put("device", cache.devices().get(s).path())
                         .put("segments", superblock == null ? 0 : superblock.layout().segments())
                         .put("durableSegments", cache.durableSegments(s)).put("entries", entries[s])
@@ -221,7 +221,7 @@ final class CompactReports {
         }
         TextTable spaceTable = new TextTable("", "SPACE>", "SEGMENTS>", "DURABLE>", "ENTRIES>", "CHUNK BYTES>", "DEVICE");
         for (int s = 0; s < spaces; s++) {
-            CompactSuperblock superblock = cache.devices().get(s).superblock();
+            Superblock superblock = cache.devices().get(s).superblock();
             spaceTable.row(s, superblock == null ? 0 : superblock.layout().segments(), cache.durableSegments(s),
                     entries[s], bytes[s], cache.devices().get(s).path());
         }

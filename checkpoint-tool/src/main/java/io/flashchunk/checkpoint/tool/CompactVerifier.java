@@ -1,9 +1,9 @@
 package io.flashchunk.checkpoint.tool;
 
-import io.flashchunk.cache.compact.CompactCheckpointHeader;
-import io.flashchunk.cache.compact.RecordMismatchException;
 import io.flashchunk.cache.compact.SegmentReader;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.RecordMismatchException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -41,7 +41,7 @@ final class CompactVerifier {
             verification.validSuperblocks++;
             for (int area = 0; area < device.areas().size(); area++) {
                 verification.areas++;
-                CompactCheckpointHeader header = device.areas().get(area).header();
+                CheckpointHeader header = device.areas().get(area).header();
                 List<String> problems = cache.areaProblems(i, area);
                 if (!problems.isEmpty()) {
                     verification.invalidAreas++;

@@ -1,8 +1,8 @@
 package io.flashchunk.checkpoint.tool;
 
-import io.flashchunk.cache.checkpoint.CheckpointFormat;
-import io.flashchunk.cache.compact.CompactSuperblock;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.CheckpointFormat;
+import io.flashchunk.cache.format.Superblock;
 import java.io.IOException;
 
 /**
@@ -21,7 +21,7 @@ final class PerChunkFormat {
      */
     static String problem(StorageDriver driver) {
         try {
-            if (!CompactSuperblock.isPerChunkEngineFormat(CompactCache.readSuperblock(driver))) {
+            if (!Superblock.isPerChunkEngineFormat(CompactCache.readSuperblock(driver))) {
                 return null;
             }
         } catch (IOException e) {

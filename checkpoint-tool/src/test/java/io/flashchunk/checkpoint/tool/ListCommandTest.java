@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.flashchunk.cache.compact.RecordAddress;
+import io.flashchunk.cache.format.RecordAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.flashchunk.cache.compact.RecordFormat;
+import io.flashchunk.cache.format.RecordFormat;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,7 @@
 package io.flashchunk.cache.checkpoint;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

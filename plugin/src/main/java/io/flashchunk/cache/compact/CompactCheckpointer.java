@@ -1,8 +1,13 @@
 package io.flashchunk.cache.compact;
 
 import io.flashchunk.cache.checkpoint.BodyWriter;
-import io.flashchunk.cache.checkpoint.FileTableCodec;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.files.FileTableCodec;
+import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.SegmentLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -121,7 +126,7 @@ public final class CompactCheckpointer {
         long bytes = 0;
         long nextSegmentSequence = table.nextSequence();
         for (int s = 0; s < spaces; s++) {
-            bodies[s].finish(new CompactCheckpointHeader(instance, s, sequence, clockMillis.getAsLong(), nextFileId,
+            bodies[s].finish(new CheckpointHeader(instance, s, sequence, clockMillis.getAsLong(), nextFileId,
                     files.count(), files.bytes().length, table.segmentsIn(s), layouts[s].segmentBytes(),
                     index.buckets(), bodies[s].entries, nextSegmentSequence, bodies[s].crc(), exact));
             areaSequences[s][area[s]] = sequence;
@@ -146,7 +151,7 @@ public final class CompactCheckpointer {
     private final class SpaceBody {
         final BodyWriter writer;
         final CRC32C crc = new CRC32C();
-        final ByteBuffer entry = ByteBuffer.allocate(CompactCheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer entry = ByteBuffer.allocate(CheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         final int space;
         long entries;
         long refused;
@@ -158,7 +163,7 @@ public final class CompactCheckpointer {
         }
 
         void appendSegments(long[] named) throws IOException {
-            ByteBuffer sequences = ByteBuffer.allocate(table.segmentsIn(space) * CompactCheckpointHeader.SEGMENT_BYTES)
+            ByteBuffer sequences = ByteBuffer.allocate(table.segmentsIn(space) * CheckpointHeader.SEGMENT_BYTES)
                     .order(ByteOrder.LITTLE_ENDIAN);
             for (int i = 0; i < table.segmentsIn(space); i++) {
                 sequences.putLong(named[table.segment(space, i)]);
@@ -173,7 +178,7 @@ public final class CompactCheckpointer {
 
         /** Adds one slot; an entry the area has no room for is left out and counted. */
         void addEntry(long bucket, long slot) throws IOException {
-            if (!writer.fits(CompactCheckpointHeader.ENTRY_BYTES)) {
+            if (!writer.fits(CheckpointHeader.ENTRY_BYTES)) {
                 refused++;
                 return;
             }
@@ -187,7 +192,7 @@ public final class CompactCheckpointer {
             return (int) crc.getValue();
         }
 
-        void finish(CompactCheckpointHeader header) throws IOException {
+        void finish(CheckpointHeader header) throws IOException {
             writer.finish(header.encode());
         }
     }

@@ -4,7 +4,14 @@ import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.WarningThrottle;
 import io.flashchunk.cache.driver.StorageDriver;
-import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.files.ChunkKeys;
+import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -234,7 +241,7 @@ public final class CompactEngine implements AutoCloseable {
         this.checkpointer = new CompactCheckpointer(table, index, layouts, driverArray, areas, start.instance(),
                 recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
         this.schedule = new CheckpointSchedule(settings.checkpointEverySegments(), settings.checkpointIntervalMillis(),
-                settings.segmentBytes(), recovered.restoredEntries() * CompactCheckpointHeader.ENTRY_BYTES, clockMillis);
+                settings.segmentBytes(), recovered.restoredEntries() * CheckpointHeader.ENTRY_BYTES, clockMillis);
         this.writerThread = new Thread(this::writeLoop, "flashchunk-compact-writer");
         writerThread.setDaemon(true);
         writerThread.start();

@@ -1,10 +1,14 @@
 package io.flashchunk.cache.compact;
 
 import io.flashchunk.cache.checkpoint.BodyReader;
-import io.flashchunk.cache.checkpoint.CheckpointFormatException;
-import io.flashchunk.cache.checkpoint.FileTableCodec;
 import io.flashchunk.cache.driver.StorageDriver;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.files.FileTableCodec;
+import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.CheckpointFormatException;
+import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.SegmentLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -217,7 +221,7 @@ public final class CompactRecovery {
      * {@code instance}, space {@code space}, with this space's geometry; else null, and the problem
      * (null for an empty area: a new cache has them, and a crash during a checkpoint leaves one).
      */
-    public record AreaHeader(CompactCheckpointHeader header, String problem) {
+    public record AreaHeader(CheckpointHeader header, String problem) {
     }
 
     /** Reads and judges the header of {@code area} (0 = A, 1 = B) of a space: recovery's rule, also the checkpoint tool's. */
@@ -226,7 +230,7 @@ public final class CompactRecovery {
         String where = areaName(driver.path(), area);
         try {
             ByteBuffer block = CompactStart.readBlock(driver, areas.start(area));
-            CompactCheckpointHeader header = CompactCheckpointHeader.decode(block, areas.bodyCapacityBytes(), where);
+            CheckpointHeader header = CheckpointHeader.decode(block, areas.bodyCapacityBytes(), where);
             String mismatch = !header.instance().equals(instance) ? "belongs to cache instance " + header.instance()
                     : header.spaceIndex() != space ? "was written for address space " + header.spaceIndex()
                     : header.segments() != layout.segments() || header.segmentBytes() != layout.segmentBytes()
@@ -247,7 +251,7 @@ public final class CompactRecovery {
 
     /** One space: its two headers, and the body of the newest one that checks out. */
     private static final class SpaceRecovery {
-        record Loaded(int area, CompactCheckpointHeader header, Map<Integer, FileIdentity> files,
+        record Loaded(int area, CheckpointHeader header, Map<Integer, FileIdentity> files,
                       long[] segmentSequences, long restored, long skipped) {
         }
 
@@ -260,7 +264,7 @@ public final class CompactRecovery {
         private final CompactChunkIndex index;
         private final int pieceBytes;
         private final List<String> problems;
-        private final CompactCheckpointHeader[] headers = new CompactCheckpointHeader[2];
+        private final CheckpointHeader[] headers = new CheckpointHeader[2];
         /** The highest sequence of a header that decoded, whether or not its body was then valid. */
         long highestSeen;
 
@@ -328,7 +332,7 @@ public final class CompactRecovery {
         }
 
         /** The area's header if it is a checkpoint of this cache and space with this geometry, else null (logged). */
-        CompactCheckpointHeader header(int area) {
+        CheckpointHeader header(int area) {
             AreaHeader found = readHeader(driver, areas, layout, instance, space, area);
             if (found.problem() != null) {
                 problem(problems, "ignoring " + found.problem());
@@ -337,7 +341,7 @@ public final class CompactRecovery {
         }
 
         /** Streams the body: segments, then files, then slots into the index; all or nothing. */
-        Loaded body(int area, CompactCheckpointHeader header, long restoredSequence) throws CheckpointFormatException {
+        Loaded body(int area, CheckpointHeader header, long restoredSequence) throws CheckpointFormatException {
             String where = where(area);
             long[] segmentSequences = new long[header.segments()];
             byte[] fileTable = new byte[(int) header.fileTableBytes()];
@@ -347,7 +351,7 @@ public final class CompactRecovery {
             // Another checkpoint's entries already in the index may hold this one's keys elsewhere.
             boolean exact = header.exactCopy() && (restoredSequence == 0 || restoredSequence == header.sequence());
             CRC32C crc = new CRC32C();
-            ByteBuffer carry = ByteBuffer.allocate(CompactCheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer carry = ByteBuffer.allocate(CheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             long[] counts = new long[2]; // restored, skipped
             try {
                 BodyReader.read(driver.device(), areas.start(area) + 1, header.bodyBytes(), pieceBytes,
@@ -356,15 +360,15 @@ public final class CompactRecovery {
                             ByteBuffer in = piece.duplicate().order(ByteOrder.LITTLE_ENDIAN);
                             for (long at = offset; in.hasRemaining(); at = offset + in.position()) {
                                 if (at < filesFrom) {
-                                    if (at % CompactCheckpointHeader.SEGMENT_BYTES != 0 || in.remaining() < 8) {
+                                    if (at % CheckpointHeader.SEGMENT_BYTES != 0 || in.remaining() < 8) {
                                         throw new CheckpointFormatException(where + ": body pieces split a segment record");
                                     }
-                                    segmentSequences[(int) (at / CompactCheckpointHeader.SEGMENT_BYTES)] =
+                                    segmentSequences[(int) (at / CheckpointHeader.SEGMENT_BYTES)] =
                                             checkedSequence(in.getLong(), header, where);
                                 } else if (at < entriesFrom) {
                                     int n = (int) Math.min(in.remaining(), entriesFrom - at);
                                     in.get(fileTable, (int) (at - filesFrom), n);
-                                } else if (carry.position() > 0 || in.remaining() < CompactCheckpointHeader.ENTRY_BYTES) {
+                                } else if (carry.position() > 0 || in.remaining() < CheckpointHeader.ENTRY_BYTES) {
                                     // An entry split between two pieces: gathered byte by byte.
                                     carry.put(in.get());
                                     if (!carry.hasRemaining()) {
@@ -397,7 +401,7 @@ public final class CompactRecovery {
             }
         }
 
-        private static long checkedSequence(long sequence, CompactCheckpointHeader header, String where)
+        private static long checkedSequence(long sequence, CheckpointHeader header, String where)
                 throws CheckpointFormatException {
             if (sequence < 0 || sequence >= header.nextSegmentSequence()) {
                 throw new CheckpointFormatException(where + ": names segment sequence " + sequence + ", outside 0.."
@@ -407,7 +411,7 @@ public final class CompactRecovery {
         }
 
         /** One 12-byte entry: restored when it points into a named segment of this space, else counted as left out. */
-        private void restore(ByteBuffer entry, CompactCheckpointHeader header, long[] segmentSequences, boolean sameTable,
+        private void restore(ByteBuffer entry, CheckpointHeader header, long[] segmentSequences, boolean sameTable,
                              boolean exact, long[] counts, String where) throws CheckpointFormatException {
             long bucket = Integer.toUnsignedLong(entry.getInt());
             long slot = entry.getLong();

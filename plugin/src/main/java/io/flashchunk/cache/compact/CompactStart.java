@@ -3,10 +3,14 @@ package io.flashchunk.cache.compact;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.BodyReader;
 import io.flashchunk.cache.checkpoint.CacheRecoveryException;
-import io.flashchunk.cache.checkpoint.CheckpointFormat;
-import io.flashchunk.cache.checkpoint.CheckpointFormatException;
 import io.flashchunk.cache.checkpoint.DeviceContent;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.CheckpointFormat;
+import io.flashchunk.cache.format.CheckpointFormatException;
+import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.DeviceLayout;
+import io.flashchunk.cache.format.Superblock;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -35,7 +39,7 @@ public final class CompactStart {
 
     /**
      * Segment sequences one start reserves: far more segment writes than a run makes (at 16 MiB a
-     * segment, a zettabyte), and few enough that {@link CompactCheckpointHeader#MAX_SEQUENCE} lasts
+     * segment, a zettabyte), and few enough that {@link CheckpointHeader#MAX_SEQUENCE} lasts
      * tens of millions of starts.
      */
     public static final long SEQUENCES_PER_START = 1L << 36;
@@ -46,7 +50,7 @@ public final class CompactStart {
      * superblocks hold (and at least the clock's {@code millis << 20} when one is of version 3, which
      * reserved none); on formatted ones, the first sequence of the range the format reserved.
      */
-    public record Outcome(UUID instance, List<CompactDeviceLayout> layouts, boolean formatted, String why,
+    public record Outcome(UUID instance, List<DeviceLayout> layouts, boolean formatted, String why,
                           long sequenceFloor) {
     }
 
@@ -60,10 +64,10 @@ public final class CompactStart {
     public static Outcome open(List<StorageDriver> drivers, int segmentBytes, boolean strict, List<Boolean> forceFormat,
                                LongSupplier clockMillis) throws IOException {
         int count = drivers.size();
-        List<CompactDeviceLayout> layouts = new ArrayList<>();
+        List<DeviceLayout> layouts = new ArrayList<>();
         List<String> foreign = new ArrayList<>();
         List<String> todays = new ArrayList<>();
-        CompactSuperblock first = null;
+        Superblock first = null;
         int blank = 0;
         String problem = null;
         // Above every sequence the devices' superblocks say was reserved, whichever cache wrote them,
@@ -72,13 +76,13 @@ public final class CompactStart {
         boolean unknownBefore = false;
         for (int i = 0; i < count; i++) {
             StorageDriver driver = drivers.get(i);
-            CompactDeviceLayout expected = CompactDeviceLayout.forDevice(driver.capacityBlocks(), segmentBytes);
+            DeviceLayout expected = DeviceLayout.forDevice(driver.capacityBlocks(), segmentBytes);
             layouts.add(expected);
             ByteBuffer block = readBlock(driver, 0);
             long magic = block.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(0);
             boolean force = i < forceFormat.size() && forceFormat.get(i);
             boolean blankBlock = DeviceContent.isBlank(block);
-            boolean blankOrOurs = blankBlock || CompactSuperblock.isPerChunkEngineFormat(block)
+            boolean blankOrOurs = blankBlock || Superblock.isPerChunkEngineFormat(block)
                     || magic == CheckpointFormat.SUPERBLOCK_MAGIC;
             // Block 0 alone is not enough: an MD or bcache superblock at 4 KiB leaves it zero.
             String other = blankOrOurs && (!force || magic == CheckpointFormat.SUPERBLOCK_MAGIC)
@@ -87,7 +91,7 @@ public final class CompactStart {
                 foreign.add(driver.path() + " holds " + (blankBlock ? "" : "a flash cache superblock but also ") + other);
             } else if (blankBlock) {
                 blank++;
-            } else if (CompactSuperblock.isPerChunkEngineFormat(block)) {
+            } else if (Superblock.isPerChunkEngineFormat(block)) {
                 todays.add(driver.path());
                 unknownBefore = true;
             } else if (magic != CheckpointFormat.SUPERBLOCK_MAGIC && !force) {
@@ -97,7 +101,7 @@ public final class CompactStart {
                 unknownBefore = true;
             } else {
                 try {
-                    CompactSuperblock found = CompactSuperblock.decode(block, driver.path());
+                    Superblock found = Superblock.decode(block, driver.path());
                     first = first == null ? found : first;
                     problem = problem != null ? problem : found.mismatch(i, count, expected, first, driver.path());
                     reserved = Math.max(reserved, found.sequenceLimit());
@@ -149,19 +153,19 @@ public final class CompactStart {
      * Formats every device as one new cache: both area headers cleared, then the superblock, then a
      * flush. The superblock reserves the sequences from {@code floor}: the new cache's first range.
      */
-    private static Outcome format(List<StorageDriver> drivers, List<CompactDeviceLayout> layouts, String why,
+    private static Outcome format(List<StorageDriver> drivers, List<DeviceLayout> layouts, String why,
                                   long floor) throws IOException {
         UUID instance = UUID.randomUUID();
         long limit = limitAbove(floor);
         for (int i = 0; i < drivers.size(); i++) {
             StorageDriver driver = drivers.get(i);
-            CompactDeviceLayout layout = layouts.get(i);
+            DeviceLayout layout = layouts.get(i);
             ForeignSignatures.clear(driver);
             for (int area = 0; area < 2; area++) {
                 driver.writeAndWait(layout.areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
                         "clearing checkpoint area " + CheckpointAreas.name(area));
             }
-            driver.writeAndWait(0, new CompactSuperblock(instance, i, drivers.size(), layout, limit).encode(),
+            driver.writeAndWait(0, new Superblock(instance, i, drivers.size(), layout, limit).encode(),
                     "superblock write");
             driver.flush();
         }
@@ -178,7 +182,7 @@ public final class CompactStart {
         long limit = limitAbove(first);
         for (int i = 0; i < drivers.size(); i++) {
             StorageDriver driver = drivers.get(i);
-            CompactSuperblock superblock = new CompactSuperblock(start.instance(), i, drivers.size(),
+            Superblock superblock = new Superblock(start.instance(), i, drivers.size(),
                     start.layouts().get(i), limit);
             driver.writeAndWait(0, superblock.encode(), "superblock write (segment sequences reserved)");
             driver.flush();
@@ -187,9 +191,9 @@ public final class CompactStart {
     }
 
     private static long limitAbove(long first) throws CacheRecoveryException {
-        if (first < 1 || first > CompactCheckpointHeader.MAX_SEQUENCE - SEQUENCES_PER_START) {
+        if (first < 1 || first > CheckpointHeader.MAX_SEQUENCE - SEQUENCES_PER_START) {
             throw new CacheRecoveryException("flash cache: segment sequence " + first + " leaves no room for another "
-                    + "run's (the limit is " + CompactCheckpointHeader.MAX_SEQUENCE + "): the cache stays off on these "
+                    + "run's (the limit is " + CheckpointHeader.MAX_SEQUENCE + "): the cache stays off on these "
                     + "devices");
         }
         return first + SEQUENCES_PER_START;

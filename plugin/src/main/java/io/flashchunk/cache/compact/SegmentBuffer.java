@@ -1,6 +1,10 @@
 package io.flashchunk.cache.compact;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

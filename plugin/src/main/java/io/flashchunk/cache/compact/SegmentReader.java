@@ -2,6 +2,10 @@ package io.flashchunk.cache.compact;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
 package io.flashchunk.cache.compact;
 
+import io.flashchunk.cache.format.RecordAddress;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;

@@ -2,7 +2,7 @@ package io.flashchunk.cassandra.jmx;
 
 import io.flashchunk.cache.CacheStats;
 import io.flashchunk.cache.FlashCache;
-import io.flashchunk.cache.index.CachedFile;
+import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

@@ -9,9 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.checkpoint.FileTableCodec;
-import io.flashchunk.cache.index.FileIdentity;
-import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.files.FileRegistry;
+import io.flashchunk.cache.files.FileTableCodec;
+import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
@@ -96,7 +98,7 @@ class CompactCheckpointFuzzTest {
     /** Damages checkpoint area {@code area} of {@code device} one random way; what was done, for messages. */
     private static String damage(MemoryDevice device, int area, SplittableRandom random) throws Exception {
         ByteBuffer header = block(device, AREAS.start(area));
-        CompactCheckpointHeader h = CompactCheckpointHeader.decode(header.duplicate(), AREAS.bodyCapacityBytes(), "area");
+        CheckpointHeader h = CheckpointHeader.decode(header.duplicate(), AREAS.bodyCapacityBytes(), "area");
         long bodyBlocks = (h.bodyBytes() + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
         switch (random.nextInt(4)) {
             case 0 -> {
@@ -125,7 +127,7 @@ class CompactCheckpointFuzzTest {
                 write(device, lba, body);
                 boolean reseal = random.nextBoolean();
                 if (reseal) {
-                    CompactCheckpointHeader resealed = new CompactCheckpointHeader(h.instance(), h.spaceIndex(), h.sequence(),
+                    CheckpointHeader resealed = new CheckpointHeader(h.instance(), h.spaceIndex(), h.sequence(),
                             h.timestampMillis(), h.nextFileId(), h.fileCount(), h.fileTableBytes(), h.segments(),
                             h.segmentBytes(), h.buckets(), h.entryCount(), h.nextSegmentSequence(),
                             bodyCrc(device, area, h.bodyBytes()), h.exactCopy());
@@ -137,9 +139,9 @@ class CompactCheckpointFuzzTest {
     }
 
     /** {@code h} with one of its counts or ids replaced by {@code value} (cut to an int where the field is one). */
-    private static CompactCheckpointHeader withField(CompactCheckpointHeader h, int field, long value) {
+    private static CheckpointHeader withField(CheckpointHeader h, int field, long value) {
         int asInt = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, value));
-        return new CompactCheckpointHeader(h.instance(), h.spaceIndex(),
+        return new CheckpointHeader(h.instance(), h.spaceIndex(),
                 field == 0 ? value : h.sequence(), h.timestampMillis(),
                 field == 1 ? asInt : h.nextFileId(),
                 field == 2 ? asInt : h.fileCount(),

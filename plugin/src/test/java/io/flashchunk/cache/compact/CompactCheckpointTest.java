@@ -13,9 +13,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.checkpoint.FileTableCodec;
-import io.flashchunk.cache.index.FileIdentity;
-import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.files.FileRegistry;
+import io.flashchunk.cache.files.FileTableCodec;
+import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
@@ -273,11 +276,11 @@ class CompactCheckpointTest {
     }
 
     /** Rewrites the header of {@code area} as {@code change} makes it from the one there (encoding reseals its checksum). */
-    private static void rewriteHeader(MemoryDevice device, int area, UnaryOperator<CompactCheckpointHeader> change)
+    private static void rewriteHeader(MemoryDevice device, int area, UnaryOperator<CheckpointHeader> change)
             throws Exception {
         ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
         device.read(AREAS.start(area), block).get();
-        CompactCheckpointHeader header = CompactCheckpointHeader.decode(block, AREAS.bodyCapacityBytes(), "area " + area);
+        CheckpointHeader header = CheckpointHeader.decode(block, AREAS.bodyCapacityBytes(), "area " + area);
         device.write(AREAS.start(area), change.apply(header).encode()).get();
     }
 
@@ -301,7 +304,7 @@ class CompactCheckpointTest {
         // bytes that decode. Sequences are never reused, so which area is current cannot be told.
         rewriteHeader(a, 1, h -> {
             assertEquals(2, h.sequence());
-            return new CompactCheckpointHeader(h.instance(), h.spaceIndex(), 1, h.timestampMillis(), h.nextFileId(),
+            return new CheckpointHeader(h.instance(), h.spaceIndex(), 1, h.timestampMillis(), h.nextFileId(),
                     h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(), h.buckets(), h.entryCount(),
                     h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy());
         });
@@ -319,7 +322,7 @@ class CompactCheckpointTest {
         MemoryDevice a = checkpointed(1);
         // The header's next file id at the largest int, its checksum resealed: bytes that decode but
         // that no writer of ours wrote. Nothing is sized by it; ids below it are never handed out.
-        rewriteHeader(a, 0, h -> new CompactCheckpointHeader(h.instance(), h.spaceIndex(), h.sequence(),
+        rewriteHeader(a, 0, h -> new CheckpointHeader(h.instance(), h.spaceIndex(), h.sequence(),
                 h.timestampMillis(), Integer.MAX_VALUE, h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(),
                 h.buckets(), h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy()));
 
@@ -449,7 +452,7 @@ class CompactCheckpointTest {
         io.flashchunk.cache.checkpoint.BodyWriter writer = new io.flashchunk.cache.checkpoint.BodyWriter(
                 engine.drivers[0], AREAS.start(0), AREAS.bodyCapacityBytes(), "hand-made");
         writer.append(body);
-        writer.finish(new CompactCheckpointHeader(INSTANCE, 0, 5, 1, 1, 0, 0, named.length,
+        writer.finish(new CheckpointHeader(INSTANCE, 0, 5, 1, 1, 0, 0, named.length,
                 CompactEngineFixture.SEGMENT_BYTES, engine.index.buckets(), slots.size(), 1000,
                 (int) crc.getValue(), exactCopy).encode());
     }
@@ -462,7 +465,7 @@ class CompactCheckpointTest {
         write(before, checkpointer, 0, 2 * PER_SEGMENT);
         before.writer.flush();
         checkpointer.checkpoint(NO_FILES);
-        CompactCheckpointHeader written = null;
+        CheckpointHeader written = null;
         for (int area = 0; area < 2; area++) {
             CompactRecovery.AreaHeader found = CompactRecovery.readHeader(before.drivers[0], AREAS, before.layouts[0],
                     INSTANCE, 0, area);
@@ -598,7 +601,7 @@ class CompactCheckpointTest {
         MemoryDevice b = device("b", 3);
         CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         FileRegistry registry = new FileRegistry();
-        List<io.flashchunk.cache.index.CachedFile> files = new ArrayList<>();
+        List<io.flashchunk.cache.files.CachedFile> files = new ArrayList<>();
         for (int id = 1; id <= 50; id++) {
             registry.restore(id, new FileIdentity("/data/ks/t/nb-" + id + "-big-Data.db", id * 1000L, id, 100 + id,
                     id * 7L, id * 3L));

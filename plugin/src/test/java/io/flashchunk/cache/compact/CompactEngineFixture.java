@@ -3,7 +3,12 @@ package io.flashchunk.cache.compact;
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.driver.StorageDriver;
-import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.files.ChunkKeys;
+import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
@@ -109,10 +114,10 @@ final class CompactEngineFixture {
     }
 
     /** A checkpoint's files: this table, this next id. */
-    static NamedFiles named(io.flashchunk.cache.checkpoint.FileTableCodec.Encoded table, int nextFileId) {
+    static NamedFiles named(io.flashchunk.cache.files.FileTableCodec.Encoded table, int nextFileId) {
         return new NamedFiles() {
             @Override
-            public io.flashchunk.cache.checkpoint.FileTableCodec.Encoded table() {
+            public io.flashchunk.cache.files.FileTableCodec.Encoded table() {
                 return table;
             }
 
@@ -129,7 +134,7 @@ final class CompactEngineFixture {
     }
 
     /** No files, next id 1. */
-    static final NamedFiles NO_FILES = named(io.flashchunk.cache.checkpoint.FileTableCodec.encode(java.util.List.of()), 1);
+    static final NamedFiles NO_FILES = named(io.flashchunk.cache.files.FileTableCodec.encode(java.util.List.of()), 1);
 
     CheckpointAreas[] areas() {
         CheckpointAreas[] areas = new CheckpointAreas[drivers.length];

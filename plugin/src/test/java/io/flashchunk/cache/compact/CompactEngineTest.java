@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;

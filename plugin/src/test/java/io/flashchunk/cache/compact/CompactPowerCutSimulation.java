@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
 import io.flashchunk.testing.PowerCutDevice;

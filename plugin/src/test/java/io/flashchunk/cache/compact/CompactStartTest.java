@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.checkpoint.CacheRecoveryException;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.DeviceLayout;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MdSuperblock;
 import io.flashchunk.testing.MemoryDevice;
@@ -45,7 +46,7 @@ class CompactStartTest {
         CompactStart.Outcome again = open(true, List.of(), a, b);
         assertFalse(again.formatted());
         assertEquals(first.instance(), again.instance());
-        assertEquals(CompactDeviceLayout.forDevice(BLOCKS, SEGMENT), again.layouts().get(1));
+        assertEquals(DeviceLayout.forDevice(BLOCKS, SEGMENT), again.layouts().get(1));
     }
 
     @Test

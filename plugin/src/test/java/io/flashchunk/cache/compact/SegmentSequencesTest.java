@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.Superblock;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
@@ -79,8 +80,8 @@ class SegmentSequencesTest {
         }
     }
 
-    private static CompactSuperblock superblock(MemoryDevice device) throws Exception {
-        return CompactSuperblock.decode(ByteBuffer.wrap(device.image(), 0, BlockDevice.BLOCK_SIZE).slice(),
+    private static Superblock superblock(MemoryDevice device) throws Exception {
+        return Superblock.decode(ByteBuffer.wrap(device.image(), 0, BlockDevice.BLOCK_SIZE).slice(),
                 device.path());
     }
 

@@ -1,5 +1,9 @@
 package io.flashchunk.cache.compact;
 
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.format.SegmentSummary;
 import java.util.function.LongUnaryOperator;
 
 /**

@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.driver.StorageDriver;
-import io.flashchunk.cache.index.ChunkKeys;
+import io.flashchunk.cache.files.ChunkKeys;
+import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.device.BlockDevice;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;

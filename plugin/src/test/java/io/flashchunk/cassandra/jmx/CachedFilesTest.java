@@ -3,9 +3,9 @@ package io.flashchunk.cassandra.jmx;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.FileIdentity;
-import io.flashchunk.cache.index.FileRegistry;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.files.FileRegistry;
 import java.util.Arrays;
 import javax.management.MBeanAttributeInfo;
 import javax.management.StandardMBean;

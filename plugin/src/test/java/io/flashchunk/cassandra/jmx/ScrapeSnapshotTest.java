@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cache.CompactChunkCache;
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceSpec;
 import io.flashchunk.testing.Backend;

@@ -1,6 +1,5 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.files;
 
-import io.flashchunk.cache.checkpoint.FileTableCodec;
 
 /**
  * What a checkpoint names besides the index: the files whose chunks it may hold and the next file id

@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.format;
 
 /**
  * Where one address space keeps its two checkpoint areas (A = 0, B = 1): each a header block at

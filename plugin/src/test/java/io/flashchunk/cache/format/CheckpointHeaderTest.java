@@ -1,20 +1,19 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.checkpoint.CheckpointFormatException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-class CompactCheckpointHeaderTest {
+class CheckpointHeaderTest {
     private static final long CAPACITY = 1 << 20;
 
-    private static CompactCheckpointHeader header(int segments, long fileTableBytes, long entries) {
-        return new CompactCheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 3, fileTableBytes, segments, 1 << 20,
+    private static CheckpointHeader header(int segments, long fileTableBytes, long entries) {
+        return new CheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 3, fileTableBytes, segments, 1 << 20,
                 1L << 30, entries, 77, 0x1234_5678, true);
     }
 
@@ -24,23 +23,23 @@ class CompactCheckpointHeaderTest {
 
     private static String refused(ByteBuffer block, long capacity) {
         return assertThrows(CheckpointFormatException.class,
-                () -> CompactCheckpointHeader.decode(block, capacity, "dev area A")).getMessage();
+                () -> CheckpointHeader.decode(block, capacity, "dev area A")).getMessage();
     }
 
     @Test
     void decodesWhatItEncodes() throws Exception {
-        CompactCheckpointHeader header = header(100, 500, 1000);
-        assertEquals(header, CompactCheckpointHeader.decode(header.encode(), CAPACITY, "dev"));
+        CheckpointHeader header = header(100, 500, 1000);
+        assertEquals(header, CheckpointHeader.decode(header.encode(), CAPACITY, "dev"));
         assertEquals(100 * 8 + 500 + 1000 * 12, header.bodyBytes());
-        CompactCheckpointHeader fuzzy = new CompactCheckpointHeader(header.instance(), 2, 9, 1234, 40, 3, 500, 100,
+        CheckpointHeader fuzzy = new CheckpointHeader(header.instance(), 2, 9, 1234, 40, 3, 500, 100,
                 1 << 20, 1L << 30, 1000, 77, 0x1234_5678, false);
-        assertEquals(fuzzy, CompactCheckpointHeader.decode(fuzzy.encode(), CAPACITY, "dev"), "a copy made while the index changed");
+        assertEquals(fuzzy, CheckpointHeader.decode(fuzzy.encode(), CAPACITY, "dev"), "a copy made while the index changed");
         ByteBuffer older = header.encode().order(ByteOrder.LITTLE_ENDIAN);
         older.putInt(8, 2); // the version before the flag: read, as a copy not known to be exact
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(older.duplicate().position(0).limit(108));
         older.putInt(108, (int) crc.getValue());
-        assertEquals(fuzzy, CompactCheckpointHeader.decode(older, CAPACITY, "dev"));
+        assertEquals(fuzzy, CheckpointHeader.decode(older, CAPACITY, "dev"));
     }
 
     @Test
@@ -63,16 +62,16 @@ class CompactCheckpointHeaderTest {
         assertTrue(refused(header(-1, 1, 1).encode()).contains("does not fit the area"));
         assertTrue(refused(header(1, -5, 1).encode()).contains("does not fit the area"));
         assertTrue(refused(header(CAPACITY_SEGMENTS, 1, 1).encode()).contains("does not fit the area"));
-        String bigTable = refused(new CompactCheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 3,
-                CompactCheckpointHeader.MAX_FILE_TABLE_BYTES + 1, 1, 4096, 2, 0, 77, 0, true).encode(), Long.MAX_VALUE);
+        String bigTable = refused(new CheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 3,
+                CheckpointHeader.MAX_FILE_TABLE_BYTES + 1, 1, 4096, 2, 0, 77, 0, true).encode(), Long.MAX_VALUE);
         assertTrue(bigTable.contains("more than a checkpoint holds"), bigTable);
-        String manyFiles = refused(new CompactCheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 1000, 100, 1, 4096, 2,
+        String manyFiles = refused(new CheckpointHeader(UUID.randomUUID(), 2, 9, 1234, 40, 1000, 100, 1, 4096, 2,
                 0, 77, 0, true).encode());
         assertTrue(manyFiles.contains("1000 files in 100 bytes"), manyFiles);
-        String nearOverflow = refused(new CompactCheckpointHeader(UUID.randomUUID(), 2, Long.MAX_VALUE - 1, 1234, 40, 0,
+        String nearOverflow = refused(new CheckpointHeader(UUID.randomUUID(), 2, Long.MAX_VALUE - 1, 1234, 40, 0,
                 0, 1, 4096, 2, 0, 77, 0, true).encode());
         assertTrue(nearOverflow.contains("is beyond"), nearOverflow);
-        CompactCheckpointHeader noSequence = new CompactCheckpointHeader(UUID.randomUUID(), 0, 0, 1, 1, 0, 0, 1, 4096,
+        CheckpointHeader noSequence = new CheckpointHeader(UUID.randomUUID(), 0, 0, 1, 1, 0, 0, 1, 4096,
                 2, 0, 1, 0, true);
         assertTrue(refused(noSequence.encode()).contains("sequence 0"));
     }

@@ -1,7 +1,7 @@
-package io.flashchunk.cache.checkpoint;
+package io.flashchunk.cache.files;
 
-import io.flashchunk.cache.index.CachedFile;
-import io.flashchunk.cache.index.FileIdentity;
+import io.flashchunk.cache.format.CheckpointFormat;
+import io.flashchunk.cache.format.CheckpointFormatException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,4 +1,4 @@
-package io.flashchunk.cache.index;
+package io.flashchunk.cache.files;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.flashchunk.cache.checkpoint;
+package io.flashchunk.cache.format;
 
 /** Constants the on-flash formats share (docs/checkpoint-format.md). */
 public final class CheckpointFormat {

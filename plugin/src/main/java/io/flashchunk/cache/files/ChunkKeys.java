@@ -1,4 +1,4 @@
-package io.flashchunk.cache.index;
+package io.flashchunk.cache.files;
 
 /**
  * A chunk's key in one long: the file id in the high 32 bits, the chunk position in 4096-byte units

@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.format;
 
 import io.flashchunk.device.BlockDevice;
 
@@ -6,7 +6,7 @@ import io.flashchunk.device.BlockDevice;
  * Where things are on a device of the compact engine (4096-byte blocks):
  *
  * <pre>
- * 0                          superblock ({@link CompactSuperblock})
+ * 0                          superblock ({@link Superblock})
  * 1 .. areaBlocks            checkpoint area A: a header block, then the body
  * 1+areaBlocks .. 2*area     checkpoint area B
  * 1+2*areaBlocks ..          segments, each segmentBytes, as many as fit
@@ -18,12 +18,12 @@ import io.flashchunk.device.BlockDevice;
  * entries past its area's room (counted, never misread). A device larger than a space can address
  * (4 TiB) is used up to there.
  */
-public record CompactDeviceLayout(long deviceBlocks, int segmentBytes, long areaBlocks, int segments) {
+public record DeviceLayout(long deviceBlocks, int segmentBytes, long areaBlocks, int segments) {
     private static final int BLOCK = BlockDevice.BLOCK_SIZE;
     /** Blocks a {@link RecordAddress} can reach in one space (just under 4 TiB). */
     static final long ADDRESSABLE_BLOCKS = RecordAddress.MAX_SECTOR * RecordAddress.SECTOR_BYTES / BLOCK;
 
-    public CompactDeviceLayout {
+    public DeviceLayout {
         if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0 || segments < 1 || areaBlocks < 2
                 || 1 + 2 * areaBlocks + (long) segments * (segmentBytes / BLOCK) > deviceBlocks) {
             throw new IllegalArgumentException(segments + " segments of " + segmentBytes + " bytes and areas of "
@@ -32,7 +32,7 @@ public record CompactDeviceLayout(long deviceBlocks, int segmentBytes, long area
     }
 
     /** The layout with the most segments of {@code segmentBytes} on a device of {@code deviceBlocks}. */
-    public static CompactDeviceLayout forDevice(long deviceBlocks, int segmentBytes) {
+    public static DeviceLayout forDevice(long deviceBlocks, int segmentBytes) {
         if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0) {
             throw new IllegalArgumentException("segment size " + segmentBytes + " is not a multiple of " + BLOCK);
         }
@@ -40,7 +40,7 @@ public record CompactDeviceLayout(long deviceBlocks, int segmentBytes, long area
         long budget = fileTableBudget(deviceBlocks);
         // A record address reaches 4 TiB into its space: a larger device is used up to there.
         long usable = Math.min(deviceBlocks, ADDRESSABLE_BLOCKS);
-        long perSegment = CompactCheckpointHeader.SEGMENT_BYTES + segmentBlocks * CompactCheckpointHeader.ENTRY_BYTES;
+        long perSegment = CheckpointHeader.SEGMENT_BYTES + segmentBlocks * CheckpointHeader.ENTRY_BYTES;
         // Largest n with 1 + 2 * area(n) + n * segmentBlocks <= deviceBlocks: estimated without the
         // rounding of the areas to whole blocks, then stepped down to fit.
         double perSegmentBlocks = segmentBlocks + 2.0 * perSegment / BLOCK;
@@ -52,7 +52,7 @@ public record CompactDeviceLayout(long deviceBlocks, int segmentBytes, long area
             throw new IllegalArgumentException("a device of " + deviceBlocks + " blocks has no room for one "
                     + segmentBytes + "-byte segment besides its superblock and checkpoint areas");
         }
-        return new CompactDeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n);
+        return new DeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n);
     }
 
     /** Room for the file table in each area: 1/256 of the device, between 64 KiB and 16 MiB. */

@@ -1,8 +1,6 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.format;
 
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.checkpoint.CheckpointFormat;
-import io.flashchunk.cache.checkpoint.CheckpointFormatException;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,7 +13,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * segments   8 bytes per segment of the space: the sequence of the use the checkpoint names, 0 = none
- * files      the file table ({@link io.flashchunk.cache.checkpoint.FileTableCodec})
+ * files      the file table ({@link io.flashchunk.cache.files.FileTableCodec})
  * entries    12 bytes each: the index bucket (unsigned 32 bits) and the slot (64 bits)
  * </pre>
  *
@@ -25,7 +23,7 @@ import java.util.zip.CRC32C;
  * The header's magic differs from the removed per-chunk engine's, so neither engine's checkpoint
  * can be read as the other's. Little-endian.
  */
-public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequence, long timestampMillis,
+public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, long timestampMillis,
                                       int nextFileId, int fileCount, long fileTableBytes, int segments,
                                       int segmentBytes, long buckets, long entryCount, long nextSegmentSequence,
                                       int bodyCrc, boolean exactCopy) {
@@ -83,7 +81,7 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
      * Decodes and checks a header block read from {@code where}: magic, version, checksum, and every
      * count within what a body of at most {@code capacityBytes} can hold.
      */
-    public static CompactCheckpointHeader decode(ByteBuffer block, long capacityBytes, String where)
+    public static CheckpointHeader decode(ByteBuffer block, long capacityBytes, String where)
             throws CheckpointFormatException {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (b.getLong(0) != MAGIC) {
@@ -98,7 +96,7 @@ public record CompactCheckpointHeader(UUID instance, int spaceIndex, long sequen
         if (crc(b) != b.getInt(CRC_AT)) {
             throw new CheckpointFormatException(where + ": checkpoint header checksum mismatch (torn or corrupt)");
         }
-        CompactCheckpointHeader h = new CompactCheckpointHeader(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28),
+        CheckpointHeader h = new CheckpointHeader(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28),
                 b.getLong(32), b.getLong(40), b.getInt(48), b.getInt(52), b.getLong(56), b.getInt(64), b.getInt(68),
                 b.getLong(72), b.getLong(80), b.getLong(88), b.getInt(96), version == VERSION && b.getInt(100) == 1);
         if (h.sequence() < 1 || h.nextFileId() < 1 || h.nextSegmentSequence() < 1 || h.spaceIndex() < 0) {

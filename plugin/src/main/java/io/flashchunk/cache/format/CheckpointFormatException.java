@@ -1,4 +1,4 @@
-package io.flashchunk.cache.checkpoint;
+package io.flashchunk.cache.format;
 
 /** A superblock or checkpoint that must not be trusted; the message says what is wrong and where. */
 public final class CheckpointFormatException extends Exception {

@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.format;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

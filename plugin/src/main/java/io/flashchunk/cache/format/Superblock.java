@@ -1,8 +1,6 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.format;
 
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.checkpoint.CheckpointFormat;
-import io.flashchunk.cache.checkpoint.CheckpointFormatException;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -21,7 +19,7 @@ import java.util.zip.CRC32C;
  * <p>Everything it holds, checksum included, lies in the block's first 512 bytes, so a write of it
  * torn at the device's sector granularity leaves the old one or the new one, never a mix.
  */
-public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, CompactDeviceLayout layout,
+public record Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLayout layout,
                                 long sequenceLimit) {
     /**
      * 4: with the sequence reservation; 3 (read, and rewritten as 4 at the next start): without it
@@ -33,16 +31,16 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
     private static final int CRC_AT = 72;
     private static final int CRC_AT_VERSION_3 = 64;
 
-    public CompactSuperblock {
-        if (sequenceLimit < 0 || sequenceLimit > CompactCheckpointHeader.MAX_SEQUENCE) {
+    public Superblock {
+        if (sequenceLimit < 0 || sequenceLimit > CheckpointHeader.MAX_SEQUENCE) {
             throw new IllegalArgumentException("sequence limit " + sequenceLimit + " is outside 0.."
-                    + CompactCheckpointHeader.MAX_SEQUENCE);
+                    + CheckpointHeader.MAX_SEQUENCE);
         }
     }
 
     /** This superblock with sequences reserved below {@code limit}. */
-    public CompactSuperblock reserving(long limit) {
-        return new CompactSuperblock(instance, spaceIndex, spaceCount, layout, limit);
+    public Superblock reserving(long limit) {
+        return new Superblock(instance, spaceIndex, spaceCount, layout, limit);
     }
 
     /**
@@ -50,7 +48,7 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
      * one cache laid out as {@code expected} whose first device holds {@code first}; null if it can.
      * Start and the checkpoint tool judge a device set by this one rule.
      */
-    public String mismatch(int index, int count, CompactDeviceLayout expected, CompactSuperblock first, String path) {
+    public String mismatch(int index, int count, DeviceLayout expected, Superblock first, String path) {
         if (spaceIndex != index || spaceCount != count) {
             return path + " holds address space " + spaceIndex + " of " + spaceCount
                     + ", but is configured as space " + index + " of " + count;
@@ -97,7 +95,7 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
     }
 
     /** Decodes and checks block 0 of {@code where}: magic, version, checksum, block size, geometry. */
-    public static CompactSuperblock decode(ByteBuffer block, String where) throws CheckpointFormatException {
+    public static Superblock decode(ByteBuffer block, String where) throws CheckpointFormatException {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (b.getLong(0) != CheckpointFormat.SUPERBLOCK_MAGIC) {
             throw new CheckpointFormatException(where + ": no FlashChunk superblock (magic 0x"
@@ -122,8 +120,8 @@ public record CompactSuperblock(UUID instance, int spaceIndex, int spaceCount, C
             throw new CheckpointFormatException(where + ": superblock names address space " + space + " of " + spaces);
         }
         try {
-            return new CompactSuperblock(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28), b.getInt(32),
-                    new CompactDeviceLayout(b.getLong(40), b.getInt(48), b.getLong(52), b.getInt(60)),
+            return new Superblock(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28), b.getInt(32),
+                    new DeviceLayout(b.getLong(40), b.getInt(48), b.getLong(52), b.getInt(60)),
                     version == VERSION ? b.getLong(RESERVATION_AT) : 0);
         } catch (IllegalArgumentException e) {
             throw new CheckpointFormatException(where + ": superblock geometry is impossible: " + e.getMessage());

@@ -1,4 +1,4 @@
-package io.flashchunk.cache.index;
+package io.flashchunk.cache.files;
 
 /** A data file the cache knows, under the id its chunks' keys carry. */
 public final class CachedFile {

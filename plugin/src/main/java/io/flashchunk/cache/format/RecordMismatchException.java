@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.format;
 
 /**
  * A record read from flash is not the one the reader expected: the read is a miss, never served.

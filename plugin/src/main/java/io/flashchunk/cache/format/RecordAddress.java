@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.format;
 
 /**
  * Where a chunk's record is on flash, in the low 42 bits of a long: the address space (6 bits) and
@@ -16,8 +16,8 @@ public final class RecordAddress {
     public static final int MAX_SPACES = 1 << 6;
     public static final long MAX_SECTOR = (1L << 36) - 1;
     /** Bits an address takes. */
-    static final int BITS = 42;
-    static final long MASK = (1L << BITS) - 1;
+    public static final int BITS = 42;
+    public static final long MASK = (1L << BITS) - 1;
     private static final int SPACE_SHIFT = 36;
 
     private RecordAddress() {

@@ -1,4 +1,4 @@
-package io.flashchunk.cache.index;
+package io.flashchunk.cache.files;
 
 import io.flashchunk.device.FileStatus;
 import java.io.IOException;
