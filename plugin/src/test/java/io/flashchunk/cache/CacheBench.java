@@ -95,15 +95,15 @@ public final class CacheBench {
             long before = Heap.usedHeapAfterGc();
             FileRegistry registry = new FileRegistry();
             var layout = new io.flashchunk.cache.format.SegmentLayout(1 << 20, segmentBytes, segments);
-            var table = new io.flashchunk.cache.compact.SegmentTable(segments);
-            var order = new io.flashchunk.cache.compact.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
-            var index = new io.flashchunk.cache.compact.CompactChunkIndex(entries);
+            var table = new io.flashchunk.cache.space.SegmentTable(segments);
+            var order = new io.flashchunk.cache.reclaim.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
+            var index = new io.flashchunk.cache.index.ChunkIndex(entries);
             int counters = sketchCounters.equals("auto")
-                    ? io.flashchunk.cache.compact.VictimAdmission.DEFAULT_SKETCH_COUNTERS
+                    ? io.flashchunk.cache.admission.VictimAdmission.DEFAULT_SKETCH_COUNTERS
                     : Integer.parseInt(sketchCounters);
-            var admission = counters > 0 ? new io.flashchunk.cache.compact.VictimAdmission(entries, counters,
+            var admission = counters > 0 ? new io.flashchunk.cache.admission.VictimAdmission(entries, counters,
                     doorkeeperBits, CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS, key -> true) : null;
-            var samples = new io.flashchunk.cache.compact.VictimSamples(segments);
+            var samples = new io.flashchunk.cache.reclaim.SegmentSamples(segments);
             List<CachedFile> cachedFiles = new ArrayList<>();
             for (int f = 0; f < files; f++) {
                 cachedFiles.add(registry.register(new FileIdentity("/data/ks/table/nb-" + f + "-big-Data.db",

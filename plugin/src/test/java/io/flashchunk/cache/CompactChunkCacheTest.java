@@ -460,7 +460,7 @@ class CompactChunkCacheTest {
         CachedFile file = sstable("u-Data.db");
         putAll(file, 10, 1800); // about 29 of the 31 segments: past the reclaim order's room
         CacheStats stats = cache.stats();
-        assertTrue(engineOf(cache).table().count(0, io.flashchunk.cache.compact.SegmentState.DOOMED) > 0,
+        assertTrue(engineOf(cache).table().count(0, io.flashchunk.cache.space.SegmentState.DOOMED) > 0,
                 "segments doomed as the order gave them up: " + stats);
         assertEquals(stats.spaces().get(0).usedBlocks(), stats.usedBlocks(), stats.toString());
     }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.checkpoint.CacheRecoveryException;
+import io.flashchunk.cache.space.CacheRecoveryException;
 import io.flashchunk.device.DeviceOpenException;
 import io.flashchunk.device.DeviceSpec;
 import io.flashchunk.device.IoEngine;

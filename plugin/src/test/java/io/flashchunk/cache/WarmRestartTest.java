@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.checkpoint.CacheRecoveryException;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.space.CacheRecoveryException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;

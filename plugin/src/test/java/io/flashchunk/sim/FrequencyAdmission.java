@@ -1,6 +1,6 @@
 package io.flashchunk.sim;
 
-import io.flashchunk.cache.compact.FrequencySketch;
+import io.flashchunk.cache.admission.FrequencySketch;
 
 /**
  * TinyLFU's admission without a victim to compare with: a missed chunk is written to flash when

@@ -1,6 +1,6 @@
 package io.flashchunk.sim;
 
-import io.flashchunk.cache.compact.FrequencySketch;
+import io.flashchunk.cache.admission.FrequencySketch;
 
 /**
  * TinyLFU's admission at segment granularity: a missed chunk is written to flash only when it was

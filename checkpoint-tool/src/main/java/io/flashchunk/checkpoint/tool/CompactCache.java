@@ -2,17 +2,8 @@ package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.checkpoint.DeviceContent;
-import io.flashchunk.cache.compact.CompactChunkIndex;
 import io.flashchunk.cache.compact.CompactRecovery;
-import io.flashchunk.cache.compact.FifoReclaimOrder;
-import io.flashchunk.cache.compact.FlashReadGate;
-import io.flashchunk.cache.compact.FlashReadPolicy;
 import io.flashchunk.cache.compact.SegmentBuffer;
-import io.flashchunk.cache.compact.SegmentReader;
-import io.flashchunk.cache.compact.SegmentState;
-import io.flashchunk.cache.compact.SegmentSummaries;
-import io.flashchunk.cache.compact.SegmentTable;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
@@ -25,6 +16,15 @@ import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.format.Superblock;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.read.FlashReadGate;
+import io.flashchunk.cache.read.FlashReadPolicy;
+import io.flashchunk.cache.read.SegmentReader;
+import io.flashchunk.cache.reclaim.FifoReclaimOrder;
+import io.flashchunk.cache.space.DeviceContent;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentSummaries;
+import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -84,11 +84,11 @@ final class CompactCache {
     private final List<StorageDriver> drivers;
     private final SegmentLayout[] layouts;
     private final SegmentTable table;
-    private final CompactChunkIndex index;
+    private final ChunkIndex index;
     private final CompactRecovery.Outcome outcome;
 
     private CompactCache(List<Device> devices, List<String> setProblems, List<StorageDriver> drivers,
-                         SegmentLayout[] layouts, SegmentTable table, CompactChunkIndex index,
+                         SegmentLayout[] layouts, SegmentTable table, ChunkIndex index,
                          CompactRecovery.Outcome outcome) {
         this.devices = devices;
         this.setProblems = setProblems;
@@ -145,7 +145,7 @@ final class CompactCache {
             return new CompactCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
         }
         SegmentTable table = new SegmentTable(segments);
-        CompactChunkIndex index = CompactChunkIndex.withBuckets(buckets);
+        ChunkIndex index = ChunkIndex.withBuckets(buckets);
         CompactRecovery.Outcome outcome;
         try {
             outcome = CompactRecovery.recover(drivers.toArray(StorageDriver[]::new), areas, layouts,
@@ -219,7 +219,7 @@ final class CompactCache {
         if (buckets < 2 || buckets > 1L << 32) {
             return "the newest checkpoint names an index of " + buckets + " buckets, outside 2.." + (1L << 32);
         }
-        long bytes = buckets * CompactChunkIndex.BUCKET_SLOTS * Long.BYTES;
+        long bytes = buckets * ChunkIndex.BUCKET_SLOTS * Long.BYTES;
         long heap = Runtime.getRuntime().maxMemory();
         if (bytes > heap / 10 * 8) {
             return "recovering this cache takes an index of " + (bytes >> 20) + " MiB, more than this JVM's heap of "

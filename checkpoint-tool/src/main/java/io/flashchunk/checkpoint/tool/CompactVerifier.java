@@ -1,9 +1,9 @@
 package io.flashchunk.checkpoint.tool;
 
-import io.flashchunk.cache.compact.SegmentReader;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.read.SegmentReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -8,6 +8,8 @@ import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.space.SegmentTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -36,7 +38,7 @@ import java.util.zip.CRC32C;
  */
 public final class CompactCheckpointer {
     private final SegmentTable table;
-    private final CompactChunkIndex index;
+    private final ChunkIndex index;
     private final SegmentLayout[] layouts;
     private final StorageDriver[] drivers;
     private final CheckpointAreas[] areas;
@@ -54,7 +56,7 @@ public final class CompactCheckpointer {
      * @param areaSequences per space, the sequence each area held at start (0 = none), as recovery found them
      * @param highestSeen   the highest checkpoint sequence any header showed, valid or not: never reused
      */
-    public CompactCheckpointer(SegmentTable table, CompactChunkIndex index, SegmentLayout[] layouts,
+    public CompactCheckpointer(SegmentTable table, ChunkIndex index, SegmentLayout[] layouts,
                                StorageDriver[] drivers, CheckpointAreas[] areas, UUID instance, long[][] areaSequences,
                                long highestSeen, LongSupplier clockMillis) {
         int spaces = table.spaces();
@@ -105,7 +107,7 @@ public final class CompactCheckpointer {
         long changesBefore = index.changes();
         try {
             index.forEachSlot((bucket, slot) -> {
-                long address = CompactChunkIndex.address(slot);
+                long address = ChunkIndex.address(slot);
                 int s = RecordAddress.space(address);
                 if (s < spaces && layouts[s].contains(address) && named.names(
                         table.segment(s, layouts[s].index(address)), layouts[s].sectorInSegment(address))) {

@@ -3,6 +3,7 @@ package io.flashchunk.cache.compact;
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.WarningThrottle;
+import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.NamedFiles;
@@ -12,6 +13,14 @@ import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.read.FlashReadPolicy;
+import io.flashchunk.cache.read.SegmentReader;
+import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.reclaim.TinyLfuReclaimOrder;
+import io.flashchunk.cache.space.DeviceStart;
+import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.cache.space.SpaceReads;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -30,7 +39,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The compact engine put together: devices found or formatted ({@link CompactStart}), recovered
+ * The compact engine put together: devices found or formatted ({@link DeviceStart}), recovered
  * ({@link CompactRecovery}), then reads from any thread ({@link #read}) and chunks offered on a miss
  * ({@link #offer}) going through admission into a bounded queue that one writer thread drains into
  * segments ({@link SegmentWriter#append}: where a miss becomes a flash write).
@@ -142,12 +151,12 @@ public final class CompactEngine implements AutoCloseable {
     private final NamedFiles files;
     private final List<StorageDriver> drivers;
     private final SegmentTable table;
-    private final CompactChunkIndex index;
+    private final ChunkIndex index;
     private final VictimAdmission admission;
     private final SegmentWriter writer;
     private final SegmentReader reader;
     private final CompactCheckpointer checkpointer;
-    private final CompactStart.Outcome start;
+    private final DeviceStart.Outcome start;
     private final CompactRecovery.Outcome recovered;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
@@ -197,7 +206,7 @@ public final class CompactEngine implements AutoCloseable {
         this.nanoClock = nanoClock;
         this.lastPruneNanos = nanoClock.getAsLong();
         this.drivers = List.copyOf(drivers);
-        this.start = CompactStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat(),
+        this.start = DeviceStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat(),
                 clockMillis);
         int spaces = drivers.size();
         SegmentLayout[] layouts = new SegmentLayout[spaces];
@@ -213,7 +222,7 @@ public final class CompactEngine implements AutoCloseable {
         }
         StorageDriver[] driverArray = drivers.toArray(StorageDriver[]::new);
         this.table = new SegmentTable(segments);
-        this.index = new CompactChunkIndex(records);
+        this.index = new ChunkIndex(records);
         int all = Arrays.stream(segments).sum();
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
         int sketchCounters = settings.sketchCounters();
@@ -559,11 +568,11 @@ public final class CompactEngine implements AutoCloseable {
         long limit;
         if (start.formatted()) {
             first = start.sequenceFloor();
-            limit = first + CompactStart.SEQUENCES_PER_START;
+            limit = first + DeviceStart.SEQUENCES_PER_START;
         } else {
             // Above the superblocks' reservations and every sequence the checkpoints name.
             first = Math.max(start.sequenceFloor(), table.nextSequence());
-            limit = CompactStart.reserveSequences(drivers, start, first);
+            limit = DeviceStart.reserveSequences(drivers, start, first);
         }
         table.continueSequencesFrom(first);
         table.limitSequences(limit);
@@ -588,7 +597,7 @@ public final class CompactEngine implements AutoCloseable {
     }
 
     /** What start found and did. */
-    public CompactStart.Outcome start() {
+    public DeviceStart.Outcome start() {
         return start;
     }
 
@@ -661,7 +670,7 @@ public final class CompactEngine implements AutoCloseable {
     }
 
     /** The index, for tests and benchmarks that fill it directly (only while the writer is idle). */
-    CompactChunkIndex index() {
+    ChunkIndex index() {
         return index;
     }
 

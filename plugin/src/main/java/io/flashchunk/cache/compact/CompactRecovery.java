@@ -9,6 +9,10 @@ import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.space.DeviceStart;
+import io.flashchunk.cache.space.SegmentTable;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -40,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * sequence and are refused.
  *
  * <p>Segment sequences continue above every sequence a checkpoint names; the engine then takes them
- * above what the devices' superblocks reserved ({@link CompactStart#reserveSequences}), so a segment
+ * above what the devices' superblocks reserved ({@link DeviceStart#reserveSequences}), so a segment
  * opened after a crash never gets the sequence of a use before it, checkpointed or not.
  */
 public final class CompactRecovery {
@@ -73,13 +77,13 @@ public final class CompactRecovery {
      * what the devices' checkpoints of cache {@code instance} hold.
      */
     public static Outcome recover(StorageDriver[] drivers, CheckpointAreas[] areas, SegmentLayout[] layouts,
-                                  UUID instance, CompactChunkIndex index, SegmentTable table, ReclaimOrder order) {
+                                  UUID instance, ChunkIndex index, SegmentTable table, ReclaimOrder order) {
         return recover(drivers, areas, layouts, instance, index, table, order, PIECE_BYTES);
     }
 
     /** As above, each body read in pieces of {@code pieceBytes} (tests: entries split across pieces). */
     static Outcome recover(StorageDriver[] drivers, CheckpointAreas[] areas, SegmentLayout[] layouts, UUID instance,
-                           CompactChunkIndex index, SegmentTable table, ReclaimOrder order, int pieceBytes) {
+                           ChunkIndex index, SegmentTable table, ReclaimOrder order, int pieceBytes) {
         int spaces = table.spaces();
         long[][] areaSequences = new long[spaces][2];
         long[] named = new long[table.segments()];
@@ -229,7 +233,7 @@ public final class CompactRecovery {
                                         int space, int area) {
         String where = areaName(driver.path(), area);
         try {
-            ByteBuffer block = CompactStart.readBlock(driver, areas.start(area));
+            ByteBuffer block = DeviceStart.readBlock(driver, areas.start(area));
             CheckpointHeader header = CheckpointHeader.decode(block, areas.bodyCapacityBytes(), where);
             String mismatch = !header.instance().equals(instance) ? "belongs to cache instance " + header.instance()
                     : header.spaceIndex() != space ? "was written for address space " + header.spaceIndex()
@@ -261,7 +265,7 @@ public final class CompactRecovery {
         private final UUID instance;
         private final int space;
         private final SegmentTable table;
-        private final CompactChunkIndex index;
+        private final ChunkIndex index;
         private final int pieceBytes;
         private final List<String> problems;
         private final CheckpointHeader[] headers = new CheckpointHeader[2];
@@ -269,7 +273,7 @@ public final class CompactRecovery {
         long highestSeen;
 
         SpaceRecovery(StorageDriver driver, CheckpointAreas areas, SegmentLayout layout, UUID instance, int space,
-                      SegmentTable table, CompactChunkIndex index, int pieceBytes, List<String> problems) {
+                      SegmentTable table, ChunkIndex index, int pieceBytes, List<String> problems) {
             this.pieceBytes = pieceBytes;
             this.problems = problems;
             this.driver = driver;
@@ -415,7 +419,7 @@ public final class CompactRecovery {
                              boolean exact, long[] counts, String where) throws CheckpointFormatException {
             long bucket = Integer.toUnsignedLong(entry.getInt());
             long slot = entry.getLong();
-            long address = CompactChunkIndex.address(slot);
+            long address = ChunkIndex.address(slot);
             if (bucket >= header.buckets() || slot == 0 || RecordAddress.space(address) != space
                     || !layout.contains(address)) {
                 throw new CheckpointFormatException(where + ": entry in bucket " + bucket + " points at "

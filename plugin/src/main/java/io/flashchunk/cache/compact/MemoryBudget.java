@@ -1,5 +1,9 @@
 package io.flashchunk.cache.compact;
 
+import io.flashchunk.cache.admission.FrequencySketch;
+import io.flashchunk.cache.admission.VictimAdmission;
+import io.flashchunk.cache.index.ChunkIndex;
+
 /**
  * The compact engine's memory per cached chunk, everything counted as {@code scripts/bench-memory.sh}
  * counts it (heap after full GCs and the segment buffers), estimated at or a little above what that
@@ -40,7 +44,7 @@ public final class MemoryBudget {
      */
     public static double bytesPerChunk(long chunks, int sketchCounters, int doorkeeperBits, int segmentBytes) {
         double fixed = OTHER_FIXED_BYTES + (double) SEGMENT_BUFFERS * SegmentBuffer.windowFor(segmentBytes);
-        return (double) (CompactChunkIndex.bytesFor(chunks) + FrequencySketch.bytesFor(chunks, sketchCounters,
+        return (double) (ChunkIndex.bytesFor(chunks) + FrequencySketch.bytesFor(chunks, sketchCounters,
                 doorkeeperBits)) / chunks + OTHER_BYTES_PER_CHUNK + fixed / chunks;
     }
 }

@@ -1,12 +1,20 @@
 package io.flashchunk.cache.compact;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.reclaim.SegmentSamples;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentSummaries;
+import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.cache.space.SpaceReads;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -45,7 +53,7 @@ public final class SegmentWriter {
     private final SegmentTable table;
     private final SegmentLayout[] layouts;
     private final StorageDriver[] drivers;
-    private final CompactChunkIndex index;
+    private final ChunkIndex index;
     private final ReclaimOrder order;
     private final boolean retireAtOnce;
     private final VictimAdmission admission;
@@ -66,7 +74,7 @@ public final class SegmentWriter {
     private int sampleCursor;
     /** Chunks of reclaimed segments read back for reinsertion, waiting for the next open segment. */
     private final ArrayDeque<Kept> kept = new ArrayDeque<>();
-    private final VictimSamples samples;
+    private final SegmentSamples samples;
     private final int segmentBytes;
     private final SegmentBuffer[] buffers;
     private final ArrayDeque<SegmentBuffer> freeBuffers = new ArrayDeque<>();
@@ -100,13 +108,13 @@ public final class SegmentWriter {
      * @param buffers two buffers for the segment size (windows of it, or whole segments): one fills
      *                while the other is written
      */
-    public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
+    public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce) {
         this(table, layouts, drivers, index, order, buffers, retireAtOnce, WriterPolicy.NONE);
     }
 
     /** @param policy admission's victims and reinsertion ({@link WriterPolicy}) */
-    public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, CompactChunkIndex index,
+    public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce, WriterPolicy policy) {
         if (layouts.length != table.spaces() || drivers.length != table.spaces() || buffers.length != 2) {
             throw new IllegalArgumentException(table.spaces() + " spaces, " + layouts.length + " layouts, "
@@ -140,7 +148,7 @@ public final class SegmentWriter {
         if (load != null && load.spaces() != table.spaces()) {
             throw new IllegalArgumentException(load.spaces() + " spaces' reads for " + table.spaces() + " spaces");
         }
-        this.samples = new VictimSamples(table.segments());
+        this.samples = new SegmentSamples(table.segments());
         freeBuffers.addAll(List.of(buffers));
     }
 

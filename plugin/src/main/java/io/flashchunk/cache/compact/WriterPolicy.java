@@ -1,5 +1,7 @@
 package io.flashchunk.cache.compact;
 
+import io.flashchunk.cache.admission.VictimAdmission;
+import io.flashchunk.cache.space.SpaceReads;
 import java.util.function.LongPredicate;
 
 /**

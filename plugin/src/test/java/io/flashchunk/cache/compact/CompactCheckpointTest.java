@@ -19,6 +19,10 @@ import io.flashchunk.cache.files.FileTableCodec;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.reclaim.FifoReclaimOrder;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
@@ -421,7 +425,7 @@ class CompactCheckpointTest {
         assertEquals(0, other.index.entries());
 
         CompactEngineFixture same = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactChunkIndex larger = new CompactChunkIndex(before.index.slots() * 4);
+        ChunkIndex larger = new ChunkIndex(before.index.slots() * 4);
         CompactRecovery.Outcome resized = CompactRecovery.recover(same.drivers, same.areas(), same.layouts, INSTANCE,
                 larger, same.table, same.order);
         assertEquals(0, resized.restoredEntries());
@@ -499,7 +503,7 @@ class CompactCheckpointTest {
         before.index.forEachSlot((bucket, slot) -> slots.add(new long[] {bucket, slot}));
         assertEquals(2 * PER_SEGMENT, slots.size());
         long[] named = new long[4];
-        int first = before.layouts[0].index(CompactChunkIndex.address(slots.get(0)[1]));
+        int first = before.layouts[0].index(ChunkIndex.address(slots.get(0)[1]));
         named[first] = before.table.sequence(first); // the other written segment is not named
         handMade(before, named, slots);
         CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
@@ -613,7 +617,7 @@ class CompactCheckpointTest {
         CompactEngineFixture after = restart(before, INSTANCE, a, b);
         assertEquals(PER_SEGMENT, after.index.entries());
         CompactRecovery.Outcome outcome = CompactRecovery.recover(after.drivers, after.areas(), after.layouts,
-                INSTANCE, new CompactChunkIndex(after.index.slots() * 9 / 10), new SegmentTable(3, 3),
+                INSTANCE, new ChunkIndex(after.index.slots() * 9 / 10), new SegmentTable(3, 3),
                 new FifoReclaimOrder());
         assertEquals(50, outcome.files().size());
         assertEquals(registry.byId(17).identity(), outcome.files().get(17));

@@ -9,6 +9,17 @@ import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.read.FlashReadGate;
+import io.flashchunk.cache.read.FlashReadPolicy;
+import io.flashchunk.cache.read.SegmentReader;
+import io.flashchunk.cache.reclaim.FifoReclaimOrder;
+import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.reclaim.TinyLfuReclaimOrder;
+import io.flashchunk.cache.space.DeviceStart;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.cache.space.SpaceReads;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
@@ -23,49 +34,49 @@ import java.util.function.LongSupplier;
  * 256 KiB segments from the second MiB of each device on, checkpoint areas in the first MiB, and
  * chunks whose bytes are a function of their key.
  */
-final class CompactEngineFixture {
-    static final int SEGMENT_BYTES = 256 * 1024;
-    static final int CHUNK = 16384;
+public final class CompactEngineFixture {
+    public static final int SEGMENT_BYTES = 256 * 1024;
+    public static final int CHUNK = 16384;
     /** The segment buffers' windows: 72 KiB, so a segment of 16 KiB chunks is written in four pieces. */
-    static final int WINDOW_BYTES = SegmentBuffer.windowFor(SEGMENT_BYTES);
-    static final long FIRST_BYTE = 1 << 20;
+    public static final int WINDOW_BYTES = SegmentBuffer.windowFor(SEGMENT_BYTES);
+    public static final long FIRST_BYTE = 1 << 20;
     /** Checkpoint areas in the first MiB: A from block 1, B from block 128, 126 body blocks each. */
-    static final CheckpointAreas AREAS = new CheckpointAreas(1, 128, 126L * BlockDevice.BLOCK_SIZE);
+    public static final CheckpointAreas AREAS = new CheckpointAreas(1, 128, 126L * BlockDevice.BLOCK_SIZE);
     /** Records of full chunks one segment holds, its summary counted. */
-    static final int PER_SEGMENT = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK);
+    public static final int PER_SEGMENT = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK);
 
-    final SegmentTable table;
-    final CompactChunkIndex index;
-    final ReclaimOrder order;
-    final SegmentLayout[] layouts;
-    final StorageDriver[] drivers;
-    final SegmentWriter writer;
-    final SegmentReader reader;
+    public final SegmentTable table;
+    public final ChunkIndex index;
+    public final ReclaimOrder order;
+    public final SegmentLayout[] layouts;
+    public final StorageDriver[] drivers;
+    public final SegmentWriter writer;
+    public final SegmentReader reader;
     /** Reads refused because flash held another record (a miss, never served). */
-    long mismatches;
+    public long mismatches;
     /** What formatted the devices, or null (the fixture's own layout). */
-    private final CompactStart.Outcome start;
+    private final DeviceStart.Outcome start;
 
-    CompactEngineFixture(BlockDevice... devices) {
+    public CompactEngineFixture(BlockDevice... devices) {
         this(TimeUnit.SECONDS.toNanos(5), false, true, devices);
     }
 
     /** @param retireAtOnce false: reclaimed segments wait for a checkpoint, as with checkpoints on */
-    CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, BlockDevice... devices) {
+    public CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, BlockDevice... devices) {
         this(timeoutNanos, tinyLfu, retireAtOnce, WriterPolicy.NONE, devices);
     }
 
-    CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, WriterPolicy policy,
+    public CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, WriterPolicy policy,
                          BlockDevice... devices) {
         this(null, timeoutNanos, tinyLfu, retireAtOnce, policy, devices);
     }
 
     /**
-     * The parts over devices {@link CompactStart} formatted ({@code start}: their layouts and
+     * The parts over devices {@link DeviceStart} formatted ({@code start}: their layouts and
      * checkpoint areas, segments of {@link #SEGMENT_BYTES}), with its reserved sequences; null: the
      * fixture's own layout, no superblock.
      */
-    CompactEngineFixture(CompactStart.Outcome start, long timeoutNanos, boolean tinyLfu, boolean retireAtOnce,
+    public CompactEngineFixture(DeviceStart.Outcome start, long timeoutNanos, boolean tinyLfu, boolean retireAtOnce,
                          WriterPolicy policy, BlockDevice... devices) {
         this.start = start;
         layouts = new SegmentLayout[devices.length];
@@ -82,9 +93,9 @@ final class CompactEngineFixture {
         table = new SegmentTable(segments);
         if (start != null) {
             table.continueSequencesFrom(start.sequenceFloor());
-            table.limitSequences(start.sequenceFloor() + CompactStart.SEQUENCES_PER_START);
+            table.limitSequences(start.sequenceFloor() + DeviceStart.SEQUENCES_PER_START);
         }
-        index = new CompactChunkIndex(records);
+        index = new ChunkIndex(records);
         int all = Arrays.stream(segments).sum();
         // As the engine's: room for all but the open and sealed segments and a batch of doomed ones.
         order = tinyLfu ? new TinyLfuReclaimOrder(all, Math.max(1, all - 2 - policy.reclaimBatch())) : new FifoReclaimOrder();
@@ -99,22 +110,22 @@ final class CompactEngineFixture {
                 policy.load() != null ? policy.load() : new SpaceReads(devices.length));
     }
 
-    static MemoryDevice device(String name, int segments) {
+    public static MemoryDevice device(String name, int segments) {
         return MemoryDevice.blank(name, (FIRST_BYTE + (long) segments * SEGMENT_BYTES) / BlockDevice.BLOCK_SIZE, 8);
     }
 
-    static long key(int i) {
+    public static long key(int i) {
         return ChunkKeys.key(1 + i / 1000, (long) (i % 1000) * CHUNK);
     }
 
-    static ByteBuffer chunk(long key) {
+    public static ByteBuffer chunk(long key) {
         byte[] bytes = new byte[CHUNK];
         new Random(key).nextBytes(bytes);
         return ByteBuffer.wrap(bytes);
     }
 
     /** A checkpoint's files: this table, this next id. */
-    static NamedFiles named(io.flashchunk.cache.files.FileTableCodec.Encoded table, int nextFileId) {
+    public static NamedFiles named(io.flashchunk.cache.files.FileTableCodec.Encoded table, int nextFileId) {
         return new NamedFiles() {
             @Override
             public io.flashchunk.cache.files.FileTableCodec.Encoded table() {
@@ -134,9 +145,9 @@ final class CompactEngineFixture {
     }
 
     /** No files, next id 1. */
-    static final NamedFiles NO_FILES = named(io.flashchunk.cache.files.FileTableCodec.encode(java.util.List.of()), 1);
+    public static final NamedFiles NO_FILES = named(io.flashchunk.cache.files.FileTableCodec.encode(java.util.List.of()), 1);
 
-    CheckpointAreas[] areas() {
+    public CheckpointAreas[] areas() {
         CheckpointAreas[] areas = new CheckpointAreas[drivers.length];
         Arrays.fill(areas, AREAS);
         for (int i = 0; start != null && i < areas.length; i++) {
@@ -146,28 +157,28 @@ final class CompactEngineFixture {
     }
 
     /** A checkpointer of this engine for a cache that starts with the areas as {@code areaSequences} say. */
-    CompactCheckpointer checkpointer(UUID instance, long[][] areaSequences, LongSupplier clockMillis) {
+    public CompactCheckpointer checkpointer(UUID instance, long[][] areaSequences, LongSupplier clockMillis) {
         return new CompactCheckpointer(table, index, layouts, drivers, areas(), instance, areaSequences, 0, clockMillis);
     }
 
     /** A checkpointer of this engine after {@code recovered}, as the engine makes one. */
-    CompactCheckpointer checkpointer(UUID instance, CompactRecovery.Outcome recovered, LongSupplier clockMillis) {
+    public CompactCheckpointer checkpointer(UUID instance, CompactRecovery.Outcome recovered, LongSupplier clockMillis) {
         return new CompactCheckpointer(table, index, layouts, drivers, areas(), instance, recovered.areaSequences(),
                 recovered.highestSequenceSeen(), clockMillis);
     }
 
     /** A checkpointer of this engine on devices with no checkpoint yet. */
-    CompactCheckpointer checkpointer(UUID instance) {
+    public CompactCheckpointer checkpointer(UUID instance) {
         return checkpointer(instance, new long[drivers.length][2], () -> 0);
     }
 
     /** Recovers this (unused) engine from its devices' checkpoints. */
-    CompactRecovery.Outcome recover(UUID instance) {
+    public CompactRecovery.Outcome recover(UUID instance) {
         return CompactRecovery.recover(drivers, areas(), layouts, instance, index, table, order);
     }
 
     /** The first segment in {@code state}, or -1. */
-    int firstIn(SegmentState state) {
+    public int firstIn(SegmentState state) {
         for (int segment = 0; segment < table.segments(); segment++) {
             if (table.state(segment) == state) {
                 return segment;
@@ -177,7 +188,7 @@ final class CompactEngineFixture {
     }
 
     /** The chunk read back, or null on a miss; a record refused is a miss, counted in {@link #mismatches}. */
-    ByteBuffer read(long key) throws Exception {
+    public ByteBuffer read(long key) throws Exception {
         ByteBuffer into = ByteBuffer.allocate(CHUNK);
         try {
             return reader.read(key, CHUNK, into) == -1 ? null : into.flip();

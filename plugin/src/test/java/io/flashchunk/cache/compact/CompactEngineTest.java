@@ -11,6 +11,8 @@ import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;

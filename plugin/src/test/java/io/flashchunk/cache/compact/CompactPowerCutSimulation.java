@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.read.FlashReadGate;
+import io.flashchunk.cache.read.FlashReadPolicy;
+import io.flashchunk.cache.space.DeviceStart;
+import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
 import io.flashchunk.testing.PowerCutDevice;
@@ -245,7 +249,7 @@ public final class CompactPowerCutSimulation {
             long formatStart = timeline.get();
             List<StorageDriver> drivers = List.of(new StorageDriver(space0, 2, TimeUnit.SECONDS.toNanos(5)),
                     new StorageDriver(space1, 2, TimeUnit.SECONDS.toNanos(5)));
-            CompactStart.Outcome start = CompactStart.open(drivers, SEGMENT_BYTES, false, List.of(), () -> 1);
+            DeviceStart.Outcome start = DeviceStart.open(drivers, SEGMENT_BYTES, false, List.of(), () -> 1);
             assertTrue(start.formatted(), "each cache of the history starts on devices formatted for it");
             long formatEnd = timeline.get();
             // Space 0 runs a burst of appends inside a checkpoint's body write when armed: the writer

@@ -16,6 +16,7 @@ import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentSummary;
+import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;

@@ -3,6 +3,8 @@ package io.flashchunk.cache.compact;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.admission.FrequencySketch;
+import io.flashchunk.cache.admission.VictimAdmission;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -11,8 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.testing.FaultyDevice;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,8 @@ import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.space.SegmentTable;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -26,7 +28,7 @@ public final class SyntheticChunks {
         int recordBytes = RecordFormat.recordBytes(chunkBytes);
         int perSegment = (layout.segmentBytes() - SegmentSummary.bytes(0)) / (recordBytes + SegmentSummary.ENTRY_BYTES);
         int recordSectors = recordBytes / RecordAddress.SECTOR_BYTES;
-        CompactChunkIndex index = engine.index();
+        ChunkIndex index = engine.index();
         long i = 0;
         int segments = 0;
         while (i < entries) {

@@ -11,9 +11,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.reclaim.FifoReclaimOrder;
+import io.flashchunk.cache.reclaim.SegmentSamples;
+import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.device.BlockDevice;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -41,14 +46,14 @@ class VictimAdmissionTest {
 
     @Test
     void samplesAreKeysOfTheSegmentsCurrentUseSpreadOverIt() {
-        VictimSamples samples = new VictimSamples(3);
+        SegmentSamples samples = new SegmentSamples(3);
         samples.opened(1);
         assertEquals(0, samples.of(1).length);
         for (long key = 0; key < 1000; key++) {
             samples.appended(1, key);
         }
         long[] drawn = samples.of(1);
-        assertEquals(VictimSamples.PER_SEGMENT, drawn.length);
+        assertEquals(SegmentSamples.PER_SEGMENT, drawn.length);
         assertTrue(Arrays.stream(drawn).allMatch(key -> key >= 0 && key < 1000), Arrays.toString(drawn));
         assertTrue(Arrays.stream(drawn).anyMatch(key -> key >= 100), "not just the first keys: " + Arrays.toString(drawn));
         samples.opened(1);
@@ -65,7 +70,7 @@ class VictimAdmissionTest {
             new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
         return new SegmentWriter(new SegmentTable(4), layouts,
                 new StorageDriver[] {new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))},
-                new CompactChunkIndex(8L * PER_SEGMENT), new FifoReclaimOrder(), buffers, true, policy);
+                new ChunkIndex(8L * PER_SEGMENT), new FifoReclaimOrder(), buffers, true, policy);
     }
 
     @Test
@@ -124,7 +129,7 @@ class VictimAdmissionTest {
     }
 
     private static void assertVictimsIn(long[] victims, int segment, String why) {
-        assertEquals(VictimSamples.PER_SEGMENT, victims.length, why);
+        assertEquals(SegmentSamples.PER_SEGMENT, victims.length, why);
         for (long victim : victims) {
             boolean in = false;
             for (int i = segment * PER_SEGMENT; i < (segment + 1) * PER_SEGMENT; i++) {

@@ -1,0 +1,470 @@
+package io.flashchunk.cache.read;
+
+import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.cache.compact.SegmentBuffer;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.cache.space.SpaceReads;
+import io.flashchunk.device.BlockDevice;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The compact engine's read path, safe from any thread: looks a chunk up in the index, pins its
+ * segment, reads the record from the segment's buffer while it is in memory or else from flash, and
+ * serves it only when the record is that chunk's, from that use of the segment, and whole.
+ * Everything else is a miss. Flash reads go as its {@link FlashReadPolicy} says.
+ */
+public final class SegmentReader {
+    private final SegmentTable table;
+    private final SegmentLayout[] layouts;
+    private final StorageDriver[] drivers;
+    private final ChunkIndex index;
+    private final ReclaimOrder order;
+    private final SegmentBuffer[] buffers;
+    private final AlignedBufferPool pool;
+    private final FlashReadPolicy policy;
+    private final SpaceReads spaceReads;
+    private final LongAdder memoryReads = new LongAdder();
+    private final LongAdder flashReads = new LongAdder();
+    private final LongAdder flashBytesRead = new LongAdder();
+    private final LongAdder refusedByGate = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
+    private final LongAdder pairedReads = new LongAdder();
+    private final LongAdder busyMisses = new LongAdder();
+    /**
+     * Per space, hits' flash reads started and not yet answered by the device, those given up after
+     * the timeout included (the device still holds their buffers); past {@link #maxInFlight} a hit is
+     * a miss, so a device that stops answering holds a bounded amount of direct memory.
+     */
+    private final AtomicIntegerArray inFlight;
+    private final int[] maxInFlight;
+    /** Per space, reads given up after the timeout that the device has not answered yet. */
+    private final AtomicIntegerArray givenUp;
+
+    public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+                         ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool) {
+        this(table, layouts, drivers, index, order, buffers, pool, FlashReadPolicy.DEFAULT);
+    }
+
+    public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+                         ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool, FlashReadPolicy policy) {
+        this(table, layouts, drivers, index, order, buffers, pool, policy, new SpaceReads(layouts.length));
+    }
+
+    /** @param spaceReads where each flash read of a hit is counted, per space (the writer's load) */
+    public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+                         ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool, FlashReadPolicy policy,
+                         SpaceReads spaceReads) {
+        if (spaceReads.spaces() != layouts.length) {
+            throw new IllegalArgumentException(spaceReads.spaces() + " spaces' reads for " + layouts.length + " spaces");
+        }
+        this.spaceReads = spaceReads;
+        this.table = table;
+        this.layouts = layouts;
+        this.drivers = drivers;
+        this.index = index;
+        this.order = order;
+        this.buffers = buffers.clone();
+        this.pool = pool;
+        this.policy = policy;
+        this.inFlight = new AtomicIntegerArray(layouts.length);
+        this.givenUp = new AtomicIntegerArray(layouts.length);
+        this.maxInFlight = new int[layouts.length];
+        for (int space = 0; space < layouts.length; space++) {
+            maxInFlight[space] = MAX_IN_FLIGHT_PER_QUEUE_SLOT * drivers[space].device().queueDepth();
+        }
+    }
+
+    /** Hits' reads in flight a device may have, per slot of its queue: as many again wait behind those it serves. */
+    static final int MAX_IN_FLIGHT_PER_QUEUE_SLOT = 2;
+
+    /** {@link #read(long, int, long)}'s {@code nextKey} when no follower is wanted. */
+    public static final long NO_NEXT = -1;
+
+    /**
+     * A hit: the chunk as a view of {@code buffer}, a buffer of {@code pool} that whoever holds the hit
+     * releases once ({@link #release}); with {@code next}, the file's next chunk read by the same I/O.
+     */
+    public record Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next) {
+        public void release() {
+            pool.release(buffer);
+        }
+
+        /** Copies the chunk into {@code into} (from its position), releases the hit, and returns the chunk's length. */
+        public int copyAndRelease(ByteBuffer into) {
+            try {
+                int length = chunk.remaining();
+                into.put(chunk.duplicate());
+                return length;
+            } finally {
+                release();
+            }
+        }
+    }
+
+    /**
+     * The record of {@code key} that lay right after a hit's on flash, read with it and checked (its
+     * key, segment use and CRC32C) then: {@code chunk} is a view of the hit's buffer. It may be served
+     * later only if {@link #stillCurrent} says the index still points at that use of {@code address}.
+     */
+    public record Follower(long key, long address, long sequence, ByteBuffer chunk) {
+    }
+
+    /**
+     * Copies the chunk of {@code key} into {@code into} (from its position; at least
+     * {@code chunkLength} bytes of room) and returns its length, or -1 on a miss.
+     *
+     * @see #read(long, int, long)
+     */
+    public int read(long key, int chunkLength, ByteBuffer into) throws IOException, RecordMismatchException {
+        if (chunkLength > into.remaining()) {
+            throw new IllegalArgumentException("chunk length " + chunkLength + " with room for " + into.remaining());
+        }
+        Hit hit = read(key, chunkLength, NO_NEXT);
+        return hit == null ? -1 : hit.copyAndRelease(into);
+    }
+
+    /**
+     * The chunk of {@code key}, or null on a miss. A flash hit is served from the buffer it was read
+     * into, with no copy. With {@code nextKey} (not {@link #NO_NEXT}) and that chunk's record right
+     * after this one on flash (as a file's chunks written in order are), both are read with one I/O
+     * (the paper's overflow read) and the hit carries the next one as a {@link Follower}; a follower
+     * that fails its checks is simply left out.
+     *
+     * @param chunkLength the most bytes the chunk can have (its file's chunk length)
+     * @throws IOException when the device failed or did not answer in time (the gate refusing a read is a
+     *         plain miss)
+     * @throws RecordMismatchException when flash held another record or damaged bytes: a miss the
+     *         caller may count and log
+     */
+    public Hit read(long key, int chunkLength, long nextKey) throws IOException, RecordMismatchException {
+        if (chunkLength < 1) {
+            throw new IllegalArgumentException("chunk length " + chunkLength + " is not positive");
+        }
+        long address = index.find(key);
+        if (address == RecordAddress.NONE) {
+            return null;
+        }
+        int space = RecordAddress.space(address);
+        if (space >= layouts.length || !layouts[space].contains(address)) {
+            return null;
+        }
+        SegmentLayout layout = layouts[space];
+        if (RecordFormat.recordBytes(chunkLength) > layout.segmentBytes()) {
+            throw new IllegalArgumentException("chunk length " + chunkLength + " exceeds a segment");
+        }
+        int segment = table.segment(space, layout.index(address));
+        long sequence = table.pin(segment);
+        if (sequence == -1) {
+            return null;
+        }
+        try {
+            int sector = layout.sectorInSegment(address);
+            Hit hit;
+            SegmentState state = table.state(segment);
+            if (state == SegmentState.DURABLE || state == SegmentState.DOOMED || state == SegmentState.RECLAIMING) {
+                hit = readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, nextKey);
+            } else {
+                hit = readFromMemory(segment, sequence, sector, key, chunkLength);
+                if (hit != null) {
+                    memoryReads.increment();
+                } else {
+                    // Written since the buffers were looked at: flash once durable, or once the record's
+                    // window is written (read after the buffers, so a buffer reused since is seen so).
+                    state = table.state(segment);
+                    if (state != SegmentState.DURABLE && state != SegmentState.DOOMED && state != SegmentState.RECLAIMING
+                            && sector >= table.readableSectors(segment)) {
+                        return null;
+                    }
+                    hit = readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, nextKey);
+                }
+            }
+            if (hit == null) {
+                return null;
+            }
+            index.markRead(key, address);
+            if (inOrder(state)) {
+                order.read(segment);
+            }
+            return hit;
+        } finally {
+            table.unpin(segment);
+        }
+    }
+
+    /**
+     * Whether a follower read earlier may be served now: the index still points {@code key} at
+     * {@code address}, in the use of its segment the follower was read from (a segment reused since
+     * may hold another record there). Counts as a read of it when so.
+     */
+    public boolean stillCurrent(Follower follower) {
+        long address = follower.address();
+        if (index.find(follower.key()) != address) {
+            return false;
+        }
+        // After the index: a reuse that put the key back at this address has a later sequence by now.
+        int space = RecordAddress.space(address);
+        int segment = table.segment(space, layouts[space].index(address));
+        if (table.sequence(segment) != follower.sequence()) {
+            return false;
+        }
+        index.markRead(follower.key(), address);
+        if (inOrder(table.state(segment))) {
+            order.read(segment);
+        }
+        return true;
+    }
+
+    /**
+     * Whether a read of a segment in {@code state} counts in the reclaim order: not once it was
+     * chosen to go (its reads count for reinsertion only, and must not pass to its next use).
+     */
+    private static boolean inOrder(SegmentState state) {
+        return state != SegmentState.DOOMED && state != SegmentState.RECLAIMING;
+    }
+
+    private Hit readFromMemory(int segment, long sequence, int sector, long key, int chunkLength)
+            throws RecordMismatchException {
+        ByteBuffer into = pool.acquire(chunkLength);
+        try {
+            for (SegmentBuffer buffer : buffers) {
+                int length = buffer.read(segment, sequence, sector, key, chunkLength, into);
+                if (length != -1) {
+                    Hit hit = new Hit(into.flip(), into, pool, null);
+                    into = null;
+                    return hit;
+                }
+            }
+            return null;
+        } finally {
+            if (into != null) {
+                pool.release(into);
+            }
+        }
+    }
+
+    /**
+     * Reads the record at {@code address} (and the next chunk's along, when it lies right after) from
+     * flash, never past the part of the segment its current use has written: past it lie an earlier
+     * use's records, or an earlier cache's, which may carry the same key and sequence.
+     */
+    private Hit readFromFlash(int space, SegmentLayout layout, int segment, long address, int sector, long key,
+                              long sequence, int chunkLength, long nextKey) throws IOException, RecordMismatchException {
+        long start = RecordAddress.byteOffset(address);
+        long firstBlock = start / BlockDevice.BLOCK_SIZE;
+        // Read after every look at the state: it only grows while the segment is pinned.
+        long readableEnd = layout.startByte(layout.index(address))
+                + Math.min(layout.segmentBytes(), (long) table.readableSectors(segment) * RecordAddress.SECTOR_BYTES);
+        if (start >= readableEnd) {
+            return null; // not written in this use (an abandoned segment's unwritten windows): a miss
+        }
+        long end = Math.min(readableEnd, start + RecordFormat.recordBytes(chunkLength));
+        // The next chunk's record right after a whole chunk's, in the written part of the same segment:
+        // read it along (a record that starts below the written end lies whole below it).
+        long nextAddress = nextKey == NO_NEXT ? RecordAddress.NONE : index.find(nextKey);
+        boolean withNext = nextAddress != RecordAddress.NONE
+                && RecordAddress.byteOffset(nextAddress) == start + RecordFormat.recordBytes(chunkLength)
+                && RecordAddress.byteOffset(nextAddress) < readableEnd
+                && RecordAddress.space(nextAddress) == space && layout.contains(nextAddress)
+                && layout.index(nextAddress) == layout.index(address);
+        if (withNext) {
+            end = Math.min(readableEnd, RecordAddress.byteOffset(nextAddress) + RecordFormat.recordBytes(chunkLength));
+        }
+        int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
+        if (!startRead(space)) {
+            busyMisses.increment();
+            if (givenUp.get(space) > 0 && policy.gate().begin(space)) {
+                // Full of reads it does not answer: told to the breaker as a failed read, so that a hung
+                // device is still taken out of use once no read of it can start.
+                policy.gate().end(space, policy.timeoutNanos(), true);
+            }
+            return null;
+        }
+        ByteBuffer buffer;
+        try {
+            buffer = pool.acquire(bytes);
+        } catch (RuntimeException | Error e) {
+            inFlight.decrementAndGet(space);
+            throw e;
+        }
+        boolean admitted = false;
+        try {
+            admitted = policy.gate().begin(space);
+        } finally {
+            if (!admitted) {
+                pool.release(buffer);
+                inFlight.decrementAndGet(space);
+            }
+        }
+        if (!admitted) {
+            refusedByGate.increment();
+            return null;
+        }
+        long started = policy.clock().getAsLong();
+        boolean failed = true;
+        try {
+            if (policy.inCallerThread()) {
+                readNow(space, firstBlock, buffer);
+            } else {
+                readQueued(space, firstBlock, buffer, sector);
+            }
+            failed = false;
+        } finally {
+            policy.gate().end(space, policy.clock().getAsLong() - started, failed);
+        }
+        flashReads.increment();
+        flashBytesRead.add(bytes);
+        spaceReads.read(space);
+        boolean served = false;
+        try {
+            long base = firstBlock * BlockDevice.BLOCK_SIZE;
+            buffer.limit((int) (end - base)); // the block read past the written end is looked at by no check
+            ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - base), key, sequence);
+            if (chunk.remaining() > chunkLength) {
+                throw new RecordMismatchException("record at sector " + sector + " holds " + chunk.remaining()
+                        + " bytes; the chunk has at most " + chunkLength);
+            }
+            Follower next = withNext && chunk.remaining() == chunkLength
+                    ? follower(buffer, (int) (RecordAddress.byteOffset(nextAddress) - base), nextKey, nextAddress,
+                            sequence, chunkLength)
+                    : null;
+            if (next != null) {
+                pairedReads.increment();
+            }
+            served = true;
+            return new Hit(chunk, buffer, pool, next);
+        } finally {
+            if (!served) {
+                pool.release(buffer);
+            }
+        }
+    }
+
+    /** The next record as read along, if it is that chunk's, from this use, whole and no longer than a chunk. */
+    private static Follower follower(ByteBuffer buffer, int at, long nextKey, long nextAddress, long sequence,
+                                     int chunkLength) {
+        try {
+            ByteBuffer chunk = RecordFormat.check(buffer, at, nextKey, sequence);
+            return chunk.remaining() <= chunkLength ? new Follower(nextKey, nextAddress, sequence, chunk) : null;
+        } catch (RecordMismatchException e) {
+            return null; // not the record the index named when the read began: no follower, the hit stands
+        }
+    }
+
+    /** Counts a hit's read of {@code space} in, unless the device has as many in flight as it may. */
+    private boolean startRead(int space) {
+        while (true) {
+            int now = inFlight.get(space);
+            if (now >= maxInFlight[space]) {
+                return false;
+            }
+            if (inFlight.compareAndSet(space, now, now + 1)) {
+                return true;
+            }
+        }
+    }
+
+    private void readNow(int space, long firstBlock, ByteBuffer buffer) throws IOException {
+        try {
+            drivers[space].readNow(firstBlock, buffer);
+        } catch (IOException | RuntimeException | Error e) {
+            pool.release(buffer);
+            throw e;
+        } finally {
+            inFlight.decrementAndGet(space);
+        }
+    }
+
+    /** A read through the device's queue, waited for at most the policy's timeout. */
+    private void readQueued(int space, long firstBlock, ByteBuffer buffer, int sector) throws IOException {
+        CompletableFuture<Void> read;
+        try {
+            read = drivers[space].read(firstBlock, buffer);
+        } catch (RuntimeException | Error e) {
+            pool.release(buffer);
+            inFlight.decrementAndGet(space);
+            throw e;
+        }
+        // Counted out when the device answers, not when the hit stops waiting: until then it holds the buffer.
+        read.whenComplete((ignored, failure) -> inFlight.decrementAndGet(space));
+        try {
+            read.get(policy.timeoutNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            timeouts.increment();
+            givenUp.incrementAndGet(space);
+            read.whenComplete((ignored, failure) -> givenUp.decrementAndGet(space));
+            read.whenComplete((ignored, failure) -> pool.release(buffer)); // the device owns it until it answers
+            throw new IOException("read of segment sector " + sector + " on " + drivers[space].path()
+                    + " did not finish in " + TimeUnit.NANOSECONDS.toMillis(policy.timeoutNanos()) + " ms");
+        } catch (ExecutionException e) {
+            pool.release(buffer);
+            throw new IOException("read of segment sector " + sector + " on " + drivers[space].path() + " failed: "
+                    + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            read.whenComplete((ignored, failure) -> pool.release(buffer));
+            throw new IOException("interrupted reading segment sector " + sector, e);
+        }
+    }
+
+    /** Hits served from a segment buffer still in memory. */
+    public long memoryReads() {
+        return memoryReads.sum();
+    }
+
+    /** Records read from flash (whether or not they then passed their checks). */
+    public long flashReads() {
+        return flashReads.sum();
+    }
+
+    public long flashBytesRead() {
+        return flashBytesRead.sum();
+    }
+
+    /** Flash reads the gate refused (the device out of use): misses. */
+    public long refusedByGate() {
+        return refusedByGate.sum();
+    }
+
+    /** Read buffers hits and followers still hold (0 when every one was released: a leak shows here). */
+    public long outstandingBuffers() {
+        return pool.outstanding();
+    }
+
+    /** Flash hits whose read brought the file's next chunk along. */
+    public long pairedReads() {
+        return pairedReads.sum();
+    }
+
+    /**
+     * Hits that were misses because their device already had as many reads in flight as it may
+     * ({@value #MAX_IN_FLIGHT_PER_QUEUE_SLOT} per slot of its queue), given-up ones included.
+     */
+    public long busyMisses() {
+        return busyMisses.sum();
+    }
+
+    /** Hits' reads of {@code space}'s device in flight now, given-up ones included. */
+    public int readsInFlight(int space) {
+        return inFlight.get(space);
+    }
+
+    /** Queued reads given up after the policy's timeout. */
+    public long timeouts() {
+        return timeouts.sum();
+    }
+}

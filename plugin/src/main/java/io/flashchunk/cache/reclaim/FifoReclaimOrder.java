@@ -1,0 +1,34 @@
+package io.flashchunk.cache.reclaim;
+
+import java.util.ArrayDeque;
+
+/** The oldest segment first (Navy's region FIFO, Segcache's time order); reads do not count. */
+public final class FifoReclaimOrder implements ReclaimOrder {
+    private final ArrayDeque<Integer> written = new ArrayDeque<>();
+
+    @Override
+    public void written(int segment) {
+        written.add(segment);
+    }
+
+    @Override
+    public void read(int segment) {
+    }
+
+    @Override
+    public int next() {
+        Integer oldest = written.peek();
+        return oldest == null ? -1 : oldest;
+    }
+
+    @Override
+    public boolean take(int segment) {
+        return written.remove(segment);
+    }
+
+    @Override
+    public int victim() {
+        Integer oldest = written.poll();
+        return oldest == null ? -1 : oldest;
+    }
+}

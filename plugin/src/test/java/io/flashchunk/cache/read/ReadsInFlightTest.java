@@ -1,0 +1,64 @@
+package io.flashchunk.cache.read;
+
+import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
+import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
+import static io.flashchunk.cache.compact.CompactEngineFixture.device;
+import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.cache.compact.CompactEngineFixture;
+import io.flashchunk.testing.FaultyDevice;
+import io.flashchunk.testing.Waits;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A device that stops answering keeps the buffers of the reads it was given; hits past a bound of
+ * reads in flight on it are misses that take no buffer, so the direct memory it holds is bounded
+ * however long it hangs and however many hits try it (the slow-device breaker lets another wave of
+ * reads through at each retry).
+ */
+class ReadsInFlightTest {
+    @Test
+    void hitsOnAHungDeviceHoldAtMostTheBoundsBuffersAndTheRestAreMisses() throws Exception {
+        FaultyDevice device = new FaultyDevice(device("a", 4));
+        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.MILLISECONDS.toNanos(20), false, false, device);
+        for (int i = 0; i < PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        engine.writer.flush();
+        int bound = SegmentReader.MAX_IN_FLIGHT_PER_QUEUE_SLOT * device.queueDepth();
+
+        CompletableFuture<Void> hung = device.hang(FaultyDevice.Op.READ);
+        int timedOut = 0;
+        for (int i = 0; i < 5 * bound; i++) {
+            try {
+                assertNull(engine.reader.read(key(i % PER_SEGMENT), CHUNK, SegmentReader.NO_NEXT),
+                        "no hit from a hung device");
+            } catch (IOException e) {
+                timedOut++; // the read was given up after the timeout; the device keeps its buffer
+            }
+        }
+        assertEquals(bound, timedOut, "reads given up: as many as the bound, then misses without a read");
+        assertEquals(bound, engine.reader.readsInFlight(0));
+        assertEquals(4 * bound, engine.reader.busyMisses());
+        assertEquals(bound, engine.reader.outstandingBuffers(), "buffers the hung device holds");
+
+        hung.complete(null);
+        // The held reads end (their buffers return to the pool), and hits are served again.
+        Waits.until("the device to answer every held read and let go of its buffer", Duration.ofSeconds(10),
+                Duration.ofMillis(1), () -> engine.reader.readsInFlight(0) == 0 && engine.reader.outstandingBuffers() == 0);
+        ByteBuffer into = ByteBuffer.allocate(CHUNK);
+        assertEquals(CHUNK, engine.reader.read(key(0), CHUNK, into));
+        assertEquals(chunk(key(0)), into.flip());
+        assertThrows(IllegalArgumentException.class, () -> engine.reader.read(key(0), 0, SegmentReader.NO_NEXT));
+    }
+}

@@ -1,0 +1,106 @@
+package io.flashchunk.cache.space;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.DeviceLayout;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.MdSuperblock;
+import io.flashchunk.testing.MemoryDevice;
+import io.flashchunk.testing.PerChunkSuperblock;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class DeviceStartTest {
+    private static final int SEGMENT = 256 << 10;
+    private static final long BLOCKS = (8L << 20) / BlockDevice.BLOCK_SIZE;
+
+    private static StorageDriver driver(MemoryDevice device) {
+        return new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5));
+    }
+
+    private static DeviceStart.Outcome open(boolean strict, List<Boolean> force, MemoryDevice... devices)
+            throws Exception {
+        return DeviceStart.open(java.util.Arrays.stream(devices).map(DeviceStartTest::driver).toList(), SEGMENT,
+                strict, force, () -> 1);
+    }
+
+    private static void writeBlock0(MemoryDevice device, ByteBuffer block) throws Exception {
+        device.write(0, block).get();
+    }
+
+    @Test
+    void formatsBlankDevicesThenFindsThemAgain() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        DeviceStart.Outcome first = open(false, List.of(), a, b);
+        assertTrue(first.formatted());
+        assertEquals("blank devices", first.why());
+        DeviceStart.Outcome again = open(true, List.of(), a, b);
+        assertFalse(again.formatted());
+        assertEquals(first.instance(), again.instance());
+        assertEquals(DeviceLayout.forDevice(BLOCKS, SEGMENT), again.layouts().get(1));
+    }
+
+    @Test
+    void reformatsADeviceOfThePerChunkEngineEvenInStrictMode() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("/dev/old", BLOCKS, 8);
+        writeBlock0(a, PerChunkSuperblock.block(UUID.randomUUID(), BLOCKS));
+        DeviceStart.Outcome outcome = open(true, List.of(), a);
+        assertTrue(outcome.formatted());
+        assertTrue(outcome.why().contains("per-chunk engine") && outcome.why().contains("/dev/old"), outcome.why());
+        assertFalse(open(true, List.of(), a).formatted(), "now it is the compact engine's");
+    }
+
+    @Test
+    void neverFormatsAForeignDeviceUnlessForced() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("/dev/sdb", BLOCKS, 8);
+        ByteBuffer ext4 = ByteBuffer.allocate(BlockDevice.BLOCK_SIZE);
+        ext4.put(1080, (byte) 0x53).put(1081, (byte) 0xEF);
+        writeBlock0(a, ext4);
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(false, List.of(), a)).getMessage();
+        assertTrue(refused.contains("/dev/sdb holds an ext2/3/4 file system") && refused.contains("format: force"),
+                refused);
+        assertTrue(open(false, List.of(true), a).formatted());
+    }
+
+    @Test
+    void aDeviceWhoseBlockZeroIsBlankButHoldsAnMdSuperblockAt4KibIsNeverFormattedUnlessForced() throws Exception {
+        // No such path: libblkid cannot look, so the own check decides (first and last MiB all zeros).
+        MemoryDevice a = MemoryDevice.blank("/dev/md-member", BLOCKS, 8);
+        ByteBuffer block = ByteBuffer.allocate(BlockDevice.BLOCK_SIZE);
+        block.put(MdSuperblock.block(UUID.randomUUID(), 0, BLOCKS * BlockDevice.BLOCK_SIZE)).clear();
+        a.write(MdSuperblock.OFFSET / BlockDevice.BLOCK_SIZE, block).get();
+        for (boolean strict : new boolean[] {false, true}) {
+            String refused = assertThrows(CacheRecoveryException.class, () -> open(strict, List.of(), a)).getMessage();
+            assertTrue(refused.contains("will not format /dev/md-member holds data at byte 4096 though block 0 is all zeros")
+                    && refused.contains("own check") && refused.contains("format: force"), refused);
+        }
+        assertTrue(open(true, List.of(true), a).formatted());
+        assertFalse(open(true, List.of(), a).formatted(), "now it is the cache's");
+    }
+
+    @Test
+    void aChangedConfigurationFormatsOrInStrictModeRefuses() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        open(false, List.of(), a, b);
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), b, a)).getMessage();
+        assertTrue(refused.contains("b holds address space 1 of 2, but is configured as space 0 of 2"), refused);
+        String resized = assertThrows(CacheRecoveryException.class, () -> DeviceStart.open(
+                List.of(driver(a), driver(b)), 2 * SEGMENT, true, List.of(), () -> 1)).getMessage();
+        assertTrue(resized.contains("segment size changed"), resized);
+        MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
+        String added = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, b, c)).getMessage();
+        assertTrue(added.contains("space 0 of 2, but is configured as space 0 of 3"), added);
+        DeviceStart.Outcome formatted = open(false, List.of(), b, a);
+        assertTrue(formatted.formatted());
+        assertFalse(open(true, List.of(), b, a).formatted());
+    }
+}
