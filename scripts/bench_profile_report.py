@@ -180,9 +180,9 @@ def self_test():
         "[ReadStage-1 tid=2];org/apache/cassandra/io/util/CompressedChunkReader$Standard.readChunk;vfs_read_[k]": 5,
         "[ReadStage-1 tid=2];RandomAccessReader.reBuffer;io/flashchunk/cassandra/ChunkService.load;"
         "org/apache/cassandra/io/util/ChannelProxy.read;vfs_read_[k]": 6,
-        "[ReadStage-2 tid=3];io/flashchunk/cache/CompactChunkCache.get;java/util/zip/CRC32C.update": 13,
+        "[ReadStage-2 tid=3];io/flashchunk/cache/SegmentFlashCache.get;java/util/zip/CRC32C.update": 13,
         "[ReadStage-2 tid=3];RandomAccessReader.reBuffer;io/flashchunk/device/AioEngine.submit;io_submit_[k]": 17,
-        "[flashchunk-compact-writer tid=4];io/flashchunk/cache/compact/CompactEngine.writeLoop": 19,
+        "[flashchunk-writer tid=4];io/flashchunk/cache/engine/CacheEngine.writeLoop": 19,
         "[epollEventLoopGroup-2-1 tid=5];io/netty/channel/epoll/Native.epollWait;ep_poll_[k]": 23,
         "[Native-Transport-Requests-1 tid=6];io/netty/X.run;com/github/benmanes/caffeine/cache/B.get": 31,
         "[ReadStage-1 tid=2];org/apache/cassandra/db/ReadCommand.executeLocally": 29,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The power-cut simulator's long run (CI runs a few hundred cut points in CompactPowerCutTest): for
+# The power-cut simulator's long run (CI runs a few hundred cut points in PowerCutTest): for
 # each seed, two caches run one after the other on two simulated devices with volatile write caches
 # (a format of blank devices, the first cache's reads, appends, rewrites of chunks with new bytes,
 # reclaims with reinsertion, checkpoints, some with the writer appending after the index was copied,
@@ -31,11 +31,11 @@ private="$(mktemp -d)"
 trap 'rm -rf "$private"' EXIT
 # shellcheck source=lib/snapshot-build.sh
 source "$repo/scripts/lib/snapshot-build.sh"
-build_test_snapshot "$private" io/flashchunk/cache/compact/CompactPowerCutSimulation.class sim-power-cut
+build_test_snapshot "$private" io/flashchunk/cache/engine/PowerCutSimulation.class sim-power-cut
 cp="$(cat "$private/classpath")"
 { nproc; uname -r; java -version 2>&1; echo "command: $0 ${args[*]:-}"; git rev-parse HEAD; } > "$out/machine.txt"
 status=0
-java -ea -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$cp" io.flashchunk.cache.compact.CompactPowerCutSimulation \
+java -ea -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$cp" io.flashchunk.cache.engine.PowerCutSimulation \
   "${args[@]}" > "$out/raw.jsonl" || status=$?
 python3 - "$out" <<'PY'
 import json, sys, os

@@ -6,8 +6,8 @@ import org.HdrHistogram.Recorder;
 
 /**
  * The cache's own live counters, what {@code get} and {@code put} see (the engine keeps its own:
- * {@link io.flashchunk.cache.compact.EngineStats}); recording is lock-free.
- * {@link CompactChunkCache#stats()} snapshots them.
+ * {@link io.flashchunk.cache.engine.EngineStats}); recording is lock-free.
+ * {@link SegmentFlashCache#stats()} snapshots them.
  */
 final class CacheMetrics {
     final LongAdder dramHits = new LongAdder();

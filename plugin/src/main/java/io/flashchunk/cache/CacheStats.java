@@ -1,6 +1,6 @@
 package io.flashchunk.cache;
 
-import io.flashchunk.cache.compact.EngineStats;
+import io.flashchunk.cache.engine.EngineStats;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 

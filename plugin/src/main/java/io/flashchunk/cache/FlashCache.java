@@ -12,14 +12,14 @@ import java.nio.ByteBuffer;
  * Implementations never throw on the data path and never serve a wrong byte: anything unexpected is
  * a miss plus a counter, and the caller reads its file as if there were no cache.
  *
- * <p>{@link CompactChunkCache} implements it: a compact index over flash segments
+ * <p>{@link SegmentFlashCache} implements it: a compact index over flash segments
  * (docs/compact-engine.md). The adapter depends on this interface only.
  */
 public interface FlashCache extends AutoCloseable {
 
     /** Opens every configured device and starts the cache on them (recovering or formatting). */
     static FlashCache open(CacheConfig config) throws IOException {
-        return CompactChunkCache.open(config);
+        return SegmentFlashCache.open(config);
     }
 
     CacheConfig config();

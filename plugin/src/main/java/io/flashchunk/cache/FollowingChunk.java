@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class FollowingChunk {
     final long key;
-    /** The engine's record of where the bytes were read from (the compact engine: the record's address). */
+    /** The engine's record of where the bytes were read from (the engine: the record's address). */
     final Object ticket;
     final ByteBuffer view;
     final CachedChunk.PooledBuffer pooled;

@@ -57,12 +57,12 @@ public final class CacheBench {
     }
 
     /**
-     * Memory per cached chunk of the compact engine (issue 15): its index, segment table and reclaim
+     * Memory per cached chunk of the engine (issue 15): its index, segment table and reclaim
      * order filled as the segment writer leaves them after writing that many chunks (without moving
      * the chunks' bytes: they live on flash and cost no memory), heap measured after full GCs as in
      * {@link Heap#usedHeapAfterGc}, plus the two segment buffers (direct memory).
      */
-    @Command(name = "compact-heap", description = "Memory per cached chunk of the compact engine.")
+    @Command(name = "compact-heap", description = "Memory per cached chunk of the engine.")
     static final class CompactHeap implements Callable<Integer> {
         @Option(names = "--entries", defaultValue = "10000000")
         long entries;
@@ -132,7 +132,7 @@ public final class CacheBench {
                 order.written(segment);
             }
             long after = Heap.usedHeapAfterGc();
-            long direct = 2L * io.flashchunk.cache.compact.SegmentBuffer.windowFor(segmentBytes);
+            long direct = 2L * io.flashchunk.cache.write.SegmentBuffer.windowFor(segmentBytes);
             String histogram = Heap.classHistogram();
             long size = index.entries();
             System.out.printf(Locale.ROOT, "{\"bench\":\"compact-heap\",\"entries\":%d,\"chunk_bytes\":%d,"
@@ -228,7 +228,7 @@ public final class CacheBench {
                 Path sstable = dir.resolve("hits-compact-Data.db");
                 Files.write(sstable, new byte[4096]);
                 files.add(sstable);
-                CompactChunkCache cache = filledCompact(file, FileIdentity.of(sstable));
+                SegmentFlashCache cache = filledCompact(file, FileIdentity.of(sstable));
                 open.add(cache);
                 CachedFile cachedFile = cache.files().live().get(0);
                 long cached = cache.entries();
@@ -298,15 +298,15 @@ public final class CacheBench {
         }
 
         /**
-         * The compact engine filled, closed and opened again: every chunk is then on flash (none in
+         * The engine filled, closed and opened again: every chunk is then on flash (none in
          * a segment buffer) and came back through recovery, as after a restart.
          */
-        private CompactChunkCache filledCompact(Path file, FileIdentity sstable) throws Exception {
+        private SegmentFlashCache filledCompact(Path file, FileIdentity sstable) throws Exception {
             DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth);
             CacheConfig config = CacheConfig.builder().device(spec)
                     .maxWritesInFlight(Math.min(8, queueDepth)).queueBytes(256L << 20)
                     .expectedChunkBytes(chunkBytes).build();
-            try (CompactChunkCache cache = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
+            try (SegmentFlashCache cache = new SegmentFlashCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
                 CachedFile cachedFile = cache.registerFile(sstable);
                 for (int i = 0; i < chunks; i++) {
                     ByteBuffer chunk = ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes);
@@ -316,11 +316,11 @@ public final class CacheBench {
                     }
                 }
                 if (!cache.engine().awaitWritten(5, TimeUnit.MINUTES)) {
-                    throw new IllegalStateException("the compact engine's writer did not take every chunk in 5 minutes");
+                    throw new IllegalStateException("the engine's writer did not take every chunk in 5 minutes");
                 }
             }
             // The file is unchanged on disk, so the restart restores it with its chunks.
-            return new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime);
+            return new SegmentFlashCache(config, List.of(BlockDevices.open(spec)), System::nanoTime);
         }
 
         interface Operation {
@@ -432,11 +432,11 @@ public final class CacheBench {
     }
 
     /**
-     * The compact engine's flash writes under a hotspot stream (issue 15's target: at most 1.05 flash
+     * The engine's flash writes under a hotspot stream (issue 15's target: at most 1.05 flash
      * bytes written per admitted chunk byte): one reader misses, offers, and hits as a node's
      * reader does; the queue is let drain when half full, as a node's misses wait on its disk.
      */
-    @Command(name = "compact-writes", description = "The compact engine's flash bytes written per admitted byte.")
+    @Command(name = "compact-writes", description = "The engine's flash bytes written per admitted byte.")
     static final class CompactWrites implements Callable<Integer> {
         @Option(names = "--keys", defaultValue = "100000")
         int keys;
@@ -464,7 +464,7 @@ public final class CacheBench {
             CacheConfig config = CacheConfig.builder().device(spec)
                     .segmentBytes(segmentMib << 20).expectedChunkBytes(chunkBytes).queueBytes(queueBytes).build();
             BlockDevice device = BlockDevices.open(spec);
-            try (CompactChunkCache cache = new CompactChunkCache(config, List.of(device), System::nanoTime)) {
+            try (SegmentFlashCache cache = new SegmentFlashCache(config, List.of(device), System::nanoTime)) {
                 CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1, 1, 1));
                 long start = System.nanoTime();
                 HotspotRun run = replayHotspot(cache, cachedFile, keys, requests, chunkBytes, () -> {
@@ -565,13 +565,13 @@ public final class CacheBench {
     }
 
     /**
-     * The compact engine's checkpoints and recovery at scale (issue 15): real chunks to hit plus
+     * The engine's checkpoints and recovery at scale (issue 15): real chunks to hit plus
      * synthetic index entries (no bytes behind them), hit latency while checkpoints run back to back
      * against while none runs (same run, alternating), one timed checkpoint, then a restart: recovery
      * time is the whole start of a new cache on the device (superblock, checkpoint streamed into the
      * index, files checked), after which every recovered chunk is served.
      */
-    @Command(name = "compact-checkpoint", description = "The compact engine's checkpoint, recovery and hit latency while checkpointing.")
+    @Command(name = "compact-checkpoint", description = "The engine's checkpoint, recovery and hit latency while checkpointing.")
     static final class CompactCheckpoint implements Callable<Integer> {
         @Option(names = "--entries", defaultValue = "10000000", description = "Synthetic index entries (no data).")
         long entries;
@@ -592,7 +592,7 @@ public final class CacheBench {
         private static final int SEGMENT = 16 << 20;
 
         private void writeRealChunks(CacheConfig config, DeviceSpec spec, Path hotPath) throws Exception {
-            try (CompactChunkCache cache = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
+            try (SegmentFlashCache cache = new SegmentFlashCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
                 CachedFile hot = cache.registerFile(FileIdentity.of(hotPath));
                 for (int i = 0; i < chunks; i++) {
                     cache.put(hot, (long) i * CHUNK, ChunkContent.buffer(1, (long) i * CHUNK, CHUNK), System.nanoTime());
@@ -622,7 +622,7 @@ public final class CacheBench {
                 // Only the device links the two caches: the first is unreachable here, as after a restart.
                 System.gc();
                 long start = System.nanoTime();
-                try (CompactChunkCache cache = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
+                try (SegmentFlashCache cache = new SegmentFlashCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
                     long recoveryNanos = System.nanoTime() - start;
                     long recovered = cache.stats().recoveredEntries();
                     CachedFile hot = cache.registerFile(FileIdentity.of(data.resolve("hot-Data.db")));
@@ -658,7 +658,7 @@ public final class CacheBench {
             Files.write(hotPath, new byte[] {1});
             writeRealChunks(config, spec, hotPath);
             // Opened again: the real chunks are all on flash, none in a segment buffer.
-            try (CompactChunkCache cache = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
+            try (SegmentFlashCache cache = new SegmentFlashCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
                 CachedFile hot = cache.registerFile(FileIdentity.of(hotPath));
                 List<CachedFile> files = new ArrayList<>();
                 for (int f = 0; f < fileCount; f++) {
@@ -670,7 +670,7 @@ public final class CacheBench {
                 }
                 long perFile = (entries + fileCount - 1) / fileCount;
                 long started = System.nanoTime();
-                io.flashchunk.cache.compact.SyntheticChunks.fill(cache.engine(), entries, CHUNK,
+                io.flashchunk.cache.engine.SyntheticChunks.fill(cache.engine(), entries, CHUNK,
                         i -> ChunkKeys.key(files.get((int) (i / perFile)).id(), (i % perFile) * CHUNK + (1L << 40)));
                 System.err.printf("filled %,d synthetic entries in %.1f s%n", entries, (System.nanoTime() - started) / 1e9);
                 measureLatency(cache, hot);
@@ -683,12 +683,12 @@ public final class CacheBench {
                 if (cache.stats().engine().checkpoints() != before + 1) {
                     throw new IllegalStateException("expected one more checkpoint");
                 }
-                io.flashchunk.cache.compact.CompactCheckpointer.Result written = cache.engine().lastCheckpoint();
+                io.flashchunk.cache.checkpoint.Checkpointer.Result written = cache.engine().lastCheckpoint();
                 return new long[] {checkpointMs, written.bytes(), written.entries()};
             }
         }
 
-        private void measureLatency(CompactChunkCache cache, CachedFile hot) throws Exception {
+        private void measureLatency(SegmentFlashCache cache, CachedFile hot) throws Exception {
             rounds.run("compact-checkpoint-latency", cache.entries(),
                     () -> cache.engine().checkpoint(10, TimeUnit.MINUTES), random -> {
                         CachedChunk chunk = cache.get(hot, (long) random.nextInt(chunks) * CHUNK, CHUNK, false);

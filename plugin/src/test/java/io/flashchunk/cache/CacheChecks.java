@@ -21,7 +21,7 @@ final class CacheChecks {
 
     /** Waits until the engine's writer has taken every chunk offered so far (appended or dropped). */
     static void awaitWritten(FlashCache cache) throws InterruptedException {
-        assertTrue(((CompactChunkCache) cache).engine().awaitWritten(20, TimeUnit.SECONDS),
+        assertTrue(((SegmentFlashCache) cache).engine().awaitWritten(20, TimeUnit.SECONDS),
                 "the engine's writer took every chunk");
     }
 

@@ -57,7 +57,7 @@ class CrashRecoveryTest {
                     changeOneFile(fixture, random);
                     changed = true;
                 }
-                try (CompactChunkCache cache = RestartFixture.startCompact(fixture.devices,
+                try (SegmentFlashCache cache = RestartFixture.startCompact(fixture.devices,
                         c -> c.checkpointIntervalMillis(3_600_000))) {
                     long served = serveEveryChunk(cache, fixture);
                     long recovered = cache.stats().recoveredEntries();

@@ -7,6 +7,6 @@ public final class ReadBuffers {
 
     /** Read buffers the cache handed out with hits and has not had back: 0 once every reader let go. */
     public static long outstanding(FlashCache cache) {
-        return ((CompactChunkCache) cache).engine().reader().outstandingBuffers();
+        return ((SegmentFlashCache) cache).engine().reader().outstandingBuffers();
     }
 }

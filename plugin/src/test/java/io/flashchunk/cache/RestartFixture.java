@@ -30,7 +30,7 @@ final class RestartFixture implements AutoCloseable {
         dataDir = Files.createTempDirectory(Scratch.dir(), "data");
     }
 
-    CompactChunkCache start(Consumer<CacheConfig.Builder> settings) throws IOException {
+    SegmentFlashCache start(Consumer<CacheConfig.Builder> settings) throws IOException {
         return startWrapped(settings, (i, device) -> device, System::nanoTime);
     }
 
@@ -38,26 +38,26 @@ final class RestartFixture implements AutoCloseable {
      * Starts a cache whose {@code i}-th device is {@code wrap.apply(i, device)} (a fault injector, say),
      * with {@code clock} as its clock (its breakers').
      */
-    CompactChunkCache startWrapped(Consumer<CacheConfig.Builder> settings, BiFunction<Integer, BlockDevice, BlockDevice> wrap,
+    SegmentFlashCache startWrapped(Consumer<CacheConfig.Builder> settings, BiFunction<Integer, BlockDevice, BlockDevice> wrap,
                                    LongSupplier clock) throws IOException {
         int[] next = {0};
         return startCompact(devices, settings, 0, device -> wrap.apply(next[0]++, device), clock);
     }
 
     /** Starts a compact cache on the devices (a child JVM's, say). */
-    static CompactChunkCache startCompact(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings)
+    static SegmentFlashCache startCompact(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings)
             throws IOException {
         return startCompact(devicePaths, settings, 0);
     }
 
     /** Starts a compact cache on the devices, using {@code capacityBytes} of each (0: all). */
-    static CompactChunkCache startCompact(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings, long capacityBytes)
+    static SegmentFlashCache startCompact(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings, long capacityBytes)
             throws IOException {
         return startCompact(devicePaths, settings, capacityBytes, device -> device, System::nanoTime);
     }
 
     /** Opens the devices, each wrapped, and starts the cache on them; on failure closes them. */
-    private static CompactChunkCache startCompact(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings,
+    private static SegmentFlashCache startCompact(List<Path> devicePaths, Consumer<CacheConfig.Builder> settings,
                                                   long capacityBytes, UnaryOperator<BlockDevice> wrap, LongSupplier clock)
             throws IOException {
         // 1 MiB segments: the scratch devices hold many, so admission takes every chunk until flash is
@@ -69,7 +69,7 @@ final class RestartFixture implements AutoCloseable {
             for (DeviceSpec spec : config.devices()) {
                 opened.add(wrap.apply(BlockDevices.open(spec)));
             }
-            return new CompactChunkCache(config, opened, clock);
+            return new SegmentFlashCache(config, opened, clock);
         } catch (IOException | RuntimeException e) {
             opened.forEach(BlockDevice::close);
             throw e;

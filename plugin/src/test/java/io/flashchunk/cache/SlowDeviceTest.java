@@ -66,7 +66,7 @@ class SlowDeviceTest {
         FlashCache cache = start(fixture, faulty, more);
         assertEquals(CHUNKS, cache.entries(), "every chunk came back from flash");
         // The writer reads the recovered segments' summaries in its spare time: done before the device is watched.
-        assertTrue(((CompactChunkCache) cache).engine().awaitRecoveredSampled(20, TimeUnit.SECONDS));
+        assertTrue(((SegmentFlashCache) cache).engine().awaitRecoveredSampled(20, TimeUnit.SECONDS));
         CachedFile file = putAll(cache, data, missMillis);
         awaitWritten(cache);
         clock.advance(Duration.ofSeconds(1));

@@ -5,7 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 /**
  * The per-chunk engine's design (the product's engine before the compact one, kept here as the
- * baseline the compact engine's policy is judged against): Caffeine's W-TinyLFU over single chunks,
+ * baseline the engine's policy is judged against): Caffeine's W-TinyLFU over single chunks,
  * each weighing the power-of-two run of 4 KiB blocks its buddy allocator gave it, every miss
  * admitted and written once. As in that engine, the index may fill only {@value #INDEX_SHARE} of the
  * flash: the rest was the buddy allocator's reserve against fragmentation (10% by default).

@@ -141,7 +141,7 @@ record Design(String name, LongFunction<SimulatedCache> build) {
 
     /**
      * The engine's reclaim batch with checkpoints every 10% of the segments (the default): that many,
-     * at most an eighth of them, at least one (CompactEngine).
+     * at most an eighth of them, at least one (CacheEngine).
      */
     static int engineBatch(long bytes, long segmentBytes) {
         int segments = SegmentLog.segments(bytes, segmentBytes);

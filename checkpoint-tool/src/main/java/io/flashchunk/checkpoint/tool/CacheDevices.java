@@ -12,7 +12,7 @@ import java.util.Objects;
 
 /**
  * "What is on these devices": the cache's devices opened read-only, in the order given (the
- * cache's configured order, one address space each), read once as the compact engine's start and
+ * cache's configured order, one address space each), read once as the engine's start and
  * recovery read them ({@link #cache}). The devices stay open for reading cached chunks
  * ({@code verify --data}) until this is closed.
  */
@@ -54,7 +54,7 @@ final class CacheDevices implements AutoCloseable {
         }
     }
 
-    /** The devices as the compact engine's start and recovery see them. */
+    /** The devices as the engine's start and recovery see them. */
     CompactCache cache() {
         return cache;
     }

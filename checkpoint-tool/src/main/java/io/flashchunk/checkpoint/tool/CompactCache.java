@@ -2,8 +2,7 @@ package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.compact.CompactRecovery;
-import io.flashchunk.cache.compact.SegmentBuffer;
+import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
@@ -25,6 +24,7 @@ import io.flashchunk.cache.space.DeviceContent;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentSummaries;
 import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.cache.write.SegmentBuffer;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -34,11 +34,11 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A cache of the compact engine as its own start and recovery see it, read-only: each device's
+ * A cache of the engine as its own start and recovery see it, read-only: each device's
  * superblock, whether the devices form one cache in the order given, both checkpoint areas of each
  * space, and what recovery restores, into an index and segment table of this tool's own that are
  * never written back. Every rule is the engine's (the device-set rule of {@link Superblock},
- * the area judgement and recovery of {@link CompactRecovery}, the summary and record checks of the
+ * the area judgement and recovery of {@link Recovery}, the summary and record checks of the
  * reader): the tool keeps no copy of one.
  */
 final class CompactCache {
@@ -51,7 +51,7 @@ final class CompactCache {
      * @param superblockState valid; blank (all zeros); or invalid (unreadable, another format, corrupt)
      */
     record Device(String path, long capacityBlocks, SuperblockState superblockState, Superblock superblock,
-                  String superblockProblem, List<CompactRecovery.AreaHeader> areas) {
+                  String superblockProblem, List<Recovery.AreaHeader> areas) {
     }
 
     /** One restored entry: where its record is, and the chunk its segment's summary says it holds. */
@@ -85,11 +85,11 @@ final class CompactCache {
     private final SegmentLayout[] layouts;
     private final SegmentTable table;
     private final ChunkIndex index;
-    private final CompactRecovery.Outcome outcome;
+    private final Recovery.Outcome outcome;
 
     private CompactCache(List<Device> devices, List<String> setProblems, List<StorageDriver> drivers,
                          SegmentLayout[] layouts, SegmentTable table, ChunkIndex index,
-                         CompactRecovery.Outcome outcome) {
+                         Recovery.Outcome outcome) {
         this.devices = devices;
         this.setProblems = setProblems;
         this.drivers = drivers;
@@ -119,12 +119,12 @@ final class CompactCache {
         for (int i = 0; i < drivers.size(); i++) {
             StorageDriver driver = drivers.get(i);
             Superblock superblock = superblocks.get(i);
-            List<CompactRecovery.AreaHeader> headers = new ArrayList<>();
+            List<Recovery.AreaHeader> headers = new ArrayList<>();
             if (superblock != null) {
                 layouts[i] = superblock.layout().segmentLayout();
                 areas[i] = superblock.layout().areas();
                 for (int area = 0; area < 2; area++) {
-                    headers.add(CompactRecovery.readHeader(driver, areas[i], layouts[i], superblock.instance(), i, area));
+                    headers.add(Recovery.readHeader(driver, areas[i], layouts[i], superblock.instance(), i, area));
                 }
             }
             devices.add(new Device(driver.path(), driver.capacityBlocks(), found.get(i).state(), superblock,
@@ -146,9 +146,9 @@ final class CompactCache {
         }
         SegmentTable table = new SegmentTable(segments);
         ChunkIndex index = ChunkIndex.withBuckets(buckets);
-        CompactRecovery.Outcome outcome;
+        Recovery.Outcome outcome;
         try {
-            outcome = CompactRecovery.recover(drivers.toArray(StorageDriver[]::new), areas, layouts,
+            outcome = Recovery.recover(drivers.toArray(StorageDriver[]::new), areas, layouts,
                     superblocks.get(0).instance(), index, table, new FifoReclaimOrder());
         } catch (RuntimeException e) {
             List<String> problems = new ArrayList<>(setProblems);
@@ -205,7 +205,7 @@ final class CompactCache {
     private static long buckets(List<Device> devices) {
         CheckpointHeader newest = null;
         for (Device device : devices) {
-            for (CompactRecovery.AreaHeader area : device.areas()) {
+            for (Recovery.AreaHeader area : device.areas()) {
                 if (area.header() != null && (newest == null || area.header().sequence() > newest.sequence())) {
                     newest = area.header();
                 }
@@ -265,7 +265,7 @@ final class CompactCache {
     }
 
     /** What recovery restored; null when it did not run. */
-    CompactRecovery.Outcome outcome() {
+    Recovery.Outcome outcome() {
         return outcome;
     }
 
@@ -282,7 +282,7 @@ final class CompactCache {
             problems.add(header);
         }
         if (outcome != null) {
-            String name = CompactRecovery.areaName(devices.get(device).path(), area);
+            String name = Recovery.areaName(devices.get(device).path(), area);
             for (String problem : outcome.problems()) {
                 if (problem.contains(name) && (header == null || !problem.contains(header))) {
                     problems.add(problem);

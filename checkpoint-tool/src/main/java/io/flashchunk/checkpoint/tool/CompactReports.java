@@ -1,7 +1,7 @@
 package io.flashchunk.checkpoint.tool;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.flashchunk.cache.compact.CompactRecovery;
+import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.Superblock;
@@ -14,8 +14,8 @@ import java.util.TreeMap;
 import java.util.UUID;
 
 /**
- * {@code info}, {@code list} and {@code stats} for a cache of the compact engine, as lines for people
- * or one JSON document. The compact engine keeps no chunk's length or checksum in memory or in its
+ * {@code info}, {@code list} and {@code stats} for a cache of the engine, as lines for people
+ * or one JSON document. The engine keeps no chunk's length or checksum in memory or in its
  * checkpoint: a listed entry's length comes from its segment's summary, and its record's own
  * checksums are what {@code verify --data} checks.
  */
@@ -83,7 +83,7 @@ final class CompactReports {
     }
 
     private static String describeArea(CompactCache cache, int device, int area) {
-        CompactRecovery.AreaHeader header = cache.devices().get(device).areas().get(area);
+        Recovery.AreaHeader header = cache.devices().get(device).areas().get(area);
         List<String> problems = cache.areaProblems(device, area);
         if (header.header() == null && problems.isEmpty()) {
             return "empty (never written, or wiped for a checkpoint that did not finish)";
@@ -103,7 +103,7 @@ final class CompactReports {
         if (!cache.recovered()) {
             return "not run: the devices do not form one cache (the engine would format them, or refuse with strict)";
         }
-        CompactRecovery.Outcome outcome = cache.outcome();
+        Recovery.Outcome outcome = cache.outcome();
         return outcome.restoredEntries() + " entries restored (" + outcome.skippedEntries() + " left out), "
                 + outcome.restoredSegments() + " durable segments, " + outcome.files().size() + " files";
     }

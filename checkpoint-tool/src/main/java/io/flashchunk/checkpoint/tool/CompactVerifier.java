@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code verify} for a cache of the compact engine: every superblock, the device set, both areas of
+ * {@code verify} for a cache of the engine: every superblock, the device set, both areas of
  * every space as recovery judges them (header, then body and every entry while it restores them),
  * every durable segment's summary, and that each restored entry is a record its segment's summary
  * names. With data, every entry's record is read back and checked as a hit is (its key, its

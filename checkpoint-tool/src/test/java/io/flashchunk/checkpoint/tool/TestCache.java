@@ -2,8 +2,8 @@ package io.flashchunk.checkpoint.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.flashchunk.cache.CacheConfig;
-import io.flashchunk.cache.CompactChunkCache;
 import io.flashchunk.cache.FlashCache;
+import io.flashchunk.cache.SegmentFlashCache;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.device.BlockDevice;
@@ -104,7 +104,7 @@ final class TestCache {
     void fill(List<Chunk> newChunks) throws IOException, InterruptedException {
         CacheConfig built = onDevices(CacheConfig.builder().segmentBytes(1 << 20)
                 .checkpointIntervalMillis(3_600_000).checkpointChangePercent(0));
-        try (CompactChunkCache cache = new CompactChunkCache(built, open(built), System::nanoTime)) {
+        try (SegmentFlashCache cache = new SegmentFlashCache(built, open(built), System::nanoTime)) {
             Map<Path, CachedFile> files = new HashMap<>();
             for (Chunk chunk : newChunks) {
                 CachedFile file = files.computeIfAbsent(chunk.file(), path -> register(cache, path));

@@ -1,6 +1,6 @@
 package io.flashchunk.cache.admission;
 
-import io.flashchunk.cache.compact.MemoryBudget;
+import io.flashchunk.cache.engine.MemoryBudget;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * keeps): four rows of counters, a key's estimate the least of its four, and every counter halved
  * after a number of reads per key the sketch is sized for (its sample: ten by default, as Caffeine's),
  * so that old popularity fades. With four counters a row per key (Caffeine's sizing) it costs 8 bytes
- * a key; with two, 4 bytes, the compact engine's default (see {@link MemoryBudget}); with one, 2 bytes
+ * a key; with two, 4 bytes, the engine's default (see {@link MemoryBudget}); with one, 2 bytes
  * (docs/cache-simulator.md measures what each costs in hits). An optional
  * {@link Doorkeeper} takes each key's first read since the last halving, so keys read once take no
  * counters (TinyLFU's doorkeeper; 1 byte a key more at 8 bits, and most of the small sketch's lost

@@ -1,6 +1,6 @@
 package io.flashchunk.cache.admission;
 
-import io.flashchunk.cache.compact.MemoryBudget;
+import io.flashchunk.cache.engine.MemoryBudget;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongPredicate;
 

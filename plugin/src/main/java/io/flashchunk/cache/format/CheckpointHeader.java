@@ -8,7 +8,7 @@ import java.util.UUID;
 import java.util.zip.CRC32C;
 
 /**
- * Block 0 of a checkpoint area of the compact engine, written after its body is durable. The body
+ * Block 0 of a checkpoint area of the engine, written after its body is durable. The body
  * follows in three parts, trusted only through the lengths and the checksum here:
  *
  * <pre>

@@ -3,7 +3,7 @@ package io.flashchunk.cache.format;
 import io.flashchunk.device.BlockDevice;
 
 /**
- * Where things are on a device of the compact engine (4096-byte blocks):
+ * Where things are on a device of the engine (4096-byte blocks):
  *
  * <pre>
  * 0                          superblock ({@link Superblock})

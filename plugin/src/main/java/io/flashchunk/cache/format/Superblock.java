@@ -8,7 +8,7 @@ import java.util.UUID;
 import java.util.zip.CRC32C;
 
 /**
- * Block 0 of a device of the compact engine: which cache, which of its address spaces, the geometry
+ * Block 0 of a device of the engine: which cache, which of its address spaces, the geometry
  * its areas and segments were laid out with, and {@code sequenceLimit}: no segment sequence at or
  * above it has been given out on the device (the run that wrote it reserved the sequences below;
  * 0 in a version 3 superblock, which reserved none). It has the superblock magic of the removed
@@ -105,7 +105,7 @@ public record Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLa
         if (version != VERSION && version != VERSION_WITHOUT_RESERVATION) {
             throw new CheckpointFormatException(where + ": superblock format version " + version
                     + (version == CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION ? " (the per-chunk engine's)" : "")
-                    + " is not the compact engine's version " + VERSION + " or " + VERSION_WITHOUT_RESERVATION);
+                    + " is not the engine's version " + VERSION + " or " + VERSION_WITHOUT_RESERVATION);
         }
         int crcAt = version == VERSION ? CRC_AT : CRC_AT_VERSION_3;
         if (crc(b, crcAt) != b.getInt(crcAt)) {

@@ -1,7 +1,6 @@
 package io.flashchunk.cache.read;
 
 import io.flashchunk.buffer.AlignedBufferPool;
-import io.flashchunk.cache.compact.SegmentBuffer;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
@@ -12,6 +11,7 @@ import io.flashchunk.cache.reclaim.ReclaimOrder;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
+import io.flashchunk.cache.write.SegmentBuffer;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The compact engine's read path, safe from any thread: looks a chunk up in the index, pins its
+ * The engine's read path, safe from any thread: looks a chunk up in the index, pins its
  * segment, reads the record from the segment's buffer while it is in memory or else from flash, and
  * serves it only when the record is that chunk's, from that use of the segment, and whole.
  * Everything else is a miss. Flash reads go as its {@link FlashReadPolicy} says.

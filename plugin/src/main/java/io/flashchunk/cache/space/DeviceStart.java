@@ -2,7 +2,7 @@ package io.flashchunk.cache.space;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.BodyReader;
-import io.flashchunk.cache.compact.CompactRecovery;
+import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.CheckpointFormat;
@@ -22,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides at start what the devices of the compact engine hold, from their superblocks: a cache of
- * this configuration (then {@link CompactRecovery} loads its checkpoints), blank devices (formatted),
+ * Decides at start what the devices of the engine hold, from their superblocks: a cache of
+ * this configuration (then {@link Recovery} loads its checkpoints), blank devices (formatted),
  * devices of the removed per-chunk engine (reformatted, one log line naming each: their chunks are
  * dropped, never misread), or something else: a cache of other geometry or order, or a corrupt
  * superblock (one warning naming the device and the reason, then formatted; strict mode refuses to
@@ -128,7 +128,7 @@ public final class DeviceStart {
         }
         if (!todays.isEmpty()) {
             for (String path : todays) {
-                LOG.warn("flash cache: {} holds the per-chunk engine's format; reformatting it for the compact engine "
+                LOG.warn("flash cache: {} holds the per-chunk engine's format; reformatting it for the engine "
                         + "(its cached chunks are dropped, never read)", path);
             }
             return format(drivers, layouts, "the per-chunk engine's format on " + String.join(", ", todays),

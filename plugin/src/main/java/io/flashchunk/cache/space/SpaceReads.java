@@ -1,7 +1,7 @@
 package io.flashchunk.cache.space;
 
-import io.flashchunk.cache.compact.SegmentWriter;
 import io.flashchunk.cache.read.SegmentReader;
+import io.flashchunk.cache.write.SegmentWriter;
 import java.util.concurrent.atomic.LongAdder;
 
 /**

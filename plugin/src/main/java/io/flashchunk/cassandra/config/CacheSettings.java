@@ -205,7 +205,7 @@ public final class CacheSettings {
     }
 
     /**
-     * {@code cache_engine} chose between the per-chunk engine and the compact one; the compact engine
+     * {@code cache_engine} chose between the per-chunk engine and the compact one; the engine
      * is now the only one. {@code compact} is accepted as is; {@code classic} with a warning (the
      * devices are reformatted at start, their chunks dropped, never misread); anything else is an
      * error, as it always was.

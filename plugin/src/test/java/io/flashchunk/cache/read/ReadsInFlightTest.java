@@ -1,16 +1,16 @@
 package io.flashchunk.cache.read;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
-import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
-import static io.flashchunk.cache.compact.CompactEngineFixture.device;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
+import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.device;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.compact.CompactEngineFixture;
+import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.Waits;
 import java.io.IOException;
@@ -30,7 +30,7 @@ class ReadsInFlightTest {
     @Test
     void hitsOnAHungDeviceHoldAtMostTheBoundsBuffersAndTheRestAreMisses() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 4));
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.MILLISECONDS.toNanos(20), false, false, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(20), false, false, device);
         for (int i = 0; i < PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }

@@ -1,12 +1,12 @@
 package io.flashchunk.cache.read;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.compact.CompactEngineFixture;
+import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
@@ -30,16 +30,16 @@ class WrittenPartReadTest {
 
     @Test
     void aHitNeverReadsTheNextRecordAlongFromAWindowNotYetWritten() throws Exception {
-        MemoryDevice flash = CompactEngineFixture.device("a", 4);
+        MemoryDevice flash = EngineFixture.device("a", 4);
         // An earlier cache on the device wrote the same keys in the same order, with other bytes.
-        CompactEngineFixture earlier = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, flash);
+        EngineFixture earlier = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, flash);
         for (int i = 0; i < RECORDS; i++) {
             assertTrue(earlier.writer.append(key(i), chunk(i, 1)));
         }
         earlier.writer.flush();
 
         FaultyDevice device = new FaultyDevice(flash);
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
         for (int i = 0; i < RECORDS - 1; i++) {
             assertTrue(engine.writer.append(key(i), chunk(i, 2)));
         }
@@ -50,7 +50,7 @@ class WrittenPartReadTest {
         assertEquals(1, device.held(), "window 2's write is in flight");
         long last = engine.index.find(key(4));
         long next = engine.index.find(key(5));
-        assertEquals(69_632, RecordAddress.byteOffset(next) - CompactEngineFixture.FIRST_BYTE,
+        assertEquals(69_632, RecordAddress.byteOffset(next) - EngineFixture.FIRST_BYTE,
                 "window 2 starts on a block, right after window 1's last record");
 
         SegmentReader.Hit hit = engine.reader.read(key(4), CHUNK, key(5));

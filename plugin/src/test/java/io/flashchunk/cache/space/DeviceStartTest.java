@@ -55,7 +55,7 @@ class DeviceStartTest {
         DeviceStart.Outcome outcome = open(true, List.of(), a);
         assertTrue(outcome.formatted());
         assertTrue(outcome.why().contains("per-chunk engine") && outcome.why().contains("/dev/old"), outcome.why());
-        assertFalse(open(true, List.of(), a).formatted(), "now it is the compact engine's");
+        assertFalse(open(true, List.of(), a).formatted(), "now it is the engine's");
     }
 
     @Test

@@ -1,14 +1,14 @@
 package io.flashchunk.cache.space;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.compact.CompactEngine;
-import io.flashchunk.cache.compact.CompactEngineFixture;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.engine.CacheEngine;
+import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.format.Superblock;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
@@ -88,7 +88,7 @@ class SegmentSequencesTest {
     }
 
     /** Offers chunks {@code from..to-1} until the writer has taken them all. */
-    private static void fill(CompactEngine engine, int from, int to) throws InterruptedException {
+    private static void fill(CacheEngine engine, int from, int to) throws InterruptedException {
         for (int i = from; i < to; i++) {
             engine.offer(key(i), chunk(key(i)));
             if (i % 50 == 0) {
@@ -104,13 +104,13 @@ class SegmentSequencesTest {
 
     /** One run of the engine over the devices (closed at the end, with its last checkpoint). */
     private static final class Run implements AutoCloseable {
-        final CompactEngine engine;
+        final CacheEngine engine;
 
         Run(LongSupplier clockMillis, int segmentBytes, BlockDevice... devices) throws Exception {
             List<StorageDriver> drivers = java.util.Arrays.stream(devices)
                     .map(d -> new StorageDriver(d, 2, TimeUnit.SECONDS.toNanos(5))).toList();
-            engine = CompactEngine.open(drivers, new CompactEngine.Settings(segmentBytes, CHUNK, 0.1, 1, 8, 20,
-                    8 << 20, 4, 60_000, false, List.of()), CompactEngineFixture.NO_FILES, clockMillis);
+            engine = CacheEngine.open(drivers, new CacheEngine.Settings(segmentBytes, CHUNK, 0.1, 1, 8, 20,
+                    8 << 20, 4, 60_000, false, List.of()), EngineFixture.NO_FILES, clockMillis);
         }
 
         @Override

@@ -115,7 +115,7 @@ class CacheSettingsTest {
         assertTrue(warnings.stream().skip(1).allMatch(w -> w.endsWith("; ignored")), String.join("\n", warnings));
         List<String> none = new ArrayList<>();
         CacheSettings.parse(block("flash_chunk_cache:\n  devices:\n    - path: /x\n  cache_engine: compact\n"), none::add);
-        assertEquals(List.of(), none, "the compact engine named: nothing to warn of");
+        assertEquals(List.of(), none, "the engine named: nothing to warn of");
     }
 
     @Test

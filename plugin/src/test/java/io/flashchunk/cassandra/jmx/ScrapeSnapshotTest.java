@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.CacheConfig;
-import io.flashchunk.cache.CompactChunkCache;
+import io.flashchunk.cache.SegmentFlashCache;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.device.BlockDevices;
@@ -32,7 +32,7 @@ class ScrapeSnapshotTest {
         DeviceSpec spec = Backend.LIBAIO.spec(device).withQueueDepth(8);
         CacheConfig config = CacheConfig.builder().device(spec).segmentBytes(1 << 20).build();
         AtomicInteger snapshots = new AtomicInteger();
-        try (CompactChunkCache real = new CompactChunkCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
+        try (SegmentFlashCache real = new SegmentFlashCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
             StandardMBean bean = new FlashChunkCacheMetrics(CountingCache.counting(real, "stats", snapshots), null).asMBean();
             CachedFile file = real.registerFile(new FileIdentity("/data/scrape-Data.db", 1 << 20, 1, 1, 1, 1));
             real.get(file, 0, 4096, false);

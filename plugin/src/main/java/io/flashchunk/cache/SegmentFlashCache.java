@@ -1,9 +1,9 @@
 package io.flashchunk.cache;
 
 import io.flashchunk.buffer.AlignedBufferPool;
-import io.flashchunk.cache.compact.CompactEngine;
-import io.flashchunk.cache.compact.EngineStats;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.engine.CacheEngine;
+import io.flashchunk.cache.engine.EngineStats;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
@@ -33,18 +33,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cache on the compact engine ({@link CompactEngine}): what the adapter sees of it. This class
+ * The cache on the engine ({@link CacheEngine}): what the adapter sees of it. This class
  * owns what the engine does not know: the files behind the keys (registered, restored after a
  * restart only if provably unchanged on disk, invalidated), the optional DRAM tier in front, the
  * slow-device breakers around flash reads, and the counters as one snapshot. Where a miss becomes a
- * flash write: {@link #put} offers it to {@link CompactEngine#offer}, whose writer appends it to a
+ * flash write: {@link #put} offers it to {@link CacheEngine#offer}, whose writer appends it to a
  * segment.
  *
  * <p>Every hit is a record whose key and segment use match and whose CRC32C holds (checked by the
  * engine's reader); nothing else is ever served.
  */
-public final class CompactChunkCache implements FlashCache {
-    private static final Logger LOG = LoggerFactory.getLogger(CompactChunkCache.class);
+public final class SegmentFlashCache implements FlashCache {
+    private static final Logger LOG = LoggerFactory.getLogger(SegmentFlashCache.class);
     /** The slow-device breakers judge a device's reads over at least this long. */
     private static final long BREAKER_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long POOL_RETAINED_BYTES_PER_CLASS = 8L << 20;
@@ -52,7 +52,7 @@ public final class CompactChunkCache implements FlashCache {
     private final CacheConfig config;
     private final List<StorageDriver> drivers;
     private final FileRegistry files = new FileRegistry();
-    private final CompactEngine engine;
+    private final CacheEngine engine;
     private final DramTier dram;
     private final AlignedBufferPool pool = new AlignedBufferPool(RecordFormat.MAX_CHUNK_BYTES, POOL_RETAINED_BYTES_PER_CLASS);
     private final CacheMetrics metrics = new CacheMetrics();
@@ -64,11 +64,11 @@ public final class CompactChunkCache implements FlashCache {
     private volatile boolean closed;
 
     /** Opens every configured device and starts the cache on them (recovering or formatting). */
-    public static CompactChunkCache open(CacheConfig config) throws IOException {
+    public static SegmentFlashCache open(CacheConfig config) throws IOException {
         config.validate();
         List<BlockDevice> devices = BlockDevices.openAll(config.devices());
         try {
-            return new CompactChunkCache(config, devices, System::nanoTime);
+            return new SegmentFlashCache(config, devices, System::nanoTime);
         } catch (IOException | RuntimeException e) {
             devices.forEach(BlockDevice::close);
             throw e;
@@ -81,7 +81,7 @@ public final class CompactChunkCache implements FlashCache {
      * @param clock System.nanoTime or a test's: the time of flash reads (the breakers' and the hit
      *              histogram's) and of invalidations, which puts' {@code readStartedNanos} are compared with
      */
-    public CompactChunkCache(CacheConfig config, List<BlockDevice> devices, LongSupplier clock) throws IOException {
+    public SegmentFlashCache(CacheConfig config, List<BlockDevice> devices, LongSupplier clock) throws IOException {
         this.config = config.validate();
         this.clock = clock;
         List<StorageDriver> driverList = new ArrayList<>();
@@ -97,24 +97,24 @@ public final class CompactChunkCache implements FlashCache {
                 TimeUnit.MILLISECONDS.toNanos(config.slowDeviceRetryMillis()), readTimeoutNanos)).toList();
         FlashReadPolicy reads = new FlashReadPolicy(config.readInCallerThread(), readTimeoutNanos,
                 new BreakerGate(breakers, config.readInCallerThread()), clock);
-        this.engine = CompactEngine.open(drivers, engineSettings(config, drivers), new RegistryFiles(files),
+        this.engine = CacheEngine.open(drivers, engineSettings(config, drivers), new RegistryFiles(files),
                 System::currentTimeMillis, clock, reads);
         this.recoveredEntries = engine.recovered().restoredEntries();
         restoreFiles(engine.recovered().files(), engine.recovered().nextFileId());
         this.dram = config.dramTierBytes() > 0 ? new DramTier(config.dramTierBytes()) : null;
-        LOG.info("flash chunk cache (compact engine): {} device(s), capacity {} MiB, {} chunks recovered{}",
+        LOG.info("flash chunk cache: {} device(s), capacity {} MiB, {} chunks recovered{}",
                 devices.size(), capacityBytes() >> 20, recoveredEntries,
                 dram == null ? "" : ", DRAM tier " + (config.dramTierBytes() >> 20) + " MiB");
     }
 
-    private static CompactEngine.Settings engineSettings(CacheConfig config, List<StorageDriver> drivers) {
+    private static CacheEngine.Settings engineSettings(CacheConfig config, List<StorageDriver> drivers) {
         // A crash loses what was written since the last checkpoint: write one each time about
         // checkpoint_change_percent of the flash has been rewritten.
         long flashBytes = drivers.stream().mapToLong(driver -> driver.capacityBlocks() * BlockDevice.BLOCK_SIZE).sum();
         long segments = Math.max(1, flashBytes / config.segmentBytes());
         int every = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
                 config.checkpointChangePercent() == 0 ? segments : (long) (segments * config.checkpointChangePercent() / 100)));
-        return new CompactEngine.Settings(config.segmentBytes(), config.expectedChunkBytes(),
+        return new CacheEngine.Settings(config.segmentBytes(), config.expectedChunkBytes(),
                 config.reinsertPercent() / 100, config.admissionSketchCounters(), config.admissionDoorkeeperBits(),
                 config.admissionSampleReads(), config.queueBytes(), every,
                 config.checkpointIntervalMillis(),
@@ -224,7 +224,7 @@ public final class CompactChunkCache implements FlashCache {
      * Copies a hit into the DRAM tier unless the key was invalidated since the read began: the
      * invalidation records its time before it clears the tier, so either this check sees it or its
      * clearing comes after the copy (see {@link DramTier#putIfCurrent}). An invalidation timed before
-     * the read began was seen by the read itself (the engine's {@link CompactEngine#invalidate} contract).
+     * the read began was seen by the read itself (the engine's {@link CacheEngine#invalidate} contract).
      */
     private void keepInDram(long key, ByteBuffer chunk, long readStartedNanos) {
         dram.putIfCurrent(key, chunk, () -> !engine.invalidatedSince(key, readStartedNanos));
@@ -397,7 +397,7 @@ public final class CompactChunkCache implements FlashCache {
         }
     }
 
-    CompactEngine engine() {
+    CacheEngine engine() {
         return engine;
     }
 

@@ -1,12 +1,12 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.write;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
-import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
-import static io.flashchunk.cache.compact.CompactEngineFixture.SEGMENT_BYTES;
-import static io.flashchunk.cache.compact.CompactEngineFixture.WINDOW_BYTES;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
-import static io.flashchunk.cache.compact.CompactEngineFixture.device;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
+import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.engine.EngineFixture.SEGMENT_BYTES;
+import static io.flashchunk.cache.engine.EngineFixture.WINDOW_BYTES;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.device;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
@@ -38,13 +39,13 @@ import org.junit.jupiter.api.Test;
 
 
 /** The segment writer and reader together over in-memory devices, against chunks whose bytes are a function of their key. */
-class SegmentEngineTest {
+class SegmentWriterTest {
 
     @Test
     void servesChunksFromMemoryThenFlashAndForgetsTheReclaimedOnes() throws Exception {
         MemoryDevice a = device("a", 4);
         MemoryDevice b = device("b", 4);
-        CompactEngineFixture engine = new CompactEngineFixture(a, b);
+        EngineFixture engine = new EngineFixture(a, b);
         int perSegment = PER_SEGMENT;
         assertTrue(engine.writer.append(key(0), chunk(key(0))));
         assertEquals(chunk(key(0)), engine.read(key(0)), "served from the open segment");
@@ -74,7 +75,7 @@ class SegmentEngineTest {
     @Test
     void eachSegmentOpensInTheSpaceFlashReadsLoadedLeastSinceTheLastOneOpened() throws Exception {
         SpaceReads load = new SpaceReads(2);
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
                 new WriterPolicy(null, 0, 1, load, null), device("a", 8), device("b", 8));
         // No reads yet: segments alternate (space 0, then 1), and both are written.
         for (int i = 0; i < 2 * PER_SEGMENT; i++) {
@@ -107,7 +108,7 @@ class SegmentEngineTest {
     void segmentsHoldingOnlyDeadFilesChunksAreReclaimedBeforeTheOrdersTurn() throws Exception {
         int deadFile = ChunkKeys.fileId(key(0));
         // Oldest first (FIFO), so the order alone would reclaim the live file's first segment.
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
                 new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), device("a", 8));
         for (int i = 0; i < 6 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(1000 + i), chunk(key(1000 + i)))); // six segments of a live file
@@ -124,7 +125,7 @@ class SegmentEngineTest {
      * Fills the last free segment and one more chunk, so one segment is reclaimed: the one of the dead
      * file's chunks (keys from 0), while the {@code liveKept} oldest live chunks (keys from 1000) all stay.
      */
-    private static void assertTheDeadSegmentGoesFirst(CompactEngineFixture engine, int liveKept) throws Exception {
+    private static void assertTheDeadSegmentGoesFirst(EngineFixture engine, int liveKept) throws Exception {
         appendAll(engine, 5000, PER_SEGMENT + 1);
         assertEquals(1, engine.writer.reclaimed());
         for (int i = 0; i < PER_SEGMENT; i++) {
@@ -143,7 +144,7 @@ class SegmentEngineTest {
     void recoveredSegmentsOfDeadFilesAreFoundOnceSampledAndReclaimedFirst() throws Exception {
         int deadFile = ChunkKeys.fileId(key(0));
         // Oldest first (FIFO): three segments of a live file, then the file that changes, then three more.
-        CompactEngineFixture after = recovered(device("a", 8),
+        EngineFixture after = recovered(device("a", 8),
                 new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), before -> {
                     appendAll(before, 1000, 3 * PER_SEGMENT);
                     appendAll(before, 0, PER_SEGMENT);
@@ -159,7 +160,7 @@ class SegmentEngineTest {
     @Test
     void samplingRecoveredSegmentsStopsAtADeviceThatFails() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
-        CompactEngineFixture after = recovered(device, WriterPolicy.NONE, before -> appendAll(before, 0, 5 * PER_SEGMENT));
+        EngineFixture after = recovered(device, WriterPolicy.NONE, before -> appendAll(before, 0, 5 * PER_SEGMENT));
         int faultsBefore = device.injected();
         device.failing(FaultyDevice.Op.READ, true);
         assertFalse(after.writer.sampleRecovered(100), "the pass is over");
@@ -168,28 +169,28 @@ class SegmentEngineTest {
 
     /** What a test writes before the checkpoint its restart recovers from. */
     private interface Fill {
-        void into(CompactEngineFixture engine) throws Exception;
+        void into(EngineFixture engine) throws Exception;
     }
 
     /** A fresh engine of {@code policy} recovered from a checkpoint of what {@code fill} wrote on {@code device}. */
-    private static CompactEngineFixture recovered(BlockDevice device, WriterPolicy policy, Fill fill) throws Exception {
+    private static EngineFixture recovered(BlockDevice device, WriterPolicy policy, Fill fill) throws Exception {
         UUID instance = UUID.randomUUID();
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
         fill.into(before);
         before.writer.flush();
-        before.checkpointer(instance).checkpoint(CompactEngineFixture.NO_FILES);
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, policy, device);
+        before.checkpointer(instance).checkpoint(EngineFixture.NO_FILES);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, policy, device);
         after.recover(instance);
         return after;
     }
 
-    private static void appendAll(CompactEngineFixture engine, int firstKey, int count) throws Exception {
+    private static void appendAll(EngineFixture engine, int firstKey, int count) throws Exception {
         for (int i = firstKey; i < firstKey + count; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i);
         }
     }
 
-    private static int spaceOf(CompactEngineFixture engine, int i) {
+    private static int spaceOf(EngineFixture engine, int i) {
         return RecordAddress.space(engine.index.find(key(i)));
     }
 
@@ -199,7 +200,7 @@ class SegmentEngineTest {
      */
     @Test
     void anOpenSegmentsWrittenWindowsAreReadFromFlashAndTheFillingOneFromMemory() throws Exception {
-        CompactEngineFixture engine = new CompactEngineFixture(device("a", 4));
+        EngineFixture engine = new EngineFixture(device("a", 4));
         int n = PER_SEGMENT - 1; // one segment, left open
         for (int i = 0; i < n; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
@@ -227,7 +228,7 @@ class SegmentEngineTest {
     @Test
     void aSegmentWhoseWriteFailedServesNothing() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
-        CompactEngineFixture engine = new CompactEngineFixture(device);
+        EngineFixture engine = new EngineFixture(device);
         int n = 3 * PER_SEGMENT;
         device.failNth(FaultyDevice.Op.WRITE, 1);
         boolean[] cached = new boolean[n];
@@ -245,7 +246,7 @@ class SegmentEngineTest {
     }
 
     /** Chunks 0..{@code lastGone} left the index and are never served; the rest below {@code n} are, and none was refused. */
-    private static void assertGoneThroughThenServed(CompactEngineFixture engine, int lastGone, int n) throws Exception {
+    private static void assertGoneThroughThenServed(EngineFixture engine, int lastGone, int n) throws Exception {
         for (int i = 0; i < n; i++) {
             ByteBuffer read = engine.read(key(i));
             if (i <= lastGone) {
@@ -265,7 +266,7 @@ class SegmentEngineTest {
     @Test
     void aWindowFullRightAfterACheckpointWroteItsRecordsGoesOn() throws Exception {
         MemoryDevice device = device("a", 8);
-        CompactEngineFixture engine = new CompactEngineFixture(device);
+        EngineFixture engine = new EngineFixture(device);
         int length = 4096 - RecordFormat.HEADER_BYTES; // a record of exactly one block: every fill ends on a block
         int perWindow = WINDOW_BYTES / 4096;
         int key = 0;
@@ -303,7 +304,7 @@ class SegmentEngineTest {
     @Test
     void anOpenSegmentWhoseEarlyWriteFailedServesNothingAndTheWriterGoesOn() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
-        CompactEngineFixture engine = new CompactEngineFixture(device);
+        EngineFixture engine = new EngineFixture(device);
         int half = PER_SEGMENT / 2;
         for (int i = 0; i < half; i++) {
             engine.writer.append(key(i), chunk(key(i)));
@@ -323,7 +324,7 @@ class SegmentEngineTest {
     @Test
     void staleBytesFromFlashAreRefusedNotServed() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 2));
-        CompactEngineFixture engine = new CompactEngineFixture(device);
+        EngineFixture engine = new EngineFixture(device);
         int perSegment = PER_SEGMENT;
         for (int i = 0; i < perSegment; i++) {
             engine.writer.append(key(i), chunk(key(i)));
@@ -349,7 +350,7 @@ class SegmentEngineTest {
     @Test
     void aHungWriteStopsCachingUntilTheDeviceLetsGoThenServesTheRest() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.MILLISECONDS.toNanos(200), false, true, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(200), false, true, device);
         int n = 3 * PER_SEGMENT;
         var gate = device.hang(FaultyDevice.Op.WRITE);
         boolean[] cached = new boolean[n];
@@ -394,7 +395,7 @@ class SegmentEngineTest {
 
     @Test
     void aChunksNextRecordComesAlongAndIsNoLongerCurrentOnceItsSegmentIsReused() throws Exception {
-        CompactEngineFixture engine = new CompactEngineFixture(device("a", 2));
+        EngineFixture engine = new EngineFixture(device("a", 2));
         for (int i = 0; i < 2 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
@@ -420,7 +421,7 @@ class SegmentEngineTest {
 
     @Test
     void aRecordLongerThanTheChunkLengthAskedForIsRefused() throws Exception {
-        CompactEngineFixture engine = new CompactEngineFixture(device("a", 2));
+        EngineFixture engine = new EngineFixture(device("a", 2));
         engine.writer.append(key(1), chunk(key(1)));
         RecordMismatchException inMemory = assertThrows(RecordMismatchException.class,
                 () -> engine.reader.read(key(1), 4096, ByteBuffer.allocate(CHUNK)));
@@ -436,7 +437,7 @@ class SegmentEngineTest {
 
     @Test
     void refusesAChunkLargerThanASegment() throws Exception {
-        CompactEngineFixture engine = new CompactEngineFixture(device("a", 2));
+        EngineFixture engine = new EngineFixture(device("a", 2));
         assertTrue(!engine.writer.append(key(1), ByteBuffer.allocate(SEGMENT_BYTES)));
         assertTrue(engine.writer.append(key(2), chunk(key(2))));
         assertTrue(!engine.writer.append(key(1), ByteBuffer.allocate(SEGMENT_BYTES)), "after a record too");
@@ -451,12 +452,12 @@ class SegmentEngineTest {
      */
     @Test
     void readersRacingTheWriterAreServedOnlyTheirChunks() throws Exception {
-        race(new CompactEngineFixture(device("a", 3), device("b", 3)));
+        race(new EngineFixture(device("a", 3), device("b", 3)));
     }
 
     @Test
     void readersRacingTheWriterAreServedOnlyTheirChunksUnderTinyLfu() throws Exception {
-        race(new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), true, true, device("a", 3), device("b", 3)));
+        race(new EngineFixture(TimeUnit.SECONDS.toNanos(5), true, true, device("a", 3), device("b", 3)));
     }
 
     /**
@@ -467,7 +468,7 @@ class SegmentEngineTest {
      */
     @Test
     void chunksJustAppendedAreServedWithoutAMissWhileTheirWindowsAreHandedOver() throws Exception {
-        CompactEngineFixture engine = new CompactEngineFixture(device("a", 6));
+        EngineFixture engine = new EngineFixture(device("a", 6));
         int recent = PER_SEGMENT; // FIFO reclaims whole older segments: the last segment's chunks stay
         int appends = 100 * PER_SEGMENT;
         AtomicLong appended = new AtomicLong();
@@ -520,7 +521,7 @@ class SegmentEngineTest {
         assertTrue(served.get() >= 2000, "served " + served.get());
     }
 
-    private static void race(CompactEngineFixture engine) throws Exception {
+    private static void race(EngineFixture engine) throws Exception {
         int keys = 400;
         CountDownLatch start = new CountDownLatch(2);
         AtomicBoolean writing = new AtomicBoolean(true);

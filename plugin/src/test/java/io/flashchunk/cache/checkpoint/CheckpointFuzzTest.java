@@ -1,14 +1,15 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.checkpoint;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.AREAS;
-import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.AREAS;
+import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.files.FileRegistry;
 import io.flashchunk.cache.files.FileTableCodec;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * it gets past them into the parsers. Recovery must end normally every time, refusing what it cannot
  * trust, and whatever it restores must serve each chunk's own bytes or miss.
  */
-class CompactCheckpointFuzzTest {
+class CheckpointFuzzTest {
     private static final UUID INSTANCE = UUID.randomUUID();
     private static final int ROUNDS = 400;
     private static final int KEYS = 4 * PER_SEGMENT;
@@ -45,8 +46,8 @@ class CompactCheckpointFuzzTest {
             MemoryDevice device = new MemoryDevice("fuzz", image.clone(), 8);
             int area = random.nextInt(2);
             String damage = damage(device, area, random);
-            CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
-            CompactRecovery.Outcome outcome;
+            EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
+            Recovery.Outcome outcome;
             try {
                 outcome = after.recover(INSTANCE);
             } catch (RuntimeException | Error e) {
@@ -76,15 +77,15 @@ class CompactCheckpointFuzzTest {
 
     /** A device with two checkpoints (areas A and B), a file table of three files in each. */
     private static byte[] twoCheckpoints() throws Exception {
-        MemoryDevice device = CompactEngineFixture.device("fuzz", 6);
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
-        CompactCheckpointer checkpointer = engine.checkpointer(INSTANCE);
+        MemoryDevice device = EngineFixture.device("fuzz", 6);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
+        Checkpointer checkpointer = engine.checkpointer(INSTANCE);
         FileRegistry registry = new FileRegistry();
         for (int f = 1; f <= 3; f++) {
             registry.register(new FileIdentity("/data/ks/t-" + f + "/nb-" + f + "-big-Data.db", f << 20, f * 1_000L, 10 + f,
                     5_000 + f, f), replaced -> { });
         }
-        NamedFiles files = CompactEngineFixture.named(FileTableCodec.encode(registry.live()), registry.nextId());
+        NamedFiles files = EngineFixture.named(FileTableCodec.encode(registry.live()), registry.nextId());
         for (int c = 0; c < 2; c++) {
             for (int i = 2 * c * PER_SEGMENT; i < 2 * (c + 1) * PER_SEGMENT; i++) {
                 assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i);

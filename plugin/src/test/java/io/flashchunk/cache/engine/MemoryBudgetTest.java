@@ -1,10 +1,11 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.admission.FrequencySketch;
 import io.flashchunk.cache.admission.VictimAdmission;
+import io.flashchunk.cache.write.SegmentBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -41,8 +42,8 @@ class MemoryBudgetTest {
         assertEquals(1, settings(1).sketchCounters(), "as set");
     }
 
-    private static CompactEngine.Settings settings(int sketchCounters) {
-        return new CompactEngine.Settings(SEGMENT, 16 << 10, 0.045, sketchCounters, DOORKEEPER, 20, 8 << 20, 4,
+    private static CacheEngine.Settings settings(int sketchCounters) {
+        return new CacheEngine.Settings(SEGMENT, 16 << 10, 0.045, sketchCounters, DOORKEEPER, 20, 8 << 20, 4,
                 60_000, false, List.of(false));
     }
 

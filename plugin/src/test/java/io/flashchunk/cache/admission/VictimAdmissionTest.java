@@ -1,24 +1,27 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.admission;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
-import static io.flashchunk.cache.compact.CompactEngineFixture.SEGMENT_BYTES;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
-import static io.flashchunk.cache.compact.CompactEngineFixture.device;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.engine.EngineFixture.SEGMENT_BYTES;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.device;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.reclaim.FifoReclaimOrder;
 import io.flashchunk.cache.reclaim.SegmentSamples;
 import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.cache.write.SegmentBuffer;
+import io.flashchunk.cache.write.SegmentWriter;
+import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.device.BlockDevice;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -64,7 +67,7 @@ class VictimAdmissionTest {
     /** A writer (oldest segment first, free at once) on a device of four segments. */
     private static SegmentWriter writerOnFourSegments(WriterPolicy policy) {
         BlockDevice device = device("a", 4);
-        SegmentLayout[] layouts = {SegmentLayout.of(CompactEngineFixture.FIRST_BYTE, SEGMENT_BYTES,
+        SegmentLayout[] layouts = {SegmentLayout.of(EngineFixture.FIRST_BYTE, SEGMENT_BYTES,
                 device.capacityBlocks() * BlockDevice.BLOCK_SIZE)};
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
             new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
@@ -114,14 +117,14 @@ class VictimAdmissionTest {
     @Test
     void afterARestartTheVictimsAreSampledFromTheRecoveredSegmentsSummary() throws Exception {
         BlockDevice device = device("a", 4);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
         for (int i = 0; i < 3 * PER_SEGMENT; i++) {
             before.writer.append(key(i), chunk(key(i)));
         }
         before.writer.flush();
-        before.checkpointer(java.util.UUID.nameUUIDFromBytes(new byte[1])).checkpoint(CompactEngineFixture.NO_FILES);
+        before.checkpointer(java.util.UUID.nameUUIDFromBytes(new byte[1])).checkpoint(EngineFixture.NO_FILES);
         VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
                 new WriterPolicy(admission, 0), device);
         after.recover(java.util.UUID.nameUUIDFromBytes(new byte[1]));
         after.writer.append(key(1000), chunk(key(1000))); // opens the last free segment

@@ -1,10 +1,10 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.checkpoint;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.AREAS;
-import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
-import static io.flashchunk.cache.compact.CompactEngineFixture.device;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.AREAS;
+import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.device;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.files.FileRegistry;
 import io.flashchunk.cache.files.FileTableCodec;
@@ -41,10 +42,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
-/** Checkpoints of the compact engine and recovery from them, over in-memory devices. */
-class CompactCheckpointTest {
+/** Checkpoints of the engine and recovery from them, over in-memory devices. */
+class CheckpointTest {
     private static final UUID INSTANCE = UUID.randomUUID();
-    private static final NamedFiles NO_FILES = CompactEngineFixture.NO_FILES;
+    private static final NamedFiles NO_FILES = EngineFixture.NO_FILES;
 
     /** Flips one byte of the body in checkpoint area B of {@code device}: its checksum no longer holds. */
     private static void damageBodyOfAreaB(MemoryDevice device) throws Exception {
@@ -60,15 +61,15 @@ class CompactCheckpointTest {
     }
 
     /** A fresh engine over the same devices, recovered from their checkpoints. */
-    private static CompactEngineFixture restart(CompactEngineFixture before, UUID instance,
+    private static EngineFixture restart(EngineFixture before, UUID instance,
                                                 BlockDevice... devices) {
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, devices);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, devices);
         after.recover(instance);
         return after;
     }
 
     /** Appends chunks {@code from} until {@code to}, checkpointing whenever the writer waits for one. */
-    private static void write(CompactEngineFixture engine, CompactCheckpointer checkpointer, int from, int to)
+    private static void write(EngineFixture engine, Checkpointer checkpointer, int from, int to)
             throws IOException {
         for (int i = from; i < to; i++) {
             if (!engine.writer.append(key(i), chunk(key(i)))) {
@@ -79,7 +80,7 @@ class CompactCheckpointTest {
     }
 
     /** Every chunk up to {@code keys} read back: its own bytes or a miss; returns the hits. */
-    private static int hits(CompactEngineFixture engine, int keys) throws Exception {
+    private static int hits(EngineFixture engine, int keys) throws Exception {
         int hits = 0;
         for (int i = 0; i < keys; i++) {
             ByteBuffer read = engine.read(key(i));
@@ -95,16 +96,16 @@ class CompactCheckpointTest {
     void aRestartBringsBackEveryChunkOfTheSegmentsTheCheckpointNamed() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         int n = 8 * PER_SEGMENT;
         write(before, before.checkpointer(INSTANCE), 0, n);
         before.writer.flush();
-        CompactCheckpointer.Result result = before.checkpointer(INSTANCE).checkpoint(NO_FILES);
+        Checkpointer.Result result = before.checkpointer(INSTANCE).checkpoint(NO_FILES);
         assertEquals(n, result.entries(), "every chunk is in a durable segment");
         assertEquals(0, result.refused());
 
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(n, outcome.restoredEntries());
         assertEquals(0, outcome.skippedEntries());
         assertEquals(8, outcome.restoredSegments());
@@ -116,7 +117,7 @@ class CompactCheckpointTest {
 
         // The recovered engine goes on: it reclaims the recovered segments and reuses them, and
         // every read is still right.
-        CompactCheckpointer checkpointer = after.checkpointer(INSTANCE, outcome.areaSequences(), () -> 6_000);
+        Checkpointer checkpointer = after.checkpointer(INSTANCE, outcome.areaSequences(), () -> 6_000);
         write(after, checkpointer, n, 3 * n);
         after.writer.flush();
         assertTrue(after.writer.reclaimed() >= 8, after.writer.reclaimed() + " reclaimed");
@@ -128,22 +129,22 @@ class CompactCheckpointTest {
     @Test
     void aCheckpointNamesTheOpenSegmentsRecordsSoFarAndTheSegmentGoesOnFilling() throws Exception {
         MemoryDevice a = device("a", 6);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int third = PER_SEGMENT / 3;
         write(before, checkpointer, 0, third);
         before.writer.persist();
         assertEquals(third, checkpointer.checkpoint(NO_FILES).entries(), "the open segment's records are named");
         write(before, checkpointer, third, 2 * third);
         before.writer.persist();
-        CompactCheckpointer.Result second = checkpointer.checkpoint(NO_FILES);
+        Checkpointer.Result second = checkpointer.checkpoint(NO_FILES);
         write(before, checkpointer, 2 * third, PER_SEGMENT);
         assertEquals(2 * third, second.entries());
         assertEquals(0, before.writer.sealed(), "checkpoints did not cut the segment short");
 
         // Crash: what the second checkpoint named comes back, from the segment's first use, written in two parts.
         MemoryDevice crashed = new MemoryDevice("a", a.image(), 8);
-        CompactEngineFixture after = restart(before, INSTANCE, crashed);
+        EngineFixture after = restart(before, INSTANCE, crashed);
         assertEquals(2 * third, after.index.entries());
         assertEquals(2 * third, hits(after, PER_SEGMENT), "every chunk the checkpoint named");
         assertEquals(0, after.mismatches);
@@ -153,7 +154,7 @@ class CompactCheckpointTest {
         assertEquals(1, before.writer.sealed());
         before.writer.persist();
         assertEquals(PER_SEGMENT + 1, checkpointer.checkpoint(NO_FILES).entries());
-        CompactEngineFixture again = restart(before, INSTANCE, new MemoryDevice("a", a.image(), 8));
+        EngineFixture again = restart(before, INSTANCE, new MemoryDevice("a", a.image(), 8));
         assertEquals(PER_SEGMENT + 1, hits(again, PER_SEGMENT + 1));
         assertEquals(0, again.mismatches);
     }
@@ -161,13 +162,13 @@ class CompactCheckpointTest {
     @Test
     void entriesSplitAcrossBodyPiecesComeBackWhole() throws Exception {
         MemoryDevice a = device("a", 30);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         int n = 29 * PER_SEGMENT; // 435 entries of 12 bytes after 240 bytes of segments: 5,460 bytes, two pieces
         write(before, before.checkpointer(INSTANCE), 0, n);
         before.writer.flush();
         before.checkpointer(INSTANCE).checkpoint(NO_FILES);
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = CompactRecovery.recover(after.drivers, after.areas(), after.layouts, INSTANCE,
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Recovery.Outcome outcome = Recovery.recover(after.drivers, after.areas(), after.layouts, INSTANCE,
                 after.index, after.table, after.order, 4096);
         assertEquals(n, outcome.restoredEntries(), "every entry, the one split by the piece boundary too");
         assertEquals(n, hits(after, n));
@@ -178,15 +179,15 @@ class CompactCheckpointTest {
     void aRestartAfterACrashMidStreamServesNoWrongByte() throws Exception {
         MemoryDevice a = device("a", 5);
         MemoryDevice b = device("b", 5);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int keys = 30 * PER_SEGMENT;
         write(before, checkpointer, 0, keys);
         write(before, checkpointer, keys, keys + PER_SEGMENT / 2);
         checkpointer.checkpoint(NO_FILES); // with half a segment open, in memory only
         // Crash: the open segment is lost, nothing is flushed.
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        Recovery.Outcome outcome = after.recover(INSTANCE);
         int hits = hits(after, keys + PER_SEGMENT);
         assertTrue(outcome.restoredEntries() > 0, "the last checkpoint named some chunks");
         assertEquals(0, after.mismatches, "every restored entry points at its own record");
@@ -202,8 +203,8 @@ class CompactCheckpointTest {
     void checkpointsTakenWhileTheWriterRunsRecoverOnlyRightChunks() throws Exception {
         MemoryDevice a = device("a", 4);
         MemoryDevice b = device("b", 4);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int keys = 300;
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicInteger checkpoints = new AtomicInteger();
@@ -236,8 +237,8 @@ class CompactCheckpointTest {
         assertTrue(checkpoints.get() >= 40 && before.writer.reclaimed() >= 40,
                 checkpoints.get() + " checkpoints, " + before.writer.reclaimed() + " reclaimed, " + appended + " appended");
 
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        Recovery.Outcome outcome = after.recover(INSTANCE);
         int hits = hits(after, keys);
         assertTrue(outcome.restoredEntries() > 0, "restored " + outcome.restoredEntries());
         assertEquals(0, after.mismatches, "every restored entry points at its own record");
@@ -248,8 +249,8 @@ class CompactCheckpointTest {
     void aCorruptNewestBodyFallsBackToTheCheckpointEverySpaceHolds() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 4 * PER_SEGMENT);
         before.writer.flush();
         long firstEntries = checkpointer.checkpoint(NO_FILES).entries();
@@ -260,8 +261,8 @@ class CompactCheckpointTest {
         assertArrayEquals(new long[] {1, 2}, sequences[0]);
         damageBodyOfAreaB(a); // space 0's newest: as a crash between the two spaces' checkpoints leaves it
 
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        Recovery.Outcome outcome = after.recover(INSTANCE);
         assertArrayEquals(new int[] {0, 0}, outcome.loadedAreas(), "both spaces from checkpoint 1, in area A");
         assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[0], "space 0 falls back to checkpoint 1");
         assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[1],
@@ -272,7 +273,7 @@ class CompactCheckpointTest {
         assertEquals(outcome.restoredEntries(), hits(after, 8 * PER_SEGMENT));
 
         // The next checkpoint keeps the one restored from in each space and replaces the other.
-        CompactCheckpointer next = after.checkpointer(INSTANCE, outcome, () -> 1);
+        Checkpointer next = after.checkpointer(INSTANCE, outcome, () -> 1);
         long third = next.checkpoint(NO_FILES).sequence();
         assertTrue(third > 2, "sequences are never reused: " + third);
         assertArrayEquals(new long[] {1, third}, next.areaSequences()[0]);
@@ -291,8 +292,8 @@ class CompactCheckpointTest {
     /** A device of {@code checkpoints} checkpoints, each after two more segments' worth of chunks (area A, B, A...). */
     private static MemoryDevice checkpointed(int checkpoints) throws Exception {
         MemoryDevice a = device("a", 6);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
         for (int c = 0; c < checkpoints; c++) {
             write(before, checkpointer, 2 * c * PER_SEGMENT, 2 * (c + 1) * PER_SEGMENT);
             before.writer.flush();
@@ -313,8 +314,8 @@ class CompactCheckpointTest {
                     h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy());
         });
 
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(0, outcome.restoredEntries());
         assertEquals(0, after.index.entries());
         assertTrue(outcome.problems().stream().anyMatch(p -> p.contains("each holds checkpoint 1")), outcome.problems().toString());
@@ -330,8 +331,8 @@ class CompactCheckpointTest {
                 h.timestampMillis(), Integer.MAX_VALUE, h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(),
                 h.buckets(), h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy()));
 
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(Integer.MAX_VALUE, outcome.nextFileId());
         assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "every chunk comes back");
         assertEquals(2 * PER_SEGMENT, hits(after, 2 * PER_SEGMENT));
@@ -341,10 +342,10 @@ class CompactCheckpointTest {
      * Two checkpoints, the second after space 1's first segment was written again into space 0;
      * {@code damage} then takes areas out before a restart.
      */
-    private static CompactRecovery.Outcome movedThenRestarted(MemoryDevice a, MemoryDevice b, Damage damage,
-                                                              CompactEngineFixture[] after) throws Exception {
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+    private static Recovery.Outcome movedThenRestarted(MemoryDevice a, MemoryDevice b, Damage damage,
+                                                              EngineFixture[] after) throws Exception {
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 4 * PER_SEGMENT); // segments in turn: space 0, 1, 0, 1
         before.writer.flush();
         checkpointer.checkpoint(NO_FILES);
@@ -358,7 +359,7 @@ class CompactCheckpointTest {
         checkpointer.checkpoint(NO_FILES);
         assertArrayEquals(new long[] {1, 2}, checkpointer.areaSequences()[1]);
         damage.apply();
-        after[0] = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        after[0] = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         return after[0].recover(INSTANCE);
     }
 
@@ -371,17 +372,17 @@ class CompactCheckpointTest {
     void spacesSharingACheckpointComeBackFromItAsOneMoment() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
-        CompactEngineFixture[] after = new CompactEngineFixture[1];
+        EngineFixture[] after = new EngineFixture[1];
         // Space 1's newest body is damaged: both spaces hold checkpoint 1, so both come back from it,
         // space 0 too, though its checkpoint 2 is whole: the moved chunks where checkpoint 1 saw them.
-        CompactRecovery.Outcome outcome = movedThenRestarted(a, b, () -> damageBodyOfAreaB(b), after);
+        Recovery.Outcome outcome = movedThenRestarted(a, b, () -> damageBodyOfAreaB(b), after);
         assertArrayEquals(new int[] {0, 0}, outcome.loadedAreas());
         assertEquals(0, outcome.skippedEntries(), "one moment of the index: nothing to leave out");
         assertEachChunkOnceTheMovedOnesIn(after[0], 1, "as checkpoint 1 saw it");
     }
 
     /** Every chunk of {@link #movedThenRestarted} back once, the moved ones in {@code space}. */
-    private static void assertEachChunkOnceTheMovedOnesIn(CompactEngineFixture after, int space, String why)
+    private static void assertEachChunkOnceTheMovedOnesIn(EngineFixture after, int space, String why)
             throws Exception {
         assertEquals(4 * PER_SEGMENT, after.index.entries(), "each chunk once");
         assertEquals(4 * PER_SEGMENT, hits(after, 4 * PER_SEGMENT));
@@ -394,10 +395,10 @@ class CompactCheckpointTest {
     void spacesWithNoCheckpointInCommonHoldEachChunkOnce() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
-        CompactEngineFixture[] after = new CompactEngineFixture[1];
+        EngineFixture[] after = new EngineFixture[1];
         // Space 0 keeps only checkpoint 2, space 1 only checkpoint 1: each its own, an exact copy of
         // its own moment, and the moved chunks are in both.
-        CompactRecovery.Outcome outcome = movedThenRestarted(a, b, () -> {
+        Recovery.Outcome outcome = movedThenRestarted(a, b, () -> {
             damageBody(a, 0);
             damageBodyOfAreaB(b);
         }, after);
@@ -410,23 +411,23 @@ class CompactCheckpointTest {
     @Test
     void anotherInstanceOrAnotherIndexSizeRestoresNothing() throws Exception {
         MemoryDevice a = device("a", 4);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         FileRegistry registry = new FileRegistry();
         FileIdentity identity = new FileIdentity("/data/ks/t/nb-1-big-Data.db", 1 << 20, 7, 42, 9, 3);
         registry.restore(5, identity);
         write(before, before.checkpointer(INSTANCE), 0, 2 * PER_SEGMENT);
         before.writer.flush();
-        before.checkpointer(INSTANCE).checkpoint(CompactEngineFixture.named(FileTableCodec.encode(List.of(registry.byId(5))), 6));
+        before.checkpointer(INSTANCE).checkpoint(EngineFixture.named(FileTableCodec.encode(List.of(registry.byId(5))), 6));
 
-        CompactEngineFixture other = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome stranger = other.recover(UUID.randomUUID());
+        EngineFixture other = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Recovery.Outcome stranger = other.recover(UUID.randomUUID());
         assertEquals(0, stranger.restoredEntries());
         assertArrayEquals(new long[] {0, 0}, stranger.areaSequences()[0]);
         assertEquals(0, other.index.entries());
 
-        CompactEngineFixture same = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture same = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         ChunkIndex larger = new ChunkIndex(before.index.slots() * 4);
-        CompactRecovery.Outcome resized = CompactRecovery.recover(same.drivers, same.areas(), same.layouts, INSTANCE,
+        Recovery.Outcome resized = Recovery.recover(same.drivers, same.areas(), same.layouts, INSTANCE,
                 larger, same.table, same.order);
         assertEquals(0, resized.restoredEntries());
         assertEquals(2 * PER_SEGMENT, resized.skippedEntries());
@@ -437,11 +438,11 @@ class CompactCheckpointTest {
     }
 
     /** Writes a checkpoint by hand into area A of {@code engine}'s only space: {@code named} segments, these slots. */
-    private static void handMade(CompactEngineFixture engine, long[] named, List<long[]> slots) throws IOException {
+    private static void handMade(EngineFixture engine, long[] named, List<long[]> slots) throws IOException {
         handMade(engine, named, slots, false);
     }
 
-    private static void handMade(CompactEngineFixture engine, long[] named, List<long[]> slots, boolean exactCopy)
+    private static void handMade(EngineFixture engine, long[] named, List<long[]> slots, boolean exactCopy)
             throws IOException {
         ByteBuffer body = ByteBuffer.allocate(named.length * 8 + slots.size() * 12).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         for (long sequence : named) {
@@ -457,21 +458,21 @@ class CompactCheckpointTest {
                 engine.drivers[0], AREAS.start(0), AREAS.bodyCapacityBytes(), "hand-made");
         writer.append(body);
         writer.finish(new CheckpointHeader(INSTANCE, 0, 5, 1, 1, 0, 0, named.length,
-                CompactEngineFixture.SEGMENT_BYTES, engine.index.buckets(), slots.size(), 1000,
+                EngineFixture.SEGMENT_BYTES, engine.index.buckets(), slots.size(), 1000,
                 (int) crc.getValue(), exactCopy).encode());
     }
 
     @Test
     void aCopyMadeWhileTheIndexChangedIsRestoredWithEachEntryOnceAndAnExactOneWhole() throws Exception {
         MemoryDevice a = device("a", 4);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactCheckpointer checkpointer = before.checkpointer(INSTANCE);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 2 * PER_SEGMENT);
         before.writer.flush();
         checkpointer.checkpoint(NO_FILES);
         CheckpointHeader written = null;
         for (int area = 0; area < 2; area++) {
-            CompactRecovery.AreaHeader found = CompactRecovery.readHeader(before.drivers[0], AREAS, before.layouts[0],
+            Recovery.AreaHeader found = Recovery.readHeader(before.drivers[0], AREAS, before.layouts[0],
                     INSTANCE, 0, area);
             written = found.header() != null ? found.header() : written;
         }
@@ -485,8 +486,8 @@ class CompactCheckpointTest {
             named[segment] = before.table.state(segment) == SegmentState.DURABLE ? before.table.sequence(segment) : 0;
         }
         handMade(before, named, slots, false);
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "the entry given twice is restored once");
         assertEquals(1, outcome.skippedEntries());
         assertEquals(2 * PER_SEGMENT, after.index.entries());
@@ -496,7 +497,7 @@ class CompactCheckpointTest {
     @Test
     void recoveryRestoresOnlySlotsIntoNamedSegmentsAndRefusesSlotsOutsideTheSpace() throws Exception {
         MemoryDevice a = device("a", 4);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         write(before, before.checkpointer(INSTANCE), 0, 2 * PER_SEGMENT);
         before.writer.flush();
         List<long[]> slots = new ArrayList<>();
@@ -506,19 +507,19 @@ class CompactCheckpointTest {
         int first = before.layouts[0].index(ChunkIndex.address(slots.get(0)[1]));
         named[first] = before.table.sequence(first); // the other written segment is not named
         handMade(before, named, slots);
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(PER_SEGMENT, outcome.restoredEntries(), "the named segment's slots");
         assertEquals(PER_SEGMENT, outcome.skippedEntries(), "the other segment's");
         assertEquals(1, outcome.restoredSegments());
         assertEquals(PER_SEGMENT, hits(after, 2 * PER_SEGMENT));
         assertEquals(0, after.mismatches);
 
-        long elsewhere = RecordAddress.of(1, CompactEngineFixture.FIRST_BYTE / RecordAddress.SECTOR_BYTES);
+        long elsewhere = RecordAddress.of(1, EngineFixture.FIRST_BYTE / RecordAddress.SECTOR_BYTES);
         slots.add(new long[] {0, 5L << 40 | elsewhere});
         handMade(before, named, slots);
-        CompactEngineFixture refusing = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome refused = refusing.recover(INSTANCE);
+        EngineFixture refusing = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Recovery.Outcome refused = refusing.recover(INSTANCE);
         assertEquals(0, refused.restoredEntries(), "a checkpoint with a slot outside its space is refused whole");
         assertEquals(0, refusing.index.entries(), "and what it restored before is taken out again");
         assertEquals(0, refused.restoredSegments());
@@ -531,7 +532,7 @@ class CompactCheckpointTest {
     @Test
     void aCheckpointLeavesADoomedSegmentsChunksOutThoughItStillServesThem() throws Exception {
         MemoryDevice a = device("a", 4);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
         int i = 0;
         while (before.table.waitingForCheckpoint() == 0) {
             before.writer.append(key(i), chunk(key(i)));
@@ -551,14 +552,14 @@ class CompactCheckpointTest {
         }
         assertEquals(PER_SEGMENT, inDoomed.size(), "the doomed segment's chunks are in the index");
         assertTrue(inDurable >= PER_SEGMENT, inDurable + " chunks in durable segments");
-        CompactCheckpointer.Result written = before.checkpointer(INSTANCE).checkpoint(NO_FILES);
+        Checkpointer.Result written = before.checkpointer(INSTANCE).checkpoint(NO_FILES);
         assertEquals(inDurable, written.entries(), "the durable segments' chunks, not the doomed one's");
         for (int k : inDoomed) {
             assertEquals(chunk(key(k)), before.read(key(k)), "chunk " + k + " is served until its segment is reclaimed");
         }
 
-        CompactEngineFixture after = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
-        CompactRecovery.Outcome outcome = after.recover(INSTANCE);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(written.entries(), outcome.restoredEntries());
         for (int k : inDoomed) {
             assertNull(after.read(key(k)), "chunk " + k + " of the doomed segment does not come back");
@@ -571,8 +572,8 @@ class CompactCheckpointTest {
     void aFailedCheckpointFreesNothingAndSpendsItsSequence() throws Exception {
         MemoryDevice a = device("a", 4);
         FaultyDevice b = new FaultyDevice(device("b", 4));
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
-        CompactCheckpointer checkpointer = engine.checkpointer(INSTANCE);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        Checkpointer checkpointer = engine.checkpointer(INSTANCE);
         int i = 0;
         while (engine.table.waitingForCheckpoint() == 0) { // every segment full, then one doomed
             engine.writer.append(key(i), chunk(key(i)));
@@ -590,11 +591,11 @@ class CompactCheckpointTest {
 
     @Test
     void aCheckpointSequenceIsNeverOneAHeaderAlreadyShowed() throws Exception {
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device("a", 3));
-        CompactCheckpointer checkpointer = new CompactCheckpointer(engine.table, engine.index, engine.layouts,
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device("a", 3));
+        Checkpointer checkpointer = new Checkpointer(engine.table, engine.index, engine.layouts,
                 engine.drivers, engine.areas(), INSTANCE, new long[][] {{0, 7}}, 50, () -> 0);
         assertEquals(51, checkpointer.checkpoint(NO_FILES).sequence(), "above a header whose body did not load");
-        CompactCheckpointer late = new CompactCheckpointer(engine.table, engine.index, engine.layouts,
+        Checkpointer late = new Checkpointer(engine.table, engine.index, engine.layouts,
                 engine.drivers, engine.areas(), INSTANCE, new long[][] {{0, 7}}, 50, () -> 3);
         assertEquals((3L << 20) + 1, late.checkpoint(NO_FILES).sequence(), "and above the clock");
     }
@@ -603,7 +604,7 @@ class CompactCheckpointTest {
     void theFileTableComesBackWithItsCheckpoint() throws Exception {
         MemoryDevice a = device("a", 3);
         MemoryDevice b = device("b", 3);
-        CompactEngineFixture before = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
         FileRegistry registry = new FileRegistry();
         List<io.flashchunk.cache.files.CachedFile> files = new ArrayList<>();
         for (int id = 1; id <= 50; id++) {
@@ -613,10 +614,10 @@ class CompactCheckpointTest {
         }
         write(before, before.checkpointer(INSTANCE), 0, PER_SEGMENT);
         before.writer.flush();
-        before.checkpointer(INSTANCE).checkpoint(CompactEngineFixture.named(FileTableCodec.encode(files), 77));
-        CompactEngineFixture after = restart(before, INSTANCE, a, b);
+        before.checkpointer(INSTANCE).checkpoint(EngineFixture.named(FileTableCodec.encode(files), 77));
+        EngineFixture after = restart(before, INSTANCE, a, b);
         assertEquals(PER_SEGMENT, after.index.entries());
-        CompactRecovery.Outcome outcome = CompactRecovery.recover(after.drivers, after.areas(), after.layouts,
+        Recovery.Outcome outcome = Recovery.recover(after.drivers, after.areas(), after.layouts,
                 INSTANCE, new ChunkIndex(after.index.slots() * 9 / 10), new SegmentTable(3, 3),
                 new FifoReclaimOrder());
         assertEquals(50, outcome.files().size());

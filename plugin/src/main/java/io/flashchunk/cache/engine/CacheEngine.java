@@ -1,9 +1,12 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.engine;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.WarningThrottle;
 import io.flashchunk.cache.admission.VictimAdmission;
+import io.flashchunk.cache.checkpoint.CheckpointSchedule;
+import io.flashchunk.cache.checkpoint.Checkpointer;
+import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.NamedFiles;
@@ -21,6 +24,9 @@ import io.flashchunk.cache.reclaim.TinyLfuReclaimOrder;
 import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
+import io.flashchunk.cache.write.SegmentBuffer;
+import io.flashchunk.cache.write.SegmentWriter;
+import io.flashchunk.cache.write.WriterPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -39,8 +45,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The compact engine put together: devices found or formatted ({@link DeviceStart}), recovered
- * ({@link CompactRecovery}), then reads from any thread ({@link #read}) and chunks offered on a miss
+ * The engine put together: devices found or formatted ({@link DeviceStart}), recovered
+ * ({@link Recovery}), then reads from any thread ({@link #read}) and chunks offered on a miss
  * ({@link #offer}) going through admission into a bounded queue that one writer thread drains into
  * segments ({@link SegmentWriter#append}: where a miss becomes a flash write).
  *
@@ -61,8 +67,8 @@ import org.slf4j.LoggerFactory;
  * the key joined the set, keeps out every offer whose file read began before it (its bytes may be the
  * old ones). So a read that began at or after that time found the key in the set or out of the index.
  */
-public final class CompactEngine implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(CompactEngine.class);
+public final class CacheEngine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CacheEngine.class);
     /**
      * Recovered segments' summaries read for samples when the writer is idle (each idle pass is 50 ms:
      * at most 80 small reads a second), and one every so many takes under load, so the reads stay a
@@ -155,9 +161,9 @@ public final class CompactEngine implements AutoCloseable {
     private final VictimAdmission admission;
     private final SegmentWriter writer;
     private final SegmentReader reader;
-    private final CompactCheckpointer checkpointer;
+    private final Checkpointer checkpointer;
     private final DeviceStart.Outcome start;
-    private final CompactRecovery.Outcome recovered;
+    private final Recovery.Outcome recovered;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final Thread writerThread;
@@ -193,12 +199,12 @@ public final class CompactEngine implements AutoCloseable {
     private final AtomicLong checkpoints = new AtomicLong();
     private final AtomicLong failedCheckpoints = new AtomicLong();
     /** What the last durable checkpoint wrote, or null before the first. */
-    private volatile CompactCheckpointer.Result lastCheckpoint;
+    private volatile Checkpointer.Result lastCheckpoint;
     private final LongSupplier clockMillis;
     /** When checkpoints are due besides those the writer must write (writer thread; stats read it too). */
     private final CheckpointSchedule schedule;
 
-    private CompactEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis,
+    private CacheEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis,
                           LongSupplier nanoClock, FlashReadPolicy readPolicy) throws IOException {
         this.settings = settings;
         this.files = files;
@@ -243,20 +249,20 @@ public final class CompactEngine implements AutoCloseable {
         this.reader = new SegmentReader(table, layouts, driverArray, index, order, writer.buffers(),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy, load);
         this.recovered = start.formatted()
-                ? new CompactRecovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
+                ? new Recovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
                         java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray())
-                : CompactRecovery.recover(driverArray, areas, layouts, start.instance(), index, table, order);
+                : Recovery.recover(driverArray, areas, layouts, start.instance(), index, table, order);
         reserveSequences();
-        this.checkpointer = new CompactCheckpointer(table, index, layouts, driverArray, areas, start.instance(),
+        this.checkpointer = new Checkpointer(table, index, layouts, driverArray, areas, start.instance(),
                 recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
         this.schedule = new CheckpointSchedule(settings.checkpointEverySegments(), settings.checkpointIntervalMillis(),
                 settings.segmentBytes(), recovered.restoredEntries() * CheckpointHeader.ENTRY_BYTES, clockMillis);
-        this.writerThread = new Thread(this::writeLoop, "flashchunk-compact-writer");
+        this.writerThread = new Thread(this::writeLoop, "flashchunk-writer");
         writerThread.setDaemon(true);
         writerThread.start();
         double perChunk = MemoryBudget.bytesPerChunk(records, sketchCounters, settings.doorkeeperBitsPerKey(),
                 settings.segmentBytes());
-        LOG.info("flash cache (compact engine): {} device(s), {} segments of {} MiB written from two {} KiB buffers, "
+        LOG.info("flash cache engine: {} device(s), {} segments of {} MiB written from two {} KiB buffers, "
                         + "index for {} chunks ({} MiB), "
                         + "admission sketch {} MiB ({} counters a row per chunk{}), memory about {} MiB in all "
                         + "({} bytes a chunk), {} chunks recovered", spaces, all,
@@ -270,7 +276,7 @@ public final class CompactEngine implements AutoCloseable {
      * Starts the engine on {@code drivers}, one address space each, in order; hits read flash as
      * {@link FlashReadPolicy#DEFAULT}, and invalidations are timed by System.nanoTime.
      */
-    public static CompactEngine open(List<StorageDriver> drivers, Settings settings, NamedFiles files,
+    public static CacheEngine open(List<StorageDriver> drivers, Settings settings, NamedFiles files,
                                      LongSupplier clockMillis) throws IOException {
         return open(drivers, settings, files, clockMillis, System::nanoTime, FlashReadPolicy.DEFAULT);
     }
@@ -283,10 +289,10 @@ public final class CompactEngine implements AutoCloseable {
      * @param nanoClock   the time of invalidations, on which offers give their file reads' start
      *                    (System.nanoTime or a test's)
      */
-    public static CompactEngine open(List<StorageDriver> drivers, Settings settings, NamedFiles files,
+    public static CacheEngine open(List<StorageDriver> drivers, Settings settings, NamedFiles files,
                                      LongSupplier clockMillis, LongSupplier nanoClock, FlashReadPolicy readPolicy)
             throws IOException {
-        return new CompactEngine(drivers, settings, files, clockMillis, nanoClock, readPolicy);
+        return new CacheEngine(drivers, settings, files, clockMillis, nanoClock, readPolicy);
     }
 
     /**
@@ -580,7 +586,7 @@ public final class CompactEngine implements AutoCloseable {
 
     /** Every counter of the engine, read together (see {@link EngineStats}). */
     public EngineStats stats() {
-        CompactCheckpointer.Result last = lastCheckpoint;
+        Checkpointer.Result last = lastCheckpoint;
         long appended = writer.appended();
         int sealed = writer.sealed();
         return new EngineStats(index.entries(), queuedBytes(), alreadyCached(), queueFull(), notAdmitted(), dropped(),
@@ -592,7 +598,7 @@ public final class CompactEngine implements AutoCloseable {
     }
 
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */
-    public CompactCheckpointer.Result lastCheckpoint() {
+    public Checkpointer.Result lastCheckpoint() {
         return lastCheckpoint;
     }
 
@@ -602,7 +608,7 @@ public final class CompactEngine implements AutoCloseable {
     }
 
     /** What recovery brought back. */
-    public CompactRecovery.Outcome recovered() {
+    public Recovery.Outcome recovered() {
         return recovered;
     }
 

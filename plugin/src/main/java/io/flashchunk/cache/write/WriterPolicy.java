@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.write;
 
 import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.space.SpaceReads;

@@ -38,15 +38,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** What the cache on the compact engine promises to the adapter, one behaviour at a time, on real O_DIRECT files. */
-class CompactChunkCacheTest {
+/** What the cache on the engine promises to the adapter, one behaviour at a time, on real O_DIRECT files. */
+class SegmentFlashCacheTest {
     private static final long DEVICE_BYTES = 32L << 20;
     private static final int CHUNK = 16384;
 
     private final List<Path> scratch = new ArrayList<>();
     private Path device;
     private Path dataDir;
-    private CompactChunkCache cache;
+    private SegmentFlashCache cache;
 
     @BeforeEach
     void createDevice() throws IOException {
@@ -71,16 +71,16 @@ class CompactChunkCacheTest {
         Files.delete(dataDir);
     }
 
-    private CompactChunkCache open(Consumer<CacheConfig.Builder> settings) throws IOException {
+    private SegmentFlashCache open(Consumer<CacheConfig.Builder> settings) throws IOException {
         return open(settings, device -> device);
     }
 
-    private CompactChunkCache open(Consumer<CacheConfig.Builder> settings, UnaryOperator<BlockDevice> wrap)
+    private SegmentFlashCache open(Consumer<CacheConfig.Builder> settings, UnaryOperator<BlockDevice> wrap)
             throws IOException {
         return open(settings, wrap, System::nanoTime);
     }
 
-    private CompactChunkCache open(Consumer<CacheConfig.Builder> settings, UnaryOperator<BlockDevice> wrap,
+    private SegmentFlashCache open(Consumer<CacheConfig.Builder> settings, UnaryOperator<BlockDevice> wrap,
                                    LongSupplier clock) throws IOException {
         DeviceSpec spec = Backend.LIBAIO.spec(device).withQueueDepth(16);
         CacheConfig.Builder builder = CacheConfig.builder().device(spec)
@@ -88,7 +88,7 @@ class CompactChunkCacheTest {
         settings.accept(builder);
         BlockDevice opened = BlockDevices.open(spec);
         try {
-            cache = new CompactChunkCache(builder.build(), List.of(wrap.apply(opened)), clock);
+            cache = new SegmentFlashCache(builder.build(), List.of(wrap.apply(opened)), clock);
         } catch (IOException | RuntimeException e) {
             opened.close();
             throw e;
@@ -96,7 +96,7 @@ class CompactChunkCacheTest {
         return cache;
     }
 
-    private CompactChunkCache reopen() throws IOException {
+    private SegmentFlashCache reopen() throws IOException {
         cache.close();
         cache = null;
         return open(c -> { });
@@ -122,7 +122,7 @@ class CompactChunkCacheTest {
         assertTrue(engineOf(cache).awaitWritten(20, java.util.concurrent.TimeUnit.SECONDS), "the writer took the queue");
     }
 
-    private static io.flashchunk.cache.compact.CompactEngine engineOf(CompactChunkCache cache) {
+    private static io.flashchunk.cache.engine.CacheEngine engineOf(SegmentFlashCache cache) {
         return cache.engine();
     }
 
@@ -724,7 +724,7 @@ class CompactChunkCacheTest {
     void theWriterSamplesEveryRecoveredSegmentAfterARestart() throws Exception {
         open(c -> { });
         putAll(sstable("sampled-Data.db"), 23, 150); // two and a half 1 MiB segments
-        CompactChunkCache again = reopen();
+        SegmentFlashCache again = reopen();
         assertTrue(again.entries() >= 120, "segments came back: " + again.entries());
         assertTrue(engineOf(again).awaitRecoveredSampled(20, java.util.concurrent.TimeUnit.SECONDS),
                 "the writer looked at every recovered segment");

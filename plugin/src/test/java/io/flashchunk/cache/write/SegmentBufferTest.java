@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.write;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,7 +1,9 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.engine;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.checkpoint.Checkpointer;
+import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.NamedFiles;
@@ -20,6 +22,9 @@ import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
+import io.flashchunk.cache.write.SegmentBuffer;
+import io.flashchunk.cache.write.SegmentWriter;
+import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
@@ -30,11 +35,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The compact engine's parts put together over block devices, one address space each, for tests:
+ * The engine's parts put together over block devices, one address space each, for tests:
  * 256 KiB segments from the second MiB of each device on, checkpoint areas in the first MiB, and
  * chunks whose bytes are a function of their key.
  */
-public final class CompactEngineFixture {
+public final class EngineFixture {
     public static final int SEGMENT_BYTES = 256 * 1024;
     public static final int CHUNK = 16384;
     /** The segment buffers' windows: 72 KiB, so a segment of 16 KiB chunks is written in four pieces. */
@@ -57,16 +62,16 @@ public final class CompactEngineFixture {
     /** What formatted the devices, or null (the fixture's own layout). */
     private final DeviceStart.Outcome start;
 
-    public CompactEngineFixture(BlockDevice... devices) {
+    public EngineFixture(BlockDevice... devices) {
         this(TimeUnit.SECONDS.toNanos(5), false, true, devices);
     }
 
     /** @param retireAtOnce false: reclaimed segments wait for a checkpoint, as with checkpoints on */
-    public CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, BlockDevice... devices) {
+    public EngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, BlockDevice... devices) {
         this(timeoutNanos, tinyLfu, retireAtOnce, WriterPolicy.NONE, devices);
     }
 
-    public CompactEngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, WriterPolicy policy,
+    public EngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, WriterPolicy policy,
                          BlockDevice... devices) {
         this(null, timeoutNanos, tinyLfu, retireAtOnce, policy, devices);
     }
@@ -76,7 +81,7 @@ public final class CompactEngineFixture {
      * checkpoint areas, segments of {@link #SEGMENT_BYTES}), with its reserved sequences; null: the
      * fixture's own layout, no superblock.
      */
-    public CompactEngineFixture(DeviceStart.Outcome start, long timeoutNanos, boolean tinyLfu, boolean retireAtOnce,
+    public EngineFixture(DeviceStart.Outcome start, long timeoutNanos, boolean tinyLfu, boolean retireAtOnce,
                          WriterPolicy policy, BlockDevice... devices) {
         this.start = start;
         layouts = new SegmentLayout[devices.length];
@@ -157,24 +162,24 @@ public final class CompactEngineFixture {
     }
 
     /** A checkpointer of this engine for a cache that starts with the areas as {@code areaSequences} say. */
-    public CompactCheckpointer checkpointer(UUID instance, long[][] areaSequences, LongSupplier clockMillis) {
-        return new CompactCheckpointer(table, index, layouts, drivers, areas(), instance, areaSequences, 0, clockMillis);
+    public Checkpointer checkpointer(UUID instance, long[][] areaSequences, LongSupplier clockMillis) {
+        return new Checkpointer(table, index, layouts, drivers, areas(), instance, areaSequences, 0, clockMillis);
     }
 
     /** A checkpointer of this engine after {@code recovered}, as the engine makes one. */
-    public CompactCheckpointer checkpointer(UUID instance, CompactRecovery.Outcome recovered, LongSupplier clockMillis) {
-        return new CompactCheckpointer(table, index, layouts, drivers, areas(), instance, recovered.areaSequences(),
+    public Checkpointer checkpointer(UUID instance, Recovery.Outcome recovered, LongSupplier clockMillis) {
+        return new Checkpointer(table, index, layouts, drivers, areas(), instance, recovered.areaSequences(),
                 recovered.highestSequenceSeen(), clockMillis);
     }
 
     /** A checkpointer of this engine on devices with no checkpoint yet. */
-    public CompactCheckpointer checkpointer(UUID instance) {
+    public Checkpointer checkpointer(UUID instance) {
         return checkpointer(instance, new long[drivers.length][2], () -> 0);
     }
 
     /** Recovers this (unused) engine from its devices' checkpoints. */
-    public CompactRecovery.Outcome recover(UUID instance) {
-        return CompactRecovery.recover(drivers, areas(), layouts, instance, index, table, order);
+    public Recovery.Outcome recover(UUID instance) {
+        return Recovery.recover(drivers, areas(), layouts, instance, index, table, order);
     }
 
     /** The first segment in {@code state}, or -1. */

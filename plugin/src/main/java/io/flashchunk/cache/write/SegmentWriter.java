@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.write;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.admission.VictimAdmission;
@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.LongPredicate;
 
 /**
- * The compact engine's one writer, and the place where a miss becomes a flash write
+ * The engine's one writer, and the place where a miss becomes a flash write
  * ({@link #append}): it appends records to the open segment and points the index at them, writes
  * each full window of the segment while the next window fills, and seals a full segment, writing
  * the rest of its records and then its summary (two buffers, each a window of a segment: the write

@@ -1,9 +1,9 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.checkpoint;
 
 import java.util.function.LongSupplier;
 
 /**
- * When the compact engine's writer writes a checkpoint of its own accord: every
+ * When the engine's writer writes a checkpoint of its own accord: every
  * {@code everySegments} segments sealed (what a crash can lose follows how much the cache changed),
  * and when chunks appended since the last durable checkpoint have waited {@code intervalMillis}
  * unnamed (a quiet cache loses at most that much time of chunks), provided, once the last checkpoint
@@ -21,9 +21,9 @@ import java.util.function.LongSupplier;
  * <p>The writer thread alone calls everything but {@link #appendedSince}, which any thread may read.
  * Times are on the engine's clock (milliseconds); a clock set back counts as time passed.
  */
-final class CheckpointSchedule {
+public final class CheckpointSchedule {
     /** A checkpoint by time waits until the chunk bytes appended are this many times the last one's. */
-    static final int INTERVAL_PAYBACK = 50;
+    public static final int INTERVAL_PAYBACK = 50;
     /** After a failed checkpoint, none by time or need for this long. */
     static final long RETRY_MILLIS = 1_000;
 
@@ -55,7 +55,7 @@ final class CheckpointSchedule {
      * @param recoveredBytes what the checkpoint the engine recovered from holds (0 if none): the first
      *                       checkpoint by time after a restart is weighed against it
      */
-    CheckpointSchedule(int everySegments, long intervalMillis, long segmentBytes, long recoveredBytes,
+    public CheckpointSchedule(int everySegments, long intervalMillis, long segmentBytes, long recoveredBytes,
                        LongSupplier clockMillis) {
         if (everySegments < 1 || intervalMillis < 1 || segmentBytes < 1 || recoveredBytes < 0) {
             throw new IllegalArgumentException("segments between checkpoints, interval and segment bytes must be "
@@ -71,12 +71,12 @@ final class CheckpointSchedule {
     }
 
     /** Whether {@code sealed} segments in all make a checkpoint due by count. */
-    boolean dueByCount(int sealed) {
+    public boolean dueByCount(int sealed) {
         return sealed - sealedAtLast >= everySegments;
     }
 
     /** A checkpoint is about to be tried by count or asked for: the count restarts, whether it succeeds or not. */
-    void tried(int sealed) {
+    public void tried(int sealed) {
         sealedAtLast = sealed;
     }
 
@@ -84,7 +84,7 @@ final class CheckpointSchedule {
      * Whether chunks appended since the last durable checkpoint ({@code appended} and their
      * {@code appendedBytes} in all, as the writer counts them) make one due by time.
      */
-    boolean dueByTime(long appended, long appendedBytes) {
+    public boolean dueByTime(long appended, long appendedBytes) {
         long now = clockMillis.getAsLong();
         if (appendedSince(appended) == 0) {
             unnamedSinceMillis = now;
@@ -98,7 +98,7 @@ final class CheckpointSchedule {
     }
 
     /** Whether {@link #RETRY_MILLIS} have passed since the last failed checkpoint (or none failed). */
-    boolean retryPassed() {
+    public boolean retryPassed() {
         if (lastFailureMillis == Long.MIN_VALUE) {
             return true;
         }
@@ -110,7 +110,7 @@ final class CheckpointSchedule {
      * A checkpoint that started at {@code startedMillis}, when {@code sealed}, {@code appended} and
      * {@code appendedBytes} were the writer's counts, is durable and wrote {@code bytes}.
      */
-    void written(long startedMillis, int sealed, long appended, long appendedBytes, long bytes) {
+    public void written(long startedMillis, int sealed, long appended, long appendedBytes, long bytes) {
         appendedAtLast = appended;
         appendedBytesAtLast = appendedBytes;
         lastBytes = bytes;
@@ -119,12 +119,12 @@ final class CheckpointSchedule {
     }
 
     /** A checkpoint failed now. */
-    void failed() {
+    public void failed() {
         lastFailureMillis = clockMillis.getAsLong();
     }
 
     /** Of {@code appended} chunks, those after the last durable checkpoint began (never below 0 when read racily). */
-    long appendedSince(long appended) {
+    public long appendedSince(long appended) {
         return Math.max(0, appended - appendedAtLast);
     }
 }

@@ -1,11 +1,12 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.engine;
 
 import io.flashchunk.cache.admission.FrequencySketch;
 import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.write.SegmentBuffer;
 
 /**
- * The compact engine's memory per cached chunk, everything counted as {@code scripts/bench-memory.sh}
+ * The engine's memory per cached chunk, everything counted as {@code scripts/bench-memory.sh}
  * counts it (heap after full GCs and the segment buffers), estimated at or a little above what that
  * benchmark measures at 10 M and 100 M chunks (further above in small caches: 27.9 bytes a chunk at
  * 1 M against 23.2 measured), and what the default admission sketch costs. The fixed costs, the two segment buffers above all, weigh less per chunk the larger the cache:

@@ -1,12 +1,13 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.engine;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.checkpoint.CheckpointSchedule;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.RecordAddress;
@@ -24,10 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
-/** The compact engine whole, over in-memory devices: offers, reads, automatic checkpoints, restarts. */
-class CompactEngineTest {
+/** The engine whole, over in-memory devices: offers, reads, automatic checkpoints, restarts. */
+class CacheEngineTest {
     private static final int SEGMENT = 256 << 10;
-    private static final NamedFiles NO_FILES = CompactEngineFixture.NO_FILES;
+    private static final NamedFiles NO_FILES = EngineFixture.NO_FILES;
 
     private static final long INTERVAL_MILLIS = 60_000;
 
@@ -39,7 +40,7 @@ class CompactEngineTest {
     @Test
     void aCheckpointThatFreesReclaimedSegmentsRestartsTheCountOfSegmentsWritten() throws Exception {
         MemoryDevice a = device("a", 20); // about 70 segments of 256 KiB: a batch of 4, as many as the count
-        CompactEngine engine = open(a);
+        CacheEngine engine = open(a);
         int n = 24_000; // many times what flash holds
         for (int i = 0; i < n; i++) {
             engine.read(key(i), CHUNK, ByteBuffer.allocate(CHUNK)); // counted for admission
@@ -69,7 +70,7 @@ class CompactEngineTest {
     @Test
     void segmentsAreDoomedOneAtATimeAsTheOrderGivesThemUpAndServeUntilReused() throws Exception {
         MemoryDevice a = device("a", 20); // about 70 segments of 256 KiB: a batch of 4
-        CompactEngine engine = open(a);
+        CacheEngine engine = open(a);
         SegmentTable table = engine.table();
         SegmentLayout layout = engine.start().layouts().get(0).segmentLayout();
         boolean doomedWhileFree = false;
@@ -108,19 +109,19 @@ class CompactEngineTest {
         engine.close();
     }
 
-    private static CompactEngine open(MemoryDevice... devices) throws Exception {
+    private static CacheEngine open(MemoryDevice... devices) throws Exception {
         return open(() -> 1_000, devices);
     }
 
-    private static CompactEngine open(LongSupplier clockMillis, BlockDevice... devices) throws Exception {
+    private static CacheEngine open(LongSupplier clockMillis, BlockDevice... devices) throws Exception {
         List<StorageDriver> drivers = java.util.Arrays.stream(devices)
                 .map(d -> new StorageDriver(d, 2, TimeUnit.SECONDS.toNanos(5))).toList();
-        return CompactEngine.open(drivers, new CompactEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20, 4,
+        return CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20, 4,
                 INTERVAL_MILLIS, false, List.of()), NO_FILES, clockMillis);
     }
 
     /** Two rounds of the writer's loop: whatever the first one decided after taking its marker is done. */
-    private static void awaitWriterRounds(CompactEngine engine) throws InterruptedException {
+    private static void awaitWriterRounds(CacheEngine engine) throws InterruptedException {
         assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
         assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
     }
@@ -130,7 +131,7 @@ class CompactEngineTest {
     }
 
     /** Reads chunks 0..n-1 through the engine: each its own bytes or a miss; returns the hits. */
-    private static int readAll(CompactEngine engine, int n) {
+    private static int readAll(CacheEngine engine, int n) {
         int hits = 0;
         for (int i = 0; i < n; i++) {
             ByteBuffer into = ByteBuffer.allocate(CHUNK);
@@ -146,7 +147,7 @@ class CompactEngineTest {
     void aFailedIntervalCheckpointIsTriedAgainOnlyASecondLaterOnTheEnginesClock() throws Exception {
         FaultyDevice a = new FaultyDevice(device("a", 4));
         AtomicLong clock = new AtomicLong(1_000);
-        CompactEngine engine = open(clock::get, a);
+        CacheEngine engine = open(clock::get, a);
         for (int i = 0; i < 10; i++) {
             assertTrue(engine.offer(key(i), chunk(key(i))));
         }
@@ -171,7 +172,7 @@ class CompactEngineTest {
     void servesWhatItWasOfferedAndComesBackWarmAfterAClose() throws Exception {
         MemoryDevice a = device("a", 4);
         MemoryDevice b = device("b", 4);
-        CompactEngine engine = open(a, b);
+        CacheEngine engine = open(a, b);
         assertTrue(engine.start().formatted());
         int n = 200;
         for (int i = 0; i < n; i++) {
@@ -182,7 +183,7 @@ class CompactEngineTest {
         engine.close();
         assertTrue(engine.checkpoints() >= 1, "a last checkpoint at close");
 
-        CompactEngine again = open(a, b);
+        CacheEngine again = open(a, b);
         assertFalse(again.start().formatted());
         assertEquals(n, again.recovered().restoredEntries(), "every chunk, the open segment's too (sealed at close)");
         assertEquals(n, readAll(again, n));
@@ -193,7 +194,7 @@ class CompactEngineTest {
     void chunksUnnamedForTheIntervalAreWrittenAndCheckpointedWithoutSealingSoThatACrashKeepsThem() throws Exception {
         MemoryDevice a = device("a", 4);
         AtomicLong clock = new AtomicLong(1_000);
-        CompactEngine engine = open(clock::get, a);
+        CacheEngine engine = open(clock::get, a);
         int n = 10; // a part of one segment
         for (int i = 0; i < n; i++) {
             assertTrue(engine.offer(key(i), chunk(key(i))));
@@ -213,7 +214,7 @@ class CompactEngineTest {
 
         MemoryDevice crashed = new MemoryDevice("a", a.image(), 8); // the device as a SIGKILL now leaves it
         engine.close();
-        CompactEngine again = open(crashed);
+        CacheEngine again = open(crashed);
         assertEquals(n, again.recovered().restoredEntries());
         assertEquals(n, readAll(again, n));
         again.close();
@@ -223,7 +224,7 @@ class CompactEngineTest {
     void theIntervalCountsFromTheFirstChunkAfterACheckpointNotFromTheLastIdleMoment() throws Exception {
         FaultyDevice a = new FaultyDevice(device("a", 4));
         AtomicLong clock = new AtomicLong(1_000);
-        CompactEngine engine = open(clock::get, a);
+        CacheEngine engine = open(clock::get, a);
         assertTrue(engine.offer(key(0), chunk(key(0))));
         awaitWriterRounds(engine);
         // Hold the interval's sealing write (the writer's next round, once the clock moves), and queue
@@ -260,8 +261,8 @@ class CompactEngineTest {
         int chunk = 4096;
         AtomicLong clock = new AtomicLong(1_000);
         StorageDriver driver = new StorageDriver(device("a", 48), 2, TimeUnit.SECONDS.toNanos(5));
-        CompactEngine engine = CompactEngine.open(List.of(driver),
-                new CompactEngine.Settings(segment, chunk, 0.1, 1, 8, 20, 8 << 20, 100_000, INTERVAL_MILLIS, false,
+        CacheEngine engine = CacheEngine.open(List.of(driver),
+                new CacheEngine.Settings(segment, chunk, 0.1, 1, 8, 20, 8 << 20, 100_000, INTERVAL_MILLIS, false,
                         List.of()), NO_FILES, clock::get);
         int filled = 6_000;
         for (int i = 0; i < filled; i++) {
@@ -294,7 +295,7 @@ class CompactEngineTest {
     void aCheckpointByTimeNoLargerThanASegmentIsWrittenEachIntervalWhateverWasAppended() throws Exception {
         MemoryDevice a = device("a", 4);
         AtomicLong clock = new AtomicLong(1_000);
-        CompactEngine engine = open(clock::get, a);
+        CacheEngine engine = open(clock::get, a);
         for (int i = 0; i < 100; i++) {
             assertTrue(engine.offer(key(i), chunk(key(i))));
         }
@@ -321,7 +322,7 @@ class CompactEngineTest {
     @Test
     void keepsCachingPastItsCapacityCheckpointingAsItMust() throws Exception {
         MemoryDevice a = device("a", 3);
-        CompactEngine engine = open(a);
+        CacheEngine engine = open(a);
         int n = 2_000; // about ten times what 3 MiB holds
         int offered = 0;
         for (int round = 0; round < 3; round++) {
@@ -341,7 +342,7 @@ class CompactEngineTest {
         assertTrue(hits > 50, hits + " hits of " + n + " after " + offered + " offers");
         assertEquals(0, engine.refusedRecords());
         engine.close();
-        CompactEngine again = open(a);
+        CacheEngine again = open(a);
         assertTrue(again.recovered().restoredEntries() > 50, again.recovered().toString());
         assertEquals(again.recovered().restoredEntries(), readAll(again, n));
         again.close();

@@ -1,22 +1,25 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.reclaim;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.FIRST_BYTE;
-import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
-import static io.flashchunk.cache.compact.CompactEngineFixture.SEGMENT_BYTES;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
-import static io.flashchunk.cache.compact.CompactEngineFixture.device;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.FIRST_BYTE;
+import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.engine.EngineFixture.SEGMENT_BYTES;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.device;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.checkpoint.Checkpointer;
+import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
@@ -48,9 +51,9 @@ class CraftedSummaryTest {
     @Test
     void reclaimingASegmentWhoseSummaryNamesAnImpossibleSectorFreesItAndItsChunks() throws Exception {
         MemoryDevice flash = device("a", 4);
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
                 new WriterPolicy(null, 0.5), flash);
-        CompactCheckpointer checkpointer = engine.checkpointer(UUID.randomUUID());
+        Checkpointer checkpointer = engine.checkpointer(UUID.randomUUID());
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
@@ -66,7 +69,7 @@ class CraftedSummaryTest {
 
         int next = 4 * PER_SEGMENT;
         assertFalse(engine.writer.append(key(next), chunk(key(next))), "segment 0 doomed, waiting for a checkpoint");
-        checkpointer.checkpoint(CompactEngineFixture.NO_FILES);
+        checkpointer.checkpoint(EngineFixture.NO_FILES);
         assertTrue(engine.writer.append(key(next), chunk(key(next))), "segment 0 reclaimed and reused");
         engine.writer.flush();
         assertEquals(1, engine.writer.reclaimed());

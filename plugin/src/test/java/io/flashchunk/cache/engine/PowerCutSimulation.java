@@ -1,11 +1,12 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.engine;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.CHUNK;
-import static io.flashchunk.cache.compact.CompactEngineFixture.SEGMENT_BYTES;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
+import static io.flashchunk.cache.engine.EngineFixture.SEGMENT_BYTES;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.RecordAddress;
@@ -13,6 +14,7 @@ import io.flashchunk.cache.read.FlashReadGate;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
 import io.flashchunk.testing.PowerCutDevice;
@@ -29,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The power-cut simulator over the compact engine. One seeded history on two devices with volatile
+ * The power-cut simulator over the engine. One seeded history on two devices with volatile
  * write caches: a format of blank devices, a first cache's reads, appends, rewrites (a chunk's file
  * written anew under the same name: its key comes back with other bytes), reclaims (reinserting
  * read chunks), checkpoints (half of them with the writer appending after the index was copied) and
@@ -37,7 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * second cache doing the same with every chunk rewritten (file ids restart with a new cache, so its
  * keys are the first one's with other bytes). Each cut (half anywhere, half in or just before a
  * checkpoint, some in or around each format) is an image a power cut could leave
- * ({@link PowerCutDevice}), started by a real {@link CompactEngine} with the devices as the operator
+ * ({@link PowerCutDevice}), started by a real {@link CacheEngine} with the devices as the operator
  * named them at that moment. Chunk bytes are a function of the key and its version, so a stale
  * record (an earlier version, or the first cache's) served as current is seen.
  *
@@ -46,11 +48,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * that checkpoint named, and the one being written names too, comes back; no chunk is restored
  * twice; then the recovered engine rewrites some chunks and appends them over flash full of older
  * records, and every chunk read after that is its newest version or a miss. A broken promise throws.
- * CI runs a few hundred cuts ({@link CompactPowerCutTest}); {@code scripts/sim-power-cut.sh} runs
+ * CI runs a few hundred cuts ({@link PowerCutTest}); {@code scripts/sim-power-cut.sh} runs
  * many through {@link #main}.
  */
-public final class CompactPowerCutSimulation {
-    private static final NamedFiles NO_FILES = CompactEngineFixture.NO_FILES;
+public final class PowerCutSimulation {
+    private static final NamedFiles NO_FILES = EngineFixture.NO_FILES;
     private static final int KEYS = 500;
     /** Blocks a device: room for 5 segments of 256 KiB beside its superblock and checkpoint areas. */
     private static final long DEVICE_BLOCKS = 370;
@@ -80,7 +82,7 @@ public final class CompactPowerCutSimulation {
                   long appendedAfterRecovery, long cutsInFormats) {
     }
 
-    private CompactPowerCutSimulation() {
+    private PowerCutSimulation() {
     }
 
     /**
@@ -254,15 +256,15 @@ public final class CompactPowerCutSimulation {
             long formatEnd = timeline.get();
             // Space 0 runs a burst of appends inside a checkpoint's body write when armed: the writer
             // going on after the index was copied, reclaiming segments the checkpoint names.
-            CompactEngineFixture engine = new CompactEngineFixture(start, TimeUnit.SECONDS.toNanos(5), tinyLfu, false,
+            EngineFixture engine = new EngineFixture(start, TimeUnit.SECONDS.toNanos(5), tinyLfu, false,
                     new WriterPolicy(null, 0.2), space0, space1);
-            CompactCheckpointer checkpointer = engine.checkpointer(start.instance());
+            Checkpointer checkpointer = engine.checkpointer(start.instance());
             Map<Long, Placed> model = new HashMap<>(); // key -> where the writer put it, and which version
             List<Checkpoint> checkpoints = new ArrayList<>();
             AtomicInteger writesUntilBurst = new AtomicInteger(Integer.MIN_VALUE);
             space0.delay(FaultyDevice.Op.WRITE, () -> {
                 if (writesUntilBurst.decrementAndGet() == 0) {
-                    for (int i = 0; i < 3 * CompactEngineFixture.PER_SEGMENT; i++) {
+                    for (int i = 0; i < 3 * EngineFixture.PER_SEGMENT; i++) {
                         long key = key(random.nextInt(KEYS));
                         if (append(engine, model, key)) {
                             burstAppends.incrementAndGet();
@@ -305,7 +307,7 @@ public final class CompactPowerCutSimulation {
         }
 
         /** Appends the key's current version; false when the writer has no room. */
-        private boolean append(CompactEngineFixture engine, Map<Long, Placed> model, long key) {
+        private boolean append(EngineFixture engine, Map<Long, Placed> model, long key) {
             int version = versions.get(key);
             if (!engine.writer.append(key, chunk(key, version))) {
                 return false;
@@ -318,7 +320,7 @@ public final class CompactPowerCutSimulation {
          * The chunk's file written anew under the same name: the key leaves the index as the engine's
          * invalidation takes it out, and its next append has other bytes.
          */
-        private void rewrite(CompactEngineFixture engine, Map<Long, Placed> model, long key) {
+        private void rewrite(EngineFixture engine, Map<Long, Placed> model, long key) {
             long address = engine.index.find(key);
             if (address != RecordAddress.NONE) {
                 engine.index.remove(key, address);
@@ -329,7 +331,7 @@ public final class CompactPowerCutSimulation {
             rewrites++;
         }
 
-        private Checkpoint checkpoint(CompactEngineFixture engine, CompactCheckpointer checkpointer,
+        private Checkpoint checkpoint(EngineFixture engine, Checkpointer checkpointer,
                                       AtomicLong timeline, Map<Long, Placed> model, boolean persist,
                                       Runnable beforeCheckpoint) throws Exception {
             long start = timeline.get();
@@ -407,7 +409,7 @@ public final class CompactPowerCutSimulation {
             }
             // Hits wait as long as the devices' other operations do: a read of a busy machine's in-memory
             // device given up after the default 200 ms would be a miss the check takes for a lost chunk.
-            CompactEngine engine = CompactEngine.open(drivers, new CompactEngine.Settings(SEGMENT_BYTES, CHUNK, 0.2, 0,
+            CacheEngine engine = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT_BYTES, CHUNK, 0.2, 0,
                     8, 20, 8 << 20, 1 << 20, TimeUnit.DAYS.toMillis(1), false, List.of()), NO_FILES, () -> 1,
                     System::nanoTime, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN,
                             System::nanoTime));
@@ -450,7 +452,7 @@ public final class CompactPowerCutSimulation {
          * Rewrites chunks and appends their new bytes over flash full of older records, of this cache
          * and the one before: every chunk read afterwards is its newest bytes or a miss.
          */
-        private void appendAfterRecovery(CompactEngine engine, SplittableRandom random) throws Exception {
+        private void appendAfterRecovery(CacheEngine engine, SplittableRandom random) throws Exception {
             Map<Long, Integer> rewritten = new HashMap<>();
             java.util.Set<Long> keys = new java.util.LinkedHashSet<>();
             while (keys.size() < REWRITTEN_AFTER_RECOVERY) {
@@ -487,7 +489,7 @@ public final class CompactPowerCutSimulation {
             appendedAfter += appended;
         }
 
-        private static ByteBuffer read(CompactEngine engine, long key) {
+        private static ByteBuffer read(CacheEngine engine, long key) {
             ByteBuffer into = ByteBuffer.allocate(CHUNK);
             return engine.read(key, CHUNK, into) == -1 ? null : into.flip();
         }

@@ -1,6 +1,5 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.checkpoint;
 
-import io.flashchunk.cache.checkpoint.BodyReader;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.files.FileTableCodec;
@@ -29,7 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Brings the compact engine back from its checkpoints at start, before the writer or any reader
+ * Brings the engine back from its checkpoints at start, before the writer or any reader
  * runs: every address space from the newest checkpoint that all of them hold and that passes every
  * check (each space its own newest that does, when they share none), its slots streamed straight into
  * the index and its segments made durable again in the segment table and the reclaim order. There is
@@ -47,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * above what the devices' superblocks reserved ({@link DeviceStart#reserveSequences}), so a segment
  * opened after a crash never gets the sequence of a use before it, checkpointed or not.
  */
-public final class CompactRecovery {
-    private static final Logger LOG = LoggerFactory.getLogger(CompactRecovery.class);
+public final class Recovery {
+    private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
     private static final int PIECE_BYTES = 4 << 20;
 
     /**
@@ -69,7 +68,7 @@ public final class CompactRecovery {
         problems.add(message);
     }
 
-    private CompactRecovery() {
+    private Recovery() {
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.engine;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -6,14 +6,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link CompactPowerCutSimulation} in CI: 300 cuts of a 4,000-operation history (two caches, the
+ * {@link PowerCutSimulation} in CI: 300 cuts of a 4,000-operation history (two caches, the
  * second formatted over the first), with device writes completing at once, with the engine's reclaim
  * order, and with them up to 3 ms late (other interleavings: that is how a crash between two spaces'
  * checkpoint headers was found to crowd chunks out of a mixed recovery).
  * Longer runs: {@code scripts/sim-power-cut.sh}, or here {@code -Dflashchunk.sim.seeds=N
  * -Dflashchunk.sim.cuts=M -Dflashchunk.sim.operations=K}.
  */
-class CompactPowerCutTest {
+class PowerCutTest {
 
     @Test
     void noCutServesAWrongByteOrLosesWhatADurableCheckpointNamed() throws Exception {
@@ -22,7 +22,7 @@ class CompactPowerCutTest {
         int operations = Integer.getInteger("flashchunk.sim.operations", 4000);
         long checkedBack = 0;
         for (long seed = 1; seed <= seeds; seed++) {
-            CompactPowerCutSimulation.Result result = CompactPowerCutSimulation.simulate(seed, operations, cuts, 0);
+            PowerCutSimulation.Result result = PowerCutSimulation.simulate(seed, operations, cuts, 0);
             assertTrue(result.chunksServed() > 0, "no cut's image served anything: the simulation tests nothing");
             checkedBack += result.checkedBack();
         }
@@ -32,7 +32,7 @@ class CompactPowerCutTest {
     /** Cuts in and around both formats (the second over the first cache's records), and appends after each recovery. */
     @Test
     void cutsInTheFormatsAndAppendsAfterRecoveryServeNoStaleByte() throws Exception {
-        CompactPowerCutSimulation.Result result = CompactPowerCutSimulation.simulate(4, 4000, 300, 0);
+        PowerCutSimulation.Result result = PowerCutSimulation.simulate(4, 4000, 300, 0);
         assertTrue(result.cutsInFormats() > 10 && result.appendedAfterRecovery() > 0 && result.rewrites() > 20,
                 "the simulation tests nothing: " + result);
     }
@@ -40,14 +40,14 @@ class CompactPowerCutTest {
     /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */
     @Test
     void withSegmentsDoomedAsTheEnginesOrderGivesThemUp() throws Exception {
-        CompactPowerCutSimulation.Result result = CompactPowerCutSimulation.simulate(3, 4000, 300, 0, true);
+        PowerCutSimulation.Result result = PowerCutSimulation.simulate(3, 4000, 300, 0, true);
         assertTrue(result.chunksServed() > 0 && result.checkedBack() > 0, "the simulation tests nothing: " + result);
         assertTrue(result.reclaimed() > 10, "segments must be doomed and reused: " + result);
     }
 
     @Test
     void withLateCompletionsToo() throws Exception {
-        CompactPowerCutSimulation.Result result = CompactPowerCutSimulation.simulate(2, 4000, 300,
+        PowerCutSimulation.Result result = PowerCutSimulation.simulate(2, 4000, 300,
                 TimeUnit.MILLISECONDS.toNanos(3));
         assertTrue(result.chunksServed() > 0 && result.checkedBack() > 0, "the simulation tests nothing: " + result);
     }

@@ -1,6 +1,5 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.checkpoint;
 
-import io.flashchunk.cache.checkpoint.BodyWriter;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.FileTableCodec;
 import io.flashchunk.cache.files.NamedFiles;
@@ -19,7 +18,7 @@ import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 
 /**
- * Writes checkpoints of the compact engine: per address space, into the older of its two areas, the
+ * Writes checkpoints of the engine: per address space, into the older of its two areas, the
  * segments a checkpoint names, the file table, and the index's slots that point into those segments
  * (12 bytes a chunk), streamed, so of any size. The order makes a crash at any moment safe:
  * <ol>
@@ -36,7 +35,7 @@ import java.util.zip.CRC32C;
  * checkpoint spends its sequence (a space may hold it durably) and frees nothing. One checkpoint at
  * a time.
  */
-public final class CompactCheckpointer {
+public final class Checkpointer {
     private final SegmentTable table;
     private final ChunkIndex index;
     private final SegmentLayout[] layouts;
@@ -56,7 +55,7 @@ public final class CompactCheckpointer {
      * @param areaSequences per space, the sequence each area held at start (0 = none), as recovery found them
      * @param highestSeen   the highest checkpoint sequence any header showed, valid or not: never reused
      */
-    public CompactCheckpointer(SegmentTable table, ChunkIndex index, SegmentLayout[] layouts,
+    public Checkpointer(SegmentTable table, ChunkIndex index, SegmentLayout[] layouts,
                                StorageDriver[] drivers, CheckpointAreas[] areas, UUID instance, long[][] areaSequences,
                                long highestSeen, LongSupplier clockMillis) {
         int spaces = table.spaces();

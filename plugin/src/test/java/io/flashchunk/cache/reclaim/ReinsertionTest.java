@@ -1,10 +1,10 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.reclaim;
 
-import static io.flashchunk.cache.compact.CompactEngineFixture.PER_SEGMENT;
-import static io.flashchunk.cache.compact.CompactEngineFixture.SEGMENT_BYTES;
-import static io.flashchunk.cache.compact.CompactEngineFixture.chunk;
-import static io.flashchunk.cache.compact.CompactEngineFixture.device;
-import static io.flashchunk.cache.compact.CompactEngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.engine.EngineFixture.SEGMENT_BYTES;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.device;
+import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -12,21 +12,23 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.admission.VictimAdmission;
+import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.testing.FaultyDevice;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Chunks read since they were written survive their segment's reclaim, within the share of a segment. */
 class ReinsertionTest {
-    private static CompactEngineFixture engine(WriterPolicy policy, io.flashchunk.device.BlockDevice device) {
-        return new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, policy, device);
+    private static EngineFixture engine(WriterPolicy policy, io.flashchunk.device.BlockDevice device) {
+        return new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, policy, device);
     }
 
     /** Fills the four segments (keys 0..4*PER_SEGMENT-1), reads {@code readKeys} of the first, then makes the writer reclaim it. */
-    private static void fillReadAndReclaim(CompactEngineFixture engine, int readKeys) throws Exception {
+    private static void fillReadAndReclaim(EngineFixture engine, int readKeys) throws Exception {
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
@@ -41,7 +43,7 @@ class ReinsertionTest {
 
     @Test
     void readChunksOfAReclaimedSegmentAreWrittenAgainTheOthersGo() throws Exception {
-        CompactEngineFixture engine = engine(new WriterPolicy(null, 0.5), device("a", 4));
+        EngineFixture engine = engine(new WriterPolicy(null, 0.5), device("a", 4));
         fillReadAndReclaim(engine, 5);
         assertEquals(1, engine.writer.reclaimed());
         assertEquals(5, engine.writer.reinserted());
@@ -57,7 +59,7 @@ class ReinsertionTest {
     @Test
     void readChunksOfADeadFileAreNotWrittenAgain() throws Exception {
         // Chunks 0-4 read, then their file dies (compacted away) before their segment is reclaimed.
-        CompactEngineFixture engine = engine(new WriterPolicy(null, 0.5, 1, null,
+        EngineFixture engine = engine(new WriterPolicy(null, 0.5, 1, null,
                 key -> ChunkKeys.fileId(key) != ChunkKeys.fileId(key(0))), device("a", 4));
         assertEquals(ChunkKeys.fileId(key(0)), ChunkKeys.fileId(key(4)), "the first segment's chunks share a file");
         fillReadAndReclaim(engine, 5);
@@ -72,7 +74,7 @@ class ReinsertionTest {
      */
     @Test
     void aChunkInvalidatedWhileDoomedOrWhileKeptIsNotWrittenAgain() throws Exception {
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
                 new WriterPolicy(null, 0.5), device("a", 4));
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
@@ -92,7 +94,7 @@ class ReinsertionTest {
         // Chunk 2 changed in its file meanwhile: the engine takes it out of the index and forgets it.
         engine.index.remove(key(2), engine.index.find(key(2)));
         engine.writer.forget(key(2));
-        engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(CompactEngineFixture.NO_FILES);
+        engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(EngineFixture.NO_FILES);
         // A read in flight holds the segment: reclaimed, its read chunks kept, but nothing opens yet.
         assertTrue(engine.table.pin(doomed) > 0);
         assertFalse(engine.writer.append(key(next), chunk(key(next))));
@@ -114,8 +116,8 @@ class ReinsertionTest {
     @Test
     void theShareBoundsWhatIsKeptAndTheMostReadGoFirst() throws Exception {
         VictimAdmission admission = new VictimAdmission(1 << 10, 1);
-        int fit = (int) (0.2 * SEGMENT_BYTES) / RecordFormat.recordBytes(CompactEngineFixture.CHUNK);
-        CompactEngineFixture engine = engine(new WriterPolicy(admission, 0.2), device("a", 4));
+        int fit = (int) (0.2 * SEGMENT_BYTES) / RecordFormat.recordBytes(EngineFixture.CHUNK);
+        EngineFixture engine = engine(new WriterPolicy(admission, 0.2), device("a", 4));
         for (int i = PER_SEGMENT - fit; i < PER_SEGMENT; i++) {
             for (int reads = 0; reads < 5; reads++) {
                 admission.accessed(key(i)); // the segment's last chunks are the most read lately
@@ -132,7 +134,7 @@ class ReinsertionTest {
     @Test
     void aChunkThatCannotBeReadBackIsLeftOut() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 4));
-        CompactEngineFixture engine = engine(new WriterPolicy(null, 0.5), device);
+        EngineFixture engine = engine(new WriterPolicy(null, 0.5), device);
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
             engine.writer.append(key(i), chunk(key(i)));
         }
@@ -151,7 +153,7 @@ class ReinsertionTest {
     @Test
     void aBatchOfSegmentsIsDoomedAtOnceSoThatOneCheckpointReleasesThemAllAndEachIsReclaimedWhenNeeded()
             throws Exception {
-        CompactEngineFixture engine = new CompactEngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
                 new WriterPolicy(null, 0, 3), device("a", 6));
         int i = 0;
         while (engine.table.waitingForCheckpoint() == 0) {
@@ -160,7 +162,7 @@ class ReinsertionTest {
         }
         assertEquals(3, engine.table.waitingForCheckpoint());
         assertEquals(3, engine.table.count(0, SegmentState.DOOMED));
-        assertEquals(3, engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(CompactEngineFixture.NO_FILES)
+        assertEquals(3, engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(EngineFixture.NO_FILES)
                 .freedSegments());
         assertEquals(3, engine.table.releasedSegments(0));
         assertEquals(0, engine.table.freeSegments(0), "released, not free: they serve until reused");

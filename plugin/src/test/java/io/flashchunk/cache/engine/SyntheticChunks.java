@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.engine;
 
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
@@ -22,7 +22,7 @@ public final class SyntheticChunks {
      * a record address of a {@code chunkBytes} chunk in free segments of space 0, packed as the writer
      * packs them; those segments are then durable. Returns the segments used.
      */
-    public static int fill(CompactEngine engine, long entries, int chunkBytes, LongUnaryOperator keyOf) {
+    public static int fill(CacheEngine engine, long entries, int chunkBytes, LongUnaryOperator keyOf) {
         SegmentTable table = engine.table();
         SegmentLayout layout = engine.start().layouts().get(0).segmentLayout();
         int recordBytes = RecordFormat.recordBytes(chunkBytes);

@@ -1,7 +1,7 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.engine;
 
 /**
- * The engine's counters, read together by {@link CompactEngine#stats()}: the one place they are
+ * The engine's counters, read together by {@link CacheEngine#stats()}: the one place they are
  * gathered, so a caller (the cache's statistics, a benchmark) names them as the engine does.
  * Counts since start; each is read once, so the record is a snapshot of counters that may move
  * between two of them, never a torn value.

@@ -1,4 +1,4 @@
-package io.flashchunk.cache.compact;
+package io.flashchunk.cache.write;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.format.RecordAddress;
