@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory per cached chunk of the compact engine (issue 15) at 10 M and 100 M chunks of 16 KiB: heap after
+# Memory per cached chunk of the engine (issue 15) at 10 M and 100 M chunks of 16 KiB: heap after
 # full GCs (index, segment table, reclaim order, admission sketch and doorkeeper sized as the engine sizes
 # them by default, victim samples, file registry) plus its two segment buffers (direct).
 # Raw JSON lines and a table go to docs/results/memory-<UTC time>/ (or --out DIR). About 3 minutes.
@@ -26,7 +26,7 @@ build_test_snapshot "$private" io/flashchunk/cache/CacheBench.class bench-memory
 cp="$(cat "$private/classpath")"
 { nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 $*"; } > "$out/machine.txt"
 for entries in $sizes; do
-  echo "== compact engine memory at $entries chunks" >&2
+  echo "== engine memory at $entries chunks" >&2
   java -Xmx6g -cp "$cp" io.flashchunk.cache.CacheBench compact-heap --entries "$entries" 2>>"$out/bench.log" | tee -a "$out/raw.jsonl" >/dev/null
 done
 python3 - "$out" <<'PY'

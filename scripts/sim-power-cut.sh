@@ -42,7 +42,7 @@ import json, sys, os
 out = sys.argv[1]
 rows = [json.loads(l) for l in open(os.path.join(out, "raw.jsonl")) if l.strip()]
 total = lambda k: sum(r.get(k, 0) for r in rows)
-lines = ["# Power-cut simulation (compact engine)", "",
+lines = ["# Power-cut simulation", "",
          f"{len(rows)} seeds, {total('cuts'):,} cut points ({total('cuts_in_formats'):,} in or around a format), "
          f"{total('operations'):,} operations; {total('checkpoints'):,} checkpoints, {total('reclaimed'):,} "
          f"segments reclaimed, {total('reinserted'):,} chunks reinserted, {total('rewrites'):,} chunks rewritten "
