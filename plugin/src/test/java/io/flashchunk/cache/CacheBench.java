@@ -479,7 +479,7 @@ public final class CacheBench {
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
                 CacheStats stats = cache.stats();
-                var writer = cache.engine().writer();
+                var writer = cache.engine().segmentWriter();
                 long admitted = writer.appended(); // chunks admitted and written (reinsertions apart)
                 long admittedBytes = admitted * chunkBytes;
                 long segmentBytesWritten = (long) writer.sealed() * (segmentMib << 20);

@@ -26,6 +26,7 @@ import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
 import io.flashchunk.cache.write.SegmentBuffer;
 import io.flashchunk.cache.write.SegmentWriter;
+import io.flashchunk.cache.write.Writer;
 import io.flashchunk.cache.write.WriterPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -159,9 +160,9 @@ public final class CacheEngine implements AutoCloseable {
     private final SegmentTable table;
     private final ChunkIndex index;
     private final VictimAdmission admission;
-    private final SegmentWriter writer;
+    private final SegmentWriter segmentWriter;
+    private final Writer writer;
     private final SegmentReader reader;
-    private final Checkpointer checkpointer;
     private final DeviceStart.Outcome start;
     private final Recovery.Outcome recovered;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
@@ -178,7 +179,6 @@ public final class CacheEngine implements AutoCloseable {
     private final LongAdder notAdmitted = new LongAdder();
     private final LongAdder queueFull = new LongAdder();
     private final LongAdder writerErrors = new LongAdder();
-    private final LongAdder dropped = new LongAdder();
     private final LongAdder alreadyCached = new LongAdder();
     private final LongAdder offeredBeforeInvalidation = new LongAdder();
     private final LongAdder invalidations = new LongAdder();
@@ -196,13 +196,7 @@ public final class CacheEngine implements AutoCloseable {
     private long lastPruneNanos;
     private final WarningThrottle errorLog = new WarningThrottle(1, TimeUnit.MINUTES);
     private final WarningThrottle mismatchLog = new WarningThrottle(1, TimeUnit.MINUTES);
-    private final AtomicLong checkpoints = new AtomicLong();
-    private final AtomicLong failedCheckpoints = new AtomicLong();
-    /** What the last durable checkpoint wrote, or null before the first. */
-    private volatile Checkpointer.Result lastCheckpoint;
     private final LongSupplier clockMillis;
-    /** When checkpoints are due besides those the writer must write (writer thread; stats read it too). */
-    private final CheckpointSchedule schedule;
 
     private CacheEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis,
                           LongSupplier nanoClock, FlashReadPolicy readPolicy) throws IOException {
@@ -244,19 +238,21 @@ public final class CacheEngine implements AutoCloseable {
         // gives up a segment as each is written, and the writer dooms it (it serves until reused).
         ReclaimOrder order = new TinyLfuReclaimOrder(all, Math.max(1, all - 2 - batch));
         SpaceReads load = new SpaceReads(spaces);
-        this.writer = new SegmentWriter(table, layouts, driverArray, index, order, buffers, false,
+        this.segmentWriter = new SegmentWriter(table, layouts, driverArray, index, order, buffers,
                 new WriterPolicy(admission, settings.reinsertShare(), batch, load, liveKey));
-        this.reader = new SegmentReader(table, layouts, driverArray, index, order, writer.buffers(),
+        this.reader = new SegmentReader(table, layouts, driverArray, index, order, segmentWriter.buffers(),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy, load);
         this.recovered = start.formatted()
                 ? new Recovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
                         java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray())
                 : Recovery.recover(driverArray, areas, layouts, start.instance(), index, table, order);
         reserveSequences();
-        this.checkpointer = new Checkpointer(table, index, layouts, driverArray, areas, start.instance(),
+        Checkpointer checkpointer = new Checkpointer(table, index, layouts, driverArray, areas, start.instance(),
                 recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
-        this.schedule = new CheckpointSchedule(settings.checkpointEverySegments(), settings.checkpointIntervalMillis(),
-                settings.segmentBytes(), recovered.restoredEntries() * CheckpointHeader.ENTRY_BYTES, clockMillis);
+        CheckpointSchedule schedule = new CheckpointSchedule(settings.checkpointEverySegments(),
+                settings.checkpointIntervalMillis(), settings.segmentBytes(),
+                recovered.restoredEntries() * CheckpointHeader.ENTRY_BYTES, clockMillis);
+        this.writer = new Writer(segmentWriter, checkpointer, schedule, files, clockMillis);
         this.writerThread = new Thread(this::writeLoop, "flashchunk-writer");
         writerThread.setDaemon(true);
         writerThread.start();
@@ -455,30 +451,25 @@ public final class CacheEngine implements AutoCloseable {
                     take(pending);
                 }
                 if (unsampled && (pending == null || ++takes % TAKES_PER_SAMPLE == 0)) {
-                    unsampled = writer.sampleRecovered(pending == null ? SAMPLES_WHEN_IDLE : 1);
+                    unsampled = segmentWriter.sampleRecovered(pending == null ? SAMPLES_WHEN_IDLE : 1);
                     if (!unsampled) {
                         recoveredSampled.countDown();
                     }
                 }
                 pruneInvalidations();
-                if (checkpointAsked || schedule.dueByCount(writer.sealed())) {
-                    checkpointAsked = false;
-                    schedule.tried(writer.sealed());
-                    checkpoint("segments written");
-                } else if (schedule.dueByTime(writer.appended(), writer.appendedBytes())) {
-                    schedule.tried(writer.sealed());
-                    checkpoint("interval");
-                }
+                boolean asked = checkpointAsked;
+                checkpointAsked = false;
+                writer.checkpointIfDue(asked);
             } catch (RuntimeException e) {
                 // One chunk's failure must not stop the writer: count it, say it (throttled), go on.
                 writerErrors.increment();
-                errorLog.warn(LOG, "flash cache: the compact writer failed on a chunk and goes on: {}", e.toString());
+                errorLog.warn(LOG, "flash cache: the writer failed on a chunk and goes on: {}", e.toString());
             }
         }
         try {
-            writer.flush();
+            segmentWriter.flush();
         } finally {
-            checkpoint("closing");
+            writer.checkpoint("closing");
         }
     }
 
@@ -487,13 +478,13 @@ public final class CacheEngine implements AutoCloseable {
             pending.reached().countDown();
         } else if (pending.kind() == Kind.CHECKPOINT) {
             try {
-                pending.durable()[0] = checkpoint("asked for");
+                pending.durable()[0] = writer.checkpoint("asked for");
             } finally {
                 pending.reached().countDown();
             }
         } else if (pending.kind() == Kind.FILES_DIED) {
             filesDiedQueued.set(false); // before the look: a death from now on queues another
-            writer.filesDied();
+            segmentWriter.filesDied();
         } else if (pending.kind() == Kind.DAMAGED) {
             // The entry that pointed at the damaged record, or one put since (a cached chunk lost, never a wrong byte).
             long address = index.find(pending.key());
@@ -507,14 +498,14 @@ public final class CacheEngine implements AutoCloseable {
             if (address != RecordAddress.NONE) {
                 index.remove(pending.key(), address);
             }
-            writer.forget(pending.key());
+            segmentWriter.forget(pending.key());
             awaitingRemoval.computeIfPresent(pending.key(), (key, left) -> left == 1 ? null : left - 1);
         } else {
             queuedBytes.addAndGet(-pending.chunk().remaining());
             if (invalidatedSince(pending.key(), pending.readStartedNanos())) {
                 offeredBeforeInvalidation.increment();
             } else {
-                append(pending);
+                writer.append(pending.key(), pending.chunk());
             }
         }
     }
@@ -525,40 +516,6 @@ public final class CacheEngine implements AutoCloseable {
         if (now - lastPruneNanos > TimeUnit.SECONDS.toNanos(1) && !invalidatedAt.isEmpty()) {
             lastPruneNanos = now;
             invalidatedAt.values().removeIf(at -> now - at > INVALIDATION_MEMORY_NANOS);
-        }
-    }
-
-    private void append(Pending pending) {
-        if (writer.append(pending.key(), pending.chunk())) {
-            return;
-        }
-        // Doomed or retired segments waiting for a checkpoint, and nothing else in the way: write it,
-        // then the chunk has room. After a failed checkpoint, not again for a while (it would fail the
-        // same way on every chunk).
-        if (writer.waitsForCheckpoint() && schedule.retryPassed() && checkpoint("a doomed segment waits")
-                && writer.append(pending.key(), pending.chunk())) {
-            return;
-        }
-        dropped.increment();
-    }
-
-    /** Writes a checkpoint naming every chunk appended so far; returns whether it is durable. */
-    private boolean checkpoint(String why) {
-        try {
-            writer.persist();
-            int sealed = writer.sealed();
-            long appended = writer.appended();
-            long appendedBytes = writer.appendedBytes();
-            long startedMillis = clockMillis.getAsLong();
-            lastCheckpoint = checkpointer.checkpoint(files);
-            schedule.written(startedMillis, sealed, appended, appendedBytes, lastCheckpoint.bytes());
-            checkpoints.incrementAndGet();
-            return true;
-        } catch (IOException | RuntimeException e) {
-            failedCheckpoints.incrementAndGet();
-            schedule.failed();
-            LOG.warn("flash cache: checkpoint ({}) failed: {}", why, e.toString());
-            return false;
         }
     }
 
@@ -586,20 +543,20 @@ public final class CacheEngine implements AutoCloseable {
 
     /** Every counter of the engine, read together (see {@link EngineStats}). */
     public EngineStats stats() {
-        Checkpointer.Result last = lastCheckpoint;
-        long appended = writer.appended();
-        int sealed = writer.sealed();
+        Checkpointer.Result last = writer.lastCheckpoint();
+        long appended = segmentWriter.appended();
+        int sealed = segmentWriter.sealed();
         return new EngineStats(index.entries(), queuedBytes(), alreadyCached(), queueFull(), notAdmitted(), dropped(),
-                offeredBeforeInvalidation(), appended, writer.reinserted(), sealed,
-                (long) sealed * settings.segmentBytes(), writer.reclaimed(),
-                writer.failedWrites(), writerErrors(), reader.memoryReads(), reader.flashBytesRead(), reader.pairedReads(),
+                offeredBeforeInvalidation(), appended, segmentWriter.reinserted(), sealed,
+                (long) sealed * settings.segmentBytes(), segmentWriter.reclaimed(),
+                segmentWriter.failedWrites(), writerErrors(), reader.memoryReads(), reader.flashBytesRead(), reader.pairedReads(),
                 reader.timeouts(), reader.busyMisses(), readErrors(), refusedRecords(), damagedRecords(), invalidations(), checkpoints(),
                 failedCheckpoints(), last == null ? 0 : last.sequence(), appendedSince(appended));
     }
 
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */
     public Checkpointer.Result lastCheckpoint() {
-        return lastCheckpoint;
+        return writer.lastCheckpoint();
     }
 
     /** What start found and did. */
@@ -640,7 +597,7 @@ public final class CacheEngine implements AutoCloseable {
 
     /** Chunks offered and admitted that the writer could not append (no segment to be had, or too large). */
     public long dropped() {
-        return dropped.sum();
+        return writer.dropped();
     }
 
     /** Unexpected failures of the writer on a chunk (logged, at most once a minute). */
@@ -682,23 +639,24 @@ public final class CacheEngine implements AutoCloseable {
 
     /** Chunks appended since the last durable checkpoint started: what a crash now could lose, at most. */
     public long appendedSinceCheckpoint() {
-        return appendedSince(writer.appended());
+        return appendedSince(segmentWriter.appended());
     }
 
     private long appendedSince(long appended) {
-        return schedule.appendedSince(appended);
+        return writer.appendedSince(appended);
     }
 
     public long checkpoints() {
-        return checkpoints.get();
+        return writer.checkpoints();
     }
 
     public long failedCheckpoints() {
-        return failedCheckpoints.get();
+        return writer.failedCheckpoints();
     }
 
-    public SegmentWriter writer() {
-        return writer;
+    /** The appender, for tests and benchmarks that look at its counters. */
+    public SegmentWriter segmentWriter() {
+        return segmentWriter;
     }
 
     /** Stops taking chunks, appends what is queued, seals the open segment and writes a last checkpoint. */

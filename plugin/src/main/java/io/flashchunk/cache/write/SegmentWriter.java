@@ -43,11 +43,11 @@ import java.util.function.LongPredicate;
  * index; a buffer whose write has not ended (a hung device) is set aside until it does, and while no
  * buffer is free nothing is cached; a segment whose reads have not ended is retired later.
  *
- * <p>Without checkpoints ({@code retireAtOnce}), a reclaimed segment is free once its reads are done.
- * With them, each segment the order gives up is doomed as it goes and keeps serving until a later
+ * <p>Each segment the order gives up is doomed as it goes and keeps serving until a later
  * checkpoint is durable and the writer needs a segment: only then is it reclaimed, and free once its
  * reads are done (so flash waiting for a checkpoint still serves its chunks). When none is released,
- * the engine writes a checkpoint ({@link #waitsForCheckpoint}); chunks are not cached meanwhile.
+ * a checkpoint must be written ({@link #waitsForCheckpoint}; {@link Writer} writes it); chunks are
+ * not cached meanwhile.
  */
 public final class SegmentWriter {
     private final SegmentTable table;
@@ -55,7 +55,6 @@ public final class SegmentWriter {
     private final StorageDriver[] drivers;
     private final ChunkIndex index;
     private final ReclaimOrder order;
-    private final boolean retireAtOnce;
     private final VictimAdmission admission;
     private final long reinsertBytes;
     private final int reclaimBatch;
@@ -109,13 +108,13 @@ public final class SegmentWriter {
      *                while the other is written
      */
     public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
-                         ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce) {
-        this(table, layouts, drivers, index, order, buffers, retireAtOnce, WriterPolicy.NONE);
+                         ReclaimOrder order, SegmentBuffer[] buffers) {
+        this(table, layouts, drivers, index, order, buffers, WriterPolicy.NONE);
     }
 
     /** @param policy admission's victims and reinsertion ({@link WriterPolicy}) */
     public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
-                         ReclaimOrder order, SegmentBuffer[] buffers, boolean retireAtOnce, WriterPolicy policy) {
+                         ReclaimOrder order, SegmentBuffer[] buffers, WriterPolicy policy) {
         if (layouts.length != table.spaces() || drivers.length != table.spaces() || buffers.length != 2) {
             throw new IllegalArgumentException(table.spaces() + " spaces, " + layouts.length + " layouts, "
                     + drivers.length + " drivers, " + buffers.length + " buffers (2 needed)");
@@ -137,7 +136,6 @@ public final class SegmentWriter {
         this.drivers = drivers;
         this.index = index;
         this.order = order;
-        this.retireAtOnce = retireAtOnce;
         this.buffers = buffers.clone();
         this.admission = policy.admission();
         this.reinsertBytes = (long) (policy.reinsertShare() * segmentBytes);
@@ -365,11 +363,7 @@ public final class SegmentWriter {
         waitsForCheckpoint = false;
         int segment = openInSomeSpace();
         while (segment == -1) {
-            if (retireAtOnce) {
-                if (!reclaimBatch()) {
-                    return false;
-                }
-            } else if (!draining.isEmpty()) {
+            if (!draining.isEmpty()) {
                 return false; // a reclaimed segment's reads end first
             } else if (!reclaimReleased()) {
                 // Doom a batch if the order gave none up; a checkpoint then releases them.
@@ -621,25 +615,13 @@ public final class SegmentWriter {
         retireDrained();
     }
 
-    /** Reclaims the policy's batch of segments (without checkpoints); returns false when not even one could be. */
-    private boolean reclaimBatch() {
-        boolean any = false;
-        for (int i = 0; i < reclaimBatch && reclaimOne(); i++) {
-            any = true;
-        }
-        return any;
-    }
-
     /**
-     * With checkpoints, dooms each segment the order gave up as it took a new one, and the segments
+     * Dooms each segment the order gave up as it took a new one, and the segments
      * found to hold only dead chunks: one at a time, chosen by the order's own eviction as it goes,
      * each serving until a checkpoint has released it and the writer needs it. (The order's room is
      * a batch short of every segment, so that the doomed have room to wait.)
      */
     private void doomEvicted() {
-        if (retireAtOnce) {
-            return; // reclaimed when needed, by the order's choice then
-        }
         while (order.hasEvicted()) {
             int victim = order.victim();
             // Only durable segments are in the order, and only the writer changes a state: always true.
@@ -702,16 +684,6 @@ public final class SegmentWriter {
             deadFirst.poll(); // reclaimed, or reused for live chunks, since it was found
         }
         return deadFirst.isEmpty() ? -1 : deadFirst.peek();
-    }
-
-    /** Reclaims a segment of dead chunks if there is one, else the one the order names; false when there is none. */
-    private boolean reclaimOne() {
-        int victim = nextVictim();
-        if (victim == -1) {
-            return false;
-        }
-        reclaim(victim);
-        return true;
     }
 
     /** Takes out of the order a durable segment of dead chunks if there is one, else the one it names; -1 when none. */
@@ -807,15 +779,10 @@ public final class SegmentWriter {
 
     /** Retires the segments being reclaimed whose reads have ended; the others are looked at next time. */
     private void retireDrained() {
-        boolean retired = false;
         for (Iterator<Integer> it = draining.iterator(); it.hasNext(); ) {
             if (table.finishReclaim(it.next())) {
                 it.remove();
-                retired = true;
             }
-        }
-        if (retired && retireAtOnce) {
-            table.checkpointDurable(table.checkpointStarted());
         }
     }
 

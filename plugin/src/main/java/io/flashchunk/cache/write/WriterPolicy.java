@@ -10,9 +10,8 @@ import java.util.function.LongPredicate;
  * segment that were read since they were written, the most read first, up to {@code reinsertShare}
  * of a segment (0: none). The share bounds the flash bytes written per admitted byte at
  * {@code 1 / (1 - reinsertShare)}. When no segment is free, {@code reclaimBatch} segments are
- * chosen at once: with checkpoints on they are doomed, serve on, and wait for a checkpoint, so one
- * checkpoint per batch rather than one per segment (a checkpoint writes the whole index); without,
- * they are reclaimed at once. With
+ * chosen at once: they are doomed, serve on, and wait for a checkpoint, so one checkpoint per
+ * batch rather than one per segment (a checkpoint writes the whole index). With
  * {@code load} (or null: in turn), each segment opens in the space with a free segment whose flash
  * reads since the last segment opened were fewest (ties: the most free segments), so writes and the
  * hot chunks reinsertion moves go to the least loaded device (the paper's load-balanced spaces).

@@ -21,6 +21,7 @@ import io.flashchunk.cache.reclaim.SegmentSamples;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.write.SegmentBuffer;
 import io.flashchunk.cache.write.SegmentWriter;
+import io.flashchunk.cache.write.Writer;
 import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.device.BlockDevice;
 import java.util.Arrays;
@@ -64,22 +65,15 @@ class VictimAdmissionTest {
         assertArrayEquals(new long[] {5000}, samples.of(1), "a new use forgets the old one's");
     }
 
-    /** A writer (oldest segment first, free at once) on a device of four segments. */
-    private static SegmentWriter writerOnFourSegments(WriterPolicy policy) {
-        BlockDevice device = device("a", 4);
-        SegmentLayout[] layouts = {SegmentLayout.of(EngineFixture.FIRST_BYTE, SEGMENT_BYTES,
-                device.capacityBlocks() * BlockDevice.BLOCK_SIZE)};
-        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES)),
-            new SegmentBuffer(AlignedBuffers.allocate(SEGMENT_BYTES))};
-        return new SegmentWriter(new SegmentTable(4), layouts,
-                new StorageDriver[] {new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))},
-                new ChunkIndex(8L * PER_SEGMENT), new FifoReclaimOrder(), buffers, true, policy);
+    /** The writer's steps (oldest segment first) on a device of four segments. */
+    private static Writer writerOnFourSegments(WriterPolicy policy) {
+        return new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, policy, device("a", 4)).writer;
     }
 
     @Test
     void theWriterPublishesTheChunksOfTheSegmentItReclaimsNext() {
         VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
-        SegmentWriter writer = writerOnFourSegments(new WriterPolicy(admission, 0));
+        Writer writer = writerOnFourSegments(new WriterPolicy(admission, 0));
         for (int i = 0; i < 3 * PER_SEGMENT; i++) {
             writer.append(key(i), chunk(key(i)));
             assertEquals(0, admission.victims().length, "chunk " + i + ": segments never used remain");
@@ -117,17 +111,16 @@ class VictimAdmissionTest {
     @Test
     void afterARestartTheVictimsAreSampledFromTheRecoveredSegmentsSummary() throws Exception {
         BlockDevice device = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
         for (int i = 0; i < 3 * PER_SEGMENT; i++) {
-            before.writer.append(key(i), chunk(key(i)));
+            before.segmentWriter.append(key(i), chunk(key(i)));
         }
-        before.writer.flush();
+        before.segmentWriter.flush();
         before.checkpointer(java.util.UUID.nameUUIDFromBytes(new byte[1])).checkpoint(EngineFixture.NO_FILES);
         VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
-                new WriterPolicy(admission, 0), device);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(admission, 0), device);
         after.recover(java.util.UUID.nameUUIDFromBytes(new byte[1]));
-        after.writer.append(key(1000), chunk(key(1000))); // opens the last free segment
+        after.segmentWriter.append(key(1000), chunk(key(1000))); // opens the last free segment
         assertVictimsIn(admission.victims(), 0, "the oldest recovered segment, sampled from its summary");
     }
 

@@ -46,7 +46,7 @@ class CheckpointFuzzTest {
             MemoryDevice device = new MemoryDevice("fuzz", image.clone(), 8);
             int area = random.nextInt(2);
             String damage = damage(device, area, random);
-            EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
+            EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
             Recovery.Outcome outcome;
             try {
                 outcome = after.recover(INSTANCE);
@@ -78,7 +78,7 @@ class CheckpointFuzzTest {
     /** A device with two checkpoints (areas A and B), a file table of three files in each. */
     private static byte[] twoCheckpoints() throws Exception {
         MemoryDevice device = EngineFixture.device("fuzz", 6);
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
         Checkpointer checkpointer = engine.checkpointer(INSTANCE);
         FileRegistry registry = new FileRegistry();
         for (int f = 1; f <= 3; f++) {
@@ -88,9 +88,9 @@ class CheckpointFuzzTest {
         NamedFiles files = EngineFixture.named(FileTableCodec.encode(registry.live()), registry.nextId());
         for (int c = 0; c < 2; c++) {
             for (int i = 2 * c * PER_SEGMENT; i < 2 * (c + 1) * PER_SEGMENT; i++) {
-                assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i);
+                assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))), "chunk " + i);
             }
-            engine.writer.flush();
+            engine.segmentWriter.flush();
             checkpointer.checkpoint(files);
         }
         return device.image();

@@ -63,7 +63,7 @@ class CheckpointTest {
     /** A fresh engine over the same devices, recovered from their checkpoints. */
     private static EngineFixture restart(EngineFixture before, UUID instance,
                                                 BlockDevice... devices) {
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, devices);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, devices);
         after.recover(instance);
         return after;
     }
@@ -72,9 +72,9 @@ class CheckpointTest {
     private static void write(EngineFixture engine, Checkpointer checkpointer, int from, int to)
             throws IOException {
         for (int i = from; i < to; i++) {
-            if (!engine.writer.append(key(i), chunk(key(i)))) {
+            if (!engine.segmentWriter.append(key(i), chunk(key(i)))) {
                 checkpointer.checkpoint(NO_FILES);
-                assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i + " after a checkpoint");
+                assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))), "chunk " + i + " after a checkpoint");
             }
         }
     }
@@ -96,15 +96,15 @@ class CheckpointTest {
     void aRestartBringsBackEveryChunkOfTheSegmentsTheCheckpointNamed() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         int n = 8 * PER_SEGMENT;
         write(before, before.checkpointer(INSTANCE), 0, n);
-        before.writer.flush();
+        before.segmentWriter.flush();
         Checkpointer.Result result = before.checkpointer(INSTANCE).checkpoint(NO_FILES);
         assertEquals(n, result.entries(), "every chunk is in a durable segment");
         assertEquals(0, result.refused());
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(n, outcome.restoredEntries());
         assertEquals(0, outcome.skippedEntries());
@@ -119,8 +119,8 @@ class CheckpointTest {
         // every read is still right.
         Checkpointer checkpointer = after.checkpointer(INSTANCE, outcome.areaSequences(), () -> 6_000);
         write(after, checkpointer, n, 3 * n);
-        after.writer.flush();
-        assertTrue(after.writer.reclaimed() >= 8, after.writer.reclaimed() + " reclaimed");
+        after.segmentWriter.flush();
+        assertTrue(after.segmentWriter.reclaimed() >= 8, after.segmentWriter.reclaimed() + " reclaimed");
         int hits = hits(after, 3 * n);
         assertEquals(after.index.entries(), hits, "every entry in the index is served");
         assertTrue(hits >= 9 * PER_SEGMENT, hits + " hits");
@@ -129,18 +129,18 @@ class CheckpointTest {
     @Test
     void aCheckpointNamesTheOpenSegmentsRecordsSoFarAndTheSegmentGoesOnFilling() throws Exception {
         MemoryDevice a = device("a", 6);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int third = PER_SEGMENT / 3;
         write(before, checkpointer, 0, third);
-        before.writer.persist();
+        before.segmentWriter.persist();
         assertEquals(third, checkpointer.checkpoint(NO_FILES).entries(), "the open segment's records are named");
         write(before, checkpointer, third, 2 * third);
-        before.writer.persist();
+        before.segmentWriter.persist();
         Checkpointer.Result second = checkpointer.checkpoint(NO_FILES);
         write(before, checkpointer, 2 * third, PER_SEGMENT);
         assertEquals(2 * third, second.entries());
-        assertEquals(0, before.writer.sealed(), "checkpoints did not cut the segment short");
+        assertEquals(0, before.segmentWriter.sealed(), "checkpoints did not cut the segment short");
 
         // Crash: what the second checkpoint named comes back, from the segment's first use, written in two parts.
         MemoryDevice crashed = new MemoryDevice("a", a.image(), 8);
@@ -151,8 +151,8 @@ class CheckpointTest {
 
         // The segment filled and was written whole after all: a checkpoint now names every chunk.
         write(before, checkpointer, PER_SEGMENT, PER_SEGMENT + 1);
-        assertEquals(1, before.writer.sealed());
-        before.writer.persist();
+        assertEquals(1, before.segmentWriter.sealed());
+        before.segmentWriter.persist();
         assertEquals(PER_SEGMENT + 1, checkpointer.checkpoint(NO_FILES).entries());
         EngineFixture again = restart(before, INSTANCE, new MemoryDevice("a", a.image(), 8));
         assertEquals(PER_SEGMENT + 1, hits(again, PER_SEGMENT + 1));
@@ -162,12 +162,12 @@ class CheckpointTest {
     @Test
     void entriesSplitAcrossBodyPiecesComeBackWhole() throws Exception {
         MemoryDevice a = device("a", 30);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         int n = 29 * PER_SEGMENT; // 435 entries of 12 bytes after 240 bytes of segments: 5,460 bytes, two pieces
         write(before, before.checkpointer(INSTANCE), 0, n);
-        before.writer.flush();
+        before.segmentWriter.flush();
         before.checkpointer(INSTANCE).checkpoint(NO_FILES);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Recovery.Outcome outcome = Recovery.recover(after.drivers, after.areas(), after.layouts, INSTANCE,
                 after.index, after.table, after.order, 4096);
         assertEquals(n, outcome.restoredEntries(), "every entry, the one split by the piece boundary too");
@@ -179,14 +179,14 @@ class CheckpointTest {
     void aRestartAfterACrashMidStreamServesNoWrongByte() throws Exception {
         MemoryDevice a = device("a", 5);
         MemoryDevice b = device("b", 5);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int keys = 30 * PER_SEGMENT;
         write(before, checkpointer, 0, keys);
         write(before, checkpointer, keys, keys + PER_SEGMENT / 2);
         checkpointer.checkpoint(NO_FILES); // with half a segment open, in memory only
         // Crash: the open segment is lost, nothing is flushed.
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         int hits = hits(after, keys + PER_SEGMENT);
         assertTrue(outcome.restoredEntries() > 0, "the last checkpoint named some chunks");
@@ -203,7 +203,7 @@ class CheckpointTest {
     void checkpointsTakenWhileTheWriterRunsRecoverOnlyRightChunks() throws Exception {
         MemoryDevice a = device("a", 4);
         MemoryDevice b = device("b", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int keys = 300;
         AtomicBoolean writing = new AtomicBoolean(true);
@@ -226,18 +226,18 @@ class CheckpointTest {
         Random random = new Random(3);
         int appended = 0;
         // Until at least 40 checkpoints ran while the writer went on, and 40 segments were reclaimed.
-        for (int i = 0; (checkpoints.get() < 40 || before.writer.reclaimed() < 40) && i < 2_000_000
+        for (int i = 0; (checkpoints.get() < 40 || before.segmentWriter.reclaimed() < 40) && i < 2_000_000
                 && failure.get() == null; i++) {
             long key = key(random.nextInt(keys));
-            appended += before.writer.append(key, chunk(key)) ? 1 : 0;
+            appended += before.segmentWriter.append(key, chunk(key)) ? 1 : 0;
         }
         writing.set(false);
         checkpointing.join();
         assertNull(failure.get());
-        assertTrue(checkpoints.get() >= 40 && before.writer.reclaimed() >= 40,
-                checkpoints.get() + " checkpoints, " + before.writer.reclaimed() + " reclaimed, " + appended + " appended");
+        assertTrue(checkpoints.get() >= 40 && before.segmentWriter.reclaimed() >= 40,
+                checkpoints.get() + " checkpoints, " + before.segmentWriter.reclaimed() + " reclaimed, " + appended + " appended");
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         int hits = hits(after, keys);
         assertTrue(outcome.restoredEntries() > 0, "restored " + outcome.restoredEntries());
@@ -249,19 +249,19 @@ class CheckpointTest {
     void aCorruptNewestBodyFallsBackToTheCheckpointEverySpaceHolds() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 4 * PER_SEGMENT);
-        before.writer.flush();
+        before.segmentWriter.flush();
         long firstEntries = checkpointer.checkpoint(NO_FILES).entries();
         write(before, checkpointer, 4 * PER_SEGMENT, 8 * PER_SEGMENT);
-        before.writer.flush();
+        before.segmentWriter.flush();
         checkpointer.checkpoint(NO_FILES);
         long[][] sequences = checkpointer.areaSequences();
         assertArrayEquals(new long[] {1, 2}, sequences[0]);
         damageBodyOfAreaB(a); // space 0's newest: as a crash between the two spaces' checkpoints leaves it
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertArrayEquals(new int[] {0, 0}, outcome.loadedAreas(), "both spaces from checkpoint 1, in area A");
         assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[0], "space 0 falls back to checkpoint 1");
@@ -292,11 +292,11 @@ class CheckpointTest {
     /** A device of {@code checkpoints} checkpoints, each after two more segments' worth of chunks (area A, B, A...). */
     private static MemoryDevice checkpointed(int checkpoints) throws Exception {
         MemoryDevice a = device("a", 6);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         for (int c = 0; c < checkpoints; c++) {
             write(before, checkpointer, 2 * c * PER_SEGMENT, 2 * (c + 1) * PER_SEGMENT);
-            before.writer.flush();
+            before.segmentWriter.flush();
             checkpointer.checkpoint(NO_FILES);
         }
         return a;
@@ -314,7 +314,7 @@ class CheckpointTest {
                     h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy());
         });
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(0, outcome.restoredEntries());
         assertEquals(0, after.index.entries());
@@ -331,7 +331,7 @@ class CheckpointTest {
                 h.timestampMillis(), Integer.MAX_VALUE, h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(),
                 h.buckets(), h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy()));
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(Integer.MAX_VALUE, outcome.nextFileId());
         assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "every chunk comes back");
@@ -344,22 +344,22 @@ class CheckpointTest {
      */
     private static Recovery.Outcome movedThenRestarted(MemoryDevice a, MemoryDevice b, Damage damage,
                                                               EngineFixture[] after) throws Exception {
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 4 * PER_SEGMENT); // segments in turn: space 0, 1, 0, 1
-        before.writer.flush();
+        before.segmentWriter.flush();
         checkpointer.checkpoint(NO_FILES);
         int moved = 0;
         for (int i = PER_SEGMENT; i < 2 * PER_SEGMENT; i++) { // space 1's first segment, written again
-            assertTrue(before.writer.append(key(i), chunk(key(i))));
+            assertTrue(before.segmentWriter.append(key(i), chunk(key(i))));
             moved += RecordAddress.space(before.index.find(key(i))) == 0 ? 1 : 0;
         }
         assertEquals(PER_SEGMENT, moved, "the chunks now sit in space 0");
-        before.writer.flush();
+        before.segmentWriter.flush();
         checkpointer.checkpoint(NO_FILES);
         assertArrayEquals(new long[] {1, 2}, checkpointer.areaSequences()[1]);
         damage.apply();
-        after[0] = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        after[0] = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         return after[0].recover(INSTANCE);
     }
 
@@ -411,21 +411,21 @@ class CheckpointTest {
     @Test
     void anotherInstanceOrAnotherIndexSizeRestoresNothing() throws Exception {
         MemoryDevice a = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         FileRegistry registry = new FileRegistry();
         FileIdentity identity = new FileIdentity("/data/ks/t/nb-1-big-Data.db", 1 << 20, 7, 42, 9, 3);
         registry.restore(5, identity);
         write(before, before.checkpointer(INSTANCE), 0, 2 * PER_SEGMENT);
-        before.writer.flush();
+        before.segmentWriter.flush();
         before.checkpointer(INSTANCE).checkpoint(EngineFixture.named(FileTableCodec.encode(List.of(registry.byId(5))), 6));
 
-        EngineFixture other = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture other = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Recovery.Outcome stranger = other.recover(UUID.randomUUID());
         assertEquals(0, stranger.restoredEntries());
         assertArrayEquals(new long[] {0, 0}, stranger.areaSequences()[0]);
         assertEquals(0, other.index.entries());
 
-        EngineFixture same = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture same = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         ChunkIndex larger = new ChunkIndex(before.index.slots() * 4);
         Recovery.Outcome resized = Recovery.recover(same.drivers, same.areas(), same.layouts, INSTANCE,
                 larger, same.table, same.order);
@@ -465,10 +465,10 @@ class CheckpointTest {
     @Test
     void aCopyMadeWhileTheIndexChangedIsRestoredWithEachEntryOnceAndAnExactOneWhole() throws Exception {
         MemoryDevice a = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 2 * PER_SEGMENT);
-        before.writer.flush();
+        before.segmentWriter.flush();
         checkpointer.checkpoint(NO_FILES);
         CheckpointHeader written = null;
         for (int area = 0; area < 2; area++) {
@@ -486,7 +486,7 @@ class CheckpointTest {
             named[segment] = before.table.state(segment) == SegmentState.DURABLE ? before.table.sequence(segment) : 0;
         }
         handMade(before, named, slots, false);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "the entry given twice is restored once");
         assertEquals(1, outcome.skippedEntries());
@@ -497,9 +497,9 @@ class CheckpointTest {
     @Test
     void recoveryRestoresOnlySlotsIntoNamedSegmentsAndRefusesSlotsOutsideTheSpace() throws Exception {
         MemoryDevice a = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         write(before, before.checkpointer(INSTANCE), 0, 2 * PER_SEGMENT);
-        before.writer.flush();
+        before.segmentWriter.flush();
         List<long[]> slots = new ArrayList<>();
         before.index.forEachSlot((bucket, slot) -> slots.add(new long[] {bucket, slot}));
         assertEquals(2 * PER_SEGMENT, slots.size());
@@ -507,7 +507,7 @@ class CheckpointTest {
         int first = before.layouts[0].index(ChunkIndex.address(slots.get(0)[1]));
         named[first] = before.table.sequence(first); // the other written segment is not named
         handMade(before, named, slots);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(PER_SEGMENT, outcome.restoredEntries(), "the named segment's slots");
         assertEquals(PER_SEGMENT, outcome.skippedEntries(), "the other segment's");
@@ -518,7 +518,7 @@ class CheckpointTest {
         long elsewhere = RecordAddress.of(1, EngineFixture.FIRST_BYTE / RecordAddress.SECTOR_BYTES);
         slots.add(new long[] {0, 5L << 40 | elsewhere});
         handMade(before, named, slots);
-        EngineFixture refusing = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture refusing = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Recovery.Outcome refused = refusing.recover(INSTANCE);
         assertEquals(0, refused.restoredEntries(), "a checkpoint with a slot outside its space is refused whole");
         assertEquals(0, refusing.index.entries(), "and what it restored before is taken out again");
@@ -532,10 +532,10 @@ class CheckpointTest {
     @Test
     void aCheckpointLeavesADoomedSegmentsChunksOutThoughItStillServesThem() throws Exception {
         MemoryDevice a = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         int i = 0;
         while (before.table.waitingForCheckpoint() == 0) {
-            before.writer.append(key(i), chunk(key(i)));
+            before.segmentWriter.append(key(i), chunk(key(i)));
             assertTrue(++i < 20 * PER_SEGMENT, "no segment was doomed");
         }
         int doomed = before.firstIn(SegmentState.DOOMED);
@@ -558,7 +558,7 @@ class CheckpointTest {
             assertEquals(chunk(key(k)), before.read(key(k)), "chunk " + k + " is served until its segment is reclaimed");
         }
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(written.entries(), outcome.restoredEntries());
         for (int k : inDoomed) {
@@ -572,11 +572,11 @@ class CheckpointTest {
     void aFailedCheckpointFreesNothingAndSpendsItsSequence() throws Exception {
         MemoryDevice a = device("a", 4);
         FaultyDevice b = new FaultyDevice(device("b", 4));
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         Checkpointer checkpointer = engine.checkpointer(INSTANCE);
         int i = 0;
         while (engine.table.waitingForCheckpoint() == 0) { // every segment full, then one doomed
-            engine.writer.append(key(i), chunk(key(i)));
+            engine.segmentWriter.append(key(i), chunk(key(i)));
             assertTrue(++i < 20 * PER_SEGMENT, "no segment was doomed");
         }
         b.failNth(FaultyDevice.Op.WRITE, 2); // space 1's first body write, after space 0's body and header
@@ -591,7 +591,7 @@ class CheckpointTest {
 
     @Test
     void aCheckpointSequenceIsNeverOneAHeaderAlreadyShowed() throws Exception {
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device("a", 3));
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device("a", 3));
         Checkpointer checkpointer = new Checkpointer(engine.table, engine.index, engine.layouts,
                 engine.drivers, engine.areas(), INSTANCE, new long[][] {{0, 7}}, 50, () -> 0);
         assertEquals(51, checkpointer.checkpoint(NO_FILES).sequence(), "above a header whose body did not load");
@@ -604,7 +604,7 @@ class CheckpointTest {
     void theFileTableComesBackWithItsCheckpoint() throws Exception {
         MemoryDevice a = device("a", 3);
         MemoryDevice b = device("b", 3);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
         FileRegistry registry = new FileRegistry();
         List<io.flashchunk.cache.files.CachedFile> files = new ArrayList<>();
         for (int id = 1; id <= 50; id++) {
@@ -613,7 +613,7 @@ class CheckpointTest {
             files.add(registry.byId(id));
         }
         write(before, before.checkpointer(INSTANCE), 0, PER_SEGMENT);
-        before.writer.flush();
+        before.segmentWriter.flush();
         before.checkpointer(INSTANCE).checkpoint(EngineFixture.named(FileTableCodec.encode(files), 77));
         EngineFixture after = restart(before, INSTANCE, a, b);
         assertEquals(PER_SEGMENT, after.index.entries());

@@ -50,8 +50,8 @@ class CacheEngineTest {
             }
         }
         assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
-        int sealed = engine.writer().sealed();
-        long reclaimed = engine.writer().reclaimed();
+        int sealed = engine.segmentWriter().sealed();
+        long reclaimed = engine.segmentWriter().reclaimed();
         assertTrue(reclaimed >= 40, reclaimed + " reclaimed: ten batches or more");
         // One every 4 segments sealed, whatever made it: while flash fills by count, once it is full
         // because a batch waits (each then names the 4 sealed since the last one).
@@ -102,7 +102,7 @@ class CacheEngineTest {
         }
         assertTrue(doomedWhileFree, "a segment was doomed as the order gave it up, before none was free");
         assertTrue(servedFromDoomed >= 20, servedFromDoomed + " chunks served from doomed segments");
-        assertTrue(engine.writer().reclaimed() >= 20, engine.writer().reclaimed() + " reclaimed");
+        assertTrue(engine.segmentWriter().reclaimed() >= 20, engine.segmentWriter().reclaimed() + " reclaimed");
         // Doomed since the last checkpoint (one every 4 segments) and released, not yet reused: a few batches.
         assertTrue(mostDoomed <= 12, "at most " + mostDoomed + " doomed at once");
         assertEquals(0, engine.failedCheckpoints());
@@ -208,7 +208,7 @@ class CacheEngineTest {
         awaitWriterRounds(engine);
         assertEquals(1, engine.checkpoints(), "the interval passed: the open segment's records written and named");
         assertEquals(0, engine.appendedSinceCheckpoint());
-        assertEquals(0, engine.writer().sealed(), "the segment goes on filling");
+        assertEquals(0, engine.segmentWriter().sealed(), "the segment goes on filling");
         awaitWriterRounds(engine);
         assertEquals(1, engine.checkpoints(), "nothing new, no new checkpoint");
 
@@ -335,7 +335,7 @@ class CacheEngineTest {
             }
         }
         assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
-        assertTrue(engine.writer().reclaimed() > 10, engine.writer().reclaimed() + " reclaimed");
+        assertTrue(engine.segmentWriter().reclaimed() > 10, engine.segmentWriter().reclaimed() + " reclaimed");
         assertTrue(engine.checkpoints() > 10 && engine.failedCheckpoints() == 0, engine.checkpoints() + " checkpoints");
         assertTrue(engine.notAdmitted() > 0, "once flash is full, admission refuses chunks read no more than a victim");
         int hits = readAll(engine, n);

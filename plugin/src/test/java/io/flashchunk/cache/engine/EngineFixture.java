@@ -2,6 +2,7 @@ package io.flashchunk.cache.engine;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.checkpoint.CheckpointSchedule;
 import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.driver.StorageDriver;
@@ -24,6 +25,7 @@ import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
 import io.flashchunk.cache.write.SegmentBuffer;
 import io.flashchunk.cache.write.SegmentWriter;
+import io.flashchunk.cache.write.Writer;
 import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
@@ -49,13 +51,21 @@ public final class EngineFixture {
     public static final CheckpointAreas AREAS = new CheckpointAreas(1, 128, 126L * BlockDevice.BLOCK_SIZE);
     /** Records of full chunks one segment holds, its summary counted. */
     public static final int PER_SEGMENT = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK);
+    /** The cache instance the writer's own checkpoints name on devices the fixture laid out. */
+    public static final UUID INSTANCE = new UUID(0x5e6d3e47L, 0x1L);
 
     public final SegmentTable table;
     public final ChunkIndex index;
     public final ReclaimOrder order;
     public final SegmentLayout[] layouts;
     public final StorageDriver[] drivers;
-    public final SegmentWriter writer;
+    public final SegmentWriter segmentWriter;
+    /**
+     * The writer's steps over {@link #segmentWriter}, as the engine's writer thread runs them: an
+     * append that finds no segment writes the checkpoint that releases doomed ones (instance
+     * {@link #INSTANCE}, or the formatting start's) and appends again.
+     */
+    public final Writer writer;
     public final SegmentReader reader;
     /** Reads refused because flash held another record (a miss, never served). */
     public long mismatches;
@@ -63,17 +73,15 @@ public final class EngineFixture {
     private final DeviceStart.Outcome start;
 
     public EngineFixture(BlockDevice... devices) {
-        this(TimeUnit.SECONDS.toNanos(5), false, true, devices);
+        this(TimeUnit.SECONDS.toNanos(5), false, devices);
     }
 
-    /** @param retireAtOnce false: reclaimed segments wait for a checkpoint, as with checkpoints on */
-    public EngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, BlockDevice... devices) {
-        this(timeoutNanos, tinyLfu, retireAtOnce, WriterPolicy.NONE, devices);
+    public EngineFixture(long timeoutNanos, boolean tinyLfu, BlockDevice... devices) {
+        this(timeoutNanos, tinyLfu, WriterPolicy.NONE, devices);
     }
 
-    public EngineFixture(long timeoutNanos, boolean tinyLfu, boolean retireAtOnce, WriterPolicy policy,
-                         BlockDevice... devices) {
-        this(null, timeoutNanos, tinyLfu, retireAtOnce, policy, devices);
+    public EngineFixture(long timeoutNanos, boolean tinyLfu, WriterPolicy policy, BlockDevice... devices) {
+        this(null, timeoutNanos, tinyLfu, policy, devices);
     }
 
     /**
@@ -81,8 +89,8 @@ public final class EngineFixture {
      * checkpoint areas, segments of {@link #SEGMENT_BYTES}), with its reserved sequences; null: the
      * fixture's own layout, no superblock.
      */
-    public EngineFixture(DeviceStart.Outcome start, long timeoutNanos, boolean tinyLfu, boolean retireAtOnce,
-                         WriterPolicy policy, BlockDevice... devices) {
+    public EngineFixture(DeviceStart.Outcome start, long timeoutNanos, boolean tinyLfu, WriterPolicy policy,
+                         BlockDevice... devices) {
         this.start = start;
         layouts = new SegmentLayout[devices.length];
         drivers = new StorageDriver[devices.length];
@@ -107,12 +115,15 @@ public final class EngineFixture {
         // Windows of a segment, as the engine's: a segment is written in more than one piece.
         SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(WINDOW_BYTES), SEGMENT_BYTES),
             new SegmentBuffer(AlignedBuffers.allocate(WINDOW_BYTES), SEGMENT_BYTES)};
-        writer = new SegmentWriter(table, layouts, drivers, index, order, buffers, retireAtOnce, policy);
+        segmentWriter = new SegmentWriter(table, layouts, drivers, index, order, buffers, policy);
         // Reads wait as long as the drivers do: a shared machine may stall one past a short timeout.
-        reader = new SegmentReader(table, layouts, drivers, index, order, writer.buffers(),
+        reader = new SegmentReader(table, layouts, drivers, index, order, segmentWriter.buffers(),
                 new AlignedBufferPool(1 << 20, 1 << 22),
                 new FlashReadPolicy(false, timeoutNanos, FlashReadGate.OPEN, System::nanoTime),
                 policy.load() != null ? policy.load() : new SpaceReads(devices.length));
+        // Checkpoints only when an append needs one: none due by count or time (the clock stands still).
+        writer = new Writer(segmentWriter, checkpointer(start != null ? start.instance() : INSTANCE),
+                new CheckpointSchedule(Integer.MAX_VALUE, Long.MAX_VALUE, SEGMENT_BYTES, 0, () -> 0), NO_FILES, () -> 0);
     }
 
     public static MemoryDevice device(String name, int segments) {

@@ -256,8 +256,7 @@ public final class PowerCutSimulation {
             long formatEnd = timeline.get();
             // Space 0 runs a burst of appends inside a checkpoint's body write when armed: the writer
             // going on after the index was copied, reclaiming segments the checkpoint names.
-            EngineFixture engine = new EngineFixture(start, TimeUnit.SECONDS.toNanos(5), tinyLfu, false,
-                    new WriterPolicy(null, 0.2), space0, space1);
+            EngineFixture engine = new EngineFixture(start, TimeUnit.SECONDS.toNanos(5), tinyLfu, new WriterPolicy(null, 0.2), space0, space1);
             Checkpointer checkpointer = engine.checkpointer(start.instance());
             Map<Long, Placed> model = new HashMap<>(); // key -> where the writer put it, and which version
             List<Checkpoint> checkpoints = new ArrayList<>();
@@ -294,13 +293,13 @@ public final class PowerCutSimulation {
                             () -> writesUntilBurst.set(burstAt)));
                     writesUntilBurst.set(Integer.MIN_VALUE);
                 } else {
-                    engine.writer.flush();
+                    engine.segmentWriter.flush();
                 }
             }
-            engine.writer.flush();
+            engine.segmentWriter.flush();
             space0.delay(FaultyDevice.Op.WRITE, null);
-            reclaimed += engine.writer.reclaimed();
-            reinserted += engine.writer.reinserted();
+            reclaimed += engine.segmentWriter.reclaimed();
+            reinserted += engine.segmentWriter.reinserted();
             Phase phase = new Phase(formatStart, formatEnd, checkpoints, swapped);
             phases.add(phase);
             return phase;
@@ -309,7 +308,7 @@ public final class PowerCutSimulation {
         /** Appends the key's current version; false when the writer has no room. */
         private boolean append(EngineFixture engine, Map<Long, Placed> model, long key) {
             int version = versions.get(key);
-            if (!engine.writer.append(key, chunk(key, version))) {
+            if (!engine.segmentWriter.append(key, chunk(key, version))) {
                 return false;
             }
             model.put(key, new Placed(engine.index.find(key), version));
@@ -325,7 +324,7 @@ public final class PowerCutSimulation {
             if (address != RecordAddress.NONE) {
                 engine.index.remove(key, address);
             }
-            engine.writer.forget(key);
+            engine.segmentWriter.forget(key);
             model.remove(key);
             versions.merge(key, 1, Integer::sum);
             rewrites++;
@@ -336,7 +335,7 @@ public final class PowerCutSimulation {
                                       Runnable beforeCheckpoint) throws Exception {
             long start = timeline.get();
             if (persist) {
-                engine.writer.persist(); // as the engine's checkpoints do: the open segment's records so far too
+                engine.segmentWriter.persist(); // as the engine's checkpoints do: the open segment's records so far too
             }
             beforeCheckpoint.run();
             // What the checkpoint will name: the index's entries in written parts of segments (a

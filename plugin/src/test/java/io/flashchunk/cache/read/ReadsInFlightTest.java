@@ -30,11 +30,11 @@ class ReadsInFlightTest {
     @Test
     void hitsOnAHungDeviceHoldAtMostTheBoundsBuffersAndTheRestAreMisses() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 4));
-        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(20), false, false, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(20), false, device);
         for (int i = 0; i < PER_SEGMENT; i++) {
-            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+            assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         int bound = SegmentReader.MAX_IN_FLIGHT_PER_QUEUE_SLOT * device.queueDepth();
 
         CompletableFuture<Void> hung = device.hang(FaultyDevice.Op.READ);

@@ -32,21 +32,21 @@ class WrittenPartReadTest {
     void aHitNeverReadsTheNextRecordAlongFromAWindowNotYetWritten() throws Exception {
         MemoryDevice flash = EngineFixture.device("a", 4);
         // An earlier cache on the device wrote the same keys in the same order, with other bytes.
-        EngineFixture earlier = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, flash);
+        EngineFixture earlier = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, flash);
         for (int i = 0; i < RECORDS; i++) {
-            assertTrue(earlier.writer.append(key(i), chunk(i, 1)));
+            assertTrue(earlier.segmentWriter.append(key(i), chunk(i, 1)));
         }
-        earlier.writer.flush();
+        earlier.segmentWriter.flush();
 
         FaultyDevice device = new FaultyDevice(flash);
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
         for (int i = 0; i < RECORDS - 1; i++) {
-            assertTrue(engine.writer.append(key(i), chunk(i, 2)));
+            assertTrue(engine.segmentWriter.append(key(i), chunk(i, 2)));
         }
         // The record that fills window 2: window 1's write ends (its buffer is reused for window 3),
         // window 2's write starts and is held in the device.
         CompletableFuture<Void> held = device.hang(FaultyDevice.Op.WRITE);
-        assertTrue(engine.writer.append(key(RECORDS - 1), chunk(RECORDS - 1, 2)));
+        assertTrue(engine.segmentWriter.append(key(RECORDS - 1), chunk(RECORDS - 1, 2)));
         assertEquals(1, device.held(), "window 2's write is in flight");
         long last = engine.index.find(key(4));
         long next = engine.index.find(key(5));
@@ -68,7 +68,7 @@ class WrittenPartReadTest {
             }
         }
         held.complete(null);
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         assertEquals(last, engine.index.find(key(4)));
         assertEquals(chunk(5, 2), engine.read(key(5)), "once written, window 2 serves as before");
     }

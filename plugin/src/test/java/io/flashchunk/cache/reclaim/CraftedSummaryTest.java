@@ -51,13 +51,12 @@ class CraftedSummaryTest {
     @Test
     void reclaimingASegmentWhoseSummaryNamesAnImpossibleSectorFreesItAndItsChunks() throws Exception {
         MemoryDevice flash = device("a", 4);
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
-                new WriterPolicy(null, 0.5), flash);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0.5), flash);
         Checkpointer checkpointer = engine.checkpointer(UUID.randomUUID());
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
-            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+            assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         for (int i = 0; i < 5; i++) {
             assertEquals(chunk(key(i)), engine.read(key(i)), "read, so kept for reinsertion");
         }
@@ -68,11 +67,11 @@ class CraftedSummaryTest {
         flash.write((FIRST_BYTE + SEGMENT_BYTES) / BlockDevice.BLOCK_SIZE - 1, tail.clear()).get();
 
         int next = 4 * PER_SEGMENT;
-        assertFalse(engine.writer.append(key(next), chunk(key(next))), "segment 0 doomed, waiting for a checkpoint");
+        assertFalse(engine.segmentWriter.append(key(next), chunk(key(next))), "segment 0 doomed, waiting for a checkpoint");
         checkpointer.checkpoint(EngineFixture.NO_FILES);
-        assertTrue(engine.writer.append(key(next), chunk(key(next))), "segment 0 reclaimed and reused");
-        engine.writer.flush();
-        assertEquals(1, engine.writer.reclaimed());
+        assertTrue(engine.segmentWriter.append(key(next), chunk(key(next))), "segment 0 reclaimed and reused");
+        engine.segmentWriter.flush();
+        assertEquals(1, engine.segmentWriter.reclaimed());
         assertFalse(engine.table.state(0) == SegmentState.RECLAIMING, "segment 0 is not left reclaiming");
         for (int i = 0; i < PER_SEGMENT; i++) {
             assertEquals(RecordAddress.NONE, engine.index.find(key(i)), "chunk " + i + " of the reclaimed segment "

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /** Chunks read since they were written survive their segment's reclaim, within the share of a segment. */
 class ReinsertionTest {
     private static EngineFixture engine(WriterPolicy policy, io.flashchunk.device.BlockDevice device) {
-        return new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, policy, device);
+        return new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, policy, device);
     }
 
     /** Fills the four segments (keys 0..4*PER_SEGMENT-1), reads {@code readKeys} of the first, then makes the writer reclaim it. */
@@ -32,21 +32,21 @@ class ReinsertionTest {
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         for (int i = 0; i < readKeys; i++) {
             assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i + " on flash");
         }
         int next = 4 * PER_SEGMENT;
         assertTrue(engine.writer.append(key(next), chunk(key(next)))); // reclaims the first segment
-        engine.writer.flush();
+        engine.segmentWriter.flush();
     }
 
     @Test
     void readChunksOfAReclaimedSegmentAreWrittenAgainTheOthersGo() throws Exception {
         EngineFixture engine = engine(new WriterPolicy(null, 0.5), device("a", 4));
         fillReadAndReclaim(engine, 5);
-        assertEquals(1, engine.writer.reclaimed());
-        assertEquals(5, engine.writer.reinserted());
+        assertEquals(1, engine.segmentWriter.reclaimed());
+        assertEquals(5, engine.segmentWriter.reinserted());
         for (int i = 0; i < 5; i++) {
             assertEquals(chunk(key(i)), engine.read(key(i)), "read chunk " + i + " kept");
         }
@@ -63,8 +63,8 @@ class ReinsertionTest {
                 key -> ChunkKeys.fileId(key) != ChunkKeys.fileId(key(0))), device("a", 4));
         assertEquals(ChunkKeys.fileId(key(0)), ChunkKeys.fileId(key(4)), "the first segment's chunks share a file");
         fillReadAndReclaim(engine, 5);
-        assertEquals(1, engine.writer.reclaimed());
-        assertEquals(0, engine.writer.reinserted(), "a dead file's chunks go with their segment, read or not");
+        assertEquals(1, engine.segmentWriter.reclaimed());
+        assertEquals(0, engine.segmentWriter.reinserted(), "a dead file's chunks go with their segment, read or not");
     }
 
     /**
@@ -74,37 +74,36 @@ class ReinsertionTest {
      */
     @Test
     void aChunkInvalidatedWhileDoomedOrWhileKeptIsNotWrittenAgain() throws Exception {
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
-                new WriterPolicy(null, 0.5), device("a", 4));
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0.5), device("a", 4));
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
-            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+            assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         for (int i = 0; i < 5; i++) {
             assertEquals(chunk(key(i)), engine.read(key(i)));
         }
         int next = 4 * PER_SEGMENT;
         // The first segment is doomed and waits for a checkpoint: nothing opens, and it serves on.
-        assertFalse(engine.writer.append(key(next), chunk(key(next))));
-        assertTrue(engine.writer.waitsForCheckpoint(), "a checkpoint would release it");
-        assertEquals(0, engine.writer.reclaimed());
+        assertFalse(engine.segmentWriter.append(key(next), chunk(key(next))));
+        assertTrue(engine.segmentWriter.waitsForCheckpoint(), "a checkpoint would release it");
+        assertEquals(0, engine.segmentWriter.reclaimed());
         assertEquals(1, engine.table.waitingForCheckpoint());
         int doomed = engine.firstIn(SegmentState.DOOMED);
         assertEquals(chunk(key(2)), engine.read(key(2)), "a doomed segment's chunk is still served");
         // Chunk 2 changed in its file meanwhile: the engine takes it out of the index and forgets it.
         engine.index.remove(key(2), engine.index.find(key(2)));
-        engine.writer.forget(key(2));
+        engine.segmentWriter.forget(key(2));
         engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(EngineFixture.NO_FILES);
         // A read in flight holds the segment: reclaimed, its read chunks kept, but nothing opens yet.
         assertTrue(engine.table.pin(doomed) > 0);
-        assertFalse(engine.writer.append(key(next), chunk(key(next))));
-        assertFalse(engine.writer.waitsForCheckpoint(), "a read holds it: a checkpoint would not help");
-        assertEquals(1, engine.writer.reclaimed(), "reclaimed when its space was needed");
+        assertFalse(engine.segmentWriter.append(key(next), chunk(key(next))));
+        assertFalse(engine.segmentWriter.waitsForCheckpoint(), "a read holds it: a checkpoint would not help");
+        assertEquals(1, engine.segmentWriter.reclaimed(), "reclaimed when its space was needed");
         assertNull(engine.read(key(3)), "out of the index with its segment");
-        engine.writer.forget(key(3)); // chunk 3 changed in its file while kept
+        engine.segmentWriter.forget(key(3)); // chunk 3 changed in its file while kept
         engine.table.unpin(doomed);
-        assertTrue(engine.writer.append(key(next), chunk(key(next))));
-        assertEquals(3, engine.writer.reinserted(), "the read chunks but the two invalidated");
+        assertTrue(engine.segmentWriter.append(key(next), chunk(key(next))));
+        assertEquals(3, engine.segmentWriter.reinserted(), "the read chunks but the two invalidated");
         assertNull(engine.read(key(2)), "its old bytes are not put back");
         assertNull(engine.read(key(3)), "nor these");
         for (int i : new int[] {0, 1, 4}) {
@@ -124,7 +123,7 @@ class ReinsertionTest {
             }
         }
         fillReadAndReclaim(engine, PER_SEGMENT);
-        assertEquals(fit, engine.writer.reinserted(), "a fifth of a segment holds " + fit + " chunks");
+        assertEquals(fit, engine.segmentWriter.reinserted(), "a fifth of a segment holds " + fit + " chunks");
         for (int i = 0; i < PER_SEGMENT; i++) {
             boolean mostRead = i >= PER_SEGMENT - fit;
             assertEquals(mostRead, engine.read(key(i)) != null, "chunk " + i);
@@ -138,13 +137,13 @@ class ReinsertionTest {
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
             engine.writer.append(key(i), chunk(key(i)));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         engine.read(key(0));
         engine.read(key(1));
         device.failNth(FaultyDevice.Op.READ, 2); // the summary reads fine, the first chunk's read fails
         engine.writer.append(key(4 * PER_SEGMENT), chunk(key(4 * PER_SEGMENT)));
-        engine.writer.flush();
-        assertEquals(1, engine.writer.reinserted());
+        engine.segmentWriter.flush();
+        assertEquals(1, engine.segmentWriter.reinserted());
         assertNull(engine.read(key(0)));
         assertEquals(chunk(key(1)), engine.read(key(1)));
         assertThrows(IllegalArgumentException.class, () -> new WriterPolicy(null, 0.6));
@@ -153,11 +152,10 @@ class ReinsertionTest {
     @Test
     void aBatchOfSegmentsIsDoomedAtOnceSoThatOneCheckpointReleasesThemAllAndEachIsReclaimedWhenNeeded()
             throws Exception {
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, false,
-                new WriterPolicy(null, 0, 3), device("a", 6));
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0, 3), device("a", 6));
         int i = 0;
         while (engine.table.waitingForCheckpoint() == 0) {
-            engine.writer.append(key(i), chunk(key(i)));
+            engine.segmentWriter.append(key(i), chunk(key(i)));
             assertTrue(++i < 20 * PER_SEGMENT, "no segment was doomed");
         }
         assertEquals(3, engine.table.waitingForCheckpoint());
@@ -173,9 +171,9 @@ class ReinsertionTest {
         for (int reclaimed = 1; reclaimed <= 3; reclaimed++) {
             // Each further segment reclaims one doomed segment: its chunks go then.
             for (int k = 0; k < PER_SEGMENT; k++, i++) {
-                assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i);
+                assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))), "chunk " + i);
             }
-            assertEquals(reclaimed, engine.writer.reclaimed());
+            assertEquals(reclaimed, engine.segmentWriter.reclaimed());
             assertEquals(3 - reclaimed, engine.table.releasedSegments(0));
         }
         assertEquals(0, engine.table.waitingForCheckpoint(), "no checkpoint was needed for the three");

@@ -53,7 +53,7 @@ class SegmentWriterTest {
         for (int i = 1; i < n; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         int hits = 0;
         for (int i = 0; i < n; i++) {
             ByteBuffer read = engine.read(key(i));
@@ -62,7 +62,7 @@ class SegmentWriterTest {
                 hits++;
             }
         }
-        assertTrue(engine.writer.reclaimed() >= 11, engine.writer.reclaimed() + " reclaimed");
+        assertTrue(engine.segmentWriter.reclaimed() >= 11, engine.segmentWriter.reclaimed() + " reclaimed");
         assertTrue(hits >= 6 * perSegment && hits <= 8 * perSegment, hits + " hits, " + perSegment + " a segment");
         assertEquals(hits, engine.index.entries(), "the reclaimed segments' chunks left the index");
         for (int i = n - perSegment; i < n; i++) {
@@ -75,13 +75,12 @@ class SegmentWriterTest {
     @Test
     void eachSegmentOpensInTheSpaceFlashReadsLoadedLeastSinceTheLastOneOpened() throws Exception {
         SpaceReads load = new SpaceReads(2);
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
-                new WriterPolicy(null, 0, 1, load, null), device("a", 8), device("b", 8));
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0, 1, load, null), device("a", 8), device("b", 8));
         // No reads yet: segments alternate (space 0, then 1), and both are written.
         for (int i = 0; i < 2 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         assertEquals(0, spaceOf(engine, 0));
         assertEquals(1, spaceOf(engine, PER_SEGMENT));
         // Space 0 is read: the next segment opens in space 1, though space 0 would be next in turn.
@@ -108,16 +107,15 @@ class SegmentWriterTest {
     void segmentsHoldingOnlyDeadFilesChunksAreReclaimedBeforeTheOrdersTurn() throws Exception {
         int deadFile = ChunkKeys.fileId(key(0));
         // Oldest first (FIFO), so the order alone would reclaim the live file's first segment.
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true,
-                new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), device("a", 8));
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), device("a", 8));
         for (int i = 0; i < 6 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(1000 + i), chunk(key(1000 + i)))); // six segments of a live file
         }
         for (int i = 0; i < PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i)))); // the seventh: a file compacted since
         }
-        engine.writer.flush();
-        engine.writer.filesDied();
+        engine.segmentWriter.flush();
+        engine.segmentWriter.filesDied();
         assertTheDeadSegmentGoesFirst(engine, 6 * PER_SEGMENT);
     }
 
@@ -127,7 +125,7 @@ class SegmentWriterTest {
      */
     private static void assertTheDeadSegmentGoesFirst(EngineFixture engine, int liveKept) throws Exception {
         appendAll(engine, 5000, PER_SEGMENT + 1);
-        assertEquals(1, engine.writer.reclaimed());
+        assertEquals(1, engine.segmentWriter.reclaimed());
         for (int i = 0; i < PER_SEGMENT; i++) {
             assertNull(engine.read(key(i)), "the dead file's segment went first: chunk " + i);
         }
@@ -151,8 +149,8 @@ class SegmentWriterTest {
                     appendAll(before, 3000, 3 * PER_SEGMENT);
                 });
         assertEquals(7 * PER_SEGMENT, after.index.entries());
-        assertTrue(after.writer.sampleRecovered(2), "two of seven looked at: more to look at");
-        assertFalse(after.writer.sampleRecovered(100), "one pass looks at every segment");
+        assertTrue(after.segmentWriter.sampleRecovered(2), "two of seven looked at: more to look at");
+        assertFalse(after.segmentWriter.sampleRecovered(100), "one pass looks at every segment");
         assertTheDeadSegmentGoesFirst(after, 3 * PER_SEGMENT); // the order's first stays
     }
 
@@ -163,7 +161,7 @@ class SegmentWriterTest {
         EngineFixture after = recovered(device, WriterPolicy.NONE, before -> appendAll(before, 0, 5 * PER_SEGMENT));
         int faultsBefore = device.injected();
         device.failing(FaultyDevice.Op.READ, true);
-        assertFalse(after.writer.sampleRecovered(100), "the pass is over");
+        assertFalse(after.segmentWriter.sampleRecovered(100), "the pass is over");
         assertEquals(faultsBefore + 1, device.injected(), "one failed read, not one per segment");
     }
 
@@ -175,11 +173,11 @@ class SegmentWriterTest {
     /** A fresh engine of {@code policy} recovered from a checkpoint of what {@code fill} wrote on {@code device}. */
     private static EngineFixture recovered(BlockDevice device, WriterPolicy policy, Fill fill) throws Exception {
         UUID instance = UUID.randomUUID();
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, device);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
         fill.into(before);
-        before.writer.flush();
+        before.segmentWriter.flush();
         before.checkpointer(instance).checkpoint(EngineFixture.NO_FILES);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, true, policy, device);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, policy, device);
         after.recover(instance);
         return after;
     }
@@ -209,7 +207,7 @@ class SegmentWriterTest {
         assertEquals(SegmentState.OPEN, engine.table.state(segment));
         assertEquals(segment, engine.table.segment(0, engine.layouts[0].index(engine.index.find(key(n - 1)))),
                 "all in one segment");
-        assertTrue(engine.writer.sealed() == 0 && WINDOW_BYTES < SEGMENT_BYTES, "a segment of several windows, not sealed");
+        assertTrue(engine.segmentWriter.sealed() == 0 && WINDOW_BYTES < SEGMENT_BYTES, "a segment of several windows, not sealed");
         for (int i = 0; i < n; i++) {
             assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i);
         }
@@ -235,8 +233,8 @@ class SegmentWriterTest {
         for (int i = 0; i < n; i++) {
             cached[i] = engine.writer.append(key(i), chunk(key(i)));
         }
-        engine.writer.flush();
-        assertEquals(1, engine.writer.failedWrites());
+        engine.segmentWriter.flush();
+        assertEquals(1, engine.segmentWriter.failedWrites());
         int refused = firstRefused(cached);
         assertTrue(refused >= PER_SEGMENT / 4, "at least the failed window's chunks were appended: " + refused);
         for (int i = refused + 1; i < n; i++) {
@@ -273,18 +271,18 @@ class SegmentWriterTest {
         for (; key < perWindow; key++) {
             assertTrue(engine.writer.append(key(key), chunkOf(key(key), length)));
         }
-        engine.writer.persist(); // the window's records, to its last byte, on flash
+        engine.segmentWriter.persist(); // the window's records, to its last byte, on flash
         int n = key + 3 * perWindow;
         for (; key < n; key++) {
             assertTrue(engine.writer.append(key(key), chunkOf(key(key), length)), "chunk " + key + " after the checkpoint");
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         ByteBuffer into = ByteBuffer.allocate(length);
         for (int i = 0; i < n; i++) {
             assertEquals(length, engine.reader.read(key(i), length, into.clear()), "chunk " + i);
             assertEquals(chunkOf(key(i), length), into.flip(), "chunk " + i);
         }
-        assertEquals(0, engine.writer.failedWrites());
+        assertEquals(0, engine.segmentWriter.failedWrites());
         assertEquals(0, device.overlappingWrites(), "the checkpoint's writes and the windows' waited for each other");
     }
 
@@ -310,14 +308,14 @@ class SegmentWriterTest {
             engine.writer.append(key(i), chunk(key(i)));
         }
         device.failNth(FaultyDevice.Op.WRITE, 1);
-        engine.writer.persist();
-        assertEquals(1, engine.writer.failedWrites());
+        engine.segmentWriter.persist();
+        assertEquals(1, engine.segmentWriter.failedWrites());
         assertEquals(0, engine.index.entries(), "the open segment's chunks left the index");
         for (int i = half; i < half + PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i + " goes to another segment");
         }
-        engine.writer.persist();
-        engine.writer.flush();
+        engine.segmentWriter.persist();
+        engine.segmentWriter.flush();
         assertGoneThroughThenServed(engine, half - 1, half + PER_SEGMENT);
     }
 
@@ -329,12 +327,12 @@ class SegmentWriterTest {
         for (int i = 0; i < perSegment; i++) {
             engine.writer.append(key(i), chunk(key(i)));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         device.staleReads(true); // segment 0's first use is kept; its second comes back as the first
         for (int i = perSegment; i < 3 * perSegment; i++) {
             engine.writer.append(key(i), chunk(key(i)));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         for (int i = 0; i < 3 * perSegment; i++) {
             ByteBuffer read = engine.read(key(i));
             assertTrue(read == null || read.equals(chunk(key(i))), "chunk " + i + " served wrong bytes");
@@ -350,14 +348,14 @@ class SegmentWriterTest {
     @Test
     void aHungWriteStopsCachingUntilTheDeviceLetsGoThenServesTheRest() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
-        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(200), false, true, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(200), false, device);
         int n = 3 * PER_SEGMENT;
         var gate = device.hang(FaultyDevice.Op.WRITE);
         boolean[] cached = new boolean[n];
         for (int i = 0; i < n; i++) {
             cached[i] = engine.writer.append(key(i), chunk(key(i)));
         }
-        assertEquals(1, engine.writer.failedWrites(), "the first window's write timed out");
+        assertEquals(1, engine.segmentWriter.failedWrites(), "the first window's write timed out");
         int refused = firstRefused(cached);
         int cachedAfter = 0;
         for (int i = refused + 1; i < n; i++) {
@@ -377,12 +375,12 @@ class SegmentWriterTest {
         }
         assertEquals(cachedAfter, engine.index.entries(), "only the chunks of the buffer left are in the index");
         gate.complete(null);
-        engine.writer.flush(); // waits for the held writes to end
+        engine.segmentWriter.flush(); // waits for the held writes to end
         int base = n;
         for (int i = base; i < base + 2 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))), "chunk " + i + " after the device answered");
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         for (int i = 0; i < base + 2 * PER_SEGMENT; i++) {
             ByteBuffer read = engine.read(key(i));
             if (i <= refused || (i < base && !cached[i])) {
@@ -399,7 +397,7 @@ class SegmentWriterTest {
         for (int i = 0; i < 2 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         SegmentReader.Hit hit = engine.reader.read(key(0), CHUNK, key(1));
         assertEquals(chunk(key(0)), hit.chunk());
         SegmentReader.Follower follower = hit.next();
@@ -414,7 +412,7 @@ class SegmentWriterTest {
         // The same two chunks again, first into the reused oldest segment: the same addresses, a later use.
         assertTrue(engine.writer.append(key(0), chunk(key(0))));
         assertTrue(engine.writer.append(key(1), chunk(key(1))));
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         assertEquals(follower.address(), engine.index.find(key(1)), "put back where the follower was read");
         assertFalse(engine.reader.stillCurrent(follower), "a record of the segment's earlier use is not current");
     }
@@ -426,7 +424,7 @@ class SegmentWriterTest {
         RecordMismatchException inMemory = assertThrows(RecordMismatchException.class,
                 () -> engine.reader.read(key(1), 4096, ByteBuffer.allocate(CHUNK)));
         assertTrue(inMemory.getMessage().contains("at most 4096"), inMemory.getMessage());
-        engine.writer.flush();
+        engine.segmentWriter.flush();
         RecordMismatchException onFlash = assertThrows(RecordMismatchException.class,
                 () -> engine.reader.read(key(1), 8192, ByteBuffer.allocate(CHUNK)));
         assertTrue(onFlash.getMessage().contains("at most 8192") || onFlash.getMessage().contains("says 16384 bytes"),
@@ -443,7 +441,7 @@ class SegmentWriterTest {
         assertTrue(!engine.writer.append(key(1), ByteBuffer.allocate(SEGMENT_BYTES)), "after a record too");
         assertEquals(chunk(key(2)), engine.read(key(2)));
         assertThrows(IllegalArgumentException.class, () -> new SegmentWriter(engine.table, new SegmentLayout[0],
-                new StorageDriver[0], engine.index, new FifoReclaimOrder(), new SegmentBuffer[2], true));
+                new StorageDriver[0], engine.index, new FifoReclaimOrder(), new SegmentBuffer[2]));
     }
 
     /**
@@ -457,7 +455,7 @@ class SegmentWriterTest {
 
     @Test
     void readersRacingTheWriterAreServedOnlyTheirChunksUnderTinyLfu() throws Exception {
-        race(new EngineFixture(TimeUnit.SECONDS.toNanos(5), true, true, device("a", 3), device("b", 3)));
+        race(new EngineFixture(TimeUnit.SECONDS.toNanos(5), true, device("a", 3), device("b", 3)));
     }
 
     /**
@@ -514,7 +512,7 @@ class SegmentWriterTest {
             reader.join();
         }
         assertNull(failure.get());
-        assertTrue(engine.writer.sealed() >= 99, engine.writer.sealed() + " segments sealed, each in "
+        assertTrue(engine.segmentWriter.sealed() >= 99, engine.segmentWriter.sealed() + " segments sealed, each in "
                 + SEGMENT_BYTES / WINDOW_BYTES + " windows or more");
         assertTrue(engine.reader.flashReads() > 0 && engine.reader.memoryReads() > 0, "served from flash "
                 + engine.reader.flashReads() + " and memory " + engine.reader.memoryReads() + " times");
@@ -558,6 +556,6 @@ class SegmentWriterTest {
         reader.join();
         assertNull(failure.get());
         assertTrue(served.get() >= 500, "served " + served.get() + ", refused " + engine.mismatches);
-        assertTrue(engine.writer.reclaimed() > 50, engine.writer.reclaimed() + " reclaimed");
+        assertTrue(engine.segmentWriter.reclaimed() > 50, engine.segmentWriter.reclaimed() + " reclaimed");
     }
 }

@@ -1,0 +1,134 @@
+package io.flashchunk.cache.write;
+
+import io.flashchunk.cache.checkpoint.CheckpointSchedule;
+import io.flashchunk.cache.checkpoint.Checkpointer;
+import io.flashchunk.cache.files.NamedFiles;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The writer's steps, on whatever thread calls them (the engine's one writer thread; a test's own):
+ * an admitted chunk appended, and the checkpoints that appending needs or the schedule asks for.
+ * Where a miss becomes a flash write is {@link SegmentWriter#append}; this class owns what happens
+ * when it cannot: with no segment free, the appender dooms a batch of segments, and only a durable
+ * checkpoint (one that no longer names them) lets them be rewritten, so a checkpoint is written and
+ * the chunk appended again. Not thread-safe: one caller at a time. Counters are read from any thread.
+ */
+public final class Writer {
+    private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
+
+    private final SegmentWriter segments;
+    private final Checkpointer checkpointer;
+    private final CheckpointSchedule schedule;
+    private final NamedFiles files;
+    private final LongSupplier clockMillis;
+    private final LongAdder dropped = new LongAdder();
+    private final AtomicLong checkpoints = new AtomicLong();
+    private final AtomicLong failedCheckpoints = new AtomicLong();
+    /** What the last durable checkpoint wrote, or null before the first. */
+    private volatile Checkpointer.Result lastCheckpoint;
+
+    /**
+     * @param files       the files a checkpoint names (their table is written with the index)
+     * @param clockMillis the time checkpoints start, as the schedule counts it
+     */
+    public Writer(SegmentWriter segments, Checkpointer checkpointer, CheckpointSchedule schedule, NamedFiles files,
+                  LongSupplier clockMillis) {
+        this.segments = segments;
+        this.checkpointer = checkpointer;
+        this.schedule = schedule;
+        this.files = files;
+        this.clockMillis = clockMillis;
+    }
+
+    /**
+     * Appends the chunk of {@code key}; returns whether it is cached. When no segment can be opened
+     * until a checkpoint releases doomed or retired ones, writes that checkpoint and tries once more;
+     * after a failed checkpoint, not again until the schedule's retry time has passed (it would fail
+     * the same way on every chunk). A chunk not cached is counted as dropped.
+     */
+    public boolean append(long key, ByteBuffer chunk) {
+        if (segments.append(key, chunk)) {
+            return true;
+        }
+        if (segments.waitsForCheckpoint() && schedule.retryPassed() && checkpoint("a doomed segment waits")
+                && segments.append(key, chunk)) {
+            return true;
+        }
+        dropped.increment();
+        return false;
+    }
+
+    /**
+     * After each step of the writer thread: a checkpoint when {@code asked}, or when the schedule
+     * says one is due by segments written or by time.
+     */
+    public void checkpointIfDue(boolean asked) {
+        if (asked || schedule.dueByCount(segments.sealed())) {
+            schedule.tried(segments.sealed());
+            checkpoint(asked ? "asked for" : "segments written");
+        } else if (schedule.dueByTime(segments.appended(), segments.appendedBytes())) {
+            schedule.tried(segments.sealed());
+            checkpoint("interval");
+        }
+    }
+
+    /**
+     * Writes what was appended so far to flash and a checkpoint naming it; returns whether the
+     * checkpoint is durable. A failure is counted and logged, never thrown.
+     */
+    public boolean checkpoint(String why) {
+        try {
+            segments.persist();
+            int sealed = segments.sealed();
+            long appended = segments.appended();
+            long appendedBytes = segments.appendedBytes();
+            long startedMillis = clockMillis.getAsLong();
+            Checkpointer.Result result = checkpointer.checkpoint(files);
+            lastCheckpoint = result;
+            schedule.written(startedMillis, sealed, appended, appendedBytes, result.bytes());
+            checkpoints.incrementAndGet();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            failedCheckpoints.incrementAndGet();
+            schedule.failed();
+            LOG.warn("flash cache: checkpoint ({}) failed: {}", why, e.toString());
+            return false;
+        }
+    }
+
+    /** The appender this writer drives. */
+    public SegmentWriter segments() {
+        return segments;
+    }
+
+    /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */
+    public Checkpointer.Result lastCheckpoint() {
+        return lastCheckpoint;
+    }
+
+    /** Admitted chunks not cached: no segment could be opened, even after a checkpoint. */
+    public long dropped() {
+        return dropped.sum();
+    }
+
+    /** Durable checkpoints written. */
+    public long checkpoints() {
+        return checkpoints.get();
+    }
+
+    /** Checkpoints that failed. */
+    public long failedCheckpoints() {
+        return failedCheckpoints.get();
+    }
+
+    /** Chunks appended since the last durable checkpoint (what a crash now would lose from the index). */
+    public long appendedSince(long appended) {
+        return schedule.appendedSince(appended);
+    }
+}
