@@ -676,7 +676,7 @@ def step_maintain(cluster, report):
 
 def step_rolling(cluster, report):
     recovered = {}
-    for k in cluster.live[:]:
+    for k in cluster.live[:cluster.args.rolling_nodes]:
         others = [n for n in cluster.live if n != k]
 
         def action():
@@ -792,6 +792,8 @@ def parse_args(argv):
     p.add_argument("--target", type=int, default=200, help="ops/s of the YCSB client")
     p.add_argument("--phase-seconds", type=float, default=20, help="at least this long under load per step")
     p.add_argument("--down-seconds", type=float, default=15, help="load while the killed node is down")
+    p.add_argument("--rolling-nodes", type=int, default=99,
+                   help="how many nodes the rolling restart restarts, in turn (default: every live node)")
     # ycsb_output.windows takes a client's first window to be ycsb_output.STATUS_INTERVAL_S long
     p.add_argument("--status-interval", type=int, default=ycsb_output.STATUS_INTERVAL_S)
     p.add_argument("--heap", default="640M")
