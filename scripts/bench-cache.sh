@@ -29,7 +29,7 @@ Memory per cached chunk: scripts/bench-memory.sh.
                   over 20000 keys, 1 MiB segments
   --only STEP     run only the hits or writes steps, or one step by name (e.g. hits-16384,
                   writes-compact)
-  --out DIR       results directory (default: docs/results/cache-<UTC timestamp>)
+  --out DIR       results directory (default: target/results/cache-<UTC timestamp>)
   --skip-build    do not run Maven (plugin classes, test classes and the test classpath file
                   must already be built)
   -h, --help      this help
@@ -66,7 +66,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 if [[ -z "$out" ]]; then
-    out="$repo_dir/docs/results/cache-$(date -u +%Y%m%dT%H%M%SZ)"
+    out="$repo_dir/target/results/cache-$(date -u +%Y%m%dT%H%M%SZ)"
 fi
 [[ "$out" = /* ]] || out="$PWD/$out"
 

@@ -2,11 +2,11 @@
 # Checkpoint benchmarks of the cache (issue 15) at 10 M and 100 M entries (a sparse device file of
 # about 1.7 TB for 100 M): checkpoint time and size, recovery time after a restart, and hit latency
 # while checkpoints of that many entries run back to back against while none runs (same run,
-# alternating). Raw JSON lines and a table go to docs/results/checkpoint-<UTC time>/ (or --out DIR).
+# alternating). Raw JSON lines and a table go to target/results/checkpoint-<UTC time>/ (or --out DIR).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-out="docs/results/checkpoint-$(date -u +%Y%m%dT%H%M%SZ)"
+out="target/results/checkpoint-$(date -u +%Y%m%dT%H%M%SZ)"
 quick=0
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -29,7 +29,7 @@ libaio, threadpool and capi (native/build/libcflsh_block.so), on one file.
   --repeat N      repeats of the whole matrix (default 3)
   --quick         1 repeat, 3 s, 1 s warm-up, qd 1 and 32 only
                   (explicit --seconds/--warmup/--repeat still win)
-  --out DIR       results directory (default: docs/results/device-<UTC timestamp>)
+  --out DIR       results directory (default: target/results/device-<UTC timestamp>)
   --skip-build    do not run Maven (classes and native library must already be built)
   -h, --help      this help
 
@@ -95,7 +95,7 @@ size_bytes="$(numfmt --from=iec "${size^^}" 2>/dev/null)" || die "--size: cannot
 [[ -n "$file" ]] || file="$repo_dir/target/bench/device.img"
 [[ "$file" = /* ]] || file="$PWD/$file"
 if [[ -z "$out" ]]; then
-    out="$repo_dir/docs/results/device-$(date -u +%Y%m%dT%H%M%SZ)"
+    out="$repo_dir/target/results/device-$(date -u +%Y%m%dT%H%M%SZ)"
 fi
 [[ "$out" = /* ]] || out="$PWD/$out"
 

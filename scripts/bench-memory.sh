@@ -2,11 +2,11 @@
 # Memory per cached chunk of the engine (issue 15) at 10 M and 100 M chunks of 16 KiB: heap after
 # full GCs (index, segment table, reclaim order, admission sketch and doorkeeper sized as the engine sizes
 # them by default, victim samples, file registry) plus its two segment buffers (direct).
-# Raw JSON lines and a table go to docs/results/memory-<UTC time>/ (or --out DIR). About 3 minutes.
+# Raw JSON lines and a table go to target/results/memory-<UTC time>/ (or --out DIR). About 3 minutes.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-out="docs/results/memory-$(date -u +%Y%m%dT%H%M%SZ)"
+out="target/results/memory-$(date -u +%Y%m%dT%H%M%SZ)"
 sizes="10000000 100000000"
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # What the flash cache adds to a node's start (scripts/bench_startup.py): a node started again and again,
 # stock and with the flash cache, in paired rounds; the time until CQL answers. Results go to
-# docs/results/startup-<UTC time>/ (or --out DIR).
+# target/results/startup-<UTC time>/ (or --out DIR).
 #
 #   scripts/bench-startup.sh                          stock against this checkout's jar, 5 rounds
 #   scripts/bench-startup.sh --jar old=/path/x.jar    and another jar beside them
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-out="docs/results/startup-$(date -u +%Y%m%dT%H%M%SZ)"
+out="target/results/startup-$(date -u +%Y%m%dT%H%M%SZ)"
 work="target/bench-startup"
 args=()
 while [ $# -gt 0 ]; do

@@ -3,7 +3,7 @@
 # and 4M against the flash chunk cache at M, side by side in one run, on the same disk as the flash cache
 # (the paper's regime) or on capped storage (a cloud volume's rate; the flash cache's file uncapped beside
 # it); see scripts/bench_ycsb.py for the steps. Needs root. Raw results, the tables and the plots go to
-# docs/results/ycsb-<UTC time>/ (or --out DIR).
+# target/results/ycsb-<UTC time>/ (or --out DIR).
 #
 #   scripts/bench-ycsb.sh --quick    the README's main job, about 40 minutes: 90,000 records on capped storage
 #                                    (the default cap, a cloud volume's baseline scaled to this machine), heap
@@ -27,7 +27,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-out="docs/results/ycsb-$(date -u +%Y%m%dT%H%M%SZ)"
+out="target/results/ycsb-$(date -u +%Y%m%dT%H%M%SZ)"
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -8,7 +8,7 @@ flash) saves no CPU, and only fewer reads do.
     python3 scripts/bench_io_cost.py --self-test
 
 Writes DIR/fio-<size>.json (fio's own output), DIR/table.md and DIR/machine.txt; prints the table.
-Default DIR: docs/results/io-cost-<UTC time>. The file is made (sparse-free, written once) if it is
+Default DIR: target/results/io-cost-<UTC time>. The file is made (sparse-free, written once) if it is
 missing and removed afterwards unless it existed.
 """
 import argparse
@@ -56,7 +56,7 @@ def main():
     p.add_argument("--size", default="4G", help="the file's size, if it is made")
     p.add_argument("--seconds", type=int, default=15)
     p.add_argument("--sizes", default="4k,16k,32k,64k,128k")
-    p.add_argument("--out", default="docs/results/io-cost-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
+    p.add_argument("--out", default="target/results/io-cost-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
     p.add_argument("--self-test", action="store_true")
     args = p.parse_args()
     if args.self_test:

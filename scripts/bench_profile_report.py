@@ -7,7 +7,7 @@ first category below whose rule matches its stack; a category's CPU per op is it
 samples times the measurement's CPU per op. Writes OUT/profile.md and OUT/profile-<workload>.png;
 OUT/restart-profile-*.collapsed.xz (the first 30 s after a restart) add a section of sample shares.
 
-    python3 scripts/bench_profile_report.py docs/results/ycsb-profile-...
+    python3 scripts/bench_profile_report.py target/results/ycsb-...
     python3 scripts/bench_profile_report.py --self-test
 """
 import collections

@@ -2,7 +2,7 @@
 # Faults injected into the flash device of a live Cassandra 5.0.9 node under YCSB load (issue 14, item 5):
 # EIO on every other I/O, a 1 s stall on every I/O, and a hung device, each for a phase, between healthy
 # phases, while a YCSB client checks every read (see scripts/faults_live.py). Needs root. Results go to
-# docs/results/faults-live-<UTC time>/ (or --out DIR): summary.md, result.json, samples.jsonl.
+# target/results/faults-live-<UTC time>/ (or --out DIR): summary.md, result.json, samples.jsonl.
 #
 #   scripts/faults-live.sh                       3-minute phases (about 25 minutes)
 #   scripts/faults-live.sh --phase-seconds 40    a short run (CI runs one into a temporary directory)
@@ -12,7 +12,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-out="docs/results/faults-live-$(date -u +%Y%m%dT%H%M%SZ)"
+out="target/results/faults-live-$(date -u +%Y%m%dT%H%M%SZ)"
 work="target/faults-live"
 args=()
 while [ $# -gt 0 ]; do

@@ -5,14 +5,14 @@
 # hotspot mix with scans, and any recording of a real node's chunk reads (--recorded FILE, made by a
 # node started with -Dflashchunk.record_reads=FILE; scripts/bench-ycsb.sh --record-reads DIR does it).
 # Writes raw.jsonl (one line per trace, flash size and design), summary.md and hit-ratios.png into
-# docs/results/sim-cache-<UTC time>/ (or --out DIR).
+# target/results/sim-cache-<UTC time>/ (or --out DIR).
 # Usage: scripts/sim-cache.sh [--chunks 4000000] [--reads 20000000] [--chunk-bytes 16384]
 #          [--fractions 0.05,0.1,0.2,0.4 | --flash-bytes N,...] [--segment-mib 16] [--warmup 0.25] [--traces hotspot,zipfian,scans,moving|none]
 #          [--recorded FILE]... [--designs SUBSTRING,...] [--heap 6g] [--out DIR]
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-out="docs/results/sim-cache-$(date -u +%Y%m%dT%H%M%SZ)"
+out="target/results/sim-cache-$(date -u +%Y%m%dT%H%M%SZ)"
 heap="6g"
 args=()
 while [ $# -gt 0 ]; do

@@ -8,14 +8,14 @@
 # format) are started by a real engine and checked: no stale or wrong byte, no entry pointing at
 # another record, no chunk restored twice, nothing the durable checkpoint named lost, and after
 # rewrites appended over the older records, every chunk its newest bytes or a miss. One JSON line per seed in
-# docs/results/power-cut-<UTC time>/raw.jsonl (or --out DIR) and a summary in summary.md.
+# target/results/power-cut-<UTC time>/raw.jsonl (or --out DIR) and a summary in summary.md.
 # --late-us N: each device write completes up to N microseconds late (other interleavings of device
 # completions and the engine's steps; 3000 found what prompt completions hid).
 # Usage: scripts/sim-power-cut.sh [--seeds 10] [--cuts 1000] [--operations 4000] [--first-seed 1] [--late-us 0] [--out DIR]
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-out="docs/results/power-cut-$(date -u +%Y%m%dT%H%M%SZ)"
+out="target/results/power-cut-$(date -u +%Y%m%dT%H%M%SZ)"
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -4,7 +4,7 @@
 # again, every read checked against values that are a function of the key (see scripts/soak_sigkill.py).
 # Needs root. Each run appends to RESULTS/runs.jsonl and rewrites RESULTS/summary.md with the total so far.
 #
-#   scripts/soak-sigkill.sh                  a 90-minute run into docs/results/soak-sigkill/
+#   scripts/soak-sigkill.sh                  a 90-minute run into target/results/soak-sigkill/
 #   scripts/soak-sigkill.sh --minutes 3      a short one (CI runs one into a temporary directory)
 #
 # Options go to soak_sigkill.py (--minutes, --kills, --records, --target, --kill-window MIN MAX, --seed,
@@ -12,7 +12,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-results="docs/results/soak-sigkill"
+results="target/results/soak-sigkill"
 work="target/soak"
 args=()
 while [ $# -gt 0 ]; do
