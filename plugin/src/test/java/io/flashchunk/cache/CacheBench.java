@@ -6,6 +6,7 @@ import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.files.FileRegistry;
 import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceSpec;
@@ -98,6 +99,7 @@ public final class CacheBench {
             var table = new io.flashchunk.cache.space.SegmentTable(segments);
             var order = new io.flashchunk.cache.reclaim.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.index.ChunkIndex(entries);
+            var locations = new ChunkLocations(index);
             int counters = sketchCounters.equals("auto")
                     ? io.flashchunk.cache.admission.VictimAdmission.DEFAULT_SKETCH_COUNTERS
                     : Integer.parseInt(sketchCounters);
@@ -121,7 +123,7 @@ public final class CacheBench {
                     }
                     CachedFile cachedFile = cachedFiles.get((int) (i / perFile));
                     long key = ChunkKeys.key(cachedFile.id(), (i % perFile) * chunkBytes);
-                    displaced += index.put(key, layout.address(0, segment, r * recordSectors)) == 0 ? 0 : 1;
+                    displaced += locations.placed(key, layout.address(0, segment, r * recordSectors)) == 0 ? 0 : 1;
                     samples.appended(segment, key);
                     if (admission != null) {
                         admission.accessed(key);

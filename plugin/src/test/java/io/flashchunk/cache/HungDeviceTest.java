@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.device.BlockDevice;
-import io.flashchunk.device.DeviceTimeoutException;
 import io.flashchunk.testing.FaultyDevice;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;

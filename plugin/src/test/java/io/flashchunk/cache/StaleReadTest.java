@@ -1,6 +1,5 @@
 package io.flashchunk.cache;
 
-import static io.flashchunk.cache.CacheChecks.await;
 import static io.flashchunk.cache.CacheChecks.awaitWritten;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -9,6 +9,7 @@ import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
 import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentTable;
@@ -265,6 +266,7 @@ public final class Recovery {
         private final int space;
         private final SegmentTable table;
         private final ChunkIndex index;
+        private final ChunkLocations locations;
         private final int pieceBytes;
         private final List<String> problems;
         private final CheckpointHeader[] headers = new CheckpointHeader[2];
@@ -282,6 +284,7 @@ public final class Recovery {
             this.space = space;
             this.table = table;
             this.index = index;
+            this.locations = new ChunkLocations(index);
         }
 
         String where(int area) {
@@ -331,7 +334,7 @@ public final class Recovery {
         /** Takes this space's entries out of the index again. */
         void unload() {
             SegmentLayout inSpace = layout;
-            index.removeIf(address -> RecordAddress.space(address) == space && inSpace.contains(address));
+            locations.droppedWhere(address -> RecordAddress.space(address) == space && inSpace.contains(address));
         }
 
         /** The area's header if it is a checkpoint of this cache and space with this geometry, else null (logged). */
@@ -425,7 +428,7 @@ public final class Recovery {
                         + RecordAddress.describe(address) + ", outside this space's segments or the table");
             }
             if (sameTable && segmentSequences[layout.index(address)] != 0
-                    && (exact && index.restoreExact(bucket, slot) || index.restore(bucket, slot))) {
+                    && locations.restore(bucket, slot, exact)) {
                 counts[0]++;
             } else {
                 counts[1]++;

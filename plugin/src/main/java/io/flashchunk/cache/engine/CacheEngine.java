@@ -17,6 +17,7 @@ import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
@@ -159,6 +160,8 @@ public final class CacheEngine implements AutoCloseable {
     private final List<StorageDriver> drivers;
     private final SegmentTable table;
     private final ChunkIndex index;
+    /** The writer's changes to the index (invalidations, damaged records). */
+    private final ChunkLocations locations;
     private final VictimAdmission admission;
     private final SegmentWriter segmentWriter;
     private final Writer writer;
@@ -223,6 +226,7 @@ public final class CacheEngine implements AutoCloseable {
         StorageDriver[] driverArray = drivers.toArray(StorageDriver[]::new);
         this.table = new SegmentTable(segments);
         this.index = new ChunkIndex(records);
+        this.locations = new ChunkLocations(index);
         int all = Arrays.stream(segments).sum();
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
         int sketchCounters = settings.sketchCounters();
@@ -487,17 +491,11 @@ public final class CacheEngine implements AutoCloseable {
             segmentWriter.filesDied();
         } else if (pending.kind() == Kind.DAMAGED) {
             // The entry that pointed at the damaged record, or one put since (a cached chunk lost, never a wrong byte).
-            long address = index.find(pending.key());
-            if (address != RecordAddress.NONE) {
-                index.remove(pending.key(), address);
-            }
+            locations.forget(pending.key());
         } else if (pending.kind() == Kind.INVALIDATION) {
             // Out of the index (and the chunks kept for reinsertion) first, out of the set second:
             // readers miss the key all the while.
-            long address = index.find(pending.key());
-            if (address != RecordAddress.NONE) {
-                index.remove(pending.key(), address);
-            }
+            locations.forget(pending.key());
             segmentWriter.forget(pending.key());
             awaitingRemoval.computeIfPresent(pending.key(), (key, left) -> left == 1 ? null : left - 1);
         } else {

@@ -130,7 +130,7 @@ public final class ChunkIndex {
      * took the place of: the key's previous one, that of a key sharing its buckets and tag, or that of
      * a key displaced from a full bucket; {@link RecordAddress#NONE} when it took an empty slot.
      */
-    public long put(long key, long address) {
+    long put(long key, long address) {
         checkAddress(address);
         changes++;
         try {
@@ -191,7 +191,7 @@ public final class ChunkIndex {
     }
 
     /** Removes {@code key}'s entry if it still holds {@code address} (writer only); returns whether it did. */
-    public boolean remove(long key, long address) {
+    boolean remove(long key, long address) {
         long slot = slotOf(key, address);
         if (slot == -1) {
             return false;
@@ -204,7 +204,7 @@ public final class ChunkIndex {
     }
 
     /** Removes every entry whose address the predicate accepts (writer only); returns how many. */
-    public long removeIf(LongPredicate onAddress) {
+    long removeIf(LongPredicate onAddress) {
         changes++;
         long removed = 0;
         try {
@@ -268,7 +268,7 @@ public final class ChunkIndex {
      * and at most a bucket's worth of slots per bucket, so no other bucket is looked at. Returns false
      * when the slot is not one of this table's or its bucket is full. The read bit is kept.
      */
-    public boolean restoreExact(long bucket, long slot) {
+    boolean restoreExact(long bucket, long slot) {
         if (bucket < 0 || bucket >= buckets || slot == EMPTY || (slot & RecordAddress.MASK) == 0) {
             return false;
         }
@@ -287,7 +287,7 @@ public final class ChunkIndex {
      * are full, the slot is not one of this table's, or either bucket already holds its tag (a pass
      * made while the writer went on may give an entry twice). The read bit is kept.
      */
-    public boolean restore(long bucket, long slot) {
+    boolean restore(long bucket, long slot) {
         if (bucket < 0 || bucket >= buckets || slot == EMPTY || (slot & RecordAddress.MASK) == 0) {
             return false;
         }

@@ -9,6 +9,7 @@ import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
 import io.flashchunk.cache.reclaim.SegmentSamples;
 import io.flashchunk.cache.space.SegmentState;
@@ -54,6 +55,7 @@ public final class SegmentWriter {
     private final SegmentLayout[] layouts;
     private final StorageDriver[] drivers;
     private final ChunkIndex index;
+    private final ChunkLocations locations;
     private final ReclaimOrder order;
     private final VictimAdmission admission;
     private final long reinsertBytes;
@@ -135,6 +137,7 @@ public final class SegmentWriter {
         this.layouts = layouts;
         this.drivers = drivers;
         this.index = index;
+        this.locations = new ChunkLocations(index);
         this.order = order;
         this.buffers = buffers.clone();
         this.admission = policy.admission();
@@ -224,7 +227,7 @@ public final class SegmentWriter {
     private void place(long key, int sector) {
         int segment = open.segment();
         int space = table.space(segment);
-        index.put(key, layouts[space].address(space, table.index(segment), sector));
+        locations.placed(key, layouts[space].address(space, table.index(segment), sector));
         samples.appended(segment, key);
     }
 
@@ -715,7 +718,7 @@ public final class SegmentWriter {
             int space = table.space(victim);
             SegmentLayout layout = layouts[space];
             int at = table.index(victim);
-            index.removeIf(address -> RecordAddress.space(address) == space && layout.contains(address)
+            locations.droppedWhere(address -> RecordAddress.space(address) == space && layout.contains(address)
                     && layout.index(address) == at);
         }
         retireDrained();
@@ -773,7 +776,7 @@ public final class SegmentWriter {
         int space = table.space(segment);
         int at = table.index(segment);
         for (int i = 0; i < summary.count(); i++) {
-            index.remove(summary.keys()[i], layouts[space].address(space, at, summary.sectors()[i]));
+            locations.dropped(summary.keys()[i], layouts[space].address(space, at, summary.sectors()[i]));
         }
     }
 

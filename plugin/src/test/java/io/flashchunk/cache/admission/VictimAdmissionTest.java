@@ -1,7 +1,6 @@
 package io.flashchunk.cache.admission;
 
 import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
-import static io.flashchunk.cache.engine.EngineFixture.SEGMENT_BYTES;
 import static io.flashchunk.cache.engine.EngineFixture.chunk;
 import static io.flashchunk.cache.engine.EngineFixture.device;
 import static io.flashchunk.cache.engine.EngineFixture.key;
@@ -10,17 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.buffer.AlignedBuffers;
-import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.files.ChunkKeys;
-import io.flashchunk.cache.format.SegmentLayout;
-import io.flashchunk.cache.index.ChunkIndex;
-import io.flashchunk.cache.reclaim.FifoReclaimOrder;
 import io.flashchunk.cache.reclaim.SegmentSamples;
-import io.flashchunk.cache.space.SegmentTable;
-import io.flashchunk.cache.write.SegmentBuffer;
-import io.flashchunk.cache.write.SegmentWriter;
 import io.flashchunk.cache.write.Writer;
 import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.device.BlockDevice;

@@ -10,6 +10,7 @@ import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.read.FlashReadGate;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.space.DeviceStart;
@@ -320,10 +321,7 @@ public final class PowerCutSimulation {
          * invalidation takes it out, and its next append has other bytes.
          */
         private void rewrite(EngineFixture engine, Map<Long, Placed> model, long key) {
-            long address = engine.index.find(key);
-            if (address != RecordAddress.NONE) {
-                engine.index.remove(key, address);
-            }
+            new ChunkLocations(engine.index).forget(key);
             engine.segmentWriter.forget(key);
             model.remove(key);
             versions.merge(key, 1, Integer::sum);

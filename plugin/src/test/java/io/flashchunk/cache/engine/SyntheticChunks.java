@@ -4,7 +4,7 @@ import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
-import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.space.SegmentTable;
 import java.util.function.LongUnaryOperator;
 
@@ -28,7 +28,7 @@ public final class SyntheticChunks {
         int recordBytes = RecordFormat.recordBytes(chunkBytes);
         int perSegment = (layout.segmentBytes() - SegmentSummary.bytes(0)) / (recordBytes + SegmentSummary.ENTRY_BYTES);
         int recordSectors = recordBytes / RecordAddress.SECTOR_BYTES;
-        ChunkIndex index = engine.index();
+        ChunkLocations locations = new ChunkLocations(engine.index());
         long i = 0;
         int segments = 0;
         while (i < entries) {
@@ -37,7 +37,7 @@ public final class SyntheticChunks {
                 throw new IllegalStateException("no free segment left after " + i + " of " + entries + " entries");
             }
             for (int r = 0; r < perSegment && i < entries; r++, i++) {
-                index.put(keyOf.applyAsLong(i), layout.address(0, table.index(segment), r * recordSectors));
+                locations.placed(keyOf.applyAsLong(i), layout.address(0, table.index(segment), r * recordSectors));
             }
             table.seal(segment);
             table.written(segment);

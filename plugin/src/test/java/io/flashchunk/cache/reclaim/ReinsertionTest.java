@@ -15,6 +15,7 @@ import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.testing.FaultyDevice;
@@ -91,7 +92,7 @@ class ReinsertionTest {
         int doomed = engine.firstIn(SegmentState.DOOMED);
         assertEquals(chunk(key(2)), engine.read(key(2)), "a doomed segment's chunk is still served");
         // Chunk 2 changed in its file meanwhile: the engine takes it out of the index and forgets it.
-        engine.index.remove(key(2), engine.index.find(key(2)));
+        new ChunkLocations(engine.index).forget(key(2));
         engine.segmentWriter.forget(key(2));
         engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(EngineFixture.NO_FILES);
         // A read in flight holds the segment: reclaimed, its read chunks kept, but nothing opens yet.
