@@ -36,8 +36,8 @@ import picocli.CommandLine;
  * scripts/bench-cache.sh to tabulate. Not tests: numbers, not verdicts.
  */
 @Command(name = "cache-bench", mixinStandardHelpOptions = true,
-        subcommands = {CacheBench.CompactHeap.class, CacheBench.Hits.class, CacheBench.CompactCheckpoint.class,
-            CacheBench.CompactWrites.class})
+        subcommands = {CacheBench.EngineHeap.class, CacheBench.Hits.class, CacheBench.EngineCheckpoint.class,
+            CacheBench.EngineWrites.class})
 public final class CacheBench {
     public static void main(String[] args) {
         System.exit(new CommandLine(new CacheBench()).execute(args));
@@ -64,7 +64,7 @@ public final class CacheBench {
      * {@link Heap#usedHeapAfterGc}, plus the two segment buffers (direct memory).
      */
     @Command(name = "compact-heap", description = "Memory per cached chunk of the engine.")
-    static final class CompactHeap implements Callable<Integer> {
+    static final class EngineHeap implements Callable<Integer> {
         @Option(names = "--entries", defaultValue = "10000000")
         long entries;
 
@@ -154,7 +154,7 @@ public final class CacheBench {
         }
     }
 
-    /** Heap measurements of {@link CompactHeap}. */
+    /** Heap measurements of {@link EngineHeap}. */
     static final class Heap {
         private Heap() {
         }
@@ -439,7 +439,7 @@ public final class CacheBench {
      * reader does; the queue is let drain when half full, as a node's misses wait on its disk.
      */
     @Command(name = "compact-writes", description = "The engine's flash bytes written per admitted byte.")
-    static final class CompactWrites implements Callable<Integer> {
+    static final class EngineWrites implements Callable<Integer> {
         @Option(names = "--keys", defaultValue = "100000")
         int keys;
 
@@ -574,7 +574,7 @@ public final class CacheBench {
      * index, files checked), after which every recovered chunk is served.
      */
     @Command(name = "compact-checkpoint", description = "The engine's checkpoint, recovery and hit latency while checkpointing.")
-    static final class CompactCheckpoint implements Callable<Integer> {
+    static final class EngineCheckpoint implements Callable<Integer> {
         @Option(names = "--entries", defaultValue = "10000000", description = "Synthetic index entries (no data).")
         long entries;
 

@@ -2,6 +2,7 @@ package io.flashchunk.testing;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.format.CheckpointFormat;
+import io.flashchunk.cache.upgrade.PerChunkEngine;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -20,7 +21,7 @@ public final class PerChunkSuperblock {
     public static ByteBuffer block(UUID instance, long deviceBlocks) {
         ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         block.putLong(0, CheckpointFormat.SUPERBLOCK_MAGIC)
-                .putInt(8, CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION)
+                .putInt(8, PerChunkEngine.SUPERBLOCK_VERSION)
                 .putLong(12, instance.getMostSignificantBits())
                 .putLong(20, instance.getLeastSignificantBits())
                 .putInt(28, 0)

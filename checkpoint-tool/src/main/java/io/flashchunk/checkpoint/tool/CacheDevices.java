@@ -18,9 +18,9 @@ import java.util.Objects;
  */
 final class CacheDevices implements AutoCloseable {
     private final List<BlockDevice> devices;
-    private final CompactCache cache;
+    private final InspectedCache cache;
 
-    private CacheDevices(List<BlockDevice> devices, CompactCache cache) {
+    private CacheDevices(List<BlockDevice> devices, InspectedCache cache) {
         this.devices = devices;
         this.cache = cache;
     }
@@ -42,12 +42,12 @@ final class CacheDevices implements AutoCloseable {
             throw e;
         }
         try {
-            List<StorageDriver> drivers = opened.stream().map(CompactCache::driver).toList();
+            List<StorageDriver> drivers = opened.stream().map(InspectedCache::driver).toList();
             List<String> perChunk = drivers.stream().map(PerChunkFormat::problem).filter(Objects::nonNull).toList();
             if (!perChunk.isEmpty()) {
                 throw new PerChunkFormatException(perChunk);
             }
-            return new CacheDevices(List.copyOf(opened), CompactCache.load(drivers));
+            return new CacheDevices(List.copyOf(opened), InspectedCache.load(drivers));
         } catch (PerChunkFormatException | RuntimeException e) {
             opened.forEach(BlockDevice::close);
             throw e;
@@ -55,7 +55,7 @@ final class CacheDevices implements AutoCloseable {
     }
 
     /** The devices as the engine's start and recovery see them. */
-    CompactCache cache() {
+    InspectedCache cache() {
         return cache;
     }
 

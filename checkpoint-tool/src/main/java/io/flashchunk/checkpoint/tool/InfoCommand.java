@@ -40,8 +40,8 @@ final class InfoCommand implements Callable<Integer> {
         }
         try (opened) {
             PrintWriter out = spec.commandLine().getOut();
-            out.print(json ? CompactReports.infoJson(opened.cache()) + System.lineSeparator()
-                    : CompactReports.infoText(opened.cache()));
+            out.print(json ? Reports.infoJson(opened.cache()) + System.lineSeparator()
+                    : Reports.infoText(opened.cache()));
             out.flush();
             return ExitCodes.OK;
         }

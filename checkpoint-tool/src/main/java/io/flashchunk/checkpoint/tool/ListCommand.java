@@ -46,12 +46,12 @@ final class ListCommand implements Callable<Integer> {
             return ExitCodes.UNUSABLE;
         }
         try (opened) {
-            CompactCache cache = opened.cache();
+            InspectedCache cache = opened.cache();
             List<String> unreadable = new ArrayList<>();
-            List<CompactCache.Entry> entries = CompactReports.entries(cache, fileFilter, unreadable);
+            List<InspectedCache.Entry> entries = Reports.entries(cache, fileFilter, unreadable);
             Notes.printRecoveryProblems(spec, cache, unreadable);
             PrintWriter out = spec.commandLine().getOut();
-            out.print(json ? CompactReports.listJson(entries) + System.lineSeparator() : CompactReports.listText(entries));
+            out.print(json ? Reports.listJson(entries) + System.lineSeparator() : Reports.listText(entries));
             out.flush();
             return ExitCodes.OK;
         }

@@ -1,13 +1,12 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.cache.driver.StorageDriver;
-import io.flashchunk.cache.format.CheckpointFormat;
-import io.flashchunk.cache.format.Superblock;
+import io.flashchunk.cache.upgrade.PerChunkEngine;
 import java.io.IOException;
 
 /**
  * Recognises a device of the removed per-chunk engine by its superblock (the FlashChunk magic with
- * format version {@link CheckpointFormat#PER_CHUNK_SUPERBLOCK_VERSION}). This version reads nothing
+ * format version {@link PerChunkEngine#SUPERBLOCK_VERSION}). This version reads nothing
  * else of that format: the cache reformats such a device at start, so the tool only names it.
  */
 final class PerChunkFormat {
@@ -21,13 +20,12 @@ final class PerChunkFormat {
      */
     static String problem(StorageDriver driver) {
         try {
-            if (!Superblock.isPerChunkEngineFormat(CompactCache.readSuperblock(driver))) {
+            if (!PerChunkEngine.holdsFormat(InspectedCache.readSuperblock(driver))) {
                 return null;
             }
         } catch (IOException e) {
             return null;
         }
-        return driver.path() + " holds the per-chunk engine's format, which this version no longer reads; "
-                + "the cache reformats it at start (its cached chunks are dropped)";
+        return PerChunkEngine.notReadByTool(driver.path().toString());
     }
 }

@@ -41,7 +41,7 @@ final class StatsCommand implements Callable<Integer> {
         }
         try (opened) {
             List<String> unreadable = new ArrayList<>();
-            String report = CompactReports.stats(opened.cache(), json, unreadable);
+            String report = Reports.stats(opened.cache(), json, unreadable);
             Notes.printRecoveryProblems(spec, opened.cache(), unreadable);
             PrintWriter out = spec.commandLine().getOut();
             out.print(report);

@@ -70,9 +70,9 @@ final class VerifyCommand implements Callable<Integer> {
         return verification.ok() ? ExitCodes.OK : ExitCodes.PROBLEMS;
     }
 
-    private void verify(CompactCache cache, Verification verification) {
-        CompactVerifier verifier = new CompactVerifier(verification);
-        List<CompactCache.Entry> entries = verifier.verifyStructure(cache);
+    private void verify(InspectedCache cache, Verification verification) {
+        Verifier verifier = new Verifier(verification);
+        List<InspectedCache.Entry> entries = verifier.verifyStructure(cache);
         if (data) {
             ProgressBar bar = progress || Terminal.stderrIsTerminal()
                     ? new ProgressBar(spec.commandLine().getErr(), entries.size(), "chunks") : null;

@@ -4,8 +4,6 @@ package io.flashchunk.cache.format;
 public final class CheckpointFormat {
     /** Block 0's first eight bytes on every device the cache formatted: "FLCHSB_1". */
     public static final long SUPERBLOCK_MAGIC = 0x464C4348_53425F31L;
-    /** The superblock version of the per-chunk engine (removed): the engine reformats such a device, never reads it. */
-    public static final int PER_CHUNK_SUPERBLOCK_VERSION = 1;
     /** A file record before its path: id, size, modified, inode, birth time, generation, path length. */
     public static final int FILE_RECORD_FIXED_BYTES = 4 + 8 + 8 + 8 + 8 + 8 + 2;
     /** Longest file path kept in a file table, in UTF-8 bytes. */

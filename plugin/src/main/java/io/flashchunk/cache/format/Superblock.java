@@ -1,6 +1,7 @@
 package io.flashchunk.cache.format;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.upgrade.PerChunkEngine;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -13,7 +14,7 @@ import java.util.zip.CRC32C;
  * above it has been given out on the device (the run that wrote it reserved the sequences below;
  * 0 in a version 3 superblock, which reserved none). It has the superblock magic of the removed
  * per-chunk engine and format version {@value #VERSION}, so that engine refused it by version, and
- * this engine recognises a device of the per-chunk engine ({@link #isPerChunkEngineFormat}) to
+ * this engine recognises a device of the per-chunk engine ({@link PerChunkEngine#holdsFormat}) to
  * reformat it, never to read it.
  *
  * <p>Everything it holds, checksum included, lies in the block's first 512 bytes, so a write of it
@@ -82,16 +83,10 @@ public record Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLa
     }
 
     /** Whether {@code block} claims to be this engine's superblock (magic and version; {@link #decode} checks the rest). */
-    public static boolean isCompactFormat(ByteBuffer block) {
+    public static boolean holdsEngineFormat(ByteBuffer block) {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC
                 && (b.getInt(8) == VERSION || b.getInt(8) == VERSION_WITHOUT_RESERVATION);
-    }
-
-    /** Whether {@code block} is the superblock of the removed per-chunk engine (format version 1). */
-    public static boolean isPerChunkEngineFormat(ByteBuffer block) {
-        ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        return b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC && b.getInt(8) == CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION;
     }
 
     /** Decodes and checks block 0 of {@code where}: magic, version, checksum, block size, geometry. */
@@ -104,7 +99,7 @@ public record Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLa
         int version = b.getInt(8);
         if (version != VERSION && version != VERSION_WITHOUT_RESERVATION) {
             throw new CheckpointFormatException(where + ": superblock format version " + version
-                    + (version == CheckpointFormat.PER_CHUNK_SUPERBLOCK_VERSION ? " (the per-chunk engine's)" : "")
+                    + (version == PerChunkEngine.SUPERBLOCK_VERSION ? " (the per-chunk engine's)" : "")
                     + " is not the engine's version " + VERSION + " or " + VERSION_WITHOUT_RESERVATION);
         }
         int crcAt = version == VERSION ? CRC_AT : CRC_AT_VERSION_3;

@@ -10,6 +10,7 @@ import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.DeviceLayout;
 import io.flashchunk.cache.format.Superblock;
+import io.flashchunk.cache.upgrade.PerChunkEngine;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -81,7 +82,7 @@ public final class DeviceStart {
             long magic = block.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(0);
             boolean force = i < forceFormat.size() && forceFormat.get(i);
             boolean blankBlock = DeviceContent.isBlank(block);
-            boolean blankOrOurs = blankBlock || Superblock.isPerChunkEngineFormat(block)
+            boolean blankOrOurs = blankBlock || PerChunkEngine.holdsFormat(block)
                     || magic == CheckpointFormat.SUPERBLOCK_MAGIC;
             // Block 0 alone is not enough: an MD or bcache superblock at 4 KiB leaves it zero.
             String other = blankOrOurs && (!force || magic == CheckpointFormat.SUPERBLOCK_MAGIC)
@@ -90,7 +91,7 @@ public final class DeviceStart {
                 foreign.add(driver.path() + " holds " + (blankBlock ? "" : "a flash cache superblock but also ") + other);
             } else if (blankBlock) {
                 blank++;
-            } else if (Superblock.isPerChunkEngineFormat(block)) {
+            } else if (PerChunkEngine.holdsFormat(block)) {
                 todays.add(driver.path());
                 unknownBefore = true;
             } else if (magic != CheckpointFormat.SUPERBLOCK_MAGIC && !force) {
@@ -128,8 +129,7 @@ public final class DeviceStart {
         }
         if (!todays.isEmpty()) {
             for (String path : todays) {
-                LOG.warn("flash cache: {} holds the per-chunk engine's format; reformatting it for the engine "
-                        + "(its cached chunks are dropped, never read)", path);
+                LOG.warn("{}", PerChunkEngine.reformatWarning(path));
             }
             return format(drivers, layouts, "the per-chunk engine's format on " + String.join(", ", todays),
                     formatFloor);

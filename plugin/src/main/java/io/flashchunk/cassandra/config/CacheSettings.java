@@ -1,6 +1,7 @@
 package io.flashchunk.cassandra.config;
 
 import io.flashchunk.cache.CacheConfig;
+import io.flashchunk.cache.upgrade.PerChunkEngine;
 import io.flashchunk.device.DeviceSpec;
 import io.flashchunk.device.IoEngine;
 import java.nio.file.Path;
@@ -33,13 +34,6 @@ public final class CacheSettings {
             "checkpoint_change_percent", "strict", "device_timeout_ms", "slow_read_ms", "slow_device_retry_ms",
             "segment_size_mib", "expected_chunk_bytes", "reinsert_percent", "admission_sketch_counters",
             "admission_doorkeeper_bits", "admission_sample_reads");
-    /**
-     * Settings of the per-chunk engine, removed with it: a node upgraded with them still in its yaml
-     * starts, with one warning naming each (a tuning knob that no longer exists is no reason to keep
-     * a node down). {@code cache_engine} is checked on its own: only its two old values are accepted.
-     */
-    private static final Set<String> RETIRED_KEYS = Set.of("allocation_wait_ms", "space_reserve_percent", "read_ahead",
-            "min_checkpoint_interval_ms", "maintenance_interval_ms", "rebalance_factor", "migration_batch");
     private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library",
             "format");
     private static final Logger LOG = LoggerFactory.getLogger(CacheSettings.class);
@@ -72,12 +66,16 @@ public final class CacheSettings {
                     + describe(block));
         }
         Set<String> accepted = new HashSet<>(KEYS);
-        accepted.addAll(RETIRED_KEYS);
-        accepted.add("cache_engine");
+        // An upgraded node may carry the removed engine's settings: accepted, each with a warning.
+        accepted.addAll(PerChunkEngine.RETIRED_SETTINGS);
+        accepted.add(PerChunkEngine.ENGINE_SETTING);
         rejectUnknown(BLOCK, map, accepted);
-        checkEngine(map, warn);
-        RETIRED_KEYS.stream().filter(map::containsKey).sorted().forEach(retired -> warn.accept(BLOCK + "." + retired
-                + ": no longer used (it tuned the per-chunk engine, which was removed); ignored"));
+        if (map.containsKey(PerChunkEngine.ENGINE_SETTING)) {
+            String at = BLOCK + "." + PerChunkEngine.ENGINE_SETTING;
+            PerChunkEngine.checkEngineSetting(at, string(at, map.get(PerChunkEngine.ENGINE_SETTING)), warn);
+        }
+        PerChunkEngine.RETIRED_SETTINGS.stream().filter(map::containsKey).sorted()
+                .forEach(retired -> warn.accept(PerChunkEngine.retiredSettingWarning(BLOCK + "." + retired)));
         CacheConfig.Builder builder = CacheConfig.builder();
         String defaultLibrary = map.containsKey("capi_library")
                 ? string(BLOCK + ".capi_library", map.get("capi_library")) : DeviceSpec.DEFAULT_CAPI_LIBRARY;
@@ -201,27 +199,6 @@ public final class CacheSettings {
             return new DeviceSpec(Path.of(path), capacity, engine, queueDepth, library, false, forceFormat);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(at + ": " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * {@code cache_engine} chose between the per-chunk engine and the compact one; the engine
-     * is now the only one. {@code compact} is accepted as is; {@code classic} with a warning (the
-     * devices are reformatted at start, their chunks dropped, never misread); anything else is an
-     * error, as it always was.
-     */
-    private static void checkEngine(Map<?, ?> map, Consumer<String> warn) {
-        if (!map.containsKey("cache_engine")) {
-            return;
-        }
-        String engine = string(BLOCK + ".cache_engine", map.get("cache_engine"));
-        switch (engine) {
-            case "compact" -> { }
-            case "classic" -> warn.accept(BLOCK + ".cache_engine: 'classic' (the per-chunk engine) was removed; the "
-                    + "compact engine runs instead and reformats devices of the old format at start (their cached chunks "
-                    + "are dropped). Remove the setting");
-            default -> throw new IllegalArgumentException(BLOCK + ".cache_engine: '" + engine + "' is not an engine; "
-                    + "the only one is compact (the setting may be left out)");
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.upgrade.PerChunkEngine;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.PerChunkSuperblock;
 import java.nio.ByteOrder;
@@ -50,10 +51,10 @@ class DeviceLayoutTest {
         DeviceLayout layout = DeviceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE, 1 << 20);
         Superblock superblock = new Superblock(UUID.randomUUID(), 1, 3, layout, 1L << 36);
         assertEquals(superblock, Superblock.decode(superblock.encode(), "dev"));
-        assertTrue(!Superblock.isPerChunkEngineFormat(superblock.encode()));
+        assertTrue(!PerChunkEngine.holdsFormat(superblock.encode()));
 
         var old = PerChunkSuperblock.block(UUID.randomUUID(), (64L << 20) / BlockDevice.BLOCK_SIZE);
-        assertTrue(Superblock.isPerChunkEngineFormat(old));
+        assertTrue(PerChunkEngine.holdsFormat(old));
         String refused = assertThrows(CheckpointFormatException.class, () -> Superblock.decode(old, "dev"))
                 .getMessage();
         assertTrue(refused.contains("per-chunk engine"), refused);
@@ -81,7 +82,7 @@ class DeviceLayoutTest {
         version3.putInt(8, 3).putLong(64, 0).putInt(72, 0);
         version3.putInt(64, crcOf(version3, 64));
         assertEquals(today.reserving(0), Superblock.decode(version3, "dev"));
-        assertTrue(Superblock.isCompactFormat(version3));
+        assertTrue(Superblock.holdsEngineFormat(version3));
     }
 
     private static int crcOf(java.nio.ByteBuffer block, int crcAt) {

@@ -19,21 +19,21 @@ import java.util.UUID;
  * checkpoint: a listed entry's length comes from its segment's summary, and its record's own
  * checksums are what {@code verify --data} checks.
  */
-final class CompactReports {
+final class Reports {
     /** By space, then file path, then position: how list prints them. */
-    static final Comparator<CompactCache.Entry> BY_FILE = Comparator.comparingInt(CompactCache.Entry::space)
-            .thenComparing(CompactCache.Entry::path)
-            .thenComparingLong(CompactCache.Entry::position);
+    static final Comparator<InspectedCache.Entry> BY_FILE = Comparator.comparingInt(InspectedCache.Entry::space)
+            .thenComparing(InspectedCache.Entry::path)
+            .thenComparingLong(InspectedCache.Entry::position);
 
-    private CompactReports() {
+    private Reports() {
     }
 
     // ---------------------------------------------------------------- info
 
-    static String infoText(CompactCache cache) {
+    static String infoText(InspectedCache cache) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < cache.devices().size(); i++) {
-            CompactCache.Device device = cache.devices().get(i);
+            InspectedCache.Device device = cache.devices().get(i);
             out.append("device ").append(i).append(": ").append(device.path()).append(System.lineSeparator());
             out.append(deviceFields(cache, i).format()).append(System.lineSeparator());
         }
@@ -49,8 +49,8 @@ final class CompactReports {
         return out.append("summary:").append(System.lineSeparator()).append(summary.format()).toString();
     }
 
-    private static TextFields deviceFields(CompactCache cache, int i) {
-        CompactCache.Device device = cache.devices().get(i);
+    private static TextFields deviceFields(InspectedCache cache, int i) {
+        InspectedCache.Device device = cache.devices().get(i);
         TextFields fields = new TextFields("  ");
         fields.add("format", "compact engine");
         Superblock superblock = device.superblock();
@@ -82,7 +82,7 @@ final class CompactReports {
         return fields;
     }
 
-    private static String describeArea(CompactCache cache, int device, int area) {
+    private static String describeArea(InspectedCache cache, int device, int area) {
         Recovery.AreaHeader header = cache.devices().get(device).areas().get(area);
         List<String> problems = cache.areaProblems(device, area);
         if (header.header() == null && problems.isEmpty()) {
@@ -99,7 +99,7 @@ final class CompactReports {
                 + " body bytes";
     }
 
-    private static String recoveryLine(CompactCache cache) {
+    private static String recoveryLine(InspectedCache cache) {
         if (!cache.recovered()) {
             return "not run: the devices do not form one cache (the engine would format them, or refuse with strict)";
         }
@@ -108,11 +108,11 @@ final class CompactReports {
                 + outcome.restoredSegments() + " durable segments, " + outcome.files().size() + " files";
     }
 
-    static String infoJson(CompactCache cache) {
+    static String infoJson(InspectedCache cache) {
         ObjectNode json = Json.object().put("format", "compact");
         var devices = json.putArray("devices");
         for (int i = 0; i < cache.devices().size(); i++) {
-            CompactCache.Device device = cache.devices().get(i);
+            InspectedCache.Device device = cache.devices().get(i);
             ObjectNode node = devices.addObject().put("path", device.path()).put("capacityBlocks", device.capacityBlocks());
             Superblock superblock = device.superblock();
             ObjectNode sb = node.putObject("superblock").put("state", device.superblockState().label())
@@ -158,8 +158,8 @@ final class CompactReports {
     // ---------------------------------------------------------------- list
 
     /** The restored entries, sorted; segments whose summary is unreadable are named in {@code unreadable}. */
-    static List<CompactCache.Entry> entries(CompactCache cache, String fileFilter, List<String> unreadable) {
-        List<CompactCache.Entry> entries = new ArrayList<>();
+    static List<InspectedCache.Entry> entries(InspectedCache cache, String fileFilter, List<String> unreadable) {
+        List<InspectedCache.Entry> entries = new ArrayList<>();
         cache.forEachEntry(entry -> {
             if (fileFilter == null || entry.path().contains(fileFilter)) {
                 entries.add(entry);
@@ -169,17 +169,17 @@ final class CompactReports {
         return entries;
     }
 
-    static String listText(List<CompactCache.Entry> entries) {
+    static String listText(List<InspectedCache.Entry> entries) {
         TextTable table = new TextTable("", "SPACE>", "POSITION>", "LENGTH>", "SEGMENT>", "OFFSET>", "FILE");
-        for (CompactCache.Entry entry : entries) {
+        for (InspectedCache.Entry entry : entries) {
             table.row(entry.space(), entry.position(), entry.length(), entry.segment(), entry.offset(), entry.path());
         }
         return table.format();
     }
 
-    static String listJson(List<CompactCache.Entry> entries) {
+    static String listJson(List<InspectedCache.Entry> entries) {
         var array = Json.array();
-        for (CompactCache.Entry entry : entries) {
+        for (InspectedCache.Entry entry : entries) {
             array.addObject().put("space", entry.space()).put("device", entry.device()).put("file", entry.path())
                     .put("fileId", entry.fileId()).put("position", entry.position()).put("length", entry.length())
                     .put("segment", entry.segment()).put("offsetInSegment", entry.offset());
@@ -190,7 +190,7 @@ final class CompactReports {
     // ---------------------------------------------------------------- stats
 
     /** Per space: segments, durable ones, entries and chunk bytes; per file: entries and bytes, most entries first. */
-    static String stats(CompactCache cache, boolean json, List<String> unreadable) {
+    static String stats(InspectedCache cache, boolean json, List<String> unreadable) {
         int spaces = cache.devices().size();
         long[] entries = new long[spaces];
         long[] bytes = new long[spaces];

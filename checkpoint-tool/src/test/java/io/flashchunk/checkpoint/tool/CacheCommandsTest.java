@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * API, closed with a checkpoint): what recovery restores is what info, list and stats show, verify
  * passes it, and damage to a record, an area or the device order is found and named.
  */
-class CompactCacheCommandsTest {
+class CacheCommandsTest {
     private static final int CHUNK = TestCache.CHUNK;
 
     /** Two files, seven chunks of several lengths, in two caches' lives (so both areas hold a checkpoint). */

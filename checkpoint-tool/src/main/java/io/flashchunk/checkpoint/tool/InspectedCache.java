@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  * the area judgement and recovery of {@link Recovery}, the summary and record checks of the
  * reader): the tool keeps no copy of one.
  */
-final class CompactCache {
+final class InspectedCache {
     /** How long a device read may take before the tool calls the device unreadable. */
     static final long READ_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
@@ -87,7 +87,7 @@ final class CompactCache {
     private final ChunkIndex index;
     private final Recovery.Outcome outcome;
 
-    private CompactCache(List<Device> devices, List<String> setProblems, List<StorageDriver> drivers,
+    private InspectedCache(List<Device> devices, List<String> setProblems, List<StorageDriver> drivers,
                          SegmentLayout[] layouts, SegmentTable table, ChunkIndex index,
                          Recovery.Outcome outcome) {
         this.devices = devices;
@@ -108,8 +108,8 @@ final class CompactCache {
      * Reads the devices (opened read-only, in the cache's configured order) and runs recovery on
      * them when they form one cache.
      */
-    static CompactCache load(List<StorageDriver> drivers) {
-        List<Block0> found = drivers.stream().map(CompactCache::block0).toList();
+    static InspectedCache load(List<StorageDriver> drivers) {
+        List<Block0> found = drivers.stream().map(InspectedCache::block0).toList();
         List<Superblock> superblocks = found.stream().map(Block0::superblock).toList();
         List<String> setProblems = setProblems(drivers, superblocks);
         List<Device> devices = new ArrayList<>();
@@ -131,7 +131,7 @@ final class CompactCache {
                     found.get(i).problem(), List.copyOf(headers)));
         }
         if (!whole) {
-            return new CompactCache(List.copyOf(devices), setProblems, drivers, layouts, null, null, null);
+            return new InspectedCache(List.copyOf(devices), setProblems, drivers, layouts, null, null, null);
         }
         int[] segments = new int[drivers.size()];
         for (int i = 0; i < segments.length; i++) {
@@ -142,7 +142,7 @@ final class CompactCache {
         if (tooLarge != null) {
             List<String> problems = new ArrayList<>(setProblems);
             problems.add(tooLarge);
-            return new CompactCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
+            return new InspectedCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
         }
         SegmentTable table = new SegmentTable(segments);
         ChunkIndex index = ChunkIndex.withBuckets(buckets);
@@ -153,9 +153,9 @@ final class CompactCache {
         } catch (RuntimeException e) {
             List<String> problems = new ArrayList<>(setProblems);
             problems.add("recovery failed: " + e);
-            return new CompactCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
+            return new InspectedCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
         }
-        return new CompactCache(List.copyOf(devices), setProblems, drivers, layouts, table, index, outcome);
+        return new InspectedCache(List.copyOf(devices), setProblems, drivers, layouts, table, index, outcome);
     }
 
     /** What block 0 of a device holds: a superblock, or its state and why there is none usable. */

@@ -21,19 +21,19 @@ import java.util.Map;
  * (changed or gone, judged as start judges it: {@link FileIdentity#unchangedOnDisk}): start never
  * restores such a file, so its chunks are never looked up. Those are counted as stale and noted.
  */
-final class CompactVerifier {
+final class Verifier {
     private final Verification verification;
     private final Map<FileIdentity, Boolean> unchanged = new HashMap<>();
 
-    CompactVerifier(Verification verification) {
+    Verifier(Verification verification) {
         this.verification = verification;
     }
 
     /** The checks short of reading chunks; returns the entries found, for {@link #verifyData}. */
-    List<CompactCache.Entry> verifyStructure(CompactCache cache) {
+    List<InspectedCache.Entry> verifyStructure(InspectedCache cache) {
         verification.devices = cache.devices().size();
         for (int i = 0; i < cache.devices().size(); i++) {
-            CompactCache.Device device = cache.devices().get(i);
+            InspectedCache.Device device = cache.devices().get(i);
             if (device.superblock() == null) {
                 verification.problem(Problem.SUPERBLOCK, device.path(), null, device.superblockProblem());
                 continue;
@@ -55,7 +55,7 @@ final class CompactVerifier {
             }
         }
         cache.setProblems().forEach(p -> verification.problem(Problem.SET, null, null, p));
-        List<CompactCache.Entry> entries = new ArrayList<>();
+        List<InspectedCache.Entry> entries = new ArrayList<>();
         if (!cache.recovered()) {
             return entries;
         }
@@ -64,8 +64,8 @@ final class CompactVerifier {
                 verification.problem(Problem.SET, null, null, problem); // not one area's: file ids the spaces dispute
             }
         }
-        List<CompactCache.Unlisted> unreadable = cache.forEachEntry(entries::add);
-        for (CompactCache.Unlisted unlisted : unreadable) {
+        List<InspectedCache.Unlisted> unreadable = cache.forEachEntry(entries::add);
+        for (InspectedCache.Unlisted unlisted : unreadable) {
             if (unlisted.deviceError()) {
                 verification.problem(Problem.SEGMENT, null, null, unlisted.message() + ": its entries cannot be named");
             } else {
@@ -83,10 +83,10 @@ final class CompactVerifier {
     }
 
     /** Reads every entry's record back and checks it as a hit would; {@code progress} may be null. */
-    void verifyData(CompactCache cache, List<CompactCache.Entry> entries, ProgressBar progress) {
+    void verifyData(InspectedCache cache, List<InspectedCache.Entry> entries, ProgressBar progress) {
         verification.dataChecked = true;
         SegmentReader reader = cache.reader();
-        for (CompactCache.Entry entry : entries) {
+        for (InspectedCache.Entry entry : entries) {
             try {
                 SegmentReader.Hit hit = reader.read(entry.key(), entry.length(), SegmentReader.NO_NEXT);
                 if (hit == null) {
@@ -113,7 +113,7 @@ final class CompactVerifier {
         }
     }
 
-    private void failed(CompactCache.Entry entry, String why) {
+    private void failed(InspectedCache.Entry entry, String why) {
         String message = describe(entry) + ": " + why;
         if (entry.file() == null || !unchanged.computeIfAbsent(entry.file(), FileIdentity::unchangedOnDisk)) {
             verification.staleChunks++;
@@ -125,7 +125,7 @@ final class CompactVerifier {
         }
     }
 
-    private static String describe(CompactCache.Entry entry) {
+    private static String describe(InspectedCache.Entry entry) {
         return entry.device() + ": chunk at segment " + entry.segment() + " byte " + entry.offset() + ", "
                 + entry.path() + " at " + entry.position() + " (" + entry.length() + " bytes)";
     }
