@@ -3,6 +3,7 @@ package io.flashchunk.cache;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.files.FileRegistry;
+import io.flashchunk.cache.format.RecordFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -16,6 +17,8 @@ import java.nio.ByteBuffer;
  * (docs/compact-engine.md). The adapter depends on this interface only.
  */
 public interface FlashCache extends AutoCloseable {
+    /** The largest chunk the cache keeps (64 KiB, Cassandra's largest chunk length); larger ones are not cached. */
+    int MAX_CHUNK_BYTES = RecordFormat.MAX_CHUNK_BYTES;
 
     /** Opens every configured device and starts the cache on them (recovering or formatting). */
     static FlashCache open(CacheConfig config) throws IOException {

@@ -3,7 +3,6 @@ package io.flashchunk.cassandra;
 import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.files.CachedFile;
-import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cassandra.jmx.AdapterCounters;
 import io.flashchunk.cassandra.jmx.FlashChunkCacheMetrics;
 import io.flashchunk.device.BlockDevice;
@@ -101,7 +100,7 @@ public final class CassandraFlashCache implements AdapterCounters {
      */
     RebuffererFactory wrap(ChunkCache stock, ChunkReader reader) throws IOException {
         int chunkSize = reader.chunkSize();
-        if (chunkSize < BlockDevice.BLOCK_SIZE || chunkSize > RecordFormat.MAX_CHUNK_BYTES || Integer.bitCount(chunkSize) != 1) {
+        if (chunkSize < BlockDevice.BLOCK_SIZE || chunkSize > FlashCache.MAX_CHUNK_BYTES || Integer.bitCount(chunkSize) != 1) {
             uncachedFiles.increment();
             return reader;
         }
