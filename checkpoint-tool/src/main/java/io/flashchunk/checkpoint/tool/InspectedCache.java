@@ -3,6 +3,7 @@ package io.flashchunk.checkpoint.tool;
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.Recovery;
+import io.flashchunk.cache.checkpoint.RecoveryProblem;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
@@ -282,10 +283,10 @@ final class InspectedCache {
             problems.add(header);
         }
         if (outcome != null) {
-            String name = Recovery.areaName(devices.get(device).path(), area);
-            for (String problem : outcome.problems()) {
-                if (problem.contains(name) && (header == null || !problem.contains(header))) {
-                    problems.add(problem);
+            for (RecoveryProblem problem : outcome.problems()) {
+                // the header's own problem is already in, from the area's header as read
+                if (problem.isAbout(device, area) && problem.kind() != RecoveryProblem.Kind.AREA_HEADER) {
+                    problems.add(problem.message());
                 }
             }
         }

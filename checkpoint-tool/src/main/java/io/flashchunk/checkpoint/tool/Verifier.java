@@ -1,5 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
+import io.flashchunk.cache.checkpoint.RecoveryProblem;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordMismatchException;
@@ -59,9 +60,10 @@ final class Verifier {
         if (!cache.recovered()) {
             return entries;
         }
-        for (String problem : cache.outcome().problems()) {
-            if (!problem.contains(" checkpoint area ")) {
-                verification.problem(Problem.SET, null, null, problem); // not one area's: file ids the spaces dispute
+        for (RecoveryProblem problem : cache.outcome().problems()) {
+            if (problem.area() < 0) {
+                // not one area's: file ids the spaces dispute, or a space whose two areas hold one sequence
+                verification.problem(Problem.SET, null, null, problem.message());
             }
         }
         List<InspectedCache.Unlisted> unreadable = cache.forEachEntry(entries::add);

@@ -60,13 +60,14 @@ public final class Recovery {
      */
     public record Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId,
                           long restoredEntries, long skippedEntries, int restoredSegments, long highestSequenceSeen,
-                          List<String> problems, int[] loadedAreas) {
+                          List<RecoveryProblem> problems, int[] loadedAreas) {
     }
 
     /** Logs a reason something on the devices is not used, and keeps it for the outcome. */
-    private static void problem(List<String> problems, String message) {
+    private static void problem(List<RecoveryProblem> problems, int space, int area, RecoveryProblem.Kind kind,
+                                String message) {
         LOG.warn("flash cache: {}", message);
-        problems.add(message);
+        problems.add(new RecoveryProblem(space, area, kind, message));
     }
 
     private Recovery() {
@@ -94,7 +95,7 @@ public final class Recovery {
         long restored = 0;
         long skipped = 0;
         long highestSeen = 0;
-        List<String> problems = new ArrayList<>();
+        List<RecoveryProblem> problems = new ArrayList<>();
         int[] loadedAreas = new int[spaces];
         Arrays.fill(loadedAreas, -1);
         SpaceRecovery[] recoveries = new SpaceRecovery[spaces];
@@ -134,7 +135,7 @@ public final class Recovery {
             skipped += loaded[s].skipped();
         }
         for (int id : disputed) {
-            problem(problems, "checkpoints disagree on file id " + id + "; its cached chunks are not used");
+            problem(problems, -1, -1, RecoveryProblem.Kind.FILE_ID_DISPUTED, "checkpoints disagree on file id " + id + "; its cached chunks are not used");
             files.remove(id);
         }
         table.restoreDurable(named);
@@ -244,7 +245,7 @@ public final class Recovery {
         } catch (java.io.IOException e) {
             return new AreaHeader(null, where + ": " + e.getMessage());
         } catch (CheckpointFormatException e) {
-            return new AreaHeader(null, e.getMessage().contains("(magic 0x0)") ? null : e.getMessage());
+            return new AreaHeader(null, e.emptyArea() ? null : e.getMessage());
         }
     }
 
@@ -268,13 +269,13 @@ public final class Recovery {
         private final ChunkIndex index;
         private final ChunkLocations locations;
         private final int pieceBytes;
-        private final List<String> problems;
+        private final List<RecoveryProblem> problems;
         private final CheckpointHeader[] headers = new CheckpointHeader[2];
         /** The highest sequence of a header that decoded, whether or not its body was then valid. */
         long highestSeen;
 
         SpaceRecovery(StorageDriver driver, CheckpointAreas areas, SegmentLayout layout, UUID instance, int space,
-                      SegmentTable table, ChunkIndex index, int pieceBytes, List<String> problems) {
+                      SegmentTable table, ChunkIndex index, int pieceBytes, List<RecoveryProblem> problems) {
             this.pieceBytes = pieceBytes;
             this.problems = problems;
             this.driver = driver;
@@ -302,7 +303,7 @@ public final class Recovery {
                 highestSeen = Math.max(highestSeen, sequences[area]);
             }
             if (sequences[0] != 0 && sequences[0] == sequences[1]) {
-                problem(problems, "ignoring both checkpoint areas of " + driver.path() + ": each holds checkpoint "
+                problem(problems, space, -1, RecoveryProblem.Kind.BOTH_AREAS_ONE_SEQUENCE, "ignoring both checkpoint areas of " + driver.path() + ": each holds checkpoint "
                         + sequences[0] + "; this space starts empty");
                 sequences[0] = 0;
                 sequences[1] = 0;
@@ -326,7 +327,7 @@ public final class Recovery {
             } catch (CheckpointFormatException e) {
                 sequences[area] = 0;
                 headers[area] = null;
-                problem(problems, "ignoring " + e.getMessage());
+                problem(problems, space, area, RecoveryProblem.Kind.AREA_BODY, "ignoring " + e.getMessage());
                 return null;
             }
         }
@@ -341,7 +342,7 @@ public final class Recovery {
         CheckpointHeader header(int area) {
             AreaHeader found = readHeader(driver, areas, layout, instance, space, area);
             if (found.problem() != null) {
-                problem(problems, "ignoring " + found.problem());
+                problem(problems, space, area, RecoveryProblem.Kind.AREA_HEADER, "ignoring " + found.problem());
             }
             return found.header();
         }
@@ -392,7 +393,7 @@ public final class Recovery {
                 Map<Integer, FileIdentity> files = FileTableCodec.decode(ByteBuffer.wrap(fileTable), header.fileCount(),
                         header.nextFileId(), where);
                 if (!sameTable) {
-                    problem(problems, where + " was written for an index of " + header.buckets() + " buckets, this "
+                    problem(problems, space, area, RecoveryProblem.Kind.INDEX_RESIZED, where + " was written for an index of " + header.buckets() + " buckets, this "
                             + "one has " + index.buckets() + " (capacity changed): its " + header.entryCount()
                             + " entries are not restored");
                     return new Loaded(area, header, files, new long[header.segments()], 0, header.entryCount());

@@ -85,8 +85,8 @@ public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, lon
             throws CheckpointFormatException {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (b.getLong(0) != MAGIC) {
-            throw new CheckpointFormatException(where + ": no compact checkpoint header (magic 0x"
-                    + Long.toHexString(b.getLong(0)) + ")");
+            String message = where + ": no compact checkpoint header (magic 0x" + Long.toHexString(b.getLong(0)) + ")";
+            throw b.getLong(0) == 0 ? CheckpointFormatException.emptyArea(message) : new CheckpointFormatException(message);
         }
         int version = b.getInt(8);
         if (version != VERSION && version != VERSION_WITHOUT_FLAG) {

@@ -318,7 +318,8 @@ class CheckpointTest {
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(0, outcome.restoredEntries());
         assertEquals(0, after.index.entries());
-        assertTrue(outcome.problems().stream().anyMatch(p -> p.contains("each holds checkpoint 1")), outcome.problems().toString());
+        assertTrue(outcome.problems().stream().anyMatch(p -> p.kind() == RecoveryProblem.Kind.BOTH_AREAS_ONE_SEQUENCE
+                && p.space() == 0 && p.message().contains("each holds checkpoint 1")), outcome.problems().toString());
         assertEquals(0, hits(after, 4 * PER_SEGMENT), "nothing is served from an area that cannot be trusted");
     }
 
