@@ -43,6 +43,23 @@ public final class SegmentSummaries {
         return summary;
     }
 
+    /** The summary of {@code segment}'s current use, read from its space's device. */
+    public static SegmentSummary of(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, int segment)
+            throws IOException, RecordMismatchException {
+        int space = table.space(segment);
+        return read(drivers[space], layouts[space], table.index(segment), table.sequence(segment));
+    }
+
+    /** As {@link #of}, or null when it cannot be read or does not check. */
+    public static SegmentSummary orNull(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers,
+                                        int segment) {
+        try {
+            return of(table, layouts, drivers, segment);
+        } catch (IOException | RecordMismatchException e) {
+            return null;
+        }
+    }
+
     /** The last {@code bytes} bytes before {@code endByte}. */
     private static ByteBuffer readTail(StorageDriver driver, long endByte, int bytes) throws IOException {
         ByteBuffer buffer = AlignedBuffers.allocate(bytes);

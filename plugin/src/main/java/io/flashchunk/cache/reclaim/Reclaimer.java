@@ -1,0 +1,235 @@
+package io.flashchunk.cache.reclaim;
+
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.format.SegmentSummary;
+import io.flashchunk.cache.index.ChunkLocations;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentSummaries;
+import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.cache.space.SpaceBalancer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.function.LongPredicate;
+
+/**
+ * Where space is freed. Each segment the {@link ReclaimOrder} gives up is doomed as it goes, and so is
+ * a segment found to hold only dead files' chunks (those go first, whatever their past reads): a
+ * doomed segment keeps serving until a later checkpoint is durable (one that no longer names it) and
+ * the writer needs a segment; only then is it reclaimed, its read chunks kept for {@link Reinsertion}
+ * and its entries taken out of the index by its summary, and it is free (or retired) once its reads
+ * have ended. When a segment is needed and none is doomed, a batch is doomed at once, so that one
+ * checkpoint releases them all (a checkpoint writes the whole index). Writer thread only; the count
+ * is read from any thread.
+ */
+public final class Reclaimer {
+    private final SegmentTable table;
+    private final SegmentLayout[] layouts;
+    private final StorageDriver[] drivers;
+    private final ChunkLocations locations;
+    private final ReclaimOrder order;
+    private final SegmentSamples samples;
+    private final LongPredicate liveKey;
+    private final int batch;
+    private final SpaceBalancer balancer;
+    private final Reinsertion reinsertion;
+    /** Segments whose sampled chunks are all dead, reclaimed before the order's choice. */
+    private final ArrayDeque<Integer> deadFirst = new ArrayDeque<>();
+    /** Files died since the segments were last looked at for dead ones. */
+    private boolean deadUnlooked;
+    /** Segments being reclaimed (or abandoned) whose reads had not ended when last looked at. */
+    private final List<Integer> draining = new ArrayList<>();
+    /** The last segment could not be had only because doomed segments wait for a checkpoint. */
+    private boolean waitsForCheckpoint;
+    private volatile long reclaimed;
+
+    /**
+     * @param samples  chunks sampled per segment: which segments hold only dead chunks
+     * @param liveKey  keys whose chunks may still be served
+     * @param batch    segments doomed at once when one is needed and none is doomed
+     */
+    public Reclaimer(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkLocations locations,
+                     ReclaimOrder order, SegmentSamples samples, LongPredicate liveKey, int batch,
+                     SpaceBalancer balancer, Reinsertion reinsertion) {
+        this.table = table;
+        this.layouts = layouts;
+        this.drivers = drivers;
+        this.locations = locations;
+        this.order = order;
+        this.samples = samples;
+        this.liveKey = liveKey;
+        this.batch = batch;
+        this.balancer = balancer;
+        this.reinsertion = reinsertion;
+    }
+
+    /**
+     * A segment to open: a free one in the least loaded space, else a released doomed one reclaimed;
+     * -1 when none can be had now (a reclaimed segment's reads have not ended, or doomed segments
+     * wait for a checkpoint: {@link #waitsForCheckpoint}).
+     */
+    public int segmentToOpen() {
+        waitsForCheckpoint = false;
+        int segment = balancer.openFree();
+        while (segment == -1) {
+            if (!draining.isEmpty()) {
+                return -1; // a reclaimed segment's reads end first
+            } else if (!reclaimReleased()) {
+                // Doom a batch if the order gave none up; a checkpoint then releases them.
+                if (table.waitingForCheckpoint() == 0) {
+                    doomBatch();
+                }
+                waitsForCheckpoint = table.waitingForCheckpoint() > 0;
+                return -1;
+            }
+            segment = balancer.openFree();
+        }
+        return segment;
+    }
+
+    /** Whether the last {@link #segmentToOpen} found none only because doomed segments wait for a checkpoint. */
+    public boolean waitsForCheckpoint() {
+        return waitsForCheckpoint;
+    }
+
+    /** A segment's write ended well: it joins the order, and whatever the order gave up for it is doomed. */
+    public void written(int segment) {
+        order.written(segment);
+        doomEvicted();
+    }
+
+    /** Files died: before the next reclaim, the durable segments of only dead chunks are looked for. */
+    public void filesDied() {
+        deadUnlooked = true;
+    }
+
+    /** The first durable segment found holding only dead chunks and still in the order, left queued; or -1. */
+    public int nextDead() {
+        if (deadUnlooked) {
+            deadUnlooked = false;
+            deadFirst.clear();
+            for (int segment = 0; segment < table.segments(); segment++) {
+                if (table.state(segment) == SegmentState.DURABLE && samples.noneLive(segment, liveKey)) {
+                    deadFirst.add(segment);
+                }
+            }
+        }
+        while (!deadFirst.isEmpty() && (table.state(deadFirst.peek()) != SegmentState.DURABLE
+                || !samples.noneLive(deadFirst.peek(), liveKey))) {
+            deadFirst.poll(); // reclaimed, or reused for live chunks, since it was found
+        }
+        return deadFirst.isEmpty() ? -1 : deadFirst.peek();
+    }
+
+    /** The records {@code summary} names in {@code segment} leave the index (entries that still point there). */
+    public void dropRecords(int segment, SegmentSummary summary) {
+        int space = table.space(segment);
+        int at = table.index(segment);
+        for (int i = 0; i < summary.count(); i++) {
+            locations.dropped(summary.keys()[i], layouts[space].address(space, at, summary.sectors()[i]));
+        }
+    }
+
+    /** An abandoned segment (its write failed and the device let go of it): retired once its reads end. */
+    public void drain(int segment) {
+        draining.add(segment);
+        retireDrained();
+    }
+
+    /** Retires the segments being reclaimed whose reads have ended; the others are looked at next time. */
+    public void retireDrained() {
+        for (Iterator<Integer> it = draining.iterator(); it.hasNext(); ) {
+            if (table.finishReclaim(it.next())) {
+                it.remove();
+            }
+        }
+    }
+
+    /** Segments reclaimed. */
+    public long reclaimed() {
+        return reclaimed;
+    }
+
+    /**
+     * Dooms each segment the order gave up as it took a new one, and the segments found to hold only
+     * dead chunks: one at a time, chosen by the order's own eviction as it goes, each serving until a
+     * checkpoint has released it and the writer needs it. (The order's room is a batch short of every
+     * segment, so that the doomed have room to wait.)
+     */
+    private void doomEvicted() {
+        while (order.hasEvicted()) {
+            int victim = order.victim();
+            // Only durable segments are in the order, and only the writer changes a state: always true.
+            if (victim != -1 && table.state(victim) == SegmentState.DURABLE) {
+                table.doom(victim);
+            }
+        }
+        for (int dead = nextDead(); dead != -1; dead = nextDead()) {
+            deadFirst.poll();
+            if (order.take(dead)) {
+                table.doom(dead);
+            }
+        }
+    }
+
+    /** Dooms a batch of segments when one is needed and none is doomed (the order gave none up of its own accord). */
+    private void doomBatch() {
+        for (int i = 0; i < batch; i++) {
+            int victim = nextVictim();
+            if (victim == -1) {
+                break;
+            }
+            table.doom(victim);
+        }
+    }
+
+    /**
+     * Reclaims a released doomed segment, from the space read least since the last segment opened
+     * (ties: the most released); false when no space has one.
+     */
+    private boolean reclaimReleased() {
+        int space = balancer.leastLoaded(table::releasedSegments);
+        if (space == -1) {
+            return false;
+        }
+        reclaim(table.takeReleased(space));
+        return true;
+    }
+
+    /** Takes out of the order a durable segment of dead chunks if there is one, else the one it names; -1 when none. */
+    private int nextVictim() {
+        int victim = -1;
+        for (int dead = nextDead(); dead != -1 && victim == -1; dead = nextDead()) {
+            deadFirst.poll();
+            victim = order.take(dead) ? dead : -1;
+        }
+        return victim == -1 ? order.victim() : victim;
+    }
+
+    /**
+     * Takes a released doomed segment's chunks out of the index, keeping those to be reinserted; it is
+     * free (or retired) once its reads have ended.
+     */
+    private void reclaim(int victim) {
+        table.startReclaim(victim);
+        // Once started, the reclaim ends whatever its summary holds: a segment left reclaiming would
+        // never be free again.
+        draining.add(victim);
+        reclaimed++;
+        SegmentSummary summary = SegmentSummaries.orNull(table, layouts, drivers, victim);
+        if (summary != null) {
+            reinsertion.keepReadChunks(victim, summary);
+            dropRecords(victim, summary);
+        } else {
+            int space = table.space(victim);
+            SegmentLayout layout = layouts[space];
+            int at = table.index(victim);
+            locations.droppedWhere(address -> RecordAddress.space(address) == space && layout.contains(address)
+                    && layout.index(address) == at);
+        }
+        retireDrained();
+    }
+}

@@ -1,0 +1,136 @@
+package io.flashchunk.cache.reclaim;
+
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.admission.VictimAdmission;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.format.SegmentSummary;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.device.BlockDevice;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.LongPredicate;
+
+/**
+ * Reinsertion: the chunks of a segment being reclaimed that were read since they were written, the
+ * most read first, up to a share of a segment, are read back and kept until the next segment opens,
+ * where the appender writes them again. The share bounds the flash bytes written per admitted byte
+ * at {@code 1 / (1 - share)}. A kept chunk whose file changed meanwhile is forgotten, never written
+ * back. Writer thread only; the count is read from any thread.
+ */
+public final class Reinsertion {
+    /** A chunk read back from a reclaimed segment, to be appended again. */
+    public record Kept(long key, ByteBuffer chunk) {
+    }
+
+    private final SegmentTable table;
+    private final SegmentLayout[] layouts;
+    private final StorageDriver[] drivers;
+    private final ChunkIndex index;
+    private final VictimAdmission admission;
+    private final LongPredicate liveKey;
+    private final long shareBytes;
+    private final ArrayDeque<Kept> kept = new ArrayDeque<>();
+    private volatile long reinserted;
+
+    /**
+     * @param admission whose frequencies order the read chunks (null: in the segment's order)
+     * @param liveKey   keys whose chunks may still be served: the others are never written again
+     * @param shareBytes how much of a segment reinsertion may fill (0: none)
+     */
+    public Reinsertion(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+                       VictimAdmission admission, LongPredicate liveKey, long shareBytes) {
+        this.table = table;
+        this.layouts = layouts;
+        this.drivers = drivers;
+        this.index = index;
+        this.admission = admission;
+        this.liveKey = liveKey;
+        this.shareBytes = shareBytes;
+    }
+
+    /**
+     * Keeps the chunks of {@code segment}, being reclaimed, that were read since written, the most read
+     * lately first (by admission's sketch, when there is one), up to the share, read back and checked;
+     * one that cannot be read or checked is left out. Before the segment's entries leave the index:
+     * their read bits say what was read.
+     */
+    public void keepReadChunks(int segment, SegmentSummary summary) {
+        if (shareBytes == 0) {
+            return;
+        }
+        int space = table.space(segment);
+        int at = table.index(segment);
+        SegmentLayout layout = layouts[space];
+        List<Integer> read = new ArrayList<>();
+        for (int i = 0; i < summary.count(); i++) {
+            if (index.wasRead(summary.keys()[i], layout.address(space, at, summary.sectors()[i]))
+                    && liveKey.test(summary.keys()[i])) {
+                read.add(i);
+            }
+        }
+        if (admission != null) {
+            // Frequencies change under readers: sort by a snapshot, or the sort may see an inconsistent order.
+            int[] frequency = new int[summary.count()];
+            for (int i : read) {
+                frequency[i] = admission.frequency(summary.keys()[i]);
+            }
+            read.sort(Comparator.comparingInt((Integer i) -> frequency[i]).reversed());
+        }
+        long budget = shareBytes;
+        for (int i : read) {
+            int bytes = RecordFormat.recordBytes(summary.lengths()[i]);
+            if (bytes > budget) {
+                continue;
+            }
+            long start = layout.startByte(at) + (long) summary.sectors()[i] * RecordAddress.SECTOR_BYTES;
+            long firstBlock = start / BlockDevice.BLOCK_SIZE;
+            long endBlock = (start + bytes + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
+            ByteBuffer blocks = AlignedBuffers.allocate((int) (endBlock - firstBlock) * BlockDevice.BLOCK_SIZE);
+            try {
+                drivers[space].await(drivers[space].read(firstBlock, blocks), "reinsertion read of segment " + segment);
+                ByteBuffer chunk = RecordFormat.check(blocks, (int) (start - firstBlock * BlockDevice.BLOCK_SIZE),
+                        summary.keys()[i], table.sequence(segment));
+                kept.add(new Kept(summary.keys()[i], ByteBuffer.allocate(chunk.remaining()).put(chunk).flip()));
+                budget -= bytes;
+            } catch (IOException | RecordMismatchException e) {
+                // Not kept: a chunk the device cannot give back is a miss, never a wrong byte.
+            }
+        }
+    }
+
+    /** The next kept chunk to append, or null when none is kept. */
+    public Kept next() {
+        return kept.peek();
+    }
+
+    /** The chunk {@link #next} gave was appended again. */
+    public void appended() {
+        kept.poll();
+        reinserted++;
+    }
+
+    /**
+     * The chunk of {@code key} changed in its file (it was invalidated): a copy of it read back and
+     * still waiting for a segment is dropped, or it would put the old bytes back. Its entry left the
+     * index when its segment was reclaimed, so the index holds nothing for the invalidation to remove;
+     * without this the copy outlives it whenever no segment could be opened right after the reclaim
+     * (one waits for a checkpoint, or a read still holds the reclaimed segment).
+     */
+    public void forget(long key) {
+        kept.removeIf(chunk -> chunk.key() == key);
+    }
+
+    /** Chunks written again from reclaimed segments. */
+    public long reinserted() {
+        return reinserted;
+    }
+}

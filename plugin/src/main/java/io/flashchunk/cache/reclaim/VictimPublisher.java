@@ -1,0 +1,126 @@
+package io.flashchunk.cache.reclaim;
+
+import io.flashchunk.cache.admission.VictimAdmission;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.format.SegmentSummary;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentSummaries;
+import io.flashchunk.cache.space.SegmentTable;
+import java.io.IOException;
+import java.util.function.LongPredicate;
+
+/**
+ * Tells admission which chunks the next reclaim would drop (a sample of the segment the order names
+ * next), so that a miss is admitted only against them; and draws samples for the segments a restart
+ * brought back, which have none, from their summaries. Writer thread only.
+ */
+public final class VictimPublisher {
+    private static final long[] NONE = new long[0];
+
+    private final SegmentTable table;
+    private final SegmentLayout[] layouts;
+    private final StorageDriver[] drivers;
+    private final ReclaimOrder order;
+    private final VictimAdmission admission;
+    private final SegmentSamples samples;
+    private final Reclaimer reclaimer;
+    private final LongPredicate liveKey;
+    /** The next segment {@link #sampleRecovered} looks at; one pass over all of them after a start. */
+    private int sampleCursor;
+
+    /** @param admission where victims are published, or null: none are */
+    public VictimPublisher(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ReclaimOrder order,
+                           VictimAdmission admission, SegmentSamples samples, Reclaimer reclaimer,
+                           LongPredicate liveKey) {
+        this.table = table;
+        this.layouts = layouts;
+        this.drivers = drivers;
+        this.order = order;
+        this.admission = admission;
+        this.samples = samples;
+        this.reclaimer = reclaimer;
+        this.liveKey = liveKey;
+    }
+
+    /**
+     * Tells admission what the next reclaim would drop: nothing while a space has a free segment or a
+     * dead segment goes next, else a sample of the segment the order names next.
+     */
+    public void publish() {
+        if (admission == null) {
+            return;
+        }
+        for (int space = 0; space < table.spaces(); space++) {
+            if (table.freeSegments(space) > 0) {
+                admission.victims(NONE);
+                return;
+            }
+        }
+        int next = reclaimer.nextDead();
+        if (next != -1) {
+            admission.victims(NONE); // a dead segment goes next: nothing live has to make room
+            return;
+        }
+        // The order's next, not a doomed segment: those go whatever is admitted; an admission makes
+        // the order give up its next one sooner.
+        next = order.next();
+        if (next != -1 && samples.of(next).length == 0 && table.state(next) == SegmentState.DURABLE) {
+            // Recovered segments have no samples yet: draw them from the segment's summary.
+            SegmentSummary summary = SegmentSummaries.orNull(table, layouts, drivers, next);
+            if (summary != null) {
+                sampleFrom(next, summary);
+            }
+        }
+        admission.victims(next == -1 ? NONE : samples.of(next));
+    }
+
+    /**
+     * Draws samples for up to {@code max} durable segments that have none (the segments recovery
+     * brought back: samples are drawn as chunks are appended, and a restart starts without them),
+     * from their summaries, one read each; returns whether segments are left to look at, and tells
+     * the reclaimer when it found a segment of only dead chunks (a death, as far as it is concerned).
+     * Without samples a recovered segment of dead files' chunks is found only when the order reaches
+     * it, so it would keep live chunks out of flash until then. A segment whose summary does not
+     * check stays without samples and goes in the order's turn; a device that fails or times out
+     * ends the pass. One pass after a start.
+     *
+     * @return whether segments are left to look at, and whether a dead one was found
+     */
+    public Pass sampleRecovered(int max) {
+        int drawn = 0;
+        boolean foundDead = false;
+        while (drawn < max && sampleCursor < table.segments()) {
+            int segment = sampleCursor++;
+            if (table.state(segment) != SegmentState.DURABLE || samples.of(segment).length > 0) {
+                continue;
+            }
+            drawn++;
+            SegmentSummary summary;
+            try {
+                summary = SegmentSummaries.of(table, layouts, drivers, segment);
+            } catch (RecordMismatchException e) {
+                continue; // a summary that does not check: the segment goes in the order's turn
+            } catch (IOException e) {
+                // A failing or hung device: the pass ends here, so the writer waits one device timeout at most.
+                sampleCursor = table.segments();
+                break;
+            }
+            sampleFrom(segment, summary);
+            foundDead |= samples.noneLive(segment, liveKey);
+        }
+        return new Pass(sampleCursor < table.segments(), foundDead);
+    }
+
+    /** What a {@link #sampleRecovered} call did: whether segments are left to look at, whether a dead one was found. */
+    public record Pass(boolean more, boolean foundDead) {
+    }
+
+    /** Samples of a segment that has none (a recovered one), drawn from its summary's keys. */
+    private void sampleFrom(int segment, SegmentSummary summary) {
+        for (int i = 0; i < summary.count(); i++) {
+            samples.appended(segment, summary.keys()[i]);
+        }
+    }
+}
