@@ -41,10 +41,11 @@ options from \$BENCH_JAVA_OPTS. Scratch files go to target/bench (deleted by eac
 EOF
 }
 
-die() {
-    echo "bench-cache: $*" >&2
-    exit 1
-}
+PROG=bench-cache
+# die (its messages never had "error: ")
+# shellcheck source=lib/common.sh
+source "$repo_dir/scripts/lib/common.sh"
+ERROR_PREFIX=""
 
 need_value() {
     [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"

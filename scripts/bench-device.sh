@@ -38,10 +38,11 @@ flashchunk-threadpool, flashchunk-capi. Extra JVM options: \$BENCH_JAVA_OPTS.
 EOF
 }
 
-die() {
-    echo "bench-device: $*" >&2
-    exit 1
-}
+PROG=bench-device
+# die (its messages never had "error: ")
+# shellcheck source=lib/common.sh
+source "$repo_dir/scripts/lib/common.sh"
+ERROR_PREFIX=""
 
 need_value() {
     [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"
