@@ -1,8 +1,8 @@
-# The shell helpers the scripts share, one copy of each. Sourced, never run: a script sets PROG (the
-# name its messages start with: "cassandra-node.sh", "bench-cache", ...) and then sources this file by
-# an absolute path built from its own location (its SCRIPTS_DIR, repo or repo_dir). A script whose die
-# messages never had the word "error: " sets ERROR_PREFIX="" after sourcing (the benchmark scripts).
-# Defines functions and ERROR_PREFIX only, so it is safe under set -euo pipefail.
+# The shell helpers the scripts share, one copy of each. Sourced, never run: a script sources it by an
+# absolute path built from its own location (its SCRIPTS_DIR, repo or repo_dir); one that calls die or
+# note sets PROG first (the name its messages start with: "cassandra-node.sh", "bench-cache", ...). A
+# script whose die messages never had the word "error: " sets ERROR_PREFIX="" after sourcing (the
+# benchmark scripts). Defines functions and ERROR_PREFIX only, so it is safe under set -euo pipefail.
 
 # ---------------------------------------------------------------- messages
 
@@ -34,4 +34,35 @@ size_bytes() {
   esac
   [ "$number" -le $(((1 << (62 - shift)) - 1)) ] || return 1
   echo $((number << shift))
+}
+
+# ---------------------------------------------------------------- the end-to-end tests (scripts/tests/)
+# They count their checks in a variable `passed` (set it to 0 first) and end with "N passed, 0 failed".
+
+# the failed check's message on stderr, the count on stdout, then exit 1
+fail() {
+  echo "FAIL: $*" >&2
+  echo "$passed passed, 1 failed"
+  exit 1
+}
+
+# counts a passed check and prints "ok N - MESSAGE"
+ok() {
+  passed=$((passed + 1))
+  echo "ok $passed - $*"
+}
+
+# COUNT free TCP ports on 127.0.0.1, on one line (all bound at once, so they differ)
+free_tcp_ports() {
+  python3 - "$1" <<'EOF'
+import socket, sys
+socks = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+for s in socks:
+    s.close()
+EOF
 }
