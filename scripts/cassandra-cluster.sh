@@ -263,7 +263,7 @@ init_node() {
       esac
     fi
     # The same two pieces as every flash node of the project (docs/configuration.md, "Switching the cache
-    # on"; scripts/bench_ycsb.py): the yaml block, and the agent and loader in jvm-extra.options.
+    # on"; scripts/node_control.py): the yaml block, and the agent and loader in jvm-extra.options.
     # strict: a node meant to have the flash cache must not quietly run without it.
     cat >>"$dir/conf/cassandra.yaml" <<EOF
 
