@@ -26,7 +26,6 @@ import ycsb_output
 YCSB_SCRIPT = node_control.YCSB_SCRIPT
 WORKLOAD = "io.flashchunk.ycsb.soak.SoakWorkload"
 KEYSPACE = "faults"
-BEAN = "io.flashchunk:type=FlashChunkCache"
 ATTRIBUTES = ("FlashHits", "Misses", "ReadErrors", "ReadTimeouts", "WriteErrors", "DeviceBypasses", "BypassedReads",
               "DevicesBypassed", "CheckpointFailures", "Entries")
 PHASES = (
@@ -54,8 +53,8 @@ def cache_block(device, capacity, library, retry_seconds):
 
 def jmx(node):
     """{attribute: value} of the cache's bean, through `nodetool sjk mxdump` (an empty dict if unreadable)."""
-    result = subprocess.run([node_control.NODE_SCRIPT, "nodetool", node.dir, "sjk", "mxdump", "-q", BEAN],
-                            capture_output=True, text=True)
+    result = subprocess.run([node_control.NODE_SCRIPT, "nodetool", node.dir, "sjk", "mxdump", "-q",
+                             node_control.FLASH_BEAN], capture_output=True, text=True)
     start = result.stdout.find("{")
     try:
         beans = json.loads(result.stdout[start:])["beans"] if start >= 0 else []
