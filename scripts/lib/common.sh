@@ -20,6 +20,13 @@ note() {
   echo "$PROG: $*"
 }
 
+# ---------------------------------------------------------------- options
+
+# called as need_option_value "$@" while parsing options: dies unless the option $1 has a non-empty value
+need_option_value() {
+  [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"
+}
+
 # ---------------------------------------------------------------- sizes
 
 # bytes of a size written as in cassandra.yaml (123, 64KiB, 64MiB, 1GiB, 2TiB); fails on bad syntax
