@@ -41,14 +41,11 @@ options from \$BENCH_JAVA_OPTS. Scratch files go to target/bench (deleted by eac
 EOF
 }
 
-die() {
-    echo "bench-cache: $*" >&2
-    exit 1
-}
-
-need_value() {
-    [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"
-}
+PROG=bench-cache
+# die (its messages never had "error: "), need_option_value
+# shellcheck source=lib/common.sh
+source "$repo_dir/scripts/lib/common.sh"
+ERROR_PREFIX=""
 
 quick=0
 only=""
@@ -57,8 +54,8 @@ skip_build=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) quick=1; shift ;;
-        --only) need_value "$@"; only="$2"; shift 2 ;;
-        --out) need_value "$@"; out="$2"; shift 2 ;;
+        --only) need_option_value "$@"; only="$2"; shift 2 ;;
+        --out) need_option_value "$@"; out="$2"; shift 2 ;;
         --skip-build) skip_build=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown option: $1" ;;

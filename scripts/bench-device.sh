@@ -38,14 +38,11 @@ flashchunk-threadpool, flashchunk-capi. Extra JVM options: \$BENCH_JAVA_OPTS.
 EOF
 }
 
-die() {
-    echo "bench-device: $*" >&2
-    exit 1
-}
-
-need_value() {
-    [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"
-}
+PROG=bench-device
+# die (its messages never had "error: "), need_option_value
+# shellcheck source=lib/common.sh
+source "$repo_dir/scripts/lib/common.sh"
+ERROR_PREFIX=""
 
 is_count() {
     [[ "$1" =~ ^[0-9]+$ ]]
@@ -62,13 +59,13 @@ skip_build=0
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --file) need_value "$@"; file="$2"; shift 2 ;;
-        --size) need_value "$@"; size="$2"; shift 2 ;;
-        --seconds) need_value "$@"; seconds="$2"; shift 2 ;;
-        --warmup) need_value "$@"; warmup="$2"; shift 2 ;;
-        --repeat) need_value "$@"; repeat="$2"; shift 2 ;;
+        --file) need_option_value "$@"; file="$2"; shift 2 ;;
+        --size) need_option_value "$@"; size="$2"; shift 2 ;;
+        --seconds) need_option_value "$@"; seconds="$2"; shift 2 ;;
+        --warmup) need_option_value "$@"; warmup="$2"; shift 2 ;;
+        --repeat) need_option_value "$@"; repeat="$2"; shift 2 ;;
         --quick) quick=1; shift ;;
-        --out) need_value "$@"; out="$2"; shift 2 ;;
+        --out) need_option_value "$@"; out="$2"; shift 2 ;;
         --skip-build) skip_build=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown option: $1" ;;

@@ -10,8 +10,8 @@ import shutil
 import statistics
 import sys
 
-import bench_ycsb
-from bench_ycsb import Node, flash_yaml
+import node_control
+from node_control import Node, flash_yaml
 
 
 def parse_args(argv):
@@ -43,7 +43,7 @@ def main(argv):
             order = configs[rnd % len(configs):] + configs[:rnd % len(configs)]
             for name, jar in order:
                 if jar:
-                    bench_ycsb.AGENT_JAR = os.path.abspath(jar)
+                    node_control.AGENT_JAR = os.path.abspath(jar)
                     with open(device, "wb") as f:
                         f.truncate(capacity)
                 node.configure(flash_yaml(device, capacity) if jar else None)

@@ -36,14 +36,9 @@ DEFAULT_HEAP=768M
 DEFAULT_WAIT_SECONDS=300
 MAX_NODES=254
 
-die() {
-  echo "$PROG: error: $*" >&2
-  exit 1
-}
-
-note() {
-  echo "$PROG: $*"
-}
+# die, note, size_bytes
+# shellcheck source=lib/common.sh
+source "$SCRIPTS_DIR/lib/common.sh"
 
 usage() {
   cat <<'EOF'
@@ -112,20 +107,6 @@ check_port_number() {
 
 check_heap() {
   [[ $1 =~ ^[0-9]+[kKmMgG]?$ ]] || die "--heap must look like 512M or 1G, got '$1'"
-}
-
-# bytes of a size written as in cassandra.yaml (123, 64KiB, 64MiB, 1GiB, 2TiB); fails on bad syntax
-size_bytes() {
-  local value=$1
-  [[ $value =~ ^([0-9]+)(B|KiB|MiB|GiB|TiB)?$ ]] || return 1
-  local number=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]:-B} shift=0
-  [ "${#number}" -le 15 ] || return 1
-  number=$((10#$number))
-  case "$unit" in
-    KiB) shift=10 ;; MiB) shift=20 ;; GiB) shift=30 ;; TiB) shift=40 ;;
-  esac
-  [ "$number" -le $(((1 << (62 - shift)) - 1)) ] || return 1
-  echo $((number << shift))
 }
 
 # absolute path of ROOT (it need not exist yet); refuses characters a yaml line or an options file
@@ -282,7 +263,7 @@ init_node() {
       esac
     fi
     # The same two pieces as every flash node of the project (docs/configuration.md, "Switching the cache
-    # on"; scripts/bench_ycsb.py): the yaml block, and the agent and loader in jvm-extra.options.
+    # on"; scripts/node_control.py): the yaml block, and the agent and loader in jvm-extra.options.
     # strict: a node meant to have the flash cache must not quietly run without it.
     cat >>"$dir/conf/cassandra.yaml" <<EOF
 

@@ -37,14 +37,9 @@ BLKIO_ROOT="${CASSANDRA_NODE_BLKIO_ROOT:-/sys/fs/cgroup/blkio}"
 MAIN_CLASS="org.apache.cassandra.service.CassandraDaemon"
 RUN_SUBDIRS=(conf data commitlog saved_caches hints cdc_raw logs)
 
-die() {
-  echo "$PROG: error: $*" >&2
-  exit 1
-}
-
-note() {
-  echo "$PROG: $*"
-}
+# die, note
+# shellcheck source=lib/common.sh
+source "$SCRIPTS_DIR/lib/common.sh"
 
 usage() {
   cat <<'EOF'

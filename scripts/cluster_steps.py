@@ -40,14 +40,12 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from node_control import FLASH_BEAN, REPO, YCSB_SCRIPT
 import ycsb_output
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLUSTER_SH = os.path.join(REPO, "scripts", "cassandra-cluster.sh")
-YCSB_SH = os.path.join(REPO, "scripts", "ycsb.sh")
 WORKLOAD = "io.flashchunk.ycsb.soak.SoakWorkload"
 KEYSPACE, TABLE = "soak", "usertable"
-MBEAN = "io.flashchunk:type=FlashChunkCache"
 KILLED_NODE = 3
 ADDED_NODE = 4
 DECOMMISSIONED_NODE = 2
@@ -327,7 +325,7 @@ class Client:
 
 def base_ycsb(cluster, phase, hosts, consistency, state=None):
     a = cluster.args
-    return [YCSB_SH, phase, "--native-port", str(cluster.native), "-p", f"workload={WORKLOAD}",
+    return [YCSB_SCRIPT, phase, "--native-port", str(cluster.native), "-p", f"workload={WORKLOAD}",
             "-p", f"hosts={','.join(f'127.0.0.{k}' for k in hosts)}", "-p", "cassandra.onlyhosts=true",
             "-p", f"cassandra.readconsistencylevel={consistency}",
             "-p", f"cassandra.writeconsistencylevel={consistency}",
@@ -422,7 +420,7 @@ def live_data_files(cluster, k):
 
 
 def cached_files(cluster, k):
-    out = cluster.nodetool(k, "sjk", "mx", "-b", MBEAN, "-mg", "-f", "CachedFiles")
+    out = cluster.nodetool(k, "sjk", "mx", "-b", FLASH_BEAN, "-mg", "-f", "CachedFiles")
     return parse_cached_files(out), out
 
 
@@ -453,7 +451,7 @@ def cache_figures(cluster, step):
     figures = {}
     for k in cluster.live:
         info = parse_chunk_cache(cluster.nodetool(k, "info"))
-        mx = cluster.nodetool(k, "sjk", "mx", "-b", MBEAN, "-mg", "-f", "Summary")
+        mx = cluster.nodetool(k, "sjk", "mx", "-b", FLASH_BEAN, "-mg", "-f", "Summary")
         flash = re.search(r"hits memory=\d+ dram=\d+ flash=(\d+)", mx)
         figures[k] = {**info, "flash_hits": int(flash.group(1)) if flash else None}
         log(f"{step}: node {k} chunk cache: {info['line']}")
@@ -519,7 +517,7 @@ def step_kill(cluster, report):
 
     def durable():
         """True once a checkpoint covers every chunk the victim's cache holds (or one came since the last look)."""
-        summary = cluster.nodetool(victim, "sjk", "mx", "-b", MBEAN, "-mg", "-f", "Summary")
+        summary = cluster.nodetool(victim, "sjk", "mx", "-b", FLASH_BEAN, "-mg", "-f", "Summary")
         figures = parse_checkpoint_figures(summary)
         if figures is None:
             raise CheckFailed(f"node {victim}: no checkpoint figures in the MXBean's Summary: {summary[-1000:]}")
@@ -694,7 +692,7 @@ def step_rolling(cluster, report):
 
 def load(cluster, report):
     a = cluster.args
-    run([YCSB_SH, "create-table", "--native-port", str(cluster.native), "--host", "127.0.0.1",
+    run([YCSB_SCRIPT, "create-table", "--native-port", str(cluster.native), "--host", "127.0.0.1",
          "--keyspace", KEYSPACE, "--fields", "1", "--replication-factor", "3", "--chunk-kb", str(a.chunk_kb)])
     output = run(base_ycsb(cluster, "load", [1, 2, 3], "QUORUM") + ["-threads", "4"])
     inserted = verdicts(ycsb_output.parse_summary(output)).get(("INSERT", "OK"), 0)

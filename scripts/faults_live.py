@@ -18,15 +18,14 @@ import subprocess
 import sys
 import time
 
-import bench_ycsb
 import benchlib
-from bench_ycsb import Node, log, run
+import node_control
+from node_control import Node, log, run
 import ycsb_output
 
-YCSB_SCRIPT = bench_ycsb.YCSB_SCRIPT
+YCSB_SCRIPT = node_control.YCSB_SCRIPT
 WORKLOAD = "io.flashchunk.ycsb.soak.SoakWorkload"
 KEYSPACE = "faults"
-BEAN = "io.flashchunk:type=FlashChunkCache"
 ATTRIBUTES = ("FlashHits", "Misses", "ReadErrors", "ReadTimeouts", "WriteErrors", "DeviceBypasses", "BypassedReads",
               "DevicesBypassed", "CheckpointFailures", "Entries")
 PHASES = (
@@ -43,7 +42,7 @@ LOG_EVENTS = {"bypassed": "is bypassed for", "probed": "trying device", "back": 
 
 def cache_block(device, capacity, library, retry_seconds):
     return "\n".join([
-        "chunk_cache_class: " + bench_ycsb.CACHE_CLASS, "flash_chunk_cache:", "  strict: true", "  devices:",
+        "chunk_cache_class: " + node_control.CACHE_CLASS, "flash_chunk_cache:", "  strict: true", "  devices:",
         f"    - path: {device}", f"      capacity: {capacity}", "      engine: capi", f"      capi_library: {library}",
         # the last checkpoint at shutdown may meet a device that was hung minutes ago: keep that wait short
         "  device_timeout_ms: 10000", f"  slow_device_retry_ms: {retry_seconds * 1000}",
@@ -54,8 +53,8 @@ def cache_block(device, capacity, library, retry_seconds):
 
 def jmx(node):
     """{attribute: value} of the cache's bean, through `nodetool sjk mxdump` (an empty dict if unreadable)."""
-    result = subprocess.run([bench_ycsb.NODE_SCRIPT, "nodetool", node.dir, "sjk", "mxdump", "-q", BEAN],
-                            capture_output=True, text=True)
+    result = subprocess.run([node_control.NODE_SCRIPT, "nodetool", node.dir, "sjk", "mxdump", "-q",
+                             node_control.FLASH_BEAN], capture_output=True, text=True)
     start = result.stdout.find("{")
     try:
         beans = json.loads(result.stdout[start:])["beans"] if start >= 0 else []
@@ -109,7 +108,7 @@ def main(argv):
     args = parse_args(argv)
     args.work, args.out, args.agent_jar, args.capi_library = map(
         os.path.abspath, (args.work, args.out, args.agent_jar, args.capi_library))
-    bench_ycsb.AGENT_JAR = args.agent_jar
+    node_control.AGENT_JAR = args.agent_jar
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     os.makedirs(args.out, exist_ok=True)
@@ -201,7 +200,7 @@ def main(argv):
     except BaseException:
         if client and client.poll() is None:
             client.kill()
-        subprocess.run([bench_ycsb.NODE_SCRIPT, "kill", node.dir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run([node_control.NODE_SCRIPT, "kill", node.dir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         raise
     finally:
         samples.close()

@@ -31,14 +31,9 @@ END_MARK="# END flashchunk"
 BACKUP_SUFFIX=".flashchunk-backup"
 ENGINES="auto libaio threadpool capi"
 
-die() {
-  echo "$PROG: error: $*" >&2
-  exit 1
-}
-
-note() {
-  echo "$PROG: $*"
-}
+# die, note, size_bytes (the script runs from a checkout: scripts/lib/ beside it)
+# shellcheck source=lib/common.sh
+source "$SCRIPTS_DIR/lib/common.sh"
 
 usage() {
   cat <<'EOF'
@@ -368,20 +363,6 @@ render_with_block() {
 }
 
 # ---------------------------------------------------------------- devices
-
-# bytes of a size written as in cassandra.yaml (123, 64KiB, 64MiB, 1GiB, 2TiB); fails on bad syntax
-size_bytes() {
-  local value=$1
-  [[ $value =~ ^([0-9]+)(B|KiB|MiB|GiB|TiB)?$ ]] || return 1
-  local number=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]:-B} shift=0
-  [ "${#number}" -le 15 ] || return 1
-  number=$((10#$number))
-  case "$unit" in
-    KiB) shift=10 ;; MiB) shift=20 ;; GiB) shift=30 ;; TiB) shift=40 ;;
-  esac
-  [ "$number" -le $(((1 << (62 - shift)) - 1)) ] || return 1
-  echo $((number << shift))
-}
 
 # size of a block device or regular file in bytes
 device_bytes() {

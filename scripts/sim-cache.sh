@@ -26,7 +26,11 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$out"
 repo_dir="$repo"
-die() { echo "sim-cache: $*" >&2; exit 1; }
+PROG=sim-cache
+# die (its messages never had "error: ")
+# shellcheck source=lib/common.sh
+source "$repo/scripts/lib/common.sh"
+ERROR_PREFIX=""
 private="$(mktemp -d)"
 trap 'rm -rf "$private"' EXIT
 # shellcheck source=lib/snapshot-build.sh

@@ -27,12 +27,12 @@ import subprocess
 import sys
 import time
 
-import bench_ycsb
-from bench_ycsb import Node, flash_yaml, log, run
+import node_control
+from node_control import Node, flash_yaml, log, run
 import ycsb_output
 
-REPO = bench_ycsb.REPO
-YCSB_SCRIPT = bench_ycsb.YCSB_SCRIPT
+REPO = node_control.REPO
+YCSB_SCRIPT = node_control.YCSB_SCRIPT
 WORKLOAD = "io.flashchunk.ycsb.soak.SoakWorkload"
 KEYSPACE = "soak"
 # Small memtables: a few seconds of updates fill one, so every cycle has flushes and compactions.
@@ -173,7 +173,7 @@ def soak(args, nodes, rng, cycles_file):
             list(pool.map(lambda s: s.node.nodetool("flush", KEYSPACE), nodes))
         elif action == "compact":
             # killed while the compaction runs (nodetool waits for it; the kill ends that too)
-            compactions = [subprocess.Popen([bench_ycsb.NODE_SCRIPT, "nodetool", s.node.dir, "compact", KEYSPACE],
+            compactions = [subprocess.Popen([node_control.NODE_SCRIPT, "nodetool", s.node.dir, "compact", KEYSPACE],
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for s in nodes]
             time.sleep(rng.uniform(1.5, 4.0))
         # SIGKILL both JVMs here, microseconds apart, so the kill's time is known to the millisecond;
@@ -395,7 +395,7 @@ def main(argv):
     args.work, args.results, args.agent_jar = map(os.path.abspath, (args.work, args.results, args.agent_jar))
     args.seed = args.seed if args.seed is not None else random.randrange(1 << 31)
     rng = random.Random(args.seed)
-    bench_ycsb.AGENT_JAR = args.agent_jar
+    node_control.AGENT_JAR = args.agent_jar
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
@@ -422,7 +422,7 @@ def main(argv):
         for s in nodes:
             if s.client and s.client.poll() is None:
                 s.client.kill()
-            subprocess.run([bench_ycsb.NODE_SCRIPT, "kill", s.node.dir], stdout=subprocess.DEVNULL,
+            subprocess.run([node_control.NODE_SCRIPT, "kill", s.node.dir], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
         raise
     rows = summarize(args, nodes, kill_times, started, summaries, verified)

@@ -25,10 +25,9 @@ DEFAULTS="$MODULE/workloads/defaults.properties"
 DB_CLASS="io.flashchunk.ycsb.cassandra.CassandraDb"
 CREATE_TABLE_CLASS="io.flashchunk.ycsb.cassandra.CreateTableCommand"
 
-die() {
-  echo "$PROG: error: $*" >&2
-  exit 1
-}
+# die
+# shellcheck source=lib/common.sh
+source "$REPO/scripts/lib/common.sh"
 
 usage() {
   sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'

@@ -2,7 +2,7 @@
 # classes, test classes, test classpath and native library into STAGE, so other builds in this
 # checkout (mvn clean, recompiles) cannot delete or half-write class files under a running benchmark.
 # A copy counts only if it still matches the tree a moment later. Needs repo_dir and classpath_file
-# set, and a die function; the native library is copied only if capi_library is set (a benchmark
+# set, and die (lib/common.sh); the native library is copied only if capi_library is set (a benchmark
 # that never loads it need not have it built).
 snapshot_build() {
     local stage="$1" marker="$2" name="$3" attempt
@@ -29,7 +29,7 @@ snapshot_build() {
 
 # build_test_snapshot STAGE MARKER_CLASS NAME: compiles the plugin and its tests, writes the test
 # classpath, and takes the snapshot above into STAGE; then "$STAGE/classpath" holds the classpath to
-# run from it. Needs repo_dir and a die function; sets capi_library and classpath_file.
+# run from it. Needs repo_dir and die (lib/common.sh); sets capi_library and classpath_file.
 build_test_snapshot() {
     local stage="$1" marker="$2" name="$3"
     echo "== building" >&2

@@ -52,16 +52,9 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-fail() {
-  echo "FAIL: $*" >&2
-  echo "$passed passed, 1 failed"
-  exit 1
-}
-
-ok() {
-  passed=$((passed + 1))
-  echo "ok $passed - $*"
-}
+# fail and ok (they count in $passed)
+# shellcheck source=../lib/common.sh
+source "$repo/scripts/lib/common.sh"
 
 # a command that must fail with a message containing the given text
 expect_refusal() {

@@ -42,30 +42,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() {
-  echo "FAIL: $*" >&2
-  echo "$passed passed, 1 failed"
-  exit 1
-}
-
-ok() {
-  passed=$((passed + 1))
-  echo "ok $passed - $*"
-}
+# fail and ok (they count in $passed), free_tcp_ports
+# shellcheck source=../lib/common.sh
+source "$repo/scripts/lib/common.sh"
 
 # three free TCP ports on 127.0.0.1
-read -r native_port storage_port jmx_port < <(python3 - <<'EOF'
-import socket
-socks = []
-for _ in range(3):
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-for s in socks:
-    s.close()
-EOF
-)
+read -r native_port storage_port jmx_port < <(free_tcp_ports 3)
 echo "# run directory $dir, ports: native $native_port, storage $storage_port, JMX $jmx_port"
 
 # ---- refusals before anything exists

@@ -56,20 +56,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() {
-  echo "FAIL: $*" >&2
-  echo "$passed passed, 1 failed"
-  exit 1
-}
+# fail and ok (they count in $passed), free_tcp_ports
+# shellcheck source=../lib/common.sh
+source "$repo/scripts/lib/common.sh"
 
 # copies stdin to stdout as comment lines
 show() {
   sed 's/^/#   /'
-}
-
-ok() {
-  passed=$((passed + 1))
-  echo "ok $passed - $*"
 }
 
 # a fingerprint of an installation: every file of conf/ (content) and of lib/ (names, link targets,
@@ -356,18 +349,7 @@ if [ "$with_node" = 1 ]; then
 
 # ---------------------------------------------------------------- a real node from the installed configuration
 
-read -r native_port storage_port jmx_port < <(python3 - <<'EOF'
-import socket
-socks = []
-for _ in range(3):
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-for s in socks:
-    s.close()
-EOF
-)
+read -r native_port storage_port jmx_port < <(free_tcp_ports 3)
 "$node_sh" init "$node" --native-port "$native_port" --storage-port "$storage_port" --jmx-port "$jmx_port" >/dev/null \
   || fail "cassandra-node.sh init"
 # the installed yaml block (markers included, so the block is exactly what the installer wrote)
