@@ -168,7 +168,7 @@ public final class DeviceStart {
                     "superblock write");
             driver.flush();
         }
-        LOG.info("flash cache: formatted {} device(s) as compact cache instance {} ({})", drivers.size(), instance, why);
+        LOG.info("flash cache: formatted {} device(s) as cache instance {} ({})", drivers.size(), instance, why);
         return new Outcome(instance, List.copyOf(layouts), true, why, floor);
     }
 
