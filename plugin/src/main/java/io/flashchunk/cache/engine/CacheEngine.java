@@ -1,7 +1,6 @@
 package io.flashchunk.cache.engine;
 
 import io.flashchunk.buffer.AlignedBufferPool;
-import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.WarningThrottle;
 import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.checkpoint.CheckpointSchedule;
@@ -20,8 +19,6 @@ import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.read.SegmentReader;
-import io.flashchunk.cache.reclaim.ReclaimOrder;
-import io.flashchunk.cache.reclaim.TinyLfuReclaimOrder;
 import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
@@ -223,40 +220,34 @@ public final class CacheEngine implements AutoCloseable {
             segments[s] = layouts[s].segments();
             records += (long) segments[s] * Math.max(1, perSegment);
         }
-        StorageDriver[] driverArray = drivers.toArray(StorageDriver[]::new);
-        this.table = new SegmentTable(segments);
-        this.index = new ChunkIndex(records);
-        this.locations = new ChunkLocations(index);
         int all = Arrays.stream(segments).sum();
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
         int sketchCounters = settings.sketchCounters();
         this.admission = new VictimAdmission(records, sketchCounters, settings.doorkeeperBitsPerKey(),
                 settings.sampleReadsPerKey(), liveKey);
         int window = SegmentBuffer.windowFor(settings.segmentBytes());
-        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(window), settings.segmentBytes()),
-            new SegmentBuffer(AlignedBuffers.allocate(window), settings.segmentBytes())};
         // Doomed segments wait for a checkpoint, and one releases all doomed before it: up to a batch
         // (a checkpoint writes the whole index, so not one per segment).
         int batch = Math.max(1, Math.min(settings.checkpointEverySegments(), all / 8));
-        // Room for all but the open and sealed segments and a batch of doomed ones: past it, the order
-        // gives up a segment as each is written, and the writer dooms it (it serves until reused).
-        ReclaimOrder order = new TinyLfuReclaimOrder(all, Math.max(1, all - 2 - batch));
-        SpaceReads load = new SpaceReads(spaces);
-        this.segmentWriter = new SegmentWriter(table, layouts, driverArray, index, order, buffers,
-                new WriterPolicy(admission, settings.reinsertShare(), batch, load, liveKey));
-        this.reader = new SegmentReader(table, layouts, driverArray, index, order, segmentWriter.buffers(),
-                new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy, load);
+        EngineParts parts = EngineParts.wire(layouts, drivers.toArray(StorageDriver[]::new), new EngineParts.Spec(
+                records, true, new WriterPolicy(admission, settings.reinsertShare(), batch, new SpaceReads(spaces), liveKey),
+                new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy));
+        this.table = parts.table;
+        this.index = parts.index;
+        this.locations = new ChunkLocations(index);
+        this.segmentWriter = parts.segmentWriter;
+        this.reader = parts.reader;
         this.recovered = start.formatted()
                 ? new Recovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
                         java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray())
-                : Recovery.recover(driverArray, areas, layouts, start.instance(), index, table, order);
+                : parts.recover(areas, start.instance());
         reserveSequences();
-        Checkpointer checkpointer = new Checkpointer(table, index, layouts, driverArray, areas, start.instance(),
-                recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
+        Checkpointer checkpointer = parts.checkpointer(areas, start.instance(), recovered.areaSequences(),
+                recovered.highestSequenceSeen(), clockMillis);
         CheckpointSchedule schedule = new CheckpointSchedule(settings.checkpointEverySegments(),
                 settings.checkpointIntervalMillis(), settings.segmentBytes(),
                 recovered.restoredEntries() * CheckpointHeader.ENTRY_BYTES, clockMillis);
-        this.writer = new Writer(segmentWriter, checkpointer, schedule, files, clockMillis);
+        this.writer = parts.writer(checkpointer, schedule, files, clockMillis);
         this.writerThread = new Thread(this::writeLoop, "flashchunk-writer");
         writerThread.setDaemon(true);
         writerThread.start();

@@ -1,7 +1,6 @@
 package io.flashchunk.cache.engine;
 
 import io.flashchunk.buffer.AlignedBufferPool;
-import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.CheckpointSchedule;
 import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.checkpoint.Recovery;
@@ -16,13 +15,10 @@ import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.read.FlashReadGate;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.read.SegmentReader;
-import io.flashchunk.cache.reclaim.FifoReclaimOrder;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
-import io.flashchunk.cache.reclaim.TinyLfuReclaimOrder;
 import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
-import io.flashchunk.cache.space.SpaceReads;
 import io.flashchunk.cache.write.SegmentBuffer;
 import io.flashchunk.cache.write.SegmentWriter;
 import io.flashchunk.cache.write.Writer;
@@ -54,6 +50,8 @@ public final class EngineFixture {
     /** The cache instance the writer's own checkpoints name on devices the fixture laid out. */
     public static final UUID INSTANCE = new UUID(0x5e6d3e47L, 0x1L);
 
+    /** The parts as the engine wires them; the fields below are theirs. */
+    public final EngineParts parts;
     public final SegmentTable table;
     public final ChunkIndex index;
     public final ReclaimOrder order;
@@ -92,37 +90,33 @@ public final class EngineFixture {
     public EngineFixture(DeviceStart.Outcome start, long timeoutNanos, boolean tinyLfu, WriterPolicy policy,
                          BlockDevice... devices) {
         this.start = start;
-        layouts = new SegmentLayout[devices.length];
-        drivers = new StorageDriver[devices.length];
-        int[] segments = new int[devices.length];
+        SegmentLayout[] spaces = new SegmentLayout[devices.length];
+        StorageDriver[] opened = new StorageDriver[devices.length];
         long records = 0;
         for (int i = 0; i < devices.length; i++) {
-            layouts[i] = start != null ? start.layouts().get(i).segmentLayout()
+            spaces[i] = start != null ? start.layouts().get(i).segmentLayout()
                     : SegmentLayout.of(FIRST_BYTE, SEGMENT_BYTES, devices[i].capacityBlocks() * BlockDevice.BLOCK_SIZE);
-            drivers[i] = new StorageDriver(devices[i], 2, timeoutNanos);
-            segments[i] = layouts[i].segments();
-            records += (long) segments[i] * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK));
+            opened[i] = new StorageDriver(devices[i], 2, timeoutNanos);
+            records += (long) spaces[i].segments() * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK));
         }
-        table = new SegmentTable(segments);
+        // The engine's wiring; reads wait as long as the drivers do (a shared machine may stall one
+        // past a short timeout).
+        parts = EngineParts.wire(spaces, opened, new EngineParts.Spec(records, tinyLfu, policy,
+                new AlignedBufferPool(1 << 20, 1 << 22),
+                new FlashReadPolicy(false, timeoutNanos, FlashReadGate.OPEN, System::nanoTime)));
+        layouts = parts.layouts;
+        drivers = parts.drivers;
+        table = parts.table;
+        index = parts.index;
+        order = parts.order;
+        segmentWriter = parts.segmentWriter;
+        reader = parts.reader;
         if (start != null) {
             table.continueSequencesFrom(start.sequenceFloor());
             table.limitSequences(start.sequenceFloor() + DeviceStart.SEQUENCES_PER_START);
         }
-        index = new ChunkIndex(records);
-        int all = Arrays.stream(segments).sum();
-        // As the engine's: room for all but the open and sealed segments and a batch of doomed ones.
-        order = tinyLfu ? new TinyLfuReclaimOrder(all, Math.max(1, all - 2 - policy.reclaimBatch())) : new FifoReclaimOrder();
-        // Windows of a segment, as the engine's: a segment is written in more than one piece.
-        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(WINDOW_BYTES), SEGMENT_BYTES),
-            new SegmentBuffer(AlignedBuffers.allocate(WINDOW_BYTES), SEGMENT_BYTES)};
-        segmentWriter = new SegmentWriter(table, layouts, drivers, index, order, buffers, policy);
-        // Reads wait as long as the drivers do: a shared machine may stall one past a short timeout.
-        reader = new SegmentReader(table, layouts, drivers, index, order, segmentWriter.buffers(),
-                new AlignedBufferPool(1 << 20, 1 << 22),
-                new FlashReadPolicy(false, timeoutNanos, FlashReadGate.OPEN, System::nanoTime),
-                policy.load() != null ? policy.load() : new SpaceReads(devices.length));
         // Checkpoints only when an append needs one: none due by count or time (the clock stands still).
-        writer = new Writer(segmentWriter, checkpointer(start != null ? start.instance() : INSTANCE),
+        writer = parts.writer(checkpointer(start != null ? start.instance() : INSTANCE),
                 new CheckpointSchedule(Integer.MAX_VALUE, Long.MAX_VALUE, SEGMENT_BYTES, 0, () -> 0), NO_FILES, () -> 0);
     }
 
@@ -174,13 +168,13 @@ public final class EngineFixture {
 
     /** A checkpointer of this engine for a cache that starts with the areas as {@code areaSequences} say. */
     public Checkpointer checkpointer(UUID instance, long[][] areaSequences, LongSupplier clockMillis) {
-        return new Checkpointer(table, index, layouts, drivers, areas(), instance, areaSequences, 0, clockMillis);
+        return parts.checkpointer(areas(), instance, areaSequences, 0, clockMillis);
     }
 
     /** A checkpointer of this engine after {@code recovered}, as the engine makes one. */
     public Checkpointer checkpointer(UUID instance, Recovery.Outcome recovered, LongSupplier clockMillis) {
-        return new Checkpointer(table, index, layouts, drivers, areas(), instance, recovered.areaSequences(),
-                recovered.highestSequenceSeen(), clockMillis);
+        return parts.checkpointer(areas(), instance, recovered.areaSequences(), recovered.highestSequenceSeen(),
+                clockMillis);
     }
 
     /** A checkpointer of this engine on devices with no checkpoint yet. */
@@ -190,7 +184,7 @@ public final class EngineFixture {
 
     /** Recovers this (unused) engine from its devices' checkpoints. */
     public Recovery.Outcome recover(UUID instance) {
-        return Recovery.recover(drivers, areas(), layouts, instance, index, table, order);
+        return parts.recover(areas(), instance);
     }
 
     /** The first segment in {@code state}, or -1. */

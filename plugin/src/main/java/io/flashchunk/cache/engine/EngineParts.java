@@ -1,0 +1,109 @@
+package io.flashchunk.cache.engine;
+
+import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.checkpoint.CheckpointSchedule;
+import io.flashchunk.cache.checkpoint.Checkpointer;
+import io.flashchunk.cache.checkpoint.Recovery;
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.read.FlashReadPolicy;
+import io.flashchunk.cache.read.SegmentReader;
+import io.flashchunk.cache.reclaim.FifoReclaimOrder;
+import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.reclaim.TinyLfuReclaimOrder;
+import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.cache.space.SpaceReads;
+import io.flashchunk.cache.write.SegmentBuffer;
+import io.flashchunk.cache.write.SegmentWriter;
+import io.flashchunk.cache.write.Writer;
+import io.flashchunk.cache.write.WriterPolicy;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+
+/**
+ * The engine's parts over its address spaces, wired one way: {@link CacheEngine} builds them here,
+ * and so do the tests' fixture, so that tests run the parts as the engine puts them together. What
+ * differs between uses is given ({@link Spec}): the index's capacity, the reclaim order, the writer's
+ * policy and how hits read flash. The devices' layouts come from whoever started them.
+ */
+public final class EngineParts {
+    /**
+     * What differs between uses.
+     *
+     * @param indexEntries the chunks the index is sized for
+     * @param tinyLfu      Caffeine's W-TinyLFU over segments (the engine's), or oldest first
+     * @param policy       admission's victims, reinsertion, the reclaim batch, space loads, live keys
+     * @param readBuffers  the pool hits read flash into
+     * @param readPolicy   how hits read flash
+     */
+    public record Spec(long indexEntries, boolean tinyLfu, WriterPolicy policy, AlignedBufferPool readBuffers,
+                       FlashReadPolicy readPolicy) {
+    }
+
+    public final SegmentLayout[] layouts;
+    public final StorageDriver[] drivers;
+    public final SegmentTable table;
+    public final ChunkIndex index;
+    public final ReclaimOrder order;
+    public final SegmentWriter segmentWriter;
+    public final SegmentReader reader;
+
+    private EngineParts(SegmentLayout[] layouts, StorageDriver[] drivers, Spec spec) {
+        this.layouts = layouts.clone();
+        this.drivers = drivers.clone();
+        int[] segments = new int[layouts.length];
+        int all = 0;
+        for (int space = 0; space < layouts.length; space++) {
+            segments[space] = layouts[space].segments();
+            all += segments[space];
+        }
+        this.table = new SegmentTable(segments);
+        this.index = new ChunkIndex(spec.indexEntries());
+        // Room for all but the open and sealed segments and a batch of doomed ones: past it, the order
+        // gives up a segment as each is written, and the writer dooms it (it serves until reused).
+        this.order = spec.tinyLfu()
+                ? new TinyLfuReclaimOrder(all, Math.max(1, all - 2 - spec.policy().reclaimBatch()))
+                : new FifoReclaimOrder();
+        int segmentBytes = layouts[0].segmentBytes();
+        int window = SegmentBuffer.windowFor(segmentBytes);
+        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(window), segmentBytes),
+            new SegmentBuffer(AlignedBuffers.allocate(window), segmentBytes)};
+        this.segmentWriter = new SegmentWriter(table, this.layouts, this.drivers, index, order, buffers, spec.policy());
+        SpaceReads load = spec.policy().load() != null ? spec.policy().load() : new SpaceReads(layouts.length);
+        this.reader = new SegmentReader(table, this.layouts, this.drivers, index, order, segmentWriter.buffers(),
+                spec.readBuffers(), spec.readPolicy(), load);
+    }
+
+    /** The parts over {@code drivers}, one address space each, laid out as {@code layouts}. */
+    public static EngineParts wire(SegmentLayout[] layouts, StorageDriver[] drivers, Spec spec) {
+        if (layouts.length == 0 || layouts.length != drivers.length) {
+            throw new IllegalArgumentException(layouts.length + " layouts for " + drivers.length + " devices");
+        }
+        return new EngineParts(layouts, drivers, spec);
+    }
+
+    /** Recovers these (unused) parts from the checkpoints in {@code areas} of cache {@code instance}. */
+    public Recovery.Outcome recover(CheckpointAreas[] areas, UUID instance) {
+        return Recovery.recover(drivers, areas, layouts, instance, index, table, order);
+    }
+
+    /**
+     * A checkpointer of these parts for a cache whose areas hold {@code areaSequences} (per space,
+     * A and B; 0 = none), the highest sequence any of them carried being {@code highestSequenceSeen}.
+     */
+    public Checkpointer checkpointer(CheckpointAreas[] areas, UUID instance, long[][] areaSequences,
+                                     long highestSequenceSeen, LongSupplier clockMillis) {
+        return new Checkpointer(table, index, layouts, drivers, areas, instance, areaSequences, highestSequenceSeen,
+                clockMillis);
+    }
+
+    /** The writer's steps over these parts, checkpointing with {@code checkpointer} as {@code schedule} says. */
+    public Writer writer(Checkpointer checkpointer, CheckpointSchedule schedule, NamedFiles files,
+                         LongSupplier clockMillis) {
+        return new Writer(segmentWriter, checkpointer, schedule, files, clockMillis);
+    }
+}
