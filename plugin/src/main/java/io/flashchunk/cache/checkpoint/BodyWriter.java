@@ -15,7 +15,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Not thread-safe: one checkpoint writes one area from one thread.
  */
-public final class BodyWriter {
+final class BodyWriter {
     static final int PIECE_BYTES = 4 << 20;
 
     private final StorageDriver driver;
