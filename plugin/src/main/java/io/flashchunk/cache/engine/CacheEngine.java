@@ -452,8 +452,12 @@ public final class CacheEngine implements AutoCloseable {
                     }
                 }
                 pruneInvalidations();
+                // Cleared only when it was set: a request made after this read stays for the next pass,
+                // and one made between the read and the clear is covered by the checkpoint that follows.
                 boolean asked = checkpointAsked;
-                checkpointAsked = false;
+                if (asked) {
+                    checkpointAsked = false;
+                }
                 writer.checkpointIfDue(asked);
             } catch (RuntimeException e) {
                 // One chunk's failure must not stop the writer: count it, say it (throttled), go on.
