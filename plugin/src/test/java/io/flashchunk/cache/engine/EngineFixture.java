@@ -115,7 +115,8 @@ public final class EngineFixture {
             table.continueSequencesFrom(start.sequenceFloor());
             table.limitSequences(start.sequenceFloor() + DeviceStart.SEQUENCES_PER_START);
         }
-        // Checkpoints only when an append needs one: none due by count or time (the clock stands still).
+        // Checkpoints only when an append needs one: none due by count or time (the clock stands still,
+        // so after a failed checkpoint none is tried again, where the engine retries after a while).
         writer = parts.writer(checkpointer(start != null ? start.instance() : INSTANCE),
                 new CheckpointSchedule(Integer.MAX_VALUE, Long.MAX_VALUE, SEGMENT_BYTES, 0, () -> 0), NO_FILES, () -> 0);
     }
