@@ -83,7 +83,7 @@ public record CacheConfig(
      */
     public static final int DEFAULT_ADMISSION_SAMPLE_READS = 20;
 
-    /** {@code admission_sketch_counters: auto}: the engine's choice, 4 bytes a chunk (compact.MemoryBudget). */
+    /** {@code admission_sketch_counters: auto}: the engine's choice, 4 bytes a chunk (engine.MemoryBudget). */
     public static final int SKETCH_COUNTERS_AUTO = 0;
 
     /** Segments: at least this size (a chunk's record must fit), at most {@link #MAX_SEGMENT_BYTES}. */
