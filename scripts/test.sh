@@ -30,7 +30,7 @@ step "scripts/tests/test-cassandra-node.sh"
 # a 3-node cluster on 127.0.0.1-3 (two flash nodes, one stock): RF 3, a node killed and restarted
 step "scripts/tests/test-cassandra-cluster.sh"
 "$repo/scripts/tests/test-cassandra-cluster.sh"
-# the cache through a cluster's SSTable-changing steps under YCSB at QUORUM, every row checked per node (~15 min)
+# the cache through a cluster's SSTable-changing steps under YCSB at QUORUM, every row checked per node (about 18 min here)
 step "scripts/tests/test-cassandra-cluster-steps.sh"
 # (1,500 rows, 10 s of load a step and one node of the rolling restart here: the kill step restarts a node warm
 # too, and CI's time is bounded; the script's defaults: 3,000 rows, every node, 20 s a step)
