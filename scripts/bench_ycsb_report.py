@@ -424,6 +424,12 @@ def plot_targets(out, setup, rows):
         selected = [r for r in rows if (r["table"], r["cap_iops"], r["workload"]) == (tbl, cap, workload)]
         if not selected:
             continue
+        suffix = "" if all_cases == [("lz4", None)] else "-" + case_slug(tbl, cap)
+        if len(order) == 1:
+            # one target rate: a panel of points each would say less than bars side by side
+            written.append(plot_bars(plt, setup, selected, workload, case_label(setup, tbl, cap),
+                                     os.path.join(out, f"ycsb-{workload}{suffix}.png")))
+            continue
         fig, axes = plt.subplots(2, 3, figsize=(15, 8))
         for (key, title), ax in zip(panels, axes.flat):
             for config in setup["configs"]:
@@ -449,9 +455,37 @@ def plot_targets(out, setup, rows):
         axes.flat[0].legend(fontsize=8)
         fig.suptitle(f"YCSB {workload}, M = {setup['memory_bytes'] / 2**20:.0f} MiB: throughput, latency and CPU by "
                      f"target rate ({case_label(setup, tbl, cap)})")
-        suffix = "" if all_cases == [("lz4", None)] else "-" + case_slug(tbl, cap)
         written.append(benchlib.save_figure(plt, fig, os.path.join(out, f"ycsb-{workload}{suffix}.png")))
     return written
+
+
+BAR_PANELS = (("ops_per_s", "throughput (ops/s)"), ("read_avg_ms", "read latency, average (ms)"),
+              ("read_p99_ms", "read latency, p99 (ms)"), ("cpu_ms_per_op", "Cassandra CPU per op (ms)"),
+              ("chunk_cache_hit_ratio", "flash cache hit ratio"), ("disk_read_mb_s", "root disk reads (MB/s)"))
+
+
+def plot_bars(plt, setup, selected, workload, case, path):
+    """One target rate: a bar per configuration in each panel, the rounds' range as the error bar."""
+    configs = [c for c in setup["configs"] if any(r["config"] == c for r in selected)]
+    by_config = {r["config"]: r for r in selected}
+    labels = [by_config[c]["label"] for c in configs]
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    for (key, title), ax in zip(BAR_PANELS, axes.flat):
+        shown = [c for c in configs if by_config[c].get(key) is not None
+                 and (key != "chunk_cache_hit_ratio" or c.startswith("flash"))]
+        values = [by_config[c][key] for c in shown]
+        low = [v - by_config[c].get(key + "_range", (v, v))[0] for c, v in zip(shown, values)]
+        high = [by_config[c].get(key + "_range", (v, v))[1] - v for c, v in zip(shown, values)]
+        colors = [f"C{configs.index(c)}" for c in shown]
+        positions = [configs.index(c) for c in shown]
+        ax.bar(positions, values, yerr=[low, high], capsize=3, color=colors)
+        ax.set_xticks(range(len(configs)), labels, rotation=30, ha="right", fontsize=8)
+        ax.set_title(title)
+        ax.grid(axis="y", alpha=0.3)
+    rounds = setup.get("rounds", 1)
+    fig.suptitle(f"YCSB {workload}, M = {setup['memory_bytes'] / 2**20:.0f} MiB, target {target_name(setup['targets'][0])}"
+                 + (f", medians of {rounds} rounds (bars: their range)" if rounds > 1 else "") + f"\n{case}")
+    return benchlib.save_figure(plt, fig, path)
 
 
 def plot_sweep(out, setup, rows):
@@ -720,6 +754,15 @@ def self_test():
         check("table rows", sum(1 for l in text.splitlines() if l.startswith("| base") or l.startswith("| flash")), 12)
         check("a section per cap", sum(1 for l in text.splitlines() if l.startswith("### ")), 2)
         check("served reads against the cap", "| 700 (750) |" in text, True)
+        one_target = dict(setup2, targets=[0])
+        bars, drawn = globals()["plot_bars"], []
+        globals()["plot_bars"] = lambda *args: drawn.append(os.path.basename(args[-1])) or bars(*args)
+        try:
+            plots = plot_targets(out, one_target, aggregate([r for r in steady(good) if r["target"] == 0]))
+        finally:
+            globals()["plot_bars"] = bars
+        check("one target rate: a bar chart per case", drawn, ["ycsb-w-lz4-cap0.png", "ycsb-w-lz4-cap750.png"])
+        check("the bar chart is written", all(os.path.getsize(p) > 10000 for p in plots), True)
     return benchlib.finish_self_test(failures)
 
 
