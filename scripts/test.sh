@@ -30,11 +30,13 @@ step "scripts/tests/test-cassandra-node.sh"
 # a 3-node cluster on 127.0.0.1-3 (two flash nodes, one stock): RF 3, a node killed and restarted
 step "scripts/tests/test-cassandra-cluster.sh"
 "$repo/scripts/tests/test-cassandra-cluster.sh"
-# the cache through a cluster's SSTable-changing steps under YCSB at QUORUM, every row checked per node (about 18 min here)
+# the cache through a cluster's SSTable-changing steps under YCSB at QUORUM, every row checked per node
 step "scripts/tests/test-cassandra-cluster-steps.sh"
-# (1,500 rows, 10 s of load a step and one node of the rolling restart here: the kill step restarts a node warm
-# too, and CI's time is bounded; the script's defaults: 3,000 rows, every node, 20 s a step)
-"$repo/scripts/tests/test-cassandra-cluster-steps.sh" --phase-seconds 10 --rolling-nodes 1 --records 1500
+# (CI's time is bounded: 1,500 rows, 10 s of load a step, one node of the rolling restart, and no kill step:
+# a SIGKILL and warm restart under load is the cluster test's above and the soak's below; the script's
+# defaults: every step, 3,000 rows, every node, 20 s a step)
+"$repo/scripts/tests/test-cassandra-cluster-steps.sh" --phase-seconds 10 --rolling-nodes 1 --records 1500 \
+  --steps join,leave,maintain,rolling
 step "scripts/tests/test-install-plugin.sh"
 "$repo/scripts/tests/test-install-plugin.sh"
 # the power-cut simulator's long-run script, at a size that only checks it works end to end
@@ -56,14 +58,16 @@ assert all(0 < r["hit_ratio"] < 1 and r["written_per_admitted"] >= 1 for r in ro
 PY
 test -s "$sim_out/hit-ratios.png"
 rm -rf "$sim_out"
-# the SIGKILL soak of real nodes (flash and stock, YCSB checking every read), short: a few kills
-step "scripts/soak-sigkill.sh (2 minutes)"
+# the SIGKILL soak of a real node (YCSB checking every read), short: two kills, each after 8-12 s of load
+# (the long soak runs a stock node beside it for comparison; here it would only halve each node's CPU)
+step "scripts/soak-sigkill.sh (2 minutes, 2 kills)"
 soak_out="$(mktemp -d)"
-"$repo/scripts/soak-sigkill.sh" --minutes 2 --records 5000 --results "$soak_out" --work "$repo/target/soak-ci" >/dev/null
+"$repo/scripts/soak-sigkill.sh" --minutes 2 --kills 2 --kill-window 8 12 --nodes flash --records 5000 \
+  --results "$soak_out" --work "$repo/target/soak-ci" >/dev/null
 python3 - "$soak_out/runs.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-assert {r["node"] for r in rows} == {"flash", "stock"}, rows
+assert [r["node"] for r in rows] == ["flash"], rows
 for r in rows:
     assert r["kills"] >= 2 and r["wrong_values"] == 0 and r["reads_failed"] == 0, r
     assert r["final_checked"] == r["records"] and r["final_wrong_values"] == 0 and r["final_reads_failed"] == 0, r
