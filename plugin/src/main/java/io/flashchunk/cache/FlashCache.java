@@ -14,7 +14,7 @@ import java.nio.ByteBuffer;
  * a miss plus a counter, and the caller reads its file as if there were no cache.
  *
  * <p>{@link SegmentFlashCache} implements it: a compact index over flash segments
- * (docs/compact-engine.md). The adapter depends on this interface only.
+ * (docs/engine.md). The adapter depends on this interface only.
  */
 public interface FlashCache extends AutoCloseable {
     /** The largest chunk the cache keeps (64 KiB, Cassandra's largest chunk length); larger ones are not cached. */

@@ -29,7 +29,7 @@ public final class MemoryBudget {
      * Heap besides the index and the sketch that grows with the cache (segment table and reclaim order,
      * about 100 bytes a segment; the victim samples), and what does not (the file registry, classes):
      * measured 0.65-0.73 bytes a chunk at 10 M chunks and 0.24-0.25 at 100 M (with the 2- and the
-     * 4-byte sketch; docs/compact-engine.md), 0.01 more since doomed segments have a table (9 bytes
+     * 4-byte sketch; docs/results/engine-history.md), 0.01 more since doomed segments have a table (9 bytes
      * a segment); these give 0.75 and 0.26, at or a little above.
      */
     static final double OTHER_BYTES_PER_CHUNK = 0.21;

@@ -7,7 +7,7 @@ import java.util.function.LongPredicate;
 
 /**
  * The chunk index of the engine: chunk key to {@link RecordAddress}, in 8-byte slots and no
- * object per chunk (8.9 bytes a chunk at the load it is sized for; docs/compact-engine.md).
+ * object per chunk (8.9 bytes a chunk at the load it is sized for; docs/engine.md).
  *
  * <p>A slot holds 21 bits of the key's hash (the tag), a "read since written" bit and the record's
  * address; 0 is an empty slot. Slots sit in buckets of {@value #BUCKET_SLOTS} (one cache line), and a

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * continues} the segment from the block they end in. The summary of every record of the segment is
  * written last, at the segment's end, from a small buffer of its own ({@link #seal}). So the memory
  * a segment costs while it fills is the window's, whatever the segment's size: what lets a large
- * admission sketch fit the memory budget in a cache of 10 M chunks (docs/compact-engine.md). Before
+ * admission sketch fit the memory budget in a cache of 10 M chunks (docs/engine.md, "Windows"). Before
  * the segment is full, the records so far may be written with a summary of them
  * ({@link #unwrittenPrefix}), so that a checkpoint can name them.
  *
