@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of FlashChunk's cache core (io.flashchunk.cache.CacheBench, plugin test sources):
+# Benchmarks of FlashChunk's cache core (io.flashchunk.bench.CacheBench, the plugin/bench module):
 #
 #   hits    cache hits (get of random cached chunks; the cache filled, then restarted) vs bare device
 #           reads of the chunk's size and of the record's size on the same device file, back to back,
@@ -30,8 +30,8 @@ Memory per cached chunk: scripts/bench-memory.sh.
   --only STEP     run only the hits or writes steps, or one step by name (e.g. hits-16384,
                   writes-compact)
   --out DIR       results directory (default: target/results/cache-<UTC timestamp>)
-  --skip-build    do not run Maven (plugin classes, test classes and the test classpath file
-                  must already be built)
+  --skip-build    do not run Maven (plugin/bench must already be built, with its classpath file:
+                  mvn -pl plugin/bench -am package -DskipTests dependency:build-classpath ...)
   -h, --help      this help
 
 Full mode: hits at 4096, 16384 and 65536-byte chunks, threads 1,2,8,32, 5 s, 2 rounds, the
@@ -99,24 +99,8 @@ fi
 command -v java >/dev/null 2>&1 || die "java (17+) is not on PATH"
 command -v python3 >/dev/null 2>&1 || die "python3 is not on PATH"
 
-classpath_file="$repo_dir/plugin/target/test-classpath.txt"
-bench_class="plugin/target/test-classes/io/flashchunk/cache/CacheBench.class"
-
-if [[ $skip_build -eq 0 ]]; then
-    echo "bench-cache: building (mvn -q -B -pl plugin -am test-compile) ..." >&2
-    (cd "$repo_dir" && mvn -q -B -pl plugin -am test-compile) >&2 \
-        || die "build failed: (cd $repo_dir && mvn -B -pl plugin -am test-compile)"
-    echo "bench-cache: writing the test classpath (mvn dependency:build-classpath) ..." >&2
-    (cd "$repo_dir" && mvn -q -B -pl plugin dependency:build-classpath \
-        -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test) >&2 \
-        || die "could not write $classpath_file (mvn dependency:build-classpath failed)"
-fi
-[[ -f "$repo_dir/$bench_class" ]] || die "CacheBench is not compiled ($bench_class); run without --skip-build"
-[[ -f "$classpath_file" ]] || die "$classpath_file is missing; run without --skip-build"
-
-# The runs use a private copy of the compiled classes: other people's builds in this checkout (mvn
-# clean, recompiles) would otherwise delete or half-write class files under the benchmark's feet. A
-# copy counts only if it still matches the tree a moment later.
+# The runs use a private copy of the benchmarks module's jars (lib/snapshot-build.sh): other people's
+# builds in this checkout would otherwise change them under the benchmark's feet.
 stage="$(mktemp -d "${TMPDIR:-/tmp}/bench-cache.XXXXXX")"
 step_pid=""
 scratch_files=(hits-compact-device.img hits-compact-Data.db compact-writes-device.img)  # CacheBench's names in --dir
@@ -133,8 +117,8 @@ trap on_exit EXIT
 trap 'exit 130' INT TERM
 # shellcheck source=lib/snapshot-build.sh
 source "$repo_dir/scripts/lib/snapshot-build.sh"
-snapshot_build "$stage" io/flashchunk/cache/CacheBench.class bench-cache
-java_classpath="$stage/classes:$stage/test-classes:$(cat "$stage/test-classpath.txt")"
+build_module_snapshot "$stage" plugin/bench bench-cache "$skip_build"
+java_classpath="$(cat "$stage/classpath")"
 read -r -a java_opts <<< "${BENCH_JAVA_OPTS:-}"
 
 # ---------------------------------------------------------------------------------------------
@@ -161,8 +145,8 @@ write_machine_info() {
     echo "mode: $([[ $quick -eq 1 ]] && echo quick || echo full)"
     echo "JVM options: -Xmx6g ${BENCH_JAVA_OPTS:-}"
     echo "scratch dir: $repo_dir/$bench_dir"
-    echo "classes: private copy of plugin/target/{classes,test-classes}, taken after the build"
-    echo "each step: (cd $repo_dir && java -Xmx6g ${BENCH_JAVA_OPTS:-}${BENCH_JAVA_OPTS:+ }-cp $java_classpath io.flashchunk.cache.CacheBench <step arguments>)"
+    echo "classes: private copy of plugin/bench's jar and the plugin's jars, taken after the build"
+    echo "each step: (cd $repo_dir && java -Xmx6g ${BENCH_JAVA_OPTS:-}${BENCH_JAVA_OPTS:+ }-cp $java_classpath io.flashchunk.bench.CacheBench <step arguments>)"
     echo "steps:"
     local step
     for step in "${steps[@]}"; do
@@ -243,7 +227,7 @@ for step in "${steps[@]}"; do
     status=0
     # timeout puts java in a process group of its own; on_exit ends it through timeout's pid.
     (cd "$repo_dir" && exec timeout --kill-after=30 "$limit" java -Xmx6g "${java_opts[@]}" \
-        -cp "$java_classpath" io.flashchunk.cache.CacheBench "${bench_args[@]}" --dir "$bench_dir" \
+        -cp "$java_classpath" io.flashchunk.bench.CacheBench "${bench_args[@]}" --dir "$bench_dir" \
         > "$step_out" 2> "$log") &
     step_pid=$!
     wait "$step_pid" || status=$?

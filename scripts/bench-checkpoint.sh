@@ -26,9 +26,9 @@ private="$(mktemp -d)"
 trap 'rm -rf "$private"' EXIT
 # shellcheck source=lib/snapshot-build.sh
 source "$repo/scripts/lib/snapshot-build.sh"
-build_test_snapshot "$private" io/flashchunk/cache/CacheBench.class bench-checkpoint
+build_module_snapshot "$private" plugin/bench bench-checkpoint
 cp="$(cat "$private/classpath")"
-bench() { java -Xmx6g -cp "$cp" io.flashchunk.cache.CacheBench "$@" --dir target/bench 2>>"$out/bench.log" | tee -a "$out/raw.jsonl"; }
+bench() { java -Xmx6g -cp "$cp" io.flashchunk.bench.CacheBench "$@" --dir target/bench 2>>"$out/bench.log" | tee -a "$out/raw.jsonl"; }
 { nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 $*"; } > "$out/machine.txt"
 sizes="10000000 100000000"; seconds=5; repeat=2
 [ "$quick" = 1 ] && { sizes="1000000"; seconds=2; repeat=1; }

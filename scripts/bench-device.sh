@@ -104,32 +104,16 @@ command -v fio >/dev/null 2>&1 \
 command -v java >/dev/null 2>&1 || die "java (17+) is not on PATH"
 command -v python3 >/dev/null 2>&1 || die "python3 is not on PATH"
 
-capi_library="$repo_dir/native/build/libcflsh_block.so"
-classpath_file="$repo_dir/plugin/target/test-classpath.txt"
-
-if [[ $skip_build -eq 0 ]]; then
-    echo "bench-device: building (mvn -q -B -pl plugin -am test-compile) ..." >&2
-    (cd "$repo_dir" && mvn -q -B -pl plugin -am test-compile) >&2 \
-        || die "build failed: (cd $repo_dir && mvn -B -pl plugin -am test-compile)"
-    (cd "$repo_dir" && mvn -q -B -pl plugin dependency:build-classpath \
-        -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test) >&2 \
-        || die "could not write $classpath_file (mvn dependency:build-classpath failed)"
-fi
-[[ -f "$repo_dir/plugin/target/test-classes/io/flashchunk/bench/DeviceBench.class" ]] \
-    || die "DeviceBench is not compiled; run without --skip-build"
-[[ -f "$classpath_file" ]] || die "$classpath_file is missing; run without --skip-build"
-[[ -f "$capi_library" ]] || die "$capi_library is missing; run without --skip-build (or: make -C $repo_dir/native)"
-
-# The runs use a private copy of the compiled classes and the native library: other people's
-# builds in this checkout (mvn clean, recompiles) would otherwise delete or half-write class files
-# under the benchmark's feet. A copy counts only if it still matches the tree a moment later.
+# The runs use a private copy of the benchmarks module's jars and the native library
+# (lib/snapshot-build.sh): other people's builds in this checkout would otherwise change them under the
+# benchmark's feet.
 stage="$(mktemp -d "${TMPDIR:-/tmp}/bench-device.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
 # shellcheck source=lib/snapshot-build.sh
 source "$repo_dir/scripts/lib/snapshot-build.sh"
-snapshot_build "$stage" io/flashchunk/bench/DeviceBench.class bench-device
-capi_library="$stage/lib/$(basename "$capi_library")"
-java_classpath="$stage/classes:$stage/test-classes:$(cat "$stage/test-classpath.txt")"
+build_module_snapshot "$stage" plugin/bench bench-device "$skip_build"
+[[ -f "$capi_library" ]] || die "$capi_library is missing; run without --skip-build (or: make -C $repo_dir/native)"
+java_classpath="$(cat "$stage/classpath")"
 read -r -a java_opts <<< "${BENCH_JAVA_OPTS:-}"
 
 # ---------------------------------------------------------------------------------------------
@@ -217,7 +201,7 @@ write_machine_info() {
     echo "settings: file=$file file_bytes=$file_bytes seconds=$seconds warmup=$warmup repeat=$repeat quick=$quick"
     echo "matrix: bs=${block_sizes[*]} qd=${queue_depths[*]} backends=${backends[*]}"
     echo "BENCH_JAVA_OPTS: ${BENCH_JAVA_OPTS:-}"
-    echo "classes: private copy of plugin/target/{classes,test-classes} and $(basename "$capi_library"), taken after the build"
+    echo "classes: private copy of plugin/bench's jar, the plugin's jars and $(basename "$capi_library"), taken after the build"
     echo
     echo "== nproc"; nproc
     echo "== cpu"; grep -m1 'model name' /proc/cpuinfo || true

@@ -26,12 +26,12 @@ private="$(mktemp -d)"
 trap 'rm -rf "$private"' EXIT
 # shellcheck source=lib/snapshot-build.sh
 source "$repo/scripts/lib/snapshot-build.sh"
-build_test_snapshot "$private" io/flashchunk/cache/CacheBench.class bench-memory
+build_module_snapshot "$private" plugin/bench bench-memory
 cp="$(cat "$private/classpath")"
 { nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 $*"; } > "$out/machine.txt"
 for entries in $sizes; do
   echo "== engine memory at $entries chunks" >&2
-  java -Xmx6g -cp "$cp" io.flashchunk.cache.CacheBench compact-heap --entries "$entries" 2>>"$out/bench.log" | tee -a "$out/raw.jsonl" >/dev/null
+  java -Xmx6g -cp "$cp" io.flashchunk.bench.CacheBench compact-heap --entries "$entries" 2>>"$out/bench.log" | tee -a "$out/raw.jsonl" >/dev/null
 done
 python3 - "$out" <<'PY'
 import json, os, sys

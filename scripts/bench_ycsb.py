@@ -453,6 +453,9 @@ class YcsbRun:
             if min(reached) >= seconds:
                 return
             if not self.running() or time.time() > deadline:
+                if not self.running():
+                    for reader in self.readers:  # the last lines, the reason among them, still being read
+                        reader.join(5)
                 raise RuntimeError(f"YCSB {self.phase} did not report {seconds} s of status (reached {reached}):\n"
                                    + self.texts()[0][-2000:])
             time.sleep(0.25)

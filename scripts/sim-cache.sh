@@ -35,7 +35,7 @@ private="$(mktemp -d)"
 trap 'rm -rf "$private"' EXIT
 # shellcheck source=lib/snapshot-build.sh
 source "$repo/scripts/lib/snapshot-build.sh"
-build_test_snapshot "$private" io/flashchunk/sim/CacheSimulator.class sim-cache
+build_module_snapshot "$private" plugin/sim sim-cache
 cp="$(cat "$private/classpath")"
 { nproc; uname -r; java -version 2>&1; echo "command: $0 ${args[*]:-}"; git rev-parse HEAD; } > "$out/machine.txt"
 java -Xmx"$heap" -cp "$cp" io.flashchunk.sim.CacheSimulator "${args[@]}" --out "$out" > "$out/summary.md"

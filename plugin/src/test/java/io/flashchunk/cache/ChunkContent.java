@@ -4,11 +4,11 @@ import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 
 /** The ground truth of test files: the bytes of a chunk follow from the file's seed and the position. */
-final class ChunkContent {
+public final class ChunkContent {
     private ChunkContent() {
     }
 
-    static byte[] bytes(long seed, long position, int length) {
+    public static byte[] bytes(long seed, long position, int length) {
         byte[] bytes = new byte[length];
         SplittableRandom random = new SplittableRandom(seed * 1_000_003L + position);
         for (int i = 0; i < length; i += 8) {
@@ -20,11 +20,11 @@ final class ChunkContent {
         return bytes;
     }
 
-    static ByteBuffer buffer(long seed, long position, int length) {
+    public static ByteBuffer buffer(long seed, long position, int length) {
         return ByteBuffer.wrap(bytes(seed, position, length));
     }
 
-    static byte[] read(CachedChunk chunk) {
+    public static byte[] read(CachedChunk chunk) {
         ByteBuffer buffer = chunk.buffer().duplicate();
         byte[] bytes = new byte[buffer.remaining()];
         buffer.get(bytes);

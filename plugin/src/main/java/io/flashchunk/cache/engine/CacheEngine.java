@@ -226,9 +226,8 @@ public final class CacheEngine implements AutoCloseable {
         this.admission = new VictimAdmission(records, sketchCounters, settings.doorkeeperBitsPerKey(),
                 settings.sampleReadsPerKey(), liveKey);
         int window = SegmentBuffer.windowFor(settings.segmentBytes());
-        // Doomed segments wait for a checkpoint, and one releases all doomed before it: up to a batch
-        // (a checkpoint writes the whole index, so not one per segment).
-        int batch = Math.max(1, Math.min(settings.checkpointEverySegments(), all / 8));
+        // doomed segments wait for a checkpoint, and one releases all doomed before it
+        int batch = EngineParts.reclaimBatch(all, settings.checkpointEverySegments());
         EngineParts parts = EngineParts.wire(layouts, drivers.toArray(StorageDriver[]::new), new EngineParts.Spec(
                 records, true, new WriterPolicy(admission, settings.reinsertShare(), batch, new SpaceReads(spaces), liveKey),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy));

@@ -79,6 +79,15 @@ public final class EngineParts {
     }
 
     /** The parts over {@code drivers}, one address space each, laid out as {@code layouts}. */
+    /**
+     * Segments doomed between two checkpoints at most: a checkpoint releases all doomed before it and
+     * writes the whole index, so not one per segment; at most an eighth of the segments, at least one.
+     * (The cache simulator models the engine with it.)
+     */
+    public static int reclaimBatch(int segments, int checkpointEverySegments) {
+        return Math.max(1, Math.min(checkpointEverySegments, segments / 8));
+    }
+
     public static EngineParts wire(SegmentLayout[] layouts, StorageDriver[] drivers, Spec spec) {
         if (layouts.length == 0 || layouts.length != drivers.length) {
             throw new IllegalArgumentException(layouts.length + " layouts for " + drivers.length + " devices");

@@ -1,5 +1,9 @@
 package io.flashchunk.sim;
 
+import io.flashchunk.cache.engine.EngineParts;
+import io.flashchunk.cache.reclaim.FifoReclaimOrder;
+import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.reclaim.TinyLfuReclaimOrder;
 import io.flashchunk.cache.CacheConfig;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +120,7 @@ record Design(String name, LongFunction<SimulatedCache> build) {
     }
 
     private static SimulatedCache fifo(long bytes, long segmentBytes, int reinsertHits, Admission admission) {
-        return new SegmentedCache(new SegmentLog(bytes, segmentBytes, new FifoOrder(), reinsertHits, MAX_RETAINED),
+        return new SegmentedCache(new SegmentLog(bytes, segmentBytes, new FifoReclaimOrder(), reinsertHits, MAX_RETAINED),
                 admission);
     }
 
@@ -127,24 +131,23 @@ record Design(String name, LongFunction<SimulatedCache> build) {
 
     private static SimulatedCache tinyLfuDoomedAsEvicted(long bytes, long segmentBytes, Admission admission) {
         int batch = engineBatch(bytes, segmentBytes);
-        EvictionOrder order = new WTinyLfuOrder(Math.max(1, SegmentLog.segments(bytes, segmentBytes) - 1 - batch));
+        int segments = SegmentLog.segments(bytes, segmentBytes);
+        ReclaimOrder order = new TinyLfuReclaimOrder(segments, Math.max(1, segments - 1 - batch));
         return new SegmentedCache(new SegmentLog(bytes, segmentBytes, order, 1, LOW_RETAINED, batch, true, true),
                 admission);
     }
 
     private static SimulatedCache tinyLfu(long bytes, long segmentBytes, int reinsertHits, double maxRetained,
             int reclaimBatch, boolean doomed, Admission admission) {
-        EvictionOrder order = new WTinyLfuOrder(SegmentLog.segments(bytes, segmentBytes) - 1);
+        int segments = SegmentLog.segments(bytes, segmentBytes);
+        ReclaimOrder order = new TinyLfuReclaimOrder(segments, segments - 1);
         return new SegmentedCache(new SegmentLog(bytes, segmentBytes, order, reinsertHits, maxRetained, reclaimBatch,
                 doomed), admission);
     }
 
-    /**
-     * The engine's reclaim batch with checkpoints every 10% of the segments (the default): that many,
-     * at most an eighth of them, at least one (CacheEngine).
-     */
+    /** The engine's reclaim batch with a checkpoint every 10% of the segments (the default). */
     static int engineBatch(long bytes, long segmentBytes) {
         int segments = SegmentLog.segments(bytes, segmentBytes);
-        return Math.max(1, Math.min(segments / 10, segments / 8));
+        return EngineParts.reclaimBatch(segments, segments / 10);
     }
 }

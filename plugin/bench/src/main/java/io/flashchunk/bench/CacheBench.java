@@ -1,6 +1,13 @@
-package io.flashchunk.cache;
+package io.flashchunk.bench;
 
 import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.cache.CacheConfig;
+import io.flashchunk.cache.CacheInternals;
+import io.flashchunk.cache.CacheStats;
+import io.flashchunk.cache.CachedChunk;
+import io.flashchunk.cache.ChunkContent;
+import io.flashchunk.cache.FlashCache;
+import io.flashchunk.cache.SegmentFlashCache;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
@@ -242,7 +249,7 @@ public final class CacheBench {
                 DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth).asReadOnly();
                 BlockDevice device = BlockDevices.open(spec);
                 open.add(device::close);
-                long first = cache.engine().start().layouts().get(0).segmentLayout().firstByte() / BlockDevice.BLOCK_SIZE;
+                long first = CacheInternals.engine(cache).start().layouts().get(0).segmentLayout().firstByte() / BlockDevice.BLOCK_SIZE;
                 long written = (long) chunks * ((chunkBytes + 4095) & -4096) / BlockDevice.BLOCK_SIZE;
                 long[] lbas = new SplittableRandom(5).longs(chunks, first, first + written).toArray();
                 paths.add(new Measurable("compact", hitOf(cache, cachedFile)));
@@ -317,7 +324,7 @@ public final class CacheBench {
                         Thread.sleep(1);
                     }
                 }
-                if (!cache.engine().awaitWritten(5, TimeUnit.MINUTES)) {
+                if (!CacheInternals.engine(cache).awaitWritten(5, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("the engine's writer did not take every chunk in 5 minutes");
                 }
             }
@@ -470,18 +477,18 @@ public final class CacheBench {
                 CachedFile cachedFile = cache.registerFile(new FileIdentity("/data/writes", 1L << 40, 1, 1, 1, 1));
                 long start = System.nanoTime();
                 HotspotRun run = replayHotspot(cache, cachedFile, keys, requests, chunkBytes, () -> {
-                    if (cache.engine().queuedBytes() > queueBytes / 2 && !cache.engine().awaitWritten(1, TimeUnit.MINUTES)) {
+                    if (CacheInternals.engine(cache).queuedBytes() > queueBytes / 2 && !CacheInternals.engine(cache).awaitWritten(1, TimeUnit.MINUTES)) {
                         throw new IllegalStateException("the writer did not drain its queue in a minute");
                     }
                 });
                 long hits = run.hits();
                 long offeredBytes = run.offeredBytes();
-                if (!cache.engine().awaitWritten(1, TimeUnit.MINUTES)) {
+                if (!CacheInternals.engine(cache).awaitWritten(1, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("the writer did not drain its queue in a minute");
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
                 CacheStats stats = cache.stats();
-                var writer = cache.engine().segmentWriter();
+                var writer = CacheInternals.engine(cache).segmentWriter();
                 long admitted = writer.appended(); // chunks admitted and written (reinsertions apart)
                 long admittedBytes = admitted * chunkBytes;
                 long segmentBytesWritten = (long) writer.sealed() * (segmentMib << 20);
@@ -602,7 +609,7 @@ public final class CacheBench {
                         Thread.sleep(1);
                     }
                 }
-                if (!cache.engine().awaitWritten(5, TimeUnit.MINUTES)) {
+                if (!CacheInternals.engine(cache).awaitWritten(5, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("the writer did not take the real chunks in 5 minutes");
                 }
             }
@@ -672,27 +679,27 @@ public final class CacheBench {
                 }
                 long perFile = (entries + fileCount - 1) / fileCount;
                 long started = System.nanoTime();
-                io.flashchunk.cache.engine.SyntheticChunks.fill(cache.engine(), entries, CHUNK,
+                io.flashchunk.cache.engine.SyntheticChunks.fill(CacheInternals.engine(cache), entries, CHUNK,
                         i -> ChunkKeys.key(files.get((int) (i / perFile)).id(), (i % perFile) * CHUNK + (1L << 40)));
                 System.err.printf("filled %,d synthetic entries in %.1f s%n", entries, (System.nanoTime() - started) / 1e9);
                 measureLatency(cache, hot);
                 long before = cache.stats().engine().checkpoints();
                 long start = System.nanoTime();
-                if (!cache.engine().checkpoint(10, TimeUnit.MINUTES)) {
+                if (!CacheInternals.engine(cache).checkpoint(10, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("the timed checkpoint did not become durable");
                 }
                 long checkpointMs = (System.nanoTime() - start) / 1_000_000;
                 if (cache.stats().engine().checkpoints() != before + 1) {
                     throw new IllegalStateException("expected one more checkpoint");
                 }
-                io.flashchunk.cache.checkpoint.Checkpointer.Result written = cache.engine().lastCheckpoint();
+                io.flashchunk.cache.checkpoint.Checkpointer.Result written = CacheInternals.engine(cache).lastCheckpoint();
                 return new long[] {checkpointMs, written.bytes(), written.entries()};
             }
         }
 
         private void measureLatency(SegmentFlashCache cache, CachedFile hot) throws Exception {
             rounds.run("compact-checkpoint-latency", cache.entries(),
-                    () -> cache.engine().checkpoint(10, TimeUnit.MINUTES), random -> {
+                    () -> CacheInternals.engine(cache).checkpoint(10, TimeUnit.MINUTES), random -> {
                         CachedChunk chunk = cache.get(hot, (long) random.nextInt(chunks) * CHUNK, CHUNK, false);
                         if (chunk == null) {
                             return false;

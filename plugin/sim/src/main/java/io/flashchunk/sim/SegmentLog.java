@@ -1,5 +1,6 @@
 package io.flashchunk.sim;
 
+import io.flashchunk.cache.reclaim.ReclaimOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,7 +12,7 @@ import java.util.SplittableRandom;
 
 /**
  * Flash as equal segments written one after another: a chunk is appended to the open segment, and
- * when it is full the next is taken, never used or reclaimed in the {@link EvictionOrder}'s order.
+ * when it is full the next is taken, never used or reclaimed in the {@link ReclaimOrder}'s order.
  * Reclaiming a segment drops its chunks, except those read at least {@code reinsertHits} times since
  * they were written, which are written again at the start of the reclaimed segment (Navy's
  * reinsertion, Segcache's merge), the most read first, up to {@code maxRetained} of it: that share
@@ -64,7 +65,7 @@ final class SegmentLog {
     /** Segments reclaimed and not yet opened again (a batch's others). */
     private final ArrayDeque<Integer> reclaimed = new ArrayDeque<>();
     private final Map<Long, Slot> index = new HashMap<>();
-    private final EvictionOrder order;
+    private final ReclaimOrder order;
     private final int reinsertHits;
     private final double maxRetained;
     private final int reclaimBatch;
@@ -80,11 +81,11 @@ final class SegmentLog {
     private long admitted;
     private long written;
 
-    SegmentLog(long capacityBytes, long segmentBytes, EvictionOrder order, int reinsertHits, double maxRetained) {
+    SegmentLog(long capacityBytes, long segmentBytes, ReclaimOrder order, int reinsertHits, double maxRetained) {
         this(capacityBytes, segmentBytes, order, reinsertHits, maxRetained, 1, false, false);
     }
 
-    SegmentLog(long capacityBytes, long segmentBytes, EvictionOrder order, int reinsertHits, double maxRetained,
+    SegmentLog(long capacityBytes, long segmentBytes, ReclaimOrder order, int reinsertHits, double maxRetained,
                int reclaimBatch, boolean doomed) {
         this(capacityBytes, segmentBytes, order, reinsertHits, maxRetained, reclaimBatch, doomed, false);
     }
@@ -94,7 +95,7 @@ final class SegmentLog {
      *        checkpoint every {@code reclaimBatch} segments sealed releases those doomed before it
      *        (and one is taken early when a segment is needed and none is released)
      */
-    SegmentLog(long capacityBytes, long segmentBytes, EvictionOrder order, int reinsertHits, double maxRetained,
+    SegmentLog(long capacityBytes, long segmentBytes, ReclaimOrder order, int reinsertHits, double maxRetained,
                int reclaimBatch, boolean doomed, boolean doomedAsEvicted) {
         if (reclaimBatch < 1) {
             throw new IllegalArgumentException("a reclaim batch of " + reclaimBatch + " segments");
@@ -140,6 +141,19 @@ final class SegmentLog {
         return segment == null || segment.count == 0 ? NO_VICTIM : segment.keys[random.nextInt(segment.count)];
     }
 
+    /** Up to {@code count} segments to reclaim together, each as the order gives it up; at least one. */
+    private int[] victims(int count) {
+        int[] chosen = new int[count];
+        int n = 0;
+        for (int victim; n < count && (victim = order.victim()) >= 0; ) {
+            chosen[n++] = victim;
+        }
+        if (n == 0) {
+            throw new IllegalStateException("the reclaim order has no segment to give up");
+        }
+        return java.util.Arrays.copyOf(chosen, n);
+    }
+
     static int segments(long capacityBytes, long segmentBytes) {
         return (int) (capacityBytes / segmentBytes);
     }
@@ -152,7 +166,7 @@ final class SegmentLog {
         }
         slot.hits++;
         if (!isDoomed[slot.segment]) {
-            order.hit(slot.segment);
+            order.read(slot.segment);
         }
         return true;
     }
@@ -168,7 +182,7 @@ final class SegmentLog {
             throw new IllegalArgumentException("a chunk of " + bytes + " bytes is larger than a segment");
         }
         if (open.used + bytes > segmentBytes && doomedAsEvicted) {
-            order.sealed(open.id);
+            order.written(open.id);
             while (order.hasEvicted()) {
                 int victim = order.victim();
                 isDoomed[victim] = true;
@@ -184,22 +198,23 @@ final class SegmentLog {
                     checkpoint(); // a segment is needed: the engine checkpoints to release the doomed
                 }
                 if (reclaimed.isEmpty()) {
-                    for (int victim : order.victims(reclaimBatch)) {
+                    for (int victim : victims(reclaimBatch)) {
                         isDoomed[victim] = true;
                         reclaimed.addLast(victim);
                     }
                 }
                 open = segments[reclaimed.pollFirst()];
+                order.opened(open.id);
                 isDoomed[open.id] = false;
                 reclaim(open);
             }
         } else if (open.used + bytes > segmentBytes) {
-            order.sealed(open.id);
+            order.written(open.id);
             if (!neverUsed.isEmpty()) {
                 open = segments[neverUsed.pollFirst()];
             } else {
                 if (reclaimed.isEmpty()) {
-                    for (int victim : reclaimBatch == 1 ? new int[] {order.victim()} : order.victims(reclaimBatch)) {
+                    for (int victim : victims(reclaimBatch)) {
                         if (doomed) {
                             isDoomed[victim] = true;
                         } else {
@@ -209,6 +224,7 @@ final class SegmentLog {
                     }
                 }
                 open = segments[reclaimed.pollFirst()];
+                order.opened(open.id);
                 if (isDoomed[open.id]) {
                     isDoomed[open.id] = false;
                     reclaim(open);

@@ -1,5 +1,6 @@
 package io.flashchunk.sim;
 
+import io.flashchunk.cache.reclaim.FifoReclaimOrder;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,7 +13,7 @@ class SegmentLogTest {
 
     /** Three segments of four chunks each. */
     private static SegmentLog log(int reinsertHits, double maxRetained) {
-        return new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoOrder(), reinsertHits, maxRetained);
+        return new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoReclaimOrder(), reinsertHits, maxRetained);
     }
 
     private static void admit(SegmentLog log, long from, long to) {
@@ -40,7 +41,7 @@ class SegmentLogTest {
 
     @Test
     void aBatchOfSegmentsIsReclaimedAtOnceAndWaitsForItsTurn() {
-        SegmentLog log = new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoOrder(), Integer.MAX_VALUE, 0.5, 2, false);
+        SegmentLog log = new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoReclaimOrder(), Integer.MAX_VALUE, 0.5, 2, false);
         admit(log, 0, 12);
         log.admit(12, CHUNK); // reclaims segments 0 and 1 together: keys 0-7
         for (long key = 0; key < 8; key++) {
@@ -53,12 +54,12 @@ class SegmentLogTest {
         }
         assertEquals(9, log.chunks());
         assertThrows(IllegalArgumentException.class,
-                () -> new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoOrder(), 1, 0.5, 0, false));
+                () -> new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoReclaimOrder(), 1, 0.5, 0, false));
     }
 
     @Test
     void aDoomedBatchServesItsChunksUntilEachSegmentIsReused() {
-        SegmentLog log = new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoOrder(), Integer.MAX_VALUE, 0.5, 2, true);
+        SegmentLog log = new SegmentLog(3 * 4 * CHUNK, 4 * CHUNK, new FifoReclaimOrder(), Integer.MAX_VALUE, 0.5, 2, true);
         admit(log, 0, 12);
         log.admit(12, CHUNK); // dooms segments 0 and 1 together, reclaims 0 to hold key 12
         for (long key = 0; key < 4; key++) {
@@ -166,6 +167,6 @@ class SegmentLogTest {
         SegmentLog log = log(1, 0.5);
         assertThrows(IllegalArgumentException.class, () -> log.admit(1, 4 * CHUNK + 1));
         assertThrows(IllegalArgumentException.class,
-                () -> new SegmentLog(4 * CHUNK, 4 * CHUNK, new FifoOrder(), 1, 0.5));
+                () -> new SegmentLog(4 * CHUNK, 4 * CHUNK, new FifoReclaimOrder(), 1, 0.5));
     }
 }
