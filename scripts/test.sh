@@ -20,6 +20,9 @@ for report in bench_ycsb ycsb_output cluster_steps capped_storage bench_io_cost 
   python3 "$repo/scripts/$report.py" --self-test
 done
 
+step "docs: every relative link names a file that exists and every #anchor a heading"
+python3 "$repo/scripts/check_doc_links.py"
+
 step "maven: mvn verify"
 mvn -B verify
 

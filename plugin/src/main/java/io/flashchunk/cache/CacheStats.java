@@ -19,7 +19,7 @@ import org.HdrHistogram.Histogram;
  * @param getFailures           gets that failed unexpectedly (fail-open: a miss)
  * @param putFailures           puts that failed unexpectedly (fail-open: not cached)
  * @param recoveredEntries      chunks the start brought back from the checkpoints
- * @param usedBlocks            4 KiB blocks of the segments that hold chunks (open, sealed, durable)
+ * @param usedBlocks            4 KiB blocks of the segments that hold chunks (open, sealed, durable, doomed)
  * @param engine                the engine's counters
  * @param flashHitLatencyNanos  time of a flash hit inside {@code get}, nanoseconds
  */

@@ -74,6 +74,12 @@ public interface FlashCache extends AutoCloseable {
     /** Writes a checkpoint now (an operator's request); a description of it. */
     String checkpointNow() throws IOException;
 
+    /**
+     * After {@link #close}: whether it ended with a durable checkpoint of everything written, so that a
+     * restart finds all of it (false when that checkpoint failed or the writer did not stop in time).
+     */
+    boolean closedWithCheckpoint();
+
     /** Stops the cache: background work ends, a final checkpoint is written, the devices close. */
     @Override
     void close();

@@ -397,6 +397,11 @@ public final class SegmentFlashCache implements FlashCache {
         }
     }
 
+    @Override
+    public synchronized boolean closedWithCheckpoint() {
+        return closed && engine.closedWithCheckpoint();
+    }
+
     CacheEngine engine() {
         return engine;
     }

@@ -159,7 +159,12 @@ public final class CassandraFlashCache implements AdapterCounters {
             recorder.close();
         }
         cache.close();
-        LOG.info("flash chunk cache: closed after a final checkpoint; {}", cache.stats());
+        if (cache.closedWithCheckpoint()) {
+            LOG.info("flash chunk cache: closed after a final checkpoint; {}", cache.stats());
+        } else {
+            LOG.warn("flash chunk cache: closed without a final checkpoint (the warning before says why); a restart "
+                    + "recovers what the last durable checkpoint named; {}", cache.stats());
+        }
     }
 
     @Override

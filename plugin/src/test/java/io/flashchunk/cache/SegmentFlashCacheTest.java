@@ -425,7 +425,9 @@ class SegmentFlashCacheTest {
         assertTrue(cache.checkpointNow().contains("checkpoint written"));
         assertEquals(before + 1, cache.stats().engine().checkpoints());
         assertTrue(cache.stats().engine().lastCheckpointSequence() > sequenceBefore, "the new checkpoint's sequence is shown");
+        assertFalse(cache.closedWithCheckpoint(), "not closed yet");
         cache.close();
+        assertTrue(cache.closedWithCheckpoint(), "a healthy device's close ends with a durable checkpoint");
         assertMiss(file, 0);
         cache.put(file, 0, ChunkContent.buffer(8, 0, CHUNK), System.nanoTime());
         assertEquals(1, cache.stats().uncacheable());
@@ -787,6 +789,10 @@ class SegmentFlashCacheTest {
         assertEquals(0, cache.stats().getFailures(), "every failure was a device's, met as one");
         faulty[0].failing(FaultyDevice.Op.READ, false);
         assertEachHitRight(written, 22, chunks);
+
+        faulty[0].failing(FaultyDevice.Op.WRITE, true);
+        cache.close();
+        assertFalse(cache.closedWithCheckpoint(), "the checkpoint at close could not be written: " + cache.stats());
     }
 
     /** Gets each chunk: a hit must be its bytes; a miss is fine. */

@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * How often each key was read lately, estimated in 4-bit counters (a count-min sketch, as TinyLFU
  * keeps): four rows of counters, a key's estimate the least of its four, and every counter halved
- * after a number of reads per key the sketch is sized for (its sample: ten by default, as Caffeine's),
+ * after a number of reads per key the sketch is sized for (its sample: ten unless told, as Caffeine's;
+ * the engine takes 20, {@code CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS}),
  * so that old popularity fades. With four counters a row per key (Caffeine's sizing) it costs 8 bytes
  * a key; with two, 4 bytes, the engine's default (see {@link MemoryBudget}); with one, 2 bytes
  * (docs/cache-simulator.md measures what each costs in hits). An optional

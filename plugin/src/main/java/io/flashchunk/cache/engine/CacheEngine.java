@@ -169,6 +169,8 @@ public final class CacheEngine implements AutoCloseable {
     private final AtomicLong queuedBytes = new AtomicLong();
     private final Thread writerThread;
     private volatile boolean closing;
+    /** Whether the writer's last act, the checkpoint at close, was durable. */
+    private volatile boolean closingCheckpointDurable;
     private volatile boolean checkpointAsked;
     private final AtomicBoolean filesDiedQueued = new AtomicBoolean();
     /** Counted down once the writer has drawn samples for every recovered segment (see SegmentWriter.sampleRecovered). */
@@ -467,7 +469,7 @@ public final class CacheEngine implements AutoCloseable {
         try {
             segmentWriter.flush();
         } finally {
-            writer.checkpoint("closing");
+            closingCheckpointDurable = writer.checkpoint("closing");
         }
     }
 
@@ -649,6 +651,14 @@ public final class CacheEngine implements AutoCloseable {
     /** The appender, for tests and benchmarks that look at its counters. */
     public SegmentWriter segmentWriter() {
         return segmentWriter;
+    }
+
+    /**
+     * After {@link #close}: whether the writer stopped and its checkpoint at close was durable, so a
+     * restart finds everything written; false before close.
+     */
+    public boolean closedWithCheckpoint() {
+        return closing && !writerThread.isAlive() && closingCheckpointDurable;
     }
 
     /** Stops taking chunks, appends what is queued, seals the open segment and writes a last checkpoint. */
