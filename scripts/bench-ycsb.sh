@@ -42,6 +42,9 @@ done
 mkdir -p "$out"
 echo "== building the plugin jar and the YCSB binding" >&2
 mvn -q -B -pl plugin,ycsb-workloads -am package -DskipTests >/dev/null
+# the binding as ycsb.sh judges it (Maven leaves an up-to-date jar older than a pom that changed): the
+# clients below must never build
+scripts/ycsb.sh classpath >/dev/null
 { nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 ${args[*]}"; echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- plugin scripts || echo " (with local changes)")"; } > "$out/machine.txt"
 python3 scripts/bench_ycsb.py --out "$out" "${args[@]}"
 python3 scripts/bench_ycsb_report.py "$out"

@@ -1126,6 +1126,8 @@ def main(argv):
         node = Node(os.path.join(root, "node"), io_group and io_group.name)
         dataset = Dataset(args, root)
         node.init()
+        # a failure anywhere below must not leave the node running on the storage about to go away
+        stack.callback(node.kill)
         data_disk, root_disk = disk_of(node.dir), disk_of(args.work)
         with ReadAhead(data_disk, args.read_ahead_kb) as read_ahead:
             args.machine_read_ahead_kb = int(read_ahead.saved)

@@ -55,6 +55,8 @@ ensure_built() {
     command -v mvn >/dev/null 2>&1 || die "mvn is needed to build ycsb-workloads (scripts/install-deps.sh)"
     echo "$PROG: building ycsb-workloads" >&2
     (cd "$REPO" && mvn -q -B -pl ycsb-workloads package -DskipTests) >&2 || die "building ycsb-workloads failed"
+    # Maven leaves a jar it finds up to date as it was, older than a pom it did not need: built now.
+    touch "$JAR" "$CLASSPATH_FILE"
   fi
 }
 

@@ -1,6 +1,7 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.engine.CacheInspection;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceOpenException;
@@ -18,9 +19,9 @@ import java.util.Objects;
  */
 final class CacheDevices implements AutoCloseable {
     private final List<BlockDevice> devices;
-    private final InspectedCache cache;
+    private final CacheInspection cache;
 
-    private CacheDevices(List<BlockDevice> devices, InspectedCache cache) {
+    private CacheDevices(List<BlockDevice> devices, CacheInspection cache) {
         this.devices = devices;
         this.cache = cache;
     }
@@ -42,12 +43,12 @@ final class CacheDevices implements AutoCloseable {
             throw e;
         }
         try {
-            List<StorageDriver> drivers = opened.stream().map(InspectedCache::driver).toList();
+            List<StorageDriver> drivers = opened.stream().map(CacheInspection::driver).toList();
             List<String> perChunk = drivers.stream().map(PerChunkFormat::problem).filter(Objects::nonNull).toList();
             if (!perChunk.isEmpty()) {
                 throw new PerChunkFormatException(perChunk);
             }
-            return new CacheDevices(List.copyOf(opened), InspectedCache.load(drivers));
+            return new CacheDevices(List.copyOf(opened), CacheInspection.load(drivers));
         } catch (PerChunkFormatException | RuntimeException e) {
             opened.forEach(BlockDevice::close);
             throw e;
@@ -55,7 +56,7 @@ final class CacheDevices implements AutoCloseable {
     }
 
     /** The devices as the engine's start and recovery see them. */
-    InspectedCache cache() {
+    CacheInspection cache() {
         return cache;
     }
 

@@ -1,5 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
+import io.flashchunk.cache.engine.CacheInspection;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,9 +47,9 @@ final class ListCommand implements Callable<Integer> {
             return ExitCodes.UNUSABLE;
         }
         try (opened) {
-            InspectedCache cache = opened.cache();
+            CacheInspection cache = opened.cache();
             List<String> unreadable = new ArrayList<>();
-            List<InspectedCache.Entry> entries = Reports.entries(cache, fileFilter, unreadable);
+            List<CacheInspection.Entry> entries = Reports.entries(cache, fileFilter, unreadable);
             Notes.printRecoveryProblems(spec, cache, unreadable);
             PrintWriter out = spec.commandLine().getOut();
             out.print(json ? Reports.listJson(entries) + System.lineSeparator() : Reports.listText(entries));

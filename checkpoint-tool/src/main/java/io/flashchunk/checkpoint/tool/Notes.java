@@ -1,5 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
+import io.flashchunk.cache.engine.CacheInspection;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Objects;
@@ -11,12 +12,12 @@ final class Notes {
     }
 
     /** Why nothing was restored, or which segments' entries could not be named. */
-    static void printRecoveryProblems(CommandSpec spec, InspectedCache cache, List<String> unreadable) {
+    static void printRecoveryProblems(CommandSpec spec, CacheInspection cache, List<String> unreadable) {
         PrintWriter err = spec.commandLine().getErr();
         if (!cache.recovered()) {
             err.println(spec.qualifiedName() + ": the devices do not form one cache; nothing is restored ("
                     + String.join("; ", cache.setProblems().isEmpty()
-                    ? cache.devices().stream().map(InspectedCache.Device::superblockProblem).filter(Objects::nonNull).toList()
+                    ? cache.devices().stream().map(CacheInspection.Device::superblockProblem).filter(Objects::nonNull).toList()
                     : cache.setProblems()) + ")");
         } else if (cache.restoredEntries() == 0) {
             err.println(spec.qualifiedName() + ": no entries restored (no valid checkpoint, or an empty cache)");

@@ -1,6 +1,7 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.engine.CacheInspection;
 import io.flashchunk.cache.upgrade.PerChunkEngine;
 import java.io.IOException;
 
@@ -20,7 +21,7 @@ final class PerChunkFormat {
      */
     static String problem(StorageDriver driver) {
         try {
-            if (!PerChunkEngine.holdsFormat(InspectedCache.readSuperblock(driver))) {
+            if (!PerChunkEngine.holdsFormat(CacheInspection.readSuperblock(driver))) {
                 return null;
             }
         } catch (IOException e) {

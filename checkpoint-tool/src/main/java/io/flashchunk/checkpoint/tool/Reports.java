@@ -2,6 +2,7 @@ package io.flashchunk.checkpoint.tool;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.flashchunk.cache.checkpoint.Recovery;
+import io.flashchunk.cache.engine.CacheInspection;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.Superblock;
@@ -21,19 +22,19 @@ import java.util.UUID;
  */
 final class Reports {
     /** By space, then file path, then position: how list prints them. */
-    static final Comparator<InspectedCache.Entry> BY_FILE = Comparator.comparingInt(InspectedCache.Entry::space)
-            .thenComparing(InspectedCache.Entry::path)
-            .thenComparingLong(InspectedCache.Entry::position);
+    static final Comparator<CacheInspection.Entry> BY_FILE = Comparator.comparingInt(CacheInspection.Entry::space)
+            .thenComparing(CacheInspection.Entry::path)
+            .thenComparingLong(CacheInspection.Entry::position);
 
     private Reports() {
     }
 
     // ---------------------------------------------------------------- info
 
-    static String infoText(InspectedCache cache) {
+    static String infoText(CacheInspection cache) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < cache.devices().size(); i++) {
-            InspectedCache.Device device = cache.devices().get(i);
+            CacheInspection.Device device = cache.devices().get(i);
             out.append("device ").append(i).append(": ").append(device.path()).append(System.lineSeparator());
             out.append(deviceFields(cache, i).format()).append(System.lineSeparator());
         }
@@ -49,8 +50,8 @@ final class Reports {
         return out.append("summary:").append(System.lineSeparator()).append(summary.format()).toString();
     }
 
-    private static TextFields deviceFields(InspectedCache cache, int i) {
-        InspectedCache.Device device = cache.devices().get(i);
+    private static TextFields deviceFields(CacheInspection cache, int i) {
+        CacheInspection.Device device = cache.devices().get(i);
         TextFields fields = new TextFields("  ");
         fields.add("format", "compact engine");
         Superblock superblock = device.superblock();
@@ -82,7 +83,7 @@ final class Reports {
         return fields;
     }
 
-    private static String describeArea(InspectedCache cache, int device, int area) {
+    private static String describeArea(CacheInspection cache, int device, int area) {
         Recovery.AreaHeader header = cache.devices().get(device).areas().get(area);
         List<String> problems = cache.areaProblems(device, area);
         if (header.header() == null && problems.isEmpty()) {
@@ -99,7 +100,7 @@ final class Reports {
                 + " body bytes";
     }
 
-    private static String recoveryLine(InspectedCache cache) {
+    private static String recoveryLine(CacheInspection cache) {
         if (!cache.recovered()) {
             return "not run: the devices do not form one cache (the engine would format them, or refuse with strict)";
         }
@@ -108,11 +109,11 @@ final class Reports {
                 + outcome.restoredSegments() + " durable segments, " + outcome.files().size() + " files";
     }
 
-    static String infoJson(InspectedCache cache) {
+    static String infoJson(CacheInspection cache) {
         ObjectNode json = Json.object().put("format", "compact");
         var devices = json.putArray("devices");
         for (int i = 0; i < cache.devices().size(); i++) {
-            InspectedCache.Device device = cache.devices().get(i);
+            CacheInspection.Device device = cache.devices().get(i);
             ObjectNode node = devices.addObject().put("path", device.path()).put("capacityBlocks", device.capacityBlocks());
             Superblock superblock = device.superblock();
             ObjectNode sb = node.putObject("superblock").put("state", device.superblockState().label())
@@ -158,8 +159,8 @@ final class Reports {
     // ---------------------------------------------------------------- list
 
     /** The restored entries, sorted; segments whose summary is unreadable are named in {@code unreadable}. */
-    static List<InspectedCache.Entry> entries(InspectedCache cache, String fileFilter, List<String> unreadable) {
-        List<InspectedCache.Entry> entries = new ArrayList<>();
+    static List<CacheInspection.Entry> entries(CacheInspection cache, String fileFilter, List<String> unreadable) {
+        List<CacheInspection.Entry> entries = new ArrayList<>();
         cache.forEachEntry(entry -> {
             if (fileFilter == null || entry.path().contains(fileFilter)) {
                 entries.add(entry);
@@ -169,17 +170,17 @@ final class Reports {
         return entries;
     }
 
-    static String listText(List<InspectedCache.Entry> entries) {
+    static String listText(List<CacheInspection.Entry> entries) {
         TextTable table = new TextTable("", "SPACE>", "POSITION>", "LENGTH>", "SEGMENT>", "OFFSET>", "FILE");
-        for (InspectedCache.Entry entry : entries) {
+        for (CacheInspection.Entry entry : entries) {
             table.row(entry.space(), entry.position(), entry.length(), entry.segment(), entry.offset(), entry.path());
         }
         return table.format();
     }
 
-    static String listJson(List<InspectedCache.Entry> entries) {
+    static String listJson(List<CacheInspection.Entry> entries) {
         var array = Json.array();
-        for (InspectedCache.Entry entry : entries) {
+        for (CacheInspection.Entry entry : entries) {
             array.addObject().put("space", entry.space()).put("device", entry.device()).put("file", entry.path())
                     .put("fileId", entry.fileId()).put("position", entry.position()).put("length", entry.length())
                     .put("segment", entry.segment()).put("offsetInSegment", entry.offset());
@@ -190,7 +191,7 @@ final class Reports {
     // ---------------------------------------------------------------- stats
 
     /** Per space: segments, durable ones, entries and chunk bytes; per file: entries and bytes, most entries first. */
-    static String stats(InspectedCache cache, boolean json, List<String> unreadable) {
+    static String stats(CacheInspection cache, boolean json, List<String> unreadable) {
         int spaces = cache.devices().size();
         long[] entries = new long[spaces];
         long[] bytes = new long[spaces];

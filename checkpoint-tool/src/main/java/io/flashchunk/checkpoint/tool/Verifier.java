@@ -1,6 +1,7 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.cache.checkpoint.RecoveryProblem;
+import io.flashchunk.cache.engine.CacheInspection;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordMismatchException;
@@ -31,10 +32,10 @@ final class Verifier {
     }
 
     /** The checks short of reading chunks; returns the entries found, for {@link #verifyData}. */
-    List<InspectedCache.Entry> verifyStructure(InspectedCache cache) {
+    List<CacheInspection.Entry> verifyStructure(CacheInspection cache) {
         verification.devices = cache.devices().size();
         for (int i = 0; i < cache.devices().size(); i++) {
-            InspectedCache.Device device = cache.devices().get(i);
+            CacheInspection.Device device = cache.devices().get(i);
             if (device.superblock() == null) {
                 verification.problem(Problem.SUPERBLOCK, device.path(), null, device.superblockProblem());
                 continue;
@@ -56,7 +57,7 @@ final class Verifier {
             }
         }
         cache.setProblems().forEach(p -> verification.problem(Problem.SET, null, null, p));
-        List<InspectedCache.Entry> entries = new ArrayList<>();
+        List<CacheInspection.Entry> entries = new ArrayList<>();
         if (!cache.recovered()) {
             return entries;
         }
@@ -66,8 +67,8 @@ final class Verifier {
                 verification.problem(Problem.SET, null, null, problem.message());
             }
         }
-        List<InspectedCache.Unlisted> unreadable = cache.forEachEntry(entries::add);
-        for (InspectedCache.Unlisted unlisted : unreadable) {
+        List<CacheInspection.Unlisted> unreadable = cache.forEachEntry(entries::add);
+        for (CacheInspection.Unlisted unlisted : unreadable) {
             if (unlisted.deviceError()) {
                 verification.problem(Problem.SEGMENT, null, null, unlisted.message() + ": its entries cannot be named");
             } else {
@@ -85,10 +86,10 @@ final class Verifier {
     }
 
     /** Reads every entry's record back and checks it as a hit would; {@code progress} may be null. */
-    void verifyData(InspectedCache cache, List<InspectedCache.Entry> entries, ProgressBar progress) {
+    void verifyData(CacheInspection cache, List<CacheInspection.Entry> entries, ProgressBar progress) {
         verification.dataChecked = true;
         SegmentReader reader = cache.reader();
-        for (InspectedCache.Entry entry : entries) {
+        for (CacheInspection.Entry entry : entries) {
             try {
                 SegmentReader.Hit hit = reader.read(entry.key(), entry.length(), SegmentReader.NO_NEXT);
                 if (hit == null) {
@@ -115,7 +116,7 @@ final class Verifier {
         }
     }
 
-    private void failed(InspectedCache.Entry entry, String why) {
+    private void failed(CacheInspection.Entry entry, String why) {
         String message = describe(entry) + ": " + why;
         if (entry.file() == null || !unchanged.computeIfAbsent(entry.file(), FileIdentity::unchangedOnDisk)) {
             verification.staleChunks++;
@@ -127,7 +128,7 @@ final class Verifier {
         }
     }
 
-    private static String describe(InspectedCache.Entry entry) {
+    private static String describe(CacheInspection.Entry entry) {
         return entry.device() + ": chunk at segment " + entry.segment() + " byte " + entry.offset() + ", "
                 + entry.path() + " at " + entry.position() + " (" + entry.length() + " bytes)";
     }

@@ -1,5 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
+import io.flashchunk.cache.engine.CacheInspection;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -70,9 +71,9 @@ final class VerifyCommand implements Callable<Integer> {
         return verification.ok() ? ExitCodes.OK : ExitCodes.PROBLEMS;
     }
 
-    private void verify(InspectedCache cache, Verification verification) {
+    private void verify(CacheInspection cache, Verification verification) {
         Verifier verifier = new Verifier(verification);
-        List<InspectedCache.Entry> entries = verifier.verifyStructure(cache);
+        List<CacheInspection.Entry> entries = verifier.verifyStructure(cache);
         if (data) {
             ProgressBar bar = progress || Terminal.stderrIsTerminal()
                     ? new ProgressBar(spec.commandLine().getErr(), entries.size(), "chunks") : null;

@@ -35,13 +35,27 @@ public final class EngineParts {
      * What differs between uses.
      *
      * @param indexEntries the chunks the index is sized for
+     * @param indexBuckets the index's buckets exactly, as a checkpoint names them; 0: sized for {@code indexEntries}
      * @param tinyLfu      Caffeine's W-TinyLFU over segments (the engine's), or oldest first
      * @param policy       admission's victims, reinsertion, the reclaim batch, space loads, live keys
      * @param readBuffers  the pool hits read flash into
      * @param readPolicy   how hits read flash
      */
-    public record Spec(long indexEntries, boolean tinyLfu, WriterPolicy policy, AlignedBufferPool readBuffers,
-                       FlashReadPolicy readPolicy) {
+    public record Spec(long indexEntries, long indexBuckets, boolean tinyLfu, WriterPolicy policy,
+                       AlignedBufferPool readBuffers, FlashReadPolicy readPolicy) {
+        /** A cache that runs: the index sized for {@code indexEntries}. */
+        public Spec(long indexEntries, boolean tinyLfu, WriterPolicy policy, AlignedBufferPool readBuffers,
+                    FlashReadPolicy readPolicy) {
+            this(indexEntries, 0, tinyLfu, policy, readBuffers, readPolicy);
+        }
+
+        /**
+         * Parts to look at a cache's devices and never write ({@link CacheInspection}): the index its
+         * checkpoints were written for, oldest first as the order (none is ever reclaimed).
+         */
+        public static Spec inspection(long indexBuckets, AlignedBufferPool readBuffers, FlashReadPolicy readPolicy) {
+            return new Spec(0, indexBuckets, false, WriterPolicy.NONE, readBuffers, readPolicy);
+        }
     }
 
     public final SegmentLayout[] layouts;
@@ -62,7 +76,8 @@ public final class EngineParts {
             all += segments[space];
         }
         this.table = new SegmentTable(segments);
-        this.index = new ChunkIndex(spec.indexEntries());
+        this.index = spec.indexBuckets() > 0 ? ChunkIndex.withBuckets(spec.indexBuckets())
+                : new ChunkIndex(spec.indexEntries());
         // Room for all but the open and sealed segments and a batch of doomed ones: past it, the order
         // gives up a segment as each is written, and the writer dooms it (it serves until reused).
         this.order = spec.tinyLfu()
@@ -78,7 +93,6 @@ public final class EngineParts {
                 spec.readBuffers(), spec.readPolicy(), load);
     }
 
-    /** The parts over {@code drivers}, one address space each, laid out as {@code layouts}. */
     /**
      * Segments doomed between two checkpoints at most: a checkpoint releases all doomed before it and
      * writes the whole index, so not one per segment; at most an eighth of the segments, at least one.
@@ -88,6 +102,7 @@ public final class EngineParts {
         return Math.max(1, Math.min(checkpointEverySegments, segments / 8));
     }
 
+    /** The parts over {@code drivers}, one address space each, laid out as {@code layouts}. */
     public static EngineParts wire(SegmentLayout[] layouts, StorageDriver[] drivers, Spec spec) {
         if (layouts.length == 0 || layouts.length != drivers.length) {
             throw new IllegalArgumentException(layouts.length + " layouts for " + drivers.length + " devices");

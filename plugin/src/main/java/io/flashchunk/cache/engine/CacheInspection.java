@@ -1,9 +1,12 @@
-package io.flashchunk.checkpoint.tool;
+package io.flashchunk.cache.engine;
 
 import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.checkpoint.RecoveryProblem;
+import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.read.SegmentReader;
+import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
@@ -11,21 +14,16 @@ import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.DeviceLayout;
-import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.format.Superblock;
-import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.read.FlashReadGate;
 import io.flashchunk.cache.read.FlashReadPolicy;
-import io.flashchunk.cache.read.SegmentReader;
-import io.flashchunk.cache.reclaim.FifoReclaimOrder;
 import io.flashchunk.cache.space.DeviceContent;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentSummaries;
 import io.flashchunk.cache.space.SegmentTable;
-import io.flashchunk.cache.write.SegmentBuffer;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -35,48 +33,48 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A cache of the engine as its own start and recovery see it, read-only: each device's
- * superblock, whether the devices form one cache in the order given, both checkpoint areas of each
- * space, and what recovery restores, into an index and segment table of this tool's own that are
- * never written back. Every rule is the engine's (the device-set rule of {@link Superblock},
- * the area judgement and recovery of {@link Recovery}, the summary and record checks of the
- * reader): the tool keeps no copy of one.
+ * A cache's devices as the engine's start and recovery see them, read-only (the checkpoint tool's
+ * view): each device's superblock, whether the devices form one cache in the order given, both
+ * checkpoint areas of each space, and what recovery restores, into parts wired as the engine wires
+ * its own ({@link EngineParts}) and never written: nothing here writes to a device. Every rule is
+ * the engine's (the device-set rule of {@link Superblock}, the area judgement and recovery of
+ * {@link Recovery}, the summary and record checks of the reader).
  */
-final class InspectedCache {
+public final class CacheInspection {
     /** How long a device read may take before the tool calls the device unreadable. */
-    static final long READ_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    public static final long READ_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     /**
      * One device: its superblock or why there is none usable, and both areas as recovery judges them.
      *
      * @param superblockState valid; blank (all zeros); or invalid (unreadable, another format, corrupt)
      */
-    record Device(String path, long capacityBlocks, SuperblockState superblockState, Superblock superblock,
+    public record Device(String path, long capacityBlocks, SuperblockState superblockState, Superblock superblock,
                   String superblockProblem, List<Recovery.AreaHeader> areas) {
     }
 
     /** One restored entry: where its record is, and the chunk its segment's summary says it holds. */
-    record Entry(int space, String device, int segment, int sector, long key, int length, FileIdentity file) {
-        int fileId() {
+    public record Entry(int space, String device, int segment, int sector, long key, int length, FileIdentity file) {
+        public int fileId() {
             return ChunkKeys.fileId(key);
         }
 
-        long position() {
+        public long position() {
             return ChunkKeys.position(key);
         }
 
         /** The record's first byte within its segment. */
-        long offset() {
+        public long offset() {
             return (long) sector * io.flashchunk.cache.format.RecordAddress.SECTOR_BYTES;
         }
 
         /** The file's path, or a placeholder when the checkpoints name no such file (its chunks are never served). */
-        String path() {
+        public String path() {
             return file == null ? "(file " + fileId() + ": not in the checkpoint's file table)" : file.path();
         }
     }
 
-    interface EntryVisitor {
+    public interface EntryVisitor {
         void entry(Entry entry);
     }
 
@@ -84,24 +82,22 @@ final class InspectedCache {
     private final List<String> setProblems;
     private final List<StorageDriver> drivers;
     private final SegmentLayout[] layouts;
-    private final SegmentTable table;
-    private final ChunkIndex index;
+    /** The recovered parts; null when recovery did not run. */
+    private final EngineParts parts;
     private final Recovery.Outcome outcome;
 
-    private InspectedCache(List<Device> devices, List<String> setProblems, List<StorageDriver> drivers,
-                         SegmentLayout[] layouts, SegmentTable table, ChunkIndex index,
-                         Recovery.Outcome outcome) {
+    private CacheInspection(List<Device> devices, List<String> setProblems, List<StorageDriver> drivers,
+                            SegmentLayout[] layouts, EngineParts parts, Recovery.Outcome outcome) {
         this.devices = devices;
         this.setProblems = setProblems;
         this.drivers = drivers;
         this.layouts = layouts;
-        this.table = table;
-        this.index = index;
+        this.parts = parts;
         this.outcome = outcome;
     }
 
     /** A driver for reading one of the tool's read-only devices, waiting {@link #READ_TIMEOUT_NANOS} at most. */
-    static StorageDriver driver(BlockDevice device) {
+    public static StorageDriver driver(BlockDevice device) {
         return new StorageDriver(device, 1, READ_TIMEOUT_NANOS);
     }
 
@@ -109,8 +105,8 @@ final class InspectedCache {
      * Reads the devices (opened read-only, in the cache's configured order) and runs recovery on
      * them when they form one cache.
      */
-    static InspectedCache load(List<StorageDriver> drivers) {
-        List<Block0> found = drivers.stream().map(InspectedCache::block0).toList();
+    public static CacheInspection load(List<StorageDriver> drivers) {
+        List<Block0> found = drivers.stream().map(CacheInspection::block0).toList();
         List<Superblock> superblocks = found.stream().map(Block0::superblock).toList();
         List<String> setProblems = setProblems(drivers, superblocks);
         List<Device> devices = new ArrayList<>();
@@ -132,31 +128,28 @@ final class InspectedCache {
                     found.get(i).problem(), List.copyOf(headers)));
         }
         if (!whole) {
-            return new InspectedCache(List.copyOf(devices), setProblems, drivers, layouts, null, null, null);
-        }
-        int[] segments = new int[drivers.size()];
-        for (int i = 0; i < segments.length; i++) {
-            segments[i] = layouts[i].segments();
+            return new CacheInspection(List.copyOf(devices), setProblems, drivers, layouts, null, null);
         }
         long buckets = buckets(devices);
         String tooLarge = indexTooLarge(buckets);
         if (tooLarge != null) {
             List<String> problems = new ArrayList<>(setProblems);
             problems.add(tooLarge);
-            return new InspectedCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
+            return new CacheInspection(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null);
         }
-        SegmentTable table = new SegmentTable(segments);
-        ChunkIndex index = ChunkIndex.withBuckets(buckets);
+        // Each read in the caller's thread, waited for as long as any read here: a slow device is not a broken one.
+        EngineParts parts = EngineParts.wire(layouts, drivers.toArray(StorageDriver[]::new), EngineParts.Spec.inspection(
+                buckets, new AlignedBufferPool(Integer.highestOneBit(RecordFormat.recordBytes(RecordFormat.MAX_CHUNK_BYTES)) * 2,
+                        8L << 20), new FlashReadPolicy(true, READ_TIMEOUT_NANOS, FlashReadGate.OPEN, System::nanoTime)));
         Recovery.Outcome outcome;
         try {
-            outcome = Recovery.recover(drivers.toArray(StorageDriver[]::new), areas, layouts,
-                    superblocks.get(0).instance(), index, table, new FifoReclaimOrder());
+            outcome = parts.recover(areas, superblocks.get(0).instance());
         } catch (RuntimeException e) {
             List<String> problems = new ArrayList<>(setProblems);
             problems.add("recovery failed: " + e);
-            return new InspectedCache(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null, null);
+            return new CacheInspection(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null);
         }
-        return new InspectedCache(List.copyOf(devices), setProblems, drivers, layouts, table, index, outcome);
+        return new CacheInspection(List.copyOf(devices), setProblems, drivers, layouts, parts, outcome);
     }
 
     /** What block 0 of a device holds: a superblock, or its state and why there is none usable. */
@@ -231,28 +224,28 @@ final class InspectedCache {
     }
 
     /** Block 0 of the device, read within {@link #READ_TIMEOUT_NANOS}. */
-    static ByteBuffer readSuperblock(StorageDriver driver) throws IOException {
+    public static ByteBuffer readSuperblock(StorageDriver driver) throws IOException {
         ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
         driver.await(driver.read(0, block), "superblock read");
         return block;
     }
 
-    List<Device> devices() {
+    public List<Device> devices() {
         return devices;
     }
 
     /** Why the devices do not form one cache in the order given (start would format or, strict, refuse). */
-    List<String> setProblems() {
+    public List<String> setProblems() {
         return setProblems;
     }
 
     /** Whether recovery ran: every superblock valid and the devices one cache. */
-    boolean recovered() {
+    public boolean recovered() {
         return outcome != null;
     }
 
     /** The instance all valid superblocks name, or null when they disagree or none is valid. */
-    UUID instance() {
+    public UUID instance() {
         UUID common = null;
         for (Device device : devices) {
             if (device.superblock() != null) {
@@ -266,17 +259,17 @@ final class InspectedCache {
     }
 
     /** What recovery restored; null when it did not run. */
-    Recovery.Outcome outcome() {
+    public Recovery.Outcome outcome() {
         return outcome;
     }
 
     /** The area recovery loaded for device {@code i} (0 = A, 1 = B), or -1 (as recovery reports it). */
-    int areaRecovered(int i) {
+    public int areaRecovered(int i) {
         return outcome == null ? -1 : outcome.loadedAreas()[i];
     }
 
     /** Recovery's reasons for not using this area (its header's, or its body's), or an empty list. */
-    List<String> areaProblems(int device, int area) {
+    public List<String> areaProblems(int device, int area) {
         List<String> problems = new ArrayList<>();
         String header = devices.get(device).areas().isEmpty() ? null : devices.get(device).areas().get(area).problem();
         if (header != null) {
@@ -294,9 +287,10 @@ final class InspectedCache {
     }
 
     /** Segments recovery made durable again in space {@code space}. */
-    int durableSegments(int space) {
+    public int durableSegments(int space) {
         int count = 0;
-        for (int i = 0; table != null && i < table.segmentsIn(space); i++) {
+        for (int i = 0; parts != null && i < parts.table.segmentsIn(space); i++) {
+            SegmentTable table = parts.table;
             if (table.state(table.segment(space, i)) == SegmentState.DURABLE) {
                 count++;
             }
@@ -310,18 +304,20 @@ final class InspectedCache {
      * (its summary is written again as it fills); the engine then drops the segment's entries by a
      * scan of the index when it reclaims it, and every record is still checked when it is read.
      */
-    record Unlisted(String message, boolean deviceError) {
+    public record Unlisted(String message, boolean deviceError) {
     }
 
     /**
      * Gives every restored entry, segment by segment (each segment's summary read once), and returns
      * the segments whose entries could not be named, one each.
      */
-    List<Unlisted> forEachEntry(EntryVisitor visitor) {
+    public List<Unlisted> forEachEntry(EntryVisitor visitor) {
         List<Unlisted> unreadable = new ArrayList<>();
         if (outcome == null) {
             return unreadable;
         }
+        SegmentTable table = parts.table;
+        ChunkIndex index = parts.index;
         for (int segment = 0; segment < table.segments(); segment++) {
             if (table.state(segment) != SegmentState.DURABLE) {
                 continue;
@@ -352,16 +348,15 @@ final class InspectedCache {
     }
 
     /** Entries recovery restored into the index. */
-    long restoredEntries() {
+    public long restoredEntries() {
         return outcome == null ? 0 : outcome.restoredEntries();
     }
 
-    /** A reader of this cache's records that checks them as a hit does (key, segment use, CRC32C). */
-    SegmentReader reader() {
-        // Each read in this thread, waited for as long as any of the tool's reads: a slow device is not a broken one.
-        return new SegmentReader(table, layouts, drivers.toArray(StorageDriver[]::new), index, new FifoReclaimOrder(),
-                new SegmentBuffer[0], new AlignedBufferPool(Integer.highestOneBit(
-                        RecordFormat.recordBytes(RecordFormat.MAX_CHUNK_BYTES)) * 2, 8L << 20),
-                new FlashReadPolicy(true, READ_TIMEOUT_NANOS, FlashReadGate.OPEN, System::nanoTime));
+    /**
+     * A reader of this cache's records that checks them as a hit does (key, segment use, CRC32C);
+     * null when recovery did not run.
+     */
+    public SegmentReader reader() {
+        return parts == null ? null : parts.reader;
     }
 }

@@ -1,7 +1,7 @@
-package io.flashchunk.checkpoint.tool;
+package io.flashchunk.cache.engine;
 
 /** What block 0 of a device holds. */
-enum SuperblockState {
+public enum SuperblockState {
     VALID("valid"),
     /** All zeros: the device was never formatted as a cache. */
     BLANK("blank"),
@@ -14,7 +14,7 @@ enum SuperblockState {
         this.label = label;
     }
 
-    String label() {
+    public String label() {
         return label;
     }
 }
