@@ -109,6 +109,7 @@ class Config:
     table: str = None  # a table of its own (else the run's --tables)
     machine_read_ahead: bool = False
     flash_settings: tuple = ()  # extra lines of the flash_chunk_cache block
+    other_jar: bool = False  # the agent jar of --other-jar, not this tree's
 
     @property
     def flash(self):
@@ -134,6 +135,8 @@ CONFIGS = {c.name: c for c in [
     # Not in the default sweep: checkpoints on the clock alone (the policy before checkpoint_change_percent).
     Config("flash-4x-clock", "flash cache 4x hot set, checkpoints on the clock only, M", hot_multiple=4,
            flash_settings=("checkpoint_change_percent: 0",)),
+    # Not in the default sweep: the same with another build's agent jar (--other-jar), paired with flash-4x.
+    Config("flash-4x-other", "flash cache 4x hot set, M, other jar", hot_multiple=4, other_jar=True),
     # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb.
     Config("base-c-M-ra", "baseline at M, machine readahead", machine_read_ahead=True),
 ]}
@@ -649,7 +652,8 @@ class Bench:
             if args.record_reads and case.round == 0 and (not args.record_configs or config.name in args.record_configs):
                 record = os.path.join(args.record_reads, f"{config.name}-{case.workload}-{case.table}-round{case.round}.reads")
                 log(f"{config.label}: recording its chunk reads to {record}")
-            self.node.configure(flash_yaml(device, capacity, config.flash_settings), record)
+            self.node.configure(flash_yaml(device, capacity, config.flash_settings), record,
+                                args.other_jar if config.other_jar else None)
         else:
             self.node.configure(None)
         self.dataset.restore(self.node, [config.table or case.table])
@@ -1033,6 +1037,9 @@ def parse_args(argv):
                         "what recording cost)")
     p.add_argument("--record-configs", type=lambda text: text.split(","), default=[],
                    help="with --record-reads: only these configurations record (default: every flash one)")
+    p.add_argument("--other-jar", metavar="JAR", default=None,
+                   help="the agent jar of another build (e.g. an earlier commit's) for configuration flash-4x-other, "
+                        "to compare builds side by side in one run")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
     p.add_argument("--append", action="store_true",
                    help="add to the results already in --out (another part of a sweep, measured the same way): "
@@ -1072,6 +1079,12 @@ def parse_args(argv):
     args.read_ahead_kb = None if args.read_ahead_kb == "machine" else int(args.read_ahead_kb)
     # The node runs in its own directory: a relative flash device path in its yaml would point elsewhere.
     args.work = os.path.abspath(args.work)
+    if any(c.other_jar for c in args.configs) != bool(args.other_jar):
+        p.error("--other-jar JAR and configuration flash-4x-other go together")
+    if args.other_jar:
+        if not os.path.isfile(args.other_jar):
+            p.error(f"--other-jar: no such file {args.other_jar}")
+        args.other_jar = os.path.abspath(args.other_jar)
     if args.record_configs and not args.record_reads:
         p.error("--record-configs needs --record-reads DIR")
     strangers = [c for c in args.record_configs if c not in {config.name for config in args.configs if config.flash}]
@@ -1152,7 +1165,7 @@ def main(argv):
                     "disk": data_disk, "read_ahead_kb": read_ahead.current(),
                     "machine_read_ahead_kb": int(read_ahead.saved), "chunk_kb": CHUNK_KB,
                     "configs": [c.name for c in args.configs], "labels": {c.name: c.label for c in args.configs},
-                    "workloads": args.workloads, "rounds": args.repeat,
+                    "other_jar": args.other_jar, "workloads": args.workloads, "rounds": args.repeat,
                     "tables": {t: TABLES[t].description for t in args.tables},
                     "caps": [None if c is None else [c.iops, c.mib_s] for c in args.caps],
                     "cap_probe_reads_per_s": probes, "restarts": args.restarts,
@@ -1232,13 +1245,18 @@ def self_test():
     evidence_self_test(check)
     for bad in (["--storage-iops", "500", "--storage-mbps", "1,2"], ["--storage-mbps", "20"],
                 ["--configs", "flash-9x"], ["--tables", "snappy"], ["--restarts", "reboot"], ["--warmup", "soon"],
-                ["--warmup", "steady", "--steady-window", "7"], ["--workloads", "paper-read100-nowhere"]):
+                ["--warmup", "steady", "--steady-window", "7"], ["--workloads", "paper-read100-nowhere"],
+                ["--configs", "flash-4x-other"], ["--other-jar", __file__],
+                ["--configs", "flash-4x-other", "--other-jar", "/nonexistent.jar"]):
         try:
             with contextlib.redirect_stderr(open(os.devnull, "w")):
                 parse_args(["--out", "x", *bad])
             failures.append(f"{bad} was accepted")
         except SystemExit:
             pass
+    other = parse_args(["--out", "x", "--configs", "flash-4x-other,flash-4x", "--other-jar", __file__])
+    check("the other jar, absolute, for flash-4x-other alone", (other.other_jar, [c.other_jar for c in other.configs]),
+          (os.path.abspath(__file__), [True, False]))
     return benchlib.finish_self_test(failures)
 
 

@@ -100,14 +100,15 @@ class Node:
             self.base_yaml = "".join(line for line in f if not line.startswith(("file_cache_enabled:", "file_cache_size:")))
         self.base_yaml += "file_cache_enabled: false\n"
 
-    def configure(self, flash_block, record_reads=None):
-        """Stock Cassandra when flash_block is None; else the agent, the loader and the flash cache block,
-        and with record_reads a file the cache records every chunk read to (for scripts/sim-cache.sh)."""
+    def configure(self, flash_block, record_reads=None, agent_jar=None):
+        """Stock Cassandra when flash_block is None; else the agent (AGENT_JAR, or agent_jar), the loader and
+        the flash cache block, and with record_reads a file the cache records every chunk read to (for
+        scripts/sim-cache.sh)."""
         with open(self.yaml, "w") as f:
             f.write(self.base_yaml + ("\n" + flash_block if flash_block else ""))
         if flash_block:
             with open(self.extra_options, "w") as f:
-                f.write(f"-javaagent:{AGENT_JAR}\n-Dcassandra.config.loader={LOADER}\n")
+                f.write(f"-javaagent:{agent_jar or AGENT_JAR}\n-Dcassandra.config.loader={LOADER}\n")
                 if record_reads:
                     f.write(f"-Dflashchunk.record_reads={record_reads}\n")
         elif os.path.exists(self.extra_options):
