@@ -79,7 +79,7 @@ public record CacheConfig(
     /**
      * Twice Caffeine's sample: with the 2-byte sketch it brings zipfian at 10% flash from 1.46 points below
      * the per-chunk policy to 1.02, and a trace whose popular chunks move stays ahead of it or within 0.15
-     * (docs/cache-simulator.md); 10 follows changing popularity faster.
+     * (docs/results/cache-simulator-runs.md); 10 follows changing popularity faster.
      */
     public static final int DEFAULT_ADMISSION_SAMPLE_READS = 20;
 
@@ -149,8 +149,8 @@ public record CacheConfig(
         if (admissionDoorkeeperBits < 0 || admissionDoorkeeperBits > 64) {
             throw new IllegalArgumentException("admission_doorkeeper_bits: must be 0..64, got " + admissionDoorkeeperBits);
         }
-        // Up to 100: measured to 80 (docs/cache-simulator.md); beyond, most counters sit at 15 and the
-        // doorkeeper, cleared only at a halving, fills.
+        // Up to 100: measured to 80 (docs/results/cache-simulator-runs.md); beyond, most counters sit at
+        // 15 and the doorkeeper, cleared only at a halving, fills.
         if (admissionSampleReads < 1 || admissionSampleReads > 100) {
             throw new IllegalArgumentException("admission_sample_reads: must be 1..100, got " + admissionSampleReads);
         }
