@@ -4,6 +4,7 @@
 # while checkpoints of that many entries run back to back against while none runs (same run,
 # alternating). Raw JSON lines and a table go to target/results/checkpoint-<UTC time>/ (or --out DIR).
 set -euo pipefail
+command_line="$0 $*"  # before the options are shifted away, for machine.txt
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 out="target/results/checkpoint-$(date -u +%Y%m%dT%H%M%SZ)"
@@ -29,7 +30,7 @@ source "$repo/scripts/lib/snapshot-build.sh"
 build_module_snapshot "$private" plugin/bench bench-checkpoint
 cp="$(cat "$private/classpath")"
 bench() { java -Xmx6g -cp "$cp" io.flashchunk.bench.CacheBench "$@" --dir target/bench 2>>"$out/bench.log" | tee -a "$out/raw.jsonl"; }
-{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 $*"; } > "$out/machine.txt"
+{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $command_line"; git rev-parse HEAD; } > "$out/machine.txt"
 sizes="10000000 100000000"; seconds=5; repeat=2
 [ "$quick" = 1 ] && { sizes="1000000"; seconds=2; repeat=1; }
 for entries in $sizes; do

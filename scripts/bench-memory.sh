@@ -4,6 +4,7 @@
 # them by default, victim samples, file registry) plus its two segment buffers (direct).
 # Raw JSON lines and a table go to target/results/memory-<UTC time>/ (or --out DIR). About 3 minutes.
 set -euo pipefail
+command_line="$0 $*"  # before the options are shifted away, for machine.txt
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 out="target/results/memory-$(date -u +%Y%m%dT%H%M%SZ)"
@@ -28,7 +29,7 @@ trap 'rm -rf "$private"' EXIT
 source "$repo/scripts/lib/snapshot-build.sh"
 build_module_snapshot "$private" plugin/bench bench-memory
 cp="$(cat "$private/classpath")"
-{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 $*"; } > "$out/machine.txt"
+{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $command_line"; git rev-parse HEAD; } > "$out/machine.txt"
 for entries in $sizes; do
   echo "== engine memory at $entries chunks" >&2
   java -Xmx6g -cp "$cp" io.flashchunk.bench.CacheBench compact-heap --entries "$entries" 2>>"$out/bench.log" | tee -a "$out/raw.jsonl" >/dev/null

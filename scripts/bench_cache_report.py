@@ -386,13 +386,7 @@ def self_test():
             if section not in md:
                 failures.append(f"not in the report: {section!r}")
         # The full report: tables.md always; the plot when matplotlib works (a failed plot must not fail it).
-        saved = sys.stdout
-        try:
-            sys.stdout = open(os.devnull, "w")
-            status = report(tmp)
-        finally:
-            sys.stdout.close()
-            sys.stdout = saved
+        status = benchlib.quietly(report, tmp)
         if status != 0 or not os.path.isfile(os.path.join(tmp, "tables.md")):
             failures.append("report() did not write tables.md")
         # A repeated run of the same round adds pairs instead of overwriting.

@@ -291,13 +291,7 @@ def self_test():
         if target_line(summary) != want_target:
             failures.append(f"target line: {target_line(summary)!r}")
         # The full report (table.md; the plot may fail without matplotlib, which must not fail it).
-        saved = sys.stdout
-        try:
-            sys.stdout = open(os.devnull, "w")
-            status = report(tmp)
-        finally:
-            sys.stdout.close()
-            sys.stdout = saved
+        status = benchlib.quietly(report, tmp)
         if status != 0 or not os.path.isfile(os.path.join(tmp, "table.md")):
             failures.append("report() did not write table.md")
         # Rows without "repeat" are numbered in order of appearance.

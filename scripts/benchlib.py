@@ -46,6 +46,14 @@ def checker(failures):
     return check
 
 
+def quietly(function, *args):
+    """function(*args) with standard output thrown away (a self-test running a whole report); its result."""
+    import contextlib
+    import os
+    with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+        return function(*args)
+
+
 def finish_self_test(failures):
     """Prints the self-test's outcome; returns the exit code."""
     if failures:

@@ -5,11 +5,12 @@
 # target/results/faults-live-<UTC time>/ (or --out DIR): summary.md, result.json, samples.jsonl.
 #
 #   scripts/faults-live.sh                       3-minute phases (about 25 minutes)
-#   scripts/faults-live.sh --phase-seconds 40    a short run (CI runs one into a temporary directory)
+#   scripts/faults-live.sh --phase-seconds 25    a short run (CI runs one into a temporary directory)
 #
 # Exit 1 if a read failed or was wrong, a fault phase did not take the device out of use, or the device
 # was still out of use at the end.
 set -euo pipefail
+command_line="$0 $*"  # before the options are shifted away, for machine.txt
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 out="target/results/faults-live-$(date -u +%Y%m%dT%H%M%SZ)"
@@ -23,19 +24,13 @@ while [ $# -gt 0 ]; do
     *) args+=("$1"); shift ;;
   esac
 done
-echo "== building the plugin jar, the YCSB binding and native/" >&2
-mvn -q -B -pl plugin,ycsb-workloads -am package -DskipTests >/dev/null
-# the binding as ycsb.sh judges it (Maven leaves an up-to-date jar older than a pom that changed): the
-# clients below must never build
-scripts/ycsb.sh classpath >/dev/null
-make -s -C native all
-export FLASHCHUNK_YCSB_NO_BUILD=1
+PROG=faults-live.sh
+# shellcheck source=lib/common.sh
+source "$repo/scripts/lib/common.sh"
 mkdir -p "$work" "$out"
-# the run's own copies: later builds in this checkout must not change them under the node
 stage="$(mktemp -d "$(cd "$(dirname "$work")" && pwd)/faults-stage-XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
-cp plugin/target/flashchunk-cassandra.jar "$stage/agent.jar"
-cp native/build/libcflsh_block.so "$stage/"
-{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $0 $*"; git rev-parse HEAD; } > "$out/machine.txt"
+stage_node_build "$stage"
+{ nproc; free -g; uname -r; java -version 2>&1; echo "command: $command_line"; git rev-parse HEAD; } > "$out/machine.txt"
 python3 scripts/faults_live.py --work "$work" --out "$out" --agent-jar "$stage/agent.jar" \
   --capi-library "$stage/libcflsh_block.so" "${args[@]}"

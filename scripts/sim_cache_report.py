@@ -127,13 +127,7 @@ def self_test():
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "raw.jsonl"), "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
-        saved = sys.stdout
-        try:
-            sys.stdout = open(os.devnull, "w")
-            report(tmp)
-        finally:
-            sys.stdout.close()
-            sys.stdout = saved
+        benchlib.quietly(report, tmp)
         with open(os.path.join(tmp, "summary.md")) as f:
             text = f.read()
         check("summary row", "| a | 2.00 | zipfian 0.99, flash 20% | 1.020 | no |" in text, True)

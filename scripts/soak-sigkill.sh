@@ -23,15 +23,11 @@ while [ $# -gt 0 ]; do
     *) args+=("$1"); shift ;;
   esac
 done
-echo "== building the plugin jar and the YCSB binding" >&2
-mvn -q -B -pl plugin,ycsb-workloads -am package -DskipTests >/dev/null
-# the binding as ycsb.sh judges it (Maven leaves an up-to-date jar older than a pom that changed): the
-# clients below must never build
-scripts/ycsb.sh classpath >/dev/null
-export FLASHCHUNK_YCSB_NO_BUILD=1
+PROG=soak-sigkill.sh
+# shellcheck source=lib/common.sh
+source "$repo/scripts/lib/common.sh"
 mkdir -p "$work"
-# the run's own copy: later builds in this checkout must not change the jar under a restarting node
-agent="$(cd "$(dirname "$work")" && pwd)/soak-agent-$$.jar"
-cp plugin/target/flashchunk-cassandra.jar "$agent"
-trap 'rm -f "$agent"' EXIT
-python3 scripts/soak_sigkill.py --work "$work" --results "$results" --agent-jar "$agent" "${args[@]}"
+stage="$(mktemp -d "$(cd "$(dirname "$work")" && pwd)/soak-stage-XXXXXX")"
+trap 'rm -rf "$stage"' EXIT
+stage_node_build "$stage"
+python3 scripts/soak_sigkill.py --work "$work" --results "$results" --agent-jar "$stage/agent.jar" "${args[@]}"

@@ -73,3 +73,21 @@ for s in socks:
     s.close()
 EOF
 }
+
+# ---------------------------------------------------------------- builds for runs of real nodes
+
+# stage_node_build STAGE: builds the plugin jar, the YCSB binding and native/ (from the repository,
+# the current directory), then copies the agent jar and the native library into STAGE as the run's own
+# (STAGE/agent.jar, STAGE/libcflsh_block.so): later builds in this checkout must not change them under
+# a node. The binding is judged as ycsb.sh judges it (Maven leaves an up-to-date jar older than a pom
+# that changed), and FLASHCHUNK_YCSB_NO_BUILD=1 is exported: the clients never build.
+stage_node_build() {
+  local stage=$1
+  echo "== building the plugin jar, the YCSB binding and native/" >&2
+  mvn -q -B -pl plugin,ycsb-workloads -am package -DskipTests >/dev/null
+  scripts/ycsb.sh classpath >/dev/null
+  make -s -C native all
+  export FLASHCHUNK_YCSB_NO_BUILD=1
+  cp plugin/target/flashchunk-cassandra.jar "$stage/agent.jar"
+  cp native/build/libcflsh_block.so "$stage/"
+}

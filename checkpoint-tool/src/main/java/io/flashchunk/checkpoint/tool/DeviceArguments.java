@@ -1,11 +1,13 @@
 package io.flashchunk.checkpoint.tool;
 
+import io.flashchunk.cache.engine.CacheInspection;
 import io.flashchunk.device.DeviceOpenException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 
@@ -50,6 +52,23 @@ final class DeviceArguments {
         }
         err.flush();
         return null;
+    }
+
+    /**
+     * Opens the devices, prints to standard output what {@code report} makes of them and closes them;
+     * returns {@link ExitCodes#OK}, or {@link ExitCodes#UNUSABLE} when they cannot be opened (as {@link #open} says).
+     */
+    int print(CommandSpec spec, Function<CacheInspection, String> report) {
+        CacheDevices opened = open(spec);
+        if (opened == null) {
+            return ExitCodes.UNUSABLE;
+        }
+        try (opened) {
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(report.apply(opened.cache()));
+            out.flush();
+            return ExitCodes.OK;
+        }
     }
 
     /** Why the path can hold no cache, in {@code device}'s words, or null. */

@@ -1,6 +1,5 @@
 package io.flashchunk.checkpoint.tool;
 
-import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -34,16 +33,7 @@ final class InfoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        CacheDevices opened = devices.open(spec);
-        if (opened == null) {
-            return ExitCodes.UNUSABLE;
-        }
-        try (opened) {
-            PrintWriter out = spec.commandLine().getOut();
-            out.print(json ? Reports.infoJson(opened.cache()) + System.lineSeparator()
-                    : Reports.infoText(opened.cache()));
-            out.flush();
-            return ExitCodes.OK;
-        }
+        return devices.print(spec, cache -> json ? Reports.infoJson(cache) + System.lineSeparator()
+                : Reports.infoText(cache));
     }
 }

@@ -1,7 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.cache.engine.CacheInspection;
-import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -42,19 +41,11 @@ final class ListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        CacheDevices opened = devices.open(spec);
-        if (opened == null) {
-            return ExitCodes.UNUSABLE;
-        }
-        try (opened) {
-            CacheInspection cache = opened.cache();
+        return devices.print(spec, cache -> {
             List<String> unreadable = new ArrayList<>();
             List<CacheInspection.Entry> entries = Reports.entries(cache, fileFilter, unreadable);
             Notes.printRecoveryProblems(spec, cache, unreadable);
-            PrintWriter out = spec.commandLine().getOut();
-            out.print(json ? Reports.listJson(entries) + System.lineSeparator() : Reports.listText(entries));
-            out.flush();
-            return ExitCodes.OK;
-        }
+            return json ? Reports.listJson(entries) + System.lineSeparator() : Reports.listText(entries);
+        });
     }
 }

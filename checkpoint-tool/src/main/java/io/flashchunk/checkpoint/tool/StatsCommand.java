@@ -1,6 +1,5 @@
 package io.flashchunk.checkpoint.tool;
 
-import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -35,18 +34,11 @@ final class StatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        CacheDevices opened = devices.open(spec);
-        if (opened == null) {
-            return ExitCodes.UNUSABLE;
-        }
-        try (opened) {
+        return devices.print(spec, cache -> {
             List<String> unreadable = new ArrayList<>();
-            String report = Reports.stats(opened.cache(), json, unreadable);
-            Notes.printRecoveryProblems(spec, opened.cache(), unreadable);
-            PrintWriter out = spec.commandLine().getOut();
-            out.print(report);
-            out.flush();
-            return ExitCodes.OK;
-        }
+            String report = Reports.stats(cache, json, unreadable);
+            Notes.printRecoveryProblems(spec, cache, unreadable);
+            return report;
+        });
     }
 }

@@ -1,7 +1,6 @@
 package io.flashchunk.checkpoint.tool;
 
 import io.flashchunk.cache.engine.CacheInspection;
-import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -57,18 +56,12 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        CacheDevices opened = devices.open(spec);
-        if (opened == null) {
-            return ExitCodes.UNUSABLE;
-        }
         Verification verification = new Verification();
-        try (opened) {
-            verify(opened.cache(), verification);
-        }
-        PrintWriter out = spec.commandLine().getOut();
-        out.print(json ? VerifyReport.json(verification) + System.lineSeparator() : VerifyReport.text(verification));
-        out.flush();
-        return verification.ok() ? ExitCodes.OK : ExitCodes.PROBLEMS;
+        int opened = devices.print(spec, cache -> {
+            verify(cache, verification);
+            return json ? VerifyReport.json(verification) + System.lineSeparator() : VerifyReport.text(verification);
+        });
+        return opened == ExitCodes.OK && !verification.ok() ? ExitCodes.PROBLEMS : opened;
     }
 
     private void verify(CacheInspection cache, Verification verification) {
