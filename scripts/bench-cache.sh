@@ -30,8 +30,9 @@ Memory per cached chunk: scripts/bench-memory.sh.
   --only STEP     run only the hits or writes steps, or one step by name (e.g. hits-16384,
                   writes-compact)
   --out DIR       results directory (default: target/results/cache-<UTC timestamp>)
-  --skip-build    do not run Maven (plugin/bench must already be built, with its classpath file:
-                  mvn -pl plugin/bench -am package -DskipTests dependency:build-classpath ...)
+  --skip-build    do not run Maven (plugin/bench must already be built, with its classpath file: mvn -pl
+                  plugin/bench -am package -DskipTests dependency:build-classpath
+                  -Dmdep.outputFile=target/runtime-classpath.txt -Dmdep.includeScope=runtime)
   -h, --help      this help
 
 Full mode: hits at 4096, 16384 and 65536-byte chunks, threads 1,2,8,32, 5 s, 2 rounds, the

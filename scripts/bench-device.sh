@@ -30,7 +30,7 @@ libaio, threadpool and capi (native/build/libcflsh_block.so), on one file.
   --quick         1 repeat, 3 s, 1 s warm-up, qd 1 and 32 only
                   (explicit --seconds/--warmup/--repeat still win)
   --out DIR       results directory (default: target/results/device-<UTC timestamp>)
-  --skip-build    do not run Maven (classes and native library must already be built)
+  --skip-build    do not run Maven (plugin/bench and native/ must already be built, as bench-cache.sh --help says)
   -h, --help      this help
 
 Matrix: bs 4096 65536; qd 1 8 32; backends fio, flashchunk-libaio,

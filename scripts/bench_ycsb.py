@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import capped_storage
 from capped_storage import Cap
+import node_control
 from node_control import MEMORY_CGROUP, REPO, YCSB_SCRIPT, Node, flash_yaml, log, run
 import ycsb_output
 
@@ -1123,6 +1124,11 @@ def main(argv):
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
     capped = args.caps != [None]
+    # the run's own copy of the agent jar: a build in this checkout during the run must not change it
+    # under a node that restarts
+    staged = os.path.join(args.work, "flashchunk-cassandra.jar")
+    shutil.copyfile(node_control.AGENT_JAR, staged)
+    node_control.AGENT_JAR = staged
     tables = sorted({c.table or t for c in args.configs for t in args.tables})
     with contextlib.ExitStack() as stack:
         # Runs last-in first-out: clients end before the node's storage goes away.
@@ -1204,6 +1210,17 @@ def self_test():
     check("extra flash settings go in the block",
           flash_yaml("/f", 4096, ("read_in_caller_thread: true",)).endswith("\n  read_in_caller_thread: true\n"), True)
     check("same-disk regime by default", parse_args(["--out", "x"]).caps, [None])
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, "logs"))
+        logged = Node.__new__(Node)
+        logged.dir = tmp
+        with open(os.path.join(tmp, "logs", "system.log"), "w") as f:
+            f.write("INFO flash chunk cache: closed after a final checkpoint; hits flash=1\n")
+        check("the closing counters", logged.closing_stats(), "hits flash=1")
+        with open(os.path.join(tmp, "logs", "system.log"), "a") as f:
+            f.write("WARN flash chunk cache: closed without a final checkpoint (the warning before says why); a "
+                    "restart recovers what the last durable checkpoint named; hits flash=2\n")
+        check("the closing counters when the last checkpoint failed", logged.closing_stats(), "hits flash=2")
     shown = io.StringIO()
     with contextlib.redirect_stdout(shown):
         try:

@@ -164,8 +164,11 @@ class Node:
         found = None
         with open(os.path.join(self.dir, "logs", "system.log"), errors="replace") as f:
             for line in f:
-                if "flash chunk cache: closed after a final checkpoint;" in line:
-                    found = line.split("final checkpoint;", 1)[1].strip()
+                # INFO after a final checkpoint; WARN when it could not be written
+                for marker in ("flash chunk cache: closed after a final checkpoint;",
+                               "a restart recovers what the last durable checkpoint named;"):
+                    if marker in line:
+                        found = line.split(marker, 1)[1].strip()
         return found
 
     def recovered_chunks(self):

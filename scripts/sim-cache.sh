@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The cache simulator (issue 15): replays chunk-read traces against today's per-chunk W-TinyLFU and the
-# segment-structured candidates at equal flash bytes, and reports each one's hit ratio and the flash
+# The cache simulator (the plugin/sim module): replays chunk-read traces against the deleted per-chunk
+# engine's W-TinyLFU (the reference its output calls "today") and the segment-structured designs, the
+# engine's among them, at equal flash bytes, and reports each one's hit ratio and the flash
 # bytes it writes. Traces: YCSB's hotspot 30/80 and zipfian 0.99 generators over --chunks chunks, a
 # hotspot mix with scans, and any recording of a real node's chunk reads (--recorded FILE, made by a
 # node started with -Dflashchunk.record_reads=FILE; scripts/bench-ycsb.sh --record-reads DIR does it).

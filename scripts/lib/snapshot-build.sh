@@ -54,7 +54,8 @@ build_module_snapshot() {
     local listed="$repo_dir/$module/target/runtime-classpath.txt"
     if [[ $skip_build -ne 1 ]]; then
         echo "== building $module" >&2
-        (cd "$repo_dir" && mvn -q -B -pl "$module" -am package -DskipTests dependency:build-classpath \
+        # the agent jar is left as it is: a node of another run may be loading it
+        (cd "$repo_dir" && mvn -q -B -pl "$module" -am package -DskipTests -Dflashchunk.agent.skip=true dependency:build-classpath \
             -Dmdep.outputFile=target/runtime-classpath.txt -Dmdep.includeScope=runtime >/dev/null) \
             || die "the build failed (run mvn -pl $module -am package -DskipTests to see why)"
     fi
