@@ -631,7 +631,9 @@ class Bench:
             self.measure(config, case)
         except (RuntimeError, OSError) as e:
             # One configuration failing (e.g. the node killed by the cgroup's OOM killer) is a result too.
-            reason = oom_reason(self.node) or str(e).splitlines()[0]
+            # the first line says what failed; a client's last line, when there is one, says why
+            lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+            reason = oom_reason(self.node) or " ".join(lines[:1] + lines[1:][-1:]) or repr(e)
             log(f"{config.label} ({case.describe()}) FAILED: {reason}")
             self.record({"config": config.name, "label": config.label, **case.fields(), "error": reason})
             self.node.stop()

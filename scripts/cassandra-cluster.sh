@@ -91,20 +91,6 @@ EOF
 
 # ---------------------------------------------------------------- helpers
 
-check_positive_int() {
-  local name=$1 value=$2
-  if ! [[ $value =~ ^[0-9]+$ ]] || [ "$((10#$value))" -lt 1 ]; then
-    die "$name must be a positive integer, got '$value'"
-  fi
-}
-
-check_port_number() {
-  local name=$1 value=$2
-  if ! [[ $value =~ ^[0-9]+$ ]] || [ "$((10#$value))" -lt 1 ] || [ "$((10#$value))" -gt 65535 ]; then
-    die "$name must be a port number 1-65535, got '$value'"
-  fi
-}
-
 check_heap() {
   [[ $1 =~ ^[0-9]+[kKmMgG]?$ ]] || die "--heap must look like 512M or 1G, got '$1'"
 }
@@ -225,16 +211,6 @@ parse_flash_spec() {
     case "$FLASH_DIR" in
       *' '* | *'"'* | *:* | *\\*) die "--flash-cache '$spec': the directory's path may not hold spaces, quotes, ':' or '\\'" ;;
     esac
-  fi
-}
-
-# true if the jar has the entry (a class file, say)
-jar_has() {
-  local jar=$1 entry=$2
-  if command -v unzip >/dev/null; then
-    unzip -l -- "$jar" "$entry" >/dev/null 2>&1
-  else
-    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).getinfo(sys.argv[2])' "$jar" "$entry" 2>/dev/null
   fi
 }
 

@@ -90,20 +90,6 @@ elapsed_since() {
   awk -v d="$((end - start))" 'BEGIN { printf "%.1f", d / 1e9 }'
 }
 
-check_port_number() {
-  local name=$1 value=$2
-  if ! [[ $value =~ ^[0-9]+$ ]] || [ "$value" -lt 1 ] || [ "$value" -gt 65535 ]; then
-    die "$name must be a port number 1-65535, got '$value'"
-  fi
-}
-
-check_positive_int() {
-  local name=$1 value=$2
-  if ! [[ $value =~ ^[0-9]+$ ]] || [ "$value" -lt 1 ]; then
-    die "$name must be a positive integer, got '$value'"
-  fi
-}
-
 # true if something accepts TCP connections on ADDRESS:PORT
 port_open() {
   timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null

@@ -233,16 +233,6 @@ jar_entry() {
   fi
 }
 
-# true if the jar has the entry (a class file, say)
-jar_has() {
-  local jar=$1 entry=$2
-  if command -v unzip >/dev/null; then
-    unzip -l -- "$jar" "$entry" >/dev/null 2>&1
-  else
-    jar_entry "$jar" "$entry" >/dev/null
-  fi
-}
-
 # the plugin version of a jar: its manifest's Implementation-Version, else its pom.properties
 jar_version() {
   local jar=$1 version

@@ -27,6 +27,34 @@ need_option_value() {
   [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"
 }
 
+# ---------------------------------------------------------------- checks of option values
+
+# dies unless $2 is a whole number of at least 1 ($1 names it in the message)
+check_positive_int() {
+  local name=$1 value=$2
+  if ! [[ $value =~ ^[0-9]+$ ]] || [ "$((10#$value))" -lt 1 ]; then
+    die "$name must be a positive integer, got '$value'"
+  fi
+}
+
+# dies unless $2 is a port number, 1-65535 ($1 names it in the message)
+check_port_number() {
+  local name=$1 value=$2
+  if ! [[ $value =~ ^[0-9]+$ ]] || [ "$((10#$value))" -lt 1 ] || [ "$((10#$value))" -gt 65535 ]; then
+    die "$name must be a port number 1-65535, got '$value'"
+  fi
+}
+
+# whether the jar $1 holds the entry $2 (unzip where installed, else Python's zipfile)
+jar_has() {
+  local jar=$1 entry=$2
+  if command -v unzip >/dev/null; then
+    unzip -l -- "$jar" "$entry" >/dev/null 2>&1
+  else
+    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).getinfo(sys.argv[2])' "$jar" "$entry" 2>/dev/null
+  fi
+}
+
 # ---------------------------------------------------------------- sizes
 
 # bytes of a size written as in cassandra.yaml (123, 64KiB, 64MiB, 1GiB, 2TiB); fails on bad syntax
