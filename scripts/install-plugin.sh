@@ -40,8 +40,8 @@ usage() {
 usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
 
   install --cassandra-home DIR --device PATH[:CAPACITY[:ENGINE]] [--device ...]
-          [--conf-dir DIR] [--lib-dir DIR] [--capi-library PATH] [--strict] [--jar PATH] [--java PATH]
-          [--dry-run]
+          [--format-force PATH ...] [--conf-dir DIR] [--lib-dir DIR] [--capi-library PATH] [--strict]
+          [--jar PATH] [--java PATH] [--dry-run]
       copy the plugin jar into the lib directory and switch the flash cache on in jvm-server.options
       (agent + config loader), jvm-clients.options (config loader) and cassandra.yaml
       (chunk_cache_class + flash_chunk_cache). Running it again with the same options changes nothing;
@@ -50,6 +50,10 @@ usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
         CAPACITY  bytes of it to use: a number with B, KiB, MiB, GiB or TiB (e.g. 64GiB), a multiple
                   of 4096; empty or 0 means the whole device
         ENGINE    auto (default), libaio, threadpool or capi
+      --format-force  a --device PATH the cache may format whatever it holds (format: force): a device that
+                      held a filesystem, a RAID member or another cache is otherwise never written. Its
+                      contents are destroyed at the node's next start. Give it again at the next install
+                      to keep it (without it the device entry says format: auto)
       --capi-library  the libcflsh_block.so for the capi engine (a path, or a name for the linker)
       --strict        refuse to start Cassandra (instead of running without the flash cache) when
                       the cache is misconfigured or cannot recover its devices
@@ -81,6 +85,7 @@ CAPI_LIBRARY=""
 STRICT=0
 DRY_RUN=0
 DEVICES=()
+FORCE_FORMAT=()
 
 need_value() {
   [ "$2" -ge 2 ] || die "$1 needs a value"
@@ -91,7 +96,7 @@ parse_args() {
   shift
   while [ $# -gt 0 ]; do
     case "$1" in
-      --cassandra-home | --conf-dir | --lib-dir | --device | --capi-library | --jar | --java | --strict | --dry-run) ;;
+      --cassandra-home | --conf-dir | --lib-dir | --device | --format-force | --capi-library | --jar | --java | --strict | --dry-run) ;;
       -h | --help) usage; exit 0 ;;
       *) die "$COMMAND: unknown argument '$1' (see $PROG --help)" ;;
     esac
@@ -101,6 +106,7 @@ parse_args() {
       --conf-dir) need_value "$1" $#; CONF_DIR=$2; shift 2 ;;
       --lib-dir) need_value "$1" $#; LIB_DIR=$2; shift 2 ;;
       --device) need_value "$1" $#; DEVICES+=("$2"); shift 2 ;;
+      --format-force) need_value "$1" $#; FORCE_FORMAT+=("$2"); shift 2 ;;
       --capi-library) need_value "$1" $#; CAPI_LIBRARY=$2; shift 2 ;;
       --jar) need_value "$1" $#; JAR=$2; shift 2 ;;
       --java) need_value "$1" $#; JAVA_OPTION=$2; shift 2 ;;
@@ -372,8 +378,12 @@ yaml_quote() {
 # Checks every --device and writes the yaml device entries to DEVICE_YAML (a file).
 check_devices() {
   [ "${#DEVICES[@]}" -gt 0 ] || die "install needs at least one --device PATH[:CAPACITY[:ENGINE]] (the flash block device or file to cache on)"
-  local spec path capacity engine rest bytes size kind seen=() out=$1
+  local spec path capacity engine rest bytes size kind seen=() forced=() out=$1
   : >"$out"
+  for path in "${FORCE_FORMAT[@]}"; do
+    [ -e "$path" ] || die "--format-force $path: no such file or block device"
+    forced+=("$(realpath -- "$path")")
+  done
   for spec in "${DEVICES[@]}"; do
     case "$spec" in
       *$'\n'*) die "--device '$spec' contains a newline" ;;
@@ -423,7 +433,11 @@ check_devices() {
       echo "    - path: $(yaml_quote "$path")"
       [ -z "$capacity" ] || echo "      capacity: $capacity"
       [ -z "$engine" ] || echo "      engine: $engine"
+      [[ " ${forced[*]-} " != *" $(realpath -- "$path") "* ]] || echo "      format: force"
     } >>"$out"
+  done
+  for path in "${forced[@]}"; do
+    [[ " ${seen[*]-} " == *" $path "* ]] || die "--format-force $path names no --device: give the device too"
   done
   if [ -n "$CAPI_LIBRARY" ]; then
     case "$CAPI_LIBRARY" in
@@ -469,7 +483,7 @@ check_writable() {
 # ---------------------------------------------------------------- install
 
 cmd_install() {
-  parse_args "--cassandra-home --conf-dir --lib-dir --device --capi-library --strict --jar --java --dry-run" "$@"
+  parse_args "--cassandra-home --conf-dir --lib-dir --device --format-force --capi-library --strict --jar --java --dry-run" "$@"
   resolve_layout
   require_cassandra_50
   require_node_java

@@ -229,7 +229,10 @@ out="$("$installer" install --cassandra-home "$home" --device "$device:256MiB:th
 grep -q "^+      capacity: 256MiB" <<<"$out" || fail "dry run does not show the new capacity: $out"
 grep -q "dry run" <<<"$out" || fail "dry run does not say so: $out"
 [ "$installed_state" = "$(state "$home")" ] || fail "the dry run changed the installation"
-ok "install is idempotent (second run: same bytes) and --dry-run writes nothing"
+out="$("$installer" install --cassandra-home "$home" --device "$device" --format-force "$device" --dry-run 2>&1)" \
+  || fail "dry run with --format-force: $out"
+grep -q "^+      format: force" <<<"$out" || fail "--format-force does not put format: force in the device entry: $out"
+ok "install is idempotent (second run: same bytes), --dry-run writes nothing, --format-force writes format: force"
 
 # ---------------------------------------------------------------- bad inputs
 
@@ -247,6 +250,8 @@ expect_refusal "a directory as device" "$home" "not a block device or a regular 
   install --cassandra-home "$home" --device "$work"
 expect_refusal "no device" "$home" "needs at least one --device" \
   install --cassandra-home "$home"
+expect_refusal "--format-force of a path that is no --device" "$home" "names no --device" \
+  install --cassandra-home "$home" --device "$device" --format-force "$work"
 expect_refusal "the same device twice" "$home" "given twice" \
   install --cassandra-home "$home" --device "$device" --device "$device"
 expect_refusal "a jar that is not the plugin" "$home" "is not the FlashChunk Cassandra plugin" \
