@@ -99,7 +99,7 @@ public record CacheConfig(
     }
 
     /** Fails with the first bad setting, named as in the configuration file. */
-    public CacheConfig validate() {
+    CacheConfig validate() {
         if (devices == null || devices.isEmpty()) {
             throw new IllegalArgumentException("devices: at least one flash device must be configured");
         }

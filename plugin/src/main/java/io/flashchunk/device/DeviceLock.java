@@ -10,7 +10,7 @@ import java.nio.file.Path;
  * same device listed twice, cannot take it), and on a block device an {@code O_EXCL} open (a mounted
  * device is refused, and the device cannot be mounted while the cache holds it).
  */
-public final class DeviceLock implements AutoCloseable {
+final class DeviceLock implements AutoCloseable {
     private final String path;
     private int fd;
 
@@ -20,7 +20,7 @@ public final class DeviceLock implements AutoCloseable {
     }
 
     /** Takes the device at {@code path}, or throws naming who holds it as far as can be told. */
-    public static DeviceLock acquire(Path path) throws DeviceOpenException {
+    static DeviceLock acquire(Path path) throws DeviceOpenException {
         String name = path.toString();
         boolean block;
         try {
@@ -53,7 +53,7 @@ public final class DeviceLock implements AutoCloseable {
         return new DeviceLock(name, fd);
     }
 
-    public String path() {
+    String path() {
         return path;
     }
 

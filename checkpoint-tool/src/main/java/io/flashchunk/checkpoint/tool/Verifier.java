@@ -88,27 +88,26 @@ final class Verifier {
     /** Reads every entry's record back and checks it as a hit would; {@code progress} may be null. */
     void verifyData(CacheInspection cache, List<CacheInspection.Entry> entries, ProgressBar progress) {
         verification.dataChecked = true;
-        SegmentReader reader = cache.reader();
         for (CacheInspection.Entry entry : entries) {
-            try {
-                SegmentReader.Hit hit = reader.read(entry.key(), entry.length(), SegmentReader.NO_NEXT);
-                if (hit == null) {
-                    failed(entry, "not found where the index points");
-                } else {
-                    int length = hit.chunk().remaining();
-                    hit.release();
+            CacheInspection.RecordCheck check = cache.check(entry);
+            switch (check.state()) {
+                case READ -> {
                     verification.checkedChunks++;
-                    if (length != entry.length()) {
-                        failed(entry, "holds " + length + " bytes; its segment's summary says " + entry.length());
+                    if (check.length() != entry.length()) {
+                        failed(entry, "holds " + check.length() + " bytes; its segment's summary says " + entry.length());
                     }
                 }
-            } catch (RecordMismatchException e) {
-                verification.checkedChunks++;
-                failed(entry, e.getMessage());
-            } catch (IOException e) {
-                verification.unreadableChunks++;
-                verification.problem(Problem.CHUNK, entry.device(), null, describe(entry) + ": cannot be read: "
-                        + e.getMessage());
+                case ABSENT -> failed(entry, check.message());
+                case MISMATCH -> {
+                    verification.checkedChunks++;
+                    failed(entry, check.message());
+                }
+                case UNREADABLE -> {
+                    verification.unreadableChunks++;
+                    verification.problem(Problem.CHUNK, entry.device(), null, describe(entry) + ": cannot be read: "
+                            + check.message());
+                }
+                default -> throw new IllegalStateException(check.state().toString());
             }
             if (progress != null) {
                 progress.advance(1);

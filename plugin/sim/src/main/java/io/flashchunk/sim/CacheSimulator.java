@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Replays chunk-read traces against today's per-chunk W-TinyLFU and the segment designs at equal
+ * Replays chunk-read traces against the per-chunk W-TinyLFU reference and the segment designs at equal
  * flash bytes, and prints each one's hit ratio and flash bytes written (run by scripts/sim-cache.sh).
  */
 @Command(name = "sim-cache", mixinStandardHelpOptions = true,
@@ -56,7 +56,7 @@ public final class CacheSimulator implements Callable<Integer> {
     List<Path> recorded = List.of();
 
     @Option(names = "--designs", split = ",",
-            description = "only the designs whose names contain one of these (today's is always run; default: all)")
+            description = "only the designs whose names contain one of these (the per-chunk reference is always run; default: all)")
     List<String> designFilter = List.of();
 
     @Option(names = "--out", required = true, description = "directory for raw.jsonl")
@@ -75,7 +75,7 @@ public final class CacheSimulator implements Callable<Integer> {
             for (ChunkTrace trace : traces()) {
                 // sized for the trace's chunks: a recording's mean size, not --chunk-bytes
                 List<Design> designs = Design.all((long) segmentMib << 20, trace.chunkBytes()).stream()
-                        .filter(design -> design.name().contains("(today)") || designFilter.isEmpty()
+                        .filter(design -> design.name().equals(Design.REFERENCE) || designFilter.isEmpty()
                                 || designFilter.stream().anyMatch(design.name()::contains))
                         .toList();
                 List<Double> sizes = flashBytes.isEmpty() ? fractions

@@ -39,7 +39,7 @@ final class BodyWriter {
     }
 
     /** Whether {@code bytes} more fit the area. */
-    public boolean fits(long bytes) {
+    boolean fits(long bytes) {
         return appended + bytes <= capacityBytes;
     }
 

@@ -6,8 +6,8 @@ import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordAddress;
-import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,9 +38,7 @@ import java.util.zip.CRC32C;
 public final class Checkpointer {
     private final SegmentTable table;
     private final ChunkIndex index;
-    private final SegmentLayout[] layouts;
-    private final StorageDriver[] drivers;
-    private final CheckpointAreas[] areas;
+    private final AddressSpaces spaces;
     private final UUID instance;
     private final LongSupplier clockMillis;
     /** Sequence of the checkpoint in each space's two areas, 0 when none is valid. */
@@ -55,23 +53,19 @@ public final class Checkpointer {
      * @param areaSequences per space, the sequence each area held at start (0 = none), as recovery found them
      * @param highestSeen   the highest checkpoint sequence any header showed, valid or not: never reused
      */
-    public Checkpointer(SegmentTable table, ChunkIndex index, SegmentLayout[] layouts,
-                               StorageDriver[] drivers, CheckpointAreas[] areas, UUID instance, long[][] areaSequences,
-                               long highestSeen, LongSupplier clockMillis) {
-        int spaces = table.spaces();
-        if (layouts.length != spaces || drivers.length != spaces || areas.length != spaces
-                || areaSequences.length != spaces) {
-            throw new IllegalArgumentException("one layout, driver, pair of areas and pair of sequences per space");
+    public Checkpointer(SegmentTable table, ChunkIndex index, AddressSpaces spaces, UUID instance,
+                        long[][] areaSequences, long highestSeen, LongSupplier clockMillis) {
+        int count = table.spaces();
+        if (spaces.count() != count || areaSequences.length != count) {
+            throw new IllegalArgumentException("one address space and one pair of area sequences per space");
         }
         this.table = table;
         this.index = index;
-        this.layouts = layouts.clone();
-        this.drivers = drivers.clone();
-        this.areas = areas.clone();
+        this.spaces = spaces;
         this.instance = instance;
         this.clockMillis = clockMillis;
-        this.areaSequences = new long[spaces][];
-        for (int s = 0; s < spaces; s++) {
+        this.areaSequences = new long[count][];
+        for (int s = 0; s < count; s++) {
             this.areaSequences[s] = areaSequences[s].clone();
             spentSequence = Math.max(spentSequence, Math.max(areaSequences[s][0], areaSequences[s][1]));
         }
@@ -91,15 +85,15 @@ public final class Checkpointer {
         FileTableCodec.Encoded files = namedFiles.table();
         int nextFileId = namedFiles.nextFileId();
         long sequence = spentSequence = Math.addExact(spentSequence, 1);
-        int spaces = table.spaces();
-        SpaceBody[] bodies = new SpaceBody[spaces];
-        int[] area = new int[spaces];
-        for (int s = 0; s < spaces; s++) {
+        int count = spaces.count();
+        SpaceBody[] bodies = new SpaceBody[count];
+        int[] area = new int[count];
+        for (int s = 0; s < count; s++) {
             // The older area: the newest durable checkpoint of this space is never overwritten.
             area[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
             // Until its header is written again, the area holds no checkpoint.
             areaSequences[s][area[s]] = 0;
-            bodies[s] = new SpaceBody(drivers[s], areas[s], area[s], s);
+            bodies[s] = new SpaceBody(spaces.driver(s), spaces.get(s).areas(), area[s], s);
             bodies[s].appendSegments(named.sequences());
             bodies[s].append(ByteBuffer.wrap(files.bytes()));
         }
@@ -108,8 +102,8 @@ public final class Checkpointer {
             index.forEachSlot((bucket, slot) -> {
                 long address = ChunkIndex.address(slot);
                 int s = RecordAddress.space(address);
-                if (s < spaces && layouts[s].contains(address) && named.names(
-                        table.segment(s, layouts[s].index(address)), layouts[s].sectorInSegment(address))) {
+                if (s < count && spaces.layout(s).contains(address) && named.names(
+                        table.segment(s, spaces.layout(s).index(address)), spaces.layout(s).sectorInSegment(address))) {
                     try {
                         bodies[s].addEntry(bucket, slot);
                     } catch (IOException e) {
@@ -126,9 +120,9 @@ public final class Checkpointer {
         long refused = 0;
         long bytes = 0;
         long nextSegmentSequence = table.nextSequence();
-        for (int s = 0; s < spaces; s++) {
+        for (int s = 0; s < count; s++) {
             bodies[s].finish(new CheckpointHeader(instance, s, sequence, clockMillis.getAsLong(), nextFileId,
-                    files.count(), files.bytes().length, table.segmentsIn(s), layouts[s].segmentBytes(),
+                    files.count(), files.bytes().length, table.segmentsIn(s), spaces.layout(s).segmentBytes(),
                     index.buckets(), bodies[s].entries, nextSegmentSequence, bodies[s].crc(), exact));
             areaSequences[s][area[s]] = sequence;
             entries += bodies[s].entries;

@@ -11,6 +11,8 @@ import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.space.AddressSpace;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentTable;
 import java.nio.ByteBuffer;
@@ -77,15 +79,18 @@ public final class Recovery {
      * Restores into {@code index}, {@code table} and {@code order}, all empty and not yet in use,
      * what the devices' checkpoints of cache {@code instance} hold.
      */
-    public static Outcome recover(StorageDriver[] drivers, CheckpointAreas[] areas, SegmentLayout[] layouts,
-                                  UUID instance, ChunkIndex index, SegmentTable table, ReclaimOrder order) {
-        return recover(drivers, areas, layouts, instance, index, table, order, PIECE_BYTES);
+    public static Outcome recover(AddressSpaces spaces, UUID instance, ChunkIndex index, SegmentTable table,
+                                  ReclaimOrder order) {
+        return recover(spaces, instance, index, table, order, PIECE_BYTES);
     }
 
     /** As above, each body read in pieces of {@code pieceBytes} (tests: entries split across pieces). */
-    static Outcome recover(StorageDriver[] drivers, CheckpointAreas[] areas, SegmentLayout[] layouts, UUID instance,
-                           ChunkIndex index, SegmentTable table, ReclaimOrder order, int pieceBytes) {
+    static Outcome recover(AddressSpaces addressSpaces, UUID instance, ChunkIndex index, SegmentTable table,
+                           ReclaimOrder order, int pieceBytes) {
         int spaces = table.spaces();
+        if (addressSpaces.count() != spaces) {
+            throw new IllegalArgumentException(addressSpaces.count() + " address spaces for a table of " + spaces);
+        }
         long[][] areaSequences = new long[spaces][2];
         long[] named = new long[table.segments()];
         Map<Integer, FileIdentity> files = new HashMap<>();
@@ -100,8 +105,7 @@ public final class Recovery {
         Arrays.fill(loadedAreas, -1);
         SpaceRecovery[] recoveries = new SpaceRecovery[spaces];
         for (int s = 0; s < spaces; s++) {
-            recoveries[s] = new SpaceRecovery(drivers[s], areas[s], layouts[s], instance, s, table, index, pieceBytes,
-                    problems);
+            recoveries[s] = new SpaceRecovery(addressSpaces.get(s), instance, table, index, pieceBytes, problems);
             recoveries[s].readHeaders(areaSequences[s]);
             highestSeen = Math.max(highestSeen, recoveries[s].highestSeen);
         }
@@ -230,8 +234,11 @@ public final class Recovery {
     }
 
     /** Reads and judges the header of {@code area} (0 = A, 1 = B) of a space: recovery's rule, also the checkpoint tool's. */
-    public static AreaHeader readHeader(StorageDriver driver, CheckpointAreas areas, SegmentLayout layout, UUID instance,
-                                        int space, int area) {
+    public static AreaHeader readHeader(AddressSpace addressSpace, UUID instance, int area) {
+        StorageDriver driver = addressSpace.driver();
+        CheckpointAreas areas = addressSpace.areas();
+        SegmentLayout layout = addressSpace.layout();
+        int space = addressSpace.number();
         String where = areaName(driver.path(), area);
         try {
             ByteBuffer block = DeviceStart.readBlock(driver, areas.start(area));
@@ -250,7 +257,7 @@ public final class Recovery {
     }
 
     /** "PATH checkpoint area A": how recovery's messages name an area. */
-    public static String areaName(String path, int area) {
+    static String areaName(String path, int area) {
         return path + " checkpoint area " + CheckpointAreas.name(area);
     }
 
@@ -260,6 +267,7 @@ public final class Recovery {
                       long[] segmentSequences, long restored, long skipped) {
         }
 
+        private final AddressSpace addressSpace;
         private final StorageDriver driver;
         private final CheckpointAreas areas;
         private final SegmentLayout layout;
@@ -274,15 +282,16 @@ public final class Recovery {
         /** The highest sequence of a header that decoded, whether or not its body was then valid. */
         long highestSeen;
 
-        SpaceRecovery(StorageDriver driver, CheckpointAreas areas, SegmentLayout layout, UUID instance, int space,
-                      SegmentTable table, ChunkIndex index, int pieceBytes, List<RecoveryProblem> problems) {
+        SpaceRecovery(AddressSpace addressSpace, UUID instance, SegmentTable table, ChunkIndex index, int pieceBytes,
+                      List<RecoveryProblem> problems) {
             this.pieceBytes = pieceBytes;
             this.problems = problems;
-            this.driver = driver;
-            this.areas = areas;
-            this.layout = layout;
+            this.addressSpace = addressSpace;
+            this.driver = addressSpace.driver();
+            this.areas = addressSpace.areas();
+            this.layout = addressSpace.layout();
             this.instance = instance;
-            this.space = space;
+            this.space = addressSpace.number();
             this.table = table;
             this.index = index;
             this.locations = new ChunkLocations(index);
@@ -340,7 +349,7 @@ public final class Recovery {
 
         /** The area's header if it is a checkpoint of this cache and space with this geometry, else null (logged). */
         CheckpointHeader header(int area) {
-            AreaHeader found = readHeader(driver, areas, layout, instance, space, area);
+            AreaHeader found = readHeader(addressSpace, instance, area);
             if (found.problem() != null) {
                 problem(problems, space, area, RecoveryProblem.Kind.AREA_HEADER, "ignoring " + found.problem());
             }

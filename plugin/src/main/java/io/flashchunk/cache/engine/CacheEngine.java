@@ -9,16 +9,15 @@ import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.NamedFiles;
-import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
-import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.read.SegmentReader;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
@@ -210,17 +209,13 @@ public final class CacheEngine implements AutoCloseable {
         this.drivers = List.copyOf(drivers);
         this.start = DeviceStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat(),
                 clockMillis);
-        int spaces = drivers.size();
-        SegmentLayout[] layouts = new SegmentLayout[spaces];
-        CheckpointAreas[] areas = new CheckpointAreas[spaces];
-        int[] segments = new int[spaces];
-        long records = 0;
+        AddressSpaces addressSpaces = start.spaces(drivers);
+        int spaces = addressSpaces.count();
+        int[] segments = addressSpaces.segmentsPerSpace();
         int perSegment = settings.segmentBytes() / RecordFormat.recordBytes(settings.expectedChunkBytes());
-        for (int s = 0; s < spaces; s++) {
-            layouts[s] = start.layouts().get(s).segmentLayout();
-            areas[s] = start.layouts().get(s).areas();
-            segments[s] = layouts[s].segments();
-            records += (long) segments[s] * Math.max(1, perSegment);
+        long records = 0;
+        for (int count : segments) {
+            records += (long) count * Math.max(1, perSegment);
         }
         int all = Arrays.stream(segments).sum();
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));
@@ -230,7 +225,7 @@ public final class CacheEngine implements AutoCloseable {
         int window = SegmentBuffer.windowFor(settings.segmentBytes());
         // doomed segments wait for a checkpoint, and one releases all doomed before it
         int batch = EngineParts.reclaimBatch(all, settings.checkpointEverySegments());
-        EngineParts parts = EngineParts.wire(layouts, drivers.toArray(StorageDriver[]::new), new EngineParts.Spec(
+        EngineParts parts = EngineParts.wire(addressSpaces, new EngineParts.Spec(
                 records, true, new WriterPolicy(admission, settings.reinsertShare(), batch, new SpaceReads(spaces), liveKey),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy));
         this.table = parts.table;
@@ -241,9 +236,9 @@ public final class CacheEngine implements AutoCloseable {
         this.recovered = start.formatted()
                 ? new Recovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
                         java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray())
-                : parts.recover(areas, start.instance());
+                : parts.recover(start.instance());
         reserveSequences();
-        Checkpointer checkpointer = parts.checkpointer(areas, start.instance(), recovered.areaSequences(),
+        Checkpointer checkpointer = parts.checkpointer(start.instance(), recovered.areaSequences(),
                 recovered.highestSequenceSeen(), clockMillis);
         CheckpointSchedule schedule = new CheckpointSchedule(settings.checkpointEverySegments(),
                 settings.checkpointIntervalMillis(), settings.segmentBytes(),

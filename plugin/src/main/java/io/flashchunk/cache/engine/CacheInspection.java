@@ -4,25 +4,24 @@ import io.flashchunk.buffer.AlignedBufferPool;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.checkpoint.RecoveryProblem;
-import io.flashchunk.cache.index.ChunkIndex;
-import io.flashchunk.cache.read.SegmentReader;
-import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
-import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.DeviceLayout;
+import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
-import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.format.Superblock;
+import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.read.FlashReadGate;
 import io.flashchunk.cache.read.FlashReadPolicy;
+import io.flashchunk.cache.read.SegmentReader;
+import io.flashchunk.cache.space.AddressSpace;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.DeviceContent;
 import io.flashchunk.cache.space.SegmentState;
-import io.flashchunk.cache.space.SegmentSummaries;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
@@ -80,18 +79,14 @@ public final class CacheInspection {
 
     private final List<Device> devices;
     private final List<String> setProblems;
-    private final List<StorageDriver> drivers;
-    private final SegmentLayout[] layouts;
     /** The recovered parts; null when recovery did not run. */
     private final EngineParts parts;
     private final Recovery.Outcome outcome;
 
-    private CacheInspection(List<Device> devices, List<String> setProblems, List<StorageDriver> drivers,
-                            SegmentLayout[] layouts, EngineParts parts, Recovery.Outcome outcome) {
+    private CacheInspection(List<Device> devices, List<String> setProblems, EngineParts parts,
+                            Recovery.Outcome outcome) {
         this.devices = devices;
         this.setProblems = setProblems;
-        this.drivers = drivers;
-        this.layouts = layouts;
         this.parts = parts;
         this.outcome = outcome;
     }
@@ -111,45 +106,45 @@ public final class CacheInspection {
         List<String> setProblems = setProblems(drivers, superblocks);
         List<Device> devices = new ArrayList<>();
         boolean whole = setProblems.isEmpty() && found.stream().allMatch(block -> block.problem() == null);
-        SegmentLayout[] layouts = new SegmentLayout[drivers.size()];
-        CheckpointAreas[] areas = new CheckpointAreas[drivers.size()];
+        List<AddressSpace> spaces = new ArrayList<>();
         for (int i = 0; i < drivers.size(); i++) {
             StorageDriver driver = drivers.get(i);
             Superblock superblock = superblocks.get(i);
             List<Recovery.AreaHeader> headers = new ArrayList<>();
             if (superblock != null) {
-                layouts[i] = superblock.layout().segmentLayout();
-                areas[i] = superblock.layout().areas();
+                AddressSpace space = new AddressSpace(i, driver, superblock.layout().segmentLayout(),
+                        superblock.layout().areas());
+                spaces.add(space);
                 for (int area = 0; area < 2; area++) {
-                    headers.add(Recovery.readHeader(driver, areas[i], layouts[i], superblock.instance(), i, area));
+                    headers.add(Recovery.readHeader(space, superblock.instance(), area));
                 }
             }
             devices.add(new Device(driver.path(), driver.capacityBlocks(), found.get(i).state(), superblock,
                     found.get(i).problem(), List.copyOf(headers)));
         }
         if (!whole) {
-            return new CacheInspection(List.copyOf(devices), setProblems, drivers, layouts, null, null);
+            return new CacheInspection(List.copyOf(devices), setProblems, null, null);
         }
         long buckets = buckets(devices);
         String tooLarge = indexTooLarge(buckets);
         if (tooLarge != null) {
             List<String> problems = new ArrayList<>(setProblems);
             problems.add(tooLarge);
-            return new CacheInspection(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null);
+            return new CacheInspection(List.copyOf(devices), List.copyOf(problems), null, null);
         }
         // Each read in the caller's thread, waited for as long as any read here: a slow device is not a broken one.
-        EngineParts parts = EngineParts.wire(layouts, drivers.toArray(StorageDriver[]::new), EngineParts.Spec.inspection(
+        EngineParts parts = EngineParts.readOnly(new AddressSpaces(spaces), EngineParts.Spec.inspection(
                 buckets, new AlignedBufferPool(Integer.highestOneBit(RecordFormat.recordBytes(RecordFormat.MAX_CHUNK_BYTES)) * 2,
                         8L << 20), new FlashReadPolicy(true, READ_TIMEOUT_NANOS, FlashReadGate.OPEN, System::nanoTime)));
         Recovery.Outcome outcome;
         try {
-            outcome = parts.recover(areas, superblocks.get(0).instance());
+            outcome = parts.recover(superblocks.get(0).instance());
         } catch (RuntimeException e) {
             List<String> problems = new ArrayList<>(setProblems);
             problems.add("recovery failed: " + e);
-            return new CacheInspection(List.copyOf(devices), List.copyOf(problems), drivers, layouts, null, null);
+            return new CacheInspection(List.copyOf(devices), List.copyOf(problems), null, null);
         }
-        return new CacheInspection(List.copyOf(devices), setProblems, drivers, layouts, parts, outcome);
+        return new CacheInspection(List.copyOf(devices), setProblems, parts, outcome);
     }
 
     /** What block 0 of a device holds: a superblock, or its state and why there is none usable. */
@@ -324,22 +319,23 @@ public final class CacheInspection {
             }
             int space = table.space(segment);
             int inSpace = table.index(segment);
+            AddressSpace where = parts.spaces.get(space);
             SegmentSummary summary;
             try {
-                summary = SegmentSummaries.read(drivers.get(space), layouts[space], inSpace, table.sequence(segment));
+                summary = where.readSummary(inSpace, table.sequence(segment));
             } catch (IOException e) {
-                unreadable.add(new Unlisted(drivers.get(space).path() + " segment " + inSpace + ": " + e.getMessage(), true));
+                unreadable.add(new Unlisted(where.driver().path() + " segment " + inSpace + ": " + e.getMessage(), true));
                 continue;
             } catch (RecordMismatchException e) {
-                unreadable.add(new Unlisted(drivers.get(space).path() + " segment " + inSpace + ": its summary does not "
+                unreadable.add(new Unlisted(where.driver().path() + " segment " + inSpace + ": its summary does not "
                         + "check (" + e.getMessage() + ")", false));
                 continue;
             }
             for (int r = 0; r < summary.count(); r++) {
                 long key = summary.keys()[r];
                 // Only what the index still points at is cached: an invalidated or replaced record is not.
-                if (index.find(key) == layouts[space].address(space, inSpace, summary.sectors()[r])) {
-                    visitor.entry(new Entry(space, drivers.get(space).path(), inSpace, summary.sectors()[r], key,
+                if (index.find(key) == where.layout().address(space, inSpace, summary.sectors()[r])) {
+                    visitor.entry(new Entry(space, where.driver().path(), inSpace, summary.sectors()[r], key,
                             summary.lengths()[r], outcome.files().get(ChunkKeys.fileId(key))));
                 }
             }
@@ -352,11 +348,44 @@ public final class CacheInspection {
         return outcome == null ? 0 : outcome.restoredEntries();
     }
 
+    /** What reading an entry's record back as a hit would find. */
+    public enum RecordState {
+        /** The record checks (key, segment use, CRC32C); {@link RecordCheck#length} bytes. */
+        READ,
+        /** Nothing where the index points. */
+        ABSENT,
+        /** Flash holds another record or damaged bytes there: never served. */
+        MISMATCH,
+        /** The device failed or did not answer in time. */
+        UNREADABLE
+    }
+
+    /** One record read back: its state, its length when read, and what went wrong otherwise. */
+    public record RecordCheck(RecordState state, int length, String message) {
+    }
+
     /**
-     * A reader of this cache's records that checks them as a hit does (key, segment use, CRC32C);
-     * null when recovery did not run.
+     * Reads {@code entry}'s record back and checks it as a hit does (key, segment use, CRC32C), in the
+     * caller's thread.
+     *
+     * @throws IllegalStateException when recovery did not run (no entries to check)
      */
-    public SegmentReader reader() {
-        return parts == null ? null : parts.reader;
+    public RecordCheck check(Entry entry) {
+        if (parts == null) {
+            throw new IllegalStateException("recovery did not run: no records to check");
+        }
+        try {
+            SegmentReader.Hit hit = parts.reader.read(entry.key(), entry.length(), SegmentReader.NO_NEXT);
+            if (hit == null) {
+                return new RecordCheck(RecordState.ABSENT, 0, "not found where the index points");
+            }
+            int length = hit.chunk().remaining();
+            hit.release();
+            return new RecordCheck(RecordState.READ, length, null);
+        } catch (RecordMismatchException e) {
+            return new RecordCheck(RecordState.MISMATCH, 0, e.getMessage());
+        } catch (IOException e) {
+            return new RecordCheck(RecordState.UNREADABLE, 0, e.getMessage());
+        }
     }
 }

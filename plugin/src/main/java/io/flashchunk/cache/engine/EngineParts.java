@@ -5,16 +5,14 @@ import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.CheckpointSchedule;
 import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.checkpoint.Recovery;
-import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.NamedFiles;
-import io.flashchunk.cache.format.CheckpointAreas;
-import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.reclaim.FifoReclaimOrder;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
 import io.flashchunk.cache.reclaim.TinyLfuReclaimOrder;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
 import io.flashchunk.cache.write.SegmentBuffer;
@@ -26,9 +24,10 @@ import java.util.function.LongSupplier;
 
 /**
  * The engine's parts over its address spaces, wired one way: {@link CacheEngine} builds them here,
- * and so do the tests' fixture, so that tests run the parts as the engine puts them together. What
- * differs between uses is given ({@link Spec}): the index's capacity, the reclaim order, the writer's
- * policy and how hits read flash. The devices' layouts come from whoever started them.
+ * and so do the tests' fixture and {@link CacheInspection} (read-only, {@link #readOnly}), so that
+ * tests and the checkpoint tool run the parts as the engine puts them together. What differs between
+ * uses is given ({@link Spec}): the index's capacity, the reclaim order, the writer's policy and how
+ * hits read flash. The address spaces come from whoever started the devices.
  */
 public final class EngineParts {
     /**
@@ -51,30 +50,25 @@ public final class EngineParts {
 
         /**
          * Parts to look at a cache's devices and never write ({@link CacheInspection}): the index its
-         * checkpoints were written for, oldest first as the order (none is ever reclaimed).
+         * checkpoints were written for, the engine's own order (none is ever reclaimed).
          */
         public static Spec inspection(long indexBuckets, AlignedBufferPool readBuffers, FlashReadPolicy readPolicy) {
-            return new Spec(0, indexBuckets, false, WriterPolicy.NONE, readBuffers, readPolicy);
+            return new Spec(0, indexBuckets, true, WriterPolicy.NONE, readBuffers, readPolicy);
         }
     }
 
-    public final SegmentLayout[] layouts;
-    public final StorageDriver[] drivers;
+    public final AddressSpaces spaces;
     public final SegmentTable table;
     public final ChunkIndex index;
     public final ReclaimOrder order;
+    /** The writer's appends and reclaims; null in {@link #readOnly} parts. */
     public final SegmentWriter segmentWriter;
     public final SegmentReader reader;
 
-    private EngineParts(SegmentLayout[] layouts, StorageDriver[] drivers, Spec spec) {
-        this.layouts = layouts.clone();
-        this.drivers = drivers.clone();
-        int[] segments = new int[layouts.length];
-        int all = 0;
-        for (int space = 0; space < layouts.length; space++) {
-            segments[space] = layouts[space].segments();
-            all += segments[space];
-        }
+    private EngineParts(AddressSpaces spaces, Spec spec, boolean writes) {
+        this.spaces = spaces;
+        int[] segments = spaces.segmentsPerSpace();
+        int all = java.util.Arrays.stream(segments).sum();
         this.table = new SegmentTable(segments);
         this.index = spec.indexBuckets() > 0 ? ChunkIndex.withBuckets(spec.indexBuckets())
                 : new ChunkIndex(spec.indexEntries());
@@ -83,14 +77,17 @@ public final class EngineParts {
         this.order = spec.tinyLfu()
                 ? new TinyLfuReclaimOrder(all, Math.max(1, all - 2 - spec.policy().reclaimBatch()))
                 : new FifoReclaimOrder();
-        int segmentBytes = layouts[0].segmentBytes();
-        int window = SegmentBuffer.windowFor(segmentBytes);
-        SegmentBuffer[] buffers = {new SegmentBuffer(AlignedBuffers.allocate(window), segmentBytes),
-            new SegmentBuffer(AlignedBuffers.allocate(window), segmentBytes)};
-        this.segmentWriter = new SegmentWriter(table, this.layouts, this.drivers, index, order, buffers, spec.policy());
-        SpaceReads load = spec.policy().load() != null ? spec.policy().load() : new SpaceReads(layouts.length);
-        this.reader = new SegmentReader(table, this.layouts, this.drivers, index, order, segmentWriter.buffers(),
-                spec.readBuffers(), spec.readPolicy(), load);
+        SegmentBuffer[] buffers = new SegmentBuffer[0];
+        if (writes) {
+            int segmentBytes = spaces.segmentBytes();
+            int window = SegmentBuffer.windowFor(segmentBytes);
+            buffers = new SegmentBuffer[] {new SegmentBuffer(AlignedBuffers.allocate(window), segmentBytes),
+                new SegmentBuffer(AlignedBuffers.allocate(window), segmentBytes)};
+        }
+        this.segmentWriter = writes ? new SegmentWriter(table, spaces, index, order, buffers, spec.policy()) : null;
+        SpaceReads load = spec.policy().load() != null ? spec.policy().load() : new SpaceReads(spaces.count());
+        this.reader = new SegmentReader(table, spaces, index, order, buffers, spec.readBuffers(), spec.readPolicy(),
+                load);
     }
 
     /**
@@ -102,27 +99,31 @@ public final class EngineParts {
         return Math.max(1, Math.min(checkpointEverySegments, segments / 8));
     }
 
-    /** The parts over {@code drivers}, one address space each, laid out as {@code layouts}. */
-    public static EngineParts wire(SegmentLayout[] layouts, StorageDriver[] drivers, Spec spec) {
-        if (layouts.length == 0 || layouts.length != drivers.length) {
-            throw new IllegalArgumentException(layouts.length + " layouts for " + drivers.length + " devices");
-        }
-        return new EngineParts(layouts, drivers, spec);
+    /** The parts over {@code spaces}. */
+    static EngineParts wire(AddressSpaces spaces, Spec spec) {
+        return new EngineParts(spaces, spec, true);
     }
 
-    /** Recovers these (unused) parts from the checkpoints in {@code areas} of cache {@code instance}. */
-    public Recovery.Outcome recover(CheckpointAreas[] areas, UUID instance) {
-        return Recovery.recover(drivers, areas, layouts, instance, index, table, order);
+    /**
+     * The parts that read a cache and never write it: no {@link #segmentWriter} (null) and no segment
+     * buffers, so hits are read from flash only.
+     */
+    public static EngineParts readOnly(AddressSpaces spaces, Spec spec) {
+        return new EngineParts(spaces, spec, false);
+    }
+
+    /** Recovers these (unused) parts from their spaces' checkpoints of cache {@code instance}. */
+    public Recovery.Outcome recover(UUID instance) {
+        return Recovery.recover(spaces, instance, index, table, order);
     }
 
     /**
      * A checkpointer of these parts for a cache whose areas hold {@code areaSequences} (per space,
      * A and B; 0 = none), the highest sequence any of them carried being {@code highestSequenceSeen}.
      */
-    public Checkpointer checkpointer(CheckpointAreas[] areas, UUID instance, long[][] areaSequences,
-                                     long highestSequenceSeen, LongSupplier clockMillis) {
-        return new Checkpointer(table, index, layouts, drivers, areas, instance, areaSequences, highestSequenceSeen,
-                clockMillis);
+    public Checkpointer checkpointer(UUID instance, long[][] areaSequences, long highestSequenceSeen,
+                                     LongSupplier clockMillis) {
+        return new Checkpointer(table, index, spaces, instance, areaSequences, highestSequenceSeen, clockMillis);
     }
 
     /** The writer's steps over these parts, checkpointing with {@code checkpointer} as {@code schedule} says. */

@@ -43,7 +43,7 @@ public final class MemoryBudget {
      * Memory per chunk of an engine whose index holds {@code chunks}, with that sketch and doorkeeper
      * and segments of {@code segmentBytes}.
      */
-    public static double bytesPerChunk(long chunks, int sketchCounters, int doorkeeperBits, int segmentBytes) {
+    static double bytesPerChunk(long chunks, int sketchCounters, int doorkeeperBits, int segmentBytes) {
         double fixed = OTHER_FIXED_BYTES + (double) SEGMENT_BUFFERS * SegmentBuffer.windowFor(segmentBytes);
         return (double) (ChunkIndex.bytesFor(chunks) + FrequencySketch.bytesFor(chunks, sketchCounters,
                 doorkeeperBits)) / chunks + OTHER_BYTES_PER_CHUNK + fixed / chunks;

@@ -28,7 +28,7 @@ public final class ChunkKeys {
     }
 
     /** A well-mixed hash: file ids and positions are both small sequential numbers. */
-    public static int hash(long key) {
+    static int hash(long key) {
         long mixed = key * 0x9E37_79B9_7F4A_7C15L;
         return (int) (mixed ^ mixed >>> 32);
     }

@@ -46,7 +46,7 @@ public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, lon
         return (long) segments * SEGMENT_BYTES;
     }
 
-    public long entriesBytes() {
+    long entriesBytes() {
         return entryCount * ENTRY_BYTES;
     }
 

@@ -40,7 +40,7 @@ public record Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLa
     }
 
     /** This superblock with sequences reserved below {@code limit}. */
-    public Superblock reserving(long limit) {
+    Superblock reserving(long limit) {
         return new Superblock(instance, spaceIndex, spaceCount, layout, limit);
     }
 
@@ -83,7 +83,7 @@ public record Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLa
     }
 
     /** Whether {@code block} claims to be this engine's superblock (magic and version; {@link #decode} checks the rest). */
-    public static boolean holdsEngineFormat(ByteBuffer block) {
+    static boolean holdsEngineFormat(ByteBuffer block) {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC
                 && (b.getInt(8) == VERSION || b.getInt(8) == VERSION_WITHOUT_RESERVATION);

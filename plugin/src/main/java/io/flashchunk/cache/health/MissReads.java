@@ -37,7 +37,7 @@ public final class MissReads {
     }
 
     /** The running mean of a miss's read, in nanoseconds; NaN until enough misses were seen. */
-    public synchronized double meanNanos() {
+    synchronized double meanNanos() {
         long now = clock.getAsLong();
         if (now - rolledAt >= periodNanos) {
             long c = count.sum();

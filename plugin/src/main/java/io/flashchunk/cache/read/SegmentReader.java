@@ -1,13 +1,13 @@
 package io.flashchunk.cache.read;
 
 import io.flashchunk.buffer.AlignedBufferPool;
-import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
@@ -30,8 +30,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class SegmentReader {
     private final SegmentTable table;
-    private final SegmentLayout[] layouts;
-    private final StorageDriver[] drivers;
+    private final AddressSpaces spaces;
     private final ChunkIndex index;
     private final ReclaimOrder order;
     private final SegmentBuffer[] buffers;
@@ -55,37 +54,36 @@ public final class SegmentReader {
     /** Per space, reads given up after the timeout that the device has not answered yet. */
     private final AtomicIntegerArray givenUp;
 
-    public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+    public SegmentReader(SegmentTable table, AddressSpaces spaces, ChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool) {
-        this(table, layouts, drivers, index, order, buffers, pool, FlashReadPolicy.DEFAULT);
+        this(table, spaces, index, order, buffers, pool, FlashReadPolicy.DEFAULT);
     }
 
-    public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+    public SegmentReader(SegmentTable table, AddressSpaces spaces, ChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool, FlashReadPolicy policy) {
-        this(table, layouts, drivers, index, order, buffers, pool, policy, new SpaceReads(layouts.length));
+        this(table, spaces, index, order, buffers, pool, policy, new SpaceReads(spaces.count()));
     }
 
     /** @param spaceReads where each flash read of a hit is counted, per space (the writer's load) */
-    public SegmentReader(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+    public SegmentReader(SegmentTable table, AddressSpaces spaces, ChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, AlignedBufferPool pool, FlashReadPolicy policy,
                          SpaceReads spaceReads) {
-        if (spaceReads.spaces() != layouts.length) {
-            throw new IllegalArgumentException(spaceReads.spaces() + " spaces' reads for " + layouts.length + " spaces");
+        if (spaceReads.spaces() != spaces.count()) {
+            throw new IllegalArgumentException(spaceReads.spaces() + " spaces' reads for " + spaces.count() + " spaces");
         }
         this.spaceReads = spaceReads;
         this.table = table;
-        this.layouts = layouts;
-        this.drivers = drivers;
+        this.spaces = spaces;
         this.index = index;
         this.order = order;
         this.buffers = buffers.clone();
         this.pool = pool;
         this.policy = policy;
-        this.inFlight = new AtomicIntegerArray(layouts.length);
-        this.givenUp = new AtomicIntegerArray(layouts.length);
-        this.maxInFlight = new int[layouts.length];
-        for (int space = 0; space < layouts.length; space++) {
-            maxInFlight[space] = MAX_IN_FLIGHT_PER_QUEUE_SLOT * drivers[space].device().queueDepth();
+        this.inFlight = new AtomicIntegerArray(spaces.count());
+        this.givenUp = new AtomicIntegerArray(spaces.count());
+        this.maxInFlight = new int[spaces.count()];
+        for (int space = 0; space < spaces.count(); space++) {
+            maxInFlight[space] = MAX_IN_FLIGHT_PER_QUEUE_SLOT * spaces.driver(space).device().queueDepth();
         }
     }
 
@@ -160,10 +158,10 @@ public final class SegmentReader {
             return null;
         }
         int space = RecordAddress.space(address);
-        if (space >= layouts.length || !layouts[space].contains(address)) {
+        if (space >= spaces.count() || !spaces.layout(space).contains(address)) {
             return null;
         }
-        SegmentLayout layout = layouts[space];
+        SegmentLayout layout = spaces.layout(space);
         if (RecordFormat.recordBytes(chunkLength) > layout.segmentBytes()) {
             throw new IllegalArgumentException("chunk length " + chunkLength + " exceeds a segment");
         }
@@ -218,7 +216,7 @@ public final class SegmentReader {
         }
         // After the index: a reuse that put the key back at this address has a later sequence by now.
         int space = RecordAddress.space(address);
-        int segment = table.segment(space, layouts[space].index(address));
+        int segment = table.segment(space, spaces.layout(space).index(address));
         if (table.sequence(segment) != follower.sequence()) {
             return false;
         }
@@ -380,7 +378,7 @@ public final class SegmentReader {
 
     private void readNow(int space, long firstBlock, ByteBuffer buffer) throws IOException {
         try {
-            drivers[space].readNow(firstBlock, buffer);
+            spaces.driver(space).readNow(firstBlock, buffer);
         } catch (IOException | RuntimeException | Error e) {
             pool.release(buffer);
             throw e;
@@ -393,7 +391,7 @@ public final class SegmentReader {
     private void readQueued(int space, long firstBlock, ByteBuffer buffer, int sector) throws IOException {
         CompletableFuture<Void> read;
         try {
-            read = drivers[space].read(firstBlock, buffer);
+            read = spaces.driver(space).read(firstBlock, buffer);
         } catch (RuntimeException | Error e) {
             pool.release(buffer);
             inFlight.decrementAndGet(space);
@@ -408,11 +406,11 @@ public final class SegmentReader {
             givenUp.incrementAndGet(space);
             read.whenComplete((ignored, failure) -> givenUp.decrementAndGet(space));
             read.whenComplete((ignored, failure) -> pool.release(buffer)); // the device owns it until it answers
-            throw new IOException("read of segment sector " + sector + " on " + drivers[space].path()
+            throw new IOException("read of segment sector " + sector + " on " + spaces.driver(space).path()
                     + " did not finish in " + TimeUnit.NANOSECONDS.toMillis(policy.timeoutNanos()) + " ms");
         } catch (ExecutionException e) {
             pool.release(buffer);
-            throw new IOException("read of segment sector " + sector + " on " + drivers[space].path() + " failed: "
+            throw new IOException("read of segment sector " + sector + " on " + spaces.driver(space).path() + " failed: "
                     + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -436,7 +434,7 @@ public final class SegmentReader {
     }
 
     /** Flash reads the gate refused (the device out of use): misses. */
-    public long refusedByGate() {
+    long refusedByGate() {
         return refusedByGate.sum();
     }
 
@@ -459,7 +457,7 @@ public final class SegmentReader {
     }
 
     /** Hits' reads of {@code space}'s device in flight now, given-up ones included. */
-    public int readsInFlight(int space) {
+    int readsInFlight(int space) {
         return inFlight.get(space);
     }
 

@@ -1,12 +1,11 @@
 package io.flashchunk.cache.reclaim;
 
-import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.index.ChunkLocations;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentState;
-import io.flashchunk.cache.space.SegmentSummaries;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceBalancer;
 import java.util.ArrayDeque;
@@ -27,8 +26,7 @@ import java.util.function.LongPredicate;
  */
 public final class Reclaimer {
     private final SegmentTable table;
-    private final SegmentLayout[] layouts;
-    private final StorageDriver[] drivers;
+    private final AddressSpaces spaces;
     private final ChunkLocations locations;
     private final ReclaimOrder order;
     private final SegmentSamples samples;
@@ -51,12 +49,11 @@ public final class Reclaimer {
      * @param liveKey  keys whose chunks may still be served
      * @param batch    segments doomed at once when one is needed and none is doomed
      */
-    public Reclaimer(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkLocations locations,
+    public Reclaimer(SegmentTable table, AddressSpaces spaces, ChunkLocations locations,
                      ReclaimOrder order, SegmentSamples samples, LongPredicate liveKey, int batch,
                      SpaceBalancer balancer, Reinsertion reinsertion) {
         this.table = table;
-        this.layouts = layouts;
-        this.drivers = drivers;
+        this.spaces = spaces;
         this.locations = locations;
         this.order = order;
         this.samples = samples;
@@ -107,7 +104,7 @@ public final class Reclaimer {
     }
 
     /** The first durable segment found holding only dead chunks and still in the order, left queued; or -1. */
-    public int nextDead() {
+    int nextDead() {
         if (deadUnlooked) {
             deadUnlooked = false;
             deadFirst.clear();
@@ -129,7 +126,7 @@ public final class Reclaimer {
         int space = table.space(segment);
         int at = table.index(segment);
         for (int i = 0; i < summary.count(); i++) {
-            locations.dropped(summary.keys()[i], layouts[space].address(space, at, summary.sectors()[i]));
+            locations.dropped(summary.keys()[i], spaces.layout(space).address(space, at, summary.sectors()[i]));
         }
     }
 
@@ -219,13 +216,13 @@ public final class Reclaimer {
         // never be free again.
         draining.add(victim);
         reclaimed++;
-        SegmentSummary summary = SegmentSummaries.orNull(table, layouts, drivers, victim);
+        SegmentSummary summary = spaces.summaryOrNull(table, victim);
         if (summary != null) {
             reinsertion.keepReadChunks(victim, summary);
             dropRecords(victim, summary);
         } else {
             int space = table.space(victim);
-            SegmentLayout layout = layouts[space];
+            SegmentLayout layout = spaces.layout(space);
             int at = table.index(victim);
             locations.droppedWhere(address -> RecordAddress.space(address) == space && layout.contains(address)
                     && layout.index(address) == at);

@@ -2,13 +2,13 @@ package io.flashchunk.cache.reclaim;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.admission.VictimAdmission;
-import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.index.ChunkIndex;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
@@ -32,8 +32,7 @@ public final class Reinsertion {
     }
 
     private final SegmentTable table;
-    private final SegmentLayout[] layouts;
-    private final StorageDriver[] drivers;
+    private final AddressSpaces spaces;
     private final ChunkIndex index;
     private final VictimAdmission admission;
     private final LongPredicate liveKey;
@@ -46,11 +45,10 @@ public final class Reinsertion {
      * @param liveKey   keys whose chunks may still be served: the others are never written again
      * @param shareBytes how much of a segment reinsertion may fill (0: none)
      */
-    public Reinsertion(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+    public Reinsertion(SegmentTable table, AddressSpaces spaces, ChunkIndex index,
                        VictimAdmission admission, LongPredicate liveKey, long shareBytes) {
         this.table = table;
-        this.layouts = layouts;
-        this.drivers = drivers;
+        this.spaces = spaces;
         this.index = index;
         this.admission = admission;
         this.liveKey = liveKey;
@@ -63,13 +61,13 @@ public final class Reinsertion {
      * one that cannot be read or checked is left out. Before the segment's entries leave the index:
      * their read bits say what was read.
      */
-    public void keepReadChunks(int segment, SegmentSummary summary) {
+    void keepReadChunks(int segment, SegmentSummary summary) {
         if (shareBytes == 0) {
             return;
         }
         int space = table.space(segment);
         int at = table.index(segment);
-        SegmentLayout layout = layouts[space];
+        SegmentLayout layout = spaces.layout(space);
         List<Integer> read = new ArrayList<>();
         for (int i = 0; i < summary.count(); i++) {
             if (index.wasRead(summary.keys()[i], layout.address(space, at, summary.sectors()[i]))
@@ -96,7 +94,7 @@ public final class Reinsertion {
             long endBlock = (start + bytes + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
             ByteBuffer blocks = AlignedBuffers.allocate((int) (endBlock - firstBlock) * BlockDevice.BLOCK_SIZE);
             try {
-                drivers[space].await(drivers[space].read(firstBlock, blocks), "reinsertion read of segment " + segment);
+                spaces.driver(space).await(spaces.driver(space).read(firstBlock, blocks), "reinsertion read of segment " + segment);
                 ByteBuffer chunk = RecordFormat.check(blocks, (int) (start - firstBlock * BlockDevice.BLOCK_SIZE),
                         summary.keys()[i], table.sequence(segment));
                 kept.add(new Kept(summary.keys()[i], ByteBuffer.allocate(chunk.remaining()).put(chunk).flip()));

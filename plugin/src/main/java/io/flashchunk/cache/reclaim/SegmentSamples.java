@@ -36,7 +36,7 @@ public final class SegmentSamples {
     }
 
     /** Whether the segment's current use has chunks and {@code live} refuses every sampled key. */
-    public boolean noneLive(int segment, LongPredicate live) {
+    boolean noneLive(int segment, LongPredicate live) {
         int n = Math.min(PER_SEGMENT, seen[segment]);
         for (int i = 0; i < n; i++) {
             if (live.test(keys[segment * PER_SEGMENT + i])) {

@@ -1,12 +1,10 @@
 package io.flashchunk.cache.reclaim;
 
 import io.flashchunk.cache.admission.VictimAdmission;
-import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.RecordMismatchException;
-import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentState;
-import io.flashchunk.cache.space.SegmentSummaries;
 import io.flashchunk.cache.space.SegmentTable;
 import java.io.IOException;
 import java.util.function.LongPredicate;
@@ -20,8 +18,7 @@ public final class VictimPublisher {
     private static final long[] NONE = new long[0];
 
     private final SegmentTable table;
-    private final SegmentLayout[] layouts;
-    private final StorageDriver[] drivers;
+    private final AddressSpaces spaces;
     private final ReclaimOrder order;
     private final VictimAdmission admission;
     private final SegmentSamples samples;
@@ -31,12 +28,11 @@ public final class VictimPublisher {
     private int sampleCursor;
 
     /** @param admission where victims are published, or null: none are */
-    public VictimPublisher(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ReclaimOrder order,
+    public VictimPublisher(SegmentTable table, AddressSpaces spaces, ReclaimOrder order,
                            VictimAdmission admission, SegmentSamples samples, Reclaimer reclaimer,
                            LongPredicate liveKey) {
         this.table = table;
-        this.layouts = layouts;
-        this.drivers = drivers;
+        this.spaces = spaces;
         this.order = order;
         this.admission = admission;
         this.samples = samples;
@@ -68,7 +64,7 @@ public final class VictimPublisher {
         next = order.next();
         if (next != -1 && samples.of(next).length == 0 && table.state(next) == SegmentState.DURABLE) {
             // Recovered segments have no samples yet: draw them from the segment's summary.
-            SegmentSummary summary = SegmentSummaries.orNull(table, layouts, drivers, next);
+            SegmentSummary summary = spaces.summaryOrNull(table, next);
             if (summary != null) {
                 sampleFrom(next, summary);
             }
@@ -99,7 +95,7 @@ public final class VictimPublisher {
             drawn++;
             SegmentSummary summary;
             try {
-                summary = SegmentSummaries.of(table, layouts, drivers, segment);
+                summary = spaces.summaryOf(table, segment);
             } catch (RecordMismatchException e) {
                 continue; // a summary that does not check: the segment goes in the order's turn
             } catch (IOException e) {

@@ -52,6 +52,17 @@ public final class DeviceStart {
      */
     public record Outcome(UUID instance, List<DeviceLayout> layouts, boolean formatted, String why,
                           long sequenceFloor) {
+        /** The address spaces of {@code drivers} (the devices started, in order) as their layouts say. */
+        public AddressSpaces spaces(List<StorageDriver> drivers) {
+            if (drivers.size() != layouts.size()) {
+                throw new IllegalArgumentException(drivers.size() + " drivers for " + layouts.size() + " layouts");
+            }
+            List<AddressSpace> spaces = new ArrayList<>();
+            for (int i = 0; i < drivers.size(); i++) {
+                spaces.add(new AddressSpace(i, drivers.get(i), layouts.get(i).segmentLayout(), layouts.get(i).areas()));
+            }
+            return new AddressSpaces(spaces);
+        }
     }
 
     private DeviceStart() {

@@ -298,7 +298,7 @@ public final class SegmentTable {
      * A checkpoint's copy of the index starts: returns its epoch. Segments retired from now on may be
      * named by that checkpoint.
      */
-    public synchronized long checkpointStarted() {
+    synchronized long checkpointStarted() {
         return ++epoch;
     }
 

@@ -133,7 +133,7 @@ public final class SegmentBuffer {
      * buffer must be free. {@code previous} takes no more records and serves its own to readers until
      * it is reused.
      */
-    public void continueFrom(SegmentBuffer previous) {
+    void continueFrom(SegmentBuffer previous) {
         if (this.segment != -1) {
             throw new IllegalStateException("buffer still holds segment " + this.segment);
         }
@@ -223,7 +223,7 @@ public final class SegmentBuffer {
      * last write ended in, for the next window to {@link #continueFrom} once it is taken; null when
      * they are all written (a checkpoint's write ended exactly on a block).
      */
-    public Part windowPart() {
+    Part windowPart() {
         requireOpen();
         closedToAppends = true;
         passedOn = true;
@@ -236,7 +236,7 @@ public final class SegmentBuffer {
      * (from the block it ended in) and the summary's blocks; empty when nothing was appended since.
      * Call {@link #prefixWritten} once every part is durable.
      */
-    public List<Part> unwrittenPrefix() {
+    List<Part> unwrittenPrefix() {
         requireOpen();
         if (records == 0 || fill == writtenFill) {
             return List.of();
@@ -304,7 +304,7 @@ public final class SegmentBuffer {
     }
 
     /** The records appended so far, as the summary lists them. */
-    public SegmentSummary summary() {
+    SegmentSummary summary() {
         return new SegmentSummary(sequence, Arrays.copyOf(keys, records), Arrays.copyOf(sectors, records),
                 Arrays.copyOf(lengths, records));
     }
@@ -359,7 +359,7 @@ public final class SegmentBuffer {
      * Takes the buffer back for another segment once no read is in flight; returns whether it did
      * (if not, call again: reads of memory are short). New reads are refused from the first call.
      */
-    public boolean tryReuse() {
+    boolean tryReuse() {
         if (readers.get() >= 0) {
             readers.addAndGet(CLOSED);
         }

@@ -1,9 +1,7 @@
 package io.flashchunk.cache.write;
 
-import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
-import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.index.ChunkLocations;
@@ -12,6 +10,7 @@ import io.flashchunk.cache.reclaim.Reclaimer;
 import io.flashchunk.cache.reclaim.Reinsertion;
 import io.flashchunk.cache.reclaim.SegmentSamples;
 import io.flashchunk.cache.reclaim.VictimPublisher;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceBalancer;
 import io.flashchunk.device.BlockDevice;
@@ -46,8 +45,7 @@ import java.util.function.LongPredicate;
  */
 public final class SegmentWriter {
     private final SegmentTable table;
-    private final SegmentLayout[] layouts;
-    private final StorageDriver[] drivers;
+    private final AddressSpaces spaces;
     private final ChunkLocations locations;
     private final ReclaimOrder order;
     private final SpaceBalancer balancer;
@@ -79,24 +77,24 @@ public final class SegmentWriter {
      * @param buffers two buffers for the segment size (windows of it, or whole segments): one fills
      *                while the other is written
      */
-    public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+    public SegmentWriter(SegmentTable table, AddressSpaces spaces, ChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers) {
-        this(table, layouts, drivers, index, order, buffers, WriterPolicy.NONE);
+        this(table, spaces, index, order, buffers, WriterPolicy.NONE);
     }
 
     /** @param policy admission's victims and reinsertion ({@link WriterPolicy}) */
-    public SegmentWriter(SegmentTable table, SegmentLayout[] layouts, StorageDriver[] drivers, ChunkIndex index,
+    public SegmentWriter(SegmentTable table, AddressSpaces spaces, ChunkIndex index,
                          ReclaimOrder order, SegmentBuffer[] buffers, WriterPolicy policy) {
-        if (layouts.length != table.spaces() || drivers.length != table.spaces() || buffers.length != 2) {
-            throw new IllegalArgumentException(table.spaces() + " spaces, " + layouts.length + " layouts, "
-                    + drivers.length + " drivers, " + buffers.length + " buffers (2 needed)");
+        if (spaces.count() != table.spaces() || buffers.length != 2) {
+            throw new IllegalArgumentException(table.spaces() + " spaces in the table, " + spaces.count()
+                    + " address spaces, " + buffers.length + " buffers (2 needed)");
         }
-        segmentBytes = layouts[0].segmentBytes();
-        for (int space = 0; space < layouts.length; space++) {
-            if (layouts[space].segmentBytes() != segmentBytes || layouts[space].segments() != table.segmentsIn(space)) {
+        for (int space = 0; space < spaces.count(); space++) {
+            if (spaces.layout(space).segments() != table.segmentsIn(space)) {
                 throw new IllegalArgumentException("space " + space + "'s layout does not match the segment table");
             }
         }
+        segmentBytes = spaces.segmentBytes();
         for (SegmentBuffer buffer : buffers) {
             if (buffer.segmentBytes() != segmentBytes) {
                 throw new IllegalArgumentException("a buffer for " + buffer.segmentBytes() + "-byte segments, not "
@@ -104,8 +102,7 @@ public final class SegmentWriter {
             }
         }
         this.table = table;
-        this.layouts = layouts;
-        this.drivers = drivers;
+        this.spaces = spaces;
         this.locations = new ChunkLocations(index);
         this.order = order;
         this.buffers = buffers.clone();
@@ -113,11 +110,11 @@ public final class SegmentWriter {
         LongPredicate liveKey = policy.liveKey() != null ? policy.liveKey() : key -> true;
         this.samples = new SegmentSamples(table.segments());
         this.balancer = new SpaceBalancer(table, policy.load());
-        this.reinsertion = new Reinsertion(table, layouts, drivers, index, policy.admission(), liveKey,
+        this.reinsertion = new Reinsertion(table, spaces, index, policy.admission(), liveKey,
                 (long) (policy.reinsertShare() * segmentBytes));
-        this.reclaimer = new Reclaimer(table, layouts, drivers, locations, order, samples, liveKey,
+        this.reclaimer = new Reclaimer(table, spaces, locations, order, samples, liveKey,
                 policy.reclaimBatch(), balancer, reinsertion);
-        this.victims = new VictimPublisher(table, layouts, drivers, order, policy.admission(), samples, reclaimer,
+        this.victims = new VictimPublisher(table, spaces, order, policy.admission(), samples, reclaimer,
                 liveKey);
         freeBuffers.addAll(List.of(buffers));
     }
@@ -196,7 +193,7 @@ public final class SegmentWriter {
     private void place(long key, int sector) {
         int segment = open.segment();
         int space = table.space(segment);
-        locations.placed(key, layouts[space].address(space, table.index(segment), sector));
+        locations.placed(key, spaces.layout(space).address(space, table.index(segment), sector));
         samples.appended(segment, key);
     }
 
@@ -211,7 +208,7 @@ public final class SegmentWriter {
         finishWrite();
         for (Parked p : parked) {
             try {
-                drivers[table.space(p.segment())].await(p.write(), "failed write of segment " + p.segment());
+                spaces.driver(table.space(p.segment())).await(p.write(), "failed write of segment " + p.segment());
             } catch (IOException e) {
                 // failed already; only its end matters here
             }
@@ -271,7 +268,7 @@ public final class SegmentWriter {
     }
 
     /** The chunk bytes of the chunks {@link #appended}. */
-    public long appendedBytes() {
+    long appendedBytes() {
         return appendedBytes;
     }
 
@@ -359,9 +356,9 @@ public final class SegmentWriter {
     /** Starts writing {@code part} of {@code segment}; a write that cannot start is a failed one. */
     private CompletableFuture<Void> startWrite(int segment, SegmentBuffer.Part part) {
         int space = table.space(segment);
-        long lba = layouts[space].lba(table.index(segment)) + part.offset() / BlockDevice.BLOCK_SIZE;
+        long lba = spaces.layout(space).lba(table.index(segment)) + part.offset() / BlockDevice.BLOCK_SIZE;
         try {
-            return drivers[space].write(lba, part.bytes());
+            return spaces.driver(space).write(lba, part.bytes());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return CompletableFuture.failedFuture(new IOException("interrupted writing segment " + segment, e));
@@ -388,7 +385,7 @@ public final class SegmentWriter {
         try {
             for (SegmentBuffer.Part part : open.unwrittenPrefix()) {
                 pending = startWrite(segment, part);
-                drivers[space].await(pending, "write of open segment " + segment + "'s records so far");
+                spaces.driver(space).await(pending, "write of open segment " + segment + "'s records so far");
             }
         } catch (IOException e) {
             failedWrites++;
@@ -419,7 +416,7 @@ public final class SegmentWriter {
         int space = table.space(segment);
         boolean written;
         try {
-            drivers[space].await(pending, (window ? "write of a window of segment " : "write of segment ") + segment);
+            spaces.driver(space).await(pending, (window ? "write of a window of segment " : "write of segment ") + segment);
             written = true;
         } catch (IOException e) {
             written = false;

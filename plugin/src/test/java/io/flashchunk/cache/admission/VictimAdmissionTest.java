@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.engine.EngineFixture;
+import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.reclaim.SegmentSamples;
 import io.flashchunk.cache.write.Writer;
@@ -56,9 +57,9 @@ class VictimAdmissionTest {
         assertArrayEquals(new long[] {5000}, samples.of(1), "a new use forgets the old one's");
     }
 
-    /** The writer's steps (oldest segment first) on a device of four segments. */
+    /** The writer's steps on a device of four segments, oldest first: the victim is known. */
     private static Writer writerOnFourSegments(WriterPolicy policy) {
-        return new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, policy, device("a", 4)).writer;
+        return new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST, policy, device("a", 4)).writer;
     }
 
     @Test
@@ -102,14 +103,14 @@ class VictimAdmissionTest {
     @Test
     void afterARestartTheVictimsAreSampledFromTheRecoveredSegmentsSummary() throws Exception {
         BlockDevice device = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST, device);
         for (int i = 0; i < 3 * PER_SEGMENT; i++) {
             before.segmentWriter.append(key(i), chunk(key(i)));
         }
         before.segmentWriter.flush();
         before.checkpointer(java.util.UUID.nameUUIDFromBytes(new byte[1])).checkpoint(EngineFixture.NO_FILES);
         VictimAdmission admission = new VictimAdmission(8L * PER_SEGMENT, 1);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(admission, 0), device);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST, new WriterPolicy(admission, 0), device);
         after.recover(java.util.UUID.nameUUIDFromBytes(new byte[1]));
         after.segmentWriter.append(key(1000), chunk(key(1000))); // opens the last free segment
         assertVictimsIn(admission.victims(), 0, "the oldest recovered segment, sampled from its summary");

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.engine.EngineFixture;
+import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.files.FileRegistry;
 import io.flashchunk.cache.files.FileTableCodec;
@@ -46,7 +47,7 @@ class CheckpointFuzzTest {
             MemoryDevice device = new MemoryDevice("fuzz", image.clone(), 8);
             int area = random.nextInt(2);
             String damage = damage(device, area, random);
-            EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
+            EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, device);
             Recovery.Outcome outcome;
             try {
                 outcome = after.recover(INSTANCE);
@@ -78,7 +79,7 @@ class CheckpointFuzzTest {
     /** A device with two checkpoints (areas A and B), a file table of three files in each. */
     private static byte[] twoCheckpoints() throws Exception {
         MemoryDevice device = EngineFixture.device("fuzz", 6);
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, device);
         Checkpointer checkpointer = engine.checkpointer(INSTANCE);
         FileRegistry registry = new FileRegistry();
         for (int f = 1; f <= 3; f++) {

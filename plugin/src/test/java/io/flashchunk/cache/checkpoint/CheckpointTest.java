@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.engine.EngineFixture;
+import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.files.FileRegistry;
 import io.flashchunk.cache.files.FileTableCodec;
@@ -63,7 +64,7 @@ class CheckpointTest {
     /** A fresh engine over the same devices, recovered from their checkpoints. */
     private static EngineFixture restart(EngineFixture before, UUID instance,
                                                 BlockDevice... devices) {
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, devices);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, devices);
         after.recover(instance);
         return after;
     }
@@ -96,7 +97,7 @@ class CheckpointTest {
     void aRestartBringsBackEveryChunkOfTheSegmentsTheCheckpointNamed() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         int n = 8 * PER_SEGMENT;
         write(before, before.checkpointer(INSTANCE), 0, n);
         before.segmentWriter.flush();
@@ -104,7 +105,7 @@ class CheckpointTest {
         assertEquals(n, result.entries(), "every chunk is in a durable segment");
         assertEquals(0, result.refused());
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(n, outcome.restoredEntries());
         assertEquals(0, outcome.skippedEntries());
@@ -129,7 +130,7 @@ class CheckpointTest {
     @Test
     void aCheckpointNamesTheOpenSegmentsRecordsSoFarAndTheSegmentGoesOnFilling() throws Exception {
         MemoryDevice a = device("a", 6);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int third = PER_SEGMENT / 3;
         write(before, checkpointer, 0, third);
@@ -161,14 +162,15 @@ class CheckpointTest {
 
     @Test
     void entriesSplitAcrossBodyPiecesComeBackWhole() throws Exception {
-        MemoryDevice a = device("a", 30);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
-        int n = 29 * PER_SEGMENT; // 435 entries of 12 bytes after 240 bytes of segments: 5,460 bytes, two pieces
+        // Room in the engine's order for all 29 segments written (none doomed, so every one is named).
+        MemoryDevice a = device("a", 40);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
+        int n = 29 * PER_SEGMENT; // 435 entries of 12 bytes after 320 bytes of segments: 5,540 bytes, two pieces
         write(before, before.checkpointer(INSTANCE), 0, n);
         before.segmentWriter.flush();
         before.checkpointer(INSTANCE).checkpoint(NO_FILES);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
-        Recovery.Outcome outcome = Recovery.recover(after.drivers, after.areas(), after.layouts, INSTANCE,
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
+        Recovery.Outcome outcome = Recovery.recover(after.spaces, INSTANCE,
                 after.index, after.table, after.order, 4096);
         assertEquals(n, outcome.restoredEntries(), "every entry, the one split by the piece boundary too");
         assertEquals(n, hits(after, n));
@@ -179,14 +181,14 @@ class CheckpointTest {
     void aRestartAfterACrashMidStreamServesNoWrongByte() throws Exception {
         MemoryDevice a = device("a", 5);
         MemoryDevice b = device("b", 5);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int keys = 30 * PER_SEGMENT;
         write(before, checkpointer, 0, keys);
         write(before, checkpointer, keys, keys + PER_SEGMENT / 2);
         checkpointer.checkpoint(NO_FILES); // with half a segment open, in memory only
         // Crash: the open segment is lost, nothing is flushed.
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         int hits = hits(after, keys + PER_SEGMENT);
         assertTrue(outcome.restoredEntries() > 0, "the last checkpoint named some chunks");
@@ -203,7 +205,7 @@ class CheckpointTest {
     void checkpointsTakenWhileTheWriterRunsRecoverOnlyRightChunks() throws Exception {
         MemoryDevice a = device("a", 4);
         MemoryDevice b = device("b", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int keys = 300;
         AtomicBoolean writing = new AtomicBoolean(true);
@@ -237,7 +239,7 @@ class CheckpointTest {
         assertTrue(checkpoints.get() >= 40 && before.segmentWriter.reclaimed() >= 40,
                 checkpoints.get() + " checkpoints, " + before.segmentWriter.reclaimed() + " reclaimed, " + appended + " appended");
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         int hits = hits(after, keys);
         assertTrue(outcome.restoredEntries() > 0, "restored " + outcome.restoredEntries());
@@ -249,7 +251,7 @@ class CheckpointTest {
     void aCorruptNewestBodyFallsBackToTheCheckpointEverySpaceHolds() throws Exception {
         MemoryDevice a = device("a", 6);
         MemoryDevice b = device("b", 6);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 4 * PER_SEGMENT);
         before.segmentWriter.flush();
@@ -261,7 +263,7 @@ class CheckpointTest {
         assertArrayEquals(new long[] {1, 2}, sequences[0]);
         damageBodyOfAreaB(a); // space 0's newest: as a crash between the two spaces' checkpoints leaves it
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertArrayEquals(new int[] {0, 0}, outcome.loadedAreas(), "both spaces from checkpoint 1, in area A");
         assertArrayEquals(new long[] {1, 0}, outcome.areaSequences()[0], "space 0 falls back to checkpoint 1");
@@ -292,7 +294,7 @@ class CheckpointTest {
     /** A device of {@code checkpoints} checkpoints, each after two more segments' worth of chunks (area A, B, A...). */
     private static MemoryDevice checkpointed(int checkpoints) throws Exception {
         MemoryDevice a = device("a", 6);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         for (int c = 0; c < checkpoints; c++) {
             write(before, checkpointer, 2 * c * PER_SEGMENT, 2 * (c + 1) * PER_SEGMENT);
@@ -314,7 +316,7 @@ class CheckpointTest {
                     h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy());
         });
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(0, outcome.restoredEntries());
         assertEquals(0, after.index.entries());
@@ -332,7 +334,7 @@ class CheckpointTest {
                 h.timestampMillis(), Integer.MAX_VALUE, h.fileCount(), h.fileTableBytes(), h.segments(), h.segmentBytes(),
                 h.buckets(), h.entryCount(), h.nextSegmentSequence(), h.bodyCrc(), h.exactCopy()));
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(Integer.MAX_VALUE, outcome.nextFileId());
         assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "every chunk comes back");
@@ -345,7 +347,7 @@ class CheckpointTest {
      */
     private static Recovery.Outcome movedThenRestarted(MemoryDevice a, MemoryDevice b, Damage damage,
                                                               EngineFixture[] after) throws Exception {
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 4 * PER_SEGMENT); // segments in turn: space 0, 1, 0, 1
         before.segmentWriter.flush();
@@ -360,7 +362,7 @@ class CheckpointTest {
         checkpointer.checkpoint(NO_FILES);
         assertArrayEquals(new long[] {1, 2}, checkpointer.areaSequences()[1]);
         damage.apply();
-        after[0] = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        after[0] = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         return after[0].recover(INSTANCE);
     }
 
@@ -411,8 +413,9 @@ class CheckpointTest {
 
     @Test
     void anotherInstanceOrAnotherIndexSizeRestoresNothing() throws Exception {
-        MemoryDevice a = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        // Room in the engine's order for the two segments written: none doomed, both named.
+        MemoryDevice a = device("a", 8);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         FileRegistry registry = new FileRegistry();
         FileIdentity identity = new FileIdentity("/data/ks/t/nb-1-big-Data.db", 1 << 20, 7, 42, 9, 3);
         registry.restore(5, identity);
@@ -420,22 +423,22 @@ class CheckpointTest {
         before.segmentWriter.flush();
         before.checkpointer(INSTANCE).checkpoint(EngineFixture.named(FileTableCodec.encode(List.of(registry.byId(5))), 6));
 
-        EngineFixture other = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture other = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Recovery.Outcome stranger = other.recover(UUID.randomUUID());
         assertEquals(0, stranger.restoredEntries());
         assertArrayEquals(new long[] {0, 0}, stranger.areaSequences()[0]);
         assertEquals(0, other.index.entries());
 
-        EngineFixture same = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture same = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         ChunkIndex larger = new ChunkIndex(before.index.slots() * 4);
-        Recovery.Outcome resized = Recovery.recover(same.drivers, same.areas(), same.layouts, INSTANCE,
+        Recovery.Outcome resized = Recovery.recover(same.spaces, INSTANCE,
                 larger, same.table, same.order);
         assertEquals(0, resized.restoredEntries());
         assertEquals(2 * PER_SEGMENT, resized.skippedEntries());
         assertEquals(0, resized.restoredSegments(), "segments no entry points into are free at once");
         assertEquals(Map.of(5, identity), resized.files(), "the files are still known");
         assertEquals(6, resized.nextFileId());
-        assertEquals(same.layouts[0].segments(), same.table.freeSegments(0));
+        assertEquals(same.spaces.layout(0).segments(), same.table.freeSegments(0));
     }
 
     /** Writes a checkpoint by hand into area A of {@code engine}'s only space: {@code named} segments, these slots. */
@@ -456,7 +459,7 @@ class CheckpointTest {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(body.duplicate());
         io.flashchunk.cache.checkpoint.BodyWriter writer = new io.flashchunk.cache.checkpoint.BodyWriter(
-                engine.drivers[0], AREAS.start(0), AREAS.bodyCapacityBytes(), "hand-made");
+                engine.spaces.driver(0), AREAS.start(0), AREAS.bodyCapacityBytes(), "hand-made");
         writer.append(body);
         writer.finish(new CheckpointHeader(INSTANCE, 0, 5, 1, 1, 0, 0, named.length,
                 EngineFixture.SEGMENT_BYTES, engine.index.buckets(), slots.size(), 1000,
@@ -465,16 +468,16 @@ class CheckpointTest {
 
     @Test
     void aCopyMadeWhileTheIndexChangedIsRestoredWithEachEntryOnceAndAnExactOneWhole() throws Exception {
-        MemoryDevice a = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        // Room in the engine's order for the two segments written: none doomed, both named.
+        MemoryDevice a = device("a", 8);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         write(before, checkpointer, 0, 2 * PER_SEGMENT);
         before.segmentWriter.flush();
         checkpointer.checkpoint(NO_FILES);
         CheckpointHeader written = null;
         for (int area = 0; area < 2; area++) {
-            Recovery.AreaHeader found = Recovery.readHeader(before.drivers[0], AREAS, before.layouts[0],
-                    INSTANCE, 0, area);
+            Recovery.AreaHeader found = Recovery.readHeader(before.spaces.get(0), INSTANCE, area);
             written = found.header() != null ? found.header() : written;
         }
         assertTrue(written != null && written.exactCopy(), "nothing changed the index while it was copied");
@@ -482,12 +485,12 @@ class CheckpointTest {
         List<long[]> slots = new ArrayList<>();
         before.index.forEachSlot((bucket, slot) -> slots.add(new long[] {bucket, slot}));
         slots.add(slots.get(7)); // a copy made while the writer went on can hold an entry twice
-        long[] named = new long[4];
-        for (int segment = 0; segment < 4; segment++) {
+        long[] named = new long[before.table.segments()];
+        for (int segment = 0; segment < named.length; segment++) {
             named[segment] = before.table.state(segment) == SegmentState.DURABLE ? before.table.sequence(segment) : 0;
         }
         handMade(before, named, slots, false);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(2 * PER_SEGMENT, outcome.restoredEntries(), "the entry given twice is restored once");
         assertEquals(1, outcome.skippedEntries());
@@ -498,17 +501,17 @@ class CheckpointTest {
     @Test
     void recoveryRestoresOnlySlotsIntoNamedSegmentsAndRefusesSlotsOutsideTheSpace() throws Exception {
         MemoryDevice a = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         write(before, before.checkpointer(INSTANCE), 0, 2 * PER_SEGMENT);
         before.segmentWriter.flush();
         List<long[]> slots = new ArrayList<>();
         before.index.forEachSlot((bucket, slot) -> slots.add(new long[] {bucket, slot}));
         assertEquals(2 * PER_SEGMENT, slots.size());
         long[] named = new long[4];
-        int first = before.layouts[0].index(ChunkIndex.address(slots.get(0)[1]));
+        int first = before.spaces.layout(0).index(ChunkIndex.address(slots.get(0)[1]));
         named[first] = before.table.sequence(first); // the other written segment is not named
         handMade(before, named, slots);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(PER_SEGMENT, outcome.restoredEntries(), "the named segment's slots");
         assertEquals(PER_SEGMENT, outcome.skippedEntries(), "the other segment's");
@@ -519,7 +522,7 @@ class CheckpointTest {
         long elsewhere = RecordAddress.of(1, EngineFixture.FIRST_BYTE / RecordAddress.SECTOR_BYTES);
         slots.add(new long[] {0, 5L << 40 | elsewhere});
         handMade(before, named, slots);
-        EngineFixture refusing = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture refusing = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Recovery.Outcome refused = refusing.recover(INSTANCE);
         assertEquals(0, refused.restoredEntries(), "a checkpoint with a slot outside its space is refused whole");
         assertEquals(0, refusing.index.entries(), "and what it restored before is taken out again");
@@ -533,7 +536,7 @@ class CheckpointTest {
     @Test
     void aCheckpointLeavesADoomedSegmentsChunksOutThoughItStillServesThem() throws Exception {
         MemoryDevice a = device("a", 4);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         int i = 0;
         while (before.table.waitingForCheckpoint() == 0) {
             before.segmentWriter.append(key(i), chunk(key(i)));
@@ -544,7 +547,7 @@ class CheckpointTest {
         int inDurable = 0;
         for (int k = 0; k < i; k++) {
             long address = before.index.find(key(k));
-            int segment = address == RecordAddress.NONE ? -1 : before.table.segment(0, before.layouts[0].index(address));
+            int segment = address == RecordAddress.NONE ? -1 : before.table.segment(0, before.spaces.layout(0).index(address));
             if (segment == doomed) {
                 inDoomed.add(k);
             } else if (segment != -1 && before.table.state(segment) == SegmentState.DURABLE) {
@@ -559,7 +562,7 @@ class CheckpointTest {
             assertEquals(chunk(key(k)), before.read(key(k)), "chunk " + k + " is served until its segment is reclaimed");
         }
 
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
         Recovery.Outcome outcome = after.recover(INSTANCE);
         assertEquals(written.entries(), outcome.restoredEntries());
         for (int k : inDoomed) {
@@ -573,7 +576,7 @@ class CheckpointTest {
     void aFailedCheckpointFreesNothingAndSpendsItsSequence() throws Exception {
         MemoryDevice a = device("a", 4);
         FaultyDevice b = new FaultyDevice(device("b", 4));
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         Checkpointer checkpointer = engine.checkpointer(INSTANCE);
         int i = 0;
         while (engine.table.waitingForCheckpoint() == 0) { // every segment full, then one doomed
@@ -592,12 +595,10 @@ class CheckpointTest {
 
     @Test
     void aCheckpointSequenceIsNeverOneAHeaderAlreadyShowed() throws Exception {
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device("a", 3));
-        Checkpointer checkpointer = new Checkpointer(engine.table, engine.index, engine.layouts,
-                engine.drivers, engine.areas(), INSTANCE, new long[][] {{0, 7}}, 50, () -> 0);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, device("a", 3));
+        Checkpointer checkpointer = new Checkpointer(engine.table, engine.index, engine.spaces, INSTANCE, new long[][] {{0, 7}}, 50, () -> 0);
         assertEquals(51, checkpointer.checkpoint(NO_FILES).sequence(), "above a header whose body did not load");
-        Checkpointer late = new Checkpointer(engine.table, engine.index, engine.layouts,
-                engine.drivers, engine.areas(), INSTANCE, new long[][] {{0, 7}}, 50, () -> 3);
+        Checkpointer late = new Checkpointer(engine.table, engine.index, engine.spaces, INSTANCE, new long[][] {{0, 7}}, 50, () -> 3);
         assertEquals((3L << 20) + 1, late.checkpoint(NO_FILES).sequence(), "and above the clock");
     }
 
@@ -605,7 +606,7 @@ class CheckpointTest {
     void theFileTableComesBackWithItsCheckpoint() throws Exception {
         MemoryDevice a = device("a", 3);
         MemoryDevice b = device("b", 3);
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, a, b);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);
         FileRegistry registry = new FileRegistry();
         List<io.flashchunk.cache.files.CachedFile> files = new ArrayList<>();
         for (int id = 1; id <= 50; id++) {
@@ -618,8 +619,7 @@ class CheckpointTest {
         before.checkpointer(INSTANCE).checkpoint(EngineFixture.named(FileTableCodec.encode(files), 77));
         EngineFixture after = restart(before, INSTANCE, a, b);
         assertEquals(PER_SEGMENT, after.index.entries());
-        Recovery.Outcome outcome = Recovery.recover(after.drivers, after.areas(), after.layouts,
-                INSTANCE, new ChunkIndex(after.index.slots() * 9 / 10), new SegmentTable(3, 3),
+        Recovery.Outcome outcome = Recovery.recover(after.spaces, INSTANCE, new ChunkIndex(after.index.slots() * 9 / 10), new SegmentTable(3, 3),
                 new FifoReclaimOrder());
         assertEquals(50, outcome.files().size());
         assertEquals(registry.byId(17).identity(), outcome.files().get(17));

@@ -16,6 +16,8 @@ import io.flashchunk.cache.read.FlashReadGate;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
+import io.flashchunk.cache.space.AddressSpace;
+import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
@@ -26,7 +28,8 @@ import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -55,8 +58,8 @@ public final class EngineFixture {
     public final SegmentTable table;
     public final ChunkIndex index;
     public final ReclaimOrder order;
-    public final SegmentLayout[] layouts;
-    public final StorageDriver[] drivers;
+    /** The devices' address spaces, in the order the fixture was given them. */
+    public final AddressSpaces spaces;
     public final SegmentWriter segmentWriter;
     /**
      * The writer's steps over {@link #segmentWriter}, as the engine's writer thread runs them: an
@@ -70,16 +73,29 @@ public final class EngineFixture {
     /** What formatted the devices, or null (the fixture's own layout). */
     private final DeviceStart.Outcome start;
 
+    /**
+     * Which segment the reclaim takes next. The engine's order unless a test must know which segment
+     * goes (that dead files' segments go before the order's turn, which segment's chunks admission is
+     * shown, how many entries a checkpoint names); the engine's order also gives segments up as they
+     * are written, and those wait doomed for the next checkpoint.
+     */
+    public enum Order {
+        /** The engine's: W-TinyLFU over segments, with the engine's room. */
+        ENGINE,
+        /** The oldest segment first, only when one is needed (the same reclaim path, a known victim). */
+        OLDEST_FIRST
+    }
+
     public EngineFixture(BlockDevice... devices) {
-        this(TimeUnit.SECONDS.toNanos(5), false, devices);
+        this(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, devices);
     }
 
-    public EngineFixture(long timeoutNanos, boolean tinyLfu, BlockDevice... devices) {
-        this(timeoutNanos, tinyLfu, WriterPolicy.NONE, devices);
+    public EngineFixture(long timeoutNanos, Order order, BlockDevice... devices) {
+        this(timeoutNanos, order, WriterPolicy.NONE, devices);
     }
 
-    public EngineFixture(long timeoutNanos, boolean tinyLfu, WriterPolicy policy, BlockDevice... devices) {
-        this(null, timeoutNanos, tinyLfu, policy, devices);
+    public EngineFixture(long timeoutNanos, Order order, WriterPolicy policy, BlockDevice... devices) {
+        this(null, timeoutNanos, order, policy, devices);
     }
 
     /**
@@ -87,25 +103,24 @@ public final class EngineFixture {
      * checkpoint areas, segments of {@link #SEGMENT_BYTES}), with its reserved sequences; null: the
      * fixture's own layout, no superblock.
      */
-    public EngineFixture(DeviceStart.Outcome start, long timeoutNanos, boolean tinyLfu, WriterPolicy policy,
+    public EngineFixture(DeviceStart.Outcome start, long timeoutNanos, Order reclaimOrder, WriterPolicy policy,
                          BlockDevice... devices) {
         this.start = start;
-        SegmentLayout[] spaces = new SegmentLayout[devices.length];
-        StorageDriver[] opened = new StorageDriver[devices.length];
+        List<AddressSpace> list = new ArrayList<>();
         long records = 0;
         for (int i = 0; i < devices.length; i++) {
-            spaces[i] = start != null ? start.layouts().get(i).segmentLayout()
+            SegmentLayout layout = start != null ? start.layouts().get(i).segmentLayout()
                     : SegmentLayout.of(FIRST_BYTE, SEGMENT_BYTES, devices[i].capacityBlocks() * BlockDevice.BLOCK_SIZE);
-            opened[i] = new StorageDriver(devices[i], 2, timeoutNanos);
-            records += (long) spaces[i].segments() * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK));
+            CheckpointAreas areas = start != null ? start.layouts().get(i).areas() : AREAS;
+            list.add(new AddressSpace(i, new StorageDriver(devices[i], 2, timeoutNanos), layout, areas));
+            records += (long) layout.segments() * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK));
         }
+        spaces = new AddressSpaces(list);
         // The engine's wiring; reads wait as long as the drivers do (a shared machine may stall one
         // past a short timeout).
-        parts = EngineParts.wire(spaces, opened, new EngineParts.Spec(records, tinyLfu, policy,
+        parts = EngineParts.wire(spaces, new EngineParts.Spec(records, reclaimOrder == Order.ENGINE, policy,
                 new AlignedBufferPool(1 << 20, 1 << 22),
                 new FlashReadPolicy(false, timeoutNanos, FlashReadGate.OPEN, System::nanoTime)));
-        layouts = parts.layouts;
-        drivers = parts.drivers;
         table = parts.table;
         index = parts.index;
         order = parts.order;
@@ -158,34 +173,24 @@ public final class EngineFixture {
     /** No files, next id 1. */
     public static final NamedFiles NO_FILES = named(io.flashchunk.cache.files.FileTableCodec.encode(java.util.List.of()), 1);
 
-    public CheckpointAreas[] areas() {
-        CheckpointAreas[] areas = new CheckpointAreas[drivers.length];
-        Arrays.fill(areas, AREAS);
-        for (int i = 0; start != null && i < areas.length; i++) {
-            areas[i] = start.layouts().get(i).areas();
-        }
-        return areas;
-    }
-
     /** A checkpointer of this engine for a cache that starts with the areas as {@code areaSequences} say. */
     public Checkpointer checkpointer(UUID instance, long[][] areaSequences, LongSupplier clockMillis) {
-        return parts.checkpointer(areas(), instance, areaSequences, 0, clockMillis);
+        return parts.checkpointer(instance, areaSequences, 0, clockMillis);
     }
 
     /** A checkpointer of this engine after {@code recovered}, as the engine makes one. */
     public Checkpointer checkpointer(UUID instance, Recovery.Outcome recovered, LongSupplier clockMillis) {
-        return parts.checkpointer(areas(), instance, recovered.areaSequences(), recovered.highestSequenceSeen(),
-                clockMillis);
+        return parts.checkpointer(instance, recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
     }
 
     /** A checkpointer of this engine on devices with no checkpoint yet. */
     public Checkpointer checkpointer(UUID instance) {
-        return checkpointer(instance, new long[drivers.length][2], () -> 0);
+        return checkpointer(instance, new long[spaces.count()][2], () -> 0);
     }
 
     /** Recovers this (unused) engine from its devices' checkpoints. */
     public Recovery.Outcome recover(UUID instance) {
-        return parts.recover(areas(), instance);
+        return parts.recover(instance);
     }
 
     /** The first segment in {@code state}, or -1. */

@@ -257,7 +257,8 @@ public final class PowerCutSimulation {
             long formatEnd = timeline.get();
             // Space 0 runs a burst of appends inside a checkpoint's body write when armed: the writer
             // going on after the index was copied, reclaiming segments the checkpoint names.
-            EngineFixture engine = new EngineFixture(start, TimeUnit.SECONDS.toNanos(5), tinyLfu, new WriterPolicy(null, 0.2), space0, space1);
+            EngineFixture engine = new EngineFixture(start, TimeUnit.SECONDS.toNanos(5),
+                    tinyLfu ? EngineFixture.Order.ENGINE : EngineFixture.Order.OLDEST_FIRST, new WriterPolicy(null, 0.2), space0, space1);
             Checkpointer checkpointer = engine.checkpointer(start.instance());
             Map<Long, Placed> model = new HashMap<>(); // key -> where the writer put it, and which version
             List<Checkpoint> checkpoints = new ArrayList<>();
@@ -347,11 +348,11 @@ public final class PowerCutSimulation {
                     continue;
                 }
                 int space = RecordAddress.space(address);
-                int segment = engine.table.segment(space, engine.layouts[space].index(address));
+                int segment = engine.table.segment(space, engine.spaces.layout(space).index(address));
                 SegmentState state = engine.table.state(segment);
                 boolean written = state == SegmentState.DURABLE || (state == SegmentState.OPEN
                         || state == SegmentState.SEALED)
-                        && engine.layouts[space].sectorInSegment(address) < engine.table.writtenSectors(segment);
+                        && engine.spaces.layout(space).sectorInSegment(address) < engine.table.writtenSectors(segment);
                 if (written) {
                     named.put(key, new Placed(address, versions.get(key)));
                 }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.engine.EngineFixture;
+import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.Waits;
 import java.io.IOException;
@@ -30,7 +31,7 @@ class ReadsInFlightTest {
     @Test
     void hitsOnAHungDeviceHoldAtMostTheBoundsBuffersAndTheRestAreMisses() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 4));
-        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(20), false, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(20), Order.ENGINE, device);
         for (int i = 0; i < PER_SEGMENT; i++) {
             assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))));
         }

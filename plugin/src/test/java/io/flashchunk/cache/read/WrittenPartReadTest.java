@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.engine.EngineFixture;
+import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
@@ -32,14 +33,14 @@ class WrittenPartReadTest {
     void aHitNeverReadsTheNextRecordAlongFromAWindowNotYetWritten() throws Exception {
         MemoryDevice flash = EngineFixture.device("a", 4);
         // An earlier cache on the device wrote the same keys in the same order, with other bytes.
-        EngineFixture earlier = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, flash);
+        EngineFixture earlier = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, flash);
         for (int i = 0; i < RECORDS; i++) {
             assertTrue(earlier.segmentWriter.append(key(i), chunk(i, 1)));
         }
         earlier.segmentWriter.flush();
 
         FaultyDevice device = new FaultyDevice(flash);
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, device);
         for (int i = 0; i < RECORDS - 1; i++) {
             assertTrue(engine.segmentWriter.append(key(i), chunk(i, 2)));
         }

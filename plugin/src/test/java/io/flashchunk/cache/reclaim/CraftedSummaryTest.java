@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.engine.EngineFixture;
+import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
@@ -51,7 +52,7 @@ class CraftedSummaryTest {
     @Test
     void reclaimingASegmentWhoseSummaryNamesAnImpossibleSectorFreesItAndItsChunks() throws Exception {
         MemoryDevice flash = device("a", 4);
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0.5), flash);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, new WriterPolicy(null, 0.5), flash);
         Checkpointer checkpointer = engine.checkpointer(UUID.randomUUID());
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
             assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))));

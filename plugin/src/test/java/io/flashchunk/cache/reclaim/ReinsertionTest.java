@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.engine.EngineFixture;
+import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.index.ChunkLocations;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /** Chunks read since they were written survive their segment's reclaim, within the share of a segment. */
 class ReinsertionTest {
     private static EngineFixture engine(WriterPolicy policy, io.flashchunk.device.BlockDevice device) {
-        return new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, policy, device);
+        return new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, policy, device);
     }
 
     /** Fills the four segments (keys 0..4*PER_SEGMENT-1), reads {@code readKeys} of the first, then makes the writer reclaim it. */
@@ -75,7 +76,10 @@ class ReinsertionTest {
      */
     @Test
     void aChunkInvalidatedWhileDoomedOrWhileKeptIsNotWrittenAgain() throws Exception {
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0.5), device("a", 4));
+        // Oldest first: the engine's order would doom segments as they are written; this is the
+        // batch doomed when a segment is needed, and the first segment is its victim.
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
+                new WriterPolicy(null, 0.5), device("a", 4));
         for (int i = 0; i < 4 * PER_SEGMENT; i++) {
             assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))));
         }
@@ -153,7 +157,10 @@ class ReinsertionTest {
     @Test
     void aBatchOfSegmentsIsDoomedAtOnceSoThatOneCheckpointReleasesThemAllAndEachIsReclaimedWhenNeeded()
             throws Exception {
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0, 3), device("a", 6));
+        // Oldest first: the batch doomed when a segment is needed and none is (the engine's order
+        // would doom segments one by one as they are written).
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
+                new WriterPolicy(null, 0, 3), device("a", 6));
         int i = 0;
         while (engine.table.waitingForCheckpoint() == 0) {
             engine.segmentWriter.append(key(i), chunk(key(i)));

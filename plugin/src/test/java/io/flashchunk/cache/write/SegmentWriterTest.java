@@ -13,16 +13,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.engine.EngineFixture;
+import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
-import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.reclaim.FifoReclaimOrder;
 import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
@@ -75,7 +75,7 @@ class SegmentWriterTest {
     @Test
     void eachSegmentOpensInTheSpaceFlashReadsLoadedLeastSinceTheLastOneOpened() throws Exception {
         SpaceReads load = new SpaceReads(2);
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0, 1, load, null), device("a", 8), device("b", 8));
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, new WriterPolicy(null, 0, 1, load, null), device("a", 8), device("b", 8));
         // No reads yet: segments alternate (space 0, then 1), and both are written.
         for (int i = 0; i < 2 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
@@ -106,8 +106,9 @@ class SegmentWriterTest {
     @Test
     void segmentsHoldingOnlyDeadFilesChunksAreReclaimedBeforeTheOrdersTurn() throws Exception {
         int deadFile = ChunkKeys.fileId(key(0));
-        // Oldest first (FIFO), so the order alone would reclaim the live file's first segment.
-        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), device("a", 8));
+        // Oldest first, so the order alone would reclaim the live file's first segment.
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
+                new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), device("a", 8));
         for (int i = 0; i < 6 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(1000 + i), chunk(key(1000 + i)))); // six segments of a live file
         }
@@ -141,8 +142,8 @@ class SegmentWriterTest {
     @Test
     void recoveredSegmentsOfDeadFilesAreFoundOnceSampledAndReclaimedFirst() throws Exception {
         int deadFile = ChunkKeys.fileId(key(0));
-        // Oldest first (FIFO): three segments of a live file, then the file that changes, then three more.
-        EngineFixture after = recovered(device("a", 8),
+        // Oldest first: three segments of a live file, then the file that changes, then three more.
+        EngineFixture after = recovered(device("a", 8), Order.OLDEST_FIRST,
                 new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), before -> {
                     appendAll(before, 1000, 3 * PER_SEGMENT);
                     appendAll(before, 0, PER_SEGMENT);
@@ -158,7 +159,7 @@ class SegmentWriterTest {
     @Test
     void samplingRecoveredSegmentsStopsAtADeviceThatFails() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
-        EngineFixture after = recovered(device, WriterPolicy.NONE, before -> appendAll(before, 0, 5 * PER_SEGMENT));
+        EngineFixture after = recovered(device, Order.ENGINE, WriterPolicy.NONE, before -> appendAll(before, 0, 5 * PER_SEGMENT));
         int faultsBefore = device.injected();
         device.failing(FaultyDevice.Op.READ, true);
         assertFalse(after.segmentWriter.sampleRecovered(100), "the pass is over");
@@ -170,14 +171,18 @@ class SegmentWriterTest {
         void into(EngineFixture engine) throws Exception;
     }
 
-    /** A fresh engine of {@code policy} recovered from a checkpoint of what {@code fill} wrote on {@code device}. */
-    private static EngineFixture recovered(BlockDevice device, WriterPolicy policy, Fill fill) throws Exception {
+    /**
+     * A fresh engine of {@code order} and {@code policy} recovered from a checkpoint of what
+     * {@code fill} wrote on {@code device}.
+     */
+    private static EngineFixture recovered(BlockDevice device, Order order, WriterPolicy policy, Fill fill)
+            throws Exception {
         UUID instance = UUID.randomUUID();
-        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, device);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), order, device);
         fill.into(before);
         before.segmentWriter.flush();
         before.checkpointer(instance).checkpoint(EngineFixture.NO_FILES);
-        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), false, policy, device);
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), order, policy, device);
         after.recover(instance);
         return after;
     }
@@ -203,9 +208,9 @@ class SegmentWriterTest {
         for (int i = 0; i < n; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
-        int segment = engine.table.segment(0, engine.layouts[0].index(engine.index.find(key(0))));
+        int segment = engine.table.segment(0, engine.spaces.layout(0).index(engine.index.find(key(0))));
         assertEquals(SegmentState.OPEN, engine.table.state(segment));
-        assertEquals(segment, engine.table.segment(0, engine.layouts[0].index(engine.index.find(key(n - 1)))),
+        assertEquals(segment, engine.table.segment(0, engine.spaces.layout(0).index(engine.index.find(key(n - 1)))),
                 "all in one segment");
         assertTrue(engine.segmentWriter.sealed() == 0 && WINDOW_BYTES < SEGMENT_BYTES, "a segment of several windows, not sealed");
         for (int i = 0; i < n; i++) {
@@ -348,7 +353,7 @@ class SegmentWriterTest {
     @Test
     void aHungWriteStopsCachingUntilTheDeviceLetsGoThenServesTheRest() throws Exception {
         FaultyDevice device = new FaultyDevice(device("a", 8));
-        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(200), false, device);
+        EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(200), Order.ENGINE, device);
         int n = 3 * PER_SEGMENT;
         var gate = device.hang(FaultyDevice.Op.WRITE);
         boolean[] cached = new boolean[n];
@@ -440,8 +445,8 @@ class SegmentWriterTest {
         assertTrue(engine.writer.append(key(2), chunk(key(2))));
         assertTrue(!engine.writer.append(key(1), ByteBuffer.allocate(SEGMENT_BYTES)), "after a record too");
         assertEquals(chunk(key(2)), engine.read(key(2)));
-        assertThrows(IllegalArgumentException.class, () -> new SegmentWriter(engine.table, new SegmentLayout[0],
-                new StorageDriver[0], engine.index, new FifoReclaimOrder(), new SegmentBuffer[2]));
+        assertThrows(IllegalArgumentException.class, () -> new SegmentWriter(new SegmentTable(1, 1), engine.spaces,
+                engine.index, new FifoReclaimOrder(), engine.segmentWriter.buffers()), "a table of another shape");
     }
 
     /**
@@ -455,7 +460,7 @@ class SegmentWriterTest {
 
     @Test
     void readersRacingTheWriterAreServedOnlyTheirChunksUnderTinyLfu() throws Exception {
-        race(new EngineFixture(TimeUnit.SECONDS.toNanos(5), true, device("a", 3), device("b", 3)));
+        race(new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, device("a", 3), device("b", 3)));
     }
 
     /**
