@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cache simulator (the plugin/sim module): replays chunk-read traces against the deleted per-chunk
-# engine's W-TinyLFU (the reference its output calls "today") and the segment-structured designs, the
+# engine's W-TinyLFU (the per-chunk reference) and the segment-structured designs, the
 # engine's among them, at equal flash bytes, and reports each one's hit ratio and the flash
 # bytes it writes. Traces: YCSB's hotspot 30/80 and zipfian 0.99 generators over --chunks chunks, a
 # hotspot mix with scans, and any recording of a real node's chunk reads (--recorded FILE, made by a
