@@ -4,9 +4,6 @@ import io.flashchunk.cache.checkpoint.RecoveryProblem;
 import io.flashchunk.cache.engine.CacheInspection;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.format.CheckpointHeader;
-import io.flashchunk.cache.format.RecordMismatchException;
-import io.flashchunk.cache.read.SegmentReader;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -107,7 +104,6 @@ final class Verifier {
                     verification.problem(Problem.CHUNK, entry.device(), null, describe(entry) + ": cannot be read: "
                             + check.message());
                 }
-                default -> throw new IllegalStateException(check.state().toString());
             }
             if (progress != null) {
                 progress.advance(1);

@@ -50,10 +50,11 @@ public final class EngineParts {
 
         /**
          * Parts to look at a cache's devices and never write ({@link CacheInspection}): the index its
-         * checkpoints were written for, the engine's own order (none is ever reclaimed).
+         * checkpoints were written for; oldest first as the order, the cheapest, since nothing is
+         * ever reclaimed.
          */
         public static Spec inspection(long indexBuckets, AlignedBufferPool readBuffers, FlashReadPolicy readPolicy) {
-            return new Spec(0, indexBuckets, true, WriterPolicy.NONE, readBuffers, readPolicy);
+            return new Spec(0, indexBuckets, false, WriterPolicy.NONE, readBuffers, readPolicy);
         }
     }
 
@@ -123,12 +124,21 @@ public final class EngineParts {
      */
     public Checkpointer checkpointer(UUID instance, long[][] areaSequences, long highestSequenceSeen,
                                      LongSupplier clockMillis) {
+        requireWrites("checkpointer");
         return new Checkpointer(table, index, spaces, instance, areaSequences, highestSequenceSeen, clockMillis);
     }
 
     /** The writer's steps over these parts, checkpointing with {@code checkpointer} as {@code schedule} says. */
     public Writer writer(Checkpointer checkpointer, CheckpointSchedule schedule, NamedFiles files,
                          LongSupplier clockMillis) {
+        requireWrites("writer");
         return new Writer(segmentWriter, checkpointer, schedule, files, clockMillis);
+    }
+
+    /** Read-only parts never write: no part that writes is made from them. */
+    private void requireWrites(String part) {
+        if (segmentWriter == null) {
+            throw new IllegalStateException("read-only engine parts have no " + part);
+        }
     }
 }

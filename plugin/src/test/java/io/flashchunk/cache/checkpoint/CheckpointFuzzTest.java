@@ -78,7 +78,8 @@ class CheckpointFuzzTest {
 
     /** A device with two checkpoints (areas A and B), a file table of three files in each. */
     private static byte[] twoCheckpoints() throws Exception {
-        MemoryDevice device = EngineFixture.device("fuzz", 6);
+        // Room in the engine's order for the four segments written: none doomed, every chunk named.
+        MemoryDevice device = EngineFixture.device("fuzz", 8);
         EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, device);
         Checkpointer checkpointer = engine.checkpointer(INSTANCE);
         FileRegistry registry = new FileRegistry();

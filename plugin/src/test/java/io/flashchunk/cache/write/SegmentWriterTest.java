@@ -68,7 +68,7 @@ class SegmentWriterTest {
         for (int i = n - perSegment; i < n; i++) {
             assertEquals(chunk(key(i)), engine.read(key(i)), "the newest chunks are all there: " + i);
         }
-        assertNull(engine.read(key(0)), "the oldest were reclaimed");
+        assertNull(engine.read(key(0)), "the first chunks were reclaimed");
         assertEquals(0, a.overlappingWrites() + b.overlappingWrites(), "each window's write waited for the one before");
     }
 
@@ -398,7 +398,8 @@ class SegmentWriterTest {
 
     @Test
     void aChunksNextRecordComesAlongAndIsNoLongerCurrentOnceItsSegmentIsReused() throws Exception {
-        EngineFixture engine = new EngineFixture(device("a", 2));
+        // Oldest first: the segment reused next is known (the first).
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST, device("a", 2));
         for (int i = 0; i < 2 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(i), chunk(key(i))));
         }
@@ -446,7 +447,9 @@ class SegmentWriterTest {
         assertTrue(!engine.writer.append(key(1), ByteBuffer.allocate(SEGMENT_BYTES)), "after a record too");
         assertEquals(chunk(key(2)), engine.read(key(2)));
         assertThrows(IllegalArgumentException.class, () -> new SegmentWriter(new SegmentTable(1, 1), engine.spaces,
-                engine.index, new FifoReclaimOrder(), engine.segmentWriter.buffers()), "a table of another shape");
+                engine.index, new FifoReclaimOrder(), engine.segmentWriter.buffers()), "a table of more spaces");
+        assertThrows(IllegalArgumentException.class, () -> new SegmentWriter(new SegmentTable(3), engine.spaces,
+                engine.index, new FifoReclaimOrder(), engine.segmentWriter.buffers()), "a table of more segments");
     }
 
     /**
@@ -455,7 +458,7 @@ class SegmentWriterTest {
      */
     @Test
     void readersRacingTheWriterAreServedOnlyTheirChunks() throws Exception {
-        race(new EngineFixture(device("a", 3), device("b", 3)));
+        race(new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST, device("a", 3), device("b", 3)));
     }
 
     @Test
@@ -471,8 +474,9 @@ class SegmentWriterTest {
      */
     @Test
     void chunksJustAppendedAreServedWithoutAMissWhileTheirWindowsAreHandedOver() throws Exception {
-        EngineFixture engine = new EngineFixture(device("a", 6));
-        int recent = PER_SEGMENT; // FIFO reclaims whole older segments: the last segment's chunks stay
+        // Oldest first: whole older segments are reclaimed, so the last segment's chunks stay.
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST, device("a", 6));
+        int recent = PER_SEGMENT;
         int appends = 100 * PER_SEGMENT;
         AtomicLong appended = new AtomicLong();
         AtomicBoolean writing = new AtomicBoolean(true);
