@@ -112,8 +112,7 @@ public final class CacheInspection {
             Superblock superblock = superblocks.get(i);
             List<Recovery.AreaHeader> headers = new ArrayList<>();
             if (superblock != null) {
-                AddressSpace space = new AddressSpace(i, driver, superblock.layout().segmentLayout(),
-                        superblock.layout().areas());
+                AddressSpace space = AddressSpace.of(i, driver, superblock.layout());
                 spaces.add(space);
                 for (int area = 0; area < 2; area++) {
                     headers.add(Recovery.readHeader(space, superblock.instance(), area));

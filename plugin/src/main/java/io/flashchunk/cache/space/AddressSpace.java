@@ -3,6 +3,7 @@ package io.flashchunk.cache.space;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.DeviceLayout;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
@@ -20,6 +21,11 @@ public record AddressSpace(int number, StorageDriver driver, SegmentLayout layou
         if (number < 0 || driver == null || layout == null || areas == null) {
             throw new IllegalArgumentException("address space " + number + " needs a driver, a layout and areas");
         }
+    }
+
+    /** Space {@code number} on {@code driver}'s device, laid out as its superblock's {@code layout} says. */
+    public static AddressSpace of(int number, StorageDriver driver, DeviceLayout layout) {
+        return new AddressSpace(number, driver, layout.segmentLayout(), layout.areas());
     }
 
     /**

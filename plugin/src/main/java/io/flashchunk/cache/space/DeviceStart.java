@@ -59,7 +59,7 @@ public final class DeviceStart {
             }
             List<AddressSpace> spaces = new ArrayList<>();
             for (int i = 0; i < drivers.size(); i++) {
-                spaces.add(new AddressSpace(i, drivers.get(i), layouts.get(i).segmentLayout(), layouts.get(i).areas()));
+                spaces.add(AddressSpace.of(i, drivers.get(i), layouts.get(i)));
             }
             return new AddressSpaces(spaces);
         }
