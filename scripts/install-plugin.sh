@@ -15,8 +15,8 @@
 #   CONF/jvm-clients.options         the config loader (offline tools read cassandra.yaml too)
 #   CONF/cassandra.yaml              chunk_cache_class and the flash_chunk_cache block
 # Every input is checked before anything is written; a refused run changes nothing. That includes the
-# Java the node will run (the flash cache needs 17 or later; Cassandra 5.0 also runs on 11, where the
-# plugin would only step aside): found as Cassandra's bin/cassandra finds it, or named by --java.
+# Java the node will run (the flash cache needs 11 or later; on an older Java the plugin would only step
+# aside): found as Cassandra's bin/cassandra finds it, or named by --java.
 set -euo pipefail
 
 PROG="install-plugin.sh"
@@ -58,7 +58,7 @@ usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
       --strict        refuse to start Cassandra (instead of running without the flash cache) when
                       the cache is misconfigured or cannot recover its devices
       --jar           the plugin jar (default: plugin/target/flashchunk-cassandra.jar of this checkout)
-      --java          the java the node runs, which must be Java 17 or later (default: as Cassandra's
+      --java          the java the node runs, which must be Java 11 or later (default: as Cassandra's
                       bin/cassandra picks it, JAVA_HOME/bin/java if JAVA_HOME is set, else java on PATH;
                       give it when the node's service sets another JAVA_HOME)
       --dry-run       check everything and print the changes, write nothing
@@ -189,7 +189,7 @@ require_cassandra_50() {
 
 # ---------------------------------------------------------------- the node's Java
 
-REQUIRED_JAVA=17
+REQUIRED_JAVA=11
 
 # Sets NODE_JAVA (a path) and NODE_JAVA_FROM (how it was chosen) to the java the node will run: --java,
 # else as Cassandra's cassandra.in.sh picks it (JAVA_HOME/bin/java when JAVA_HOME is set, else java on PATH).

@@ -9,9 +9,9 @@
 #   - bad inputs (missing device, bad capacity, unknown engine, a directory as device, no device,
 #     a jar that is not the plugin, a 4.1 installation, a yaml or options file already setting our
 #     keys, broken markers) each fail with a clear message and change nothing
-#   - the node's Java: a Java 11 (a fake java, behind a JVM warning) named by JAVA_HOME, --java or
+#   - the node's Java: a Java 8 (a fake java, behind a JVM warning) named by JAVA_HOME, --java or
 #     PATH is refused by version and path before anything is written; a JAVA_HOME without bin/java too;
-#     a Java 17 named by --java is taken
+#     a Java 17 named by --java is taken, and a Java 11 in JAVA_HOME
 #   - a real node: a cassandra-node.sh run directory gets the installed yaml block and the installed
 #     jvm-server.options lines; it must log "flash chunk cache: serving Cassandra's chunk cache" and
 #     show a Chunk Cache line in nodetool info
@@ -289,18 +289,19 @@ fake_jdk() {
     "$version" "$version" >"$dir/bin/java"
   chmod +x "$dir/bin/java"
 }
+fake_jdk "$work/jdk8" 1.8.0_392
 fake_jdk "$work/jdk11" 11.0.13
 fake_jdk "$work/jdk17" 17.0.9
-JAVA_HOME="$work/jdk11" expect_refusal "a Java 11 in JAVA_HOME" "$home" \
-  "the node runs Java 11\.0\.13 \($work/jdk11/bin/java, from JAVA_HOME\); the flash cache needs Java 17 or later" \
+JAVA_HOME="$work/jdk8" expect_refusal "a Java 8 in JAVA_HOME" "$home" \
+  "the node runs Java 1\.8\.0_392 \($work/jdk8/bin/java, from JAVA_HOME\); the flash cache needs Java 11 or later" \
   install --cassandra-home "$home" --device "$device"
-expect_refusal "a Java 11 named by --java" "$home" \
-  "the node runs Java 11\.0\.13 \($work/jdk11/bin/java, from --java\); the flash cache needs Java 17 or later" \
-  install --cassandra-home "$home" --device "$device" --java "$work/jdk11/bin/java"
+expect_refusal "a Java 8 named by --java" "$home" \
+  "the node runs Java 1\.8\.0_392 \($work/jdk8/bin/java, from --java\); the flash cache needs Java 11 or later" \
+  install --cassandra-home "$home" --device "$device" --java "$work/jdk8/bin/java"
 (
   unset JAVA_HOME
-  PATH="$work/jdk11/bin:$PATH" expect_refusal "a Java 11 on PATH, no JAVA_HOME" "$home" \
-    "the node runs Java 11\.0\.13 \($work/jdk11/bin/java, from PATH\)" \
+  PATH="$work/jdk8/bin:$PATH" expect_refusal "a Java 8 on PATH, no JAVA_HOME" "$home" \
+    "the node runs Java 1\.8\.0_392 \($work/jdk8/bin/java, from PATH\)" \
     install --cassandra-home "$home" --device "$device"
 )
 JAVA_HOME="$work/no-jdk" expect_refusal "a JAVA_HOME without bin/java" "$home" \
@@ -309,11 +310,14 @@ JAVA_HOME="$work/no-jdk" expect_refusal "a JAVA_HOME without bin/java" "$home" \
 expect_refusal "--java naming nothing" "$home" "--java $work/no-jdk/bin/java: no such executable" \
   install --cassandra-home "$home" --device "$device" --java "$work/no-jdk/bin/java"
 before_java17="$(state "$home")"
-out="$(JAVA_HOME="$work/jdk11" "$installer" install --cassandra-home "$home" --device "$device:384MiB:auto" --strict \
+out="$(JAVA_HOME="$work/jdk8" "$installer" install --cassandra-home "$home" --device "$device:384MiB:auto" --strict \
   --java "$work/jdk17/bin/java" --dry-run 2>&1)" || fail "a Java 17 named by --java was refused: $out"
 grep -q "on Java 17.0.9 ($work/jdk17/bin/java)" <<<"$out" || fail "install does not name the node's Java: $out"
-[ "$before_java17" = "$(state "$home")" ] || fail "the dry run with --java changed the installation"
-ok "a node Java below 17 (JAVA_HOME, --java, PATH) is refused by version and path; --java 17 is taken"
+out="$(JAVA_HOME="$work/jdk11" "$installer" install --cassandra-home "$home" --device "$device:384MiB:auto" --strict \
+  --dry-run 2>&1)" || fail "a Java 11 in JAVA_HOME was refused: $out"
+grep -q "on Java 11.0.13 ($work/jdk11/bin/java)" <<<"$out" || fail "install does not name the node's Java 11: $out"
+[ "$before_java17" = "$(state "$home")" ] || fail "the dry runs on Java 17 and 11 changed the installation"
+ok "a node Java below 11 (JAVA_HOME, --java, PATH) is refused by version and path; --java 17 and a Java 11 are taken"
 
 # a yaml without a final newline comes back byte for byte
 cp "$work/clash-pristine/jvm-clients.options" "$clash/conf/jvm-clients.options"

@@ -13,69 +13,8 @@ import java.util.Set;
 /**
  * Settings of one cache. {@link #validate()} rejects every bad value with a message naming the
  * setting as an operator writes it in cassandra.yaml.
- *
- * @param devices                one address space per device
- * @param queueBytes             most bytes of chunks waiting to be written; more are dropped
- * @param maxWritesInFlight      per device: the share of its queue depth cache fills may take
- * @param readTimeoutMillis      a flash read slower than this is a miss (queued reads); a caller-thread
- *                               read outstanding this long marks the device hung
- * @param readInCallerThread     a hit reads flash in the reader's own thread, one blocking read with
- *                               no thread hand-off, instead of through the device's queue and
- *                               completion thread; one outstanding past the read timeout marks the
- *                               device hung, and no new one starts
- * @param dramTierBytes          DRAM tier for the hottest chunks; 0 turns it off
- * @param overflowRead           a flash hit whose file's next chunk lies beside it on flash reads both
- *                               with one I/O, and serves the next one when its reader asks (the paper's
- *                               overflow read: a partition spanning two chunks costs one flash read)
- * @param checkpointIntervalMillis the longest time between checkpoints while the index changes (one is
- *                               also written at clean close); where the last checkpoint was larger than
- *                               a segment, also until the chunk bytes appended since are 50 times its
- *                               bytes (checkpoints by time within 2% of what flash is written)
- * @param checkpointChangePercent a checkpoint is written each time segments making up this share of
- *                               the flash have been written since the last one (a crash loses at most
- *                               about this share of the cache); 0: once the whole flash has been
- *                               written, or a checkpoint by time is due
- * @param strict                 refuse to start, instead of formatting, when the devices hold a cache
- *                               this configuration cannot recover
- * @param deviceTimeoutMillis    the longest the cache waits on a device for anything but a hit's read
- *                               (segment and checkpoint writes, flushes, recovery reads, close): a
- *                               device that does not answer in time counts as failed for that operation
- * @param slowReadMillis         a device whose median read is above this, and above the mean read of
- *                               a miss, is slow: the slow-device breaker stops reading it
- * @param slowDeviceRetryMillis  how long a slow, failing or hung device stays out of use before the
- *                               cache tries it again
- * @param segmentBytes           flash is written and reclaimed in segments of this size
- * @param expectedChunkBytes     the chunk size the index is sized for (one slot per such chunk
- *                               the flash holds); smaller chunks fill the index before the flash
- * @param reinsertPercent        share of a reclaimed segment its chunks read since they were
- *                               written may fill again
- * @param admissionSketchCounters counters per cached chunk in the admission sketch's rows, or
- *                               {@link #SKETCH_COUNTERS_AUTO}: the engine's choice (2, 4 bytes a chunk)
- * @param admissionDoorkeeperBits bits per cached chunk of the doorkeeper in front of the sketch (0: none)
- * @param admissionSampleReads   reads per cached chunk the sketch counts before it halves every count:
- *                               how far back "read lately" reaches
  */
-public record CacheConfig(
-        List<DeviceSpec> devices,
-        long queueBytes,
-        int maxWritesInFlight,
-        long readTimeoutMillis,
-        boolean readInCallerThread,
-        long dramTierBytes,
-        boolean overflowRead,
-        long checkpointIntervalMillis,
-        double checkpointChangePercent,
-        boolean strict,
-        long deviceTimeoutMillis,
-        long slowReadMillis,
-        long slowDeviceRetryMillis,
-        int segmentBytes,
-        int expectedChunkBytes,
-        double reinsertPercent,
-        int admissionSketchCounters,
-        int admissionDoorkeeperBits,
-        int admissionSampleReads) {
-
+public final class CacheConfig {
     /**
      * Twice Caffeine's sample: with the 2-byte sketch it brings zipfian at 10% flash from 1.46 points below
      * the per-chunk policy to 1.02, and a trace whose popular chunks move stays ahead of it or within 0.15
@@ -90,8 +29,170 @@ public record CacheConfig(
     public static final int MIN_SEGMENT_BYTES = 1 << 20;
     public static final int MAX_SEGMENT_BYTES = 256 << 20;
 
-    public CacheConfig {
+    private final List<DeviceSpec> devices;
+    private final long queueBytes;
+    private final int maxWritesInFlight;
+    private final long readTimeoutMillis;
+    private final boolean readInCallerThread;
+    private final long dramTierBytes;
+    private final boolean overflowRead;
+    private final long checkpointIntervalMillis;
+    private final double checkpointChangePercent;
+    private final boolean strict;
+    private final long deviceTimeoutMillis;
+    private final long slowReadMillis;
+    private final long slowDeviceRetryMillis;
+    private final int segmentBytes;
+    private final int expectedChunkBytes;
+    private final double reinsertPercent;
+    private final int admissionSketchCounters;
+    private final int admissionDoorkeeperBits;
+    private final int admissionSampleReads;
+
+    /**
+     * @param devices                one address space per device
+     * @param queueBytes             most bytes of chunks waiting to be written; more are dropped
+     * @param maxWritesInFlight      per device: the share of its queue depth cache fills may take
+     * @param readTimeoutMillis      a flash read slower than this is a miss (queued reads); a caller-thread
+     *     read outstanding this long marks the device hung
+     * @param readInCallerThread     a hit reads flash in the reader's own thread, one blocking read with
+     *     no thread hand-off, instead of through the device's queue and
+     *     completion thread; one outstanding past the read timeout marks the
+     *     device hung, and no new one starts
+     * @param dramTierBytes          DRAM tier for the hottest chunks; 0 turns it off
+     * @param overflowRead           a flash hit whose file's next chunk lies beside it on flash reads both
+     *     with one I/O, and serves the next one when its reader asks (the paper's
+     *     overflow read: a partition spanning two chunks costs one flash read)
+     * @param checkpointIntervalMillis the longest time between checkpoints while the index changes (one is
+     *     also written at clean close); where the last checkpoint was larger than
+     *     a segment, also until the chunk bytes appended since are 50 times its
+     *     bytes (checkpoints by time within 2% of what flash is written)
+     * @param checkpointChangePercent a checkpoint is written each time segments making up this share of
+     *     the flash have been written since the last one (a crash loses at most
+     *     about this share of the cache); 0: once the whole flash has been
+     *     written, or a checkpoint by time is due
+     * @param strict                 refuse to start, instead of formatting, when the devices hold a cache
+     *     this configuration cannot recover
+     * @param deviceTimeoutMillis    the longest the cache waits on a device for anything but a hit's read
+     *     (segment and checkpoint writes, flushes, recovery reads, close): a
+     *     device that does not answer in time counts as failed for that operation
+     * @param slowReadMillis         a device whose median read is above this, and above the mean read of
+     *     a miss, is slow: the slow-device breaker stops reading it
+     * @param slowDeviceRetryMillis  how long a slow, failing or hung device stays out of use before the
+     *     cache tries it again
+     * @param segmentBytes           flash is written and reclaimed in segments of this size
+     * @param expectedChunkBytes     the chunk size the index is sized for (one slot per such chunk
+     *     the flash holds); smaller chunks fill the index before the flash
+     * @param reinsertPercent        share of a reclaimed segment its chunks read since they were
+     *     written may fill again
+     * @param admissionSketchCounters counters per cached chunk in the admission sketch's rows, or
+     *     {@link #SKETCH_COUNTERS_AUTO}: the engine's choice (2, 4 bytes a chunk)
+     * @param admissionDoorkeeperBits bits per cached chunk of the doorkeeper in front of the sketch (0: none)
+     * @param admissionSampleReads   reads per cached chunk the sketch counts before it halves every count:
+     *     how far back "read lately" reaches
+     */
+    public CacheConfig(List<DeviceSpec> devices, long queueBytes, int maxWritesInFlight, long readTimeoutMillis,
+                       boolean readInCallerThread, long dramTierBytes, boolean overflowRead,
+                       long checkpointIntervalMillis, double checkpointChangePercent, boolean strict,
+                       long deviceTimeoutMillis, long slowReadMillis, long slowDeviceRetryMillis, int segmentBytes,
+                       int expectedChunkBytes, double reinsertPercent, int admissionSketchCounters,
+                       int admissionDoorkeeperBits, int admissionSampleReads) {
         devices = devices == null ? null : List.copyOf(devices);
+        this.devices = devices;
+        this.queueBytes = queueBytes;
+        this.maxWritesInFlight = maxWritesInFlight;
+        this.readTimeoutMillis = readTimeoutMillis;
+        this.readInCallerThread = readInCallerThread;
+        this.dramTierBytes = dramTierBytes;
+        this.overflowRead = overflowRead;
+        this.checkpointIntervalMillis = checkpointIntervalMillis;
+        this.checkpointChangePercent = checkpointChangePercent;
+        this.strict = strict;
+        this.deviceTimeoutMillis = deviceTimeoutMillis;
+        this.slowReadMillis = slowReadMillis;
+        this.slowDeviceRetryMillis = slowDeviceRetryMillis;
+        this.segmentBytes = segmentBytes;
+        this.expectedChunkBytes = expectedChunkBytes;
+        this.reinsertPercent = reinsertPercent;
+        this.admissionSketchCounters = admissionSketchCounters;
+        this.admissionDoorkeeperBits = admissionDoorkeeperBits;
+        this.admissionSampleReads = admissionSampleReads;
+    }
+
+    public List<DeviceSpec> devices() {
+        return devices;
+    }
+
+    public long queueBytes() {
+        return queueBytes;
+    }
+
+    public int maxWritesInFlight() {
+        return maxWritesInFlight;
+    }
+
+    public long readTimeoutMillis() {
+        return readTimeoutMillis;
+    }
+
+    public boolean readInCallerThread() {
+        return readInCallerThread;
+    }
+
+    public long dramTierBytes() {
+        return dramTierBytes;
+    }
+
+    public boolean overflowRead() {
+        return overflowRead;
+    }
+
+    public long checkpointIntervalMillis() {
+        return checkpointIntervalMillis;
+    }
+
+    public double checkpointChangePercent() {
+        return checkpointChangePercent;
+    }
+
+    public boolean strict() {
+        return strict;
+    }
+
+    public long deviceTimeoutMillis() {
+        return deviceTimeoutMillis;
+    }
+
+    public long slowReadMillis() {
+        return slowReadMillis;
+    }
+
+    public long slowDeviceRetryMillis() {
+        return slowDeviceRetryMillis;
+    }
+
+    public int segmentBytes() {
+        return segmentBytes;
+    }
+
+    public int expectedChunkBytes() {
+        return expectedChunkBytes;
+    }
+
+    public double reinsertPercent() {
+        return reinsertPercent;
+    }
+
+    public int admissionSketchCounters() {
+        return admissionSketchCounters;
+    }
+
+    public int admissionDoorkeeperBits() {
+        return admissionDoorkeeperBits;
+    }
+
+    public int admissionSampleReads() {
+        return admissionSampleReads;
     }
 
     public static Builder builder() {
@@ -292,5 +393,58 @@ public record CacheConfig(
                     deviceTimeoutMillis, slowReadMillis, slowDeviceRetryMillis, segmentBytes, expectedChunkBytes,
                     reinsertPercent, admissionSketchCounters, admissionDoorkeeperBits, admissionSampleReads).validate();
         }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof CacheConfig)) {
+            return false;
+        }
+        CacheConfig other = (CacheConfig) o;
+        return Objects.equals(devices, other.devices)
+                && queueBytes == other.queueBytes
+                && maxWritesInFlight == other.maxWritesInFlight
+                && readTimeoutMillis == other.readTimeoutMillis
+                && readInCallerThread == other.readInCallerThread
+                && dramTierBytes == other.dramTierBytes
+                && overflowRead == other.overflowRead
+                && checkpointIntervalMillis == other.checkpointIntervalMillis
+                && Double.compare(checkpointChangePercent, other.checkpointChangePercent) == 0
+                && strict == other.strict
+                && deviceTimeoutMillis == other.deviceTimeoutMillis
+                && slowReadMillis == other.slowReadMillis
+                && slowDeviceRetryMillis == other.slowDeviceRetryMillis
+                && segmentBytes == other.segmentBytes
+                && expectedChunkBytes == other.expectedChunkBytes
+                && Double.compare(reinsertPercent, other.reinsertPercent) == 0
+                && admissionSketchCounters == other.admissionSketchCounters
+                && admissionDoorkeeperBits == other.admissionDoorkeeperBits
+                && admissionSampleReads == other.admissionSampleReads;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
+                dramTierBytes, overflowRead, checkpointIntervalMillis, checkpointChangePercent, strict,
+                deviceTimeoutMillis, slowReadMillis, slowDeviceRetryMillis, segmentBytes, expectedChunkBytes,
+                reinsertPercent, admissionSketchCounters, admissionDoorkeeperBits, admissionSampleReads);
+    }
+
+    @Override
+    public String toString() {
+        return "CacheConfig[devices=" + devices + ", queueBytes=" + queueBytes
+                + ", maxWritesInFlight=" + maxWritesInFlight + ", readTimeoutMillis=" + readTimeoutMillis
+                + ", readInCallerThread=" + readInCallerThread + ", dramTierBytes=" + dramTierBytes
+                + ", overflowRead=" + overflowRead + ", checkpointIntervalMillis=" + checkpointIntervalMillis
+                + ", checkpointChangePercent=" + checkpointChangePercent + ", strict=" + strict
+                + ", deviceTimeoutMillis=" + deviceTimeoutMillis + ", slowReadMillis=" + slowReadMillis
+                + ", slowDeviceRetryMillis=" + slowDeviceRetryMillis + ", segmentBytes=" + segmentBytes
+                + ", expectedChunkBytes=" + expectedChunkBytes + ", reinsertPercent=" + reinsertPercent
+                + ", admissionSketchCounters=" + admissionSketchCounters
+                + ", admissionDoorkeeperBits=" + admissionDoorkeeperBits
+                + ", admissionSampleReads=" + admissionSampleReads + "]";
     }
 }

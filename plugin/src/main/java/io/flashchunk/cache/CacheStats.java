@@ -2,42 +2,119 @@ package io.flashchunk.cache;
 
 import io.flashchunk.cache.engine.EngineStats;
 import java.util.List;
+import java.util.Objects;
 import org.HdrHistogram.Histogram;
 
 /**
  * One snapshot of the cache's counters since it started: the cache's own (what {@code get} and
  * {@code put} saw), the engine's record ({@link EngineStats}), and one line per address space.
- *
- * @param memoryHits            hits read from a segment buffer (chunks not yet on flash)
- * @param dramHits              hits served from the optional DRAM tier
- * @param flashHits             hits read from flash and verified (followers served included)
- * @param misses                gets that found nothing to serve
- * @param puts                  chunks offered to the engine
- * @param uncacheable           chunks not offered: unaligned, empty, longer than a record holds, or of
- *                              an invalidated file
- * @param followersServed       next chunks read with an earlier hit that their reader then asked for
- * @param getFailures           gets that failed unexpectedly (fail-open: a miss)
- * @param putFailures           puts that failed unexpectedly (fail-open: not cached)
- * @param recoveredEntries      chunks the start brought back from the checkpoints
- * @param usedBlocks            4 KiB blocks of the segments that hold chunks (open, sealed, durable, doomed)
- * @param engine                the engine's counters
- * @param flashHitLatencyNanos  time of a flash hit inside {@code get}, nanoseconds
  */
-public record CacheStats(
-        long memoryHits,
-        long dramHits,
-        long flashHits,
-        long misses,
-        long puts,
-        long uncacheable,
-        long followersServed,
-        long getFailures,
-        long putFailures,
-        long recoveredEntries,
-        long usedBlocks,
-        EngineStats engine,
-        List<SpaceStats> spaces,
-        Histogram flashHitLatencyNanos) {
+public final class CacheStats {
+    private final long memoryHits;
+    private final long dramHits;
+    private final long flashHits;
+    private final long misses;
+    private final long puts;
+    private final long uncacheable;
+    private final long followersServed;
+    private final long getFailures;
+    private final long putFailures;
+    private final long recoveredEntries;
+    private final long usedBlocks;
+    private final EngineStats engine;
+    private final List<SpaceStats> spaces;
+    private final Histogram flashHitLatencyNanos;
+
+    /**
+     * @param memoryHits            hits read from a segment buffer (chunks not yet on flash)
+     * @param dramHits              hits served from the optional DRAM tier
+     * @param flashHits             hits read from flash and verified (followers served included)
+     * @param misses                gets that found nothing to serve
+     * @param puts                  chunks offered to the engine
+     * @param uncacheable           chunks not offered: unaligned, empty, longer than a record holds, or of
+     *     an invalidated file
+     * @param followersServed       next chunks read with an earlier hit that their reader then asked for
+     * @param getFailures           gets that failed unexpectedly (fail-open: a miss)
+     * @param putFailures           puts that failed unexpectedly (fail-open: not cached)
+     * @param recoveredEntries      chunks the start brought back from the checkpoints
+     * @param usedBlocks            4 KiB blocks of the segments that hold chunks (open, sealed, durable, doomed)
+     * @param engine                the engine's counters
+     * @param flashHitLatencyNanos  time of a flash hit inside {@code get}, nanoseconds
+     */
+    public CacheStats(long memoryHits, long dramHits, long flashHits, long misses, long puts, long uncacheable,
+                      long followersServed, long getFailures, long putFailures, long recoveredEntries, long usedBlocks,
+                      EngineStats engine, List<SpaceStats> spaces, Histogram flashHitLatencyNanos) {
+        this.memoryHits = memoryHits;
+        this.dramHits = dramHits;
+        this.flashHits = flashHits;
+        this.misses = misses;
+        this.puts = puts;
+        this.uncacheable = uncacheable;
+        this.followersServed = followersServed;
+        this.getFailures = getFailures;
+        this.putFailures = putFailures;
+        this.recoveredEntries = recoveredEntries;
+        this.usedBlocks = usedBlocks;
+        this.engine = engine;
+        this.spaces = spaces;
+        this.flashHitLatencyNanos = flashHitLatencyNanos;
+    }
+
+    public long memoryHits() {
+        return memoryHits;
+    }
+
+    public long dramHits() {
+        return dramHits;
+    }
+
+    public long flashHits() {
+        return flashHits;
+    }
+
+    public long misses() {
+        return misses;
+    }
+
+    public long puts() {
+        return puts;
+    }
+
+    public long uncacheable() {
+        return uncacheable;
+    }
+
+    public long followersServed() {
+        return followersServed;
+    }
+
+    public long getFailures() {
+        return getFailures;
+    }
+
+    public long putFailures() {
+        return putFailures;
+    }
+
+    public long recoveredEntries() {
+        return recoveredEntries;
+    }
+
+    public long usedBlocks() {
+        return usedBlocks;
+    }
+
+    public EngineStats engine() {
+        return engine;
+    }
+
+    public List<SpaceStats> spaces() {
+        return spaces;
+    }
+
+    public Histogram flashHitLatencyNanos() {
+        return flashHitLatencyNanos;
+    }
 
     public long hits() {
         return memoryHits + dramHits + flashHits;
@@ -113,17 +190,121 @@ public record CacheStats(
 
     /**
      * One address space, in 4 KiB blocks of its segments.
-     *
-     * @param usedBlocks    segments holding chunks (open, sealed, durable, doomed)
-     * @param freeBlocks    free segments
-     * @param heldBlocks    segments reclaimed and waiting for the next checkpoint, or being reclaimed
-     * @param bypassed      out of use now: the slow-device breaker tripped on it
-     * @param bypasses      times the breaker tripped on it
-     * @param bypassedReads hits that were misses because it was out of use
-     * @param bytesWritten  bytes the device took since the cache opened it, everything counted
      */
-    public record SpaceStats(int index, String path, long dataBlocks, long usedBlocks, long freeBlocks,
-                             long heldBlocks, int writesInFlight, boolean bypassed, long bypasses, long bypassedReads,
-                             long bytesWritten) {
+    public static final class SpaceStats {
+        private final int index;
+        private final String path;
+        private final long dataBlocks;
+        private final long usedBlocks;
+        private final long freeBlocks;
+        private final long heldBlocks;
+        private final int writesInFlight;
+        private final boolean bypassed;
+        private final long bypasses;
+        private final long bypassedReads;
+        private final long bytesWritten;
+
+        /**
+         * @param usedBlocks    segments holding chunks (open, sealed, durable, doomed)
+         * @param freeBlocks    free segments
+         * @param heldBlocks    segments reclaimed and waiting for the next checkpoint, or being reclaimed
+         * @param bypassed      out of use now: the slow-device breaker tripped on it
+         * @param bypasses      times the breaker tripped on it
+         * @param bypassedReads hits that were misses because it was out of use
+         * @param bytesWritten  bytes the device took since the cache opened it, everything counted
+         */
+        public SpaceStats(int index, String path, long dataBlocks, long usedBlocks, long freeBlocks, long heldBlocks,
+                          int writesInFlight, boolean bypassed, long bypasses, long bypassedReads, long bytesWritten) {
+            this.index = index;
+            this.path = path;
+            this.dataBlocks = dataBlocks;
+            this.usedBlocks = usedBlocks;
+            this.freeBlocks = freeBlocks;
+            this.heldBlocks = heldBlocks;
+            this.writesInFlight = writesInFlight;
+            this.bypassed = bypassed;
+            this.bypasses = bypasses;
+            this.bypassedReads = bypassedReads;
+            this.bytesWritten = bytesWritten;
+        }
+
+        public int index() {
+            return index;
+        }
+
+        public String path() {
+            return path;
+        }
+
+        public long dataBlocks() {
+            return dataBlocks;
+        }
+
+        public long usedBlocks() {
+            return usedBlocks;
+        }
+
+        public long freeBlocks() {
+            return freeBlocks;
+        }
+
+        public long heldBlocks() {
+            return heldBlocks;
+        }
+
+        public int writesInFlight() {
+            return writesInFlight;
+        }
+
+        public boolean bypassed() {
+            return bypassed;
+        }
+
+        public long bypasses() {
+            return bypasses;
+        }
+
+        public long bypassedReads() {
+            return bypassedReads;
+        }
+
+        public long bytesWritten() {
+            return bytesWritten;
+        }
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof SpaceStats)) {
+                return false;
+            }
+            SpaceStats other = (SpaceStats) o;
+            return index == other.index
+                    && Objects.equals(path, other.path)
+                    && dataBlocks == other.dataBlocks
+                    && usedBlocks == other.usedBlocks
+                    && freeBlocks == other.freeBlocks
+                    && heldBlocks == other.heldBlocks
+                    && writesInFlight == other.writesInFlight
+                    && bypassed == other.bypassed
+                    && bypasses == other.bypasses
+                    && bypassedReads == other.bypassedReads
+                    && bytesWritten == other.bytesWritten;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(index, path, dataBlocks, usedBlocks, freeBlocks, heldBlocks, writesInFlight, bypassed,
+                    bypasses, bypassedReads, bytesWritten);
+        }
+
+        @Override
+        public String toString() {
+            return "SpaceStats[index=" + index + ", path=" + path + ", dataBlocks=" + dataBlocks
+                    + ", usedBlocks=" + usedBlocks + ", freeBlocks=" + freeBlocks + ", heldBlocks=" + heldBlocks
+                    + ", writesInFlight=" + writesInFlight + ", bypassed=" + bypassed + ", bypasses=" + bypasses
+                    + ", bypassedReads=" + bypassedReads + ", bytesWritten=" + bytesWritten + "]";
+        }
     }
 }

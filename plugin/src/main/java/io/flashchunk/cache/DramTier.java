@@ -29,7 +29,8 @@ final class DramTier {
             return null;
         }
         ByteBuffer buffer = pool.acquire(bytes.length);
-        buffer.put(0, bytes).limit(bytes.length);
+        buffer.duplicate().clear().put(bytes);
+        buffer.clear().limit(bytes.length);
         return new CachedChunk(buffer, pool);
     }
 
@@ -46,7 +47,7 @@ final class DramTier {
      */
     void putIfCurrent(long key, ByteBuffer chunk, BooleanSupplier current) {
         byte[] bytes = new byte[chunk.limit()];
-        chunk.get(0, bytes);
+        chunk.duplicate().position(0).get(bytes);
         chunks.asMap().compute(key, (k, held) -> current.getAsBoolean() ? bytes : held);
     }
 

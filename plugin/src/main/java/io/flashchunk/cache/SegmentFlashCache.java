@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,7 +95,8 @@ public final class SegmentFlashCache implements FlashCache {
         this.missReads = new MissReads(clock, BREAKER_PERIOD_NANOS);
         this.breakers = drivers.stream().map(driver -> new DeviceBreaker(driver.path(), clock, missReads,
                 BREAKER_PERIOD_NANOS, TimeUnit.MILLISECONDS.toNanos(config.slowReadMillis()),
-                TimeUnit.MILLISECONDS.toNanos(config.slowDeviceRetryMillis()), readTimeoutNanos)).toList();
+                TimeUnit.MILLISECONDS.toNanos(config.slowDeviceRetryMillis()), readTimeoutNanos))
+                .collect(Collectors.toUnmodifiableList());
         FlashReadPolicy reads = new FlashReadPolicy(config.readInCallerThread(), readTimeoutNanos,
                 new BreakerGate(breakers, config.readInCallerThread()), clock);
         this.engine = CacheEngine.open(drivers, engineSettings(config, drivers), new RegistryFiles(files),
@@ -118,7 +120,8 @@ public final class SegmentFlashCache implements FlashCache {
                 config.reinsertPercent() / 100, config.admissionSketchCounters(), config.admissionDoorkeeperBits(),
                 config.admissionSampleReads(), config.queueBytes(), every,
                 config.checkpointIntervalMillis(),
-                config.strict(), config.devices().stream().map(DeviceSpec::forceFormat).toList());
+                config.strict(),
+                config.devices().stream().map(DeviceSpec::forceFormat).collect(Collectors.toUnmodifiableList()));
     }
 
     /**
@@ -237,8 +240,10 @@ public final class SegmentFlashCache implements FlashCache {
      */
     @Override
     public CachedChunk claim(CachedFile file, FollowingChunk follower) {
-        if (!(follower.ticket instanceof SegmentReader.Follower next) || closed || file.isInvalidated()
-                || ChunkKeys.fileId(next.key()) != file.id() || !engine.claim(next)) {
+        SegmentReader.Follower next = follower.ticket instanceof SegmentReader.Follower
+                ? (SegmentReader.Follower) follower.ticket : null;
+        if (next == null || closed || file.isInvalidated() || ChunkKeys.fileId(next.key()) != file.id()
+                || !engine.claim(next)) {
             follower.release();
             return null;
         }
@@ -407,7 +412,23 @@ public final class SegmentFlashCache implements FlashCache {
     }
 
     /** The breakers around every flash read of a hit. */
-    private record BreakerGate(List<DeviceBreaker> breakers, boolean inCallerThread) implements FlashReadGate {
+    private static final class BreakerGate implements FlashReadGate {
+        private final List<DeviceBreaker> breakers;
+        private final boolean inCallerThread;
+
+        private BreakerGate(List<DeviceBreaker> breakers, boolean inCallerThread) {
+            this.breakers = breakers;
+            this.inCallerThread = inCallerThread;
+        }
+
+        public List<DeviceBreaker> breakers() {
+            return breakers;
+        }
+
+        public boolean inCallerThread() {
+            return inCallerThread;
+        }
+
         @Override
         public boolean begin(int space) {
             DeviceBreaker breaker = breakers.get(space);
@@ -422,10 +443,25 @@ public final class SegmentFlashCache implements FlashCache {
                 breakers.get(space).recordRead(nanos, failed);
             }
         }
+
+        @Override
+        public String toString() {
+            return "BreakerGate[breakers=" + breakers + ", inCallerThread=" + inCallerThread + "]";
+        }
     }
 
     /** The registry's live files, as a checkpoint names them. */
-    private record RegistryFiles(FileRegistry files) implements NamedFiles {
+    private static final class RegistryFiles implements NamedFiles {
+        private final FileRegistry files;
+
+        private RegistryFiles(FileRegistry files) {
+            this.files = files;
+        }
+
+        public FileRegistry files() {
+            return files;
+        }
+
         @Override
         public FileTableCodec.Encoded table() {
             return FileTableCodec.encode(files.live());
@@ -439,6 +475,11 @@ public final class SegmentFlashCache implements FlashCache {
         @Override
         public boolean isLive(int fileId) {
             return files.isLive(fileId);
+        }
+
+        @Override
+        public String toString() {
+            return "RegistryFiles[files=" + files + "]";
         }
     }
 }

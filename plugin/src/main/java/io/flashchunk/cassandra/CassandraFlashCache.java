@@ -110,8 +110,8 @@ public final class CassandraFlashCache implements AdapterCounters {
 
     void invalidatePosition(FileHandle handle, long position) {
         positionInvalidations.increment();
-        if (handle.rebuffererFactory() instanceof FlashRebufferer rebufferer) {
-            rebufferer.invalidate(position);
+        if (handle.rebuffererFactory() instanceof FlashRebufferer) {
+            ((FlashRebufferer) handle.rebuffererFactory()).invalidate(position);
         }
     }
 

@@ -174,8 +174,8 @@ final class ChunkService {
                     + "; the read goes on without the cache: {}", t.toString());
             return;
         }
-        if (t instanceof VirtualMachineError fatal) {
-            throw fatal;
+        if (t instanceof VirtualMachineError) {
+            throw (VirtualMachineError) t;
         }
         cacheFailures.increment();
         if (cacheFailures.sum() <= 10) {

@@ -49,10 +49,10 @@ public interface BlockDevice extends AutoCloseable {
         try {
             read(lba, buffer).join(); // uninterruptible: the buffer is the device's until the read ends
         } catch (java.util.concurrent.CompletionException e) {
-            if (e.getCause() instanceof java.io.IOException io) {
-                throw io;
+            if (e.getCause() instanceof java.io.IOException) {
+                throw (java.io.IOException) e.getCause();
             }
-            throw e.getCause() instanceof RuntimeException r ? r : e;
+            throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
         }
     }
 

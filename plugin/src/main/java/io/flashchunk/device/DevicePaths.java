@@ -24,7 +24,7 @@ public final class DevicePaths {
     public static boolean isBlockDevice(Path path) {
         try {
             Object mode = Files.getAttribute(path, "unix:mode");
-            return mode instanceof Integer m && (m & 0xF000) == 0x6000;
+            return mode instanceof Integer && ((Integer) mode & 0xF000) == 0x6000;
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return false;
         }

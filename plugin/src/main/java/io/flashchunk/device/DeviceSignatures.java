@@ -3,6 +3,7 @@ package io.flashchunk.device;
 import com.sun.jna.Pointer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -28,21 +29,102 @@ public final class DeviceSignatures {
     private static final int MAX_RESULTS = 64;
 
     /** One signature: its type as blkid names it (linux_raid_member, btrfs, gpt...), its usage, where its magic is. */
-    public record Signature(String type, String usage, long offset) {
+    public static final class Signature {
+        private final String type;
+        private final String usage;
+        private final long offset;
+
+        public Signature(String type, String usage, long offset) {
+            this.type = type;
+            this.usage = usage;
+            this.offset = offset;
+        }
+
+        public String type() {
+            return type;
+        }
+
+        public String usage() {
+            return usage;
+        }
+
+        public long offset() {
+            return offset;
+        }
+
         /** E.g. "linux_raid_member (raid, at byte 4096)". */
         @Override
         public String toString() {
             return type + " (" + usage + (offset < 0 ? "" : ", at byte " + offset) + ")";
         }
+
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof Signature)) {
+                return false;
+            }
+            Signature other = (Signature) o;
+            return Objects.equals(type, other.type)
+                    && Objects.equals(usage, other.usage)
+                    && offset == other.offset;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(type, usage, offset);
+        }
+
     }
 
     /**
      * What a probe saw: the signatures found (empty: none), or, when it could not look, why
      * ({@code failure} non-null and {@code found} empty).
      */
-    public record Probe(List<Signature> found, String failure) {
+    public static final class Probe {
+        private final List<Signature> found;
+        private final String failure;
+
+        public Probe(List<Signature> found, String failure) {
+            this.found = found;
+            this.failure = failure;
+        }
+
+        public List<Signature> found() {
+            return found;
+        }
+
+        public String failure() {
+            return failure;
+        }
+
         public boolean looked() {
             return failure == null;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof Probe)) {
+                return false;
+            }
+            Probe other = (Probe) o;
+            return Objects.equals(found, other.found)
+                    && Objects.equals(failure, other.failure);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(found, failure);
+        }
+
+        @Override
+        public String toString() {
+            return "Probe[found=" + found + ", failure=" + failure + "]";
         }
     }
 

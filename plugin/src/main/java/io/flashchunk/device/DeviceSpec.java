@@ -5,25 +5,34 @@ import java.util.Objects;
 
 /**
  * How to open one flash device.
- *
- * @param path          regular file or block device (for CAPI: the path given to {@code cblk_open})
- * @param capacityBytes bytes of the device to use, a multiple of 4096; 0 means the whole device
- * @param engine        how to move bytes
- * @param queueDepth    most requests in flight at once
- * @param capiLibrary   the capiblock library to load for {@link IoEngine#CAPI}: a path, or a bare
- *                      name for the dynamic linker to find
- * @param readOnly      open for reading only (inspection tools); writes are refused
- * @param forceFormat   the operator's word ({@code format: force}) that the device is the cache's even
- *                      though it holds something else: without it only a blank device or one of
- *                      ours is ever formatted
  */
-public record DeviceSpec(Path path, long capacityBytes, IoEngine engine, int queueDepth, String capiLibrary,
-                         boolean readOnly, boolean forceFormat) {
+public final class DeviceSpec {
     public static final int DEFAULT_QUEUE_DEPTH = 32;
     public static final int MAX_QUEUE_DEPTH = 4096;
     public static final String DEFAULT_CAPI_LIBRARY = "libcflsh_block.so";
 
-    public DeviceSpec {
+    private final Path path;
+    private final long capacityBytes;
+    private final IoEngine engine;
+    private final int queueDepth;
+    private final String capiLibrary;
+    private final boolean readOnly;
+    private final boolean forceFormat;
+
+    /**
+     * @param path          regular file or block device (for CAPI: the path given to {@code cblk_open})
+     * @param capacityBytes bytes of the device to use, a multiple of 4096; 0 means the whole device
+     * @param engine        how to move bytes
+     * @param queueDepth    most requests in flight at once
+     * @param capiLibrary   the capiblock library to load for {@link IoEngine#CAPI}: a path, or a bare
+     *     name for the dynamic linker to find
+     * @param readOnly      open for reading only (inspection tools); writes are refused
+     * @param forceFormat   the operator's word ({@code format: force}) that the device is the cache's even
+     *     though it holds something else: without it only a blank device or one of
+     *     ours is ever formatted
+     */
+    public DeviceSpec(Path path, long capacityBytes, IoEngine engine, int queueDepth, String capiLibrary,
+                      boolean readOnly, boolean forceFormat) {
         Objects.requireNonNull(path, "device path");
         Objects.requireNonNull(engine, "engine for device " + path);
         Objects.requireNonNull(capiLibrary, "CAPI library for device " + path);
@@ -34,6 +43,41 @@ public record DeviceSpec(Path path, long capacityBytes, IoEngine engine, int que
             throw new IllegalArgumentException("queue depth for device " + path + " must be 1.." + MAX_QUEUE_DEPTH
                     + ", got " + queueDepth);
         }
+        this.path = path;
+        this.capacityBytes = capacityBytes;
+        this.engine = engine;
+        this.queueDepth = queueDepth;
+        this.capiLibrary = capiLibrary;
+        this.readOnly = readOnly;
+        this.forceFormat = forceFormat;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public long capacityBytes() {
+        return capacityBytes;
+    }
+
+    public IoEngine engine() {
+        return engine;
+    }
+
+    public int queueDepth() {
+        return queueDepth;
+    }
+
+    public String capiLibrary() {
+        return capiLibrary;
+    }
+
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    public boolean forceFormat() {
+        return forceFormat;
     }
 
     /** The whole device, engine chosen automatically, default queue depth. */
@@ -63,5 +107,35 @@ public record DeviceSpec(Path path, long capacityBytes, IoEngine engine, int que
 
     public DeviceSpec asReadOnly() {
         return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, true, forceFormat);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof DeviceSpec)) {
+            return false;
+        }
+        DeviceSpec other = (DeviceSpec) o;
+        return Objects.equals(path, other.path)
+                && capacityBytes == other.capacityBytes
+                && Objects.equals(engine, other.engine)
+                && queueDepth == other.queueDepth
+                && Objects.equals(capiLibrary, other.capiLibrary)
+                && readOnly == other.readOnly
+                && forceFormat == other.forceFormat;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(path, capacityBytes, engine, queueDepth, capiLibrary, readOnly, forceFormat);
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceSpec[path=" + path + ", capacityBytes=" + capacityBytes + ", engine=" + engine
+                + ", queueDepth=" + queueDepth + ", capiLibrary=" + capiLibrary + ", readOnly=" + readOnly
+                + ", forceFormat=" + forceFormat + "]";
     }
 }

@@ -8,23 +8,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
+import java.util.Objects;
 
 /**
  * A file's status as Linux knows it, with what Java's file attributes leave out: the birth time
  * ({@code statx(2)}, STATX_BTIME) and the inode generation ({@code FS_IOC_GETVERSION}). A file
  * deleted and written again under its name can get the old inode number back (ext4 reuses it at
  * once), and then only these two tell the files apart.
- *
- * @param birthNanos     birth time in nanoseconds since the epoch, or {@link #UNKNOWN} where the
- *                       file system does not report it
- * @param generation     the inode generation (an unsigned 32-bit value), or {@link #UNKNOWN} where
- *                       the file system has none (and for anything but a regular file)
- * @param mode           file type and permissions ({@code st_mode})
- * @param device         the device holding the inode, {@code major << 32 | minor}
- * @param specialDevice  for a block or character device, the device it is, {@code major << 32 | minor}
  */
-public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long birthNanos, long generation, int mode,
-                         long device, long specialDevice) {
+public final class FileStatus {
     public static final long UNKNOWN = Long.MIN_VALUE;
 
     private static final int AT_FDCWD = -100;
@@ -37,6 +29,68 @@ public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long b
     private static final int S_IFMT = 0170000;
     private static final int S_IFREG = 0100000;
     private static final int S_IFBLK = 0060000;
+
+    private final long inode;
+    private final long sizeBytes;
+    private final long modifiedMillis;
+    private final long birthNanos;
+    private final long generation;
+    private final int mode;
+    private final long device;
+    private final long specialDevice;
+
+    /**
+     * @param birthNanos     birth time in nanoseconds since the epoch, or {@link #UNKNOWN} where the
+     *     file system does not report it
+     * @param generation     the inode generation (an unsigned 32-bit value), or {@link #UNKNOWN} where
+     *     the file system has none (and for anything but a regular file)
+     * @param mode           file type and permissions ({@code st_mode})
+     * @param device         the device holding the inode, {@code major << 32 | minor}
+     * @param specialDevice  for a block or character device, the device it is, {@code major << 32 | minor}
+     */
+    public FileStatus(long inode, long sizeBytes, long modifiedMillis, long birthNanos, long generation, int mode,
+                      long device, long specialDevice) {
+        this.inode = inode;
+        this.sizeBytes = sizeBytes;
+        this.modifiedMillis = modifiedMillis;
+        this.birthNanos = birthNanos;
+        this.generation = generation;
+        this.mode = mode;
+        this.device = device;
+        this.specialDevice = specialDevice;
+    }
+
+    public long inode() {
+        return inode;
+    }
+
+    public long sizeBytes() {
+        return sizeBytes;
+    }
+
+    public long modifiedMillis() {
+        return modifiedMillis;
+    }
+
+    public long birthNanos() {
+        return birthNanos;
+    }
+
+    public long generation() {
+        return generation;
+    }
+
+    public int mode() {
+        return mode;
+    }
+
+    public long device() {
+        return device;
+    }
+
+    public long specialDevice() {
+        return specialDevice;
+    }
 
     /** The status of the file at {@code path} (symbolic links followed), now. */
     public static FileStatus of(String path) throws IOException {
@@ -101,11 +155,15 @@ public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long b
     }
 
     private static IOException failure(String path, String call, int errno) {
-        return switch (errno) {
-            case Errno.ENOENT, ENOTDIR -> new NoSuchFileException(path);
-            case Errno.EACCES -> new AccessDeniedException(path);
-            default -> new IOException(path + ": " + call + " failed: " + Errno.describe(errno));
-        };
+        switch (errno) {
+            case Errno.ENOENT:
+            case ENOTDIR:
+                return new NoSuchFileException(path);
+            case Errno.EACCES:
+                return new AccessDeniedException(path);
+            default:
+                return new IOException(path + ": " + call + " failed: " + Errno.describe(errno));
+        }
     }
 
     /** The two calls, bound by JNA direct mapping (a record may not declare native methods). */
@@ -117,5 +175,36 @@ public record FileStatus(long inode, long sizeBytes, long modifiedMillis, long b
         static native int statx(int dirfd, String path, int flags, int mask, byte[] statx) throws LastErrorException;
 
         static native int ioctl(int fd, long request, int[] argument) throws LastErrorException;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof FileStatus)) {
+            return false;
+        }
+        FileStatus other = (FileStatus) o;
+        return inode == other.inode
+                && sizeBytes == other.sizeBytes
+                && modifiedMillis == other.modifiedMillis
+                && birthNanos == other.birthNanos
+                && generation == other.generation
+                && mode == other.mode
+                && device == other.device
+                && specialDevice == other.specialDevice;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(inode, sizeBytes, modifiedMillis, birthNanos, generation, mode, device, specialDevice);
+    }
+
+    @Override
+    public String toString() {
+        return "FileStatus[inode=" + inode + ", sizeBytes=" + sizeBytes + ", modifiedMillis=" + modifiedMillis
+                + ", birthNanos=" + birthNanos + ", generation=" + generation + ", mode=" + mode + ", device=" + device
+                + ", specialDevice=" + specialDevice + "]";
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * "What is on these devices": the cache's devices opened read-only, in the order given (the
@@ -43,8 +44,10 @@ final class CacheDevices implements AutoCloseable {
             throw e;
         }
         try {
-            List<StorageDriver> drivers = opened.stream().map(CacheInspection::driver).toList();
-            List<String> perChunk = drivers.stream().map(PerChunkFormat::problem).filter(Objects::nonNull).toList();
+            List<StorageDriver> drivers = opened.stream().map(CacheInspection::driver)
+                    .collect(Collectors.toUnmodifiableList());
+            List<String> perChunk = drivers.stream().map(PerChunkFormat::problem).filter(Objects::nonNull)
+                    .collect(Collectors.toUnmodifiableList());
             if (!perChunk.isEmpty()) {
                 throw new PerChunkFormatException(perChunk);
             }

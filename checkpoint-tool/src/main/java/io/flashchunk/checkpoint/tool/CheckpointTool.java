@@ -1,9 +1,9 @@
 package io.flashchunk.checkpoint.tool;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * The {@code flashchunk-checkpoint} command: read-only inspection of FlashChunk cache devices

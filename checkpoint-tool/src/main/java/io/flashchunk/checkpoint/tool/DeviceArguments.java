@@ -74,7 +74,8 @@ final class DeviceArguments {
     /** Why the path can hold no cache, in {@code device}'s words, or null. */
     private static String problem(Path path) {
         try {
-            return DeviceInspector.inspect(path) instanceof UnusablePath unusable ? unusable.message() : null;
+            Inspection inspection = DeviceInspector.inspect(path);
+            return inspection instanceof UnusablePath ? ((UnusablePath) inspection).message() : null;
         } catch (DeviceOpenException e) {
             return e.getMessage();
         }

@@ -50,8 +50,8 @@ final class DeviceCommand implements Callable<Integer> {
             err.flush();
             return EXIT_UNREADABLE;
         }
-        if (inspection instanceof UnusablePath unusable) {
-            err.println(spec.qualifiedName() + ": " + unusable.message());
+        if (inspection instanceof UnusablePath) {
+            err.println(spec.qualifiedName() + ": " + ((UnusablePath) inspection).message());
             err.flush();
             return EXIT_UNUSABLE;
         }

@@ -14,7 +14,8 @@ final class IoErrors {
 
     /** Why the operation failed, without the file name: "Permission denied", "Invalid argument". */
     static String reason(Exception e) {
-        if (e instanceof FileSystemException fse) {
+        if (e instanceof FileSystemException) {
+            FileSystemException fse = (FileSystemException) e;
             if (fse.getReason() != null) {
                 return fse.getReason();
             }

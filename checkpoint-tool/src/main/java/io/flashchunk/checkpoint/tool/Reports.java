@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 /**
  * {@code info}, {@code list} and {@code stats} for a cache of the engine, as lines for people
@@ -132,7 +133,8 @@ final class Reports {
                 List<String> problems = cache.areaProblems(i, area);
                 ObjectNode a = areas.addObject().put("name", name(area))
                         .put("state", problems.isEmpty() ? (header == null ? "empty" : "valid") : "invalid");
-                a.putArray("problems").addAll(problems.stream().map(p -> Json.MAPPER.getNodeFactory().textNode(p)).toList());
+                a.putArray("problems").addAll(problems.stream().map(p -> Json.MAPPER.getNodeFactory().textNode(p))
+                        .collect(Collectors.toUnmodifiableList()));
                 if (header != null) {
                     a.put("sequence", header.sequence()).put("time", Instant.ofEpochMilli(header.timestampMillis()).toString())
                             .put("entries", header.entryCount()).put("files", header.fileCount())
@@ -146,7 +148,7 @@ final class Reports {
                 .put("instance", cache.instance() == null ? null : cache.instance().toString())
                 .put("recovered", cache.recovered());
         summary.putArray("setProblems").addAll(cache.setProblems().stream()
-                .map(p -> Json.MAPPER.getNodeFactory().textNode(p)).toList());
+                .map(p -> Json.MAPPER.getNodeFactory().textNode(p)).collect(Collectors.toUnmodifiableList()));
         if (cache.recovered()) {
             summary.put("restoredEntries", cache.outcome().restoredEntries())
                     .put("skippedEntries", cache.outcome().skippedEntries())

@@ -88,22 +88,26 @@ final class Verifier {
         for (CacheInspection.Entry entry : entries) {
             CacheInspection.RecordCheck check = cache.check(entry);
             switch (check.state()) {
-                case READ -> {
+                case READ:
                     verification.checkedChunks++;
                     if (check.length() != entry.length()) {
                         failed(entry, "holds " + check.length() + " bytes; its segment's summary says " + entry.length());
                     }
-                }
-                case ABSENT -> failed(entry, check.message());
-                case MISMATCH -> {
+                    break;
+                case ABSENT:
+                    failed(entry, check.message());
+                    break;
+                case MISMATCH:
                     verification.checkedChunks++;
                     failed(entry, check.message());
-                }
-                case UNREADABLE -> {
+                    break;
+                case UNREADABLE:
                     verification.unreadableChunks++;
                     verification.problem(Problem.CHUNK, entry.device(), null, describe(entry) + ": cannot be read: "
                             + check.message());
-                }
+                    break;
+                default:
+                    throw new IllegalStateException("unknown record state " + check.state());
             }
             if (progress != null) {
                 progress.advance(1);

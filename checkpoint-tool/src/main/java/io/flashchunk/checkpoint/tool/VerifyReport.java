@@ -1,6 +1,7 @@
 package io.flashchunk.checkpoint.tool;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.stream.Collectors;
 
 /** What verify found, as lines for people or one JSON object. */
 final class VerifyReport {
@@ -34,7 +35,8 @@ final class VerifyReport {
 
     static String json(Verification v) {
         ObjectNode json = Json.object().put("ok", v.ok());
-        json.putArray("problems").addAll(v.problems().stream().map(Problem::json).toList());
+        json.putArray("problems").addAll(v.problems().stream().map(Problem::json)
+                .collect(Collectors.toUnmodifiableList()));
         v.notes().forEach(json.putArray("notes")::add);
         json.put("devices", v.devices).put("validSuperblocks", v.validSuperblocks);
         json.putObject("areas")

@@ -43,8 +43,6 @@ public final class BodyReader {
         for (int i = 0; i < Math.max(1, Math.min(PIECES_IN_FLIGHT, count)); i++) {
             free.add(AlignedBuffers.allocate(bufferBytes));
         }
-        record Piece(ByteBuffer buffer, long offset, int length, CompletableFuture<Void> read) {
-        }
         ArrayDeque<Piece> inFlight = new ArrayDeque<>();
         long submitted = 0;
         try {
@@ -89,5 +87,36 @@ public final class BodyReader {
         }
         Throwable cause = e.getCause() == null ? e : e.getCause();
         return cause.getMessage();
+    }
+
+    /** A piece of the body: its buffer, where it starts in the body, its length and its read. */
+    private static final class Piece {
+        private final ByteBuffer buffer;
+        private final long offset;
+        private final int length;
+        private final CompletableFuture<Void> read;
+
+        Piece(ByteBuffer buffer, long offset, int length, CompletableFuture<Void> read) {
+            this.buffer = buffer;
+            this.offset = offset;
+            this.length = length;
+            this.read = read;
+        }
+
+        ByteBuffer buffer() {
+            return buffer;
+        }
+
+        long offset() {
+            return offset;
+        }
+
+        int length() {
+            return length;
+        }
+
+        CompletableFuture<Void> read() {
+            return read;
+        }
     }
 }

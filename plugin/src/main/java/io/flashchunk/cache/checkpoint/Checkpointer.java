@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
@@ -46,7 +47,66 @@ public final class Checkpointer {
     private long spentSequence;
 
     /** What one checkpoint did; {@code freedSegments}: retired segments freed and doomed ones released. */
-    public record Result(long sequence, long entries, long refused, long bytes, int freedSegments) {
+    public static final class Result {
+        private final long sequence;
+        private final long entries;
+        private final long refused;
+        private final long bytes;
+        private final int freedSegments;
+
+        public Result(long sequence, long entries, long refused, long bytes, int freedSegments) {
+            this.sequence = sequence;
+            this.entries = entries;
+            this.refused = refused;
+            this.bytes = bytes;
+            this.freedSegments = freedSegments;
+        }
+
+        public long sequence() {
+            return sequence;
+        }
+
+        public long entries() {
+            return entries;
+        }
+
+        public long refused() {
+            return refused;
+        }
+
+        public long bytes() {
+            return bytes;
+        }
+
+        public int freedSegments() {
+            return freedSegments;
+        }
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof Result)) {
+                return false;
+            }
+            Result other = (Result) o;
+            return sequence == other.sequence
+                    && entries == other.entries
+                    && refused == other.refused
+                    && bytes == other.bytes
+                    && freedSegments == other.freedSegments;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(sequence, entries, refused, bytes, freedSegments);
+        }
+
+        @Override
+        public String toString() {
+            return "Result[sequence=" + sequence + ", entries=" + entries + ", refused=" + refused + ", bytes=" + bytes
+                    + ", freedSegments=" + freedSegments + "]";
+        }
     }
 
     /**

@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.zip.CRC32C;
@@ -60,9 +61,73 @@ public final class Recovery {
      * the slots restored and left out, every reason a checkpoint area or file was not used (each
      * also logged as a warning), and per space the area recovered from (0 = A, 1 = B, -1 = none).
      */
-    public record Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId,
-                          long restoredEntries, long skippedEntries, int restoredSegments, long highestSequenceSeen,
-                          List<RecoveryProblem> problems, int[] loadedAreas) {
+    public static final class Outcome {
+        private final long[][] areaSequences;
+        private final Map<Integer, FileIdentity> files;
+        private final int nextFileId;
+        private final long restoredEntries;
+        private final long skippedEntries;
+        private final int restoredSegments;
+        private final long highestSequenceSeen;
+        private final List<RecoveryProblem> problems;
+        private final int[] loadedAreas;
+
+        public Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId, long restoredEntries,
+                       long skippedEntries, int restoredSegments, long highestSequenceSeen,
+                       List<RecoveryProblem> problems, int[] loadedAreas) {
+            this.areaSequences = areaSequences;
+            this.files = files;
+            this.nextFileId = nextFileId;
+            this.restoredEntries = restoredEntries;
+            this.skippedEntries = skippedEntries;
+            this.restoredSegments = restoredSegments;
+            this.highestSequenceSeen = highestSequenceSeen;
+            this.problems = problems;
+            this.loadedAreas = loadedAreas;
+        }
+
+        public long[][] areaSequences() {
+            return areaSequences;
+        }
+
+        public Map<Integer, FileIdentity> files() {
+            return files;
+        }
+
+        public int nextFileId() {
+            return nextFileId;
+        }
+
+        public long restoredEntries() {
+            return restoredEntries;
+        }
+
+        public long skippedEntries() {
+            return skippedEntries;
+        }
+
+        public int restoredSegments() {
+            return restoredSegments;
+        }
+
+        public long highestSequenceSeen() {
+            return highestSequenceSeen;
+        }
+
+        public List<RecoveryProblem> problems() {
+            return problems;
+        }
+
+        public int[] loadedAreas() {
+            return loadedAreas;
+        }
+        @Override
+        public String toString() {
+            return "Outcome[areaSequences=" + areaSequences + ", files=" + files + ", nextFileId=" + nextFileId
+                    + ", restoredEntries=" + restoredEntries + ", skippedEntries=" + skippedEntries
+                    + ", restoredSegments=" + restoredSegments + ", highestSequenceSeen=" + highestSequenceSeen
+                    + ", problems=" + problems + ", loadedAreas=" + loadedAreas + "]";
+        }
     }
 
     /** Logs a reason something on the devices is not used, and keeps it for the outcome. */
@@ -230,7 +295,44 @@ public final class Recovery {
      * {@code instance}, space {@code space}, with this space's geometry; else null, and the problem
      * (null for an empty area: a new cache has them, and a crash during a checkpoint leaves one).
      */
-    public record AreaHeader(CheckpointHeader header, String problem) {
+    public static final class AreaHeader {
+        private final CheckpointHeader header;
+        private final String problem;
+
+        public AreaHeader(CheckpointHeader header, String problem) {
+            this.header = header;
+            this.problem = problem;
+        }
+
+        public CheckpointHeader header() {
+            return header;
+        }
+
+        public String problem() {
+            return problem;
+        }
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof AreaHeader)) {
+                return false;
+            }
+            AreaHeader other = (AreaHeader) o;
+            return Objects.equals(header, other.header)
+                    && Objects.equals(problem, other.problem);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(header, problem);
+        }
+
+        @Override
+        public String toString() {
+            return "AreaHeader[header=" + header + ", problem=" + problem + "]";
+        }
     }
 
     /** Reads and judges the header of {@code area} (0 = A, 1 = B) of a space: recovery's rule, also the checkpoint tool's. */
@@ -263,8 +365,53 @@ public final class Recovery {
 
     /** One space: its two headers, and the body of the newest one that checks out. */
     private static final class SpaceRecovery {
-        record Loaded(int area, CheckpointHeader header, Map<Integer, FileIdentity> files,
-                      long[] segmentSequences, long restored, long skipped) {
+        static final class Loaded {
+            private final int area;
+            private final CheckpointHeader header;
+            private final Map<Integer, FileIdentity> files;
+            private final long[] segmentSequences;
+            private final long restored;
+            private final long skipped;
+
+            Loaded(int area, CheckpointHeader header, Map<Integer, FileIdentity> files, long[] segmentSequences,
+                   long restored, long skipped) {
+                this.area = area;
+                this.header = header;
+                this.files = files;
+                this.segmentSequences = segmentSequences;
+                this.restored = restored;
+                this.skipped = skipped;
+            }
+
+            public int area() {
+                return area;
+            }
+
+            public CheckpointHeader header() {
+                return header;
+            }
+
+            public Map<Integer, FileIdentity> files() {
+                return files;
+            }
+
+            public long[] segmentSequences() {
+                return segmentSequences;
+            }
+
+            public long restored() {
+                return restored;
+            }
+
+            public long skipped() {
+                return skipped;
+            }
+            @Override
+            public String toString() {
+                return "Loaded[area=" + area + ", header=" + header + ", files=" + files
+                        + ", segmentSequences=" + segmentSequences + ", restored=" + restored
+                        + ", skipped=" + skipped + "]";
+            }
         }
 
         private final AddressSpace addressSpace;
@@ -410,8 +557,8 @@ public final class Recovery {
                 return new Loaded(area, header, files, segmentSequences, counts[0], counts[1]);
             } catch (CheckpointFormatException | RuntimeException e) {
                 unload();
-                if (e instanceof CheckpointFormatException format) {
-                    throw format;
+                if (e instanceof CheckpointFormatException) {
+                    throw (CheckpointFormatException) e;
                 }
                 throw new CheckpointFormatException(where + ": " + e);
             }

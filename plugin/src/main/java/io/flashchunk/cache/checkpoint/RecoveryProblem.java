@@ -1,13 +1,44 @@
 package io.flashchunk.cache.checkpoint;
 
+import java.util.Objects;
+
 /**
  * A reason recovery did not use something on the devices, typed so that callers (the checkpoint
  * tool) never read meaning out of the text; the message is what the log says.
- *
- * @param space   the address space it concerns, or -1 for the device set as a whole
- * @param area    the checkpoint area (0 = A, 1 = B), or -1 when it is not one area's
  */
-public record RecoveryProblem(int space, int area, Kind kind, String message) {
+public final class RecoveryProblem {
+    private final int space;
+    private final int area;
+    private final Kind kind;
+    private final String message;
+
+    /**
+     * @param space   the address space it concerns, or -1 for the device set as a whole
+     * @param area    the checkpoint area (0 = A, 1 = B), or -1 when it is not one area's
+     */
+    public RecoveryProblem(int space, int area, Kind kind, String message) {
+        this.space = space;
+        this.area = area;
+        this.kind = kind;
+        this.message = message;
+    }
+
+    public int space() {
+        return space;
+    }
+
+    public int area() {
+        return area;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public String message() {
+        return message;
+    }
+
     /** What was not used, and why. */
     public enum Kind {
         /** An area's header: not a checkpoint of this cache, space or geometry, or unreadable. */
@@ -31,4 +62,25 @@ public record RecoveryProblem(int space, int area, Kind kind, String message) {
     public String toString() {
         return message;
     }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof RecoveryProblem)) {
+            return false;
+        }
+        RecoveryProblem other = (RecoveryProblem) o;
+        return space == other.space
+                && area == other.area
+                && Objects.equals(kind, other.kind)
+                && Objects.equals(message, other.message);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(space, area, kind, message);
+    }
+
 }

@@ -105,8 +105,8 @@ public final class StorageDriver implements AutoCloseable {
                     + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms: the device may be hung");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof java.io.IOException io2) {
-                throw io2;
+            if (cause instanceof java.io.IOException) {
+                throw (java.io.IOException) cause;
             }
             throw new java.io.IOException(what + " on " + device.path() + " failed: " + cause, cause);
         } catch (InterruptedException e) {

@@ -30,6 +30,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -75,27 +76,39 @@ public final class CacheEngine implements AutoCloseable {
     private static final int SAMPLES_WHEN_IDLE = 4;
     private static final int TAKES_PER_SAMPLE = 64;
 
-    /**
-     * @param segmentBytes            segment size (a multiple of 4 KiB)
-     * @param expectedChunkBytes      the chunk size the index is sized for: one slot per such chunk the flash holds
-     * @param reinsertShare           share of a reclaimed segment its read chunks may fill again (0 to 0.5)
-     * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk; 0:
-     *                                {@link VictimAdmission#DEFAULT_SKETCH_COUNTERS})
-     * @param doorkeeperBitsPerKey    bits per chunk of the admission sketch's doorkeeper (0: none)
-     * @param sampleReadsPerKey       reads per chunk the admission sketch counts before it halves its counts
-     * @param queueBytes              chunk bytes offered and not yet appended, at most
-     * @param checkpointEverySegments segments written between checkpoints, at most
-     * @param checkpointIntervalMillis the longest a chunk appended stays unnamed by a checkpoint (on the engine's
-     *                                clock), but in a cache whose checkpoint is larger than a segment also until
-     *                                the chunks appended outweigh it ({@link CheckpointSchedule})
-     * @param strict                  refuse to start rather than format devices that hold something unexpected
-     * @param forceFormat             per device, whether it may be formatted whatever it holds
-     */
-    public record Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
-                           int doorkeeperBitsPerKey, int sampleReadsPerKey, long queueBytes,
-                           int checkpointEverySegments,
-                           long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat) {
-        public Settings {
+    /**     */
+    public static final class Settings {
+        private final int segmentBytes;
+        private final int expectedChunkBytes;
+        private final double reinsertShare;
+        private final int sketchCountersPerKey;
+        private final int doorkeeperBitsPerKey;
+        private final int sampleReadsPerKey;
+        private final long queueBytes;
+        private final int checkpointEverySegments;
+        private final long checkpointIntervalMillis;
+        private final boolean strict;
+        private final List<Boolean> forceFormat;
+
+        /**
+         * @param segmentBytes            segment size (a multiple of 4 KiB)
+         * @param expectedChunkBytes      the chunk size the index is sized for: one slot per such chunk the flash holds
+         * @param reinsertShare           share of a reclaimed segment its read chunks may fill again (0 to 0.5)
+         * @param sketchCountersPerKey    admission sketch counters a row per chunk (1: 2 bytes a chunk; 0:
+         *     {@link VictimAdmission#DEFAULT_SKETCH_COUNTERS})
+         * @param doorkeeperBitsPerKey    bits per chunk of the admission sketch's doorkeeper (0: none)
+         * @param sampleReadsPerKey       reads per chunk the admission sketch counts before it halves its counts
+         * @param queueBytes              chunk bytes offered and not yet appended, at most
+         * @param checkpointEverySegments segments written between checkpoints, at most
+         * @param checkpointIntervalMillis the longest a chunk appended stays unnamed by a checkpoint (on the engine's
+         *     clock), but in a cache whose checkpoint is larger than a segment also until
+         *     the chunks appended outweigh it ({@link CheckpointSchedule})
+         * @param strict                  refuse to start rather than format devices that hold something unexpected
+         * @param forceFormat             per device, whether it may be formatted whatever it holds
+         */
+        public Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
+                        int doorkeeperBitsPerKey, int sampleReadsPerKey, long queueBytes, int checkpointEverySegments,
+                        long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat) {
             if (expectedChunkBytes < 1 || sketchCountersPerKey < 0 || doorkeeperBitsPerKey < 0
                     || sampleReadsPerKey < 1 || queueBytes < 1 || checkpointEverySegments < 1
                     || checkpointIntervalMillis < 1) {
@@ -105,11 +118,105 @@ public final class CacheEngine implements AutoCloseable {
                         + queueBytes + ", " + checkpointEverySegments + ", " + checkpointIntervalMillis + ", "
                         + sketchCountersPerKey + ", " + doorkeeperBitsPerKey);
             }
+            this.segmentBytes = segmentBytes;
+            this.expectedChunkBytes = expectedChunkBytes;
+            this.reinsertShare = reinsertShare;
+            this.sketchCountersPerKey = sketchCountersPerKey;
+            this.doorkeeperBitsPerKey = doorkeeperBitsPerKey;
+            this.sampleReadsPerKey = sampleReadsPerKey;
+            this.queueBytes = queueBytes;
+            this.checkpointEverySegments = checkpointEverySegments;
+            this.checkpointIntervalMillis = checkpointIntervalMillis;
+            this.strict = strict;
+            this.forceFormat = forceFormat;
+        }
+
+        public int segmentBytes() {
+            return segmentBytes;
+        }
+
+        public int expectedChunkBytes() {
+            return expectedChunkBytes;
+        }
+
+        public double reinsertShare() {
+            return reinsertShare;
+        }
+
+        public int sketchCountersPerKey() {
+            return sketchCountersPerKey;
+        }
+
+        public int doorkeeperBitsPerKey() {
+            return doorkeeperBitsPerKey;
+        }
+
+        public int sampleReadsPerKey() {
+            return sampleReadsPerKey;
+        }
+
+        public long queueBytes() {
+            return queueBytes;
+        }
+
+        public int checkpointEverySegments() {
+            return checkpointEverySegments;
+        }
+
+        public long checkpointIntervalMillis() {
+            return checkpointIntervalMillis;
+        }
+
+        public boolean strict() {
+            return strict;
+        }
+
+        public List<Boolean> forceFormat() {
+            return forceFormat;
         }
 
         /** The admission sketch's counters a row per chunk: as set, or the default. */
         int sketchCounters() {
             return sketchCountersPerKey > 0 ? sketchCountersPerKey : VictimAdmission.DEFAULT_SKETCH_COUNTERS;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof Settings)) {
+                return false;
+            }
+            Settings other = (Settings) o;
+            return segmentBytes == other.segmentBytes
+                    && expectedChunkBytes == other.expectedChunkBytes
+                    && Double.compare(reinsertShare, other.reinsertShare) == 0
+                    && sketchCountersPerKey == other.sketchCountersPerKey
+                    && doorkeeperBitsPerKey == other.doorkeeperBitsPerKey
+                    && sampleReadsPerKey == other.sampleReadsPerKey
+                    && queueBytes == other.queueBytes
+                    && checkpointEverySegments == other.checkpointEverySegments
+                    && checkpointIntervalMillis == other.checkpointIntervalMillis
+                    && strict == other.strict
+                    && Objects.equals(forceFormat, other.forceFormat);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(segmentBytes, expectedChunkBytes, reinsertShare, sketchCountersPerKey,
+                    doorkeeperBitsPerKey, sampleReadsPerKey, queueBytes, checkpointEverySegments,
+                    checkpointIntervalMillis, strict, forceFormat);
+        }
+
+        @Override
+        public String toString() {
+            return "Settings[segmentBytes=" + segmentBytes + ", expectedChunkBytes=" + expectedChunkBytes
+                    + ", reinsertShare=" + reinsertShare + ", sketchCountersPerKey=" + sketchCountersPerKey
+                    + ", doorkeeperBitsPerKey=" + doorkeeperBitsPerKey + ", sampleReadsPerKey=" + sampleReadsPerKey
+                    + ", queueBytes=" + queueBytes + ", checkpointEverySegments=" + checkpointEverySegments
+                    + ", checkpointIntervalMillis=" + checkpointIntervalMillis + ", strict=" + strict
+                    + ", forceFormat=" + forceFormat + "]";
         }
     }
 
@@ -124,8 +231,48 @@ public final class CacheEngine implements AutoCloseable {
      * write a checkpoint and then count down {@code reached} (setting {@code durable} if it is), or
      * drop the entry of a key whose record failed its checksum.
      */
-    private record Pending(Kind kind, long key, ByteBuffer chunk, long readStartedNanos, CountDownLatch reached,
-                           boolean[] durable) {
+    private static final class Pending {
+        private final Kind kind;
+        private final long key;
+        private final ByteBuffer chunk;
+        private final long readStartedNanos;
+        private final CountDownLatch reached;
+        private final boolean[] durable;
+
+        private Pending(Kind kind, long key, ByteBuffer chunk, long readStartedNanos, CountDownLatch reached,
+                        boolean[] durable) {
+            this.kind = kind;
+            this.key = key;
+            this.chunk = chunk;
+            this.readStartedNanos = readStartedNanos;
+            this.reached = reached;
+            this.durable = durable;
+        }
+
+        public Kind kind() {
+            return kind;
+        }
+
+        public long key() {
+            return key;
+        }
+
+        public ByteBuffer chunk() {
+            return chunk;
+        }
+
+        public long readStartedNanos() {
+            return readStartedNanos;
+        }
+
+        public CountDownLatch reached() {
+            return reached;
+        }
+
+        public boolean[] durable() {
+            return durable;
+        }
+
         static Pending chunk(long key, ByteBuffer chunk, long readStartedNanos) {
             return new Pending(Kind.CHUNK, key, chunk, readStartedNanos, null, null);
         }
@@ -148,6 +295,12 @@ public final class CacheEngine implements AutoCloseable {
 
         static Pending checkpoint(CountDownLatch reached, boolean[] durable) {
             return new Pending(Kind.CHECKPOINT, 0, null, 0, reached, durable);
+        }
+
+        @Override
+        public String toString() {
+            return "Pending[kind=" + kind + ", key=" + key + ", chunk=" + chunk
+                    + ", readStartedNanos=" + readStartedNanos + ", reached=" + reached + ", durable=" + durable + "]";
         }
     }
 

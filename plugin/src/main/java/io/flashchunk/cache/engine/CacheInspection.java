@@ -28,8 +28,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * A cache's devices as the engine's start and recovery see them, read-only (the checkpoint tool's
@@ -45,15 +47,107 @@ public final class CacheInspection {
 
     /**
      * One device: its superblock or why there is none usable, and both areas as recovery judges them.
-     *
-     * @param superblockState valid; blank (all zeros); or invalid (unreadable, another format, corrupt)
      */
-    public record Device(String path, long capacityBlocks, SuperblockState superblockState, Superblock superblock,
-                  String superblockProblem, List<Recovery.AreaHeader> areas) {
+    public static final class Device {
+        private final String path;
+        private final long capacityBlocks;
+        private final SuperblockState superblockState;
+        private final Superblock superblock;
+        private final String superblockProblem;
+        private final List<Recovery.AreaHeader> areas;
+
+        /**
+         * @param superblockState valid; blank (all zeros); or invalid (unreadable, another format, corrupt)
+         */
+        public Device(String path, long capacityBlocks, SuperblockState superblockState, Superblock superblock,
+                      String superblockProblem, List<Recovery.AreaHeader> areas) {
+            this.path = path;
+            this.capacityBlocks = capacityBlocks;
+            this.superblockState = superblockState;
+            this.superblock = superblock;
+            this.superblockProblem = superblockProblem;
+            this.areas = areas;
+        }
+
+        public String path() {
+            return path;
+        }
+
+        public long capacityBlocks() {
+            return capacityBlocks;
+        }
+
+        public SuperblockState superblockState() {
+            return superblockState;
+        }
+
+        public Superblock superblock() {
+            return superblock;
+        }
+
+        public String superblockProblem() {
+            return superblockProblem;
+        }
+
+        public List<Recovery.AreaHeader> areas() {
+            return areas;
+        }
+        @Override
+        public String toString() {
+            return "Device[path=" + path + ", capacityBlocks=" + capacityBlocks + ", superblockState=" + superblockState
+                    + ", superblock=" + superblock + ", superblockProblem=" + superblockProblem
+                    + ", areas=" + areas + "]";
+        }
     }
 
     /** One restored entry: where its record is, and the chunk its segment's summary says it holds. */
-    public record Entry(int space, String device, int segment, int sector, long key, int length, FileIdentity file) {
+    public static final class Entry {
+        private final int space;
+        private final String device;
+        private final int segment;
+        private final int sector;
+        private final long key;
+        private final int length;
+        private final FileIdentity file;
+
+        public Entry(int space, String device, int segment, int sector, long key, int length, FileIdentity file) {
+            this.space = space;
+            this.device = device;
+            this.segment = segment;
+            this.sector = sector;
+            this.key = key;
+            this.length = length;
+            this.file = file;
+        }
+
+        public int space() {
+            return space;
+        }
+
+        public String device() {
+            return device;
+        }
+
+        public int segment() {
+            return segment;
+        }
+
+        public int sector() {
+            return sector;
+        }
+
+        public long key() {
+            return key;
+        }
+
+        public int length() {
+            return length;
+        }
+
+        public FileIdentity file() {
+            return file;
+        }
+
         public int fileId() {
             return ChunkKeys.fileId(key);
         }
@@ -70,6 +164,35 @@ public final class CacheInspection {
         /** The file's path, or a placeholder when the checkpoints name no such file (its chunks are never served). */
         public String path() {
             return file == null ? "(file " + fileId() + ": not in the checkpoint's file table)" : file.path();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof Entry)) {
+                return false;
+            }
+            Entry other = (Entry) o;
+            return space == other.space
+                    && Objects.equals(device, other.device)
+                    && segment == other.segment
+                    && sector == other.sector
+                    && key == other.key
+                    && length == other.length
+                    && Objects.equals(file, other.file);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(space, device, segment, sector, key, length, file);
+        }
+
+        @Override
+        public String toString() {
+            return "Entry[space=" + space + ", device=" + device + ", segment=" + segment + ", sector=" + sector
+                    + ", key=" + key + ", length=" + length + ", file=" + file + "]";
         }
     }
 
@@ -101,8 +224,9 @@ public final class CacheInspection {
      * them when they form one cache.
      */
     public static CacheInspection load(List<StorageDriver> drivers) {
-        List<Block0> found = drivers.stream().map(CacheInspection::block0).toList();
-        List<Superblock> superblocks = found.stream().map(Block0::superblock).toList();
+        List<Block0> found = drivers.stream().map(CacheInspection::block0).collect(Collectors.toUnmodifiableList());
+        // a list that holds nulls (devices that are not the cache's)
+        List<Superblock> superblocks = found.stream().map(Block0::superblock).collect(Collectors.toList());
         List<String> setProblems = setProblems(drivers, superblocks);
         List<Device> devices = new ArrayList<>();
         boolean whole = setProblems.isEmpty() && found.stream().allMatch(block -> block.problem() == null);
@@ -147,7 +271,51 @@ public final class CacheInspection {
     }
 
     /** What block 0 of a device holds: a superblock, or its state and why there is none usable. */
-    private record Block0(SuperblockState state, Superblock superblock, String problem) {
+    private static final class Block0 {
+        private final SuperblockState state;
+        private final Superblock superblock;
+        private final String problem;
+
+        private Block0(SuperblockState state, Superblock superblock, String problem) {
+            this.state = state;
+            this.superblock = superblock;
+            this.problem = problem;
+        }
+
+        public SuperblockState state() {
+            return state;
+        }
+
+        public Superblock superblock() {
+            return superblock;
+        }
+
+        public String problem() {
+            return problem;
+        }
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof Block0)) {
+                return false;
+            }
+            Block0 other = (Block0) o;
+            return Objects.equals(state, other.state)
+                    && Objects.equals(superblock, other.superblock)
+                    && Objects.equals(problem, other.problem);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(state, superblock, problem);
+        }
+
+        @Override
+        public String toString() {
+            return "Block0[state=" + state + ", superblock=" + superblock + ", problem=" + problem + "]";
+        }
     }
 
     private static Block0 block0(StorageDriver driver) {
@@ -298,7 +466,44 @@ public final class CacheInspection {
      * (its summary is written again as it fills); the engine then drops the segment's entries by a
      * scan of the index when it reclaims it, and every record is still checked when it is read.
      */
-    public record Unlisted(String message, boolean deviceError) {
+    public static final class Unlisted {
+        private final String message;
+        private final boolean deviceError;
+
+        public Unlisted(String message, boolean deviceError) {
+            this.message = message;
+            this.deviceError = deviceError;
+        }
+
+        public String message() {
+            return message;
+        }
+
+        public boolean deviceError() {
+            return deviceError;
+        }
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof Unlisted)) {
+                return false;
+            }
+            Unlisted other = (Unlisted) o;
+            return Objects.equals(message, other.message)
+                    && deviceError == other.deviceError;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(message, deviceError);
+        }
+
+        @Override
+        public String toString() {
+            return "Unlisted[message=" + message + ", deviceError=" + deviceError + "]";
+        }
     }
 
     /**
@@ -360,7 +565,51 @@ public final class CacheInspection {
     }
 
     /** One record read back: its state, its length when read, and what went wrong otherwise. */
-    public record RecordCheck(RecordState state, int length, String message) {
+    public static final class RecordCheck {
+        private final RecordState state;
+        private final int length;
+        private final String message;
+
+        public RecordCheck(RecordState state, int length, String message) {
+            this.state = state;
+            this.length = length;
+            this.message = message;
+        }
+
+        public RecordState state() {
+            return state;
+        }
+
+        public int length() {
+            return length;
+        }
+
+        public String message() {
+            return message;
+        }
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof RecordCheck)) {
+                return false;
+            }
+            RecordCheck other = (RecordCheck) o;
+            return Objects.equals(state, other.state)
+                    && length == other.length
+                    && Objects.equals(message, other.message);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(state, length, message);
+        }
+
+        @Override
+        public String toString() {
+            return "RecordCheck[state=" + state + ", length=" + length + ", message=" + message + "]";
+        }
     }
 
     /**

@@ -32,16 +32,57 @@ import java.util.function.LongSupplier;
 public final class EngineParts {
     /**
      * What differs between uses.
-     *
-     * @param indexEntries the chunks the index is sized for
-     * @param indexBuckets the index's buckets exactly, as a checkpoint names them; 0: sized for {@code indexEntries}
-     * @param tinyLfu      Caffeine's W-TinyLFU over segments (the engine's), or oldest first
-     * @param policy       admission's victims, reinsertion, the reclaim batch, space loads, live keys
-     * @param readBuffers  the pool hits read flash into
-     * @param readPolicy   how hits read flash
      */
-    public record Spec(long indexEntries, long indexBuckets, boolean tinyLfu, WriterPolicy policy,
-                       AlignedBufferPool readBuffers, FlashReadPolicy readPolicy) {
+    public static final class Spec {
+        private final long indexEntries;
+        private final long indexBuckets;
+        private final boolean tinyLfu;
+        private final WriterPolicy policy;
+        private final AlignedBufferPool readBuffers;
+        private final FlashReadPolicy readPolicy;
+
+        /**
+         * @param indexEntries the chunks the index is sized for
+         * @param indexBuckets the index's buckets exactly, as a checkpoint names them; 0: sized for {@code indexEntries}
+         * @param tinyLfu      Caffeine's W-TinyLFU over segments (the engine's), or oldest first
+         * @param policy       admission's victims, reinsertion, the reclaim batch, space loads, live keys
+         * @param readBuffers  the pool hits read flash into
+         * @param readPolicy   how hits read flash
+         */
+        public Spec(long indexEntries, long indexBuckets, boolean tinyLfu, WriterPolicy policy,
+                    AlignedBufferPool readBuffers, FlashReadPolicy readPolicy) {
+            this.indexEntries = indexEntries;
+            this.indexBuckets = indexBuckets;
+            this.tinyLfu = tinyLfu;
+            this.policy = policy;
+            this.readBuffers = readBuffers;
+            this.readPolicy = readPolicy;
+        }
+
+        public long indexEntries() {
+            return indexEntries;
+        }
+
+        public long indexBuckets() {
+            return indexBuckets;
+        }
+
+        public boolean tinyLfu() {
+            return tinyLfu;
+        }
+
+        public WriterPolicy policy() {
+            return policy;
+        }
+
+        public AlignedBufferPool readBuffers() {
+            return readBuffers;
+        }
+
+        public FlashReadPolicy readPolicy() {
+            return readPolicy;
+        }
+
         /** A cache that runs: the index sized for {@code indexEntries}. */
         public Spec(long indexEntries, boolean tinyLfu, WriterPolicy policy, AlignedBufferPool readBuffers,
                     FlashReadPolicy readPolicy) {
@@ -55,6 +96,12 @@ public final class EngineParts {
          */
         public static Spec inspection(long indexBuckets, AlignedBufferPool readBuffers, FlashReadPolicy readPolicy) {
             return new Spec(0, indexBuckets, false, WriterPolicy.NONE, readBuffers, readPolicy);
+        }
+
+        @Override
+        public String toString() {
+            return "Spec[indexEntries=" + indexEntries + ", indexBuckets=" + indexBuckets + ", tinyLfu=" + tinyLfu
+                    + ", policy=" + policy + ", readBuffers=" + readBuffers + ", readPolicy=" + readPolicy + "]";
         }
     }
 

@@ -1,68 +1,277 @@
 package io.flashchunk.cache.engine;
 
+import java.util.Objects;
+
 /**
  * The engine's counters, read together by {@link CacheEngine#stats()}: the one place they are
  * gathered, so a caller (the cache's statistics, a benchmark) names them as the engine does.
  * Counts since start; each is read once, so the record is a snapshot of counters that may move
  * between two of them, never a torn value.
- *
- * @param entries                   chunks in the index
- * @param queuedBytes               bytes offered and waiting for the writer
- * @param alreadyCached             offers of keys already in the index: not queued
- * @param queueFull                 offers dropped because the queue was full
- * @param notAdmitted               offers admission refused (their reads did not outweigh the victims')
- * @param dropped                   admitted offers the writer could not append (no segment, too large)
- * @param offeredBeforeInvalidation offers dropped because their key was invalidated after their read began
- * @param appended                  records appended to segments (reinserted ones included)
- * @param reinserted                records of reclaimed segments appended again
- * @param segmentsSealed            segments sealed and handed to the device
- * @param flashBytesWritten         flash the sealed segments take, each counted whole when it is sealed
- *                                  (a part-full one too); the devices' own count, checkpoints included, is
- *                                  {@code CacheStats.deviceBytesWritten}
- * @param segmentsReclaimed         segments reclaimed
- * @param failedSegmentWrites       segment writes that failed (their chunks left the index)
- * @param writerErrors              unexpected failures of the writer on a chunk
- * @param memoryReads               hits read from a segment buffer (not yet on flash)
- * @param flashBytesRead            bytes hits read from flash
- * @param pairedReads               flash hits that brought the file's next chunk with the same read
- * @param readTimeouts              flash reads slower than the read timeout: misses
- * @param busyMisses                hits not read because their device already had as many reads in flight as
- *                                  it may (those given up after the timeout included): misses
- * @param readErrors                flash reads that failed: misses
- * @param refusedRecords            reads that met another record than the key's: misses, never served
- * @param damagedRecords            reads whose record failed a checksum: misses, never served
- * @param invalidations             positions invalidated
- * @param checkpoints               checkpoints made durable
- * @param failedCheckpoints         checkpoints that failed
- * @param lastCheckpointSequence    the newest durable checkpoint's sequence (0: none yet)
- * @param appendedSinceCheckpoint   records appended since the last durable checkpoint began: what a crash could lose
  */
-public record EngineStats(
-        long entries,
-        long queuedBytes,
-        long alreadyCached,
-        long queueFull,
-        long notAdmitted,
-        long dropped,
-        long offeredBeforeInvalidation,
-        long appended,
-        long reinserted,
-        long segmentsSealed,
-        long flashBytesWritten,
-        long segmentsReclaimed,
-        long failedSegmentWrites,
-        long writerErrors,
-        long memoryReads,
-        long flashBytesRead,
-        long pairedReads,
-        long readTimeouts,
-        long busyMisses,
-        long readErrors,
-        long refusedRecords,
-        long damagedRecords,
-        long invalidations,
-        long checkpoints,
-        long failedCheckpoints,
-        long lastCheckpointSequence,
-        long appendedSinceCheckpoint) {
+public final class EngineStats {
+    private final long entries;
+    private final long queuedBytes;
+    private final long alreadyCached;
+    private final long queueFull;
+    private final long notAdmitted;
+    private final long dropped;
+    private final long offeredBeforeInvalidation;
+    private final long appended;
+    private final long reinserted;
+    private final long segmentsSealed;
+    private final long flashBytesWritten;
+    private final long segmentsReclaimed;
+    private final long failedSegmentWrites;
+    private final long writerErrors;
+    private final long memoryReads;
+    private final long flashBytesRead;
+    private final long pairedReads;
+    private final long readTimeouts;
+    private final long busyMisses;
+    private final long readErrors;
+    private final long refusedRecords;
+    private final long damagedRecords;
+    private final long invalidations;
+    private final long checkpoints;
+    private final long failedCheckpoints;
+    private final long lastCheckpointSequence;
+    private final long appendedSinceCheckpoint;
+
+    /**
+     * @param entries                   chunks in the index
+     * @param queuedBytes               bytes offered and waiting for the writer
+     * @param alreadyCached             offers of keys already in the index: not queued
+     * @param queueFull                 offers dropped because the queue was full
+     * @param notAdmitted               offers admission refused (their reads did not outweigh the victims')
+     * @param dropped                   admitted offers the writer could not append (no segment, too large)
+     * @param offeredBeforeInvalidation offers dropped because their key was invalidated after their read began
+     * @param appended                  records appended to segments (reinserted ones included)
+     * @param reinserted                records of reclaimed segments appended again
+     * @param segmentsSealed            segments sealed and handed to the device
+     * @param flashBytesWritten         flash the sealed segments take, each counted whole when it is sealed
+     *     (a part-full one too); the devices' own count, checkpoints included, is
+     *     {@code CacheStats.deviceBytesWritten}
+     * @param segmentsReclaimed         segments reclaimed
+     * @param failedSegmentWrites       segment writes that failed (their chunks left the index)
+     * @param writerErrors              unexpected failures of the writer on a chunk
+     * @param memoryReads               hits read from a segment buffer (not yet on flash)
+     * @param flashBytesRead            bytes hits read from flash
+     * @param pairedReads               flash hits that brought the file's next chunk with the same read
+     * @param readTimeouts              flash reads slower than the read timeout: misses
+     * @param busyMisses                hits not read because their device already had as many reads in flight as
+     *     it may (those given up after the timeout included): misses
+     * @param readErrors                flash reads that failed: misses
+     * @param refusedRecords            reads that met another record than the key's: misses, never served
+     * @param damagedRecords            reads whose record failed a checksum: misses, never served
+     * @param invalidations             positions invalidated
+     * @param checkpoints               checkpoints made durable
+     * @param failedCheckpoints         checkpoints that failed
+     * @param lastCheckpointSequence    the newest durable checkpoint's sequence (0: none yet)
+     * @param appendedSinceCheckpoint   records appended since the last durable checkpoint began: what a crash could lose
+     */
+    public EngineStats(long entries, long queuedBytes, long alreadyCached, long queueFull, long notAdmitted,
+                       long dropped, long offeredBeforeInvalidation, long appended, long reinserted,
+                       long segmentsSealed, long flashBytesWritten, long segmentsReclaimed, long failedSegmentWrites,
+                       long writerErrors, long memoryReads, long flashBytesRead, long pairedReads, long readTimeouts,
+                       long busyMisses, long readErrors, long refusedRecords, long damagedRecords, long invalidations,
+                       long checkpoints, long failedCheckpoints, long lastCheckpointSequence,
+                       long appendedSinceCheckpoint) {
+        this.entries = entries;
+        this.queuedBytes = queuedBytes;
+        this.alreadyCached = alreadyCached;
+        this.queueFull = queueFull;
+        this.notAdmitted = notAdmitted;
+        this.dropped = dropped;
+        this.offeredBeforeInvalidation = offeredBeforeInvalidation;
+        this.appended = appended;
+        this.reinserted = reinserted;
+        this.segmentsSealed = segmentsSealed;
+        this.flashBytesWritten = flashBytesWritten;
+        this.segmentsReclaimed = segmentsReclaimed;
+        this.failedSegmentWrites = failedSegmentWrites;
+        this.writerErrors = writerErrors;
+        this.memoryReads = memoryReads;
+        this.flashBytesRead = flashBytesRead;
+        this.pairedReads = pairedReads;
+        this.readTimeouts = readTimeouts;
+        this.busyMisses = busyMisses;
+        this.readErrors = readErrors;
+        this.refusedRecords = refusedRecords;
+        this.damagedRecords = damagedRecords;
+        this.invalidations = invalidations;
+        this.checkpoints = checkpoints;
+        this.failedCheckpoints = failedCheckpoints;
+        this.lastCheckpointSequence = lastCheckpointSequence;
+        this.appendedSinceCheckpoint = appendedSinceCheckpoint;
+    }
+
+    public long entries() {
+        return entries;
+    }
+
+    public long queuedBytes() {
+        return queuedBytes;
+    }
+
+    public long alreadyCached() {
+        return alreadyCached;
+    }
+
+    public long queueFull() {
+        return queueFull;
+    }
+
+    public long notAdmitted() {
+        return notAdmitted;
+    }
+
+    public long dropped() {
+        return dropped;
+    }
+
+    public long offeredBeforeInvalidation() {
+        return offeredBeforeInvalidation;
+    }
+
+    public long appended() {
+        return appended;
+    }
+
+    public long reinserted() {
+        return reinserted;
+    }
+
+    public long segmentsSealed() {
+        return segmentsSealed;
+    }
+
+    public long flashBytesWritten() {
+        return flashBytesWritten;
+    }
+
+    public long segmentsReclaimed() {
+        return segmentsReclaimed;
+    }
+
+    public long failedSegmentWrites() {
+        return failedSegmentWrites;
+    }
+
+    public long writerErrors() {
+        return writerErrors;
+    }
+
+    public long memoryReads() {
+        return memoryReads;
+    }
+
+    public long flashBytesRead() {
+        return flashBytesRead;
+    }
+
+    public long pairedReads() {
+        return pairedReads;
+    }
+
+    public long readTimeouts() {
+        return readTimeouts;
+    }
+
+    public long busyMisses() {
+        return busyMisses;
+    }
+
+    public long readErrors() {
+        return readErrors;
+    }
+
+    public long refusedRecords() {
+        return refusedRecords;
+    }
+
+    public long damagedRecords() {
+        return damagedRecords;
+    }
+
+    public long invalidations() {
+        return invalidations;
+    }
+
+    public long checkpoints() {
+        return checkpoints;
+    }
+
+    public long failedCheckpoints() {
+        return failedCheckpoints;
+    }
+
+    public long lastCheckpointSequence() {
+        return lastCheckpointSequence;
+    }
+
+    public long appendedSinceCheckpoint() {
+        return appendedSinceCheckpoint;
+    }
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof EngineStats)) {
+            return false;
+        }
+        EngineStats other = (EngineStats) o;
+        return entries == other.entries
+                && queuedBytes == other.queuedBytes
+                && alreadyCached == other.alreadyCached
+                && queueFull == other.queueFull
+                && notAdmitted == other.notAdmitted
+                && dropped == other.dropped
+                && offeredBeforeInvalidation == other.offeredBeforeInvalidation
+                && appended == other.appended
+                && reinserted == other.reinserted
+                && segmentsSealed == other.segmentsSealed
+                && flashBytesWritten == other.flashBytesWritten
+                && segmentsReclaimed == other.segmentsReclaimed
+                && failedSegmentWrites == other.failedSegmentWrites
+                && writerErrors == other.writerErrors
+                && memoryReads == other.memoryReads
+                && flashBytesRead == other.flashBytesRead
+                && pairedReads == other.pairedReads
+                && readTimeouts == other.readTimeouts
+                && busyMisses == other.busyMisses
+                && readErrors == other.readErrors
+                && refusedRecords == other.refusedRecords
+                && damagedRecords == other.damagedRecords
+                && invalidations == other.invalidations
+                && checkpoints == other.checkpoints
+                && failedCheckpoints == other.failedCheckpoints
+                && lastCheckpointSequence == other.lastCheckpointSequence
+                && appendedSinceCheckpoint == other.appendedSinceCheckpoint;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(entries, queuedBytes, alreadyCached, queueFull, notAdmitted, dropped,
+                offeredBeforeInvalidation, appended, reinserted, segmentsSealed, flashBytesWritten, segmentsReclaimed,
+                failedSegmentWrites, writerErrors, memoryReads, flashBytesRead, pairedReads, readTimeouts, busyMisses,
+                readErrors, refusedRecords, damagedRecords, invalidations, checkpoints, failedCheckpoints,
+                lastCheckpointSequence, appendedSinceCheckpoint);
+    }
+
+    @Override
+    public String toString() {
+        return "EngineStats[entries=" + entries + ", queuedBytes=" + queuedBytes + ", alreadyCached=" + alreadyCached
+                + ", queueFull=" + queueFull + ", notAdmitted=" + notAdmitted + ", dropped=" + dropped
+                + ", offeredBeforeInvalidation=" + offeredBeforeInvalidation + ", appended=" + appended
+                + ", reinserted=" + reinserted + ", segmentsSealed=" + segmentsSealed
+                + ", flashBytesWritten=" + flashBytesWritten + ", segmentsReclaimed=" + segmentsReclaimed
+                + ", failedSegmentWrites=" + failedSegmentWrites + ", writerErrors=" + writerErrors
+                + ", memoryReads=" + memoryReads + ", flashBytesRead=" + flashBytesRead + ", pairedReads=" + pairedReads
+                + ", readTimeouts=" + readTimeouts + ", busyMisses=" + busyMisses + ", readErrors=" + readErrors
+                + ", refusedRecords=" + refusedRecords + ", damagedRecords=" + damagedRecords
+                + ", invalidations=" + invalidations + ", checkpoints=" + checkpoints
+                + ", failedCheckpoints=" + failedCheckpoints + ", lastCheckpointSequence=" + lastCheckpointSequence
+                + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + "]";
+    }
 }

@@ -3,6 +3,7 @@ package io.flashchunk.cache.files;
 import io.flashchunk.device.FileStatus;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Objects;
 
 /**
  * What makes a data file the same file. Its path is not enough (a file deleted and written again
@@ -10,15 +11,56 @@ import java.nio.file.Path;
  * just after a deletion the freed inode. A new file never shares its predecessor's birth time or
  * inode generation, so those are what prove a file is the one the cache knew; where the file
  * system reports neither, nothing can prove it, and its chunks are not kept.
- *
- * @param inode      the inode number
- * @param birthNanos the birth time in nanoseconds since the epoch, or {@link #UNKNOWN}
- * @param generation the inode generation, or {@link #UNKNOWN}
  */
-public record FileIdentity(String path, long sizeBytes, long modifiedMillis, long inode, long birthNanos,
-                           long generation) {
+public final class FileIdentity {
     /** A birth time or generation the file system does not report. */
     public static final long UNKNOWN = FileStatus.UNKNOWN;
+
+    private final String path;
+    private final long sizeBytes;
+    private final long modifiedMillis;
+    private final long inode;
+    private final long birthNanos;
+    private final long generation;
+
+    /**
+     * @param inode      the inode number
+     * @param birthNanos the birth time in nanoseconds since the epoch, or {@link #UNKNOWN}
+     * @param generation the inode generation, or {@link #UNKNOWN}
+     */
+    public FileIdentity(String path, long sizeBytes, long modifiedMillis, long inode, long birthNanos,
+                        long generation) {
+        this.path = path;
+        this.sizeBytes = sizeBytes;
+        this.modifiedMillis = modifiedMillis;
+        this.inode = inode;
+        this.birthNanos = birthNanos;
+        this.generation = generation;
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public long sizeBytes() {
+        return sizeBytes;
+    }
+
+    public long modifiedMillis() {
+        return modifiedMillis;
+    }
+
+    public long inode() {
+        return inode;
+    }
+
+    public long birthNanos() {
+        return birthNanos;
+    }
+
+    public long generation() {
+        return generation;
+    }
 
     /** The identity of the file at {@code path} now. */
     public static FileIdentity of(Path path) throws IOException {
@@ -72,5 +114,33 @@ public record FileIdentity(String path, long sizeBytes, long modifiedMillis, lon
         } catch (IOException | RuntimeException e) {
             return false;
         }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof FileIdentity)) {
+            return false;
+        }
+        FileIdentity other = (FileIdentity) o;
+        return Objects.equals(path, other.path)
+                && sizeBytes == other.sizeBytes
+                && modifiedMillis == other.modifiedMillis
+                && inode == other.inode
+                && birthNanos == other.birthNanos
+                && generation == other.generation;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(path, sizeBytes, modifiedMillis, inode, birthNanos, generation);
+    }
+
+    @Override
+    public String toString() {
+        return "FileIdentity[path=" + path + ", sizeBytes=" + sizeBytes + ", modifiedMillis=" + modifiedMillis
+                + ", inode=" + inode + ", birthNanos=" + birthNanos + ", generation=" + generation + "]";
     }
 }

@@ -21,7 +21,32 @@ public final class FileTableCodec {
     }
 
     /** The encoded table, how many records it holds, and their ids (over-long paths are left out). */
-    public record Encoded(byte[] bytes, int count, BitSet ids) {
+    public static final class Encoded {
+        private final byte[] bytes;
+        private final int count;
+        private final BitSet ids;
+
+        public Encoded(byte[] bytes, int count, BitSet ids) {
+            this.bytes = bytes;
+            this.count = count;
+            this.ids = ids;
+        }
+
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        public int count() {
+            return count;
+        }
+
+        public BitSet ids() {
+            return ids;
+        }
+        @Override
+        public String toString() {
+            return "Encoded[bytes=" + bytes + ", count=" + count + ", ids=" + ids + "]";
+        }
     }
 
     public static Encoded encode(Collection<CachedFile> files) {

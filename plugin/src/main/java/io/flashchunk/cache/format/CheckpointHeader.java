@@ -4,6 +4,7 @@ import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.zip.CRC32C;
 
@@ -23,10 +24,7 @@ import java.util.zip.CRC32C;
  * The header's magic differs from the removed per-chunk engine's, so neither engine's checkpoint
  * can be read as the other's. Little-endian.
  */
-public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, long timestampMillis,
-                                      int nextFileId, int fileCount, long fileTableBytes, int segments,
-                                      int segmentBytes, long buckets, long entryCount, long nextSegmentSequence,
-                                      int bodyCrc, boolean exactCopy) {
+public final class CheckpointHeader {
     public static final long MAGIC = 0x464C4348_43435F31L; // "FLCHCC_1"
     /** 3: with the exact-copy flag (2: without, read as not exact; 1: record addresses in 512-byte units). */
     public static final int VERSION = 3;
@@ -41,6 +39,96 @@ public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, lon
     public static final long MAX_FILE_TABLE_BYTES = 64 << 20;
     /** Sequences stay far below overflow: a forged one near it would make every later checkpoint unreadable. */
     public static final long MAX_SEQUENCE = 1L << 62;
+
+    private final UUID instance;
+    private final int spaceIndex;
+    private final long sequence;
+    private final long timestampMillis;
+    private final int nextFileId;
+    private final int fileCount;
+    private final long fileTableBytes;
+    private final int segments;
+    private final int segmentBytes;
+    private final long buckets;
+    private final long entryCount;
+    private final long nextSegmentSequence;
+    private final int bodyCrc;
+    private final boolean exactCopy;
+
+    public CheckpointHeader(UUID instance, int spaceIndex, long sequence, long timestampMillis, int nextFileId,
+                            int fileCount, long fileTableBytes, int segments, int segmentBytes, long buckets,
+                            long entryCount, long nextSegmentSequence, int bodyCrc, boolean exactCopy) {
+        this.instance = instance;
+        this.spaceIndex = spaceIndex;
+        this.sequence = sequence;
+        this.timestampMillis = timestampMillis;
+        this.nextFileId = nextFileId;
+        this.fileCount = fileCount;
+        this.fileTableBytes = fileTableBytes;
+        this.segments = segments;
+        this.segmentBytes = segmentBytes;
+        this.buckets = buckets;
+        this.entryCount = entryCount;
+        this.nextSegmentSequence = nextSegmentSequence;
+        this.bodyCrc = bodyCrc;
+        this.exactCopy = exactCopy;
+    }
+
+    public UUID instance() {
+        return instance;
+    }
+
+    public int spaceIndex() {
+        return spaceIndex;
+    }
+
+    public long sequence() {
+        return sequence;
+    }
+
+    public long timestampMillis() {
+        return timestampMillis;
+    }
+
+    public int nextFileId() {
+        return nextFileId;
+    }
+
+    public int fileCount() {
+        return fileCount;
+    }
+
+    public long fileTableBytes() {
+        return fileTableBytes;
+    }
+
+    public int segments() {
+        return segments;
+    }
+
+    public int segmentBytes() {
+        return segmentBytes;
+    }
+
+    public long buckets() {
+        return buckets;
+    }
+
+    public long entryCount() {
+        return entryCount;
+    }
+
+    public long nextSegmentSequence() {
+        return nextSegmentSequence;
+    }
+
+    public int bodyCrc() {
+        return bodyCrc;
+    }
+
+    public boolean exactCopy() {
+        return exactCopy;
+    }
 
     public long segmentsBytes() {
         return (long) segments * SEGMENT_BYTES;
@@ -129,5 +217,45 @@ public record CheckpointHeader(UUID instance, int spaceIndex, long sequence, lon
         CRC32C crc = new CRC32C();
         crc.update(block.duplicate().position(0).limit(CRC_AT));
         return (int) crc.getValue();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof CheckpointHeader)) {
+            return false;
+        }
+        CheckpointHeader other = (CheckpointHeader) o;
+        return Objects.equals(instance, other.instance)
+                && spaceIndex == other.spaceIndex
+                && sequence == other.sequence
+                && timestampMillis == other.timestampMillis
+                && nextFileId == other.nextFileId
+                && fileCount == other.fileCount
+                && fileTableBytes == other.fileTableBytes
+                && segments == other.segments
+                && segmentBytes == other.segmentBytes
+                && buckets == other.buckets
+                && entryCount == other.entryCount
+                && nextSegmentSequence == other.nextSegmentSequence
+                && bodyCrc == other.bodyCrc
+                && exactCopy == other.exactCopy;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(instance, spaceIndex, sequence, timestampMillis, nextFileId, fileCount, fileTableBytes,
+                segments, segmentBytes, buckets, entryCount, nextSegmentSequence, bodyCrc, exactCopy);
+    }
+
+    @Override
+    public String toString() {
+        return "CheckpointHeader[instance=" + instance + ", spaceIndex=" + spaceIndex + ", sequence=" + sequence
+                + ", timestampMillis=" + timestampMillis + ", nextFileId=" + nextFileId + ", fileCount=" + fileCount
+                + ", fileTableBytes=" + fileTableBytes + ", segments=" + segments + ", segmentBytes=" + segmentBytes
+                + ", buckets=" + buckets + ", entryCount=" + entryCount + ", nextSegmentSequence=" + nextSegmentSequence
+                + ", bodyCrc=" + bodyCrc + ", exactCopy=" + exactCopy + "]";
     }
 }

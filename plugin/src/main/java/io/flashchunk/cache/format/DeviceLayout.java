@@ -1,6 +1,7 @@
 package io.flashchunk.cache.format;
 
 import io.flashchunk.device.BlockDevice;
+import java.util.Objects;
 
 /**
  * Where things are on a device of the engine (4096-byte blocks):
@@ -18,17 +19,42 @@ import io.flashchunk.device.BlockDevice;
  * entries past its area's room (counted, never misread). A device larger than a space can address
  * (4 TiB) is used up to there.
  */
-public record DeviceLayout(long deviceBlocks, int segmentBytes, long areaBlocks, int segments) {
+public final class DeviceLayout {
     private static final int BLOCK = BlockDevice.BLOCK_SIZE;
     /** Blocks a {@link RecordAddress} can reach in one space (just under 4 TiB). */
     static final long ADDRESSABLE_BLOCKS = RecordAddress.MAX_SECTOR * RecordAddress.SECTOR_BYTES / BLOCK;
 
-    public DeviceLayout {
+    private final long deviceBlocks;
+    private final int segmentBytes;
+    private final long areaBlocks;
+    private final int segments;
+
+    public DeviceLayout(long deviceBlocks, int segmentBytes, long areaBlocks, int segments) {
         if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0 || segments < 1 || areaBlocks < 2
                 || 1 + 2 * areaBlocks + (long) segments * (segmentBytes / BLOCK) > deviceBlocks) {
             throw new IllegalArgumentException(segments + " segments of " + segmentBytes + " bytes and areas of "
                     + areaBlocks + " blocks do not fit a device of " + deviceBlocks + " blocks");
         }
+        this.deviceBlocks = deviceBlocks;
+        this.segmentBytes = segmentBytes;
+        this.areaBlocks = areaBlocks;
+        this.segments = segments;
+    }
+
+    public long deviceBlocks() {
+        return deviceBlocks;
+    }
+
+    public int segmentBytes() {
+        return segmentBytes;
+    }
+
+    public long areaBlocks() {
+        return areaBlocks;
+    }
+
+    public int segments() {
+        return segments;
     }
 
     /** The layout with the most segments of {@code segmentBytes} on a device of {@code deviceBlocks}. */
@@ -70,5 +96,31 @@ public record DeviceLayout(long deviceBlocks, int segmentBytes, long areaBlocks,
 
     public SegmentLayout segmentLayout() {
         return new SegmentLayout((1 + 2 * areaBlocks) * BLOCK, segmentBytes, segments);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof DeviceLayout)) {
+            return false;
+        }
+        DeviceLayout other = (DeviceLayout) o;
+        return deviceBlocks == other.deviceBlocks
+                && segmentBytes == other.segmentBytes
+                && areaBlocks == other.areaBlocks
+                && segments == other.segments;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(deviceBlocks, segmentBytes, areaBlocks, segments);
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceLayout[deviceBlocks=" + deviceBlocks + ", segmentBytes=" + segmentBytes
+                + ", areaBlocks=" + areaBlocks + ", segments=" + segments + "]";
     }
 }

@@ -1,14 +1,19 @@
 package io.flashchunk.cache.format;
 
 import io.flashchunk.device.BlockDevice;
+import java.util.Objects;
 
 /**
  * Where one address space's segments are on its device: {@code segments} segments of
  * {@code segmentBytes} each, from byte {@code firstByte} on (after the superblock and checkpoint
  * areas), and how a {@link RecordAddress} in the space names a segment and a place in it.
  */
-public record SegmentLayout(long firstByte, int segmentBytes, int segments) {
-    public SegmentLayout {
+public final class SegmentLayout {
+    private final long firstByte;
+    private final int segmentBytes;
+    private final int segments;
+
+    public SegmentLayout(long firstByte, int segmentBytes, int segments) {
         if (firstByte < BlockDevice.BLOCK_SIZE || firstByte % BlockDevice.BLOCK_SIZE != 0) {
             throw new IllegalArgumentException("segments must start at a block after the first, not byte " + firstByte);
         }
@@ -21,6 +26,21 @@ public record SegmentLayout(long firstByte, int segmentBytes, int segments) {
             throw new IllegalArgumentException(segments + " segments of " + segmentBytes + " bytes do not fit "
                     + "an address space");
         }
+        this.firstByte = firstByte;
+        this.segmentBytes = segmentBytes;
+        this.segments = segments;
+    }
+
+    public long firstByte() {
+        return firstByte;
+    }
+
+    public int segmentBytes() {
+        return segmentBytes;
+    }
+
+    public int segments() {
+        return segments;
     }
 
     /** The layout for a device of {@code capacityBytes} whose segments start at {@code firstByte}. */
@@ -61,5 +81,30 @@ public record SegmentLayout(long firstByte, int segmentBytes, int segments) {
     public boolean contains(long address) {
         long at = RecordAddress.byteOffset(address);
         return at >= firstByte && at < firstByte + (long) segments * segmentBytes;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof SegmentLayout)) {
+            return false;
+        }
+        SegmentLayout other = (SegmentLayout) o;
+        return firstByte == other.firstByte
+                && segmentBytes == other.segmentBytes
+                && segments == other.segments;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(firstByte, segmentBytes, segments);
+    }
+
+    @Override
+    public String toString() {
+        return "SegmentLayout[firstByte=" + firstByte + ", segmentBytes=" + segmentBytes
+                + ", segments=" + segments + "]";
     }
 }

@@ -16,16 +16,41 @@ import java.util.zip.CRC32C;
  *
  * Little-endian. The entries end where the trailer starts; the records end before the entries begin.
  */
-public record SegmentSummary(long sequence, long[] keys, int[] sectors, int[] lengths) {
+public final class SegmentSummary {
     public static final int ENTRY_BYTES = 16;
     public static final int TRAILER_BYTES = 32;
     static final int MAGIC = 0x3153_4346; // "FCS1" little-endian
 
-    public SegmentSummary {
+    private final long sequence;
+    private final long[] keys;
+    private final int[] sectors;
+    private final int[] lengths;
+
+    public SegmentSummary(long sequence, long[] keys, int[] sectors, int[] lengths) {
         if (keys.length != sectors.length || keys.length != lengths.length) {
             throw new IllegalArgumentException("summary arrays differ in length: " + keys.length + " keys, "
                     + sectors.length + " sectors, " + lengths.length + " lengths");
         }
+        this.sequence = sequence;
+        this.keys = keys;
+        this.sectors = sectors;
+        this.lengths = lengths;
+    }
+
+    public long sequence() {
+        return sequence;
+    }
+
+    public long[] keys() {
+        return keys;
+    }
+
+    public int[] sectors() {
+        return sectors;
+    }
+
+    public int[] lengths() {
+        return lengths;
     }
 
     /** Bytes the summary of {@code count} records takes at the end of its segment. */
@@ -127,5 +152,11 @@ public record SegmentSummary(long sequence, long[] keys, int[] sectors, int[] le
         CRC32C crc = new CRC32C();
         crc.update(bytes.duplicate().limit(to).position(from));
         return (int) crc.getValue();
+    }
+
+    @Override
+    public String toString() {
+        return "SegmentSummary[sequence=" + sequence + ", keys=" + keys + ", sectors=" + sectors
+                + ", lengths=" + lengths + "]";
     }
 }

@@ -5,6 +5,7 @@ import io.flashchunk.cache.upgrade.PerChunkEngine;
 import io.flashchunk.device.BlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.zip.CRC32C;
 
@@ -20,8 +21,7 @@ import java.util.zip.CRC32C;
  * <p>Everything it holds, checksum included, lies in the block's first 512 bytes, so a write of it
  * torn at the device's sector granularity leaves the old one or the new one, never a mix.
  */
-public record Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLayout layout,
-                                long sequenceLimit) {
+public final class Superblock {
     /**
      * 4: with the sequence reservation; 3 (read, and rewritten as 4 at the next start): without it
      * (2: records aligned to 512 bytes; its devices are formatted anew, never read).
@@ -32,11 +32,42 @@ public record Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLa
     private static final int CRC_AT = 72;
     private static final int CRC_AT_VERSION_3 = 64;
 
-    public Superblock {
+    private final UUID instance;
+    private final int spaceIndex;
+    private final int spaceCount;
+    private final DeviceLayout layout;
+    private final long sequenceLimit;
+
+    public Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLayout layout, long sequenceLimit) {
         if (sequenceLimit < 0 || sequenceLimit > CheckpointHeader.MAX_SEQUENCE) {
             throw new IllegalArgumentException("sequence limit " + sequenceLimit + " is outside 0.."
                     + CheckpointHeader.MAX_SEQUENCE);
         }
+        this.instance = instance;
+        this.spaceIndex = spaceIndex;
+        this.spaceCount = spaceCount;
+        this.layout = layout;
+        this.sequenceLimit = sequenceLimit;
+    }
+
+    public UUID instance() {
+        return instance;
+    }
+
+    public int spaceIndex() {
+        return spaceIndex;
+    }
+
+    public int spaceCount() {
+        return spaceCount;
+    }
+
+    public DeviceLayout layout() {
+        return layout;
+    }
+
+    public long sequenceLimit() {
+        return sequenceLimit;
     }
 
     /** This superblock with sequences reserved below {@code limit}. */
@@ -127,5 +158,32 @@ public record Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLa
         CRC32C crc = new CRC32C();
         crc.update(block.duplicate().position(0).limit(crcAt));
         return (int) crc.getValue();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof Superblock)) {
+            return false;
+        }
+        Superblock other = (Superblock) o;
+        return Objects.equals(instance, other.instance)
+                && spaceIndex == other.spaceIndex
+                && spaceCount == other.spaceCount
+                && Objects.equals(layout, other.layout)
+                && sequenceLimit == other.sequenceLimit;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(instance, spaceIndex, spaceCount, layout, sequenceLimit);
+    }
+
+    @Override
+    public String toString() {
+        return "Superblock[instance=" + instance + ", spaceIndex=" + spaceIndex + ", spaceCount=" + spaceCount
+                + ", layout=" + layout + ", sequenceLimit=" + sequenceLimit + "]";
     }
 }

@@ -97,7 +97,35 @@ public final class SegmentReader {
      * A hit: the chunk as a view of {@code buffer}, a buffer of {@code pool} that whoever holds the hit
      * releases once ({@link #release}); with {@code next}, the file's next chunk read by the same I/O.
      */
-    public record Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next) {
+    public static final class Hit {
+        private final ByteBuffer chunk;
+        private final ByteBuffer buffer;
+        private final AlignedBufferPool pool;
+        private final Follower next;
+
+        public Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next) {
+            this.chunk = chunk;
+            this.buffer = buffer;
+            this.pool = pool;
+            this.next = next;
+        }
+
+        public ByteBuffer chunk() {
+            return chunk;
+        }
+
+        public ByteBuffer buffer() {
+            return buffer;
+        }
+
+        public AlignedBufferPool pool() {
+            return pool;
+        }
+
+        public Follower next() {
+            return next;
+        }
+
         public void release() {
             pool.release(buffer);
         }
@@ -112,6 +140,11 @@ public final class SegmentReader {
                 release();
             }
         }
+
+        @Override
+        public String toString() {
+            return "Hit[chunk=" + chunk + ", buffer=" + buffer + ", pool=" + pool + ", next=" + next + "]";
+        }
     }
 
     /**
@@ -119,7 +152,38 @@ public final class SegmentReader {
      * key, segment use and CRC32C) then: {@code chunk} is a view of the hit's buffer. It may be served
      * later only if {@link #stillCurrent} says the index still points at that use of {@code address}.
      */
-    public record Follower(long key, long address, long sequence, ByteBuffer chunk) {
+    public static final class Follower {
+        private final long key;
+        private final long address;
+        private final long sequence;
+        private final ByteBuffer chunk;
+
+        public Follower(long key, long address, long sequence, ByteBuffer chunk) {
+            this.key = key;
+            this.address = address;
+            this.sequence = sequence;
+            this.chunk = chunk;
+        }
+
+        public long key() {
+            return key;
+        }
+
+        public long address() {
+            return address;
+        }
+
+        public long sequence() {
+            return sequence;
+        }
+
+        public ByteBuffer chunk() {
+            return chunk;
+        }
+        @Override
+        public String toString() {
+            return "Follower[key=" + key + ", address=" + address + ", sequence=" + sequence + ", chunk=" + chunk + "]";
+        }
     }
 
     /**

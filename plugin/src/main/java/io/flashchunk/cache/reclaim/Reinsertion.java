@@ -28,7 +28,26 @@ import java.util.function.LongPredicate;
  */
 public final class Reinsertion {
     /** A chunk read back from a reclaimed segment, to be appended again. */
-    public record Kept(long key, ByteBuffer chunk) {
+    public static final class Kept {
+        private final long key;
+        private final ByteBuffer chunk;
+
+        public Kept(long key, ByteBuffer chunk) {
+            this.key = key;
+            this.chunk = chunk;
+        }
+
+        public long key() {
+            return key;
+        }
+
+        public ByteBuffer chunk() {
+            return chunk;
+        }
+        @Override
+        public String toString() {
+            return "Kept[key=" + key + ", chunk=" + chunk + "]";
+        }
     }
 
     private final SegmentTable table;

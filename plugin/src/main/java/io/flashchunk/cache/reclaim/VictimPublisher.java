@@ -7,6 +7,7 @@ import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import java.io.IOException;
+import java.util.Objects;
 import java.util.function.LongPredicate;
 
 /**
@@ -110,7 +111,44 @@ public final class VictimPublisher {
     }
 
     /** What a {@link #sampleRecovered} call did: whether segments are left to look at, whether a dead one was found. */
-    public record Pass(boolean more, boolean foundDead) {
+    public static final class Pass {
+        private final boolean more;
+        private final boolean foundDead;
+
+        public Pass(boolean more, boolean foundDead) {
+            this.more = more;
+            this.foundDead = foundDead;
+        }
+
+        public boolean more() {
+            return more;
+        }
+
+        public boolean foundDead() {
+            return foundDead;
+        }
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof Pass)) {
+                return false;
+            }
+            Pass other = (Pass) o;
+            return more == other.more
+                    && foundDead == other.foundDead;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(more, foundDead);
+        }
+
+        @Override
+        public String toString() {
+            return "Pass[more=" + more + ", foundDead=" + foundDead + "]";
+        }
     }
 
     /** Samples of a segment that has none (a recovered one), drawn from its summary's keys. */

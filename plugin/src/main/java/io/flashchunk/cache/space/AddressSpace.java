@@ -16,11 +16,36 @@ import java.nio.ByteBuffer;
  * driver, with its segments where {@code layout} puts them and its two checkpoint areas where
  * {@code areas} does. Record addresses carry {@code number}.
  */
-public record AddressSpace(int number, StorageDriver driver, SegmentLayout layout, CheckpointAreas areas) {
-    public AddressSpace {
+public final class AddressSpace {
+    private final int number;
+    private final StorageDriver driver;
+    private final SegmentLayout layout;
+    private final CheckpointAreas areas;
+
+    public AddressSpace(int number, StorageDriver driver, SegmentLayout layout, CheckpointAreas areas) {
         if (number < 0 || driver == null || layout == null || areas == null) {
             throw new IllegalArgumentException("address space " + number + " needs a driver, a layout and areas");
         }
+        this.number = number;
+        this.driver = driver;
+        this.layout = layout;
+        this.areas = areas;
+    }
+
+    public int number() {
+        return number;
+    }
+
+    public StorageDriver driver() {
+        return driver;
+    }
+
+    public SegmentLayout layout() {
+        return layout;
+    }
+
+    public CheckpointAreas areas() {
+        return areas;
     }
 
     /** Space {@code number} on {@code driver}'s device, laid out as its superblock's {@code layout} says. */
@@ -58,5 +83,10 @@ public record AddressSpace(int number, StorageDriver driver, SegmentLayout layou
         ByteBuffer buffer = AlignedBuffers.allocate(bytes);
         driver.await(driver.read((endByte - bytes) / BlockDevice.BLOCK_SIZE, buffer), "summary read");
         return buffer;
+    }
+
+    @Override
+    public String toString() {
+        return "AddressSpace[number=" + number + ", driver=" + driver + ", layout=" + layout + ", areas=" + areas + "]";
     }
 }

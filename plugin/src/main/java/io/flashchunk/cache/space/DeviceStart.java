@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -50,8 +51,41 @@ public final class DeviceStart {
      * superblocks hold (and at least the clock's {@code millis << 20} when one is of version 3, which
      * reserved none); on formatted ones, the first sequence of the range the format reserved.
      */
-    public record Outcome(UUID instance, List<DeviceLayout> layouts, boolean formatted, String why,
-                          long sequenceFloor) {
+    public static final class Outcome {
+        private final UUID instance;
+        private final List<DeviceLayout> layouts;
+        private final boolean formatted;
+        private final String why;
+        private final long sequenceFloor;
+
+        public Outcome(UUID instance, List<DeviceLayout> layouts, boolean formatted, String why, long sequenceFloor) {
+            this.instance = instance;
+            this.layouts = layouts;
+            this.formatted = formatted;
+            this.why = why;
+            this.sequenceFloor = sequenceFloor;
+        }
+
+        public UUID instance() {
+            return instance;
+        }
+
+        public List<DeviceLayout> layouts() {
+            return layouts;
+        }
+
+        public boolean formatted() {
+            return formatted;
+        }
+
+        public String why() {
+            return why;
+        }
+
+        public long sequenceFloor() {
+            return sequenceFloor;
+        }
+
         /** The address spaces of {@code drivers} (the devices started, in order) as their layouts say. */
         public AddressSpaces spaces(List<StorageDriver> drivers) {
             if (drivers.size() != layouts.size()) {
@@ -62,6 +96,33 @@ public final class DeviceStart {
                 spaces.add(AddressSpace.of(i, drivers.get(i), layouts.get(i)));
             }
             return new AddressSpaces(spaces);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof Outcome)) {
+                return false;
+            }
+            Outcome other = (Outcome) o;
+            return Objects.equals(instance, other.instance)
+                    && Objects.equals(layouts, other.layouts)
+                    && formatted == other.formatted
+                    && Objects.equals(why, other.why)
+                    && sequenceFloor == other.sequenceFloor;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(instance, layouts, formatted, why, sequenceFloor);
+        }
+
+        @Override
+        public String toString() {
+            return "Outcome[instance=" + instance + ", layouts=" + layouts + ", formatted=" + formatted + ", why=" + why
+                    + ", sequenceFloor=" + sequenceFloor + "]";
         }
     }
 

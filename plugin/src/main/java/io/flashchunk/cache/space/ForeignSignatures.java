@@ -50,7 +50,8 @@ final class ForeignSignatures {
         if (probe.looked()) {
             long bytes = driver.capacityBlocks() * BlockDevice.BLOCK_SIZE;
             List<Signature> found = blank ? probe.found()
-                    : probe.found().stream().filter(s -> s.offset() >= 0 && s.offset() < bytes).toList();
+                    : probe.found().stream().filter(s -> s.offset() >= 0 && s.offset() < bytes)
+                            .collect(Collectors.toUnmodifiableList());
             return found.isEmpty() ? null : describe(found) + ", found by libblkid";
         }
         if (!blank) {
@@ -106,7 +107,8 @@ final class ForeignSignatures {
             if (!probe.looked() || probe.found().isEmpty()) {
                 return;
             }
-            List<Signature> within = probe.found().stream().filter(s -> s.offset() >= 0 && s.offset() < bytes).toList();
+            List<Signature> within = probe.found().stream().filter(s -> s.offset() >= 0 && s.offset() < bytes)
+                    .collect(Collectors.toUnmodifiableList());
             if (within.isEmpty()) {
                 LOG.warn("flash cache: {} still holds {} outside the part the cache uses (or at no known offset); it is left as it is",
                         driver.path(), describe(probe.found()));
@@ -133,11 +135,15 @@ final class ForeignSignatures {
     }
 
     private static String usage(String blkidUsage) {
-        return switch (blkidUsage) {
-            case "filesystem" -> "file system";
-            case "raid" -> "RAID member";
-            case "crypto" -> "encrypted volume";
-            default -> blkidUsage;
-        };
+        switch (blkidUsage) {
+            case "filesystem":
+                return "file system";
+            case "raid":
+                return "RAID member";
+            case "crypto":
+                return "encrypted volume";
+            default:
+                return blkidUsage;
+        }
     }
 }

@@ -329,10 +329,37 @@ public final class SegmentTable {
      * durable one or of one written in part, else 0, and the sectors it may name chunks in (all of a
      * durable one's, the written part of another's).
      */
-    public record Named(long epoch, long[] sequences, int[] sectors) {
+    public static final class Named {
+        private final long epoch;
+        private final long[] sequences;
+        private final int[] sectors;
+
+        public Named(long epoch, long[] sequences, int[] sectors) {
+            this.epoch = epoch;
+            this.sequences = sequences;
+            this.sectors = sectors;
+        }
+
+        public long epoch() {
+            return epoch;
+        }
+
+        public long[] sequences() {
+            return sequences;
+        }
+
+        public int[] sectors() {
+            return sectors;
+        }
+
         /** Whether a chunk at {@code sector} of {@code segment} is on flash as this checkpoint names it. */
         public boolean names(int segment, int sector) {
             return sequences[segment] != 0 && sector < sectors[segment];
+        }
+
+        @Override
+        public String toString() {
+            return "Named[epoch=" + epoch + ", sequences=" + sequences + ", sectors=" + sectors + "]";
         }
     }
 

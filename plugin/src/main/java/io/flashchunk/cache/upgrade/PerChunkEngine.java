@@ -43,12 +43,16 @@ public final class PerChunkEngine {
      */
     public static void checkEngineSetting(String at, String value, Consumer<String> warn) {
         switch (value) {
-            case "compact" -> { }
-            case "classic" -> warn.accept(at + ": 'classic' (the per-chunk engine) was removed; the "
-                    + "compact engine runs instead and reformats devices of the old format at start (their cached chunks "
-                    + "are dropped). Remove the setting");
-            default -> throw new IllegalArgumentException(at + ": '" + value + "' is not an engine; "
-                    + "the only one is compact (the setting may be left out)");
+            case "compact":
+                break;
+            case "classic":
+                warn.accept(at + ": 'classic' (the per-chunk engine) was removed; the "
+                        + "compact engine runs instead and reformats devices of the old format at start (their cached "
+                        + "chunks are dropped). Remove the setting");
+                break;
+            default:
+                throw new IllegalArgumentException(at + ": '" + value + "' is not an engine; "
+                        + "the only one is compact (the setting may be left out)");
         }
     }
 

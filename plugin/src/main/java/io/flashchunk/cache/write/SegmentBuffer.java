@@ -69,7 +69,26 @@ public final class SegmentBuffer {
     private int writtenFill;
 
     /** A block-aligned part of the segment, to write {@code offset} bytes from the segment's start. */
-    public record Part(int offset, ByteBuffer bytes) {
+    public static final class Part {
+        private final int offset;
+        private final ByteBuffer bytes;
+
+        public Part(int offset, ByteBuffer bytes) {
+            this.offset = offset;
+            this.bytes = bytes;
+        }
+
+        public int offset() {
+            return offset;
+        }
+
+        public ByteBuffer bytes() {
+            return bytes;
+        }
+        @Override
+        public String toString() {
+            return "Part[offset=" + offset + ", bytes=" + bytes + "]";
+        }
     }
 
     /** A buffer holding a whole segment of {@code bytes.capacity()} bytes (tests, small segments). */

@@ -70,7 +70,32 @@ public final class SegmentWriter {
     private volatile int sealed;
 
     /** A failed write that has not ended: its buffer and its segment wait until it does. */
-    private record Parked(SegmentBuffer buffer, CompletableFuture<Void> write, int segment) {
+    private static final class Parked {
+        private final SegmentBuffer buffer;
+        private final CompletableFuture<Void> write;
+        private final int segment;
+
+        private Parked(SegmentBuffer buffer, CompletableFuture<Void> write, int segment) {
+            this.buffer = buffer;
+            this.write = write;
+            this.segment = segment;
+        }
+
+        public SegmentBuffer buffer() {
+            return buffer;
+        }
+
+        public CompletableFuture<Void> write() {
+            return write;
+        }
+
+        public int segment() {
+            return segment;
+        }
+        @Override
+        public String toString() {
+            return "Parked[buffer=" + buffer + ", write=" + write + ", segment=" + segment + "]";
+        }
     }
 
     /**

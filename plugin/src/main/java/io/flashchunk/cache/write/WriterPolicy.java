@@ -20,18 +20,49 @@ import java.util.function.LongPredicate;
  * chunks must not keep its successor's out of flash (admission, which owns the victim rule, skips
  * them too: {@link VictimAdmission}).
  */
-public record WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
-                           LongPredicate liveKey) {
+public final class WriterPolicy {
     /** No admission, no reinsertion, one segment chosen at a time, spaces in turn. */
     public static final WriterPolicy NONE = new WriterPolicy(null, 0, 1, null, null);
 
-    public WriterPolicy {
+    private final VictimAdmission admission;
+    private final double reinsertShare;
+    private final int reclaimBatch;
+    private final SpaceReads load;
+    private final LongPredicate liveKey;
+
+    public WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
+                        LongPredicate liveKey) {
         if (!(reinsertShare >= 0 && reinsertShare <= 0.5)) {
             throw new IllegalArgumentException("reinsertion share " + reinsertShare + " is outside 0..0.5");
         }
         if (reclaimBatch < 1) {
             throw new IllegalArgumentException("reclaim batch " + reclaimBatch + " is not positive");
         }
+        this.admission = admission;
+        this.reinsertShare = reinsertShare;
+        this.reclaimBatch = reclaimBatch;
+        this.load = load;
+        this.liveKey = liveKey;
+    }
+
+    public VictimAdmission admission() {
+        return admission;
+    }
+
+    public double reinsertShare() {
+        return reinsertShare;
+    }
+
+    public int reclaimBatch() {
+        return reclaimBatch;
+    }
+
+    public SpaceReads load() {
+        return load;
+    }
+
+    public LongPredicate liveKey() {
+        return liveKey;
     }
 
     public WriterPolicy(VictimAdmission admission, double reinsertShare) {
@@ -41,5 +72,11 @@ public record WriterPolicy(VictimAdmission admission, double reinsertShare, int 
     /** Spaces in turn, whatever their reads; every key live. */
     public WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch) {
         this(admission, reinsertShare, reclaimBatch, null, null);
+    }
+
+    @Override
+    public String toString() {
+        return "WriterPolicy[admission=" + admission + ", reinsertShare=" + reinsertShare
+                + ", reclaimBatch=" + reclaimBatch + ", load=" + load + ", liveKey=" + liveKey + "]";
     }
 }

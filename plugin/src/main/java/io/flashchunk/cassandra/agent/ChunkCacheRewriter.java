@@ -20,7 +20,7 @@ import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.utility.JavaModule;
 
 /**
- * The java agent's work on Java 17 or later, called by {@link FlashChunkAgent#premain}: rewrites
+ * The java agent's work on Java 11 or later, called by {@link FlashChunkAgent#premain}: rewrites
  * Cassandra's {@code ChunkCache} as it loads so its methods ask the flash cache first. It only
  * installs the hooks; whether the flash cache runs is decided by the configuration loader from
  * cassandra.yaml, which first checks (through {@link HookCheck}) that the hooks took.
@@ -39,7 +39,7 @@ public final class ChunkCacheRewriter {
     private ChunkCacheRewriter() {
     }
 
-    /** Installs the transformer that rewrites ChunkCache when it loads; premain's Java 17 half. */
+    /** Installs the transformer that rewrites ChunkCache when it loads; premain's Java 11 half. */
     public static void install(Instrumentation instrumentation) {
         ClassFileTransformer rewriter = new AgentBuilder.Default()
                 .disableClassFormatChanges()
@@ -64,8 +64,18 @@ public final class ChunkCacheRewriter {
     }
 
     /** Hands Byte Buddy the one class it rewrites and nothing else. */
-    private record OnlyChunkCache(ClassFileTransformer rewriter) implements ClassFileTransformer {
+    private static final class OnlyChunkCache implements ClassFileTransformer {
         private static final String INTERNAL_NAME = CHUNK_CACHE.replace('.', '/');
+
+        private final ClassFileTransformer rewriter;
+
+        private OnlyChunkCache(ClassFileTransformer rewriter) {
+            this.rewriter = rewriter;
+        }
+
+        public ClassFileTransformer rewriter() {
+            return rewriter;
+        }
 
         @Override
         public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
@@ -73,10 +83,40 @@ public final class ChunkCacheRewriter {
             return INTERNAL_NAME.equals(className)
                     ? rewriter.transform(module, loader, className, redefined, domain, classFile) : null;
         }
+
+        @Override
+        public String toString() {
+            return "OnlyChunkCache[rewriter=" + rewriter + "]";
+        }
     }
 
     /** One method of ChunkCache the agent rewrites: how an operator would name it, how to find it, its advice. */
-    record Hook(String description, ElementMatcher<? super MethodDescription> method, Class<?> advice) {
+    static final class Hook {
+        private final String description;
+        private final ElementMatcher<? super MethodDescription> method;
+        private final Class<?> advice;
+
+        Hook(String description, ElementMatcher<? super MethodDescription> method, Class<?> advice) {
+            this.description = description;
+            this.method = method;
+            this.advice = advice;
+        }
+
+        public String description() {
+            return description;
+        }
+
+        public ElementMatcher<? super MethodDescription> method() {
+            return method;
+        }
+
+        public Class<?> advice() {
+            return advice;
+        }
+        @Override
+        public String toString() {
+            return "Hook[description=" + description + ", method=" + method + ", advice=" + advice + "]";
+        }
     }
 
     /**

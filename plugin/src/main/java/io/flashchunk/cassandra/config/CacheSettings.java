@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,9 @@ public final class CacheSettings {
     private static final Logger LOG = LoggerFactory.getLogger(CacheSettings.class);
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+    private static final Map<String, Integer> SIZE_SHIFTS = Map.of("B", 0, "KiB", 10, "MiB", 20, "GiB", 30, "TiB", 40);
+    private static final Map<String, Long> DURATION_MILLIS =
+            Map.of("ms", 1L, "s", 1_000L, "m", 60_000L, "h", 3_600_000L);
 
     private CacheSettings() {
     }
@@ -48,7 +52,7 @@ public final class CacheSettings {
      * cannot ask for anything, so it counts as not strict.
      */
     public static boolean isStrict(Object block) {
-        return block instanceof Map<?, ?> map && Boolean.TRUE.equals(map.get("strict"));
+        return block instanceof Map && Boolean.TRUE.equals(((Map<?, ?>) block).get("strict"));
     }
 
     /** Parses and validates the block, logging a warning for each retired setting it holds. */
@@ -61,10 +65,11 @@ public final class CacheSettings {
      * A setting that was valid in an earlier version and is no longer used is handed to {@code warn}.
      */
     public static CacheConfig parse(Object block, Consumer<String> warn) {
-        if (!(block instanceof Map<?, ?> map)) {
+        if (!(block instanceof Map)) {
             throw new IllegalArgumentException(BLOCK + ": must be a block of settings (key: value lines), got "
                     + describe(block));
         }
+        Map<?, ?> map = (Map<?, ?>) block;
         Set<String> accepted = new HashSet<>(KEYS);
         // An upgraded node may carry the removed engine's settings: accepted, each with a warning.
         accepted.addAll(PerChunkEngine.RETIRED_SETTINGS);
@@ -80,7 +85,8 @@ public final class CacheSettings {
         String defaultLibrary = map.containsKey("capi_library")
                 ? string(BLOCK + ".capi_library", map.get("capi_library")) : DeviceSpec.DEFAULT_CAPI_LIBRARY;
         Object devices = map.get("devices");
-        if (!(devices instanceof List<?> list) || list.isEmpty()) {
+        List<?> list = devices instanceof List ? (List<?>) devices : List.of();
+        if (list.isEmpty()) {
             throw new IllegalArgumentException(BLOCK + ".devices: a list of at least one device (- path: ..., capacity: ...)"
                     + " is required, got " + describe(devices));
         }
@@ -143,8 +149,8 @@ public final class CacheSettings {
             Object counters = map.get("admission_sketch_counters");
             if ("auto".equals(counters)) {
                 builder.admissionSketchCounters(CacheConfig.SKETCH_COUNTERS_AUTO);
-            } else if (counters instanceof Integer i && i != CacheConfig.SKETCH_COUNTERS_AUTO) {
-                builder.admissionSketchCounters(i); // 0 is auto inside, but an operator writes auto
+            } else if (counters instanceof Integer && (Integer) counters != CacheConfig.SKETCH_COUNTERS_AUTO) {
+                builder.admissionSketchCounters((Integer) counters); // 0 is auto inside, but an operator writes auto
             } else {
                 throw new IllegalArgumentException(at + "admission_sketch_counters: '" + counters
                         + "' is not auto or a whole number from 1 to 16");
@@ -165,10 +171,11 @@ public final class CacheSettings {
     }
 
     private static DeviceSpec device(String at, Object value, String defaultLibrary) {
-        if (!(value instanceof Map<?, ?> map)) {
+        if (!(value instanceof Map)) {
             throw new IllegalArgumentException(at + ": must be a block with path (and capacity, engine, queue_depth), got "
                     + describe(value));
         }
+        Map<?, ?> map = (Map<?, ?>) value;
         rejectUnknown(at, map, DEVICE_KEYS);
         if (map.get("path") == null) {
             throw new IllegalArgumentException(at + ".path: is required (a block device or a file)");
@@ -211,7 +218,7 @@ public final class CacheSettings {
         }
         if (!unknown.isEmpty()) {
             throw new IllegalArgumentException(at + ": unknown setting" + (unknown.size() > 1 ? "s " : " ") + unknown
-                    + "; known: " + known.stream().sorted().toList());
+                    + "; known: " + known.stream().sorted().collect(Collectors.toUnmodifiableList()));
         }
     }
 
@@ -219,18 +226,12 @@ public final class CacheSettings {
         if (value instanceof Integer || value instanceof Long) {
             return ((Number) value).longValue();
         }
-        Matcher m = value instanceof String s ? SIZE.matcher(s.trim()) : null;
+        Matcher m = value instanceof String ? SIZE.matcher(((String) value).trim()) : null;
         if (m == null || !m.matches()) {
             throw new IllegalArgumentException(setting + ": '" + value + "' is not a size; write bytes or a number with"
                     + " B, KiB, MiB, GiB or TiB (e.g. 64GiB)");
         }
-        int shift = switch (m.group(2) == null ? "B" : m.group(2)) {
-            case "KiB" -> 10;
-            case "MiB" -> 20;
-            case "GiB" -> 30;
-            case "TiB" -> 40;
-            default -> 0;
-        };
+        int shift = SIZE_SHIFTS.getOrDefault(m.group(2) == null ? "B" : m.group(2), 0);
         try {
             long number = Long.parseLong(m.group(1));
             if (number > (Long.MAX_VALUE >> shift)) {
@@ -246,17 +247,12 @@ public final class CacheSettings {
         if (value instanceof Integer || value instanceof Long) {
             return ((Number) value).longValue();
         }
-        Matcher m = value instanceof String s ? DURATION.matcher(s.trim()) : null;
+        Matcher m = value instanceof String ? DURATION.matcher(((String) value).trim()) : null;
         if (m == null || !m.matches()) {
             throw new IllegalArgumentException(setting + ": '" + value + "' is not a duration; write milliseconds or a"
                     + " number with ms, s, m or h (e.g. 300s)");
         }
-        long unit = switch (m.group(2) == null ? "ms" : m.group(2)) {
-            case "s" -> 1_000;
-            case "m" -> 60_000;
-            case "h" -> 3_600_000;
-            default -> 1;
-        };
+        long unit = DURATION_MILLIS.getOrDefault(m.group(2) == null ? "ms" : m.group(2), 1L);
         try {
             return Math.multiplyExact(Long.parseLong(m.group(1)), unit);
         } catch (ArithmeticException | NumberFormatException e) {
@@ -265,29 +261,29 @@ public final class CacheSettings {
     }
 
     private static int intValue(String setting, Object value) {
-        if (value instanceof Integer i) {
-            return i;
+        if (value instanceof Integer) {
+            return (Integer) value;
         }
         throw new IllegalArgumentException(setting + ": '" + value + "' is not a whole number");
     }
 
     private static double number(String setting, Object value) {
-        if (value instanceof Number n) {
-            return n.doubleValue();
+        if (value instanceof Number) {
+            return ((Number) value).doubleValue();
         }
         throw new IllegalArgumentException(setting + ": '" + value + "' is not a number");
     }
 
     private static boolean bool(String setting, Object value) {
-        if (value instanceof Boolean b) {
-            return b;
+        if (value instanceof Boolean) {
+            return (Boolean) value;
         }
         throw new IllegalArgumentException(setting + ": '" + value + "' is not true or false");
     }
 
     private static String string(String setting, Object value) {
-        if (value instanceof String s && !s.isBlank()) {
-            return s.trim();
+        if (value instanceof String && !((String) value).isBlank()) {
+            return ((String) value).trim();
         }
         throw new IllegalArgumentException(setting + ": must be a non-empty string, got " + describe(value));
     }

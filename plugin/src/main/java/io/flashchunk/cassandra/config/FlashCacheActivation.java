@@ -4,10 +4,10 @@ import org.apache.cassandra.config.Config;
 import org.apache.cassandra.config.DataStorageSpec;
 
 /**
- * The Java 17 side of {@link FlashChunkConfigurationLoader}: given the two keys the loader took out
+ * The Java 11 side of {@link FlashChunkConfigurationLoader}: given the two keys the loader took out
  * of cassandra.yaml and the Config it built from the rest, starts the flash cache when they ask for
  * it (once per JVM, see {@link FlashChunkStartup}) and then makes Cassandra create the ChunkCache
- * whose methods carry the hooks. The loader calls it by reflection, and only on Java 17 or later.
+ * whose methods carry the hooks. The loader calls it by reflection, and only on Java 11 or later.
  */
 public final class FlashCacheActivation {
     private static final long SMALLEST_STOCK_FILE_CACHE_MIB = 64;

@@ -34,15 +34,37 @@ final class FlashChunkStartup {
 
     /**
      * The java agent as the decision sees it.
-     *
-     * @param installed    whether the JVM runs with {@code -javaagent} (premain ran)
-     * @param hooksProblem asked only when the flash cache is about to start: null when Cassandra's
-     *                     ChunkCache carries the hooks, else what stands in the way
      */
-    record Agent(boolean installed, Supplier<String> hooksProblem) {
+    static final class Agent {
+        private final boolean installed;
+        private final Supplier<String> hooksProblem;
+
+        /**
+         * @param installed    whether the JVM runs with {@code -javaagent} (premain ran)
+         * @param hooksProblem asked only when the flash cache is about to start: null when Cassandra's
+         *     ChunkCache carries the hooks, else what stands in the way
+         */
+        Agent(boolean installed, Supplier<String> hooksProblem) {
+            this.installed = installed;
+            this.hooksProblem = hooksProblem;
+        }
+
+        public boolean installed() {
+            return installed;
+        }
+
+        public Supplier<String> hooksProblem() {
+            return hooksProblem;
+        }
+
         /** This JVM's agent; its hook check loads ChunkCache, uninitialised, if Cassandra has not yet. */
         static Agent ofThisJvm() {
             return new Agent(FlashChunkAgent.isInstalled(), () -> HookCheck.problem(FlashChunkStartup.class.getClassLoader()));
+        }
+
+        @Override
+        public String toString() {
+            return "Agent[installed=" + installed + ", hooksProblem=" + hooksProblem + "]";
         }
     }
 

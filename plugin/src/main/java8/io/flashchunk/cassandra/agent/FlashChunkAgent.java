@@ -7,14 +7,14 @@ import java.lang.reflect.InvocationTargetException;
  * The java agent's entry point ({@code -javaagent:flashchunk-cassandra.jar}, the jar's
  * Premain-Class). Compiled for Java 8 so that it loads on every Java Cassandra runs on: a class the
  * JVM cannot load here aborts the JVM ("processing of -javaagent failed"), and the cache must never
- * stop a node from starting. On Java 17 or later it hands over to {@link #REWRITER}, which installs the
+ * stop a node from starting. On Java 11 or later it hands over to {@link #REWRITER}, which installs the
  * hooks on Cassandra's {@code ChunkCache}; elsewhere, or when anything at all goes wrong, it installs
  * nothing and records why. The configuration loader reads that record and logs it once Cassandra's
  * logging is up (there is none yet while premain runs, so premain logs nothing and touches no
  * Cassandra class).
  */
 public final class FlashChunkAgent {
-    /** The class, compiled for Java 17, that installs the hooks: {@code public static void install(Instrumentation)}. */
+    /** The class, compiled for Java 11, that installs the hooks: {@code public static void install(Instrumentation)}. */
     static final String REWRITER = "io.flashchunk.cassandra.agent.ChunkCacheRewriter";
 
     private static volatile boolean installed;

@@ -3,11 +3,11 @@ package io.flashchunk.cassandra.agent;
 /**
  * The Java the flash cache needs, and whether this JVM has it. Compiled for Java 8 (like the entry
  * points that ask it), so that it loads on every Java Cassandra runs on and can say why the rest of
- * the jar, compiled for 17, must not be touched.
+ * the jar, compiled for 11, must not be touched.
  */
 public final class RequiredJava {
     /** The oldest Java feature release the code behind the entry points is compiled for. */
-    public static final int FEATURE = 17;
+    public static final int FEATURE = 11;
 
     private RequiredJava() {
     }

