@@ -271,6 +271,7 @@ public final class CacheStats {
         public long bytesWritten() {
             return bytesWritten;
         }
+
         @Override
         public boolean equals(Object o) {
             if (this == o) {

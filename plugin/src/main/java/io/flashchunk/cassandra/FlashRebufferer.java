@@ -75,9 +75,14 @@ final class FlashRebufferer implements RebuffererFactory {
         chunks.invalidate(file, chunkStart(position));
     }
 
-    @Override
+    /** Cassandra 5.0 and later (not {@code @Override}: the source also builds against 4.1's interface). */
     public Rebufferer instantiateRebufferer(boolean isScan) {
         return new FlashFileReader(this, isScan);
+    }
+
+    /** Cassandra 4.1, which does not tell scans apart: a point read. */
+    public Rebufferer instantiateRebufferer() {
+        return instantiateRebufferer(false);
     }
 
     @Override

@@ -78,6 +78,7 @@ public final class DeviceStats {
     public Histogram writeLatencyNanos() {
         return writeLatencyNanos;
     }
+
     @Override
     public String toString() {
         return "DeviceStats[readOps=" + readOps + ", writeOps=" + writeOps + ", readBytes=" + readBytes

@@ -166,7 +166,7 @@ public final class FileStatus {
         }
     }
 
-    /** The two calls, bound by JNA direct mapping (a record may not declare native methods). */
+    /** The two calls, bound by JNA direct mapping. */
     private static final class Calls {
         static {
             Native.register(Calls.class, Platform.C_LIBRARY_NAME);

@@ -81,6 +81,7 @@ public final class Checkpointer {
         public int freedSegments() {
             return freedSegments;
         }
+
         @Override
         public boolean equals(Object o) {
             if (this == o) {

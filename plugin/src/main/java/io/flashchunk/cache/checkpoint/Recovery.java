@@ -121,6 +121,7 @@ public final class Recovery {
         public int[] loadedAreas() {
             return loadedAreas;
         }
+
         @Override
         public String toString() {
             return "Outcome[areaSequences=" + areaSequences + ", files=" + files + ", nextFileId=" + nextFileId
@@ -311,6 +312,7 @@ public final class Recovery {
         public String problem() {
             return problem;
         }
+
         @Override
         public boolean equals(Object o) {
             if (this == o) {
@@ -406,6 +408,7 @@ public final class Recovery {
             public long skipped() {
                 return skipped;
             }
+
             @Override
             public String toString() {
                 return "Loaded[area=" + area + ", header=" + header + ", files=" + files

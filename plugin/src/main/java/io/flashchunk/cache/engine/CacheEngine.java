@@ -76,7 +76,6 @@ public final class CacheEngine implements AutoCloseable {
     private static final int SAMPLES_WHEN_IDLE = 4;
     private static final int TAKES_PER_SAMPLE = 64;
 
-    /**     */
     public static final class Settings {
         private final int segmentBytes;
         private final int expectedChunkBytes;

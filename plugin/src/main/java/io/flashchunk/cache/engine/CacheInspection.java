@@ -92,6 +92,7 @@ public final class CacheInspection {
         public List<Recovery.AreaHeader> areas() {
             return areas;
         }
+
         @Override
         public String toString() {
             return "Device[path=" + path + ", capacityBlocks=" + capacityBlocks + ", superblockState=" + superblockState
@@ -293,6 +294,7 @@ public final class CacheInspection {
         public String problem() {
             return problem;
         }
+
         @Override
         public boolean equals(Object o) {
             if (this == o) {
@@ -482,6 +484,7 @@ public final class CacheInspection {
         public boolean deviceError() {
             return deviceError;
         }
+
         @Override
         public boolean equals(Object o) {
             if (this == o) {
@@ -587,6 +590,7 @@ public final class CacheInspection {
         public String message() {
             return message;
         }
+
         @Override
         public boolean equals(Object o) {
             if (this == o) {

@@ -212,6 +212,7 @@ public final class EngineStats {
     public long appendedSinceCheckpoint() {
         return appendedSinceCheckpoint;
     }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {

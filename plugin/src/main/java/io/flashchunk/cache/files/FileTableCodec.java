@@ -43,6 +43,7 @@ public final class FileTableCodec {
         public BitSet ids() {
             return ids;
         }
+
         @Override
         public String toString() {
             return "Encoded[bytes=" + bytes + ", count=" + count + ", ids=" + ids + "]";

@@ -44,6 +44,7 @@ public final class FlashReadPolicy {
     public LongSupplier clock() {
         return clock;
     }
+
     @Override
     public String toString() {
         return "FlashReadPolicy[inCallerThread=" + inCallerThread + ", timeoutNanos=" + timeoutNanos + ", gate=" + gate

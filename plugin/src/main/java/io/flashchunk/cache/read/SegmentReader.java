@@ -180,6 +180,7 @@ public final class SegmentReader {
         public ByteBuffer chunk() {
             return chunk;
         }
+
         @Override
         public String toString() {
             return "Follower[key=" + key + ", address=" + address + ", sequence=" + sequence + ", chunk=" + chunk + "]";

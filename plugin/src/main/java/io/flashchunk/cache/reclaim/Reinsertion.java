@@ -44,6 +44,7 @@ public final class Reinsertion {
         public ByteBuffer chunk() {
             return chunk;
         }
+
         @Override
         public String toString() {
             return "Kept[key=" + key + ", chunk=" + chunk + "]";

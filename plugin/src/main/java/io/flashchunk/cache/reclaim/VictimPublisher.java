@@ -127,6 +127,7 @@ public final class VictimPublisher {
         public boolean foundDead() {
             return foundDead;
         }
+
         @Override
         public boolean equals(Object o) {
             if (this == o) {

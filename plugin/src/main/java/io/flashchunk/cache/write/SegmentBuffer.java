@@ -85,6 +85,7 @@ public final class SegmentBuffer {
         public ByteBuffer bytes() {
             return bytes;
         }
+
         @Override
         public String toString() {
             return "Part[offset=" + offset + ", bytes=" + bytes + "]";

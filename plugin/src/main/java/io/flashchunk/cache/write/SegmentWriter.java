@@ -92,6 +92,7 @@ public final class SegmentWriter {
         public int segment() {
             return segment;
         }
+
         @Override
         public String toString() {
             return "Parked[buffer=" + buffer + ", write=" + write + ", segment=" + segment + "]";

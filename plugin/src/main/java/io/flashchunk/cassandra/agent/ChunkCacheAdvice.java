@@ -92,7 +92,10 @@ final class ChunkCacheAdvice {
         }
     }
 
-    /** {@code void close()}: closes ours as well, then the stock body empties the stock cache. */
+    /**
+     * {@code void close()} ({@code clear()} from 6.0): closes ours as well, then the stock body empties
+     * the stock cache.
+     */
     static final class Close {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter() {

@@ -1,6 +1,5 @@
 package io.flashchunk.cassandra.agent;
 
-import static net.bytebuddy.matcher.ElementMatchers.isPublic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
@@ -113,6 +112,7 @@ public final class ChunkCacheRewriter {
         public Class<?> advice() {
             return advice;
         }
+
         @Override
         public String toString() {
             return "Hook[description=" + description + ", method=" + method + ", advice=" + advice + "]";
@@ -124,7 +124,7 @@ public final class ChunkCacheRewriter {
      * replaced or rewritten file, so redirecting reads without them would be wrong.
      */
     static final List<Hook> HOOKS = List.of(
-            new Hook("wrap(ChunkReader) returning RebuffererFactory", named("wrap").and(isPublic()).and(takesArguments(1))
+            new Hook("wrap(ChunkReader) returning RebuffererFactory", named("wrap").and(takesArguments(1))
                     .and(returns(named("org.apache.cassandra.io.util.RebuffererFactory"))), ChunkCacheAdvice.Wrap.class),
             new Hook("invalidateFile(String)", named("invalidateFile").and(takesArguments(String.class)),
                     ChunkCacheAdvice.InvalidateFile.class),
@@ -136,7 +136,9 @@ public final class ChunkCacheRewriter {
                     ChunkCacheAdvice.Size.class),
             new Hook("long weightedSize()", named("weightedSize").and(takesArguments(0)).and(returns(long.class)),
                     ChunkCacheAdvice.WeightedSize.class),
-            new Hook("close()", named("close").and(takesArguments(0)), ChunkCacheAdvice.Close.class));
+            // 6.0 renamed close() to clear(); each release has one of the two
+            new Hook("close() (clear() from 6.0)", named("close").or(named("clear")).and(takesArguments(0)),
+                    ChunkCacheAdvice.Close.class));
 
     /** The hooks {@code type} has no method for (each must match exactly one). */
     static List<String> missingHooks(TypeDescription type) {

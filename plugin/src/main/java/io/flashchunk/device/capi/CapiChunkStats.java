@@ -53,6 +53,7 @@ public final class CapiChunkStats {
     public long errors() {
         return errors;
     }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
