@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
  * no Java 8 runtime can be had here.)
  */
 class Java11NodeIT {
+    /** Rows of 1.5-3 KB: about 2 MB of chunks, two 1 MiB segments and more. */
+    private static final int ROWS = 1000;
     private static Path java11;
 
     @BeforeAll
@@ -44,7 +46,10 @@ class Java11NodeIT {
 
     @Test
     void aNodeOnJava11ServesReadsThroughTheFlashCache() throws Exception {
-        try (CassandraNode node = CassandraNode.withFlashCache("java11", 64L << 20, "", "")) {
+        // 1 MiB segments, so that most of the table's chunks lie in sealed segments and hits read flash
+        // (the open segment's are served from its buffer); the breaker out of the way as in FlashCacheReadsIT
+        try (CassandraNode node = CassandraNode.withFlashCache("java11", 64L << 20,
+                "segment_size_mib: 1\nslow_read_ms: 60s", "")) {
             Process cassandra = startOnJava11(node);
             try {
                 waitForCql(node, cassandra);
@@ -52,15 +57,15 @@ class Java11NodeIT {
                         node.systemLog());
                 TestTables.createKeyspace(node.session());
                 TestTables.createTable(node.session(), "t", "LZ4Compressor", 16);
-                TestTables.write(node.session(), "t", 0, 200, 1);
+                TestTables.write(node.session(), "t", 0, ROWS, 1);
                 node.nodetool("flush", TestTables.KEYSPACE);
-                int[] versions = TestTables.versions(200, 1);
-                TestTables.readAndCheck(node.session(), "t", 0, 200, versions);
+                int[] versions = TestTables.versions(ROWS, 1);
+                TestTables.readAndCheck(node.session(), "t", 0, ROWS, versions);
                 Eventually.until("the write queue to drain", () -> node.flashStat("QueuedBytes") == 0);
                 long hits = node.flashStat("Hits");
-                TestTables.readAndCheck(node.session(), "t", 0, 200, versions);
+                TestTables.readAndCheck(node.session(), "t", 0, ROWS, versions);
 
-                assertTrue(node.flashStat("Hits") - hits >= 200, "flash cache hits on the second read: "
+                assertTrue(node.flashStat("Hits") - hits >= ROWS, "flash cache hits on the second read: "
                         + (node.flashStat("Hits") - hits));
                 assertTrue(node.flashStat("FlashHits") > 0, "no hit was read from flash");
                 assertEquals(0, node.flashStat("ChecksumErrors"));
