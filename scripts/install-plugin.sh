@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the FlashChunk plugin into an existing Apache Cassandra 5.0.x installation (tarball or
-# package), removes it again, or reports what is installed.
+# Installs the FlashChunk plugin into an existing Apache Cassandra 4.1.x, 5.0.x or 6.0.x installation
+# (tarball or package), removes it again, or reports what is installed.
 #
 #   install-plugin.sh install   --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR]
 #                               --device PATH[:CAPACITY[:ENGINE]] [--device ...]
@@ -21,7 +21,9 @@ set -euo pipefail
 
 PROG="install-plugin.sh"
 SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-DEFAULT_JAR="$SCRIPTS_DIR/../plugin/target/flashchunk-cassandra.jar"
+# a release keeps the jar in lib/ beside bin/; a checkout builds it in plugin/target/
+DEFAULT_JAR="$SCRIPTS_DIR/../lib/flashchunk-cassandra.jar"
+[ -f "$DEFAULT_JAR" ] || DEFAULT_JAR="$SCRIPTS_DIR/../plugin/target/flashchunk-cassandra.jar"
 JAR_NAME="flashchunk-cassandra.jar"
 LOADER="io.flashchunk.cassandra.config.FlashChunkConfigurationLoader"
 CACHE_CLASS="io.flashchunk.cassandra.CassandraFlashCache"
@@ -57,7 +59,8 @@ usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
       --capi-library  the libcflsh_block.so for the capi engine (a path, or a name for the linker)
       --strict        refuse to start Cassandra (instead of running without the flash cache) when
                       the cache is misconfigured or cannot recover its devices
-      --jar           the plugin jar (default: plugin/target/flashchunk-cassandra.jar of this checkout)
+      --jar           the plugin jar (default: lib/flashchunk-cassandra.jar of this release, or
+                      plugin/target/flashchunk-cassandra.jar of this checkout)
       --java          the java the node runs, which must be Java 11 or later (default: as Cassandra's
                       bin/cassandra picks it, JAVA_HOME/bin/java if JAVA_HOME is set, else java on PATH;
                       give it when the node's service sets another JAVA_HOME)
@@ -142,7 +145,7 @@ resolve_layout() {
   INSTALLED_JAR="$LIB_DIR/$JAR_NAME"
   local f
   for f in "$YAML" "$SERVER_OPTS" "$CLIENT_OPTS"; do
-    [ -f "$f" ] || die "$f is missing: $CONF_DIR does not look like a Cassandra 5.0 configuration directory (wrong --conf-dir?)"
+    [ -f "$f" ] || die "$f is missing: $CONF_DIR does not look like a Cassandra 4.1, 5.0 or 6.0 configuration directory (wrong --conf-dir?)"
   done
 }
 
@@ -179,11 +182,13 @@ detect_cassandra_version() {
   CASSANDRA_JAR=${where[0]}
 }
 
-require_cassandra_50() {
+# the series whose ChunkCache the plugin hooks: 4.1, 5.0 and 6.0 (their wrap, invalidate and close
+# hooks were checked one by one; an older or newer series may differ)
+require_supported_cassandra() {
   detect_cassandra_version
   case "$CASSANDRA_VERSION" in
-    5.0 | 5.0.* | 5.0-*) ;;
-    *) die "this is Cassandra $CASSANDRA_VERSION ($CASSANDRA_JAR); FlashChunk supports Cassandra 5.0.x only (it hooks 5.0's ChunkCache)" ;;
+    4.1 | 4.1.* | 4.1-* | 5.0 | 5.0.* | 5.0-* | 6.0 | 6.0.* | 6.0-*) ;;
+    *) die "this is Cassandra $CASSANDRA_VERSION ($CASSANDRA_JAR); FlashChunk supports Cassandra 4.1.x, 5.0.x and 6.0.x only (it hooks their ChunkCache)" ;;
   esac
 }
 
@@ -485,7 +490,7 @@ check_writable() {
 cmd_install() {
   parse_args "--cassandra-home --conf-dir --lib-dir --device --format-force --capi-library --strict --jar --java --dry-run" "$@"
   resolve_layout
-  require_cassandra_50
+  require_supported_cassandra
   require_node_java
   JAR="${JAR:-$DEFAULT_JAR}"
   [ -e "$JAR" ] && JAR="$(realpath -- "$JAR")"

@@ -3,7 +3,8 @@
 # run directory on free loopback ports. Creates a keyspace and an LZ4-compressed table with 16 KiB
 # chunks through cqlsh, writes rows, flushes, reads them back, checks `nodetool info` shows the chunk
 # cache, stops the node and checks the process is gone; also checks the launcher's refusals (conf
-# already there, node already running, port in use, not initialised). Needs java 17, mvn and python3
+# already there, node already running, port in use, not initialised), the releases init takes (4.1,
+# 5.0, 6.0: the yaml of each) and the Java each runs on. Needs java 17, mvn and python3
 # (the first run resolves cassandra-all from Maven Central and installs cqlsh from PyPI). The node runs
 # inside a cgroup v1 blkio group the test creates (--blkio-cgroup), and a missing group is refused.
 # Ends with "N passed, N failed"; exits non-zero on the first failed check.
@@ -75,21 +76,43 @@ if "$node_sh" init "$dir" --native-port "$native_port" >/dev/null 2>&1; then
 fi
 ok "init writes the run directory and refuses to overwrite it"
 
-# ---- the Java check reads the version line wherever it is (a JVM may warn first) and refuses another Java
+# ---- the Cassandra release: a series the plugin supports; settings a series lacks left out
+grep -q "^CASSANDRA_VERSION=5.0.9\$" "$dir/conf/ports.env" || fail "ports.env does not record Cassandra 5.0.9"
+grep -q "^storage_compatibility_mode: CASSANDRA_4" "$dir/conf/cassandra.yaml" || fail "the 5.0 yaml lacks storage_compatibility_mode"
+for bad in 3.11.4 4.0.19 'x;y'; do
+  if out="$("$node_sh" init "$other" --cassandra-version "$bad" 2>&1)"; then fail "init --cassandra-version $bad succeeded"; fi
+  grep -q -- "--cassandra-version" <<<"$out" || fail "init --cassandra-version $bad: unexpected message: $out"
+  [ ! -e "$other/conf/cassandra.yaml" ] || fail "a refused init wrote $other/conf/cassandra.yaml"
+done
+"$node_sh" init "$other" --cassandra-version 4.1.10 >/dev/null || fail "init --cassandra-version 4.1.10"
+grep -q "storage_compatibility_mode" "$other/conf/cassandra.yaml" && fail "the 4.1 yaml has 5.0's storage_compatibility_mode"
+grep -q "^CASSANDRA_VERSION=4.1.10\$" "$other/conf/ports.env" || fail "ports.env does not record Cassandra 4.1.10"
+ok "init records the Cassandra release, leaves out what 4.1 lacks, and refuses 3.11, 4.0 and junk"
+
+# ---- the Java check reads the version line wherever it is (a JVM may warn first) and refuses a Java
+# the node's release does not run on
 fake_java="$dir/fake-jdk"
 mkdir -p "$fake_java/bin"
-for v in 11.0.2 17.0.9; do
+for v in 1.8.0_392 11.0.2 17.0.9; do
   printf '#!/bin/sh\necho "[0.004s][warning][perf,memops] Cannot use file /tmp/hsperfdata_root/1 because it is locked by another process (errno = 11)" >&2\necho "openjdk version \\"%s\\" 2023-10-17" >&2\nexit 1\n' "$v" >"$fake_java/bin/java"
   chmod +x "$fake_java/bin/java"
   out="$(JAVA_HOME="$fake_java" "$node_sh" nodetool "$dir" version 2>&1)" && fail "nodetool with a fake java $v succeeded"
-  if [ "$v" = 11.0.2 ]; then
-    grep -q "runs on Java 17, but $fake_java/bin/java is '11.0.2'" <<<"$out" || fail "java 11 behind a warning: unexpected message: $out"
+  if [ "$v" = 1.8.0_392 ]; then
+    grep -q "nodetool runs on Java 11 or 17 here, but $fake_java/bin/java is Java 8" <<<"$out" || fail "java 8 behind a warning: unexpected message: $out"
   else
-    grep -q "runs on Java 17" <<<"$out" && fail "java 17 behind a warning was refused: $out"
+    grep -q "runs on Java" <<<"$out" && fail "java $v behind a warning was refused: $out"
+  fi
+  if [ "$v" = 11.0.2 ]; then
+    read -r o_native o_storage o_jmx < <(free_tcp_ports 3)
+    "$node_sh" init "$other" --force --cassandra-version 6.0-alpha2 --native-port "$o_native" \
+      --storage-port "$o_storage" --jmx-port "$o_jmx" >/dev/null || fail "init --cassandra-version 6.0-alpha2"
+    out="$("$node_sh" start "$other" --java "$fake_java/bin/java" 2>&1)" && fail "a 6.0 node started on a fake Java 11"
+    grep -q "Cassandra 6.0-alpha2 runs on Java 17 here, but --java $fake_java/bin/java is Java 11" <<<"$out" \
+      || fail "a 6.0 node on Java 11: unexpected message: $out"
   fi
 done
-rm -rf "$fake_java"
-ok "the Java check finds the version behind a JVM warning and refuses Java 11"
+rm -rf "$fake_java" "$other"
+ok "the Java check finds the version behind a JVM warning, refuses Java 8 for nodetool and 11 for a 6.0 node"
 
 # ---- start, inside a blkio cgroup (how the benchmark caps the node's storage)
 if out="$("$node_sh" start "$dir" --blkio-cgroup "$blkio_group" 2>&1)"; then

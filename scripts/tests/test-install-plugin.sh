@@ -7,8 +7,9 @@
 #   - install again: nothing changes (byte for byte); --dry-run writes nothing; other options rewrite
 #     the blocks in place and keep the first backup; a yaml without a final newline round-trips
 #   - bad inputs (missing device, bad capacity, unknown engine, a directory as device, no device,
-#     a jar that is not the plugin, a 4.1 installation, a yaml or options file already setting our
+#     a jar that is not the plugin, a 4.0 installation, a yaml or options file already setting our
 #     keys, broken markers) each fail with a clear message and change nothing
+#   - 4.1 and 6.0 installations (synthetic) take the plugin, show it in status, uninstall cleanly
 #   - the node's Java: a Java 8 (a fake java, behind a JVM warning) named by JAVA_HOME, --java or
 #     PATH is refused by version and path before anything is written; a JAVA_HOME without bin/java too;
 #     a Java 17 named by --java is taken, and a Java 11 in JAVA_HOME
@@ -105,51 +106,11 @@ if [ ! -f "$jar" ]; then
 fi
 classpath="$("$node_sh" classpath)" || fail "cassandra-node.sh classpath"
 
-# make_installation DIR VERSION: bin/, conf/, lib/, tools/bin/ as in an Apache Cassandra tarball
-make_installation() {
-  local dir=$1 version=$2 cp_jar base
-  mkdir -p "$dir/bin" "$dir/conf" "$dir/lib" "$dir/tools/bin"
-  printf '#!/bin/sh\necho "synthetic Cassandra %s: not for running"\nexit 1\n' "$version" >"$dir/bin/cassandra"
-  cp "$dir/bin/cassandra" "$dir/tools/bin/sstableverify"
-  chmod +x "$dir/bin/cassandra" "$dir/tools/bin/sstableverify"
-  if [ "$version" = "5.0.9" ]; then
-    local IFS=':'
-    for cp_jar in $classpath; do
-      base="$(basename "$cp_jar")"
-      # tarballs name Cassandra's own jar apache-cassandra-X.Y.Z.jar (Maven: cassandra-all-X.Y.Z.jar)
-      [ "$base" = "cassandra-all-5.0.9.jar" ] && base="apache-cassandra-5.0.9.jar"
-      ln -s "$cp_jar" "$dir/lib/$base"
-    done
-    unset IFS
-  else
-    : >"$dir/lib/apache-cassandra-$version.jar"
-  fi
-  # conf/jvm-server.options: the general part, jvm17-server.options: the Java 17 part (as in 5.0)
-  local src="$repo/scripts/cassandra"
-  {
-    echo "# Cassandra $version server JVM options, all Java versions (synthetic, from scripts/cassandra)"
-    awk '/^## G1/ { exit } { print }' "$src/jvm17-server.options"
-  } >"$dir/conf/jvm-server.options"
-  {
-    echo "# Cassandra $version server JVM options for Java 17 (synthetic)"
-    awk '/^## G1/ { p = 1 } p { print }' "$src/jvm17-server.options"
-  } >"$dir/conf/jvm17-server.options"
-  {
-    echo "# Cassandra $version client JVM options, all Java versions (synthetic)"
-    awk '/^## JPMS/ { exit } { print }' "$src/jvm17-clients.options"
-  } >"$dir/conf/jvm-clients.options"
-  {
-    echo "# Cassandra $version client JVM options for Java 17 (synthetic)"
-    awk '/^## JPMS/ { p = 1 } p { print }' "$src/jvm17-clients.options"
-  } >"$dir/conf/jvm17-clients.options"
-  printf '# cassandra-env.sh (synthetic)\nMAX_HEAP_SIZE="1G"\n' >"$dir/conf/cassandra-env.sh"
-  sed -e "s|@@DIR@@|$dir|g" -e "s|@@NATIVE_PORT@@|9042|g" -e "s|@@STORAGE_PORT@@|7000|g" \
-    "$src/cassandra.yaml.template" >"$dir/conf/cassandra.yaml"
-  cp "$src/logback-tools.xml" "$dir/conf/logback-tools.xml"
-}
+# make_installation DIR VERSION [CLASSPATH]
+# shellcheck source=lib/cassandra-layout.sh
+source "$repo/scripts/tests/lib/cassandra-layout.sh"
 
-make_installation "$home" 5.0.9
-[ -L "$home/lib/apache-cassandra-5.0.9.jar" ] || fail "the classpath has no cassandra-all-5.0.9.jar"
+make_installation "$home" 5.0.9 "$classpath"
 cp -a "$home/conf" "$work/original-conf"
 original_state="$(state "$home")"
 device="$work/flash.img"
@@ -259,9 +220,10 @@ expect_refusal "a jar that is not the plugin" "$home" "is not the FlashChunk Cas
 expect_refusal "not a Cassandra home" "$home" "no configuration directory .*/conf" \
   install --cassandra-home "$work/original-conf" --device "$device"
 
-old="$work/apache-cassandra-4.1.5"
-make_installation "$old" 4.1.5
-expect_refusal "a Cassandra 4.1 installation" "$old" "this is Cassandra 4\.1\.5 .*supports Cassandra 5\.0\.x only" \
+old="$work/apache-cassandra-4.0.19"
+make_installation "$old" 4.0.19
+expect_refusal "a Cassandra 4.0 installation" "$old" \
+  "this is Cassandra 4\.0\.19 .*supports Cassandra 4\.1\.x, 5\.0\.x and 6\.0\.x only" \
   install --cassandra-home "$old" --device "$device"
 
 clash="$work/clash"
@@ -279,6 +241,21 @@ printf '# BEGIN flashchunk\n-Dfoo=1\n' >>"$clash/conf/jvm-clients.options"
 expect_refusal "a BEGIN marker without END" "$clash" "broken flashchunk markers" \
   install --cassandra-home "$clash" --device "$device"
 ok "bad inputs are refused with a clear message and change nothing"
+
+# the other series the plugin hooks: 4.1 and 6.0 install, show in status and uninstall cleanly
+for version in 4.1.10 6.0-alpha2; do
+  other="$work/apache-cassandra-$version"
+  make_installation "$other" "$version"
+  other_state="$(state "$other")"
+  out="$("$installer" install --cassandra-home "$other" --device "$device" 2>&1)" || fail "install into $version: $out"
+  grep -q "Cassandra $version in $other" <<<"$out" || fail "install does not name Cassandra $version: $out"
+  status_out="$("$installer" status --cassandra-home "$other" 2>&1)" || fail "status of $version exited $?: $status_out"
+  grep -q "Cassandra $version" <<<"$status_out" || fail "status does not name Cassandra $version: $status_out"
+  grep -q "FlashChunk is installed" <<<"$status_out" || fail "status of $version does not say installed: $status_out"
+  "$installer" uninstall --cassandra-home "$other" >/dev/null 2>&1 || fail "uninstall from $version"
+  [ "$other_state" = "$(state "$other")" ] || fail "uninstall did not restore the $version installation"
+done
+ok "Cassandra 4.1.10 and 6.0-alpha2 installations take the plugin, show it in status and give it back"
 
 # the node's Java: found as bin/cassandra finds it (JAVA_HOME, else PATH) or named by --java
 fake_jdk() {

@@ -16,6 +16,7 @@ import org.apache.cassandra.cache.ChunkCache;
 import org.apache.cassandra.io.util.ChunkReader;
 import org.apache.cassandra.io.util.FileHandle;
 import org.apache.cassandra.io.util.RebuffererFactory;
+import org.apache.cassandra.utils.FBUtilities;
 import org.apache.cassandra.utils.memory.BufferPools;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,8 +72,16 @@ public final class CassandraFlashCache implements AdapterCounters {
         Runtime.getRuntime().addShutdownHook(new Thread(started::close, "flashchunk-shutdown"));
         active = started;
         LOG.info("flash chunk cache: serving Cassandra's chunk cache from {} device(s), capacity {} MiB, {} chunks "
-                + "recovered", config.devices().size(), started.cache.capacityBytes() >> 20, started.cache.entries());
+                + "recovered (FlashChunk {} on Cassandra {}, Java {})", config.devices().size(),
+                started.cache.capacityBytes() >> 20, started.cache.entries(), productVersion(),
+                FBUtilities.getReleaseVersionString(), System.getProperty("java.version"));
         return started;
+    }
+
+    /** This jar's version, from its manifest (a build outside the jar has none). */
+    static String productVersion() {
+        String version = CassandraFlashCache.class.getPackage().getImplementationVersion();
+        return version != null ? version : "(unpackaged build)";
     }
 
     /** The recorder of chunk reads the JVM options ask for; none if they ask for none or it cannot start. */

@@ -24,8 +24,9 @@ import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 
 /**
- * A real Cassandra 5.0.9 node for integration tests, run by the same script operators use
- * ({@code scripts/cassandra-node.sh}) in its own run directory on free ports.
+ * A real Cassandra node for integration tests (5.0.9 unless a test names another release), run by
+ * the same script operators use ({@code scripts/cassandra-node.sh}) in its own run directory on free
+ * ports.
  */
 final class CassandraNode implements AutoCloseable {
     static final String LOADER = "io.flashchunk.cassandra.config.FlashChunkConfigurationLoader";
@@ -36,6 +37,7 @@ final class CassandraNode implements AutoCloseable {
     final int nativePort;
     final int jmxPort;
     private final Map<String, String> environment = new HashMap<>();
+    private final List<String> startOptions = new ArrayList<>();
     private CqlSession session;
     private JMXConnector jmx;
 
@@ -47,13 +49,22 @@ final class CassandraNode implements AutoCloseable {
 
     /** A node whose cassandra.yaml has {@code yamlExtra} appended; with the agent and loader when {@code withAgent}. */
     static CassandraNode create(String name, boolean withAgent, String yamlExtra) throws IOException {
+        return create(name, null, withAgent, yamlExtra);
+    }
+
+    /** As above, of Cassandra {@code version} (the launcher's default when null). */
+    static CassandraNode create(String name, String version, boolean withAgent, String yamlExtra) throws IOException {
         Path dir = Path.of(System.getProperty("flashchunk.test.scratchDir", "target/it-scratch"))
                 .toAbsolutePath().resolve(name + "-" + System.nanoTime());
         Files.createDirectories(dir.getParent());
         int[] ports = freePorts(3);
         CassandraNode node = new CassandraNode(dir, ports[0], ports[2]);
-        node.script("init", dir.toString(), "--native-port", Integer.toString(ports[0]), "--storage-port",
-                Integer.toString(ports[1]), "--jmx-port", Integer.toString(ports[2])).orFail("init");
+        List<String> init = new ArrayList<>(List.of("init", dir.toString(), "--native-port", Integer.toString(ports[0]),
+                "--storage-port", Integer.toString(ports[1]), "--jmx-port", Integer.toString(ports[2])));
+        if (version != null) {
+            init.addAll(List.of("--cassandra-version", version));
+        }
+        node.script(init.toArray(String[]::new)).orFail("init");
         Files.writeString(dir.resolve("conf/cassandra.yaml"), "\n" + yamlExtra + "\n", StandardOpenOption.APPEND);
         if (withAgent) {
             Files.writeString(dir.resolve("conf/jvm-extra.options"),
@@ -74,7 +85,13 @@ final class CassandraNode implements AutoCloseable {
     /** As above, with {@code deviceSettings} (e.g. {@code engine: capi}) in the device's entry. */
     static CassandraNode withFlashCache(String name, long deviceBytes, String deviceSettings, String cacheSettings,
                                         String yamlExtra) throws IOException {
-        CassandraNode node = create(name, true, yamlExtra);
+        return withFlashCache(name, null, deviceBytes, deviceSettings, cacheSettings, yamlExtra);
+    }
+
+    /** As above, of Cassandra {@code version} (the launcher's default when null). */
+    static CassandraNode withFlashCache(String name, String version, long deviceBytes, String deviceSettings,
+                                        String cacheSettings, String yamlExtra) throws IOException {
+        CassandraNode node = create(name, version, true, yamlExtra);
         Path device = node.createDevice(deviceBytes);
         Files.writeString(node.dir.resolve("conf/cassandra.yaml"), flashCacheYaml(device, deviceSettings, cacheSettings),
                 StandardOpenOption.APPEND);
@@ -125,6 +142,12 @@ final class CassandraNode implements AutoCloseable {
         return this;
     }
 
+    /** Starts the node on {@code java} (the launcher's {@code start --java}) from now on. */
+    CassandraNode java(Path java) {
+        startOptions.addAll(List.of("--java", java.toString()));
+        return this;
+    }
+
     /** Starts the node and waits for CQL; fails the test if it does not start. */
     void start() {
         startResult().orFail("start");
@@ -133,7 +156,9 @@ final class CassandraNode implements AutoCloseable {
     /** Starts the node; the result tells whether it came up. */
     ScriptResult startResult() {
         closeClients();
-        return script("start", dir.toString(), "--heap", HEAP, "--wait-seconds", "240");
+        List<String> start = new ArrayList<>(List.of("start", dir.toString(), "--heap", HEAP, "--wait-seconds", "240"));
+        start.addAll(startOptions);
+        return script(start.toArray(String[]::new));
     }
 
     void stop() {
