@@ -42,6 +42,10 @@ step "scripts/tests/test-cassandra-cluster-steps.sh"
   --steps join,leave,maintain,rolling
 step "scripts/tests/test-install-plugin.sh"
 "$repo/scripts/tests/test-install-plugin.sh"
+# a release tarball of HEAD, unpacked with no checkout around it, installed into 5.0.9 and 4.1.10 layouts
+# whose real nodes serve reads from the flash cache
+step "scripts/tests/test-release.sh"
+"$repo/scripts/tests/test-release.sh"
 # the power-cut simulator's long-run script, at a size that only checks it works end to end
 step "scripts/sim-power-cut.sh (2 seeds, 10 cut points each)"
 sim_out="$(mktemp -d)"

@@ -140,6 +140,8 @@ for cassandra in 5.0.9 4.1.10; do
   hits=$((requests - misses))
   [ "$hits" -gt 0 ] || fail "no flash cache hits on the $cassandra node: $chunk_line"
   echo "#   nodetool info: $chunk_line"
+  capacity_mib="$(sed -n 's/.*capacity \([0-9]*\) MiB.*/\1/p' <<<"$serving")"
+  grep -q "capacity $capacity_mib MiB" <<<"$chunk_line" || fail "nodetool's Chunk Cache capacity is not the flash cache's $capacity_mib MiB"
   "$node_sh" stop "$node" >/dev/null || fail "stop ($cassandra)"
   "$dist/bin/install-plugin.sh" uninstall --cassandra-home "$home" >/dev/null 2>&1 || fail "uninstall ($cassandra)"
   diff -r "$work/original-conf-$cassandra" "$home/conf" >/dev/null || fail "uninstall did not give $cassandra's conf/ back"
