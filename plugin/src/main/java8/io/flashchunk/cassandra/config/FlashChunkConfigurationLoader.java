@@ -1,11 +1,20 @@
 package io.flashchunk.cassandra.config;
 
 import io.flashchunk.cassandra.agent.RequiredJava;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.Reader;
+import java.io.StringReader;
 import java.lang.reflect.InvocationTargetException;
+import java.net.MalformedURLException;
 import java.net.URL;
+import java.net.URLConnection;
+import java.net.URLStreamHandler;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.cassandra.config.Config;
@@ -14,16 +23,24 @@ import org.apache.cassandra.config.YamlConfigurationLoader;
 import org.apache.cassandra.exceptions.ConfigurationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.reader.UnicodeReader;
 
 /**
  * Cassandra's configuration loader with the flash cache's settings taken out
  * ({@code -Dcassandra.config.loader=io.flashchunk.cassandra.config.FlashChunkConfigurationLoader}).
- * Cassandra refuses unknown keys in cassandra.yaml, so this reads the file, removes
- * {@code chunk_cache_class} and the {@code flash_chunk_cache} block and hands the rest to Cassandra's
- * own loader (all of its checks still apply). On Java 11 or later it then hands both keys to
+ * Cassandra refuses unknown keys in cassandra.yaml, so this reads the file, cuts the text of
+ * {@code chunk_cache_class} and the {@code flash_chunk_cache} block out of it and hands the rest, as
+ * text, to Cassandra's own loader: every other value is parsed by Cassandra exactly as without the
+ * flash cache (no YAML 1.1 retyping of {@code 0123}, {@code on} or {@code 1.10} on the way), and all
+ * of its checks still apply. On Java 11 or later it then hands both keys to
  * {@link #ACTIVATION}, which starts the flash cache when they ask for it.
  *
  * <p>Compiled for Java 8, so that a node on an older Java still loads its configuration: there the
@@ -47,10 +64,11 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
     @Override
     public Config loadConfig() throws ConfigurationException {
         URL url = configUrl();
-        Map<String, Object> yaml = read(url);
-        Object chunkCacheClass = yaml.remove(CHUNK_CACHE_CLASS_KEY);
-        Object block = yaml.remove(BLOCK);
-        Config config = YamlConfigurationLoader.fromMap(yaml, Config.class);
+        String text = readText(url);
+        Map<String, Object> yaml = read(text, url);
+        Object chunkCacheClass = yaml.get(CHUNK_CACHE_CLASS_KEY);
+        Object block = yaml.get(BLOCK);
+        Config config = new YamlConfigurationLoader().loadConfig(inMemory(url, withoutCacheKeys(text, url)));
         String javaProblem = RequiredJava.problem();
         if (javaProblem != null) {
             stepAside(chunkCacheClass, block, javaProblem);
@@ -131,10 +149,25 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
         }
     }
 
+    /** The yaml's text, decoded as SnakeYAML decodes Cassandra's bytes (a BOM names UTF-8 or UTF-16). */
+    static String readText(URL url) {
+        try (InputStream in = url.openStream(); Reader reader = new UnicodeReader(in)) {
+            StringBuilder text = new StringBuilder();
+            char[] buffer = new char[8192];
+            for (int n; (n = reader.read(buffer)) > 0; ) {
+                text.append(buffer, 0, n);
+            }
+            return text.toString();
+        } catch (IOException e) {
+            throw new ConfigurationException("cannot read " + url + ": " + e.getMessage());
+        }
+    }
+
+    /** The yaml as Java values (YAML 1.1 types): where the flash cache's two keys are read from. */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> read(URL url) {
-        try (InputStream in = url.openStream()) {
-            Object root = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
+    static Map<String, Object> read(String text, URL url) {
+        try {
+            Object root = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
             if (root == null) {
                 return new LinkedHashMap<>();
             }
@@ -142,13 +175,75 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
                 throw new ConfigurationException("Invalid yaml: " + url + " must be a map of settings");
             }
             return new LinkedHashMap<>((Map<String, Object>) root);
-        } catch (IOException e) {
-            throw new ConfigurationException("cannot read " + url + ": " + e.getMessage());
         } catch (RuntimeException e) {
             if (e instanceof ConfigurationException) {
                 throw e;
             }
             throw new ConfigurationException("Invalid yaml: " + url + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The yaml's text without the flash cache's top-level entries, every other character as it was. The
+     * cut runs from each entry's key to the end of its value, at the positions SnakeYAML's parser
+     * reports (code points, hence the code-point array).
+     */
+    static String withoutCacheKeys(String text, URL url) {
+        Node root = new Yaml(new SafeConstructor(new LoaderOptions())).compose(new StringReader(text));
+        if (!(root instanceof MappingNode)) {
+            return text; // empty, or not a map: Cassandra's own loader says what is wrong
+        }
+        MappingNode settings = (MappingNode) root;
+        List<int[]> cuts = new ArrayList<>();
+        for (NodeTuple entry : settings.getValue()) {
+            Node key = entry.getKeyNode();
+            if (key instanceof ScalarNode && isCacheKey(((ScalarNode) key).getValue())) {
+                if (settings.getFlowStyle() == DumperOptions.FlowStyle.FLOW) {
+                    throw new ConfigurationException("Invalid yaml: " + url + " is one {...} mapping; the flash cache's "
+                            + "settings can only be taken out of key: value lines (write cassandra.yaml in block style)");
+                }
+                cuts.add(new int[] {key.getStartMark().getIndex(), entry.getValueNode().getEndMark().getIndex()});
+            }
+        }
+        if (cuts.isEmpty()) {
+            return text;
+        }
+        int[] codePoints = text.codePoints().toArray();
+        StringBuilder kept = new StringBuilder(text.length());
+        int from = 0;
+        for (int[] cut : cuts) {
+            kept.append(new String(codePoints, from, cut[0] - from));
+            from = cut[1];
+        }
+        return kept.append(new String(codePoints, from, codePoints.length - from)).toString();
+    }
+
+    private static boolean isCacheKey(String key) {
+        return CHUNK_CACHE_CLASS_KEY.equals(key) || BLOCK.equals(key);
+    }
+
+    /** A URL that reads {@code text} from memory (as UTF-8) and names {@code origin} wherever it is shown. */
+    static URL inMemory(URL origin, String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        URLStreamHandler handler = new URLStreamHandler() {
+            @Override
+            protected URLConnection openConnection(URL url) {
+                return new URLConnection(url) {
+                    @Override
+                    public void connect() {
+                    }
+
+                    @Override
+                    public InputStream getInputStream() {
+                        return new ByteArrayInputStream(bytes);
+                    }
+                };
+            }
+        };
+        try {
+            return new URL(origin.getProtocol(), origin.getHost(), origin.getPort(), origin.getFile(), handler);
+        } catch (MalformedURLException e) {
+            throw new ConfigurationException("cannot name " + origin + " again: " + e.getMessage());
         }
     }
 }
