@@ -174,21 +174,25 @@ read_options_into() {
   done <"$file"
 }
 
-# the release series (4.1, 5.0 or 6.0) of a Cassandra version; fails for any other
+# the release series (4.1, 5.0 or 6.0) of a Cassandra release (4.1.10, 5.0-rc1, 6.0-alpha2); fails for
+# any other
 version_series() {
   case "$1" in
-    4.1.*) echo 4.1 ;;
-    5.0.*) echo 5.0 ;;
+    4.1.* | 4.1-*) echo 4.1 ;;
+    5.0.* | 5.0-*) echo 5.0 ;;
     6.0.* | 6.0-*) echo 6.0 ;;
     *) return 1 ;;
   esac
 }
 
-# dies unless the value names a cassandra-all release of a series the flash cache supports
+# dies unless the value names a cassandra-all release on Maven Central of a series the flash cache supports
 check_cassandra_version() {
   local name=$1 value=$2
-  [[ $value =~ ^[0-9]+\.[0-9]+(\.[0-9]+)?(-[A-Za-z0-9]+)?$ ]] \
+  [[ $value =~ ^[0-9]+\.[0-9]+(\.[0-9]+)?(-[A-Za-z0-9.]+)?$ ]] \
     || die "$name must be a Cassandra release such as 5.0.9, 4.1.10 or 6.0-alpha2, got '$value'"
+  [[ $value != *-SNAPSHOT ]] || die "$name: $value is a snapshot, not a release on Maven Central; give a release such as 5.0.9"
+  [[ $value =~ ^[0-9]+\.[0-9]+(\.[0-9]+(-.+)?|-.+)$ ]] \
+    || die "$name: '$value' names a series, not a release; give a full release such as $value.9 or $value-rc1"
   version_series "$value" >/dev/null \
     || die "$name: Cassandra $value is not of a series the flash cache supports (4.1, 5.0 or 6.0)"
 }
@@ -209,7 +213,7 @@ java_major() {
   output="$("$1" -XX:-UsePerfData -version 2>&1 || true)"
   line="$(grep -m 1 'version "' <<<"$output" || head -n 1 <<<"$output")"
   version="$(sed -n 's/.*version "\([^"]*\)".*/\1/p' <<<"$line")"
-  major="${version%%.*}"
+  major="${version%%[.+-]*}"
   [ "$major" = "1" ] && major="$(cut -d. -f2 <<<"$version")"
   echo "${major:-unknown}"
 }
@@ -227,8 +231,9 @@ choose_java() {
     series=tools majors="11 17"
   fi
   if [ -n "$requested" ]; then
-    [ -x "$requested" ] || die "--java $requested is not an executable file"
-    JAVA_BIN=$requested
+    [ -f "$requested" ] && [ -x "$requested" ] || die "--java $requested is not an executable file (name the java binary, such as /usr/lib/jvm/java-17-openjdk-amd64/bin/java)"
+    # the node starts in its run directory: a relative path must not change meaning there
+    JAVA_BIN="$(realpath -- "$requested")"
   elif [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
     JAVA_BIN="$JAVA_HOME/bin/java"
   else
@@ -237,6 +242,7 @@ choose_java() {
   if [ -n "$JAVA_BIN" ]; then
     JAVA_MAJOR="$(java_major "$JAVA_BIN")"
     [[ " $majors " == *" $JAVA_MAJOR "* ]] && return 0
+    [ "$JAVA_MAJOR" != unknown ] || die "cannot read the version of ${requested:-$JAVA_BIN} ('$JAVA_BIN -version' prints no version line): name a java binary"
     [ -z "$requested" ] || die "Cassandra $CASSANDRA_VERSION runs on Java ${majors// / or } here, but --java $requested is Java $JAVA_MAJOR"
   fi
   if [ "$series" = 4.1 ]; then
@@ -368,7 +374,7 @@ to_bytes() {
 cmd_init() {
   [ $# -ge 1 ] || die "usage: $PROG init DIR [--native-port P] [--storage-port P] [--jmx-port P] [--address 127.0.0.N] [--seeds ADDR[:PORT],...] [--cluster-name NAME] [--ring-delay-ms MS] [--cassandra-version V] [--force]"
   local dir native=9042 storage=7000 jmx=7199 force=0 address=127.0.0.1 seeds="" cluster_name=FlashChunk
-  local ring_delay="" version=$DEFAULT_VERSION
+  local ring_delay="" version=""
   dir="$(abs_dir "$1")"
   shift
   while [ $# -gt 0 ]; do
@@ -392,7 +398,17 @@ cmd_init() {
     die "the native ($native), storage ($storage) and JMX ($jmx) ports must differ"
   fi
   check_loopback_address --address "$address"
+  # a re-init keeps the release the directory was made for, unless told otherwise
+  local recorded=""
+  if [ -f "$dir/conf/ports.env" ]; then
+    recorded="$(sed -n 's/^CASSANDRA_VERSION=//p' "$dir/conf/ports.env")"
+    recorded=${recorded:-$DEFAULT_VERSION}
+  fi
+  version=${version:-${recorded:-$DEFAULT_VERSION}}
   check_cassandra_version --cassandra-version "$version"
+  if [ -n "$recorded" ] && [ "$version" != "$recorded" ] && [ -n "$(ls -A "$dir/data" 2>/dev/null)" ]; then
+    die "$dir holds the data of a Cassandra $recorded node; it will not be started as $version (files of one release are not for another's reading): use a new run directory"
+  fi
   [[ $cluster_name =~ ^[A-Za-z0-9_.-]{1,64}$ ]] \
     || die "--cluster-name may only contain letters, digits, '.', '_' and '-' (1 to 64 of them), got '$cluster_name'"
   # the yaml's seed list: ADDR:PORT entries; a bare ADDR is on this node's storage port

@@ -226,6 +226,16 @@ require_node_java() {
   if [ "$major" -lt "$REQUIRED_JAVA" ]; then
     die "the node runs Java $version ($NODE_JAVA, from $NODE_JAVA_FROM); the flash cache needs Java $REQUIRED_JAVA or later (on it the plugin would only step aside). Run Cassandra on Java $REQUIRED_JAVA (JAVA_HOME), or name the node's java with --java PATH"
   fi
+  # each series starts only on the Javas it was released for (4.1 refuses 17, 6.0 refuses 11)
+  local runs_on
+  case "$CASSANDRA_VERSION" in
+    4.1*) runs_on="11" ;;
+    5.0*) runs_on="11 17" ;;
+    *) runs_on="17" ;;
+  esac
+  if [[ " $runs_on " != *" $major "* ]]; then
+    die "the node runs Java $version ($NODE_JAVA, from $NODE_JAVA_FROM), but FlashChunk runs Cassandra $CASSANDRA_VERSION on Java ${runs_on// / or } (what that release supports and the cache is tested on): run the node on that Java (JAVA_HOME), or name the node's java with --java PATH"
+  fi
   NODE_JAVA_VERSION=$version
 }
 

@@ -94,13 +94,16 @@ ok "init records the Cassandra release, leaves out what 4.1 lacks, and refuses 3
 fake_java="$dir/fake-jdk"
 mkdir -p "$fake_java/bin"
 for v in 1.8.0_392 11.0.2 17.0.9; do
-  printf '#!/bin/sh\necho "[0.004s][warning][perf,memops] Cannot use file /tmp/hsperfdata_root/1 because it is locked by another process (errno = 11)" >&2\necho "openjdk version \\"%s\\" 2023-10-17" >&2\nexit 1\n' "$v" >"$fake_java/bin/java"
+  # the fake notes every run's arguments: a Java taken is one the launcher goes on to run nodetool with
+  printf '#!/bin/sh\necho "$*" >>"%s/calls"\necho "[0.004s][warning][perf,memops] Cannot use file /tmp/hsperfdata_root/1 because it is locked by another process (errno = 11)" >&2\necho "openjdk version \\"%s\\" 2023-10-17" >&2\nexit 1\n' "$fake_java" "$v" >"$fake_java/bin/java"
   chmod +x "$fake_java/bin/java"
+  rm -f "$fake_java/calls"
   out="$(JAVA_HOME="$fake_java" "$node_sh" nodetool "$dir" version 2>&1)" && fail "nodetool with a fake java $v succeeded"
   if [ "$v" = 1.8.0_392 ]; then
     grep -q "nodetool runs on Java 11 or 17 here, but $fake_java/bin/java is Java 8" <<<"$out" || fail "java 8 behind a warning: unexpected message: $out"
+    ! grep -q "NodeTool" "$fake_java/calls" || fail "the launcher ran nodetool on a fake Java 8"
   else
-    grep -q "runs on Java" <<<"$out" && fail "java $v behind a warning was refused: $out"
+    grep -q "org.apache.cassandra.tools.NodeTool" "$fake_java/calls" || fail "java $v behind a warning was not taken: $out"
   fi
   if [ "$v" = 11.0.2 ]; then
     read -r o_native o_storage o_jmx < <(free_tcp_ports 3)

@@ -242,21 +242,6 @@ expect_refusal "a BEGIN marker without END" "$clash" "broken flashchunk markers"
   install --cassandra-home "$clash" --device "$device"
 ok "bad inputs are refused with a clear message and change nothing"
 
-# the other series the plugin hooks: 4.1 and 6.0 install, show in status and uninstall cleanly
-for version in 4.1.10 6.0-alpha2; do
-  other="$work/apache-cassandra-$version"
-  make_installation "$other" "$version"
-  other_state="$(state "$other")"
-  out="$("$installer" install --cassandra-home "$other" --device "$device" 2>&1)" || fail "install into $version: $out"
-  grep -q "Cassandra $version in $other" <<<"$out" || fail "install does not name Cassandra $version: $out"
-  status_out="$("$installer" status --cassandra-home "$other" 2>&1)" || fail "status of $version exited $?: $status_out"
-  grep -q "Cassandra $version" <<<"$status_out" || fail "status does not name Cassandra $version: $status_out"
-  grep -q "FlashChunk is installed" <<<"$status_out" || fail "status of $version does not say installed: $status_out"
-  "$installer" uninstall --cassandra-home "$other" >/dev/null 2>&1 || fail "uninstall from $version"
-  [ "$other_state" = "$(state "$other")" ] || fail "uninstall did not restore the $version installation"
-done
-ok "Cassandra 4.1.10 and 6.0-alpha2 installations take the plugin, show it in status and give it back"
-
 # the node's Java: found as bin/cassandra finds it (JAVA_HOME, else PATH) or named by --java
 fake_jdk() {
   local dir=$1 version=$2
@@ -269,6 +254,29 @@ fake_jdk() {
 fake_jdk "$work/jdk8" 1.8.0_392
 fake_jdk "$work/jdk11" 11.0.13
 fake_jdk "$work/jdk17" 17.0.9
+# the other series the plugin hooks: 4.1 and 6.0 install, show in status and uninstall cleanly
+for version in 4.1.10 6.0-alpha2; do
+  other="$work/apache-cassandra-$version"
+  make_installation "$other" "$version"
+  other_state="$(state "$other")"
+  java_for=()
+  [ "$version" = 4.1.10 ] && java_for=(--java "$work/jdk11/bin/java")
+  out="$("$installer" install --cassandra-home "$other" --device "$device" "${java_for[@]}" 2>&1)" || fail "install into $version: $out"
+  grep -q "Cassandra $version in $other" <<<"$out" || fail "install does not name Cassandra $version: $out"
+  status_out="$("$installer" status --cassandra-home "$other" 2>&1)" || fail "status of $version exited $?: $status_out"
+  grep -q "Cassandra $version" <<<"$status_out" || fail "status does not name Cassandra $version: $status_out"
+  grep -q "FlashChunk is installed" <<<"$status_out" || fail "status of $version does not say installed: $status_out"
+  "$installer" uninstall --cassandra-home "$other" >/dev/null 2>&1 || fail "uninstall from $version"
+  [ "$other_state" = "$(state "$other")" ] || fail "uninstall did not restore the $version installation"
+done
+expect_refusal "Cassandra 4.1 on Java 17" "$work/apache-cassandra-4.1.10" \
+  "but FlashChunk runs Cassandra 4\.1\.10 on Java 11 " \
+  install --cassandra-home "$work/apache-cassandra-4.1.10" --device "$device" --java "$work/jdk17/bin/java"
+expect_refusal "Cassandra 6.0 on Java 11" "$work/apache-cassandra-6.0-alpha2" \
+  "but FlashChunk runs Cassandra 6\.0-alpha2 on Java 17 " \
+  install --cassandra-home "$work/apache-cassandra-6.0-alpha2" --device "$device" --java "$work/jdk11/bin/java"
+ok "Cassandra 4.1.10 (Java 11) and 6.0-alpha2 (Java 17) installations take the plugin, show it in status and give it back; each refuses the other's Java"
+
 JAVA_HOME="$work/jdk8" expect_refusal "a Java 8 in JAVA_HOME" "$home" \
   "the node runs Java 1\.8\.0_392 \($work/jdk8/bin/java, from JAVA_HOME\); the flash cache needs Java 11 or later" \
   install --cassandra-home "$home" --device "$device"

@@ -69,12 +69,14 @@ public final class CassandraFlashCache implements AdapterCounters {
         } catch (JMException | RuntimeException e) {
             LOG.warn("flash chunk cache: its JMX bean could not be registered ({}); the cache runs without it", e.toString());
         }
+        // what runs, named before the cache is published: nothing may fail after that
+        String versions = "FlashChunk " + productVersion() + " on Cassandra " + FBUtilities.getReleaseVersionString()
+                + ", Java " + System.getProperty("java.version");
         Runtime.getRuntime().addShutdownHook(new Thread(started::close, "flashchunk-shutdown"));
         active = started;
         LOG.info("flash chunk cache: serving Cassandra's chunk cache from {} device(s), capacity {} MiB, {} chunks "
-                + "recovered (FlashChunk {} on Cassandra {}, Java {})", config.devices().size(),
-                started.cache.capacityBytes() >> 20, started.cache.entries(), productVersion(),
-                FBUtilities.getReleaseVersionString(), System.getProperty("java.version"));
+                + "recovered ({})", config.devices().size(), started.cache.capacityBytes() >> 20,
+                started.cache.entries(), versions);
         return started;
     }
 
