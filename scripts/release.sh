@@ -64,12 +64,14 @@ mkdir -p "$src" "$dist/lib" "$dist/bin/lib"
 note "building $name from commit ${commit:0:12} in $stage"
 git -C "$REPO" archive HEAD | tar -x -C "$src"
 log="$stage/build.log"
+# (2.23.0: the newest versions-maven-plugin that runs on Debian 12's Maven 3.8; each step must succeed:
+# errexit does not reach into an if's condition)
 if ! (
-  cd "$src"
-  mvn -B -q org.codehaus.mojo:versions-maven-plugin:2.25.1:set -DnewVersion="$version" -DprocessAllModules=true \
-    -DgenerateBackupPoms=false
-  mvn -B -q -pl plugin,checkpoint-tool -am package -DskipTests \
-    -Dproject.build.outputTimestamp="$(date -u -d "@$commit_time" +%Y-%m-%dT%H:%M:%SZ)"
+  cd "$src" \
+    && mvn -B -q org.codehaus.mojo:versions-maven-plugin:2.23.0:set -DnewVersion="$version" -DprocessAllModules=true \
+      -DgenerateBackupPoms=false \
+    && mvn -B -q -pl plugin,checkpoint-tool -am package -DskipTests \
+      -Dproject.build.outputTimestamp="$(date -u -d "@$commit_time" +%Y-%m-%dT%H:%M:%SZ)"
 ) >"$log" 2>&1; then
   cp "$log" "$out/$name-build.log"
   tail -n 40 "$log" >&2
