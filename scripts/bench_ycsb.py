@@ -247,7 +247,8 @@ def flash_counters(bean):
     if not bean:
         return {}
     counters = {"hits": bean.get("Hits"), "misses": bean.get("Misses"), "puts": bean.get("Puts"),
-                "not_admitted": bean.get("DroppedEvictedBeforeWrite"),
+                # AdmissionRefusals since 1.0; the same counter's older name for builds before it
+                "not_admitted": bean.get("AdmissionRefusals", bean.get("DroppedEvictedBeforeWrite")),
                 "flash_bytes_written": bean.get("FlashBytesWritten"),
                 "segment_bytes_written": bean.get("SegmentBytesWritten")}
     m = SUMMARY_WRITES.search(bean.get("Summary") or "")
@@ -1392,9 +1393,9 @@ def evidence_self_test(check):
           (False, 180))
     # Per-run cache figures from the bean's counters at both ends of a window.
     summary = "hits memory=0 dram=0 flash=9, misses=1, puts=5 (...), flash writes={} ({} B, reinserted {}), device"
-    before = flash_counters({"Hits": 100, "Misses": 100, "Puts": 50, "DroppedEvictedBeforeWrite": 5,
+    before = flash_counters({"Hits": 100, "Misses": 100, "Puts": 50, "AdmissionRefusals": 5,
                              "FlashBytesWritten": 1000, "SegmentBytesWritten": 800, "Summary": summary.format(40, 7, 10)})
-    after = flash_counters({"Hits": 1000, "Misses": 200, "Puts": 150, "DroppedEvictedBeforeWrite": 25,
+    after = flash_counters({"Hits": 1000, "Misses": 200, "Puts": 150, "DroppedEvictedBeforeWrite": 25,  # a build before 1.0
                             "FlashBytesWritten": 1000 + 3 * 65536 * 100, "SegmentBytesWritten": 800 + 2 * 65536 * 100,
                             "Summary": summary.format(140, 9, 30)})
     check("appended and reinserted from the Summary", (after["appended"], after["reinserted"]), (140, 30))

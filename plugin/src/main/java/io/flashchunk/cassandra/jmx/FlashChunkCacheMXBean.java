@@ -30,6 +30,14 @@ public interface FlashChunkCacheMXBean {
     long getDroppedQueueFull();
 
     /** Offers admission refused: their reads did not outweigh those of the chunks they would displace. */
+    long getAdmissionRefusals();
+
+    /**
+     * {@link #getAdmissionRefusals()} under the name it had when it counted something else.
+     *
+     * @deprecated read {@code AdmissionRefusals}; this name goes in a later major release
+     */
+    @Deprecated
     long getDroppedEvictedBeforeWrite();
 
     /** Admitted offers the writer could not append (no segment to be had). */
@@ -71,6 +79,14 @@ public interface FlashChunkCacheMXBean {
     int getDevicesBypassed();
 
     /** Segments reclaimed (their chunks evicted, those read since written perhaps reinserted). */
+    long getSegmentsReclaimed();
+
+    /**
+     * {@link #getSegmentsReclaimed()} under the name it had when it counted evicted chunks.
+     *
+     * @deprecated read {@code SegmentsReclaimed}; this name goes in a later major release
+     */
+    @Deprecated
     long getEvictions();
 
     /** Flash hits that read the file's next chunk with the same I/O (the paper's overflow read). */

@@ -120,8 +120,14 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
-    public long getDroppedEvictedBeforeWrite() {
+    public long getAdmissionRefusals() {
         return stats().engine().notAdmitted();
+    }
+
+    @Override
+    @Deprecated
+    public long getDroppedEvictedBeforeWrite() {
+        return getAdmissionRefusals();
     }
 
     @Override
@@ -185,8 +191,14 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
-    public long getEvictions() {
+    public long getSegmentsReclaimed() {
         return stats().engine().segmentsReclaimed();
+    }
+
+    @Override
+    @Deprecated
+    public long getEvictions() {
+        return getSegmentsReclaimed();
     }
 
     @Override

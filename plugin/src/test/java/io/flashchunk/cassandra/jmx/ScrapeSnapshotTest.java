@@ -58,6 +58,24 @@ class ScrapeSnapshotTest {
         }
     }
 
+    @Test
+    void theRenamedAttributesAnswerUnderBothNames() throws Exception {
+        Path device = Scratch.file("renamed", 8L << 20);
+        DeviceSpec spec = Backend.LIBAIO.spec(device).withQueueDepth(8);
+        CacheConfig config = CacheConfig.builder().device(spec).segmentBytes(1 << 20).build();
+        try (SegmentFlashCache real = new SegmentFlashCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
+            StandardMBean bean = new FlashChunkCacheMetrics(real, null).asMBean();
+            List<String> names = java.util.Arrays.stream(bean.getMBeanInfo().getAttributes())
+                    .map(javax.management.MBeanAttributeInfo::getName).toList();
+            assertTrue(names.containsAll(List.of("AdmissionRefusals", "DroppedEvictedBeforeWrite", "SegmentsReclaimed",
+                    "Evictions")), names.toString());
+            assertEquals(bean.getAttribute("AdmissionRefusals"), bean.getAttribute("DroppedEvictedBeforeWrite"));
+            assertEquals(bean.getAttribute("SegmentsReclaimed"), bean.getAttribute("Evictions"));
+        } finally {
+            Files.deleteIfExists(device);
+        }
+    }
+
     private static Object value(AttributeList list, String name) {
         return list.asList().stream().filter(a -> a.getName().equals(name)).map(Attribute::getValue).findFirst()
                 .orElseThrow(() -> new AssertionError("no attribute " + name + " in " + list));
