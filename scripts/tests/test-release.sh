@@ -13,6 +13,8 @@
 #     Java 17, 4.1.10 on Java 11) logs that FlashChunk VERSION serves its chunk cache, and reads a
 #     table written through cqlsh back right, twice, the second time all flash cache hits (`nodetool
 #     info`'s Chunk Cache line, before and after)
+#   - the upgrade (5.0.9): a newer release's installer over the stopped node, the node started again
+#     serves the newer version warm (chunks recovered, the first read served from the cache)
 #   - uninstall gives each layout back as it was
 # Needs what the build needs (scripts/install-deps.sh), python3 and PyPI (cqlsh; Java 11 for 4.1).
 # Ends with "N passed, N failed"; exits non-zero on the first failed check.
@@ -87,6 +89,13 @@ manifest_version="$(python3 -c 'import sys, zipfile; print(zipfile.ZipFile(sys.a
 tool_version="$("$dist/bin/flashchunk-checkpoint" --version 2>&1)" || fail "flashchunk-checkpoint --version: $tool_version"
 [ "$tool_version" = "flashchunk-checkpoint $version" ] || fail "flashchunk-checkpoint --version says '$tool_version'"
 ok "the unpacked release has its parts; the jar's manifest and flashchunk-checkpoint --version say $version"
+
+# a newer release of the same commit, for the upgrade below
+newer_version="1.0.1-test"
+TMPDIR="$work/tmp" "$repo/scripts/release.sh" "$newer_version" --out "$work/out" --allow-dirty >/dev/null 2>&1 \
+  || fail "release.sh $newer_version"
+tar -xzf "$work/out/flashchunk-$newer_version.tar.gz" -C "$work/unpacked"
+newer="$work/unpacked/flashchunk-$newer_version"
 
 # ---------------------------------------------------------------- installed into 5.0.9 and 4.1.10, real nodes
 
@@ -164,7 +173,32 @@ for cassandra in 5.0.9 4.1.10; do
   capacity_mib="$(sed -n 's/.*capacity \([0-9]*\) MiB.*/\1/p' <<<"$serving")"
   grep -q "capacity $capacity_mib MiB" <<<"$chunk_line" || fail "nodetool's Chunk Cache capacity is not the flash cache's $capacity_mib MiB"
   "$node_sh" stop "$node" >/dev/null || fail "stop ($cassandra)"
-  "$dist/bin/install-plugin.sh" uninstall --cassandra-home "$home" >/dev/null 2>&1 || fail "uninstall ($cassandra)"
+  installed="$dist"
+  if [ "$cassandra" = 5.0.9 ]; then
+    # the upgrade, as docs/operations.md says it: the newer release's installer with the same options over
+    # the stopped node, then a start; the cache comes back warm
+    out="$("$newer/bin/install-plugin.sh" install --cassandra-home "$home" --device "$device" 2>&1)" \
+      || fail "the upgrade's install: $out"
+    installed="$newer"
+    cmp -s "$newer/lib/flashchunk-cassandra.jar" "$home/lib/flashchunk-cassandra.jar" || fail "the upgrade did not replace the jar"
+    log_lines=$(wc -l <"$node/logs/system.log")
+    "$node_sh" start "$node" --heap 640M --wait-seconds 240 >/dev/null || fail "start after the upgrade"
+    serving="$(tail -n +"$((log_lines + 1))" "$node/logs/system.log" | grep -m1 "serving Cassandra's chunk cache")" \
+      || fail "the upgraded node does not serve from the flash cache"
+    grep -q "(FlashChunk $newer_version on Cassandra $cassandra" <<<"$serving" || fail "the upgraded node runs: $serving"
+    recovered="$(sed -n 's/.*, \([0-9]*\) chunks recovered.*/\1/p' <<<"$serving")"
+    [ -n "$recovered" ] && [ "$recovered" -gt 0 ] || fail "the upgraded node started cold: $serving"
+    read -r misses_before requests_before < <(chunk_counts)
+    got="$("$node_sh" cqlsh "$node" -e "SELECT id, v FROM rel.t;" | awk -F'|' 'NF == 2 { gsub(/ /, ""); print }' \
+      | grep -v '^id|v$' | sort -t'|' -n -k1,1)"
+    [ "$got" = "$expected" ] || fail "the first read after the upgrade differs from what was written"
+    read -r misses requests < <(chunk_counts)
+    warm_hits=$((requests - requests_before - (misses - misses_before)))
+    [ "$warm_hits" -ge "$hits" ] || fail "the first read after the upgrade: $warm_hits hits, $((misses - misses_before)) misses (warm before: $hits)"
+    "$node_sh" stop "$node" >/dev/null || fail "stop after the upgrade"
+    ok "the upgrade to $newer_version: its installer replaces the jar; the node comes back warm ($recovered chunks recovered, $warm_hits hits on the first read)"
+  fi
+  "$installed/bin/install-plugin.sh" uninstall --cassandra-home "$home" >/dev/null 2>&1 || fail "uninstall ($cassandra)"
   diff -r "$work/original-conf-$cassandra" "$home/conf" >/dev/null || fail "uninstall did not give $cassandra's conf/ back"
   [ ! -e "$home/lib/flashchunk-cassandra.jar" ] || fail "uninstall left the jar in $cassandra's lib/"
   ok "Cassandra $cassandra: the release installs, a real node's second read is all flash cache hits ($hits), uninstall restores ($(($(date +%s) - t_node)) s)"
