@@ -15,6 +15,8 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.apache.cassandra.config.DataStorageSpec;
+import org.apache.cassandra.config.DurationSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,11 +32,26 @@ public final class CacheSettings {
     /** The cassandra.yaml key of our block. */
     public static final String BLOCK = "flash_chunk_cache";
 
-    private static final Set<String> KEYS = Set.of("devices", "capi_library", "queue_bytes", "max_writes_in_flight",
-            "read_timeout_ms", "read_in_caller_thread", "dram_tier_bytes", "overflow_read", "checkpoint_interval_ms",
-            "checkpoint_change_percent", "strict", "device_timeout_ms", "slow_read_ms", "slow_device_retry_ms",
-            "segment_size_mib", "expected_chunk_bytes", "reinsert_percent", "admission_sketch_counters",
+    private static final Set<String> KEYS = Set.of("devices", "capi_library", "queue_size", "max_writes_in_flight",
+            "read_timeout", "read_in_caller_thread", "dram_tier_size", "overflow_read", "checkpoint_interval",
+            "checkpoint_change_percent", "strict", "device_timeout", "slow_read", "slow_device_retry",
+            "segment_size", "expected_chunk_size", "reinsert_percent", "admission_sketch_counters",
             "admission_doorkeeper_bits", "admission_sample_reads");
+    /**
+     * Each setting named as Cassandra names its own since 4.1 (the unit in the value: {@code 300s},
+     * {@code 64MiB}), and the name it had before, with the unit in the key, which is still read with
+     * everything that name took (bare numbers, {@code TiB}, spaces): no node's yaml breaks.
+     */
+    private static final Map<String, String> OLDER_NAMES = Map.of(
+            "queue_size", "queue_bytes",
+            "read_timeout", "read_timeout_ms",
+            "dram_tier_size", "dram_tier_bytes",
+            "checkpoint_interval", "checkpoint_interval_ms",
+            "device_timeout", "device_timeout_ms",
+            "slow_read", "slow_read_ms",
+            "slow_device_retry", "slow_device_retry_ms",
+            "segment_size", "segment_size_mib",
+            "expected_chunk_size", "expected_chunk_bytes");
     private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library",
             "format");
     private static final Logger LOG = LoggerFactory.getLogger(CacheSettings.class);
@@ -71,6 +88,7 @@ public final class CacheSettings {
         }
         Map<?, ?> map = (Map<?, ?>) block;
         Set<String> accepted = new HashSet<>(KEYS);
+        accepted.addAll(OLDER_NAMES.values());
         // An upgraded node may carry the removed engine's settings: accepted, each with a warning.
         accepted.addAll(PerChunkEngine.RETIRED_SETTINGS);
         accepted.add(PerChunkEngine.ENGINE_SETTING);
@@ -94,11 +112,23 @@ public final class CacheSettings {
             builder.device(device(BLOCK + ".devices[" + i + "]", list.get(i), defaultLibrary));
         }
         String at = BLOCK + ".";
+        OLDER_NAMES.forEach((name, older) -> {
+            if (map.containsKey(name) && map.containsKey(older)) {
+                throw new IllegalArgumentException(at + name + " and " + at + older + " (its older name) are both set; "
+                        + "keep " + name);
+            }
+        });
+        if (map.containsKey("queue_size")) {
+            builder.queueBytes(cassandraSize(at + "queue_size", map.get("queue_size")));
+        }
         if (map.containsKey("queue_bytes")) {
             builder.queueBytes(size(at + "queue_bytes", map.get("queue_bytes")));
         }
         if (map.containsKey("max_writes_in_flight")) {
             builder.maxWritesInFlight(intValue(at + "max_writes_in_flight", map.get("max_writes_in_flight")));
+        }
+        if (map.containsKey("read_timeout")) {
+            builder.readTimeoutMillis(cassandraMillis(at + "read_timeout", map.get("read_timeout")));
         }
         if (map.containsKey("read_timeout_ms")) {
             builder.readTimeoutMillis(millis(at + "read_timeout_ms", map.get("read_timeout_ms")));
@@ -106,11 +136,17 @@ public final class CacheSettings {
         if (map.containsKey("read_in_caller_thread")) {
             builder.readInCallerThread(bool(at + "read_in_caller_thread", map.get("read_in_caller_thread")));
         }
+        if (map.containsKey("dram_tier_size")) {
+            builder.dramTierBytes(cassandraSize(at + "dram_tier_size", map.get("dram_tier_size")));
+        }
         if (map.containsKey("dram_tier_bytes")) {
             builder.dramTierBytes(size(at + "dram_tier_bytes", map.get("dram_tier_bytes")));
         }
         if (map.containsKey("overflow_read")) {
             builder.overflowRead(bool(at + "overflow_read", map.get("overflow_read")));
+        }
+        if (map.containsKey("checkpoint_interval")) {
+            builder.checkpointIntervalMillis(cassandraMillis(at + "checkpoint_interval", map.get("checkpoint_interval")));
         }
         if (map.containsKey("checkpoint_interval_ms")) {
             builder.checkpointIntervalMillis(millis(at + "checkpoint_interval_ms", map.get("checkpoint_interval_ms")));
@@ -121,14 +157,32 @@ public final class CacheSettings {
         if (map.containsKey("strict")) {
             builder.strict(bool(at + "strict", map.get("strict")));
         }
+        if (map.containsKey("device_timeout")) {
+            builder.deviceTimeoutMillis(cassandraMillis(at + "device_timeout", map.get("device_timeout")));
+        }
         if (map.containsKey("device_timeout_ms")) {
             builder.deviceTimeoutMillis(millis(at + "device_timeout_ms", map.get("device_timeout_ms")));
+        }
+        if (map.containsKey("slow_read")) {
+            builder.slowReadMillis(cassandraMillis(at + "slow_read", map.get("slow_read")));
         }
         if (map.containsKey("slow_read_ms")) {
             builder.slowReadMillis(millis(at + "slow_read_ms", map.get("slow_read_ms")));
         }
+        if (map.containsKey("slow_device_retry")) {
+            builder.slowDeviceRetryMillis(cassandraMillis(at + "slow_device_retry", map.get("slow_device_retry")));
+        }
         if (map.containsKey("slow_device_retry_ms")) {
             builder.slowDeviceRetryMillis(millis(at + "slow_device_retry_ms", map.get("slow_device_retry_ms")));
+        }
+        if (map.containsKey("segment_size")) {
+            long bytes = cassandraSize(at + "segment_size", map.get("segment_size"));
+            if (bytes % (1 << 20) != 0 || bytes < CacheConfig.MIN_SEGMENT_BYTES || bytes > CacheConfig.MAX_SEGMENT_BYTES) {
+                throw new IllegalArgumentException(at + "segment_size: must be a whole number of MiB from "
+                        + (CacheConfig.MIN_SEGMENT_BYTES >> 20) + "MiB to " + (CacheConfig.MAX_SEGMENT_BYTES >> 20)
+                        + "MiB, got " + map.get("segment_size"));
+            }
+            builder.segmentBytes((int) bytes);
         }
         if (map.containsKey("segment_size_mib")) {
             int mib = intValue(at + "segment_size_mib", map.get("segment_size_mib"));
@@ -138,9 +192,12 @@ public final class CacheSettings {
             }
             builder.segmentBytes(mib << 20);
         }
-        if (map.containsKey("expected_chunk_bytes")) {
-            long bytes = size(at + "expected_chunk_bytes", map.get("expected_chunk_bytes"));
-            builder.expectedChunkBytes((int) Math.min(Integer.MAX_VALUE, Math.max(Integer.MIN_VALUE, bytes)));
+        for (String name : List.of("expected_chunk_size", "expected_chunk_bytes")) {
+            if (map.containsKey(name)) {
+                long bytes = name.equals("expected_chunk_size")
+                        ? cassandraSize(at + name, map.get(name)) : size(at + name, map.get(name));
+                builder.expectedChunkBytes((int) Math.min(Integer.MAX_VALUE, Math.max(Integer.MIN_VALUE, bytes)));
+            }
         }
         if (map.containsKey("reinsert_percent")) {
             builder.reinsertPercent(number(at + "reinsert_percent", map.get("reinsert_percent")));
@@ -240,6 +297,26 @@ public final class CacheSettings {
             return number << shift;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(setting + ": '" + value + "' is too large", e);
+        }
+    }
+
+    /** A size as Cassandra writes its own (DataStorageSpec): a number and B, KiB, MiB or GiB. */
+    static long cassandraSize(String setting, Object value) {
+        try {
+            return new DataStorageSpec.LongBytesBound(String.valueOf(value)).toBytes();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(setting + ": '" + value + "' is not a size as Cassandra writes them: a number"
+                    + " and one of B, KiB, MiB, GiB (e.g. 64MiB, 0B)", e);
+        }
+    }
+
+    /** A duration as Cassandra writes its own (DurationSpec): a number and ms, s, m, h or d. */
+    static long cassandraMillis(String setting, Object value) {
+        try {
+            return new DurationSpec.LongMillisecondsBound(String.valueOf(value)).toMilliseconds();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(setting + ": '" + value + "' is not a duration as Cassandra writes them: a"
+                    + " number and one of ms, s, m, h, d (e.g. 300s)", e);
         }
     }
 

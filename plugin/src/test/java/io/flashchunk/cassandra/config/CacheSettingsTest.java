@@ -185,6 +185,46 @@ class CacheSettingsTest {
                 .startsWith("flash_chunk_cache.devices[0]: queue depth for device /x must be 1..4096, got 0"));
     }
 
+    /** The names with the unit in the value, as Cassandra's own since 4.1, take Cassandra's forms. */
+    @Test
+    void theSettingsTakeCassandrasNamesAndForms() {
+        CacheConfig config = CacheSettings.parse(block("""
+                flash_chunk_cache:
+                  devices:
+                    - path: /dev/nvme0n1
+                  queue_size: 128MiB
+                  read_timeout: 150ms
+                  dram_tier_size: 1GiB
+                  checkpoint_interval: 1d
+                  device_timeout: 10s
+                  slow_read: 5ms
+                  slow_device_retry: 2m
+                  segment_size: 32MiB
+                  expected_chunk_size: 4KiB
+                """));
+        assertEquals(128L << 20, config.queueBytes());
+        assertEquals(150, config.readTimeoutMillis());
+        assertEquals(1L << 30, config.dramTierBytes());
+        assertEquals(86_400_000, config.checkpointIntervalMillis());
+        assertEquals(10_000, config.deviceTimeoutMillis());
+        assertEquals(5, config.slowReadMillis());
+        assertEquals(120_000, config.slowDeviceRetryMillis());
+        assertEquals(32 << 20, config.segmentBytes());
+        assertEquals(4 << 10, config.expectedChunkBytes());
+
+        String device = "flash_chunk_cache:\n  devices:\n    - path: /dev/nvme0n1\n";
+        assertTrue(error(device + "  checkpoint_interval: 5m\n  checkpoint_interval_ms: 300000\n").startsWith(
+                "flash_chunk_cache.checkpoint_interval and flash_chunk_cache.checkpoint_interval_ms (its older name) are both set"));
+        assertTrue(error(device + "  queue_size: 64\n").startsWith(
+                "flash_chunk_cache.queue_size: '64' is not a size as Cassandra writes them: a number and one of B, KiB, MiB, GiB"));
+        assertTrue(error(device + "  queue_size: 1TiB\n").startsWith("flash_chunk_cache.queue_size: '1TiB' is not a size"));
+        assertTrue(error(device + "  checkpoint_interval: 300\n").startsWith(
+                "flash_chunk_cache.checkpoint_interval: '300' is not a duration as Cassandra writes them"));
+        assertTrue(error(device + "  read_timeout: 500us\n").startsWith("flash_chunk_cache.read_timeout: '500us' is not a duration"));
+        assertTrue(error(device + "  segment_size: 1536KiB\n").startsWith(
+                "flash_chunk_cache.segment_size: must be a whole number of MiB from 1MiB to 256MiB"));
+    }
+
     @Test
     void sizesAndDurations() {
         assertEquals(4096, CacheSettings.size("s", 4096));
