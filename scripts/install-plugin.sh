@@ -733,7 +733,7 @@ cmd_status() {
           ;;
       esac
     done < <(block_lines "$YAML")
-    block_lines "$YAML" | grep -E '^  (capi_library|strict|queue_bytes|dram_tier_bytes|checkpoint_interval_ms):' \
+    block_lines "$YAML" | grep -E '^  (capi_library|strict|queue_size|queue_bytes|dram_tier_size|dram_tier_bytes|checkpoint_interval|checkpoint_interval_ms):' \
       | sed 's/^  /  setting: /' || true
   fi
   if [ "$parts" -eq 4 ]; then

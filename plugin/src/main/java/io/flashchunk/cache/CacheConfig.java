@@ -221,23 +221,23 @@ public final class CacheConfig {
             throw new IllegalArgumentException("devices: at most " + RecordAddress.MAX_SPACES
                     + " devices, got " + devices.size());
         }
-        positive("queue_bytes", queueBytes);
+        positive("queue_size", queueBytes);
         positive("max_writes_in_flight", maxWritesInFlight);
-        positive("read_timeout_ms", readTimeoutMillis);
-        notNegative("dram_tier_bytes", dramTierBytes);
-        positive("checkpoint_interval_ms", checkpointIntervalMillis);
+        positive("read_timeout", readTimeoutMillis);
+        notNegative("dram_tier_size", dramTierBytes);
+        positive("checkpoint_interval", checkpointIntervalMillis);
         if (!(checkpointChangePercent >= 0 && checkpointChangePercent <= 100)) {
             throw new IllegalArgumentException("checkpoint_change_percent: must be 0..100, got " + checkpointChangePercent);
         }
-        positive("device_timeout_ms", deviceTimeoutMillis);
-        positive("slow_read_ms", slowReadMillis);
-        positive("slow_device_retry_ms", slowDeviceRetryMillis);
+        positive("device_timeout", deviceTimeoutMillis);
+        positive("slow_read", slowReadMillis);
+        positive("slow_device_retry", slowDeviceRetryMillis);
         if (segmentBytes < MIN_SEGMENT_BYTES || segmentBytes > MAX_SEGMENT_BYTES || segmentBytes % (1 << 20) != 0) {
-            throw new IllegalArgumentException("segment_size_mib: must be a whole number of MiB from "
-                    + (MIN_SEGMENT_BYTES >> 20) + " to " + (MAX_SEGMENT_BYTES >> 20) + ", got " + segmentBytes + " bytes");
+            throw new IllegalArgumentException("segment_size: must be a whole number of MiB from "
+                    + (MIN_SEGMENT_BYTES >> 20) + "MiB to " + (MAX_SEGMENT_BYTES >> 20) + "MiB, got " + segmentBytes + " bytes");
         }
         if (expectedChunkBytes < 4096 || expectedChunkBytes > RecordFormat.MAX_CHUNK_BYTES) {
-            throw new IllegalArgumentException("expected_chunk_bytes: must be 4 KiB to " + (RecordFormat.MAX_CHUNK_BYTES >> 10)
+            throw new IllegalArgumentException("expected_chunk_size: must be 4 KiB to " + (RecordFormat.MAX_CHUNK_BYTES >> 10)
                     + " KiB, got " + expectedChunkBytes);
         }
         if (!(reinsertPercent >= 0 && reinsertPercent <= 50)) {

@@ -26,14 +26,14 @@ class CacheConfigTest {
 
     @Test
     void badSizesAndTimesAreNamed() {
-        assertRejected("queue_bytes: must be positive, got 0", c -> c.queueBytes(0));
-        assertRejected("queue_bytes: must be positive, got -5", c -> c.queueBytes(-5));
+        assertRejected("queue_size: must be positive, got 0", c -> c.queueBytes(0));
+        assertRejected("queue_size: must be positive, got -5", c -> c.queueBytes(-5));
         assertRejected("max_writes_in_flight: must be positive, got 0", c -> c.maxWritesInFlight(0));
-        assertRejected("read_timeout_ms: must be positive, got 0", c -> c.readTimeoutMillis(0));
-        assertRejected("slow_read_ms: must be positive, got 0", c -> c.slowReadMillis(0));
-        assertRejected("slow_device_retry_ms: must be positive, got -1", c -> c.slowDeviceRetryMillis(-1));
-        assertRejected("dram_tier_bytes: must not be negative, got -1", c -> c.dramTierBytes(-1));
-        assertRejected("checkpoint_interval_ms: must be positive, got 0", c -> c.checkpointIntervalMillis(0));
+        assertRejected("read_timeout: must be positive, got 0", c -> c.readTimeoutMillis(0));
+        assertRejected("slow_read: must be positive, got 0", c -> c.slowReadMillis(0));
+        assertRejected("slow_device_retry: must be positive, got -1", c -> c.slowDeviceRetryMillis(-1));
+        assertRejected("dram_tier_size: must not be negative, got -1", c -> c.dramTierBytes(-1));
+        assertRejected("checkpoint_interval: must be positive, got 0", c -> c.checkpointIntervalMillis(0));
         assertRejected("checkpoint_change_percent: must be 0..100, got 101.0", c -> c.checkpointChangePercent(101));
         assertRejected("checkpoint_change_percent: must be 0..100, got -1.0", c -> c.checkpointChangePercent(-1));
         assertRejected("admission_sketch_counters: must be auto or 1..16, got -1", c -> c.admissionSketchCounters(-1));

@@ -222,8 +222,15 @@ public final class CacheSettings {
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
-            // CacheConfig names settings without the block; operators look for the full key.
-            throw new IllegalArgumentException(at + e.getMessage(), e);
+            // CacheConfig names settings without the block, by their current names; operators look for the
+            // full key they wrote
+            String message = e.getMessage();
+            for (Map.Entry<String, String> names : OLDER_NAMES.entrySet()) {
+                if (message.startsWith(names.getKey() + ":") && map.containsKey(names.getValue())) {
+                    message = names.getValue() + message.substring(names.getKey().length());
+                }
+            }
+            throw new IllegalArgumentException(at + message, e);
         }
     }
 

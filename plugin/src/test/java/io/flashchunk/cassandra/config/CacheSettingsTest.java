@@ -221,6 +221,7 @@ class CacheSettingsTest {
         assertTrue(error(device + "  checkpoint_interval: 300\n").startsWith(
                 "flash_chunk_cache.checkpoint_interval: '300' is not a duration as Cassandra writes them"));
         assertTrue(error(device + "  read_timeout: 500us\n").startsWith("flash_chunk_cache.read_timeout: '500us' is not a duration"));
+        assertEquals("flash_chunk_cache.queue_size: must be positive, got 0", error(device + "  queue_size: 0B\n"));
         assertTrue(error(device + "  segment_size: 1536KiB\n").startsWith(
                 "flash_chunk_cache.segment_size: must be a whole number of MiB from 1MiB to 256MiB"));
     }

@@ -57,9 +57,10 @@ class CassandraVersionsIT {
     @MethodSource("releases")
     void aNodeServesReadsFromFlashAndRestartsWarm(String version, boolean onJava11, int javaMajor) throws Exception {
         // 1 MiB segments, so that most of the table's chunks lie in sealed segments and hits read flash
-        // (the open segment's are served from its buffer); the breaker out of the way as in FlashCacheReadsIT
+        // (the open segment's are served from its buffer); the breaker out of the way as in FlashCacheReadsIT.
+        // The settings as Cassandra writes its own: each release's DataStorageSpec and DurationSpec read them.
         try (CassandraNode node = CassandraNode.withFlashCache("cassandra-" + version, version, 64L << 20, "",
-                "segment_size_mib: 1\nslow_read_ms: 60s\ncheckpoint_interval_ms: 2s", "")) {
+                "segment_size: 1MiB\nslow_read: 60s\ncheckpoint_interval: 2s", "")) {
             if (onJava11) {
                 node.java(java11);
             }
