@@ -171,7 +171,7 @@ ok "jvm-server.options got the agent and the loader, jvm-clients.options the loa
 
 status_out="$("$installer" status --cassandra-home "$home" 2>&1)" || fail "status after install exited $?: $status_out"
 grep -q "Cassandra 5.0.9" <<<"$status_out" || fail "status does not name Cassandra 5.0.9: $status_out"
-grep -q "version 0\.[0-9]" <<<"$status_out" || fail "status does not show the jar version: $status_out"
+grep -qE "version [0-9]+\.[0-9]+\.[0-9]" <<<"$status_out" || fail "status does not show the jar version: $status_out"
 grep -q "$device (regular file" <<<"$status_out" || fail "status does not list the device: $status_out"
 grep -q "FlashChunk is installed" <<<"$status_out" || fail "status does not say installed: $status_out"
 show <<<"$status_out"
