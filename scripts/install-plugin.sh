@@ -441,6 +441,13 @@ check_devices() {
     elif [ "$kind" = "regular file" ] && [ "${size:-0}" -lt 4096 ]; then
       die "--device $path: the file is empty or smaller than one 4096-byte block; give it a size (fallocate -l 64G $path) or a capacity"
     fi
+    if [ "$kind" = "regular file" ]; then
+      local allocated
+      allocated=$(( $(stat -c %b -- "$path") * $(stat -c %B -- "$path") ))
+      if [ "$allocated" -lt "$size" ]; then
+        note "warning: --device $path is a sparse file ($allocated of its $size bytes allocated): the cache's writes allocate the rest on $(df --output=target -- "$path" | tail -n 1) as they go, and can fill it; preallocate it first (fallocate -l $size $path)"
+      fi
+    fi
     if [ -n "$engine" ] && [[ " $ENGINES " != *" $engine "* ]]; then
       die "--device $spec: unknown engine '$engine'; expected one of: $ENGINES"
     fi
@@ -474,13 +481,23 @@ same_file() {
   cmp -s -- "$1" "$2"
 }
 
-# Replaces FILE with NEW (same mode and owner), through a temporary file in the same directory.
+# Replaces FILE with NEW (same mode and owner), through a temporary file in the same directory. A FILE
+# that is a symlink (configuration management often links conf/ files) stays one: its target is
+# replaced.
 replace_file() {
-  local file=$1 new=$2 tmp
-  tmp="$file.flashchunk-tmp"
-  cp -p -- "$file" "$tmp" || die "cannot write $tmp (run as root or as the owner of $(dirname -- "$file"))"
+  local file=$1 new=$2 target tmp
+  target="$(realpath -e -- "$file")" || die "cannot resolve $file"
+  tmp="$target.flashchunk-tmp"
+  cp -p -- "$target" "$tmp" || die "cannot write $tmp (run as root or as the owner of $(dirname -- "$target"))"
   cat -- "$new" >"$tmp" || { rm -f -- "$tmp"; die "cannot write $tmp"; }
-  mv -f -- "$tmp" "$file" || { rm -f -- "$tmp"; die "cannot replace $file"; }
+  mv -f -- "$tmp" "$target" || { rm -f -- "$tmp"; die "cannot replace $target"; }
+}
+
+# One run at a time on a configuration directory: two would stage from the same files and the second
+# would undo the first. The lock is on the directory itself (nothing is created for it).
+lock_conf_dir() {
+  exec 9<"$CONF_DIR" || die "cannot open $CONF_DIR"
+  flock -n 9 || die "another install-plugin.sh run is changing $CONF_DIR now; run this one when it has finished"
 }
 
 print_diff() {
@@ -509,6 +526,7 @@ cmd_install() {
   local version
   version="$(jar_version "$JAR")"
 
+  lock_conf_dir
   STAGE="$(mktemp -d "${TMPDIR:-/tmp}/flashchunk-install.XXXXXX")"
   trap cleanup_stage EXIT
   check_devices "$STAGE/devices.yaml"
@@ -518,6 +536,12 @@ cmd_install() {
   clash="$(outside_block_matching "$YAML" "^[\"']?(chunk_cache_class|flash_chunk_cache)[\"']?[ \\t]*:")"
   [ -z "$clash" ] || die "cassandra.yaml already sets the flash cache outside the flashchunk markers; remove these lines (or uninstall what set them) first:
 $clash"
+  # cassandra-env.sh adds JVM options too (JVM_OPTS): a loader set there would win or clash
+  if [ -f "$CONF_DIR/cassandra-env.sh" ]; then
+    clash="$(grep -nE "cassandra\.config\.loader=|-javaagent:[^ \"']*flashchunk" "$CONF_DIR/cassandra-env.sh" | grep -vE '^[0-9]+:[ \t]*#' || true)"
+    [ -z "$clash" ] || die "cassandra-env.sh already sets a configuration loader or a FlashChunk agent; Cassandra can use only one loader. Remove these lines first:
+$clash"
+  fi
   local opts
   for opts in "$SERVER_OPTS" "$CLIENT_OPTS"; do
     clash="$(outside_block_matching "$opts" "^[ \\t]*(-Dcassandra\\.config\\.loader=|-javaagent:.*flashchunk)")"
@@ -640,14 +664,17 @@ configured_devices() {
 cmd_uninstall() {
   parse_args "--cassandra-home --conf-dir --lib-dir --dry-run" "$@"
   resolve_layout
+  lock_conf_dir
   STAGE="$(mktemp -d "${TMPDIR:-/tmp}/flashchunk-uninstall.XXXXXX")"
   trap cleanup_stage EXIT
   local devices=()
   if has_block "$YAML"; then
     mapfile -t devices < <(configured_devices "$YAML")
   fi
+  # install's order reversed: cassandra.yaml loses the keys before the options lose the loader that
+  # takes them out (a run stopped in between leaves a node that starts), the jar goes last
   local changed=() file new
-  for file in "$SERVER_OPTS" "$CLIENT_OPTS" "$YAML"; do
+  for file in "$YAML" "$SERVER_OPTS" "$CLIENT_OPTS"; do
     new="$STAGE/$(basename -- "$file")"
     edit_block strip "$file" >"$new" || exit 1
     same_file "$file" "$new" || changed+=("$file")

@@ -10,6 +10,8 @@
 #     a jar that is not the plugin, a 4.0 installation, a yaml or options file already setting our
 #     keys, broken markers) each fail with a clear message and change nothing
 #   - 4.1 and 6.0 installations (synthetic) take the plugin, show it in status, uninstall cleanly
+#   - a loader set in cassandra-env.sh and a concurrent run are refused; a sparse device file is warned
+#     of; a symlinked cassandra.yaml stays a symlink; uninstall takes the yaml's keys out first
 #   - the node's Java: a Java 8 (a fake java, behind a JVM warning) named by JAVA_HOME, --java or
 #     PATH is refused by version and path before anything is written; a JAVA_HOME without bin/java too;
 #     a Java 17 named by --java is taken, and a Java 11 in JAVA_HOME
@@ -122,6 +124,7 @@ ok "synthetic Cassandra 5.0.9 installation in $home ($(find "$home/lib" -name '*
 install_args=(install --cassandra-home "$home" --device "$device:384MiB:auto" --strict)
 out="$("$installer" "${install_args[@]}" 2>&1)" || fail "install: $out"
 head -n 12 <<<"$out" | show
+grep -q "warning: --device $device is a sparse file" <<<"$out" || fail "install did not warn of the sparse device file: $out"
 cmp -s "$jar" "$home/lib/flashchunk-cassandra.jar" || fail "lib/flashchunk-cassandra.jar is not a copy of $jar"
 [ "$(stat -c %a "$home/lib/flashchunk-cassandra.jar")" = 644 ] || fail "the installed jar is not mode 644"
 grep -q "Next steps" <<<"$out" || fail "install did not print the next steps: $out"
@@ -240,7 +243,38 @@ cp "$work/clash-pristine/jvm-server.options" "$clash/conf/jvm-server.options"
 printf '# BEGIN flashchunk\n-Dfoo=1\n' >>"$clash/conf/jvm-clients.options"
 expect_refusal "a BEGIN marker without END" "$clash" "broken flashchunk markers" \
   install --cassandra-home "$clash" --device "$device"
+cp "$work/clash-pristine/jvm-clients.options" "$clash/conf/jvm-clients.options"
+echo 'JVM_OPTS="$JVM_OPTS -Dcassandra.config.loader=com.example.OtherLoader"' >>"$clash/conf/cassandra-env.sh"
+expect_refusal "cassandra-env.sh with another config loader" "$clash" "cassandra-env.sh already sets a configuration loader" \
+  install --cassandra-home "$clash" --device "$device"
+cp "$work/clash-pristine/cassandra-env.sh" "$clash/conf/cassandra-env.sh"
+# a second run while one holds the configuration directory (this shell holds its lock)
+exec 8<"$clash/conf"
+flock -n 8 || fail "cannot take the lock of $clash/conf"
+expect_refusal "a concurrent run" "$clash" "another install-plugin.sh run is changing $clash/conf now" \
+  install --cassandra-home "$clash" --device "$device"
+exec 8<&-
 ok "bad inputs are refused with a clear message and change nothing"
+
+# configuration files that are symlinks (configuration management links them) stay symlinks
+linked="$work/linked"
+make_installation "$linked" 5.0.9
+mkdir -p "$work/etc-linked"
+mv "$linked/conf/cassandra.yaml" "$work/etc-linked/cassandra.yaml"
+ln -s "$work/etc-linked/cassandra.yaml" "$linked/conf/cassandra.yaml"
+cp "$work/etc-linked/cassandra.yaml" "$work/linked-original.yaml"
+"$installer" install --cassandra-home "$linked" --device "$device" >/dev/null 2>&1 || fail "install into $linked"
+[ -L "$linked/conf/cassandra.yaml" ] || fail "install replaced the symlink conf/cassandra.yaml with a file"
+grep -q "^flash_chunk_cache:" "$work/etc-linked/cassandra.yaml" || fail "install did not write the symlink's target"
+out="$("$installer" uninstall --cassandra-home "$linked" --dry-run 2>&1)"
+yaml_at="$(grep -n "would change (dry run): $linked/conf/cassandra.yaml" <<<"$out" | cut -d: -f1)"
+server_at="$(grep -n "would change (dry run): $linked/conf/jvm-server.options" <<<"$out" | cut -d: -f1)"
+[ -n "$yaml_at" ] && [ -n "$server_at" ] && [ "$yaml_at" -lt "$server_at" ] \
+  || fail "uninstall does not take the keys out of cassandra.yaml before the loader out of the options: $out"
+"$installer" uninstall --cassandra-home "$linked" >/dev/null 2>&1 || fail "uninstall from $linked"
+[ -L "$linked/conf/cassandra.yaml" ] || fail "uninstall replaced the symlink conf/cassandra.yaml with a file"
+cmp -s "$work/linked-original.yaml" "$work/etc-linked/cassandra.yaml" || fail "uninstall did not restore the symlink's target"
+ok "a symlinked cassandra.yaml stays a symlink (install and uninstall write its target); uninstall edits the yaml before the options"
 
 # the node's Java: found as bin/cassandra finds it (JAVA_HOME, else PATH) or named by --java
 fake_jdk() {
