@@ -64,6 +64,9 @@ usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
       --java          the java the node runs, which must be Java 11 or later (default: as Cassandra's
                       bin/cassandra picks it, JAVA_HOME/bin/java if JAVA_HOME is set, else java on PATH;
                       give it when the node's service sets another JAVA_HOME)
+      --cassandra-user  the user Cassandra runs as, who must read and write the devices (default:
+                      cassandra where that user exists, as the packages make it, else the owner of
+                      --cassandra-home)
       --dry-run       check everything and print the changes, write nothing
   uninstall --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR] [--dry-run]
       remove exactly what install added, and the jar; the cache devices are left alone.
@@ -84,6 +87,7 @@ CONF_DIR=""
 LIB_DIR=""
 JAR=""
 JAVA_OPTION=""
+CASSANDRA_USER=""
 CAPI_LIBRARY=""
 STRICT=0
 DRY_RUN=0
@@ -99,7 +103,7 @@ parse_args() {
   shift
   while [ $# -gt 0 ]; do
     case "$1" in
-      --cassandra-home | --conf-dir | --lib-dir | --device | --format-force | --capi-library | --jar | --java | --strict | --dry-run) ;;
+      --cassandra-home | --conf-dir | --lib-dir | --device | --format-force | --capi-library | --jar | --java | --cassandra-user | --strict | --dry-run) ;;
       -h | --help) usage; exit 0 ;;
       *) die "$COMMAND: unknown argument '$1' (see $PROG --help)" ;;
     esac
@@ -113,6 +117,7 @@ parse_args() {
       --capi-library) need_value "$1" $#; CAPI_LIBRARY=$2; shift 2 ;;
       --jar) need_value "$1" $#; JAR=$2; shift 2 ;;
       --java) need_value "$1" $#; JAVA_OPTION=$2; shift 2 ;;
+      --cassandra-user) need_value "$1" $#; CASSANDRA_USER=$2; shift 2 ;;
       --strict) STRICT=1; shift ;;
       --dry-run) DRY_RUN=1; shift ;;
     esac
@@ -347,6 +352,25 @@ block_lines() {
     inside { print }' "$1"
 }
 
+# The settings of the flash_chunk_cache block in our yaml block that this run does not set, with the
+# lines nested under each: what the operator added by hand (queue_size, strict: true, ...), kept by a
+# repeated install. devices is always this run's; capi_library and strict are when given.
+kept_settings() {
+  has_block "$YAML" || return 0
+  block_lines "$YAML" | LC_ALL=C awk -v capi="$CAPI_LIBRARY" -v strict="$STRICT" '
+    /^flash_chunk_cache:/ { inblock = 1; next }
+    !inblock { next }
+    /^[^ ]/ { inblock = 0; next }
+    /^  [A-Za-z_][A-Za-z0-9_]*[ \t]*:/ {
+      key = $0; sub(/^  /, "", key); sub(/[ \t]*:.*/, "", key)
+      keep = key != "devices" && !(key == "capi_library" && capi != "") && !(key == "strict" && strict == 1)
+      if (keep) print
+      next
+    }
+    /^   / || /^  - / { if (keep) print; next }
+    { keep = 0 }'
+}
+
 # prints the lines of FILE outside our block that match the extended regex
 outside_block_matching() {
   local file=$1 regex=$2
@@ -391,9 +415,37 @@ yaml_quote() {
 }
 
 # Checks every --device and writes the yaml device entries to DEVICE_YAML (a file).
+# The user Cassandra runs as: --cassandra-user, else cassandra where that user exists (the Debian and RPM
+# packages run the node as it), else the owner of CASSANDRA_HOME (a tarball runs as who unpacked it).
+node_user() {
+  if [ -n "$CASSANDRA_USER" ]; then
+    id -u -- "$CASSANDRA_USER" >/dev/null 2>&1 || die "--cassandra-user $CASSANDRA_USER: no such user"
+    echo "$CASSANDRA_USER"
+  elif id -u cassandra >/dev/null 2>&1; then
+    echo cassandra
+  else
+    stat -c %U -- "$CASSANDRA_HOME"
+  fi
+}
+
+# true if USER may read and write PATH: checked as that user (root switches to it with runuser), so
+# the answer is the node's, groups included, not the installer's
+user_can_read_write() {
+  local user=$1 path=$2
+  if [ "$(id -un)" = "$user" ]; then
+    [ -r "$path" ] && [ -w "$path" ]
+  elif [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
+    runuser -u "$user" -- test -r "$path" -a -w "$path"
+  else
+    note "warning: cannot check --device $path as $user (run as root or as $user); checked as $(id -un)"
+    [ -r "$path" ] && [ -w "$path" ]
+  fi
+}
+
 check_devices() {
   [ "${#DEVICES[@]}" -gt 0 ] || die "install needs at least one --device PATH[:CAPACITY[:ENGINE]] (the flash block device or file to cache on)"
-  local spec path capacity engine rest bytes size kind seen=() forced=() out=$1
+  local spec path capacity engine rest bytes size kind seen=() forced=() out=$1 user
+  user="$(node_user)"
   : >"$out"
   for path in "${FORCE_FORMAT[@]}"; do
     [ -e "$path" ] || die "--format-force $path: no such file or block device"
@@ -422,8 +474,8 @@ check_devices() {
     else
       die "--device $path: not a block device or a regular file ($(stat -Lc %F -- "$path" 2>/dev/null || echo unknown))"
     fi
-    if [ ! -r "$path" ] || [ ! -w "$path" ]; then
-      die "--device $path: not readable and writable by $(id -un)"
+    if ! user_can_read_write "$user" "$path"; then
+      die "--device $path: not readable and writable by $user, the user Cassandra runs as (give it access: chown $user $path, or a group; or name the node's user with --cassandra-user)"
     fi
     if [[ " ${seen[*]-} " == *" $(realpath -- "$path") "* ]]; then
       die "--device $path is given twice: each device is one address space"
@@ -515,7 +567,7 @@ check_writable() {
 # ---------------------------------------------------------------- install
 
 cmd_install() {
-  parse_args "--cassandra-home --conf-dir --lib-dir --device --format-force --capi-library --strict --jar --java --dry-run" "$@"
+  parse_args "--cassandra-home --conf-dir --lib-dir --device --format-force --capi-library --strict --jar --java --cassandra-user --dry-run" "$@"
   resolve_layout
   require_supported_cassandra
   require_node_java
@@ -572,6 +624,7 @@ $clash"
     cat "$STAGE/devices.yaml"
     [ -z "$CAPI_LIBRARY" ] || echo "  capi_library: $(yaml_quote "$CAPI_LIBRARY")"
     [ "$STRICT" = 0 ] || echo "  strict: true"
+    kept_settings
     echo "$END_MARK"
   } >"$STAGE/yaml.block"
 

@@ -10,6 +10,7 @@
 #     a jar that is not the plugin, a 4.0 installation, a yaml or options file already setting our
 #     keys, broken markers) each fail with a clear message and change nothing
 #   - 4.1 and 6.0 installations (synthetic) take the plugin, show it in status, uninstall cleanly
+#   - a device the node's user (--cassandra-user, checked as that user) cannot write is refused;
 #   - a loader set in cassandra-env.sh and a concurrent run are refused; a sparse device file is warned
 #     of; a symlinked cassandra.yaml stays a symlink; uninstall takes the yaml's keys out first
 #   - the node's Java: a Java 8 (a fake java, behind a JVM warning) named by JAVA_HOME, --java or
@@ -93,6 +94,11 @@ expect_refusal() {
   after="$(state "$dir")"
   [ "$before" = "$after" ] || fail "$what: the installation changed: $(diff <(echo "$before") <(echo "$after") || true)"
   echo "#   $what -> $(grep -m1 -E -- "$regex" <<<"$out")"
+}
+
+# every line between the markers of an installed file
+block_lines_of() {
+  awk '/^# BEGIN flashchunk/ { p = 1; next } /^# END flashchunk$/ { p = 0 } p' "$1"
 }
 
 # the lines between the markers of an installed file, without the markers and comments
@@ -218,6 +224,10 @@ expect_refusal "--format-force of a path that is no --device" "$home" "names no 
   install --cassandra-home "$home" --device "$device" --format-force "$work"
 expect_refusal "the same device twice" "$home" "given twice" \
   install --cassandra-home "$home" --device "$device" --device "$device"
+expect_refusal "a device the node's user cannot write" "$home" "not readable and writable by nobody, the user Cassandra runs as" \
+  install --cassandra-home "$home" --device "$device" --cassandra-user nobody
+expect_refusal "an unknown node user" "$home" "--cassandra-user no-such-user-here: no such user" \
+  install --cassandra-home "$home" --device "$device" --cassandra-user no-such-user-here
 expect_refusal "a jar that is not the plugin" "$home" "is not the FlashChunk Cassandra plugin" \
   install --cassandra-home "$home" --device "$device" --jar "$home/lib/apache-cassandra-5.0.9.jar"
 expect_refusal "not a Cassandra home" "$home" "no configuration directory .*/conf" \
@@ -275,6 +285,18 @@ server_at="$(grep -n "would change (dry run): $linked/conf/jvm-server.options" <
 [ -L "$linked/conf/cassandra.yaml" ] || fail "uninstall replaced the symlink conf/cassandra.yaml with a file"
 cmp -s "$work/linked-original.yaml" "$work/etc-linked/cassandra.yaml" || fail "uninstall did not restore the symlink's target"
 ok "a symlinked cassandra.yaml stays a symlink (install and uninstall write its target); uninstall edits the yaml before the options"
+
+# settings the operator added inside the block survive a repeated install that does not set them
+kept="$work/kept"
+make_installation "$kept" 5.0.9
+"$installer" install --cassandra-home "$kept" --device "$device" --strict >/dev/null 2>&1 || fail "install into $kept"
+sed -i 's/^  strict: true$/  strict: true\n  segment_size: 8MiB\n  admission_sketch_counters: auto/' "$kept/conf/cassandra.yaml"
+"$installer" install --cassandra-home "$kept" --device "$device:256MiB" >/dev/null 2>&1 || fail "second install into $kept"
+settings="$(block_lines_of "$kept/conf/cassandra.yaml")"
+for line in "      capacity: 256MiB" "  strict: true" "  segment_size: 8MiB" "  admission_sketch_counters: auto"; do
+  grep -qxF -- "$line" <<<"$settings" || fail "a repeated install lost '$line' from the block: $settings"
+done
+ok "a repeated install keeps the settings the operator added inside the block (strict: true among them) and takes the new devices"
 
 # the node's Java: found as bin/cassandra finds it (JAVA_HOME, else PATH) or named by --java
 fake_jdk() {
