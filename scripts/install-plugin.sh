@@ -42,12 +42,13 @@ usage() {
 usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
 
   install --cassandra-home DIR --device PATH[:CAPACITY[:ENGINE]] [--device ...]
-          [--format-force PATH ...] [--conf-dir DIR] [--lib-dir DIR] [--capi-library PATH] [--strict]
-          [--jar PATH] [--java PATH] [--dry-run]
+          [--format-force PATH ...] [--conf-dir DIR] [--lib-dir DIR] [--capi-library PATH]
+          [--strict | --no-strict] [--jar PATH] [--java PATH] [--cassandra-user USER] [--dry-run]
       copy the plugin jar into the lib directory and switch the flash cache on in jvm-server.options
       (agent + config loader), jvm-clients.options (config loader) and cassandra.yaml
       (chunk_cache_class + flash_chunk_cache). Running it again with the same options changes nothing;
-      with other options it rewrites its own blocks.
+      with other options it rewrites its own blocks, keeping the settings added by hand inside the
+      cache's block unless this run sets them (--capi-library, --strict, --no-strict).
         PATH      a block device or a regular file (no ':' in it)
         CAPACITY  bytes of it to use: a number with B, KiB, MiB, GiB or TiB (e.g. 64GiB), a multiple
                   of 4096; empty or 0 means the whole device
@@ -58,7 +59,8 @@ usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
                       to keep it (without it the device entry says format: auto)
       --capi-library  the libcflsh_block.so for the capi engine (a path, or a name for the linker)
       --strict        refuse to start Cassandra (instead of running without the flash cache) when
-                      the cache is misconfigured or cannot recover its devices
+                      the cache is misconfigured or cannot recover its devices; --no-strict takes a
+                      strict: true out of the block (without either, the block's own is kept)
       --jar           the plugin jar (default: lib/flashchunk-cassandra.jar of this release, or
                       plugin/target/flashchunk-cassandra.jar of this checkout)
       --java          the java the node runs, which must be Java 11 or later (default: as Cassandra's
@@ -103,7 +105,7 @@ parse_args() {
   shift
   while [ $# -gt 0 ]; do
     case "$1" in
-      --cassandra-home | --conf-dir | --lib-dir | --device | --format-force | --capi-library | --jar | --java | --cassandra-user | --strict | --dry-run) ;;
+      --cassandra-home | --conf-dir | --lib-dir | --device | --format-force | --capi-library | --jar | --java | --cassandra-user | --strict | --no-strict | --dry-run) ;;
       -h | --help) usage; exit 0 ;;
       *) die "$COMMAND: unknown argument '$1' (see $PROG --help)" ;;
     esac
@@ -119,6 +121,7 @@ parse_args() {
       --java) need_value "$1" $#; JAVA_OPTION=$2; shift 2 ;;
       --cassandra-user) need_value "$1" $#; CASSANDRA_USER=$2; shift 2 ;;
       --strict) STRICT=1; shift ;;
+      --no-strict) STRICT=-1; shift ;;
       --dry-run) DRY_RUN=1; shift ;;
     esac
   done
@@ -352,23 +355,40 @@ block_lines() {
     inside { print }' "$1"
 }
 
-# The settings of the flash_chunk_cache block in our yaml block that this run does not set, with the
-# lines nested under each: what the operator added by hand (queue_size, strict: true, ...), kept by a
-# repeated install. devices is always this run's; capi_library and strict are when given.
+# The settings of the flash_chunk_cache block in our yaml block that this run does not set, every line
+# of each kept as it is (nested lines, comments, blank lines, quoted keys): what the operator added by
+# hand (queue_size, strict: true, ...), kept by a repeated install. devices is always this run's;
+# capi_library and strict are when this run sets them (--capi-library, --strict or --no-strict). A
+# block written as one {...} value cannot be split: a warning, and nothing kept.
 kept_settings() {
   has_block "$YAML" || return 0
+  local rc=0
   block_lines "$YAML" | LC_ALL=C awk -v capi="$CAPI_LIBRARY" -v strict="$STRICT" '
-    /^flash_chunk_cache:/ { inblock = 1; next }
-    !inblock { next }
-    /^[^ ]/ { inblock = 0; next }
-    /^  [A-Za-z_][A-Za-z0-9_]*[ \t]*:/ {
-      key = $0; sub(/^  /, "", key); sub(/[ \t]*:.*/, "", key)
-      keep = key != "devices" && !(key == "capi_library" && capi != "") && !(key == "strict" && strict == 1)
-      if (keep) print
+    function indent(line) { match(line, /^ */); return RLENGTH }
+    state == 0 {
+      if ($0 ~ /^["'"'"']?flash_chunk_cache["'"'"']?[ \t]*:/) {
+        rest = $0; sub(/^["'"'"']?flash_chunk_cache["'"'"']?[ \t]*:[ \t]*/, "", rest)
+        if (rest != "" && rest !~ /^#/) { flow = 1; state = 2 } else { state = 1; base = -1 }
+      }
       next
     }
-    /^   / || /^  - / { if (keep) print; next }
-    { keep = 0 }'
+    state == 1 {
+      if ($0 ~ /^[ \t]*$/ || $0 ~ /^[ \t]*#/) { if (keep) print; next }
+      ind = indent($0)
+      if (base < 0) base = ind
+      if (ind == 0 || ind < base) { state = 2; next }
+      if (ind == base) {
+        key = substr($0, ind + 1); sub(/[ \t]*:.*/, "", key); gsub(/^["'"'"']|["'"'"']$/, "", key)
+        keep = key != "devices" && !(key == "capi_library" && capi != "") && !(key == "strict" && strict != 0)
+      }
+      if (keep) print
+    }
+    END { if (flow) exit 3 }' || rc=$?
+  if [ "$rc" = 3 ]; then
+    note "warning: the flash_chunk_cache block in $YAML is one {...} value: settings added to it by hand are not kept; write them as key: value lines"
+  elif [ "$rc" != 0 ]; then
+    die "cannot read the flash_chunk_cache block of $YAML"
+  fi
 }
 
 # prints the lines of FILE outside our block that match the extended regex
@@ -495,7 +515,7 @@ check_devices() {
     fi
     if [ "$kind" = "regular file" ]; then
       local allocated
-      allocated=$(( $(stat -c %b -- "$path") * $(stat -c %B -- "$path") ))
+      allocated=$(( $(stat -Lc %b -- "$path") * $(stat -Lc %B -- "$path") ))
       if [ "$allocated" -lt "$size" ]; then
         note "warning: --device $path is a sparse file ($allocated of its $size bytes allocated): the cache's writes allocate the rest on $(df --output=target -- "$path" | tail -n 1) as they go, and can fill it; preallocate it first (fallocate -l $size $path)"
       fi
@@ -548,6 +568,7 @@ replace_file() {
 # One run at a time on a configuration directory: two would stage from the same files and the second
 # would undo the first. The lock is on the directory itself (nothing is created for it).
 lock_conf_dir() {
+  command -v flock >/dev/null || die "flock not found (util-linux): it keeps two runs from changing $CONF_DIR at once"
   exec 9<"$CONF_DIR" || die "cannot open $CONF_DIR"
   flock -n 9 || die "another install-plugin.sh run is changing $CONF_DIR now; run this one when it has finished"
 }
@@ -564,10 +585,21 @@ check_writable() {
   done
 }
 
+# Each file to change, followed through a symlink, and the directory its temporary copy goes in must be
+# writable before anything is written: a refused run changes nothing.
+check_targets_writable() {
+  local file target
+  for file in "$@"; do
+    target="$(realpath -e -- "$file")" || die "cannot resolve $file"
+    [ -w "$target" ] && [ -w "$(dirname -- "$target")" ] \
+      || die "cannot write $target (the file $file is) or its directory; nothing was changed"
+  done
+}
+
 # ---------------------------------------------------------------- install
 
 cmd_install() {
-  parse_args "--cassandra-home --conf-dir --lib-dir --device --format-force --capi-library --strict --jar --java --cassandra-user --dry-run" "$@"
+  parse_args "--cassandra-home --conf-dir --lib-dir --device --format-force --capi-library --strict --no-strict --jar --java --cassandra-user --dry-run" "$@"
   resolve_layout
   require_supported_cassandra
   require_node_java
@@ -588,12 +620,15 @@ cmd_install() {
   clash="$(outside_block_matching "$YAML" "^[\"']?(chunk_cache_class|flash_chunk_cache)[\"']?[ \\t]*:")"
   [ -z "$clash" ] || die "cassandra.yaml already sets the flash cache outside the flashchunk markers; remove these lines (or uninstall what set them) first:
 $clash"
-  # cassandra-env.sh adds JVM options too (JVM_OPTS): a loader set there would win or clash
-  if [ -f "$CONF_DIR/cassandra-env.sh" ]; then
-    clash="$(grep -nE "cassandra\.config\.loader=|-javaagent:[^ \"']*flashchunk" "$CONF_DIR/cassandra-env.sh" | grep -vE '^[0-9]+:[ \t]*#' || true)"
-    [ -z "$clash" ] || die "cassandra-env.sh already sets a configuration loader or a FlashChunk agent; Cassandra can use only one loader. Remove these lines first:
+  # the other files Cassandra's scripts take JVM options from: a loader set there would win or clash
+  local env_file
+  for env_file in "$CONF_DIR/cassandra-env.sh" "$CONF_DIR"/jvm[0-9]*-server.options "$CONF_DIR"/jvm[0-9]*-clients.options \
+      /etc/default/cassandra; do
+    [ -f "$env_file" ] || continue
+    clash="$(grep -nE "cassandra\.config\.loader=|-javaagent:[^ \"']*flashchunk" "$env_file" | grep -vE '^[0-9]+:[ \t]*#' || true)"
+    [ -z "$clash" ] || die "$env_file already sets a configuration loader or a FlashChunk agent; Cassandra can use only one loader. Remove these lines first:
 $clash"
-  fi
+  done
   local opts
   for opts in "$SERVER_OPTS" "$CLIENT_OPTS"; do
     clash="$(outside_block_matching "$opts" "^[ \\t]*(-Dcassandra\\.config\\.loader=|-javaagent:.*flashchunk)")"
@@ -623,7 +658,7 @@ $clash"
     echo "  devices:"
     cat "$STAGE/devices.yaml"
     [ -z "$CAPI_LIBRARY" ] || echo "  capi_library: $(yaml_quote "$CAPI_LIBRARY")"
-    [ "$STRICT" = 0 ] || echo "  strict: true"
+    [ "$STRICT" != 1 ] || echo "  strict: true"
     kept_settings
     echo "$END_MARK"
   } >"$STAGE/yaml.block"
@@ -647,6 +682,7 @@ $clash"
   note "Cassandra $CASSANDRA_VERSION in $CASSANDRA_HOME (conf $CONF_DIR, lib $LIB_DIR) on Java $NODE_JAVA_VERSION ($NODE_JAVA); plugin $JAR_NAME $version"
   if [ "$DRY_RUN" = 0 ]; then
     check_writable "$LIB_DIR" "$CONF_DIR"
+    check_targets_writable ${changed[@]+"${changed[@]}"}
   fi
   if [ "${#changed[@]}" -eq 0 ] && [ -z "$jar_action" ]; then
     note "already installed with these settings: nothing changed"
@@ -738,7 +774,10 @@ cmd_uninstall() {
     note "FlashChunk is not installed in $CASSANDRA_HOME (no flashchunk blocks in $CONF_DIR, no $INSTALLED_JAR): nothing changed"
     return 0
   fi
-  [ "$DRY_RUN" = 1 ] || check_writable "$CONF_DIR" "$LIB_DIR"
+  if [ "$DRY_RUN" = 0 ]; then
+    check_writable "$CONF_DIR" "$LIB_DIR"
+    check_targets_writable ${changed[@]+"${changed[@]}"}
+  fi
   if [ -e "$INSTALLED_JAR" ]; then
     note "$verb: $INSTALLED_JAR (version $(jar_version "$INSTALLED_JAR"))"
   fi

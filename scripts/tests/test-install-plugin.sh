@@ -290,13 +290,20 @@ ok "a symlinked cassandra.yaml stays a symlink (install and uninstall write its 
 kept="$work/kept"
 make_installation "$kept" 5.0.9
 "$installer" install --cassandra-home "$kept" --device "$device" --strict >/dev/null 2>&1 || fail "install into $kept"
-sed -i 's/^  strict: true$/  strict: true\n  segment_size: 8MiB\n  admission_sketch_counters: auto/' "$kept/conf/cassandra.yaml"
+# by hand: a comment at column 0, a quoted key, a value after a blank line, a comment among the settings
+added='  strict: true\n# tuned by hand\n  segment_size: 8MiB\n  "checkpoint_interval": 60s\n  read_timeout:\n\n    150ms\n  # sketch\n  admission_sketch_counters: auto'
+sed -i "s/^  strict: true\$/$added/" "$kept/conf/cassandra.yaml"
 "$installer" install --cassandra-home "$kept" --device "$device:256MiB" >/dev/null 2>&1 || fail "second install into $kept"
 settings="$(block_lines_of "$kept/conf/cassandra.yaml")"
-for line in "      capacity: 256MiB" "  strict: true" "  segment_size: 8MiB" "  admission_sketch_counters: auto"; do
+for line in "      capacity: 256MiB" "  strict: true" "# tuned by hand" "  segment_size: 8MiB" '  "checkpoint_interval": 60s' \
+    "  read_timeout:" "    150ms" "  # sketch" "  admission_sketch_counters: auto"; do
   grep -qxF -- "$line" <<<"$settings" || fail "a repeated install lost '$line' from the block: $settings"
 done
-ok "a repeated install keeps the settings the operator added inside the block (strict: true among them) and takes the new devices"
+"$installer" install --cassandra-home "$kept" --device "$device:256MiB" --no-strict >/dev/null 2>&1 || fail "install --no-strict into $kept"
+settings="$(block_lines_of "$kept/conf/cassandra.yaml")"
+! grep -q "strict" <<<"$settings" || fail "--no-strict left strict in the block: $settings"
+grep -qxF "  admission_sketch_counters: auto" <<<"$settings" || fail "--no-strict lost another setting: $settings"
+ok "a repeated install keeps the settings the operator added inside the block (comments, quoted keys, nested values, strict: true) and takes the new devices; --no-strict takes strict out"
 
 # the node's Java: found as bin/cassandra finds it (JAVA_HOME, else PATH) or named by --java
 fake_jdk() {

@@ -196,7 +196,10 @@ public final class CacheSettings {
             if (map.containsKey(name)) {
                 long bytes = name.equals("expected_chunk_size")
                         ? cassandraSize(at + name, map.get(name)) : size(at + name, map.get(name));
-                builder.expectedChunkBytes((int) Math.min(Integer.MAX_VALUE, Math.max(Integer.MIN_VALUE, bytes)));
+                if (bytes > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException(at + name + ": must be 4 KiB to 64 KiB, got " + map.get(name));
+                }
+                builder.expectedChunkBytes((int) bytes);
             }
         }
         if (map.containsKey("reinsert_percent")) {
@@ -313,7 +316,7 @@ public final class CacheSettings {
             return new DataStorageSpec.LongBytesBound(String.valueOf(value)).toBytes();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(setting + ": '" + value + "' is not a size as Cassandra writes them: a number"
-                    + " and one of B, KiB, MiB, GiB (e.g. 64MiB, 0B)", e);
+                    + " and one of B, KiB, MiB, GiB (e.g. 64MiB, 0B) (" + e.getMessage() + ")", e);
         }
     }
 
@@ -323,7 +326,7 @@ public final class CacheSettings {
             return new DurationSpec.LongMillisecondsBound(String.valueOf(value)).toMilliseconds();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(setting + ": '" + value + "' is not a duration as Cassandra writes them: a"
-                    + " number and one of ms, s, m, h, d (e.g. 300s)", e);
+                    + " number and one of ms, s, m, h, d (e.g. 300s) (" + e.getMessage() + ")", e);
         }
     }
 

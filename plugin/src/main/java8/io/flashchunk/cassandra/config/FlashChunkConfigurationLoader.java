@@ -11,6 +11,7 @@ import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLConnection;
 import java.net.URLStreamHandler;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,6 +28,7 @@ import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
@@ -158,6 +160,9 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
                 text.append(buffer, 0, n);
             }
             return text.toString();
+        } catch (CharacterCodingException | YAMLException e) {
+            throw new ConfigurationException("Invalid yaml: " + url + " is not valid UTF-8 (or UTF-16 with a byte order"
+                    + " mark): " + e.getMessage());
         } catch (IOException e) {
             throw new ConfigurationException("cannot read " + url + ": " + e.getMessage());
         }
@@ -186,7 +191,9 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
     /**
      * The yaml's text without the flash cache's top-level entries, every other character as it was. The
      * cut runs from each entry's key to the end of its value, at the positions SnakeYAML's parser
-     * reports (code points, hence the code-point array).
+     * reports (code points, hence the code-point array), and keeps the cut lines' line breaks, so that
+     * Cassandra's messages name the file's own line numbers. Forms whose extent the parser does not
+     * report (a value that is an alias, an explicit "? key") are refused with a message that says so.
      */
     static String withoutCacheKeys(String text, URL url) {
         Node root = new Yaml(new SafeConstructor(new LoaderOptions())).compose(new StringReader(text));
@@ -202,7 +209,15 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
                     throw new ConfigurationException("Invalid yaml: " + url + " is one {...} mapping; the flash cache's "
                             + "settings can only be taken out of key: value lines (write cassandra.yaml in block style)");
                 }
-                cuts.add(new int[] {key.getStartMark().getIndex(), entry.getValueNode().getEndMark().getIndex()});
+                int from = key.getStartMark().getIndex();
+                int to = entry.getValueNode().getEndMark().getIndex();
+                String before = lineBefore(text, key.getStartMark().getLine(), key.getStartMark().getColumn());
+                if (to < from || before.trim().startsWith("?")) {
+                    throw new ConfigurationException("Invalid yaml: " + url + " line " + (key.getStartMark().getLine() + 1)
+                            + ": write " + ((ScalarNode) key).getValue() + " as a plain key: value entry (not an alias"
+                            + " or an explicit ? key), so that the flash cache's settings can be taken out of the file");
+                }
+                cuts.add(new int[] {from, to});
             }
         }
         if (cuts.isEmpty()) {
@@ -213,9 +228,24 @@ public final class FlashChunkConfigurationLoader implements ConfigurationLoader 
         int from = 0;
         for (int[] cut : cuts) {
             kept.append(new String(codePoints, from, cut[0] - from));
+            for (int i = cut[0]; i < cut[1]; i++) {
+                if (codePoints[i] == '\n' || codePoints[i] == '\r') {
+                    kept.appendCodePoint(codePoints[i]);
+                }
+            }
             from = cut[1];
         }
         return kept.append(new String(codePoints, from, codePoints.length - from)).toString();
+    }
+
+    /** The text of line {@code line} (0-based) before column {@code column}: what precedes a key on it. */
+    private static String lineBefore(String text, int line, int column) {
+        String[] lines = text.split("\r\n|\r|\n", -1);
+        if (line >= lines.length) {
+            return "";
+        }
+        int[] codePoints = lines[line].codePoints().limit(column).toArray();
+        return new String(codePoints, 0, codePoints.length);
     }
 
     private static boolean isCacheKey(String key) {

@@ -1,6 +1,7 @@
 package io.flashchunk.cassandra.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Field;
@@ -77,9 +78,25 @@ class ConfigLoadedAsStockTest {
     void theCutLeavesEveryOtherCharacterAsItWas() throws Exception {
         String text = "a: 1\n" + CACHE_CLASS + "b: 0123\n" + BLOCK + "c: on\n";
         String kept = FlashChunkConfigurationLoader.withoutCacheKeys(text, new URL("file:///x.yaml"));
-        assertEquals("a: 1\n\nb: 0123\n# the flash cache \u00e9\ud83d\ude80 (a comment of code points beyond the BMP)\nc: on\n",
+        // the block's five line breaks stay, so that the lines after it keep their numbers
+        assertEquals("a: 1\n\nb: 0123\n# the flash cache \u00e9\ud83d\ude80 (a comment of code points beyond the BMP)\n\n\n\n\n\nc: on\n",
                 kept.replace(" # stock", ""));
         assertTrue(FlashChunkConfigurationLoader.withoutCacheKeys("a: 1\n", new URL("file:///x.yaml")).equals("a: 1\n"));
+    }
+
+    @Test
+    void theCutKeepsLineNumbersAndRefusesWhatItCannotCut() throws Exception {
+        URL url = new URL("file:///x.yaml");
+        String kept = FlashChunkConfigurationLoader.withoutCacheKeys("a: 1\n" + BLOCK + "num_tokens: abc\n", url);
+        assertEquals(kept.split("\n", -1).length, ("a: 1\n" + BLOCK + "num_tokens: abc\n").split("\n", -1).length, kept);
+        assertTrue(kept.endsWith("num_tokens: abc\n"), kept);
+        String alias = assertThrows(org.apache.cassandra.exceptions.ConfigurationException.class,
+                () -> FlashChunkConfigurationLoader.withoutCacheKeys("commitlog_directory: &c /x\nchunk_cache_class: *c\n", url))
+                .getMessage();
+        assertTrue(alias.contains("line 2: write chunk_cache_class as a plain key: value entry"), alias);
+        String explicit = assertThrows(org.apache.cassandra.exceptions.ConfigurationException.class,
+                () -> FlashChunkConfigurationLoader.withoutCacheKeys("a: 1\n? flash_chunk_cache\n: {}\n", url)).getMessage();
+        assertTrue(explicit.contains("line 2: write flash_chunk_cache as a plain key: value entry"), explicit);
     }
 
     private URL write(String name, String text) throws Exception {
