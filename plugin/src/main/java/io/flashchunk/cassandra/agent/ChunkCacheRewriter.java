@@ -72,10 +72,6 @@ public final class ChunkCacheRewriter {
             this.rewriter = rewriter;
         }
 
-        public ClassFileTransformer rewriter() {
-            return rewriter;
-        }
-
         @Override
         public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
                                 ProtectionDomain domain, byte[] classFile) throws IllegalClassFormatException {
