@@ -4,7 +4,8 @@
 # Maven and a JDK 17, losetup, mount, mkfs.ext4, blkid and chattr (tests and the capped-storage benchmark use
 # real loop devices with ext4 on them, and immutable files), libblkid (the cache probes a device
 # for signatures before it takes it for blank), mdadm, btrfs-progs, bcache-tools and sfdisk (tests
-# make the signatures that probe must find), and python3 with venv (benchmark reports; cqlsh from PyPI).
+# make the signatures that probe must find), prometheus (the monitoring files' test), and python3 with venv
+# (benchmark reports; cqlsh from PyPI).
 set -euo pipefail
 need=()
 [ -e /lib/x86_64-linux-gnu/libaio.so.1 ] || [ -e /usr/lib/x86_64-linux-gnu/libaio.so.1 ] || need+=(libaio1)
@@ -25,6 +26,8 @@ command -v mdadm >/dev/null || tools+=(mdadm)
 command -v mkfs.btrfs >/dev/null || tools+=(btrfs-progs)
 command -v make-bcache >/dev/null || tools+=(bcache-tools)
 command -v sfdisk >/dev/null || tools+=(fdisk)
+# a real Prometheus server (and promtool) for the monitoring files' test
+{ command -v prometheus && command -v promtool; } >/dev/null || tools+=(prometheus)
 command -v python3 >/dev/null || need+=(python3)
 # cqlsh (scripts/cassandra-node.sh cqlsh) is installed from PyPI into a venv
 python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)

@@ -70,14 +70,19 @@ usage: install-plugin.sh COMMAND --cassandra-home DIR [options]
                       cassandra where that user exists, as the packages make it, else the owner of
                       --cassandra-home)
       --dry-run       check everything and print the changes, write nothing
-  uninstall --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR] [--dry-run]
-      remove exactly what install added, and the jar; the cache devices are left alone.
+  uninstall --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR] [--discard-devices] [--dry-run]
+      remove exactly what install added, and the jar; the cache devices are left alone unless
+      --discard-devices: then each device the block names, once the configuration is removed, is
+      discarded (a block device with blkdiscard, a file removed), as it holds SSTable chunks
+      decompressed, outside whatever encrypts the data volume. Only a device that holds a FlashChunk
+      superblock and that no running cache holds (stop Cassandra first) is discarded; any other is
+      refused before anything changes.
   status --cassandra-home DIR [--conf-dir DIR] [--lib-dir DIR]
       installed or not (exit 0 installed, 3 not installed, 4 partly installed), the jar's version,
       the configured devices.
 
   --conf-dir defaults to DIR/conf and --lib-dir to DIR/lib (tarball layout). Packages:
-  --cassandra-home /usr/share/cassandra --conf-dir /etc/cassandra --lib-dir /usr/share/cassandra/lib
+  --cassandra-home /usr/share/cassandra --conf-dir /etc/cassandra (Debian) or /etc/cassandra/conf (RPM)
 EOF
 }
 
@@ -92,6 +97,7 @@ JAVA_OPTION=""
 CASSANDRA_USER=""
 CAPI_LIBRARY=""
 STRICT=0
+DISCARD=0
 DRY_RUN=0
 DEVICES=()
 FORCE_FORMAT=()
@@ -105,7 +111,7 @@ parse_args() {
   shift
   while [ $# -gt 0 ]; do
     case "$1" in
-      --cassandra-home | --conf-dir | --lib-dir | --device | --format-force | --capi-library | --jar | --java | --cassandra-user | --strict | --no-strict | --dry-run) ;;
+      --cassandra-home | --conf-dir | --lib-dir | --device | --format-force | --capi-library | --jar | --java | --cassandra-user | --strict | --no-strict | --discard-devices | --dry-run) ;;
       -h | --help) usage; exit 0 ;;
       *) die "$COMMAND: unknown argument '$1' (see $PROG --help)" ;;
     esac
@@ -122,6 +128,7 @@ parse_args() {
       --cassandra-user) need_value "$1" $#; CASSANDRA_USER=$2; shift 2 ;;
       --strict) STRICT=1; shift ;;
       --no-strict) STRICT=-1; shift ;;
+      --discard-devices) DISCARD=1; shift ;;
       --dry-run) DRY_RUN=1; shift ;;
     esac
   done
@@ -142,7 +149,7 @@ resolve_layout() {
   CASSANDRA_HOME="$(realpath -- "$CASSANDRA_HOME")"
   CONF_DIR="${CONF_DIR:-$CASSANDRA_HOME/conf}"
   LIB_DIR="${LIB_DIR:-$CASSANDRA_HOME/lib}"
-  [ -d "$CONF_DIR" ] || die "no configuration directory $CONF_DIR (packages keep it in /etc/cassandra: add --conf-dir /etc/cassandra)"
+  [ -d "$CONF_DIR" ] || die "no configuration directory $CONF_DIR (Debian packages keep it in /etc/cassandra, RPM packages in /etc/cassandra/conf: add --conf-dir)"
   [ -d "$LIB_DIR" ] || die "no library directory $LIB_DIR (packages keep the jars in /usr/share/cassandra/lib: add --lib-dir)"
   CONF_DIR="$(realpath -- "$CONF_DIR")"
   LIB_DIR="$(realpath -- "$LIB_DIR")"
@@ -750,8 +757,39 @@ configured_devices() {
     -e 's/^"\(.*\)"$/\1/'
 }
 
+# Whether $1 begins with a FlashChunk superblock: its magic, the long 0x464C434853425F31 stored
+# little-endian ("1_BSHCLF"; docs/checkpoint-format.md).
+holds_cache_superblock() {
+  [ "$(head -c 8 -- "$1" 2>/dev/null | tr -d '\0')" = "1_BSHCLF" ]
+}
+
+# Refuses (before anything changes) a device uninstall --discard-devices must not discard: one that is
+# not the cache's, or one a running cache holds (its exclusive flock).
+check_discardable() {
+  local device=$1
+  [ -e "$device" ] || return 0
+  [ -b "$device" ] || [ -f "$device" ] || die "--discard-devices: $device is neither a block device nor a regular file; nothing changed"
+  holds_cache_superblock "$device" || die "--discard-devices: $device does not begin with a FlashChunk superblock: it is not discarded (it may not be the cache's any more); nothing changed"
+  flock -n -x "$device" true 2>/dev/null || die "--discard-devices: $device is in use (a running node's cache holds it): stop Cassandra on this node first; nothing changed"
+}
+
+# Discards one device checked by check_discardable.
+discard_device() {
+  local device=$1 err
+  if [ ! -e "$device" ]; then
+    note "discarded already: $device does not exist"
+  elif [ -b "$device" ]; then
+    err="$(blkdiscard -- "$device" 2>&1)" || die "--discard-devices: blkdiscard $device failed: $err
+The configuration is already removed. Wipe the device another way: blkdiscard -z $device (writes zeros, takes a while) or the drive's own secure erase."
+    note "discarded: $device (blkdiscard: the drive dropped every block; a secure erase is the drive's own tool)"
+  else
+    rm -f -- "$device" || die "--discard-devices: cannot remove $device"
+    note "discarded: $device (removed; its blocks are freed in the file system that held it, which fstrim discards on flash)"
+  fi
+}
+
 cmd_uninstall() {
-  parse_args "--cassandra-home --conf-dir --lib-dir --dry-run" "$@"
+  parse_args "--cassandra-home --conf-dir --lib-dir --discard-devices --dry-run" "$@"
   resolve_layout
   lock_conf_dir
   STAGE="$(mktemp -d "${TMPDIR:-/tmp}/flashchunk-uninstall.XXXXXX")"
@@ -759,6 +797,13 @@ cmd_uninstall() {
   local devices=()
   if has_block "$YAML"; then
     mapfile -t devices < <(configured_devices "$YAML")
+  fi
+  local device
+  if [ "$DISCARD" = 1 ]; then
+    [ "${#devices[@]}" -gt 0 ] || die "--discard-devices: cassandra.yaml in $CONF_DIR names no cache device (not installed?); nothing changed"
+    for device in "${devices[@]}"; do
+      check_discardable "$device"
+    done
   fi
   # install's order reversed: cassandra.yaml loses the keys before the options lose the loader that
   # takes them out (a run stopped in between leaves a node that starts), the jar goes last
@@ -800,9 +845,14 @@ cmd_uninstall() {
       note "kept: $file$BACKUP_SUFFIX (the file was edited since the install; compare them)"
     fi
   done
-  local device
   for device in "${devices[@]}"; do
-    note "left alone: the cache device $device (its contents are FlashChunk's cache; reuse or wipe it as you like)"
+    if [ "$DISCARD" = 0 ]; then
+      note "left alone: the cache device $device (it holds SSTable chunks decompressed; uninstall --discard-devices, blkdiscard or shred -u wipes it)"
+    elif [ "$DRY_RUN" = 1 ]; then
+      note "would discard (dry run): $device"
+    else
+      discard_device "$device"
+    fi
   done
   [ "$DRY_RUN" = 1 ] || note "uninstalled. Restart Cassandra on this node to run with its own chunk cache again."
 }

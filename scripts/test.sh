@@ -47,6 +47,9 @@ step "scripts/tests/test-install-plugin.sh"
 # whose real nodes serve reads from the flash cache
 step "scripts/tests/test-release.sh"
 "$repo/scripts/tests/test-release.sh"
+# the exporter rules, the Grafana dashboard and the alerts on a real node, exporter agent and Prometheus server
+step "scripts/tests/test-prometheus.py"
+python3 "$repo/scripts/tests/test-prometheus.py"
 # the power-cut simulator's long-run script, at a size that only checks it works end to end
 step "scripts/sim-power-cut.sh (2 seeds, 10 cut points each)"
 sim_out="$(mktemp -d)"

@@ -46,8 +46,13 @@ work="$(mktemp -d /tmp/test-install-plugin.XXXXXX)"
 home="$work/apache-cassandra-5.0.9"
 node="$work/node"
 
+loops=()
 cleanup() {
   local rc=$?
+  local loop
+  for loop in ${loops[@]+"${loops[@]}"}; do
+    losetup -d "$loop" 2>/dev/null || true
+  done
   if [ -f "$node/cassandra.pid" ]; then
     "$node_sh" kill "$node" >/dev/null 2>&1 || true
   fi
@@ -467,6 +472,93 @@ ok "StandaloneVerifier loads the yaml with the installed client options (and is 
 else
   echo "# --no-node: the real node and the offline tool are skipped"
 fi
+
+# ---------------------------------------------------------------- package layouts, --discard-devices
+
+# every path under a package root, its type and link target, and the content of every regular file
+tree_state() {
+  (
+    cd "$1"
+    find . -printf '%p %y %l\n' | sort
+    find . -type f -print0 | sort -z | xargs -0 -r sha256sum
+  )
+}
+
+# the first 8 bytes of a FlashChunk superblock (docs/checkpoint-format.md): what uninstall
+# --discard-devices looks for before it discards anything
+mark_as_cache() {
+  printf '1_BSHCLF' | dd of="$1" conv=notrunc status=none
+}
+
+for kind in deb rpm; do
+  root="$work/pkg-$kind"
+  make_package_installation "$root" 5.0.9 "$kind"
+  pkg_home="$root/usr/share/cassandra"
+  conf="$root/etc/cassandra"
+  [ "$kind" = deb ] || conf="$root/etc/cassandra/conf"
+  pkg_device="$work/pkg-$kind.img"
+  truncate -s 64M "$pkg_device"
+  before="$(tree_state "$root")"
+  out="$("$installer" install --cassandra-home "$pkg_home" --device "$pkg_device" 2>&1)" && fail "$kind: install without --conf-dir succeeded"
+  grep -q "no configuration directory $pkg_home/conf (Debian packages keep it in /etc/cassandra, RPM packages in /etc/cassandra/conf" <<<"$out" \
+    || fail "$kind: install without --conf-dir: unexpected message: $out"
+  out="$("$installer" install --cassandra-home "$pkg_home" --conf-dir "$conf" --device "$pkg_device" 2>&1)" \
+    || fail "$kind: install into the package layout: $out"
+  [ -f "$pkg_home/lib/flashchunk-cassandra.jar" ] || fail "$kind: the jar is not in $pkg_home/lib"
+  grep -qx -- "-javaagent:$pkg_home/lib/flashchunk-cassandra.jar" "$conf/jvm-server.options" \
+    || fail "$kind: jvm-server.options lacks the agent: $(cat "$conf/jvm-server.options")"
+  grep -q "^flash_chunk_cache:" "$conf/cassandra.yaml" || fail "$kind: cassandra.yaml lacks the block"
+  if [ "$kind" = rpm ]; then
+    [ "$(readlink "$conf")" = "$root/etc/alternatives/cassandra" ] && [ -L "$root/etc/alternatives/cassandra" ] \
+      || fail "rpm: the alternatives links were replaced"
+    grep -q "^flash_chunk_cache:" "$root/etc/cassandra/default.conf/cassandra.yaml" || fail "rpm: default.conf was not the one edited"
+  fi
+  status_out="$("$installer" status --cassandra-home "$pkg_home" --conf-dir "$conf" 2>&1)" || fail "$kind: status: $status_out"
+  grep -q "Cassandra 5.0.9" <<<"$status_out" || fail "$kind: status does not find Cassandra's jar in CASSANDRA_HOME: $status_out"
+
+  # --discard-devices refuses, before anything changes, a device that is not the cache's and one in use
+  installed="$(tree_state "$root")"
+  out="$("$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" --discard-devices 2>&1)" \
+    && fail "$kind: --discard-devices on a device with no FlashChunk superblock succeeded"
+  grep -q "$pkg_device does not begin with a FlashChunk superblock" <<<"$out" || fail "$kind: not the cache's: unexpected message: $out"
+  [ "$installed" = "$(tree_state "$root")" ] && [ -e "$pkg_device" ] || fail "$kind: a refused --discard-devices changed something"
+  mark_as_cache "$pkg_device"
+  rm -f "$work/held" "$work/release"
+  flock -x "$pkg_device" bash -c "touch '$work/held'; while [ ! -e '$work/release' ]; do sleep 0.05; done" &
+  holder=$!
+  until [ -e "$work/held" ]; do sleep 0.05; done
+  out="$("$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" --discard-devices 2>&1)" \
+    && fail "$kind: --discard-devices on a device a process holds succeeded"
+  touch "$work/release"
+  wait "$holder"
+  grep -q "$pkg_device is in use (a running node's cache holds it): stop Cassandra on this node first" <<<"$out" \
+    || fail "$kind: device in use: unexpected message: $out"
+  [ "$(tree_state "$root")" = "$installed" ] || fail "$kind: a refused --discard-devices changed something"
+  out="$("$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" --discard-devices --dry-run 2>&1)" \
+    || fail "$kind: --discard-devices --dry-run: $out"
+  grep -q "would discard (dry run): $pkg_device" <<<"$out" && [ -e "$pkg_device" ] || fail "$kind: dry run: $out"
+
+  if [ "$kind" = deb ]; then
+    out="$("$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" --discard-devices 2>&1)" \
+      || fail "deb: uninstall --discard-devices: $out"
+    grep -q "discarded: $pkg_device (removed;" <<<"$out" && [ ! -e "$pkg_device" ] || fail "deb: the device file was not removed: $out"
+  else
+    # a block device (a loop device over the file): blkdiscard, and the blocks read back as zeros
+    "$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" >/dev/null || fail "rpm: uninstall"
+    loop="$(losetup -f --show "$pkg_device")" || fail "rpm: cannot attach a loop device to $pkg_device"
+    loops+=("$loop")
+    out="$("$installer" install --cassandra-home "$pkg_home" --conf-dir "$conf" --device "$loop" 2>&1)" \
+      || fail "rpm: install with $loop: $out"
+    out="$("$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" --discard-devices 2>&1)" \
+      || fail "rpm: uninstall --discard-devices with $loop: $out"
+    grep -q "discarded: $loop (blkdiscard" <<<"$out" || fail "rpm: $loop was not discarded: $out"
+    [ "$(head -c 4096 "$pkg_device" | tr -d '\0' | wc -c)" = 0 ] || fail "rpm: the superblock survived blkdiscard"
+    losetup -d "$loop"
+    loops=()
+  fi
+  [ "$(tree_state "$root")" = "$before" ] || fail "$kind: uninstall did not restore the package layout: $(diff <(echo "$before") <(tree_state "$root") || true)"
+done
+ok "Debian and RPM package layouts (configuration in /etc/cassandra, or /etc/cassandra/conf through alternatives links kept as links) take the plugin and give it back; uninstall --discard-devices removes a device file and blkdiscards a block device, and refuses, changing nothing, a device without a FlashChunk superblock or one a process holds"
 
 # ---------------------------------------------------------------- uninstall
 

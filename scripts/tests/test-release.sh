@@ -78,7 +78,8 @@ dist="$work/unpacked/flashchunk-$version"
 mkdir -p "$work/unpacked"
 tar -xzf "$tarball" -C "$work/unpacked"
 for f in lib/flashchunk-cassandra.jar lib/flashchunk-checkpoint-tool.jar bin/install-plugin.sh bin/lib/common.sh \
-    bin/flashchunk-checkpoint native/Makefile native/src docs/operations.md README.md CHANGELOG.md LICENSE NOTICE COMMIT; do
+    bin/flashchunk-checkpoint native/Makefile native/src docs/operations.md README.md CHANGELOG.md LICENSE NOTICE COMMIT \
+    monitoring/flashchunk-jmx-exporter.yml monitoring/flashchunk-alerts.yml monitoring/flashchunk-dashboard.json; do
   [ -e "$dist/$f" ] || fail "the release lacks $f"
 done
 [ -x "$dist/bin/install-plugin.sh" ] && [ -x "$dist/bin/flashchunk-checkpoint" ] || fail "the release's scripts are not executable"

@@ -48,3 +48,30 @@ make_installation() {
     "$src/cassandra.yaml.template" >"$dir/conf/cassandra.yaml"
   cp "$src/logback-tools.xml" "$dir/conf/logback-tools.xml"
 }
+
+# make_package_installation ROOT VERSION deb|rpm: the same installation laid out as Apache's packages
+# lay it out under ROOT (standing for /): CASSANDRA_HOME ROOT/usr/share/cassandra with Cassandra's own
+# jar in it and the others in its lib/, the launcher in ROOT/usr/sbin, and the configuration in
+# ROOT/etc/cassandra (deb) or, for rpm, in ROOT/etc/cassandra/default.conf reached through the
+# alternatives link ROOT/etc/cassandra/conf -> ROOT/etc/alternatives/cassandra -> default.conf.
+make_package_installation() {
+  local root=$1 version=$2 kind=$3 staged="$1.staged" home="$1/usr/share/cassandra" conf
+  make_installation "$staged" "$version"
+  mkdir -p "$home" "$root/usr/sbin" "$root/etc/cassandra"
+  mv "$staged/lib" "$home/lib"
+  mv "$home/lib/apache-cassandra-$version.jar" "$home/"
+  mv "$staged/bin/cassandra" "$root/usr/sbin/cassandra"
+  case "$kind" in
+    deb) conf="$root/etc/cassandra" ;;
+    rpm)
+      conf="$root/etc/cassandra/default.conf"
+      mkdir -p "$root/etc/alternatives"
+      ln -s "$conf" "$root/etc/alternatives/cassandra"
+      ln -s "$root/etc/alternatives/cassandra" "$root/etc/cassandra/conf"
+      ;;
+    *) fail "make_package_installation: unknown kind $kind" ;;
+  esac
+  mkdir -p "$conf"
+  mv "$staged/conf/"* "$conf/"
+  rm -rf "$staged"
+}

@@ -1,8 +1,9 @@
 package io.flashchunk.cache;
 
 import io.flashchunk.cache.engine.EngineStats;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.device.DeviceStats;
 import java.util.List;
-import java.util.Objects;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -24,6 +25,7 @@ public final class CacheStats {
     private final EngineStats engine;
     private final List<SpaceStats> spaces;
     private final Histogram flashHitLatencyNanos;
+    private final Histogram recentHitLatencyNanos;
 
     /**
      * @param memoryHits            hits read from a segment buffer (chunks not yet on flash)
@@ -40,10 +42,12 @@ public final class CacheStats {
      * @param usedBlocks            4 KiB blocks of the segments that hold chunks (open, sealed, durable, doomed)
      * @param engine                the engine's counters
      * @param flashHitLatencyNanos  time of a flash hit inside {@code get}, nanoseconds
+     * @param recentHitLatencyNanos the same, of the hits of about the last minute
      */
     public CacheStats(long memoryHits, long dramHits, long flashHits, long misses, long puts, long uncacheable,
                       long followersServed, long getFailures, long putFailures, long recoveredEntries, long usedBlocks,
-                      EngineStats engine, List<SpaceStats> spaces, Histogram flashHitLatencyNanos) {
+                      EngineStats engine, List<SpaceStats> spaces, Histogram flashHitLatencyNanos,
+                      Histogram recentHitLatencyNanos) {
         this.memoryHits = memoryHits;
         this.dramHits = dramHits;
         this.flashHits = flashHits;
@@ -58,6 +62,7 @@ public final class CacheStats {
         this.engine = engine;
         this.spaces = spaces;
         this.flashHitLatencyNanos = flashHitLatencyNanos;
+        this.recentHitLatencyNanos = recentHitLatencyNanos;
     }
 
     public long memoryHits() {
@@ -114,6 +119,11 @@ public final class CacheStats {
 
     public Histogram flashHitLatencyNanos() {
         return flashHitLatencyNanos;
+    }
+
+    /** Hits of about the last minute, by how long {@code get} took (memory and flash hits; not the DRAM tier's). */
+    public Histogram recentHitLatencyNanos() {
+        return recentHitLatencyNanos;
     }
 
     public long hits() {
@@ -189,43 +199,51 @@ public final class CacheStats {
     }
 
     /**
-     * One address space, in 4 KiB blocks of its segments.
+     * One address space and its device: blocks are the 4 KiB blocks of its segments; reads of hits
+     * are those the cache sent to this device, as its slow-device breaker saw them.
      */
     public static final class SpaceStats {
         private final int index;
         private final String path;
         private final long dataBlocks;
-        private final long usedBlocks;
-        private final long freeBlocks;
-        private final long heldBlocks;
+        private final long[] segments;
+        private final long segmentBlocks;
         private final int writesInFlight;
         private final boolean bypassed;
         private final long bypasses;
         private final long bypassedReads;
-        private final long bytesWritten;
+        private final long hitReads;
+        private final long failedHitReads;
+        private final DeviceStats device;
 
         /**
-         * @param usedBlocks    segments holding chunks (open, sealed, durable, doomed)
-         * @param freeBlocks    free segments
-         * @param heldBlocks    segments reclaimed and waiting for the next checkpoint, or being reclaimed
-         * @param bypassed      out of use now: the slow-device breaker tripped on it
-         * @param bypasses      times the breaker tripped on it
-         * @param bypassedReads hits that were misses because it was out of use
-         * @param bytesWritten  bytes the device took since the cache opened it, everything counted
+         * @param segments       per {@link SegmentState} (by ordinal), how many of its segments are in it
+         * @param segmentBlocks  blocks a segment takes
+         * @param bypassed       out of use now: the slow-device breaker tripped on it
+         * @param bypasses       times the breaker tripped on it
+         * @param bypassedReads  hits that were misses because it was out of use
+         * @param hitReads       flash reads of hits that returned the record (checked or not later)
+         * @param failedHitReads flash reads of hits that failed or were given up
+         * @param device         the device's own counters since the cache opened it, everything counted
          */
-        public SpaceStats(int index, String path, long dataBlocks, long usedBlocks, long freeBlocks, long heldBlocks,
-                          int writesInFlight, boolean bypassed, long bypasses, long bypassedReads, long bytesWritten) {
+        public SpaceStats(int index, String path, long dataBlocks, long[] segments, long segmentBlocks,
+                          int writesInFlight, boolean bypassed, long bypasses, long bypassedReads, long hitReads,
+                          long failedHitReads, DeviceStats device) {
+            if (segments.length != SegmentState.values().length) {
+                throw new IllegalArgumentException("one count per segment state, not " + segments.length);
+            }
             this.index = index;
             this.path = path;
             this.dataBlocks = dataBlocks;
-            this.usedBlocks = usedBlocks;
-            this.freeBlocks = freeBlocks;
-            this.heldBlocks = heldBlocks;
+            this.segments = segments.clone();
+            this.segmentBlocks = segmentBlocks;
             this.writesInFlight = writesInFlight;
             this.bypassed = bypassed;
             this.bypasses = bypasses;
             this.bypassedReads = bypassedReads;
-            this.bytesWritten = bytesWritten;
+            this.hitReads = hitReads;
+            this.failedHitReads = failedHitReads;
+            this.device = device;
         }
 
         public int index() {
@@ -240,16 +258,23 @@ public final class CacheStats {
             return dataBlocks;
         }
 
+        /** Segments in {@code state} now. */
+        public long segments(SegmentState state) {
+            return segments[state.ordinal()];
+        }
+
+        /** Blocks of the segments that hold chunks: open, sealed, durable, doomed. */
         public long usedBlocks() {
-            return usedBlocks;
+            return dataBlocks - freeBlocks() - heldBlocks();
         }
 
         public long freeBlocks() {
-            return freeBlocks;
+            return segments(SegmentState.FREE) * segmentBlocks;
         }
 
+        /** Blocks of segments reclaimed and waiting for the next checkpoint, or being reclaimed. */
         public long heldBlocks() {
-            return heldBlocks;
+            return (segments(SegmentState.RETIRED) + segments(SegmentState.RECLAIMING)) * segmentBlocks;
         }
 
         public int writesInFlight() {
@@ -268,44 +293,30 @@ public final class CacheStats {
             return bypassedReads;
         }
 
+        public long hitReads() {
+            return hitReads;
+        }
+
+        public long failedHitReads() {
+            return failedHitReads;
+        }
+
+        public DeviceStats device() {
+            return device;
+        }
+
+        /** Bytes the device took since the cache opened it: segments, summaries, checkpoints, superblocks. */
         public long bytesWritten() {
-            return bytesWritten;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            if (this == o) {
-                return true;
-            }
-            if (!(o instanceof SpaceStats)) {
-                return false;
-            }
-            SpaceStats other = (SpaceStats) o;
-            return index == other.index
-                    && Objects.equals(path, other.path)
-                    && dataBlocks == other.dataBlocks
-                    && usedBlocks == other.usedBlocks
-                    && freeBlocks == other.freeBlocks
-                    && heldBlocks == other.heldBlocks
-                    && writesInFlight == other.writesInFlight
-                    && bypassed == other.bypassed
-                    && bypasses == other.bypasses
-                    && bypassedReads == other.bypassedReads
-                    && bytesWritten == other.bytesWritten;
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(index, path, dataBlocks, usedBlocks, freeBlocks, heldBlocks, writesInFlight, bypassed,
-                    bypasses, bypassedReads, bytesWritten);
+            return device.writeBytes();
         }
 
         @Override
         public String toString() {
             return "SpaceStats[index=" + index + ", path=" + path + ", dataBlocks=" + dataBlocks
-                    + ", usedBlocks=" + usedBlocks + ", freeBlocks=" + freeBlocks + ", heldBlocks=" + heldBlocks
+                    + ", usedBlocks=" + usedBlocks() + ", freeBlocks=" + freeBlocks() + ", heldBlocks=" + heldBlocks()
                     + ", writesInFlight=" + writesInFlight + ", bypassed=" + bypassed + ", bypasses=" + bypasses
-                    + ", bypassedReads=" + bypassedReads + ", bytesWritten=" + bytesWritten + "]";
+                    + ", bypassedReads=" + bypassedReads + ", hitReads=" + hitReads + ", failedHitReads="
+                    + failedHitReads + ", bytesWritten=" + bytesWritten() + "]";
         }
     }
 }

@@ -56,7 +56,7 @@ public final class SegmentFlashCache implements FlashCache {
     private final CacheEngine engine;
     private final DramTier dram;
     private final AlignedBufferPool pool = new AlignedBufferPool(RecordFormat.MAX_CHUNK_BYTES, POOL_RETAINED_BYTES_PER_CLASS);
-    private final CacheMetrics metrics = new CacheMetrics();
+    private final CacheMetrics metrics;
     private final LongSupplier clock;
     private final MissReads missReads;
     private final List<DeviceBreaker> breakers;
@@ -91,6 +91,7 @@ public final class SegmentFlashCache implements FlashCache {
                     TimeUnit.MILLISECONDS.toNanos(config.deviceTimeoutMillis())));
         }
         this.drivers = List.copyOf(driverList);
+        this.metrics = new CacheMetrics(drivers.size(), clock);
         long readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.readTimeoutMillis());
         this.missReads = new MissReads(clock, BREAKER_PERIOD_NANOS);
         this.breakers = drivers.stream().map(driver -> new DeviceBreaker(driver.path(), clock, missReads,
@@ -98,7 +99,7 @@ public final class SegmentFlashCache implements FlashCache {
                 TimeUnit.MILLISECONDS.toNanos(config.slowDeviceRetryMillis()), readTimeoutNanos))
                 .collect(Collectors.toUnmodifiableList());
         FlashReadPolicy reads = new FlashReadPolicy(config.readInCallerThread(), readTimeoutNanos,
-                new BreakerGate(breakers, config.readInCallerThread()), clock);
+                new BreakerGate(breakers, config.readInCallerThread(), metrics), clock);
         this.engine = CacheEngine.open(drivers, engineSettings(config, drivers), new RegistryFiles(files),
                 System::currentTimeMillis, clock, reads);
         this.recoveredEntries = engine.recovered().restoredEntries();
@@ -308,22 +309,19 @@ public final class SegmentFlashCache implements FlashCache {
         long[][] byState = segmentsByState(table);
         List<CacheStats.SpaceStats> spaces = new ArrayList<>();
         for (int s = 0; s < drivers.size(); s++) {
-            long[] states = byState[s];
-            long free = states[SegmentState.FREE.ordinal()];
-            long held = states[SegmentState.RETIRED.ordinal()] + states[SegmentState.RECLAIMING.ordinal()];
-            long all = table.segmentsIn(s);
             DeviceBreaker breaker = breakers.get(s);
-            spaces.add(new CacheStats.SpaceStats(s, drivers.get(s).path(), all * segmentBlocks,
-                    (all - free - held) * segmentBlocks, free * segmentBlocks, held * segmentBlocks,
-                    drivers.get(s).writesInFlight(), breaker.bypassed(), breaker.trips(), breaker.refusedReads(),
-                    drivers.get(s).device().stats().writeBytes()));
+            spaces.add(new CacheStats.SpaceStats(s, drivers.get(s).path(), table.segmentsIn(s) * segmentBlocks,
+                    byState[s], segmentBlocks, drivers.get(s).writesInFlight(), breaker.bypassed(), breaker.trips(),
+                    breaker.refusedReads(), metrics.hitReads(s), metrics.failedHitReads(s),
+                    drivers.get(s).device().stats()));
         }
         CacheMetrics m = metrics;
         EngineStats engineStats = engine.stats();
         long memoryHits = engineStats.memoryReads();
         return new CacheStats(memoryHits, m.dramHits.sum(), m.engineHits.sum() - memoryHits, m.misses.sum(), m.puts.sum(),
                 m.uncacheable.sum(), m.followersServed.sum(), m.getFailures.sum(), m.putFailures.sum(), recoveredEntries,
-                weightedBytes() / BlockDevice.BLOCK_SIZE, engineStats, List.copyOf(spaces), m.flashHitLatency());
+                weightedBytes() / BlockDevice.BLOCK_SIZE, engineStats, List.copyOf(spaces), m.flashHitLatency(),
+                m.recentFlashHitLatency());
     }
 
     /** Per space, how many segments are in each state. */
@@ -415,10 +413,12 @@ public final class SegmentFlashCache implements FlashCache {
     private static final class BreakerGate implements FlashReadGate {
         private final List<DeviceBreaker> breakers;
         private final boolean inCallerThread;
+        private final CacheMetrics metrics;
 
-        private BreakerGate(List<DeviceBreaker> breakers, boolean inCallerThread) {
+        private BreakerGate(List<DeviceBreaker> breakers, boolean inCallerThread, CacheMetrics metrics) {
             this.breakers = breakers;
             this.inCallerThread = inCallerThread;
+            this.metrics = metrics;
         }
 
         public List<DeviceBreaker> breakers() {
@@ -437,6 +437,7 @@ public final class SegmentFlashCache implements FlashCache {
 
         @Override
         public void end(int space, long nanos, boolean failed) {
+            metrics.recordHitRead(space, failed);
             if (inCallerThread) {
                 breakers.get(space).callerReadEnded(failed);
             } else {

@@ -53,9 +53,12 @@ public final class Checkpointer {
         private final long refused;
         private final long bytes;
         private final int freedSegments;
+        private final long startedMillis;
 
-        public Result(long sequence, long entries, long refused, long bytes, int freedSegments) {
+        /** @param startedMillis when it started, as its headers say (the engine's clock) */
+        public Result(long sequence, long entries, long refused, long bytes, int freedSegments, long startedMillis) {
             this.sequence = sequence;
+            this.startedMillis = startedMillis;
             this.entries = entries;
             this.refused = refused;
             this.bytes = bytes;
@@ -82,6 +85,10 @@ public final class Checkpointer {
             return freedSegments;
         }
 
+        public long startedMillis() {
+            return startedMillis;
+        }
+
         @Override
         public boolean equals(Object o) {
             if (this == o) {
@@ -95,18 +102,19 @@ public final class Checkpointer {
                     && entries == other.entries
                     && refused == other.refused
                     && bytes == other.bytes
-                    && freedSegments == other.freedSegments;
+                    && freedSegments == other.freedSegments
+                    && startedMillis == other.startedMillis;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(sequence, entries, refused, bytes, freedSegments);
+            return Objects.hash(sequence, entries, refused, bytes, freedSegments, startedMillis);
         }
 
         @Override
         public String toString() {
             return "Result[sequence=" + sequence + ", entries=" + entries + ", refused=" + refused + ", bytes=" + bytes
-                    + ", freedSegments=" + freedSegments + "]";
+                    + ", freedSegments=" + freedSegments + ", startedMillis=" + startedMillis + "]";
         }
     }
 
@@ -142,6 +150,7 @@ public final class Checkpointer {
      */
     public synchronized Result checkpoint(NamedFiles namedFiles) throws IOException {
         SegmentTable.Named named = table.startCheckpoint();
+        long startedMillis = clockMillis.getAsLong();
         // Read after naming: a chunk in a named segment was appended earlier, its file registered earlier.
         FileTableCodec.Encoded files = namedFiles.table();
         int nextFileId = namedFiles.nextFileId();
@@ -182,7 +191,7 @@ public final class Checkpointer {
         long bytes = 0;
         long nextSegmentSequence = table.nextSequence();
         for (int s = 0; s < count; s++) {
-            bodies[s].finish(new CheckpointHeader(instance, s, sequence, clockMillis.getAsLong(), nextFileId,
+            bodies[s].finish(new CheckpointHeader(instance, s, sequence, startedMillis, nextFileId,
                     files.count(), files.bytes().length, table.segmentsIn(s), spaces.layout(s).segmentBytes(),
                     index.buckets(), bodies[s].entries, nextSegmentSequence, bodies[s].crc(), exact));
             areaSequences[s][area[s]] = sequence;
@@ -191,7 +200,7 @@ public final class Checkpointer {
             bytes += bodies[s].writer.bytes();
         }
         int freed = table.checkpointDurable(named.epoch());
-        return new Result(sequence, entries, refused, bytes, freed);
+        return new Result(sequence, entries, refused, bytes, freed, startedMillis);
     }
 
     /** The sequences each space's areas hold now (0 = none), for tests and the statistics. */

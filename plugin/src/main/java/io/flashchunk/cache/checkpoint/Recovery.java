@@ -71,10 +71,13 @@ public final class Recovery {
         private final long highestSequenceSeen;
         private final List<RecoveryProblem> problems;
         private final int[] loadedAreas;
+        private final long checkpointMillis;
 
+        /** @param checkpointMillis when the newest checkpoint restored from started (0: none) */
         public Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId, long restoredEntries,
                        long skippedEntries, int restoredSegments, long highestSequenceSeen,
-                       List<RecoveryProblem> problems, int[] loadedAreas) {
+                       List<RecoveryProblem> problems, int[] loadedAreas, long checkpointMillis) {
+            this.checkpointMillis = checkpointMillis;
             this.areaSequences = areaSequences;
             this.files = files;
             this.nextFileId = nextFileId;
@@ -84,6 +87,10 @@ public final class Recovery {
             this.highestSequenceSeen = highestSequenceSeen;
             this.problems = problems;
             this.loadedAreas = loadedAreas;
+        }
+
+        public long checkpointMillis() {
+            return checkpointMillis;
         }
 
         public long[][] areaSequences() {
@@ -127,7 +134,8 @@ public final class Recovery {
             return "Outcome[areaSequences=" + areaSequences + ", files=" + files + ", nextFileId=" + nextFileId
                     + ", restoredEntries=" + restoredEntries + ", skippedEntries=" + skippedEntries
                     + ", restoredSegments=" + restoredSegments + ", highestSequenceSeen=" + highestSequenceSeen
-                    + ", problems=" + problems + ", loadedAreas=" + loadedAreas + "]";
+                    + ", problems=" + problems + ", loadedAreas=" + loadedAreas + ", checkpointMillis=" + checkpointMillis
+                    + "]";
         }
     }
 
@@ -165,6 +173,7 @@ public final class Recovery {
         long nextSegmentSequence = 1;
         long restored = 0;
         long skipped = 0;
+        long checkpointMillis = 0;
         long highestSeen = 0;
         List<RecoveryProblem> problems = new ArrayList<>();
         int[] loadedAreas = new int[spaces];
@@ -202,6 +211,7 @@ public final class Recovery {
             nextFileId = Math.max(nextFileId, loaded[s].header().nextFileId());
             nextSegmentSequence = Math.max(nextSegmentSequence, loaded[s].header().nextSegmentSequence());
             restored += loaded[s].restored();
+            checkpointMillis = Math.max(checkpointMillis, loaded[s].header().timestampMillis());
             skipped += loaded[s].skipped();
         }
         for (int id : disputed) {
@@ -219,7 +229,7 @@ public final class Recovery {
         durable.forEach(order::written);
         table.continueSequencesFrom(nextSegmentSequence);
         return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size(),
-                highestSeen, List.copyOf(problems), loadedAreas);
+                highestSeen, List.copyOf(problems), loadedAreas, checkpointMillis);
     }
 
     /**

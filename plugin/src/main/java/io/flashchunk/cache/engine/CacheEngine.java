@@ -387,7 +387,7 @@ public final class CacheEngine implements AutoCloseable {
         this.reader = parts.reader;
         this.recovered = start.formatted()
                 ? new Recovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
-                        java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray())
+                        java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray(), 0)
                 : parts.recover(start.instance());
         reserveSequences();
         Checkpointer checkpointer = parts.checkpointer(start.instance(), recovered.areaSequences(),
@@ -692,7 +692,8 @@ public final class CacheEngine implements AutoCloseable {
                 (long) sealed * settings.segmentBytes(), segmentWriter.reclaimed(),
                 segmentWriter.failedWrites(), writerErrors(), reader.memoryReads(), reader.flashBytesRead(), reader.pairedReads(),
                 reader.timeouts(), reader.busyMisses(), readErrors(), refusedRecords(), damagedRecords(), invalidations(), checkpoints(),
-                failedCheckpoints(), last == null ? 0 : last.sequence(), appendedSince(appended));
+                failedCheckpoints(), last == null ? 0 : last.sequence(),
+                last == null ? recovered.checkpointMillis() : last.startedMillis(), appendedSince(appended));
     }
 
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */

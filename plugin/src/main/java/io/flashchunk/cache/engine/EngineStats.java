@@ -35,6 +35,7 @@ public final class EngineStats {
     private final long checkpoints;
     private final long failedCheckpoints;
     private final long lastCheckpointSequence;
+    private final long lastCheckpointMillis;
     private final long appendedSinceCheckpoint;
 
     /**
@@ -67,6 +68,8 @@ public final class EngineStats {
      * @param checkpoints               checkpoints made durable
      * @param failedCheckpoints         checkpoints that failed
      * @param lastCheckpointSequence    the newest durable checkpoint's sequence (0: none yet)
+     * @param lastCheckpointMillis      when the newest durable checkpoint started, on the engine's clock: this
+     *     run's, else the one the start recovered from (0: none)
      * @param appendedSinceCheckpoint   records appended since the last durable checkpoint began: what a crash could lose
      */
     public EngineStats(long entries, long queuedBytes, long alreadyCached, long queueFull, long notAdmitted,
@@ -75,7 +78,7 @@ public final class EngineStats {
                        long writerErrors, long memoryReads, long flashBytesRead, long pairedReads, long readTimeouts,
                        long busyMisses, long readErrors, long refusedRecords, long damagedRecords, long invalidations,
                        long checkpoints, long failedCheckpoints, long lastCheckpointSequence,
-                       long appendedSinceCheckpoint) {
+                       long lastCheckpointMillis, long appendedSinceCheckpoint) {
         this.entries = entries;
         this.queuedBytes = queuedBytes;
         this.alreadyCached = alreadyCached;
@@ -102,6 +105,7 @@ public final class EngineStats {
         this.checkpoints = checkpoints;
         this.failedCheckpoints = failedCheckpoints;
         this.lastCheckpointSequence = lastCheckpointSequence;
+        this.lastCheckpointMillis = lastCheckpointMillis;
         this.appendedSinceCheckpoint = appendedSinceCheckpoint;
     }
 
@@ -209,6 +213,10 @@ public final class EngineStats {
         return lastCheckpointSequence;
     }
 
+    public long lastCheckpointMillis() {
+        return lastCheckpointMillis;
+    }
+
     public long appendedSinceCheckpoint() {
         return appendedSinceCheckpoint;
     }
@@ -248,6 +256,7 @@ public final class EngineStats {
                 && checkpoints == other.checkpoints
                 && failedCheckpoints == other.failedCheckpoints
                 && lastCheckpointSequence == other.lastCheckpointSequence
+                && lastCheckpointMillis == other.lastCheckpointMillis
                 && appendedSinceCheckpoint == other.appendedSinceCheckpoint;
     }
 
@@ -257,7 +266,7 @@ public final class EngineStats {
                 offeredBeforeInvalidation, appended, reinserted, segmentsSealed, flashBytesWritten, segmentsReclaimed,
                 failedSegmentWrites, writerErrors, memoryReads, flashBytesRead, pairedReads, readTimeouts, busyMisses,
                 readErrors, refusedRecords, damagedRecords, invalidations, checkpoints, failedCheckpoints,
-                lastCheckpointSequence, appendedSinceCheckpoint);
+                lastCheckpointSequence, lastCheckpointMillis, appendedSinceCheckpoint);
     }
 
     @Override
@@ -273,6 +282,6 @@ public final class EngineStats {
                 + ", refusedRecords=" + refusedRecords + ", damagedRecords=" + damagedRecords
                 + ", invalidations=" + invalidations + ", checkpoints=" + checkpoints
                 + ", failedCheckpoints=" + failedCheckpoints + ", lastCheckpointSequence=" + lastCheckpointSequence
-                + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + "]";
+                + ", lastCheckpointMillis=" + lastCheckpointMillis                + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + "]";
     }
 }

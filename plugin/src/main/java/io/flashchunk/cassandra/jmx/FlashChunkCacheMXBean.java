@@ -8,6 +8,18 @@ package io.flashchunk.cassandra.jmx;
 public interface FlashChunkCacheMXBean {
     long getHits();
 
+    /** Hits of about the last minute (memory and flash hits), the count the percentiles below are of. */
+    long getRecentHits();
+
+    /** The median time of a hit inside the cache's {@code get} over about the last minute, microseconds (0: none). */
+    double getHitLatency50thPercentileMicros();
+
+    double getHitLatency99thPercentileMicros();
+
+    double getHitLatency999thPercentileMicros();
+
+    double getHitLatencyMaxMicros();
+
     long getFlashHits();
 
     /** Hits read from a segment still in memory (the write queue's second stage: not on flash yet). */
@@ -102,6 +114,13 @@ public interface FlashChunkCacheMXBean {
     long getCheckpointFailures();
 
     long getLastCheckpointSequence();
+
+    /**
+     * When the newest durable checkpoint started, milliseconds since the epoch: this run's, else the
+     * one the start recovered from; 0 when there is none. A cache whose chunks did not change writes
+     * none, so its age alone is no alarm: read it with {@link #getChangesSinceCheckpoint()}.
+     */
+    long getLastCheckpointTime();
 
     /** Chunks appended since the newest durable checkpoint started: what a crash now risks. */
     long getChangesSinceCheckpoint();

@@ -12,6 +12,7 @@ import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
+import org.HdrHistogram.Histogram;
 
 /**
  * The MXBean over one running cache. A client reading several attributes in one call
@@ -32,14 +33,25 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
         this.adapter = adapter;
     }
 
-    /** Registers on the platform MBean server (the one Cassandra's JMX port serves), replacing a stale one. */
+    /**
+     * Registers this bean and one {@link FlashChunkDeviceMXBean} per device on the platform MBean server
+     * (the one Cassandra's JMX port serves), replacing stale ones.
+     */
     public ObjectName register() throws JMException {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        for (ObjectName stale : server.queryNames(new ObjectName("io.flashchunk:type=" + FlashChunkDeviceMetrics.TYPE
+                + ",*"), null)) {
+            server.unregisterMBean(stale);
+        }
         ObjectName name = new ObjectName(OBJECT_NAME);
         if (server.isRegistered(name)) {
             server.unregisterMBean(name);
         }
         server.registerMBean(asMBean(), name);
+        for (CacheStats.SpaceStats space : cache.stats().spaces()) {
+            server.registerMBean(new FlashChunkDeviceMetrics(cache, space.index()).asMBean(),
+                    FlashChunkDeviceMetrics.objectName(space.index(), space.path()));
+        }
         return name;
     }
 
@@ -67,6 +79,36 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     @Override
     public long getHits() {
         return stats().hits();
+    }
+
+    @Override
+    public long getRecentHits() {
+        return stats().recentHitLatencyNanos().getTotalCount();
+    }
+
+    @Override
+    public double getHitLatency50thPercentileMicros() {
+        return recentHitMicros(50);
+    }
+
+    @Override
+    public double getHitLatency99thPercentileMicros() {
+        return recentHitMicros(99);
+    }
+
+    @Override
+    public double getHitLatency999thPercentileMicros() {
+        return recentHitMicros(99.9);
+    }
+
+    @Override
+    public double getHitLatencyMaxMicros() {
+        return recentHitMicros(100);
+    }
+
+    private double recentHitMicros(double percentile) {
+        Histogram recent = stats().recentHitLatencyNanos();
+        return recent.getTotalCount() == 0 ? 0 : recent.getValueAtPercentile(percentile) / 1_000.0;
     }
 
     @Override
@@ -234,6 +276,11 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     @Override
     public long getLastCheckpointSequence() {
         return stats().engine().lastCheckpointSequence();
+    }
+
+    @Override
+    public long getLastCheckpointTime() {
+        return stats().engine().lastCheckpointMillis();
     }
 
     @Override
