@@ -751,10 +751,34 @@ EOF
 
 # ---------------------------------------------------------------- uninstall
 
-# the device paths named in the yaml block (quoted or not)
+# The devices the yaml block names, one "PATH<TAB>CAPACITY" line each (CAPACITY empty when not set):
+# a value plain, 'single' or "double" quoted, with a comment after it or not.
 configured_devices() {
-  block_lines "$1" | sed -n "s/^[[:space:]]*-[[:space:]]*path:[[:space:]]*//p" | sed -e "s/^'\\(.*\\)'\$/\\1/" -e "s/''/'/g" \
-    -e 's/^"\(.*\)"$/\1/'
+  block_lines "$1" | LC_ALL=C awk '
+    function scalar(v,   out, i, c, q) {
+      sub(/^[ \t]+/, "", v)
+      q = substr(v, 1, 1)
+      if (q == "\047" || q == "\"") {
+        out = ""
+        for (i = 2; i <= length(v); i++) {
+          c = substr(v, i, 1)
+          if (q == "\047" && c == q && substr(v, i + 1, 1) == q) { out = out q; i++; continue }
+          if (q == "\"" && c == "\\") { out = out substr(v, i + 1, 1); i++; continue }
+          if (c == q) return out
+          out = out c
+        }
+        return out
+      }
+      sub(/[ \t]+#.*$/, "", v)
+      sub(/[ \t]+$/, "", v)
+      return v
+    }
+    function flush() { if (inentry && path != "") print path "\t" capacity; inentry = 0; path = ""; capacity = "" }
+    /^[ \t]*devices:/ { flush(); indevices = 1; next }
+    indevices && /^[ \t]*-[ \t]/ { flush(); inentry = 1; sub(/^[ \t]*-[ \t]+/, "") }
+    indevices && inentry && /^[ \t]*path:/ { v = $0; sub(/^[ \t]*path:/, "", v); path = scalar(v); next }
+    indevices && inentry && /^[ \t]*capacity:/ { v = $0; sub(/^[ \t]*capacity:/, "", v); capacity = scalar(v); next }
+    END { flush() }'
 }
 
 # Whether $1 begins with a FlashChunk superblock: its magic, the long 0x464C434853425F31 stored
@@ -763,28 +787,53 @@ holds_cache_superblock() {
   [ "$(head -c 8 -- "$1" 2>/dev/null | tr -d '\0')" = "1_BSHCLF" ]
 }
 
-# Refuses (before anything changes) a device uninstall --discard-devices must not discard: one that is
-# not the cache's, or one a running cache holds (its exclusive flock).
+# Refuses, before anything changes, a device uninstall --discard-devices must not or cannot discard:
+# missing, not the cache's (no FlashChunk superblock: the path may name another device now), held by
+# a running cache (its exclusive flock), or a block device without discard. Takes the device's flock
+# and keeps it (an fd left open) until the script ends, so no node's cache opens it before the discard.
 check_discardable() {
-  local device=$1
-  [ -e "$device" ] || return 0
-  [ -b "$device" ] || [ -f "$device" ] || die "--discard-devices: $device is neither a block device nor a regular file; nothing changed"
-  holds_cache_superblock "$device" || die "--discard-devices: $device does not begin with a FlashChunk superblock: it is not discarded (it may not be the cache's any more); nothing changed"
-  flock -n -x "$device" true 2>/dev/null || die "--discard-devices: $device is in use (a running node's cache holds it): stop Cassandra on this node first; nothing changed"
+  local device=$1 target max fd
+  [ -e "$device" ] || die "--discard-devices: $device, named in cassandra.yaml, does not exist (a drive not attached?): not discarded; nothing changed. Uninstall without --discard-devices, and wipe the device where it is"
+  target="$(realpath -e -- "$device")"
+  [ -b "$target" ] || [ -f "$target" ] || die "--discard-devices: $device is neither a block device nor a regular file; nothing changed"
+  [ -r "$target" ] && [ -w "$target" ] || die "--discard-devices: $device cannot be read and written by $(id -un) (permission denied); nothing changed"
+  holds_cache_superblock "$target" || die "--discard-devices: $device does not begin with a FlashChunk superblock: it is not discarded (it may not be the cache's any more); nothing changed"
+  if [ -b "$target" ]; then
+    max="$(lsblk -bdno DISC-MAX -- "$target" 2>/dev/null | tr -d ' ')"
+    [ -n "$max" ] && [ "$max" != 0 ] || die "--discard-devices: $device does not support discard (lsblk DISC-MAX ${max:-unknown}); nothing changed. Uninstall without --discard-devices, then wipe it: blkdiscard -z $device (writes zeros, takes a while) or the drive's own secure erase"
+  fi
+  exec {fd}<"$target" || die "--discard-devices: cannot open $device"
+  flock -n -x "$fd" || die "--discard-devices: $device is in use (a running node's cache holds it): stop Cassandra on this node first; nothing changed"
 }
 
-# Discards one device checked by check_discardable.
+# Discards one device checked by check_discardable: a block device's first CAPACITY bytes (all of it
+# without one), a file (the file a symlink names, and the link). Says what it did; false if it failed.
 discard_device() {
-  local device=$1 err
-  if [ ! -e "$device" ]; then
-    note "discarded already: $device does not exist"
-  elif [ -b "$device" ]; then
-    err="$(blkdiscard -- "$device" 2>&1)" || die "--discard-devices: blkdiscard $device failed: $err
-The configuration is already removed. Wipe the device another way: blkdiscard -z $device (writes zeros, takes a while) or the drive's own secure erase."
-    note "discarded: $device (blkdiscard: the drive dropped every block; a secure erase is the drive's own tool)"
+  local device=$1 capacity=$2 target err length=() bytes="" linked=""
+  target="$(realpath -e -- "$device")"
+  if [ -b "$target" ]; then
+    if [ -n "$capacity" ] && [ "$capacity" != 0 ]; then
+      bytes="$(size_bytes "$capacity" 2>/dev/null)" \
+        || { echo "$PROG: not discarded: $device (its capacity '$capacity' is not a size)" >&2; return 1; }
+      length=(--length "$bytes")
+    fi
+    if ! err="$(blkdiscard ${length[@]+"${length[@]}"} -- "$target" 2>&1)"; then
+      echo "$PROG: not discarded: $device: blkdiscard failed: $err. Wipe it another way: blkdiscard -z $device (writes zeros) or the drive's own secure erase" >&2
+      return 1
+    fi
+    local part=""
+    [ -z "$bytes" ] || part=" of its first $bytes bytes, the cache's part"
+    note "discarded: $device (blkdiscard$part: the drive dropped those blocks; a secure erase is the drive's own tool)"
   else
-    rm -f -- "$device" || die "--discard-devices: cannot remove $device"
-    note "discarded: $device (removed; its blocks are freed in the file system that held it, which fstrim discards on flash)"
+    if ! rm -f -- "$target"; then
+      echo "$PROG: not discarded: $device: cannot remove $target" >&2
+      return 1
+    fi
+    if [ "$target" != "$device" ]; then
+      rm -f -- "$device"
+      linked=", and the file it linked to, $target"
+    fi
+    note "discarded: $device (removed$linked; its blocks are freed in the file system that held it, which fstrim discards on flash)"
   fi
 }
 
@@ -794,14 +843,20 @@ cmd_uninstall() {
   lock_conf_dir
   STAGE="$(mktemp -d "${TMPDIR:-/tmp}/flashchunk-uninstall.XXXXXX")"
   trap cleanup_stage EXIT
-  local devices=()
+  local entries=() devices=() capacities=() entry
   if has_block "$YAML"; then
-    mapfile -t devices < <(configured_devices "$YAML")
+    mapfile -t entries < <(configured_devices "$YAML")
   fi
-  local device
+  for entry in ${entries[@]+"${entries[@]}"}; do
+    devices+=("${entry%%$'\t'*}")
+    capacities+=("${entry#*$'\t'}")
+  done
+  local device i
   if [ "$DISCARD" = 1 ]; then
-    [ "${#devices[@]}" -gt 0 ] || die "--discard-devices: cassandra.yaml in $CONF_DIR names no cache device (not installed?); nothing changed"
-    for device in "${devices[@]}"; do
+    if [ "${#devices[@]}" -eq 0 ] && has_block "$YAML"; then
+      die "--discard-devices: the flashchunk block of $YAML names no device this script can read; nothing changed"
+    fi
+    for device in ${devices[@]+"${devices[@]}"}; do
       check_discardable "$device"
     done
   fi
@@ -845,16 +900,19 @@ cmd_uninstall() {
       note "kept: $file$BACKUP_SUFFIX (the file was edited since the install; compare them)"
     fi
   done
-  for device in "${devices[@]}"; do
+  local failed=0
+  for i in "${!devices[@]}"; do
+    device=${devices[$i]}
     if [ "$DISCARD" = 0 ]; then
       note "left alone: the cache device $device (it holds SSTable chunks decompressed; uninstall --discard-devices, blkdiscard or shred -u wipes it)"
     elif [ "$DRY_RUN" = 1 ]; then
       note "would discard (dry run): $device"
     else
-      discard_device "$device"
+      discard_device "$device" "${capacities[$i]}" || failed=$((failed + 1))
     fi
   done
   [ "$DRY_RUN" = 1 ] || note "uninstalled. Restart Cassandra on this node to run with its own chunk cache again."
+  [ "$failed" = 0 ] || die "$failed of ${#devices[@]} device(s) not discarded (above); the rest of the uninstall is done"
 }
 
 # ---------------------------------------------------------------- status

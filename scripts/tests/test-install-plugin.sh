@@ -498,6 +498,12 @@ for kind in deb rpm; do
   [ "$kind" = deb ] || conf="$root/etc/cassandra/conf"
   pkg_device="$work/pkg-$kind.img"
   truncate -s 64M "$pkg_device"
+  if [ "$kind" = deb ]; then
+    # a device path that is a symlink to the file (discarding removes both)
+    mkdir -p "$work/flash"
+    mv "$pkg_device" "$work/flash/pkg-deb.img"
+    ln -s "$work/flash/pkg-deb.img" "$pkg_device"
+  fi
   before="$(tree_state "$root")"
   out="$("$installer" install --cassandra-home "$pkg_home" --device "$pkg_device" 2>&1)" && fail "$kind: install without --conf-dir succeeded"
   grep -q "no configuration directory $pkg_home/conf (Debian packages keep it in /etc/cassandra, RPM packages in /etc/cassandra/conf" <<<"$out" \
@@ -539,26 +545,46 @@ for kind in deb rpm; do
   grep -q "would discard (dry run): $pkg_device" <<<"$out" && [ -e "$pkg_device" ] || fail "$kind: dry run: $out"
 
   if [ "$kind" = deb ]; then
+    # a comment after the path (valid yaml, the node still starts) is not part of it
+    sed -i "s|^\(    - path: '$pkg_device'\)\$|\1   # the file on the second NVMe|" "$conf/cassandra.yaml"
+    grep -q "# the file on the second NVMe" "$conf/cassandra.yaml" || fail "deb: the test could not add a comment to the path line"
+    # a device that is missing (a drive not attached) is refused, not taken as discarded
+    mv "$work/flash/pkg-deb.img" "$work/flash/away.img"
+    commented="$(tree_state "$root")"
+    out="$("$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" --discard-devices 2>&1)" \
+      && fail "deb: --discard-devices with the device missing succeeded"
+    grep -q "$pkg_device, named in cassandra.yaml, does not exist" <<<"$out" || fail "deb: missing device: unexpected message: $out"
+    [ "$(tree_state "$root")" = "$commented" ] || fail "deb: a refused --discard-devices changed something"
+    mv "$work/flash/away.img" "$work/flash/pkg-deb.img"
     out="$("$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" --discard-devices 2>&1)" \
       || fail "deb: uninstall --discard-devices: $out"
-    grep -q "discarded: $pkg_device (removed;" <<<"$out" && [ ! -e "$pkg_device" ] || fail "deb: the device file was not removed: $out"
+    grep -q "discarded: $pkg_device (removed, and the file it linked to, $work/flash/pkg-deb.img;" <<<"$out" \
+      && [ ! -e "$pkg_device" ] && [ ! -L "$pkg_device" ] && [ ! -e "$work/flash/pkg-deb.img" ] \
+      || fail "deb: the device file and its link were not both removed: $out"
+    out="$("$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" --discard-devices 2>&1)" \
+      || fail "deb: a second uninstall --discard-devices failed: $out"
+    grep -q "not installed" <<<"$out" || fail "deb: a second uninstall --discard-devices: $out"
   else
     # a block device (a loop device over the file): blkdiscard, and the blocks read back as zeros
+    # a block device (a loop device over the file) given 32 MiB of its 64: blkdiscard of those 32 MiB
     "$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" >/dev/null || fail "rpm: uninstall"
+    printf 'NOT THE CACHE' | dd of="$pkg_device" bs=1M seek=40 conv=notrunc status=none
     loop="$(losetup -f --show "$pkg_device")" || fail "rpm: cannot attach a loop device to $pkg_device"
     loops+=("$loop")
-    out="$("$installer" install --cassandra-home "$pkg_home" --conf-dir "$conf" --device "$loop" 2>&1)" \
+    out="$("$installer" install --cassandra-home "$pkg_home" --conf-dir "$conf" --device "$loop:32MiB" 2>&1)" \
       || fail "rpm: install with $loop: $out"
     out="$("$installer" uninstall --cassandra-home "$pkg_home" --conf-dir "$conf" --discard-devices 2>&1)" \
       || fail "rpm: uninstall --discard-devices with $loop: $out"
-    grep -q "discarded: $loop (blkdiscard" <<<"$out" || fail "rpm: $loop was not discarded: $out"
+    grep -q "discarded: $loop (blkdiscard of its first $((32 << 20)) bytes" <<<"$out" || fail "rpm: $loop was not discarded: $out"
     [ "$(head -c 4096 "$pkg_device" | tr -d '\0' | wc -c)" = 0 ] || fail "rpm: the superblock survived blkdiscard"
+    [ "$(dd if="$pkg_device" bs=1M skip=40 count=1 status=none | head -c 13)" = "NOT THE CACHE" ] \
+      || fail "rpm: blkdiscard went past the cache's capacity"
     losetup -d "$loop"
     loops=()
   fi
   [ "$(tree_state "$root")" = "$before" ] || fail "$kind: uninstall did not restore the package layout: $(diff <(echo "$before") <(tree_state "$root") || true)"
 done
-ok "Debian and RPM package layouts (configuration in /etc/cassandra, or /etc/cassandra/conf through alternatives links kept as links) take the plugin and give it back; uninstall --discard-devices removes a device file and blkdiscards a block device, and refuses, changing nothing, a device without a FlashChunk superblock or one a process holds"
+ok "Debian and RPM package layouts (configuration in /etc/cassandra, or /etc/cassandra/conf through alternatives links kept as links) take the plugin and give it back; uninstall --discard-devices removes a device file (and the file a symlink names), blkdiscards a block device's capacity and no more, and refuses, changing nothing, a device without a FlashChunk superblock, one a process holds, and one missing"
 
 # ---------------------------------------------------------------- uninstall
 

@@ -133,6 +133,15 @@ def main():
         missing = [name for name in metric_names_in_rules() if not re.search(rf"^{name}[{{ ]", metrics, re.M)]
         if missing:
             fail("rules name metrics the exporter did not produce: " + ", ".join(missing))
+        if not re.search(r"^process_start_time_seconds ", metrics, re.M):
+            fail("the exporter agent does not export process_start_time_seconds, which FlashChunkCheckpointStale needs")
+        label_keys = {}
+        for name, labels in re.findall(r"^(flashchunk_\w+)(?:\{(.*?)\})? ", metrics, re.M):
+            keys = tuple(sorted(re.findall(r'(\w+)="', labels)))
+            label_keys.setdefault(name, set()).add(keys)
+        mixed = {name: keys for name, keys in label_keys.items() if len(keys) > 1}
+        if mixed:
+            fail(f"metrics whose series carry different label sets (two rules, one name?): {mixed}")
         device_lines = [line for line in metrics.splitlines() if line.startswith("flashchunk_device_hit_reads_total{")]
         if len(device_lines) != 1 or f'path="{device}"' not in device_lines[0] or 'space="0"' not in device_lines[0]:
             fail("the device's labels are not space 0 and its path: " + repr(device_lines))
@@ -186,10 +195,12 @@ scrape_configs:
         queries, variables = dashboard_queries()
         empty = []
         for title, expression in queries:
-            if not query(substitute(expression)):
-                empty.append(f"{title}: {expression}")
+            result = query(substitute(expression))
+            values = [float(series["value"][1]) for series in result]
+            if not values or any(v != v or v in (float("inf"), float("-inf")) for v in values):
+                empty.append(f"{title}: {expression}: {values}")
         if empty:
-            fail("dashboard expressions with no data:\n  " + "\n  ".join(empty))
+            fail("dashboard expressions with no data, NaN or an infinity:\n  " + "\n  ".join(empty))
         for variable in variables:
             m = re.fullmatch(r"label_values\((\w+), (\w+)\)", variable["query"]["query"])
             if not m:
@@ -197,7 +208,7 @@ scrape_configs:
             values = http_json(f"{api}/label/{m.group(2)}/values?" + urllib.parse.urlencode({"match[]": m.group(1)}))
             if values["data"] != [f"127.0.0.1:{exporter_port}"]:
                 fail(f"variable {variable['name']}: {values}")
-        ok(f"all {len(queries)} dashboard expressions and its node variable return data")
+        ok(f"all {len(queries)} dashboard expressions return finite numbers, and its node variable the node")
 
         groups = http_json(f"{api}/rules")["data"]["groups"]
         rules = [rule for group in groups for rule in group["rules"]]

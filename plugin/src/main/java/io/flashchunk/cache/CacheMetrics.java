@@ -13,8 +13,10 @@ import org.HdrHistogram.Recorder;
  */
 final class CacheMetrics {
     final LongAdder dramHits = new LongAdder();
-    /** Hits the engine served, from a segment buffer or from flash, followers included. */
-    final LongAdder engineHits = new LongAdder();
+    /** Hits read from a segment buffer (not yet on flash). */
+    final LongAdder memoryHits = new LongAdder();
+    /** Hits read from flash, followers included. */
+    final LongAdder flashHits = new LongAdder();
     final LongAdder misses = new LongAdder();
     final LongAdder puts = new LongAdder();
     final LongAdder uncacheable = new LongAdder();
@@ -45,7 +47,7 @@ final class CacheMetrics {
 
     /** A follower of an earlier hit was served: a flash hit that cost no read of its own. */
     void followerServed() {
-        engineHits.increment();
+        flashHits.increment();
         followersServed.increment();
     }
 

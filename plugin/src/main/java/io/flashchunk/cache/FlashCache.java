@@ -62,6 +62,9 @@ public interface FlashCache extends AutoCloseable {
     /** The counters as one snapshot. */
     CacheStats stats();
 
+    /** Each address space's figures, as {@link #stats()} has them, without the rest (cheaper: no histograms). */
+    java.util.List<CacheStats.SpaceStats> spaceStats();
+
     /** Bytes of chunks the cache may hold. */
     long capacityBytes();
 

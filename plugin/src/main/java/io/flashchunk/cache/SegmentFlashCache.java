@@ -187,7 +187,7 @@ public final class SegmentFlashCache implements FlashCache {
                     : SegmentReader.NO_NEXT);
             if (hit != null) {
                 CachedChunk chunk = cachedChunk(hit);
-                metrics.engineHits.increment();
+                (hit.fromFlash() ? metrics.flashHits : metrics.memoryHits).increment();
                 metrics.recordFlashHit(clock.getAsLong() - started);
                 if (dram != null) {
                     try {
@@ -303,7 +303,7 @@ public final class SegmentFlashCache implements FlashCache {
     }
 
     @Override
-    public CacheStats stats() {
+    public List<CacheStats.SpaceStats> spaceStats() {
         SegmentTable table = engine.table();
         long segmentBlocks = config.segmentBytes() / BlockDevice.BLOCK_SIZE;
         long[][] byState = segmentsByState(table);
@@ -315,12 +315,18 @@ public final class SegmentFlashCache implements FlashCache {
                     breaker.refusedReads(), metrics.hitReads(s), metrics.failedHitReads(s),
                     drivers.get(s).device().stats()));
         }
+        return List.copyOf(spaces);
+    }
+
+    @Override
+    public CacheStats stats() {
+        List<CacheStats.SpaceStats> spaces = spaceStats();
         CacheMetrics m = metrics;
         EngineStats engineStats = engine.stats();
-        long memoryHits = engineStats.memoryReads();
-        return new CacheStats(memoryHits, m.dramHits.sum(), m.engineHits.sum() - memoryHits, m.misses.sum(), m.puts.sum(),
+        // Each tier its own counter: a difference of two counters read apart could go down between two reads.
+        return new CacheStats(m.memoryHits.sum(), m.dramHits.sum(), m.flashHits.sum(), m.misses.sum(), m.puts.sum(),
                 m.uncacheable.sum(), m.followersServed.sum(), m.getFailures.sum(), m.putFailures.sum(), recoveredEntries,
-                weightedBytes() / BlockDevice.BLOCK_SIZE, engineStats, List.copyOf(spaces), m.flashHitLatency(),
+                weightedBytes() / BlockDevice.BLOCK_SIZE, engineStats, spaces, m.flashHitLatency(),
                 m.recentFlashHitLatency());
     }
 
@@ -436,8 +442,17 @@ public final class SegmentFlashCache implements FlashCache {
         }
 
         @Override
+        public void gaveUp(int space, long nanos) {
+            judge(space, nanos, true); // judged as a failed read, counted as none
+        }
+
+        @Override
         public void end(int space, long nanos, boolean failed) {
             metrics.recordHitRead(space, failed);
+            judge(space, nanos, failed);
+        }
+
+        private void judge(int space, long nanos, boolean failed) {
             if (inCallerThread) {
                 breakers.get(space).callerReadEnded(failed);
             } else {

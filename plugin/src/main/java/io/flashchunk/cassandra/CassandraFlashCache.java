@@ -67,7 +67,8 @@ public final class CassandraFlashCache implements AdapterCounters {
         try {
             new FlashChunkCacheMetrics(started.cache, started).register();
         } catch (JMException | RuntimeException e) {
-            LOG.warn("flash chunk cache: its JMX bean could not be registered ({}); the cache runs without it", e.toString());
+            LOG.warn("flash chunk cache: its JMX beans could not all be registered ({}); the cache runs without them",
+                    e.toString());
         }
         // what runs, named before the cache is published: nothing may fail after that
         String versions = "FlashChunk " + productVersion() + " on Cassandra " + FBUtilities.getReleaseVersionString()

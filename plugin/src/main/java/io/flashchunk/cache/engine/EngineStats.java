@@ -282,6 +282,7 @@ public final class EngineStats {
                 + ", refusedRecords=" + refusedRecords + ", damagedRecords=" + damagedRecords
                 + ", invalidations=" + invalidations + ", checkpoints=" + checkpoints
                 + ", failedCheckpoints=" + failedCheckpoints + ", lastCheckpointSequence=" + lastCheckpointSequence
-                + ", lastCheckpointMillis=" + lastCheckpointMillis                + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + "]";
+                + ", lastCheckpointMillis=" + lastCheckpointMillis
+                + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + "]";
     }
 }

@@ -22,4 +22,12 @@ public interface FlashReadGate {
 
     /** The read took {@code nanos} (on the policy's clock) and failed (an error, or no answer in time) or not. */
     void end(int space, long nanos, boolean failed);
+
+    /**
+     * No read was issued after {@link #begin}: the device already has as many reads in flight as it
+     * may, and none answers. Judged as a read that failed after {@code nanos}, but it is no read.
+     */
+    default void gaveUp(int space, long nanos) {
+        end(space, nanos, true);
+    }
 }

@@ -102,8 +102,11 @@ public final class SegmentReader {
         private final ByteBuffer buffer;
         private final AlignedBufferPool pool;
         private final Follower next;
+        private final boolean fromFlash;
 
-        public Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next) {
+        /** @param fromFlash read from flash (else from a segment still in memory) */
+        public Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next, boolean fromFlash) {
+            this.fromFlash = fromFlash;
             this.chunk = chunk;
             this.buffer = buffer;
             this.pool = pool;
@@ -124,6 +127,10 @@ public final class SegmentReader {
 
         public Follower next() {
             return next;
+        }
+
+        public boolean fromFlash() {
+            return fromFlash;
         }
 
         public void release() {
@@ -307,7 +314,7 @@ public final class SegmentReader {
             for (SegmentBuffer buffer : buffers) {
                 int length = buffer.read(segment, sequence, sector, key, chunkLength, into);
                 if (length != -1) {
-                    Hit hit = new Hit(into.flip(), into, pool, null);
+                    Hit hit = new Hit(into.flip(), into, pool, null, false);
                     into = null;
                     return hit;
                 }
@@ -353,7 +360,7 @@ public final class SegmentReader {
             if (givenUp.get(space) > 0 && policy.gate().begin(space)) {
                 // Full of reads it does not answer: told to the breaker as a failed read, so that a hung
                 // device is still taken out of use once no read of it can start.
-                policy.gate().end(space, policy.timeoutNanos(), true);
+                policy.gate().gaveUp(space, policy.timeoutNanos());
             }
             return null;
         }
@@ -409,7 +416,7 @@ public final class SegmentReader {
                 pairedReads.increment();
             }
             served = true;
-            return new Hit(chunk, buffer, pool, next);
+            return new Hit(chunk, buffer, pool, next, true);
         } finally {
             if (!served) {
                 pool.release(buffer);

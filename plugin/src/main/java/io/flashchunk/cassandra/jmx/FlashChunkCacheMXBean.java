@@ -8,10 +8,16 @@ package io.flashchunk.cassandra.jmx;
 public interface FlashChunkCacheMXBean {
     long getHits();
 
-    /** Hits of about the last minute (memory and flash hits), the count the percentiles below are of. */
+    /**
+     * Hits of about the last minute read from a segment in memory or from flash (followers served with
+     * an earlier hit and the DRAM tier's hits left out): what the percentiles below are of.
+     */
     long getRecentHits();
 
-    /** The median time of a hit inside the cache's {@code get} over about the last minute, microseconds (0: none). */
+    /**
+     * The median time of such a hit inside the cache's {@code get} over about the last minute,
+     * microseconds; NaN with no hits (a latency of 0 would read as a fast cache).
+     */
     double getHitLatency50thPercentileMicros();
 
     double getHitLatency99thPercentileMicros();

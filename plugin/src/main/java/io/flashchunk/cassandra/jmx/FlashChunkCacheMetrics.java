@@ -108,7 +108,7 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
 
     private double recentHitMicros(double percentile) {
         Histogram recent = stats().recentHitLatencyNanos();
-        return recent.getTotalCount() == 0 ? 0 : recent.getValueAtPercentile(percentile) / 1_000.0;
+        return recent.getTotalCount() == 0 ? Double.NaN : recent.getValueAtPercentile(percentile) / 1_000.0;
     }
 
     @Override

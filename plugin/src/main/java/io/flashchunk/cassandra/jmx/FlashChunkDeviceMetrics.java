@@ -42,7 +42,7 @@ final class FlashChunkDeviceMetrics implements FlashChunkDeviceMXBean {
     }
 
     private CacheStats.SpaceStats current() {
-        return cache.stats().spaces().get(space);
+        return cache.spaceStats().get(space);
     }
 
     private CacheStats.SpaceStats stats() {
