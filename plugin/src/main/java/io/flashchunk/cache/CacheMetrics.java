@@ -51,7 +51,7 @@ final class CacheMetrics {
         followersServed.increment();
     }
 
-    void recordFlashHit(long nanos) {
+    void recordHit(long nanos) {
         flashHitRecorder.recordValue(Math.max(1, nanos));
         recentHits.record(nanos);
     }
@@ -70,7 +70,7 @@ final class CacheMetrics {
     }
 
     /** The latency of the hits of about the last minute (see {@link RecentLatency}). */
-    Histogram recentFlashHitLatency() {
+    Histogram recentHitLatency() {
         return recentHits.window();
     }
 

@@ -41,7 +41,8 @@ public final class CacheStats {
      * @param recoveredEntries      chunks the start brought back from the checkpoints
      * @param usedBlocks            4 KiB blocks of the segments that hold chunks (open, sealed, durable, doomed)
      * @param engine                the engine's counters
-     * @param flashHitLatencyNanos  time of a flash hit inside {@code get}, nanoseconds
+     * @param flashHitLatencyNanos  time of a hit from memory or flash inside {@code get}, nanoseconds (the DRAM
+     *     tier's hits left out)
      * @param recentHitLatencyNanos the same, of the hits of about the last minute
      */
     public CacheStats(long memoryHits, long dramHits, long flashHits, long misses, long puts, long uncacheable,

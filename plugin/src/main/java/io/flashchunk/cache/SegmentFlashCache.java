@@ -188,7 +188,7 @@ public final class SegmentFlashCache implements FlashCache {
             if (hit != null) {
                 CachedChunk chunk = cachedChunk(hit);
                 (hit.fromFlash() ? metrics.flashHits : metrics.memoryHits).increment();
-                metrics.recordFlashHit(clock.getAsLong() - started);
+                metrics.recordHit(clock.getAsLong() - started);
                 if (dram != null) {
                     try {
                         keepInDram(key, hit.chunk(), started);
@@ -327,7 +327,7 @@ public final class SegmentFlashCache implements FlashCache {
         return new CacheStats(m.memoryHits.sum(), m.dramHits.sum(), m.flashHits.sum(), m.misses.sum(), m.puts.sum(),
                 m.uncacheable.sum(), m.followersServed.sum(), m.getFailures.sum(), m.putFailures.sum(), recoveredEntries,
                 weightedBytes() / BlockDevice.BLOCK_SIZE, engineStats, spaces, m.flashHitLatency(),
-                m.recentFlashHitLatency());
+                m.recentHitLatency());
     }
 
     /** Per space, how many segments are in each state. */
