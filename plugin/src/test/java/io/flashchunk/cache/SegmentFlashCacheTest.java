@@ -12,11 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.health.DeviceBreaker;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
 import io.flashchunk.device.DeviceSpec;
 import io.flashchunk.testing.Backend;
 import io.flashchunk.testing.FaultyDevice;
+import io.flashchunk.testing.ManualClock;
 import io.flashchunk.testing.Scratch;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,9 +26,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -765,6 +769,50 @@ class SegmentFlashCacheTest {
         long checkpoints = cache.stats().engine().checkpoints();
         assertTrue(checkpoints >= expected - 1 && checkpoints <= expected + 1,
                 checkpoints + " checkpoints for a third of " + segments + " segments at 10%; expected about " + expected);
+    }
+
+    /**
+     * A hung device: the reads that time out count as failed hit reads; past the bound of reads in
+     * flight a hit is given up without a read, which the breaker still judges as a failed read (so the
+     * device is taken out of use once none of its reads can start) but which is counted as no read.
+     */
+    @Test
+    void hitsGivenUpOnABusyDeviceAreJudgedByTheBreakerButCountedAsNoRead() throws Exception {
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        ManualClock clock = new ManualClock();
+        open(c -> c.readTimeoutMillis(20).readInCallerThread(false), opened -> faulty[0] = new FaultyDevice(opened),
+                clock);
+        CachedFile file = sstable("hung-Data.db");
+        putAll(file, 41, 150); // two and a half 1 MiB segments
+        int chunks = 40; // read from the first, sealed: none of them is served from a write buffer
+        CompletableFuture<Void> hung = faulty[0].hang(FaultyDevice.Op.READ);
+        try {
+            // The clock stands still: the breaker judges no period, so every hit tries the device.
+            for (int i = 0; i < 200; i++) {
+                assertMiss(file, (long) (i % chunks) * CHUNK);
+            }
+            CacheStats.SpaceStats device = cache.spaceStats().get(0);
+            long timedOut = cache.stats().engine().readTimeouts();
+            long busy = cache.stats().engine().busyMisses();
+            assertTrue(timedOut > 0 && busy > 0 && timedOut + busy == 200, "timed out " + timedOut + ", busy " + busy);
+            assertEquals(timedOut, device.failedHitReads(), "only reads that were made count as failed hit reads");
+            assertEquals(0, device.hitReads());
+            assertFalse(device.bypassed());
+
+            // Two periods in a row with only given-up hits in them: judged failing, the device is out of use.
+            for (int period = 0; period < 3 && !cache.spaceStats().get(0).bypassed(); period++) {
+                clock.advance(Duration.ofSeconds(2));
+                for (int i = 0; i < 2 * DeviceBreaker.MIN_SAMPLES; i++) {
+                    assertMiss(file, (long) (i % chunks) * CHUNK);
+                }
+            }
+            device = cache.spaceStats().get(0);
+            assertTrue(device.bypassed(), "the breaker took the hung device out of use: " + device);
+            assertEquals(timedOut, cache.stats().engine().readTimeouts(), "no read was made past the bound");
+            assertEquals(timedOut, device.failedHitReads(), "given-up hits are not failed reads: " + device);
+        } finally {
+            hung.complete(null);
+        }
     }
 
     /** A device failing its writes, then its reads: every get is a right hit or a miss, never an exception. */
