@@ -2,14 +2,18 @@
 # Benchmarks of FlashChunk's cache core (io.flashchunk.bench.CacheBench, the plugin/bench module):
 #
 #   hits    cache hits (get of random cached chunks; the cache filled, then restarted) vs bare device
-#           reads of the chunk's size and of the record's size on the same device file, back to back,
-#           rotating which goes first per round
+#           reads of the chunk's size and of the record's size on the same device file, and fio reading
+#           the chunk's size there with libaio and with io_uring at the same queue depth (the threads'
+#           number), back to back, rotating which goes first per round; CPU (user, system) per read of
+#           each; then a CPU profile of each path in the JVM (async-profiler) at 8 threads, apart from
+#           the rounds: where a hit's CPU goes that the device's own read does not spend
 #   writes  the cache's flash bytes written per admitted byte under a hotspot stream (30% of the keys
 #           get 80% of the requests)
 #
 # Memory per cached chunk is scripts/bench-memory.sh's. Each step is one JVM. Its JSON lines go to
-# $OUT/raw.jsonl, its stderr to $OUT/logs/<step>.log; scripts/bench_cache_report.py then writes
-# $OUT/tables.md and $OUT/cache-hits.png and prints the tables.
+# $OUT/raw.jsonl, its stderr to $OUT/logs/<step>.log, the profiles to $OUT/profiles/ (collapsed
+# stacks, xz); scripts/bench_cache_report.py then writes $OUT/tables.md and $OUT/cache-hits.png and
+# prints the tables.
 #
 # Usage: scripts/bench-cache.sh [--quick] [--only hits|writes] [--out DIR] [--skip-build]
 set -euo pipefail
@@ -25,7 +29,7 @@ Usage: scripts/bench-cache.sh [options]
 Cache-core benchmarks (CacheBench hits, compact-writes); results in one directory.
 Memory per cached chunk: scripts/bench-memory.sh.
 
-  --quick         hits at 64 KiB only, threads 1,8, 3 s, 1 round; writes with 200000 requests
+  --quick         hits at 64 KiB only, threads 1,8, 3 s, 1 round (profiled at 8); writes with 200000 requests
                   over 20000 keys, 1 MiB segments
   --only STEP     run only the hits or writes steps, or one step by name (e.g. hits-16384,
                   writes-compact)
@@ -35,8 +39,9 @@ Memory per cached chunk: scripts/bench-memory.sh.
                   -Dmdep.outputFile=target/runtime-classpath.txt -Dmdep.includeScope=runtime)
   -h, --help      this help
 
-Full mode: hits at 4096, 16384 and 65536-byte chunks, threads 1,2,8,32, 5 s, 2 rounds, the
-cache, chunk-sized device reads and record-sized device reads in every round; writes with
+Full mode: hits at 4096, 16384 and 65536-byte chunks, threads 1,8,32, 5 s, 2 rounds, the
+cache, chunk-sized device reads, record-sized device reads and fio (libaio; io_uring with registered
+buffers and file) in every round, then each JVM path profiled at 8 threads; writes with
 1000000 requests over 100000 keys, 16 MiB segments. Every JVM runs with -Xmx6g; extra JVM
 options from \$BENCH_JAVA_OPTS. Scratch files go to target/bench (deleted by each step).
 EOF
@@ -77,7 +82,7 @@ if [[ $quick -eq 1 ]]; then
     steps+=("writes-compact|compact-writes --keys 20000 --requests 200000 --segment-mib 1|300|writes, hotspot stream of 200000 requests, 1 MiB segments")
 else
     for bytes in 4096 16384 65536; do
-        steps+=("hits-$bytes|hits --chunk-bytes $bytes --threads 1,2,8,32 --seconds 5 --repeat 2|1200|hits vs device, $((bytes / 1024)) KiB chunks, threads 1,2,8,32, 5 s x 2 rounds")
+        steps+=("hits-$bytes|hits --chunk-bytes $bytes --threads 1,8,32 --seconds 5 --repeat 2|1200|hits vs device, $((bytes / 1024)) KiB chunks, threads 1,8,32, 5 s x 2 rounds")
     done
     steps+=("writes-compact|compact-writes --keys 100000 --requests 1000000 --segment-mib 16|900|writes, hotspot stream of 1000000 requests over 100000 keys, 16 MiB segments")
 fi
@@ -99,12 +104,18 @@ fi
 # ---------------------------------------------------------------------------------------------
 command -v java >/dev/null 2>&1 || die "java (17+) is not on PATH"
 command -v python3 >/dev/null 2>&1 || die "python3 is not on PATH"
+fio=fio
+if ! command -v fio >/dev/null 2>&1; then
+    # The hits still run; their table then lacks the device's own cost.
+    echo "bench-cache: warning: fio is not on PATH (scripts/install-deps.sh installs it): hits are measured without it" >&2
+    fio=none
+fi
 
 # The runs use a private copy of the benchmarks module's jars (lib/snapshot-build.sh): other people's
 # builds in this checkout would otherwise change them under the benchmark's feet.
 stage="$(mktemp -d "${TMPDIR:-/tmp}/bench-cache.XXXXXX")"
 step_pid=""
-scratch_files=(hits-compact-device.img hits-compact-Data.db compact-writes-device.img)  # CacheBench's names in --dir
+scratch_files=(hits-compact-device.img hits-compact-pread-device.img hits-compact-uring-device.img hits-compact-Data.db compact-writes-device.img)  # CacheBench's names in --dir
 on_exit() {
     # A step still running (interrupted run) is ended, and its scratch file removed.
     if [[ -n "$step_pid" ]]; then
@@ -223,6 +234,9 @@ for step in "${steps[@]}"; do
     log="$out/logs/$name.log"
     step_out="$stage/$name.out"
     read -r -a bench_args <<< "$args"
+    if [[ "$name" == hits-* ]]; then
+        bench_args+=(--profile-dir "$out/profiles" --profile-threads 8 --fio "$fio")
+    fi
     echo "bench-cache: [$number/$total] $what ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg)) ..." >&2
     started=$SECONDS
     status=0
@@ -251,6 +265,10 @@ for step in "${steps[@]}"; do
         first_error="$(grep -m1 -E 'ERROR|Exception' "$log" | cut -c1-240 || true)"
         [[ -z "$first_error" ]] || echo "bench-cache:     first error in the log: $first_error" >&2
     elif summary="$(record "$step_out" "$log" 2>>"$log")"; then
+        # async-profiler's collapsed stacks are about 1 MB a path; xz makes them a few tens of KB.
+        if compgen -G "$out/profiles/*.collapsed" >/dev/null; then
+            xz -f "$out"/profiles/*.collapsed
+        fi
         echo "bench-cache: [$number/$total] $name done in ${elapsed}s: $summary" >&2
     else
         failed=$(( failed + 1 ))

@@ -6,14 +6,18 @@ Usage: bench_cache_report.py OUT_DIR      reads OUT_DIR/raw.jsonl, writes OUT_DI
        bench_cache_report.py --self-test  checks the arithmetic on synthetic data
 
 raw.jsonl holds CacheBench's JSON lines, told apart by "bench":
-  hits    path (compact|device|device-record), chunk_bytes, threads, round, ops_per_s, mb_per_s, misses,
-          p50_us, p99_us, cpu_us_per_op
+  hits    path (compact|device|device-record|fio-libaio|fio-io_uring), chunk_bytes, threads, round,
+          ops_per_s, mb_per_s, misses, p50_us, p99_us, cpu_us_per_op, cpu_user_us_per_op, cpu_sys_us_per_op
+  hits-profile  the same fields for a path in the JVM measured once more under async-profiler, whose
+          collapsed stacks are OUT_DIR/profiles/profile-<path>-<chunk_bytes>-t<threads>.collapsed[.xz]
   compact-writes  a hotspot stream from one reader: hit_rate, admitted_bytes, appended, reinserted,
           segment_bytes_written, device_bytes_written, written_per_admitted (the device's bytes, target <= 1.05),
           segments_written_per_admitted (whole sealed segments: the count before windows), not_admitted
 
 Hits: "compact" is a hit through the cache, "device" a bare device read of the chunk's size at the
-same places, "device-record" one of the record's size (what a hit reads). For each (chunk size,
+same places, "device-record" one of the record's size (what a hit reads), "fio-libaio" and
+"fio-io_uring" fio's reads of the chunk's size there at a queue depth of the threads' number (the
+device's own cost: CPU per read against a hit's is the hit-path issue's first figure). For each (chunk size,
 threads) the table shows medians over rounds, and compact/device is the median over rounds of the
 per-round ratio (the paths ran back to back in the same round), which is steadier on a noisy machine
 than a ratio of medians. The issue-15 target is compact/device >= 0.9 at every chunk size. Its other
@@ -25,7 +29,11 @@ Results directories from before that removal also hold the per-chunk engine's ro
 shows them.
 """
 
+import collections
+import glob
 import json
+import lzma
+import re
 
 import benchlib
 import os
@@ -37,6 +45,24 @@ from collections import defaultdict
 COMPACT_TARGET = 0.90    # compact / device, every chunk size
 COMPACT_WRITES_TARGET = 1.05
 PATHS = ("compact", "device", "device-record")
+# Newer runs: hits and device reads in the caller's thread (a blocking pread; an io_uring ring), and fio.
+PREAD_PATHS = ("compact-pread", "compact-uring", "device-pread", "device-uring")
+FIO_PATHS = ("fio-libaio", "fio-io_uring")
+ALL_PATHS = PATHS + PREAD_PATHS + FIO_PATHS
+# Where a read's CPU goes, from its stacks (thread name first): the first rule that matches a sample's
+# stack takes it. Kernel work is told by the system call under it, before the Java frames around it.
+PROFILE_CATEGORIES = [
+    ("JIT compilers and GC", r"^\[(C1|C2|GC|G1|VM Thread)"),
+    ("thread hand-offs (park, unpark, futex)", r"Unsafe\.park|Unsafe\.unpark|futex"),
+    ("device: submission (io_submit and the block layer)", r"io_submit|io_uring_enter|pread|preadv"),
+    ("device: completions (io_getevents)", r"io_getevents|read_events|aio_complete"),
+    ("checksum (CRC32C)", r"CRC32C|crc32c"),
+    ("copies", r"copyMemory|memmove|memcpy|copy_user|Copy::"),
+    ("flash cache: lookup, policy, accounting", r"io/flashchunk/cache"),
+    ("device layer (Java, JNA)", r"io/flashchunk/device|io/flashchunk/buffer|com/sun/jna"),
+    ("benchmark harness (clock, histogram)", r"io/flashchunk/bench"),
+    ("other", r""),
+]
 MB = 1e6
 
 
@@ -50,7 +76,7 @@ def is_removed_engine(row):
 
 def load(raw_path):
     """({"hits": [...], "compact-writes": [...]}, rows of the removed engine); other lines are skipped."""
-    rows = {"hits": [], "compact-writes": []}
+    rows = {"hits": [], "hits-profile": [], "compact-writes": []}
     removed = 0
     with open(raw_path, encoding="utf-8") as f:
         for number, text in enumerate(f, 1):
@@ -62,12 +88,12 @@ def load(raw_path):
                     removed += 1
                     continue
                 kind = row["bench"]
-                if kind == "hits":
+                if kind in ("hits", "hits-profile"):
                     row["chunk_bytes"] = int(row["chunk_bytes"])
                     row["threads"] = int(row["threads"])
                     row["round"] = int(row["round"])
                     row["ops_per_s"] = float(row["ops_per_s"])
-                    if row["path"] not in PATHS:
+                    if row["path"] not in ALL_PATHS:
                         raise ValueError(f"unknown path {row['path']!r}")
                 elif kind == "compact-writes":
                     row["written_per_admitted"] = float(row["written_per_admitted"])
@@ -96,7 +122,7 @@ def summarize_hits(hit_rows):
     """{(chunk_bytes, threads): summary}: medians over rounds and the median per-round ratios. Only
     cells with compact rows: an old run's device reads measured against the removed engine alone
     have nothing to compare with."""
-    cells = defaultdict(lambda: {path: defaultdict(list) for path in PATHS})
+    cells = defaultdict(lambda: {path: defaultdict(list) for path in ALL_PATHS})
     for row in hit_rows:
         cells[(row["chunk_bytes"], row["threads"])][row["path"]][row["round"]].append(row)
 
@@ -115,7 +141,10 @@ def summarize_hits(hit_rows):
         s = {"ratio": statistics.median(ratios) if ratios else None, "ratios": ratios,
              "record_ratio": statistics.median(record_ratios) if record_ratios else None,
              "record_p99_ratio": statistics.median(record_p99_ratios) if record_p99_ratios else None}
-        for path in PATHS:
+        for fio in FIO_PATHS:
+            cpu_ratios = per_round_ratios(paths["compact"], paths[fio], "cpu_us_per_op")
+            s["cpu_vs_" + fio] = statistics.median(cpu_ratios) if cpu_ratios else None
+        for path in ALL_PATHS:
             rows = [r for rnd in sorted(paths[path]) for r in paths[path][rnd]]
             s[path] = {
                 "n": len(rows),
@@ -123,6 +152,8 @@ def summarize_hits(hit_rows):
                 "p50_us": median_of(rows, "p50_us"),
                 "p99_us": median_of(rows, "p99_us"),
                 "cpu_us_per_op": median_of(rows, "cpu_us_per_op"),
+                "cpu_user_us_per_op": median_of(rows, "cpu_user_us_per_op"),
+                "cpu_sys_us_per_op": median_of(rows, "cpu_sys_us_per_op"),
                 "misses": sum(int(r.get("misses") or 0) for r in rows),
                 "ops_min": min((r["ops_per_s"] for r in rows), default=None),
                 "ops_max": max((r["ops_per_s"] for r in rows), default=None),
@@ -154,6 +185,71 @@ def hits_lines(hits):
                      f"{fmt(c['p50_us'], 1)} / {fmt(c['p99_us'], 1)} | {fmt(d['p50_us'], 1)} / {fmt(d['p99_us'], 1)} | "
                      f"{fmt(r['p50_us'], 1)} / {fmt(r['p99_us'], 1)} | {fmt(s['record_p99_ratio'], 2)} | "
                      f"{fmt(c['cpu_us_per_op'], 2)} | {fmt(d['cpu_us_per_op'], 2)} |")
+    return lines
+
+
+def cpu_lines(hits):
+    """CPU per read, user + system, of a hit and of the device's own reads at the same queue depth."""
+    paths = [p for p in ALL_PATHS if any(s[p]["n"] for s in hits.values())]
+    lines = ["| chunk size | threads (queue depth) | " + " | ".join(f"{p} CPU µs/read (user + sys)" for p in paths)
+             + " | compact / fio-libaio | compact / fio-io_uring |",
+             "|---:|---:|" + "---:|" * (len(paths) + 2)]
+    for (chunk, threads) in sorted(hits):
+        s = hits[(chunk, threads)]
+        cells = []
+        for p in paths:
+            c = s[p]
+            cells.append("n/a" if c["cpu_us_per_op"] is None else
+                         f"{fmt(c['cpu_us_per_op'], 1)} ({fmt(c['cpu_user_us_per_op'], 1)} + {fmt(c['cpu_sys_us_per_op'], 1)})")
+        lines.append(f"| {kib(chunk)} | {threads} | " + " | ".join(cells) + " | "
+                     f"{fmt(s['cpu_vs_fio-libaio'], 2)} | {fmt(s['cpu_vs_fio-io_uring'], 2)} |")
+    return lines
+
+
+def profile_category(stack):
+    for name, rule in PROFILE_CATEGORIES:
+        if re.search(rule, stack):
+            return name
+    return PROFILE_CATEGORIES[-1][0]
+
+
+def profile_shares(path):
+    """{category: share of the samples} of one collapsed-stacks file (plain or xz)."""
+    counts = collections.Counter()
+    with (lzma.open(path, "rt") if path.endswith(".xz") else open(path, encoding="utf-8")) as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if count.isdigit():
+                counts[profile_category(stack)] += int(count)
+    total = sum(counts.values())
+    return {name: counts[name] / total for name, _ in PROFILE_CATEGORIES} if total else None
+
+
+def profile_lines(out_dir, profile_rows):
+    """Per profiled measurement: each category's CPU per read (its share of the samples times the
+    measurement's CPU per read), the paths of one chunk size side by side."""
+    found = {}
+    for row in profile_rows:
+        base = os.path.join(out_dir, "profiles", f"profile-{row['path']}-{row['chunk_bytes']}-t{row['threads']}.collapsed")
+        path = next((p for p in (base + ".xz", base) if os.path.isfile(p)), None)
+        shares = profile_shares(path) if path else None
+        if shares:
+            found[(row["chunk_bytes"], row["threads"], row["path"])] = (shares, float(row["cpu_us_per_op"]))
+    if not found:
+        return []
+    lines = []
+    for chunk, threads in sorted({(c, t) for c, t, _ in found}):
+        paths = [p for p in PATHS + PREAD_PATHS if (chunk, threads, p) in found]
+        lines += [f"{kib(chunk)} chunks, {threads} threads: CPU µs per read by where it went", "",
+                  "| where | " + " | ".join(paths) + " |", "|---|" + "---:|" * len(paths)]
+        for name, _ in PROFILE_CATEGORIES:
+            cells = [found[(chunk, threads, p)] for p in paths]
+            if all(shares[name] == 0 for shares, _ in cells):
+                continue
+            lines.append(f"| {name} | " + " | ".join(f"{shares[name] * cpu:.1f} ({shares[name]:.0%})"
+                                                      for shares, cpu in cells) + " |")
+        lines.append("| all | " + " | ".join(f"{found[(chunk, threads, p)][1]:.1f}" for p in paths) + " |")
+        lines.append("")
     return lines
 
 
@@ -249,14 +345,14 @@ def plot_hits(hits, png_path):
 # ---------------------------------------------------------------------------------------------
 # report
 # ---------------------------------------------------------------------------------------------
-def build(rows, removed):
+def build(rows, removed, out_dir=None):
     hits = summarize_hits(rows["hits"])
     md = []
     if hits:
         rounds = sorted({r["round"] for r in rows["hits"]})
         md += ["## Hits: the cache vs bare device reads", ""]
         md += hits_lines(hits) + [""] + hits_target_lines(hits) + [""]
-        md += [f"Medians over {len(rounds)} round(s); the three paths ran back to back in every round, in a "
+        md += [f"Medians over {len(rounds)} round(s); the paths ran back to back in every round, in a "
                "rotating order, and the ratios are medians of the per-round ratios. Device: reads of the chunk's "
                "size at the places the segments were written; a hit reads its record (the chunk and a 32-byte "
                "header, 64-byte aligned, so one more block when the record crosses one), so compact/device "
@@ -270,6 +366,25 @@ def build(rows, removed):
             md += [f"Note: the compact path reported {misses:,} misses in total (see the spread table); misses are "
                    "not counted as operations.", ""]
         md += ["Spread over rounds:", ""] + hits_spread_lines(hits) + [""]
+        if any(s[p]["n"] for s in hits.values() for p in FIO_PATHS):
+            md += ["## CPU per read: a hit against the device's own read of the same bytes", ""] + cpu_lines(hits) + [""]
+            md += ["CPU µs/read: for the paths in the JVM, the process's CPU time over the measured seconds (split "
+                   "into user and system by the kernel's tick counts) per read; for fio, its job's user and system "
+                   "time over its runtime per read. fio ran one job at a queue depth of the threads' number (libaio; "
+                   "io_uring with registered buffers and file), reads of the chunk's size at random 4 KiB-aligned "
+                   "places of the part the segments were written to. compact-pread: hits of the same chunks on a "
+                   "second device whose reads are one blocking pread in the caller's thread (read_in_caller_thread); "
+                   "compact-uring: on a third, engine io_uring (each hit's read submitted and waited for in the "
+                   "caller's thread through an io_uring ring); device-pread and device-uring: bare reads so. The ratios are medians of the per-round ratios.",
+                   ""]
+        profiled = profile_lines(out_dir, rows["hits-profile"]) if out_dir else []
+        if profiled:
+            md += ["## Where a read's CPU goes (async-profiler)", ""] + profiled
+            md += ["Each path measured once more after the rounds under async-profiler (CPU samples every "
+                   "millisecond, kernel frames included), its profile in profiles/. A sample goes to the first "
+                   "category whose rule matches its stack (the system call beneath it first); a category's µs per "
+                   "read is its share of the samples times that measurement's CPU per read, which the profiler "
+                   "itself raises a little.", ""]
     if rows["compact-writes"]:
         md += ["## Writes: flash bytes per admitted byte", ""] + compact_writes_lines(rows["compact-writes"]) + [""]
         md += ["Written: the bytes the device wrote (segments' windows and summaries: records, their 32-byte "
@@ -295,7 +410,7 @@ def report(out_dir):
     if not any(rows.values()) and not removed:
         log(f"{raw_path} has no result lines")
         return 1
-    hits, md = build(rows, removed)
+    hits, md = build(rows, removed, out_dir)
     tables_path = os.path.join(out_dir, "tables.md")
     with open(tables_path, "w", encoding="utf-8") as f:
         f.write(md)
@@ -389,6 +504,34 @@ def self_test():
         status = benchlib.quietly(report, tmp)
         if status != 0 or not os.path.isfile(os.path.join(tmp, "tables.md")):
             failures.append("report() did not write tables.md")
+        # fio beside the hits: CPU per read, compact against fio per round (3.0/1.5, 1.0/2.0, 2.0/1.0 ->
+        # 2.0, 0.5, 2.0: median 2.0), and a profile sorted into categories.
+        with open(raw, "a") as f:
+            for rnd, cpu in ((0, 1.5), (1, 2.0), (2, 1.0)):
+                f.write(json.dumps({"bench": "hits", "path": "fio-libaio", "chunk_bytes": 65536, "threads": 8,
+                                    "round": rnd, "ops_per_s": 2000.0, "cpu_us_per_op": cpu,
+                                    "cpu_user_us_per_op": cpu / 4, "cpu_sys_us_per_op": cpu * 3 / 4}) + "\n")
+            f.write(json.dumps({"bench": "hits-profile", "path": "compact", "chunk_bytes": 65536, "threads": 8,
+                                "round": 0, "ops_per_s": 900.0, "cpu_us_per_op": 10.0}) + "\n")
+        os.makedirs(os.path.join(tmp, "profiles"))
+        with lzma.open(os.path.join(tmp, "profiles", "profile-compact-65536-t8.collapsed.xz"), "wt") as f:
+            f.write("[Thread-1 tid=1];java/lang/Thread.run;io/flashchunk/cache/SegmentFlashCache.get;"
+                    "jdk/internal/misc/Unsafe.park;futex_wait_[k] 5\n"
+                    "[Thread-1 tid=1];io/flashchunk/cache/SegmentFlashCache.get;io/flashchunk/device/direct/LibAio.io_submit;"
+                    "__x64_sys_io_submit_[k] 3\n"
+                    "[Thread-1 tid=1];io/flashchunk/cache/read/SegmentReader.read;java/util/zip/CRC32C.updateBytes 1\n"
+                    "[C2 CompilerThread0 tid=9];Compile::Compile 1\n")
+        rows, removed = load(raw)
+        hits, md = build(rows, removed, tmp)
+        check("64K/8 compact CPU / fio-libaio CPU", hits[(65536, 8)]["cpu_vs_fio-libaio"], 2.0)
+        check("64K/8 fio-libaio CPU median", hits[(65536, 8)]["fio-libaio"]["cpu_us_per_op"], 1.5)
+        check("64K/8 fio-libaio user CPU median", hits[(65536, 8)]["fio-libaio"]["cpu_user_us_per_op"], 0.375)
+        for want in ("## CPU per read: a hit against the device's own read of the same bytes",
+                     "| thread hand-offs (park, unpark, futex) | 5.0 (50%) |",
+                     "| device: submission (io_submit and the block layer) | 3.0 (30%) |",
+                     "| checksum (CRC32C) | 1.0 (10%) |", "| JIT compilers and GC | 1.0 (10%) |", "| all | 10.0 |"):
+            if want not in md:
+                failures.append(f"not in the report with fio and a profile: {want!r}")
         # A repeated run of the same round adds pairs instead of overwriting.
         with open(raw, "a") as f:
             f.write(json.dumps({"bench": "hits", "path": "compact", "chunk_bytes": 65536, "threads": 8, "round": 0,

@@ -10,6 +10,8 @@ set -euo pipefail
 need=()
 [ -e /lib/x86_64-linux-gnu/libaio.so.1 ] || [ -e /usr/lib/x86_64-linux-gnu/libaio.so.1 ] || need+=(libaio1)
 command -v fio >/dev/null || need+=(fio)
+# liburing (linked into native/'s libflashchunk_uring.so, which the plugin jar carries: builds only)
+[ -e /usr/include/liburing.h ] && [ -e /usr/lib/x86_64-linux-gnu/liburing.a ] || need+=(liburing-dev)
 command -v gcc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
 command -v mvn >/dev/null || need+=(maven)

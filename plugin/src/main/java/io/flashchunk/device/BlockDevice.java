@@ -57,6 +57,25 @@ public interface BlockDevice extends AutoCloseable {
     }
 
     /**
+     * Reads and waits for the read in the calling thread, at most {@code timeoutNanos}. The future is
+     * done if the read ended within that time; if not, it completes when the read ends, and until then
+     * the buffer is the device's. Devices that read in the caller's thread with a deadline (libaio
+     * devices where the kernel gives io_uring rings) need no other thread for it; the others queue the
+     * read and wait for it.
+     */
+    default CompletableFuture<Void> readWithin(long lba, ByteBuffer buffer, long timeoutNanos) {
+        CompletableFuture<Void> read = read(lba, buffer);
+        try {
+            read.get(timeoutNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            // the future tells: not done yet, or failed
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return read;
+    }
+
+    /**
      * Makes every write completed so far durable (past the device's volatile write cache). Blocks
      * the calling thread; checkpoints call it, the data path never does.
      */

@@ -10,6 +10,11 @@ public enum IoEngine {
     AUTO,
     /** O_DIRECT with Linux native AIO through libaio.so.1. */
     LIBAIO,
+    /**
+     * libaio for the queue (writes, and reads that wait in it), and each hit's read in the reader's
+     * own thread through an io_uring ring: no completion thread to wake, and still a deadline.
+     */
+    IO_URING,
     /** O_DIRECT positional I/O on a FileChannel, run by a small thread pool. */
     THREADPOOL,
     /** The CAPI-Flash capiblock API (libcflsh_block). */

@@ -15,7 +15,9 @@ public final class NativeBindings {
     /** Registers {@code binding}'s native methods from {@code library}; returns what failed, or null. */
     public static Throwable register(Class<?> binding, String library) {
         try {
-            Native.register(binding, NativeLibrary.getInstance(library));
+            // The binding's own class loader: a library the jar carries is found on its class path.
+            Native.register(binding, NativeLibrary.getInstance(library,
+                    java.util.Map.of(com.sun.jna.Library.OPTION_CLASSLOADER, binding.getClassLoader())));
             return null;
         } catch (UnsatisfiedLinkError | RuntimeException e) {
             return e;

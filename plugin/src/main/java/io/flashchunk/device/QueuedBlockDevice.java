@@ -103,6 +103,44 @@ public abstract class QueuedBlockDevice implements BlockDevice {
         }
     }
 
+    @Override
+    public final CompletableFuture<Void> readWithin(long lba, ByteBuffer buffer, long timeoutNanos) {
+        int blocks = checkedBlocks(IoOp.READ, lba, buffer);
+        long address = checkedAddress(buffer);
+        accepted.incrementAndGet();
+        if (closed) {
+            accepted.decrementAndGet();
+            return CompletableFuture.failedFuture(new DeviceClosedException(path));
+        }
+        IoRequest request = new IoRequest(IoOp.READ, lba, blocks, buffer, address, System.nanoTime());
+        if (readInCallerThread(request, timeoutNanos)) {
+            return request.future();
+        }
+        accepted.decrementAndGet();
+        return BlockDevice.super.readWithin(lba, buffer, timeoutNanos);
+    }
+
+    /**
+     * Reads {@code request} in this thread, waiting at most {@code timeoutNanos}, and reports its
+     * outcome through {@link #completeCallerRead} (now, or when a read past its deadline ends); false:
+     * this engine cannot, or cannot now, and reported nothing.
+     */
+    protected boolean readInCallerThread(IoRequest request, long timeoutNanos) {
+        return false;
+    }
+
+    /** Reports the outcome of a read of {@link #readInCallerThread(IoRequest, long)}; it held no queue slot. */
+    protected final void completeCallerRead(IoRequest request, Throwable failure) {
+        if (failure == null) {
+            metrics.recordSuccess(request.op(), request.bytes(), System.nanoTime() - request.submittedNanos());
+            request.future().complete(null);
+        } else {
+            metrics.recordFailure(request.op());
+            request.future().completeExceptionally(failure);
+        }
+        accepted.decrementAndGet();
+    }
+
     /** Whether {@link #readInCallerThread} works here; if not, {@link #readNow} waits for a queued read. */
     protected boolean readsInCallerThread() {
         return false;

@@ -55,8 +55,8 @@ class CacheConfigTest {
     @Test
     void unknownEnginesAndOversizedCapacitiesAreNamed() throws Exception {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> IoEngine.parse("devices[0].engine", "io_uring"));
-        assertTrue(e.getMessage().contains("devices[0].engine: unknown engine 'io_uring'"), e.getMessage());
+                () -> IoEngine.parse("devices[0].engine", "spdk"));
+        assertTrue(e.getMessage().contains("devices[0].engine: unknown engine 'spdk'"), e.getMessage());
         Path file = Scratch.file("config", 1L << 20);
         try {
             CacheConfig config = CacheConfig.builder().device(DeviceSpec.of(file).withCapacityBytes(2L << 20)).build();

@@ -179,7 +179,7 @@ class BadInputTest {
         assertTrue(e.getMessage().contains("-4096"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> IoEngine.parse("devices[0].engine", "spdk"));
         assertTrue(e.getMessage().contains("devices[0].engine") && e.getMessage().contains("'spdk'")
-                && e.getMessage().contains("libaio, threadpool"), e.getMessage());
+                && e.getMessage().contains("libaio, io_uring, threadpool"), e.getMessage());
         assertEquals(IoEngine.THREADPOOL, IoEngine.parse("engine", " ThreadPool "));
     }
 

@@ -140,6 +140,43 @@ class BlockDeviceContractTest {
         assertThrows(DeviceClosedException.class, () -> device.readNow(0, AlignedBuffers.allocate(BLOCK)));
     }
 
+    /** readWithin reads the same bytes, done on return when in time, and refuses what read refuses. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void readWithinReadsWhatWasWrittenAndRefusesBadArgumentsAndAClosedDevice(Backend backend) throws Exception {
+        Path path = Scratch.file("read-within-" + backend, 64L * BLOCK);
+        BlockDevice device = backend.open(path, 8);
+        long timeout = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        try {
+            List<Extent> extents = randomExtents(new Random(13), 64);
+            for (Extent extent : extents) {
+                ByteBuffer data = AlignedBuffers.allocate(extent.data().length);
+                data.put(extent.data()).flip();
+                device.write(extent.lba(), data).join();
+            }
+            long readsBefore = device.stats().readOps();
+            for (Extent extent : extents) {
+                ByteBuffer buffer = AlignedBuffers.allocate(extent.data().length);
+                CompletableFuture<Void> read = device.readWithin(extent.lba(), buffer, timeout);
+                assertTrue(read.isDone(), "a read that ended in time is done on return");
+                read.join();
+                assertEquals(0, buffer.position(), "readWithin must leave the position alone");
+                assertArrayEquals(extent.data(), toArray(buffer), "bytes at LBA " + extent.lba());
+            }
+            assertEquals(readsBefore + extents.size(), device.stats().readOps(), "every read is counted once");
+            IllegalArgumentException outside = assertThrows(IllegalArgumentException.class,
+                    () -> device.readWithin(63, AlignedBuffers.allocate(2 * BLOCK), timeout));
+            assertTrue(outside.getMessage().contains("outside the device"), outside.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> device.readWithin(0, ByteBuffer.allocate(BLOCK), timeout),
+                    "a heap buffer");
+        } finally {
+            device.close();
+        }
+        CompletableFuture<Void> closed = device.readWithin(0, AlignedBuffers.allocate(BLOCK), timeout);
+        java.util.concurrent.CompletionException e = assertThrows(java.util.concurrent.CompletionException.class, closed::join);
+        assertTrue(e.getCause() instanceof DeviceClosedException, "a closed device: " + e.getCause());
+    }
+
     private static void assertAllReadBack(BlockDevice device, List<Extent> extents) {
         List<ByteBuffer> buffers = new ArrayList<>();
         List<CompletableFuture<Void>> reads = new ArrayList<>();

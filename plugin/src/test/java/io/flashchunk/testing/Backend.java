@@ -10,6 +10,7 @@ import java.nio.file.Path;
 /** Every way the project moves bytes, for tests that must hold on each. */
 public enum Backend {
     LIBAIO(IoEngine.LIBAIO),
+    IO_URING(IoEngine.IO_URING),
     THREADPOOL(IoEngine.THREADPOOL),
     CAPI(IoEngine.CAPI);
 

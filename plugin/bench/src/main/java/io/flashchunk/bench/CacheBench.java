@@ -60,6 +60,18 @@ public final class CacheBench {
         return file;
     }
 
+    /** This process's user and system CPU in the kernel's clock ticks (/proc/self/stat, fields 14 and 15). */
+    static long[] userAndSystemTicks() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            // After the command's name (in brackets, which may hold spaces) come the fields from the third on.
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return new long[] {Long.parseLong(fields[11]), Long.parseLong(fields[12])};
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
@@ -218,8 +230,45 @@ public final class CacheBench {
         @Option(names = "--dir", defaultValue = "target/bench")
         Path dir;
 
-        /** A path measured: a name for the report and one hit of a random cached chunk. */
-        private record Measurable(String name, Operation hit) {
+        @Option(names = "--fio", defaultValue = "fio",
+                description = "fio, run beside the hits with libaio and io_uring at the same queue depth; none: not run")
+        String fio;
+
+        @Option(names = "--profile-dir",
+                description = "after the rounds, profile each path in this JVM at --profile-threads (collapsed stacks)")
+        Path profileDir;
+
+        @Option(names = "--profile-threads", defaultValue = "8")
+        int profileThreads;
+
+        /** A path measured: a name for the report and how it is measured at a number of threads. */
+        private interface ReadPath {
+            String name();
+
+            Measured measure(int threads) throws Exception;
+        }
+
+        /** A path in this JVM: one hit, or one device read, of a random cached chunk per operation. */
+        private record InJvm(String name, Operation hit, Hits hits) implements ReadPath {
+            @Override
+            public Measured measure(int threads) throws Exception {
+                return hits.measure(threads, hit);
+            }
+        }
+
+        /** fio reading the chunk's size at the same places, its queue depth the threads' number. */
+        private record Fio(String engine, FioReads fio, int blockBytes, int seconds) implements ReadPath {
+            @Override
+            public String name() {
+                return "fio-" + engine;
+            }
+
+            @Override
+            public Measured measure(int threads) throws Exception {
+                FioReads.Result r = fio.run(engine, blockBytes, threads, seconds);
+                return new Measured(r.ios(), 0, r.seconds(), Math.round(r.userNanos() + r.systemNanos()),
+                        Math.round(r.userNanos()), Math.round(r.systemNanos()), null, r.p50Micros(), r.p99Micros());
+            }
         }
 
         @Override
@@ -231,14 +280,24 @@ public final class CacheBench {
             List<Path> files = new ArrayList<>();
             List<AutoCloseable> open = new ArrayList<>();
             try {
-                List<Measurable> paths = new ArrayList<>();
+                List<ReadPath> paths = new ArrayList<>();
                 Path file = sparseFile(dir, "hits-compact-device.img", deviceBytes);
                 files.add(file);
                 Path sstable = dir.resolve("hits-compact-Data.db");
                 Files.write(sstable, new byte[4096]);
                 files.add(sstable);
-                SegmentFlashCache cache = filledCompact(file, FileIdentity.of(sstable));
+                SegmentFlashCache cache = filledCompact(file, FileIdentity.of(sstable), IoEngine.LIBAIO, false);
                 open.add(cache);
+                // The same chunks on more devices: hits that read in the caller's thread with a blocking
+                // pread (read_in_caller_thread), and through io_uring rings (engine io_uring).
+                Path callerFile = sparseFile(dir, "hits-compact-pread-device.img", deviceBytes);
+                files.add(callerFile);
+                SegmentFlashCache callerCache = filledCompact(callerFile, FileIdentity.of(sstable), IoEngine.LIBAIO, true);
+                open.add(callerCache);
+                Path uringFile = sparseFile(dir, "hits-compact-uring-device.img", deviceBytes);
+                files.add(uringFile);
+                SegmentFlashCache uringCache = filledCompact(uringFile, FileIdentity.of(sstable), IoEngine.IO_URING, false);
+                open.add(uringCache);
                 CachedFile cachedFile = cache.files().live().get(0);
                 long cached = cache.entries();
                 if (cached < chunks) {
@@ -252,24 +311,50 @@ public final class CacheBench {
                 long first = CacheInternals.engine(cache).start().layouts().get(0).segmentLayout().firstByte() / BlockDevice.BLOCK_SIZE;
                 long written = (long) chunks * ((chunkBytes + 4095) & -4096) / BlockDevice.BLOCK_SIZE;
                 long[] lbas = new SplittableRandom(5).longs(chunks, first, first + written).toArray();
-                paths.add(new Measurable("compact", hitOf(cache, cachedFile)));
+                paths.add(new InJvm("compact", hitOf(cache, cachedFile), this));
+                paths.add(new InJvm("compact-pread", hitOf(callerCache, callerCache.files().live().get(0)), this));
+                paths.add(new InJvm("compact-uring", hitOf(uringCache, uringCache.files().live().get(0)), this));
                 AlignedBufferPool devicePool = new AlignedBufferPool(128 * 1024, 64L << 20); // a 64 KiB chunk's record is larger
                 // Buffers come and go through a pool, as on the cache's path: reading into one fixed
                 // buffer per thread measured markedly slower here.
-                paths.add(new Measurable("device", deviceReads(device, lbas, devicePool, chunkBytes)));
+                paths.add(new InJvm("device", deviceReads(device, lbas, devicePool, chunkBytes), this));
+                paths.add(new InJvm("device-pread", devicePreads(device, lbas, devicePool, chunkBytes), this));
+                BlockDevice uringDevice = BlockDevices.open(spec.withEngine(IoEngine.IO_URING));
+                open.add(uringDevice::close);
+                paths.add(new InJvm("device-uring", deviceReadsWithin(uringDevice, lbas, devicePool, chunkBytes), this));
                 // What a hit reads: the record (chunk and header) in whole blocks. Splits compact/device
                 // into what the extra bytes cost and what the engine costs.
                 int recordRead = (RecordFormat.recordBytes(chunkBytes) + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
-                paths.add(new Measurable("device-record", deviceReads(device, lbas, devicePool, recordRead)));
+                paths.add(new InJvm("device-record", deviceReads(device, lbas, devicePool, recordRead), this));
+                if (!fio.equals("none")) {
+                    // The device's own cost for the same reads: fio at the same places, chunk-sized.
+                    FioReads reads = new FioReads(fio, file, first * BlockDevice.BLOCK_SIZE, written * BlockDevice.BLOCK_SIZE);
+                    paths.add(new Fio("libaio", reads, chunkBytes, seconds));
+                    paths.add(new Fio("io_uring", reads, chunkBytes, seconds));
+                }
                 int group = 0;
                 for (int round = 0; round < repeat; round++) {
                     for (int t : threads) {
                         // Rotate which goes first, so drift on a shared machine favours none.
                         for (int step = 0; step < paths.size(); step++) {
-                            Measurable path = paths.get((step + group) % paths.size());
-                            report(path.name(), t, round, cached, measure(t, path.hit()));
+                            ReadPath path = paths.get((step + group) % paths.size());
+                            report("hits", path.name(), t, round, cached, path.measure(t));
                         }
                         group++;
+                    }
+                }
+                if (profileDir != null) {
+                    // Apart from the rounds: the profiler's own cost stays out of their figures.
+                    for (ReadPath path : paths) {
+                        if (path instanceof InJvm) {
+                            Path collapsed = profileDir.resolve("profile-" + path.name() + "-" + chunkBytes + "-t"
+                                    + profileThreads + ".collapsed");
+                            Measured m;
+                            try (CpuProfile ignored = CpuProfile.start(collapsed)) {
+                                m = path.measure(profileThreads);
+                            }
+                            report("hits-profile", path.name(), profileThreads, 0, cached, m);
+                        }
                     }
                 }
                 System.err.println("cache after the run: " + cache.stats());
@@ -295,6 +380,28 @@ public final class CacheBench {
             };
         }
 
+        /** As {@link #deviceReads}, each read and waited for in the caller's thread (io_uring rings). */
+        private static Operation deviceReadsWithin(BlockDevice device, long[] lbas, AlignedBufferPool pool, int bytes) {
+            long lastLba = device.capacityBlocks() - bytes / BlockDevice.BLOCK_SIZE;
+            return random -> {
+                ByteBuffer buffer = pool.acquire(bytes);
+                device.readWithin(Math.min(lastLba, lbas[random.nextInt(lbas.length)]), buffer, 10_000_000_000L).join();
+                pool.release(buffer);
+                return true;
+            };
+        }
+
+        /** As {@link #deviceReads}, each a blocking read in the caller's thread. */
+        private static Operation devicePreads(BlockDevice device, long[] lbas, AlignedBufferPool pool, int bytes) {
+            long lastLba = device.capacityBlocks() - bytes / BlockDevice.BLOCK_SIZE;
+            return random -> {
+                ByteBuffer buffer = pool.acquire(bytes);
+                device.readNow(Math.min(lastLba, lbas[random.nextInt(lbas.length)]), buffer);
+                pool.release(buffer);
+                return true;
+            };
+        }
+
         private Operation hitOf(FlashCache cache, CachedFile cachedFile) {
             return random -> {
                 CachedChunk chunk = cache.get(cachedFile, (long) random.nextInt(chunks) * chunkBytes, chunkBytes, false);
@@ -310,11 +417,16 @@ public final class CacheBench {
          * The engine filled, closed and opened again: every chunk is then on flash (none in
          * a segment buffer) and came back through recovery, as after a restart.
          */
-        private SegmentFlashCache filledCompact(Path file, FileIdentity sstable) throws Exception {
-            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(queueDepth);
+        private SegmentFlashCache filledCompact(Path file, FileIdentity sstable, IoEngine engine, boolean readInCallerThread)
+                throws Exception {
+            DeviceSpec spec = DeviceSpec.of(file).withEngine(engine).withQueueDepth(queueDepth);
             CacheConfig config = CacheConfig.builder().device(spec)
                     .maxWritesInFlight(Math.min(8, queueDepth)).queueBytes(256L << 20)
-                    .expectedChunkBytes(chunkBytes).build();
+                    .readInCallerThread(readInCallerThread).expectedChunkBytes(chunkBytes)
+                    // What a read costs, not how the cache meets a slow one: on a loaded machine a read in
+                    // the caller's thread can pass the default 200 ms, and the breaker then takes the
+                    // device out of use for a minute (every hit a miss).
+                    .readTimeoutMillis(5_000).build();
             try (SegmentFlashCache cache = new SegmentFlashCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
                 CachedFile cachedFile = cache.registerFile(sstable);
                 for (int i = 0; i < chunks; i++) {
@@ -336,7 +448,16 @@ public final class CacheBench {
             boolean run(SplittableRandom random) throws Exception;
         }
 
-        record Measured(long ops, long misses, double seconds, long cpuNanos, Histogram latency) {
+        /** A measurement; latency percentiles from the histogram, or as fio gave them when it is null. */
+        record Measured(long ops, long misses, double seconds, long cpuNanos, long userNanos, long systemNanos,
+                        Histogram latency, double p50Micros, double p99Micros) {
+            double p50() {
+                return latency == null ? p50Micros : latency.getValueAtPercentile(50) / 1e3;
+            }
+
+            double p99() {
+                return latency == null ? p99Micros : latency.getValueAtPercentile(99) / 1e3;
+            }
         }
 
         Measured measure(int threadCount, Operation operation) throws Exception {
@@ -385,23 +506,35 @@ public final class CacheBench {
             }
             Thread.sleep(Math.max(0, (warmupEnd - System.nanoTime()) / 1_000_000));
             cpuAtStart[0] = processCpuNanos();
+            long[] ticksAtStart = userAndSystemTicks();
             done.await();
             if (failure.get() != null) {
                 throw new IllegalStateException("a reader failed", failure.get());
             }
             long cpu = processCpuNanos() - cpuAtStart[0];
-            return new Measured(ops.get(), misses.get(), seconds, cpu, latency);
+            long[] ticks = userAndSystemTicks();
+            long user = ticks[0] - ticksAtStart[0];
+            long system = ticks[1] - ticksAtStart[1];
+            // The split from the kernel's ticks (coarse), applied to the JVM's precise total.
+            double userShare = user + system == 0 ? 0 : (double) user / (user + system);
+            return new Measured(ops.get(), misses.get(), seconds, cpu, Math.round(cpu * userShare),
+                    Math.round(cpu * (1 - userShare)), latency, 0, 0);
         }
 
-        private void report(String what, int threadCount, int round, long cached, Measured m) {
+        private void report(String bench, String what, int threadCount, int round, long cached, Measured m) {
             double opsPerSecond = m.ops() / m.seconds();
-            System.out.printf(Locale.ROOT, "{\"bench\":\"hits\",\"path\":\"%s\",\"chunk_bytes\":%d,\"threads\":%d,"
+            System.out.printf(Locale.ROOT, "{\"bench\":\"%s\",\"path\":\"%s\",\"chunk_bytes\":%d,\"threads\":%d,"
                             + "\"round\":%d,\"cached_chunks\":%d,\"ops_per_s\":%.1f,\"mb_per_s\":%.2f,\"misses\":%d,"
-                            + "\"p50_us\":%.1f,\"p99_us\":%.1f,\"cpu_us_per_op\":%.2f}%n",
-                    what, chunkBytes, threadCount, round, cached, opsPerSecond, opsPerSecond * chunkBytes / 1e6,
-                    m.misses(), m.latency().getValueAtPercentile(50) / 1e3, m.latency().getValueAtPercentile(99) / 1e3,
-                    m.ops() == 0 ? 0 : m.cpuNanos() / 1e3 / m.ops());
+                            + "\"p50_us\":%.1f,\"p99_us\":%.1f,\"cpu_us_per_op\":%.2f,\"cpu_user_us_per_op\":%.2f,"
+                            + "\"cpu_sys_us_per_op\":%.2f}%n",
+                    bench, what, chunkBytes, threadCount, round, cached, opsPerSecond, opsPerSecond * chunkBytes / 1e6,
+                    m.misses(), m.p50(), m.p99(), perOp(m.cpuNanos(), m), perOp(m.userNanos(), m),
+                    perOp(m.systemNanos(), m));
             System.out.flush();
+        }
+
+        private static double perOp(long nanos, Measured m) {
+            return m.ops() == 0 ? 0 : nanos / 1e3 / m.ops();
         }
     }
 

@@ -67,6 +67,11 @@ public final class StorageDriver implements AutoCloseable {
         return device.read(lba, buffer);
     }
 
+    /** Reads and waits at most {@code timeoutNanos}; see {@link BlockDevice#readWithin}. */
+    public CompletableFuture<Void> readWithin(long lba, ByteBuffer buffer, long timeoutNanos) {
+        return device.readWithin(lba, buffer, timeoutNanos);
+    }
+
     /** Reads in the calling thread; see {@link BlockDevice#readNow}. */
     public void readNow(long lba, ByteBuffer buffer) throws java.io.IOException {
         device.readNow(lba, buffer);

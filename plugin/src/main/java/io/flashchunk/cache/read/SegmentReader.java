@@ -18,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -459,11 +458,14 @@ public final class SegmentReader {
         }
     }
 
-    /** A read through the device's queue, waited for at most the policy's timeout. */
+    /**
+     * A read waited for at most the policy's timeout: in this thread where the device can (io_uring),
+     * else through the device's queue. A read still in flight at the deadline keeps its buffer.
+     */
     private void readQueued(int space, long firstBlock, ByteBuffer buffer, int sector) throws IOException {
         CompletableFuture<Void> read;
         try {
-            read = spaces.driver(space).read(firstBlock, buffer);
+            read = spaces.driver(space).readWithin(firstBlock, buffer, policy.timeoutNanos());
         } catch (RuntimeException | Error e) {
             pool.release(buffer);
             inFlight.decrementAndGet(space);
@@ -471,23 +473,25 @@ public final class SegmentReader {
         }
         // Counted out when the device answers, not when the hit stops waiting: until then it holds the buffer.
         read.whenComplete((ignored, failure) -> inFlight.decrementAndGet(space));
-        try {
-            read.get(policy.timeoutNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
+        if (!read.isDone()) {
+            read.whenComplete((ignored, failure) -> pool.release(buffer)); // the device owns it until it answers
+            if (Thread.currentThread().isInterrupted()) {
+                throw new IOException("interrupted reading segment sector " + sector);
+            }
             timeouts.increment();
             givenUp.incrementAndGet(space);
             read.whenComplete((ignored, failure) -> givenUp.decrementAndGet(space));
-            read.whenComplete((ignored, failure) -> pool.release(buffer)); // the device owns it until it answers
             throw new IOException("read of segment sector " + sector + " on " + spaces.driver(space).path()
                     + " did not finish in " + TimeUnit.NANOSECONDS.toMillis(policy.timeoutNanos()) + " ms");
+        }
+        try {
+            read.get();
         } catch (ExecutionException e) {
             pool.release(buffer);
             throw new IOException("read of segment sector " + sector + " on " + spaces.driver(space).path() + " failed: "
                     + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            read.whenComplete((ignored, failure) -> pool.release(buffer));
-            throw new IOException("interrupted reading segment sector " + sector, e);
+            throw new AssertionError("a done future does not wait", e);
         }
     }
 

@@ -68,10 +68,12 @@ final class AioEngine implements DirectIoEngine {
     private int deferredCount;
     private boolean deferring;
     private volatile boolean running = true;
+    // Reads in the reader's thread with a deadline; null where the library cannot be loaded.
+    private final UringReads uringReads;
     private BiConsumer<IoRequest, Throwable> completion;
     private Thread reaper;
 
-    private AioEngine(String path, int fd, long context, int slotCount) {
+    private AioEngine(String path, int fd, long context, int slotCount, UringReads uringReads) {
         this.path = path;
         this.fd = fd;
         this.context = context;
@@ -97,6 +99,7 @@ final class AioEngine implements DirectIoEngine {
         reaperTimeout.setLong(8, REAPER_WAKEUP_NANOS);
         this.batchPointers = ThreadLocal.withInitial(() -> new Memory((long) MAX_BATCH * Long.BYTES));
         this.deferredPointers = new Memory((long) slotCount * Long.BYTES);
+        this.uringReads = uringReads;
     }
 
     static boolean available() {
@@ -107,7 +110,8 @@ final class AioEngine implements DirectIoEngine {
         return LibAio.unavailableReason();
     }
 
-    static AioEngine open(String path, int queueDepth, boolean readOnly) throws DeviceOpenException {
+    /** {@code rings}: reads in readers' threads through io_uring ({@link #readWithin}); the kernel must give one. */
+    static AioEngine open(String path, int queueDepth, boolean readOnly, boolean rings) throws DeviceOpenException {
         int fd;
         try {
             fd = LibC.open(path, (readOnly ? LibC.O_RDONLY : LibC.O_RDWR) | LibC.O_DIRECT | LibC.O_CLOEXEC);
@@ -122,7 +126,20 @@ final class AioEngine implements DirectIoEngine {
             throw new DeviceOpenException("io_setup(" + queueDepth + ") for " + path + " failed: " + Errno.describe(-rc)
                     + "; lower the queue depth or raise /proc/sys/fs/aio-max-nr");
         }
-        return new AioEngine(path, fd, contextCell.getLong(0), queueDepth);
+        UringReads uringReads = null;
+        if (rings) {
+            String refused = UringReads.probe(fd);
+            if (refused != null) {
+                LibAio.io_destroy(contextCell.getLong(0));
+                LibC.close(fd);
+                throw new DeviceOpenException("engine io_uring was asked for " + path + " but the kernel gives no io_uring "
+                        + "ring: " + refused + " (kernel.io_uring_disabled, a seccomp filter, or a kernel before 5.6); set "
+                        + "the engine to libaio");
+            }
+            // As many rings as reads the cache lets wait on the device at once (two a queue slot).
+            uringReads = new UringReads(path, fd, 2 * queueDepth);
+        }
+        return new AioEngine(path, fd, contextCell.getLong(0), queueDepth, uringReads);
     }
 
     static DeviceOpenException openFailure(String path, int errno, boolean readOnly) {
@@ -305,6 +322,15 @@ final class AioEngine implements DirectIoEngine {
         }
     }
 
+    UringReads uringReads() {
+        return uringReads;
+    }
+
+    @Override
+    public boolean readWithin(IoRequest request, long timeoutNanos, BiConsumer<IoRequest, Throwable> done) {
+        return uringReads != null && uringReads.read(request, timeoutNanos, done);
+    }
+
     @Override
     public void flush() throws java.io.IOException {
         try {
@@ -323,6 +349,9 @@ final class AioEngine implements DirectIoEngine {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (uringReads != null) {
+            uringReads.close(); // close() comes only after every request ended (see release)
         }
         int rc = LibAio.io_destroy(context);
         if (rc < 0) {

@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A device on a regular file or a raw block device ({@code /dev/nvme0n1}, {@code /dev/loopN}) with
- * O_DIRECT, so cached chunks never pass through (or crowd out) the page cache. The engine is libaio,
- * or positional I/O on a thread pool where libaio cannot be loaded.
+ * O_DIRECT, so cached chunks never pass through (or crowd out) the page cache. The engine is libaio
+ * (with io_uring rings for reads in readers' threads: {@code io_uring}), or positional I/O on a thread
+ * pool where libaio cannot be loaded.
  */
 public final class DirectIoDevice extends QueuedBlockDevice {
     private static final Logger LOG = LoggerFactory.getLogger(DirectIoDevice.class);
@@ -35,9 +36,9 @@ public final class DirectIoDevice extends QueuedBlockDevice {
         long capacityBlocks = DevicePaths.capacityBlocks(path, spec.capacityBytes(), DevicePaths.sizeBytes(path));
         IoEngine engine = resolve(spec);
         String name = path.toString();
-        DirectIoEngine io = engine == IoEngine.LIBAIO
-                ? AioEngine.open(name, spec.queueDepth(), spec.readOnly())
-                : PositionalIoEngine.open(name, spec.queueDepth(), spec.readOnly());
+        DirectIoEngine io = engine == IoEngine.THREADPOOL
+                ? PositionalIoEngine.open(name, spec.queueDepth(), spec.readOnly())
+                : AioEngine.open(name, spec.queueDepth(), spec.readOnly(), engine == IoEngine.IO_URING);
         return new DirectIoDevice(name, capacityBlocks, spec.queueDepth(), engine, io, spec.readOnly());
     }
 
@@ -49,6 +50,17 @@ public final class DirectIoDevice extends QueuedBlockDevice {
                             + AioEngine.unavailableReason() + "; install libaio1 or set the engine to threadpool");
                 }
                 return IoEngine.LIBAIO;
+            case IO_URING:
+                if (!AioEngine.available()) {
+                    throw new DeviceOpenException("engine io_uring was asked for " + spec.path() + " but "
+                            + AioEngine.unavailableReason() + " (its queue is libaio's); install libaio1");
+                }
+                String noRings = UringReads.unavailableReason();
+                if (noRings != null) {
+                    throw new DeviceOpenException("engine io_uring was asked for " + spec.path() + " but " + noRings
+                            + "; set the engine to libaio");
+                }
+                return IoEngine.IO_URING;
             case THREADPOOL:
                 return IoEngine.THREADPOOL;
             case AUTO:
@@ -82,6 +94,16 @@ public final class DirectIoDevice extends QueuedBlockDevice {
     @Override
     protected void readInCallerThread(long offset, int length, long address) throws java.io.IOException {
         io.readInCallerThread(offset, length, address);
+    }
+
+    @Override
+    protected boolean readInCallerThread(IoRequest request, long timeoutNanos) {
+        return io.readWithin(request, timeoutNanos, this::completeCallerRead);
+    }
+
+    /** The reads in readers' threads (libaio devices where the library loads), or null. */
+    UringReads uringReads() {
+        return io instanceof AioEngine ? ((AioEngine) io).uringReads() : null;
     }
 
     @Override

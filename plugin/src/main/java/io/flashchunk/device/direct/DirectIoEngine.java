@@ -21,6 +21,14 @@ interface DirectIoEngine {
         throw new IllegalStateException("this engine reads through its queue only");
     }
 
+    /**
+     * Reads {@code request} in this thread and waits at most {@code timeoutNanos}; its outcome goes to
+     * {@code done} once, now or when a read past its deadline ends. False, nothing reported: not here.
+     */
+    default boolean readWithin(IoRequest request, long timeoutNanos, BiConsumer<IoRequest, Throwable> done) {
+        return false;
+    }
+
     /** Makes completed writes durable. */
     void flush() throws java.io.IOException;
 
