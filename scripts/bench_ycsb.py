@@ -110,6 +110,7 @@ class Config:
     table: str = None  # a table of its own (else the run's --tables)
     machine_read_ahead: bool = False
     flash_settings: tuple = ()  # extra lines of the flash_chunk_cache block
+    device_settings: tuple = ()  # extra lines of its device's entry
     other_jar: bool = False  # the agent jar of --other-jar, not this tree's
 
     @property
@@ -130,6 +131,9 @@ CONFIGS = {c.name: c for c in [
     # Not in the default sweep: hits read flash in Cassandra's thread.
     Config("flash-4x-sync", "flash cache 4x hot set, caller-thread reads, M", hot_multiple=4,
            flash_settings=("read_in_caller_thread: true",)),
+    # Not in the default sweep: hits read in Cassandra's thread through io_uring rings.
+    Config("flash-4x-uring", "flash cache 4x hot set, engine io_uring, M", hot_multiple=4,
+           device_settings=("engine: io_uring",)),
     # Not in the default sweep: no overflow read of a hit's next chunk (one flash read per chunk).
     Config("flash-4x-single", "flash cache 4x hot set, no overflow read, M", hot_multiple=4,
            flash_settings=("overflow_read: false",)),
@@ -656,7 +660,7 @@ class Bench:
             if args.record_reads and case.round == 0 and (not args.record_configs or config.name in args.record_configs):
                 record = os.path.join(args.record_reads, f"{config.name}-{case.workload}-{case.table}-round{case.round}.reads")
                 log(f"{config.label}: recording its chunk reads to {record}")
-            self.node.configure(flash_yaml(device, capacity, config.flash_settings), record,
+            self.node.configure(flash_yaml(device, capacity, config.flash_settings, config.device_settings), record,
                                 args.other_jar if config.other_jar else None)
         else:
             self.node.configure(None)
@@ -1212,6 +1216,9 @@ def self_test():
     check("flash configuration is strict", "\n  strict: true\n" in flash_yaml("/flash.img", 1 << 30), True)
     check("extra flash settings go in the block",
           flash_yaml("/f", 4096, ("read_in_caller_thread: true",)).endswith("\n  read_in_caller_thread: true\n"), True)
+    check("a device setting goes in the device's entry",
+          "\n    - path: /f\n      capacity: 4096\n      engine: io_uring\n  queue_size: 1MiB\n"
+          in flash_yaml("/f", 4096, ("queue_size: 1MiB",), ("engine: io_uring",)), True)
     check("same-disk regime by default", parse_args(["--out", "x"]).caps, [None])
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(tmp, "logs"))

@@ -73,10 +73,11 @@ def free_ports(count):
     return ports
 
 
-def flash_yaml(device, capacity, settings=()):
+def flash_yaml(device, capacity, settings=(), device_settings=()):
     # strict: a flash configuration whose cache cannot start must not be measured as one.
-    lines = ["chunk_cache_class: " + CACHE_CLASS, "flash_chunk_cache:", "  strict: true", "  devices:",
-             f"    - path: {device}", f"      capacity: {capacity}"] + [f"  {s}" for s in settings]
+    lines = (["chunk_cache_class: " + CACHE_CLASS, "flash_chunk_cache:", "  strict: true", "  devices:",
+              f"    - path: {device}", f"      capacity: {capacity}"] + [f"      {s}" for s in device_settings]
+             + [f"  {s}" for s in settings])
     return "\n".join(lines) + "\n"
 
 
