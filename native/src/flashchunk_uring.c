@@ -39,7 +39,17 @@ fc_ring *fc_ring_open(int fd, int *error)
         *error = -rc;
         return NULL;
     }
-    /* IORING_OP_READ came with Linux 5.6, the opcode probe too: a kernel without either gives no ring. */
+    /*
+     * Waits with a deadline need IORING_FEAT_EXT_ARG (Linux 5.11): without it liburing queues a timeout
+     * request of its own beside the read, whose completions it must tell from the read's, and a ring
+     * of one read at a time is not built for that. IORING_OP_READ (5.6) is then there too.
+     */
+    if (!(r->ring.features & IORING_FEAT_EXT_ARG)) {
+        io_uring_queue_exit(&r->ring);
+        free(r);
+        *error = EOPNOTSUPP;
+        return NULL;
+    }
     struct io_uring_probe *probe = io_uring_get_probe_ring(&r->ring);
     int reads = probe != NULL && io_uring_opcode_supported(probe, IORING_OP_READ);
     io_uring_free_probe(probe);
@@ -70,8 +80,10 @@ static long long now_ns(void)
 /*
  * Submits what the ring holds (the read, unless the kernel took it already) and waits for the read's
  * completion until timeout_ns from now (negative: no limit). Its result, or -ETIME: still in flight.
- * Any failure of the wait itself is taken for "still in flight": the ring stays busy, and a later
- * fc_ring_reap submits and waits again, so a read is never lost with its buffer still the kernel's.
+ * A wait cut short by a signal (a profiler's, say) waits out the rest of the time: io_uring_enter then
+ * returns what it submitted, with no completion, or -EINTR. Any other failure of the wait is taken for
+ * "still in flight": the ring stays busy, and a later fc_ring_reap submits and waits again, so a read
+ * is never let go of while its buffer may still be the kernel's.
  */
 static int wait_read(fc_ring *r, long long timeout_ns)
 {
@@ -95,8 +107,9 @@ static int wait_read(fc_ring *r, long long timeout_ns)
             r->busy = 0;
             return res;
         }
-        if (rc == -EINTR && (timeout_ns < 0 || now_ns() < deadline)) {
-            continue; /* a signal (a profiler's, say): wait out the rest of the time */
+        int cut_short = rc == -EINTR || (rc >= 0 && cqe == NULL);
+        if (cut_short && (timeout_ns < 0 || now_ns() < deadline)) {
+            continue;
         }
         return -ETIME;
     }
@@ -112,6 +125,7 @@ int fc_ring_read(fc_ring *r, void *buffer, unsigned length, unsigned long long o
         return -EBUSY;
     }
     io_uring_prep_read(sqe, 0, buffer, length, offset);
+    io_uring_sqe_set_data64(sqe, 1); /* the read's own mark, whatever the slot held before */
     sqe->flags |= IOSQE_FIXED_FILE;
     r->busy = 1;
     return wait_read(r, timeout_ns);
@@ -130,10 +144,20 @@ int fc_ring_busy(const fc_ring *r)
     return r->busy;
 }
 
-void fc_ring_close(fc_ring *r)
+int fc_ring_close(fc_ring *r)
 {
-    if (r != NULL) {
-        io_uring_queue_exit(&r->ring);
-        free(r);
+    if (r == NULL) {
+        return 0;
     }
+    if (r->busy) {
+        return -EBUSY; /* its read could still write into its buffer: the ring stays */
+    }
+    io_uring_queue_exit(&r->ring);
+    free(r);
+    return 0;
+}
+
+int fc_abi_version(void)
+{
+    return FC_ABI_VERSION;
 }

@@ -2,9 +2,18 @@
 #ifndef FLASHCHUNK_URING_H
 #define FLASHCHUNK_URING_H
 
+/* Raised whenever a signature or a meaning below changes; the Java side checks it at load. */
+#define FC_ABI_VERSION 1
+
 typedef struct fc_ring fc_ring;
 
-/* A ring with fd registered as its fixed file 0; NULL with *error set to an errno if not. */
+/* FC_ABI_VERSION of the library loaded. */
+int fc_abi_version(void);
+
+/*
+ * A ring with fd registered as its fixed file 0; NULL with *error set to an errno if not (EOPNOTSUPP:
+ * the kernel has no IORING_FEAT_EXT_ARG, Linux before 5.11).
+ */
 fc_ring *fc_ring_open(int fd, int *error);
 
 /*
@@ -20,7 +29,7 @@ int fc_ring_reap(fc_ring *r, long long timeout_ns);
 /* Whether a read is in flight. */
 int fc_ring_busy(const fc_ring *r);
 
-/* Frees the ring; only when it is not busy (a read in flight could still write into its buffer). */
-void fc_ring_close(fc_ring *r);
+/* Frees the ring and returns 0; -EBUSY, and frees nothing, while a read is in flight. */
+int fc_ring_close(fc_ring *r);
 
 #endif

@@ -93,6 +93,11 @@ public final class SegmentFlashCache implements FlashCache {
         this.drivers = List.copyOf(driverList);
         this.metrics = new CacheMetrics(drivers.size(), clock);
         long readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.readTimeoutMillis());
+        if (config.readInCallerThread()) {
+            devices.stream().filter(device -> device.engine() == io.flashchunk.device.IoEngine.IO_URING).forEach(device ->
+                    LOG.warn("flash device {}: read_in_caller_thread is set, so hits read it with a blocking pread; its "
+                            + "io_uring rings go unused (leave read_in_caller_thread out to use them)", device.path()));
+        }
         this.missReads = new MissReads(clock, BREAKER_PERIOD_NANOS);
         this.breakers = drivers.stream().map(driver -> new DeviceBreaker(driver.path(), clock, missReads,
                 BREAKER_PERIOD_NANOS, TimeUnit.MILLISECONDS.toNanos(config.slowReadMillis()),

@@ -15,6 +15,7 @@ public final class Errno {
     public static final int EINVAL = 22;
     public static final int ENOSPC = 28;
     public static final int EROFS = 30;
+    public static final int EOPNOTSUPP = 95;
 
     private static final Map<Integer, String> NAMES = Map.ofEntries(
             Map.entry(EPERM, "EPERM"), Map.entry(ENOENT, "ENOENT"), Map.entry(EINTR, "EINTR"),

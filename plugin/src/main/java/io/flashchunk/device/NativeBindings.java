@@ -29,8 +29,8 @@ public final class NativeBindings {
         if (failure == null) {
             return null;
         }
-        String message = String.valueOf(failure.getMessage());
-        int newline = message.indexOf('\n');
-        return library + " could not be loaded: " + (newline < 0 ? message : message.substring(0, newline));
+        // JNA puts each place it looked, and why that failed, on a line of its own: all of them, on one.
+        String message = String.join("; ", String.valueOf(failure.getMessage()).strip().split("\\s*\n\\s*"));
+        return library + " could not be loaded: " + message;
     }
 }

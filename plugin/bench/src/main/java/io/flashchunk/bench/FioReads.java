@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,16 +53,21 @@ final class FioReads {
         if (engine.equals("io_uring")) {
             command.addAll(List.of("--fixedbufs=1", "--registerfiles=1"));
         }
-        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        byte[] out = process.getInputStream().readAllBytes();
-        if (!process.waitFor(seconds + 60L, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new IOException("fio did not end within " + (seconds + 60) + " s: " + String.join(" ", command));
+        Path output = Files.createTempFile("fio", ".json");
+        try {
+            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .redirectOutput(output.toFile()).start();
+            if (!process.waitFor(seconds + 60L, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IOException("fio did not end within " + (seconds + 60) + " s: " + String.join(" ", command));
+            }
+            if (process.exitValue() != 0) {
+                throw new IOException("fio exited with " + process.exitValue() + ": " + String.join(" ", command));
+            }
+            return parse(Files.readString(output, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(output);
         }
-        if (process.exitValue() != 0) {
-            throw new IOException("fio exited with " + process.exitValue() + ": " + String.join(" ", command));
-        }
-        return parse(new String(out, StandardCharsets.UTF_8));
     }
 
     /** fio's JSON output of one job: its reads, runtime, CPU shares (percent of the runtime) and latency. */

@@ -133,8 +133,7 @@ final class AioEngine implements DirectIoEngine {
                 LibAio.io_destroy(contextCell.getLong(0));
                 LibC.close(fd);
                 throw new DeviceOpenException("engine io_uring was asked for " + path + " but the kernel gives no io_uring "
-                        + "ring: " + refused + " (kernel.io_uring_disabled, a seccomp filter, or a kernel before 5.6); set "
-                        + "the engine to libaio");
+                        + "ring: " + refused + "; set the engine to libaio");
             }
             // As many rings as reads the cache lets wait on the device at once (two a queue slot).
             uringReads = new UringReads(path, fd, 2 * queueDepth);
