@@ -12,7 +12,7 @@ step() { echo "== [$((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
 
 "$repo/scripts/install-deps.sh"
 
-step "native: libcflsh_block (make test)"
+step "native: libcflsh_block and libflashchunk_uring (make test)"
 make -s -C native all test
 
 step "benchmark scripts: self-tests (synthetic results; capped_storage attaches, caps and probes a real loop device)"
