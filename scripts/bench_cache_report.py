@@ -342,6 +342,33 @@ def plot_hits(hits, png_path):
     plt.close(fig)
 
 
+CPU_PLOT_PATHS = (("compact", "#2ca02c"), ("compact-uring", "#17becf"), ("compact-pread", "#9467bd"),
+                  ("device", "#7f7f7f"), ("device-uring", "#aec7e8"), ("fio-libaio", "#d62728"),
+                  ("fio-io_uring", "#ff9896"))
+
+
+def plot_cpu(hits, png_path):
+    """CPU µs per read of each path, grouped by chunk size and threads: what a hit costs beside fio."""
+    plt = benchlib.import_pyplot(log)
+    cells = sorted(hits)
+    paths = [(p, c) for p, c in CPU_PLOT_PATHS if any(hits[k][p]["cpu_us_per_op"] for k in cells)]
+    width = 0.8 / max(1, len(paths))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(cells) + 2), 4.6))
+    for i, (path, color) in enumerate(paths):
+        xs = [n + (i - (len(paths) - 1) / 2) * width for n in range(len(cells))]
+        ys = [hits[k][path]["cpu_us_per_op"] or 0 for k in cells]
+        ax.bar(xs, ys, width=width, color=color, label=path)
+    ax.set_xticks(range(len(cells)))
+    ax.set_xticklabels([f"{kib(c)}\n{t} thr" for c, t in cells], fontsize=8)
+    ax.set_ylabel("CPU µs per read (median over rounds)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    ax.set_title("What a read costs in CPU: cache hits, bare device reads, fio at the same queue depth", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
 # ---------------------------------------------------------------------------------------------
 # report
 # ---------------------------------------------------------------------------------------------
@@ -425,6 +452,13 @@ def report(out_dir):
             written.append(png_path)
         except Exception as e:  # the tables matter more than the picture
             log(f"no cache-hits.png: {type(e).__name__}: {e}")
+        if any(s[p]["n"] for s in hits.values() for p in FIO_PATHS):
+            cpu_png = os.path.join(out_dir, "cache-hits-cpu.png")
+            try:
+                plot_cpu(hits, cpu_png)
+                written.append(cpu_png)
+            except Exception as e:
+                log(f"no cache-hits-cpu.png: {type(e).__name__}: {e}")
     log("wrote " + ", ".join(written))
     return 0
 
