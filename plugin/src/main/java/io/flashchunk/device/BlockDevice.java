@@ -76,6 +76,18 @@ public interface BlockDevice extends AutoCloseable {
     }
 
     /**
+     * Tells the device that the bytes of {@code blocks} blocks from {@code lba} are no longer needed
+     * (TRIM: a block device's BLKDISCARD; a file's blocks freed with a punched hole), so that flash
+     * can erase them ahead of the next write. Reads of them return zeros, or on some block devices the
+     * bytes they held. The caller must not have a write to the range in flight. Blocks the calling
+     * thread. False: this device cannot discard (the engine, the file system, or a block device
+     * without discard support); nothing was changed.
+     */
+    default boolean discard(long lba, long blocks) throws java.io.IOException {
+        return false;
+    }
+
+    /**
      * Makes every write completed so far durable (past the device's volatile write cache). Blocks
      * the calling thread; checkpoints call it, the data path never does.
      */

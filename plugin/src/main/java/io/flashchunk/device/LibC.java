@@ -36,6 +36,19 @@ public final class LibC {
     public static native long pread(int fd, com.sun.jna.Pointer buffer, long count, long offset)
             throws LastErrorException;
 
+    /** fallocate(2)'s mode: free the range's blocks (reads then return zeros), keep the file's size. */
+    public static final int FALLOC_FL_KEEP_SIZE = 0x01;
+    public static final int FALLOC_FL_PUNCH_HOLE = 0x02;
+
+    /** int fallocate(int fd, int mode, off_t offset, off_t len), LP64. */
+    public static native int fallocate(int fd, int mode, long offset, long length) throws LastErrorException;
+
+    /** BLKDISCARD, _IO(0x12, 119): discard a byte range {start, length} of a block device. */
+    public static final long BLKDISCARD = 0x1277;
+
+    /** int ioctl(int fd, unsigned long request, uint64_t range[2]) for BLKDISCARD. */
+    public static native int ioctl(int fd, long request, long[] range) throws LastErrorException;
+
     public static native int setenv(String name, String value, int overwrite) throws LastErrorException;
 
     public static native int unsetenv(String name) throws LastErrorException;

@@ -141,6 +141,31 @@ public abstract class QueuedBlockDevice implements BlockDevice {
         accepted.decrementAndGet();
     }
 
+    @Override
+    public final boolean discard(long lba, long blocks) throws java.io.IOException {
+        if (readOnly) {
+            throw new IllegalStateException(path + " is open read-only: no discards");
+        }
+        if (blocks <= 0 || lba < 0 || lba > capacityBlocks - blocks) {
+            throw new IllegalArgumentException(path + ": discard of " + blocks + " block(s) at LBA " + lba
+                    + " is outside the device (capacity " + capacityBlocks + " blocks)");
+        }
+        accepted.incrementAndGet();
+        try {
+            if (closed) {
+                throw new DeviceClosedException(path);
+            }
+            return discardBytes(lba * BLOCK_SIZE, blocks * BLOCK_SIZE);
+        } finally {
+            accepted.decrementAndGet();
+        }
+    }
+
+    /** Discards {@code length} bytes at byte {@code offset}; false: this engine or device cannot. */
+    protected boolean discardBytes(long offset, long length) throws java.io.IOException {
+        return false;
+    }
+
     /** Whether {@link #readInCallerThread} works here; if not, {@link #readNow} waits for a queued read. */
     protected boolean readsInCallerThread() {
         return false;

@@ -48,6 +48,7 @@ final class AioEngine implements DirectIoEngine {
 
     private final String path;
     private final int fd;
+    private final boolean blockDevice;
     private final long context;
     private final int slotCount;
     private final Memory iocbMemory;
@@ -76,6 +77,7 @@ final class AioEngine implements DirectIoEngine {
     private AioEngine(String path, int fd, long context, int slotCount, UringReads uringReads) {
         this.path = path;
         this.fd = fd;
+        this.blockDevice = io.flashchunk.device.DevicePaths.isBlockDevice(java.nio.file.Path.of(path));
         this.context = context;
         this.slotCount = slotCount;
         this.iocbMemory = new Memory((long) slotCount * IOCB_SIZE);
@@ -328,6 +330,24 @@ final class AioEngine implements DirectIoEngine {
     @Override
     public boolean readWithin(IoRequest request, long timeoutNanos, BiConsumer<IoRequest, Throwable> done) {
         return uringReads != null && uringReads.read(request, timeoutNanos, done);
+    }
+
+    @Override
+    public boolean discard(long offset, long length) throws java.io.IOException {
+        try {
+            if (blockDevice) {
+                LibC.ioctl(fd, LibC.BLKDISCARD, new long[] {offset, length});
+            } else {
+                LibC.fallocate(fd, LibC.FALLOC_FL_PUNCH_HOLE | LibC.FALLOC_FL_KEEP_SIZE, offset, length);
+            }
+            return true;
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == Errno.EOPNOTSUPP) {
+                return false; // the file system, or a block device without discard: nothing changed
+            }
+            throw new java.io.IOException((blockDevice ? "BLKDISCARD" : "punching a hole") + " of " + length
+                    + " bytes at offset " + offset + " on " + path + " failed: " + Errno.describe(e.getErrorCode()), e);
+        }
     }
 
     @Override

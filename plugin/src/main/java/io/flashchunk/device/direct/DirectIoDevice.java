@@ -107,6 +107,11 @@ public final class DirectIoDevice extends QueuedBlockDevice {
     }
 
     @Override
+    protected boolean discardBytes(long offset, long length) throws java.io.IOException {
+        return io.discard(offset, length);
+    }
+
+    @Override
     protected void flushWrites() throws java.io.IOException {
         io.flush();
     }

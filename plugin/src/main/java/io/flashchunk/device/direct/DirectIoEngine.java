@@ -29,6 +29,11 @@ interface DirectIoEngine {
         return false;
     }
 
+    /** Discards {@code length} bytes at {@code offset} ({@link io.flashchunk.device.BlockDevice#discard}); false: cannot. */
+    default boolean discard(long offset, long length) throws java.io.IOException {
+        return false;
+    }
+
     /** Makes completed writes durable. */
     void flush() throws java.io.IOException;
 
