@@ -12,7 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.engine.EngineFixture.Order;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.IoEngine;
 import io.flashchunk.testing.FaultyDevice;
+import io.flashchunk.testing.LoopDevice;
+import io.flashchunk.testing.ReadThrottle;
 import io.flashchunk.testing.Waits;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -61,5 +67,52 @@ class ReadsInFlightTest {
         assertEquals(CHUNK, engine.reader.read(key(0), CHUNK, into));
         assertEquals(chunk(key(0)), into.flip());
         assertThrows(IllegalArgumentException.class, () -> engine.reader.read(key(0), 0, SegmentReader.NO_NEXT));
+    }
+
+    /**
+     * engine io_uring on a real loop device slowed for this thread by blk-throttle: a hit whose read
+     * passes the timeout is a miss, its buffer stays the device's until the read ends, and the bytes
+     * served afterwards are right.
+     */
+    @Test
+    void aHitReadThroughARingPastItsDeadlineHoldsItsBufferUntilTheReadEnds() throws Exception {
+        try (LoopDevice loop = LoopDevice.attach(EngineFixture.FIRST_BYTE + 4L * EngineFixture.SEGMENT_BYTES)) {
+            BlockDevice device = BlockDevices.open(DeviceSpec.of(loop.path()).withEngine(IoEngine.IO_URING).withQueueDepth(8));
+            try {
+                EngineFixture engine = new EngineFixture(TimeUnit.MILLISECONDS.toNanos(50), Order.ENGINE, device);
+                for (int i = 0; i < PER_SEGMENT; i++) {
+                    assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))));
+                }
+                engine.segmentWriter.flush();
+                int timedOut = 0;
+                try (ReadThrottle slow = ReadThrottle.onThisThread(loop.path(), 1)) {
+                    // One read a second for this thread: after the first, a hit waits past its 50 ms.
+                    for (int i = 0; i < 4 && timedOut == 0; i++) {
+                        try {
+                            SegmentReader.Hit hit = engine.reader.read(key(i), CHUNK, SegmentReader.NO_NEXT);
+                            if (hit != null) {
+                                assertEquals(chunk(key(i)), hit.chunk(), "a hit in time is right");
+                                hit.release();
+                            }
+                        } catch (IOException e) {
+                            timedOut++;
+                            assertTrue(e.getMessage().contains("did not finish in 50 ms"), e.getMessage());
+                        }
+                    }
+                    assertEquals(1, timedOut, "a read held by the throttle passed its deadline");
+                    assertEquals(1, engine.reader.outstandingBuffers(), "the late read's buffer is the device's");
+                    assertEquals(1, engine.reader.readsInFlight(0));
+                }
+                Waits.until("the late read to end and give its buffer back", Duration.ofSeconds(30), Duration.ofMillis(5),
+                        () -> engine.reader.outstandingBuffers() == 0 && engine.reader.readsInFlight(0) == 0);
+                for (int i = 0; i < PER_SEGMENT; i++) {
+                    ByteBuffer into = ByteBuffer.allocate(CHUNK);
+                    assertEquals(CHUNK, engine.reader.read(key(i), CHUNK, into), "hit " + i);
+                    assertEquals(chunk(key(i)), into.flip());
+                }
+            } finally {
+                device.close();
+            }
+        }
     }
 }
