@@ -206,6 +206,7 @@ public final class CacheStats {
     public static final class SpaceStats {
         private final int index;
         private final String path;
+        private final io.flashchunk.device.IoEngine engine;
         private final long dataBlocks;
         private final long[] segments;
         private final long segmentBlocks;
@@ -218,6 +219,7 @@ public final class CacheStats {
         private final DeviceStats device;
 
         /**
+         * @param engine         how the device moves bytes
          * @param segments       per {@link SegmentState} (by ordinal), how many of its segments are in it
          * @param segmentBlocks  blocks a segment takes
          * @param bypassed       out of use now: the slow-device breaker tripped on it
@@ -227,7 +229,8 @@ public final class CacheStats {
          * @param failedHitReads flash reads of hits that failed or were given up
          * @param device         the device's own counters since the cache opened it, everything counted
          */
-        public SpaceStats(int index, String path, long dataBlocks, long[] segments, long segmentBlocks,
+        public SpaceStats(int index, String path, io.flashchunk.device.IoEngine engine, long dataBlocks, long[] segments,
+                          long segmentBlocks,
                           int writesInFlight, boolean bypassed, long bypasses, long bypassedReads, long hitReads,
                           long failedHitReads, DeviceStats device) {
             if (segments.length != SegmentState.values().length) {
@@ -235,6 +238,7 @@ public final class CacheStats {
             }
             this.index = index;
             this.path = path;
+            this.engine = engine;
             this.dataBlocks = dataBlocks;
             this.segments = segments.clone();
             this.segmentBlocks = segmentBlocks;
@@ -253,6 +257,10 @@ public final class CacheStats {
 
         public String path() {
             return path;
+        }
+
+        public io.flashchunk.device.IoEngine engine() {
+            return engine;
         }
 
         public long dataBlocks() {
@@ -313,7 +321,7 @@ public final class CacheStats {
 
         @Override
         public String toString() {
-            return "SpaceStats[index=" + index + ", path=" + path + ", dataBlocks=" + dataBlocks
+            return "SpaceStats[index=" + index + ", path=" + path + ", engine=" + engine.configName() + ", dataBlocks=" + dataBlocks
                     + ", usedBlocks=" + usedBlocks() + ", freeBlocks=" + freeBlocks() + ", heldBlocks=" + heldBlocks()
                     + ", writesInFlight=" + writesInFlight + ", bypassed=" + bypassed + ", bypasses=" + bypasses
                     + ", bypassedReads=" + bypassedReads + ", hitReads=" + hitReads + ", failedHitReads="

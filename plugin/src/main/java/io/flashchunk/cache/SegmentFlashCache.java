@@ -315,7 +315,8 @@ public final class SegmentFlashCache implements FlashCache {
         List<CacheStats.SpaceStats> spaces = new ArrayList<>();
         for (int s = 0; s < drivers.size(); s++) {
             DeviceBreaker breaker = breakers.get(s);
-            spaces.add(new CacheStats.SpaceStats(s, drivers.get(s).path(), table.segmentsIn(s) * segmentBlocks,
+            spaces.add(new CacheStats.SpaceStats(s, drivers.get(s).path(), drivers.get(s).device().engine(),
+                    table.segmentsIn(s) * segmentBlocks,
                     byState[s], segmentBlocks, drivers.get(s).writesInFlight(), breaker.bypassed(), breaker.trips(),
                     breaker.refusedReads(), metrics.hitReads(s), metrics.failedHitReads(s),
                     drivers.get(s).device().stats()));

@@ -9,6 +9,9 @@ public interface FlashChunkDeviceMXBean {
     /** The device as configured. */
     String getPath();
 
+    /** How the device moves bytes: {@code libaio}, {@code io_uring}, {@code threadpool} or {@code capi}. */
+    String getEngine();
+
     /** Flash reads of lookups sent to this device that returned (a hit each, bar a record that fails its check). */
     long getHitReads();
 

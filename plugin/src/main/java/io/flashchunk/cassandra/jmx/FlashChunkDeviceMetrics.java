@@ -56,6 +56,11 @@ final class FlashChunkDeviceMetrics implements FlashChunkDeviceMXBean {
     }
 
     @Override
+    public String getEngine() {
+        return stats().engine().configName();
+    }
+
+    @Override
     public long getHitReads() {
         return stats().hitReads();
     }

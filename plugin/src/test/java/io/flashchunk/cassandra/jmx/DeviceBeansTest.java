@@ -55,10 +55,11 @@ class DeviceBeansTest {
     void eachDeviceHasABeanAndTheCacheTellsItsCheckpointTimeAndRecentHitLatency() throws Exception {
         List<DeviceSpec> specs = new ArrayList<>();
         CacheConfig.Builder builder = CacheConfig.builder().segmentBytes(SEGMENT);
-        for (String name : new String[] {"beans-a", "beans-b"}) {
-            Path device = Scratch.file(name, 8L << 20);
+        // one device on each engine that a node's file or block device can have
+        for (Backend backend : new Backend[] {Backend.LIBAIO, Backend.IO_URING}) {
+            Path device = Scratch.file("beans-" + backend, 8L << 20);
             devices.add(device);
-            DeviceSpec spec = Backend.LIBAIO.spec(device).withQueueDepth(8);
+            DeviceSpec spec = backend.spec(device).withQueueDepth(8);
             specs.add(spec);
             builder.device(spec);
         }
@@ -104,6 +105,7 @@ class DeviceBeansTest {
             for (ObjectName name : names) {
                 assertEquals(Integer.toString(space), name.getKeyProperty("space"));
                 assertEquals(specs.get(space).path().toString(), server.getAttribute(name, "Path"));
+                assertEquals(specs.get(space).engine().configName(), server.getAttribute(name, "Engine"));
                 assertEquals(ObjectName.unquote(name.getKeyProperty("path")), server.getAttribute(name, "Path"));
                 long reads = (Long) server.getAttribute(name, "HitReads");
                 assertTrue(reads > 0, "the load is spread over both devices: " + name);
