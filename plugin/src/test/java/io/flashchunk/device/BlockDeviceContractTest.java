@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.device.capi.CapiBlockDevice;
 import io.flashchunk.testing.Backend;
+import io.flashchunk.testing.Buffers;
 import io.flashchunk.testing.LoopDevice;
 import io.flashchunk.testing.Scratch;
 import java.nio.ByteBuffer;
@@ -114,18 +115,13 @@ class BlockDeviceContractTest {
         Path path = Scratch.file("read-now-" + backend, 64L * BLOCK);
         BlockDevice device = backend.open(path, 8);
         try {
-            List<Extent> extents = randomExtents(new Random(11), 64);
-            for (Extent extent : extents) {
-                ByteBuffer data = AlignedBuffers.allocate(extent.data().length);
-                data.put(extent.data()).flip();
-                device.write(extent.lba(), data).join();
-            }
+            List<Extent> extents = writeExtents(device, randomExtents(new Random(11), 64));
             long readsBefore = device.stats().readOps();
             for (Extent extent : extents) {
                 ByteBuffer buffer = AlignedBuffers.allocate(extent.data().length);
                 device.readNow(extent.lba(), buffer);
                 assertEquals(0, buffer.position(), "readNow must leave the position alone");
-                assertArrayEquals(extent.data(), toArray(buffer), "bytes at LBA " + extent.lba());
+                assertArrayEquals(extent.data(), Buffers.bytes(buffer), "bytes at LBA " + extent.lba());
             }
             assertEquals(readsBefore + extents.size(), device.stats().readOps(), "every readNow is counted once");
             ByteBuffer pastTheEnd = AlignedBuffers.allocate(2 * BLOCK);
@@ -148,12 +144,7 @@ class BlockDeviceContractTest {
         BlockDevice device = backend.open(path, 8);
         long timeout = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
         try {
-            List<Extent> extents = randomExtents(new Random(13), 64);
-            for (Extent extent : extents) {
-                ByteBuffer data = AlignedBuffers.allocate(extent.data().length);
-                data.put(extent.data()).flip();
-                device.write(extent.lba(), data).join();
-            }
+            List<Extent> extents = writeExtents(device, randomExtents(new Random(13), 64));
             long readsBefore = device.stats().readOps();
             for (Extent extent : extents) {
                 ByteBuffer buffer = AlignedBuffers.allocate(extent.data().length);
@@ -161,7 +152,7 @@ class BlockDeviceContractTest {
                 assertTrue(read.isDone(), "a read that ended in time is done on return");
                 read.join();
                 assertEquals(0, buffer.position(), "readWithin must leave the position alone");
-                assertArrayEquals(extent.data(), toArray(buffer), "bytes at LBA " + extent.lba());
+                assertArrayEquals(extent.data(), Buffers.bytes(buffer), "bytes at LBA " + extent.lba());
             }
             assertEquals(readsBefore + extents.size(), device.stats().readOps(), "every read is counted once");
             IllegalArgumentException outside = assertThrows(IllegalArgumentException.class,
@@ -177,6 +168,16 @@ class BlockDeviceContractTest {
         assertTrue(e.getCause() instanceof DeviceClosedException, "a closed device: " + e.getCause());
     }
 
+    /** Writes each extent's bytes at its LBA, one after another; returns the extents. */
+    private static List<Extent> writeExtents(BlockDevice device, List<Extent> extents) {
+        for (Extent extent : extents) {
+            ByteBuffer data = AlignedBuffers.allocate(extent.data().length);
+            data.put(extent.data()).flip();
+            device.write(extent.lba(), data).join();
+        }
+        return extents;
+    }
+
     private static void assertAllReadBack(BlockDevice device, List<Extent> extents) {
         List<ByteBuffer> buffers = new ArrayList<>();
         List<CompletableFuture<Void>> reads = new ArrayList<>();
@@ -190,7 +191,7 @@ class BlockDeviceContractTest {
             ByteBuffer buffer = buffers.get(i);
             assertEquals(0, buffer.position(), "read must leave the position alone");
             assertEquals(extents.get(i).data().length, buffer.limit(), "read must leave the limit alone");
-            assertArrayEquals(extents.get(i).data(), toArray(buffer), "device bytes at LBA " + extents.get(i).lba());
+            assertArrayEquals(extents.get(i).data(), Buffers.bytes(buffer), "device bytes at LBA " + extents.get(i).lba());
         }
     }
 
@@ -258,7 +259,7 @@ class BlockDeviceContractTest {
             }
             CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).join();
             for (int slot = 0; slot < slots; slot++) {
-                assertArrayEquals(truth[slot], toArray(buffers[slot]), "region " + regionStart + " slot " + slot);
+                assertArrayEquals(truth[slot], Buffers.bytes(buffers[slot]), "region " + regionStart + " slot " + slot);
                 verified++;
             }
         }
@@ -269,11 +270,5 @@ class BlockDeviceContractTest {
         ByteBuffer buffer = AlignedBuffers.allocate(data.length);
         buffer.put(data).flip();
         return buffer;
-    }
-
-    static byte[] toArray(ByteBuffer buffer) {
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.duplicate().get(bytes);
-        return bytes;
     }
 }

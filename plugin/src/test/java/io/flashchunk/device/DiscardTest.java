@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.testing.Backend;
+import io.flashchunk.testing.Buffers;
 import io.flashchunk.testing.Commands;
 import io.flashchunk.testing.LoopDevice;
 import io.flashchunk.testing.Scratch;
@@ -71,7 +72,7 @@ class DiscardTest {
             assertFalse(device.discard(0, BLOCKS));
             ByteBuffer buffer = AlignedBuffers.allocate(BLOCKS * BLOCK);
             device.read(0, buffer).join();
-            assertArrayEquals(pattern(0, BLOCKS), bytes(buffer));
+            assertArrayEquals(pattern(0, BLOCKS), Buffers.bytes(buffer));
         } finally {
             Files.deleteIfExists(file);
         }
@@ -107,7 +108,7 @@ class DiscardTest {
     private static void assertDiscarded(BlockDevice device, int lba, int count) {
         ByteBuffer buffer = AlignedBuffers.allocate(BLOCKS * BLOCK);
         device.read(0, buffer).join();
-        byte[] read = bytes(buffer);
+        byte[] read = Buffers.bytes(buffer);
         byte[] expected = pattern(0, BLOCKS);
         Arrays.fill(expected, lba * BLOCK, (lba + count) * BLOCK, (byte) 0);
         assertArrayEquals(expected, read);
@@ -125,13 +126,5 @@ class DiscardTest {
             bytes[i] = (byte) (at * 13 + at / BLOCK + 1);
         }
         return bytes;
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        ByteBuffer view = buffer.duplicate();
-        view.clear();
-        byte[] out = new byte[view.remaining()];
-        view.get(out);
-        return out;
     }
 }

@@ -317,15 +317,15 @@ public final class CacheBench {
                 AlignedBufferPool devicePool = new AlignedBufferPool(128 * 1024, 64L << 20); // a 64 KiB chunk's record is larger
                 // Buffers come and go through a pool, as on the cache's path: reading into one fixed
                 // buffer per thread measured markedly slower here.
-                paths.add(new InJvm("device", deviceReads(device, lbas, devicePool, chunkBytes), this));
-                paths.add(new InJvm("device-pread", devicePreads(device, lbas, devicePool, chunkBytes), this));
+                paths.add(new InJvm("device", deviceReads(device, lbas, devicePool, chunkBytes, QUEUED), this));
+                paths.add(new InJvm("device-pread", deviceReads(device, lbas, devicePool, chunkBytes, PREAD), this));
                 BlockDevice uringDevice = BlockDevices.open(spec.withEngine(IoEngine.IO_URING));
                 open.add(uringDevice::close);
-                paths.add(new InJvm("device-uring", deviceReadsWithin(uringDevice, lbas, devicePool, chunkBytes), this));
+                paths.add(new InJvm("device-uring", deviceReads(uringDevice, lbas, devicePool, chunkBytes, WITHIN), this));
                 // What a hit reads: the record (chunk and header) in whole blocks. Splits compact/device
                 // into what the extra bytes cost and what the engine costs.
                 int recordRead = (RecordFormat.recordBytes(chunkBytes) + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
-                paths.add(new InJvm("device-record", deviceReads(device, lbas, devicePool, recordRead), this));
+                paths.add(new InJvm("device-record", deviceReads(device, lbas, devicePool, recordRead, QUEUED), this));
                 if (!fio.equals("none")) {
                     // The device's own cost for the same reads: fio at the same places, chunk-sized.
                     FioReads reads = new FioReads(fio, file, first * BlockDevice.BLOCK_SIZE, written * BlockDevice.BLOCK_SIZE);
@@ -369,34 +369,26 @@ public final class CacheBench {
             return 0;
         }
 
+        /** One bare read of a device, one way. */
+        private interface DeviceRead {
+            void read(BlockDevice device, long lba, ByteBuffer buffer) throws Exception;
+        }
+
+        /** Through the device's queue, waited for by this thread. */
+        private static final DeviceRead QUEUED = (device, lba, buffer) -> device.read(lba, buffer).join();
+        /** A blocking read in this thread (pread). */
+        private static final DeviceRead PREAD = BlockDevice::readNow;
+        /** Read and waited for in this thread (io_uring rings where the device has them). */
+        private static final DeviceRead WITHIN = (device, lba, buffer) ->
+                device.readWithin(lba, buffer, TimeUnit.SECONDS.toNanos(10)).join();
+
         /** Reads of {@code bytes} (whole blocks) from random blocks of {@code lbas}, none past the device's end. */
-        private static Operation deviceReads(BlockDevice device, long[] lbas, AlignedBufferPool pool, int bytes) {
+        private static Operation deviceReads(BlockDevice device, long[] lbas, AlignedBufferPool pool, int bytes,
+                                             DeviceRead how) {
             long lastLba = device.capacityBlocks() - bytes / BlockDevice.BLOCK_SIZE;
             return random -> {
                 ByteBuffer buffer = pool.acquire(bytes);
-                device.read(Math.min(lastLba, lbas[random.nextInt(lbas.length)]), buffer).join();
-                pool.release(buffer);
-                return true;
-            };
-        }
-
-        /** As {@link #deviceReads}, each read and waited for in the caller's thread (io_uring rings). */
-        private static Operation deviceReadsWithin(BlockDevice device, long[] lbas, AlignedBufferPool pool, int bytes) {
-            long lastLba = device.capacityBlocks() - bytes / BlockDevice.BLOCK_SIZE;
-            return random -> {
-                ByteBuffer buffer = pool.acquire(bytes);
-                device.readWithin(Math.min(lastLba, lbas[random.nextInt(lbas.length)]), buffer, 10_000_000_000L).join();
-                pool.release(buffer);
-                return true;
-            };
-        }
-
-        /** As {@link #deviceReads}, each a blocking read in the caller's thread. */
-        private static Operation devicePreads(BlockDevice device, long[] lbas, AlignedBufferPool pool, int bytes) {
-            long lastLba = device.capacityBlocks() - bytes / BlockDevice.BLOCK_SIZE;
-            return random -> {
-                ByteBuffer buffer = pool.acquire(bytes);
-                device.readNow(Math.min(lastLba, lbas[random.nextInt(lbas.length)]), buffer);
+                how.read(device, Math.min(lastLba, lbas[random.nextInt(lbas.length)]), buffer);
                 pool.release(buffer);
                 return true;
             };

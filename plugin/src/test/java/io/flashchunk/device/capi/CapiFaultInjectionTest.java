@@ -13,6 +13,7 @@ import io.flashchunk.device.DeviceStats;
 import io.flashchunk.device.Errno;
 import io.flashchunk.device.LibC;
 import io.flashchunk.testing.Backend;
+import io.flashchunk.testing.Buffers;
 import io.flashchunk.testing.Scratch;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -75,12 +76,12 @@ class CapiFaultInjectionTest {
                             io.getMessage());
                 } else {
                     read.join();
-                    assertArrayEquals(blocks[lba], bytes(buffer), "LBA " + lba);
+                    assertArrayEquals(blocks[lba], Buffers.bytes(buffer), "LBA " + lba);
                 }
             }
             ByteBuffer again = AlignedBuffers.allocate(BLOCK);
             device.read(2, again).join();
-            assertArrayEquals(blocks[2], bytes(again), "the failed block reads fine the second time");
+            assertArrayEquals(blocks[2], Buffers.bytes(again), "the failed block reads fine the second time");
             DeviceStats stats = device.stats();
             assertEquals(1, stats.readErrors());
             assertEquals(blocks.length, stats.readOps());
@@ -96,11 +97,11 @@ class CapiFaultInjectionTest {
             assertEquals(Errno.EIO, ((DeviceIoException) e.getCause()).errno());
             ByteBuffer unwritten = AlignedBuffers.allocate(BLOCK);
             device.read(1, unwritten).join();
-            assertArrayEquals(new byte[BLOCK], bytes(unwritten), "a failed write leaves the block as it was");
+            assertArrayEquals(new byte[BLOCK], Buffers.bytes(unwritten), "a failed write leaves the block as it was");
             device.write(1, aligned(blocks[1])).join();
             ByteBuffer written = AlignedBuffers.allocate(BLOCK);
             device.read(1, written).join();
-            assertArrayEquals(blocks[1], bytes(written));
+            assertArrayEquals(blocks[1], Buffers.bytes(written));
             assertEquals(1, device.stats().writeErrors());
         }
     }
@@ -126,7 +127,7 @@ class CapiFaultInjectionTest {
             for (int lba = 0; lba < blocks.length; lba++) {
                 ByteBuffer buffer = AlignedBuffers.allocate(BLOCK);
                 device.read(lba, buffer).join();
-                assertArrayEquals(blocks[lba], bytes(buffer));
+                assertArrayEquals(blocks[lba], Buffers.bytes(buffer));
             }
         }
     }
@@ -150,11 +151,5 @@ class CapiFaultInjectionTest {
         ByteBuffer buffer = AlignedBuffers.allocate(data.length);
         buffer.put(data).flip();
         return buffer;
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        byte[] out = new byte[buffer.remaining()];
-        buffer.duplicate().get(out);
-        return out;
     }
 }

@@ -12,6 +12,7 @@ import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.DeviceOpenException;
 import io.flashchunk.device.DeviceSpec;
 import io.flashchunk.device.IoEngine;
+import io.flashchunk.testing.Buffers;
 import io.flashchunk.testing.LoopDevice;
 import io.flashchunk.testing.ReadThrottle;
 import io.flashchunk.testing.Scratch;
@@ -51,7 +52,7 @@ class UringReadsTest {
                             CompletableFuture<Void> read = device.readWithin(lba, buffer, TimeUnit.SECONDS.toNanos(10));
                             assertTrue(read.isDone(), "a read that ended in time is done when readWithin returns");
                             read.join();
-                            assertArrayEquals(expected(lba, 2), bytes(buffer), "blocks at LBA " + lba);
+                            assertArrayEquals(expected(lba, 2), Buffers.bytes(buffer), "blocks at LBA " + lba);
                         }
                     } catch (Throwable e) {
                         failure.compareAndSet(null, e);
@@ -98,7 +99,7 @@ class UringReadsTest {
                 device.close();
                 assertTrue(late.isDone(), "the late read ended before the device closed");
                 late.join();
-                assertArrayEquals(expected(7, 1), bytes(buffer), "the late read's bytes");
+                assertArrayEquals(expected(7, 1), Buffers.bytes(buffer), "the late read's bytes");
                 assertEquals(0, device.uringReads().pending(), "no read left in flight");
             } finally {
                 device.close();
@@ -123,12 +124,12 @@ class UringReadsTest {
             }
             assertTrue(late != null, "a read passed its deadline");
             late.get(30, TimeUnit.SECONDS);
-            assertArrayEquals(expected(9, 1), bytes(buffer));
+            assertArrayEquals(expected(9, 1), Buffers.bytes(buffer));
             int made = device.uringReads().ringsMade();
             assertTrue(made >= 1, "the reads went through rings");
             for (int i = 0; i < 20; i++) {
                 device.readWithin(i, buffer, TimeUnit.SECONDS.toNanos(10)).join();
-                assertArrayEquals(expected(i, 1), bytes(buffer), "LBA " + i);
+                assertArrayEquals(expected(i, 1), Buffers.bytes(buffer), "LBA " + i);
             }
             assertEquals(made, device.uringReads().ringsMade(), "the late read's ring went back to the pool");
             assertFalse(device.stats().readOps() < 20, "reads counted: " + device.stats());
@@ -177,13 +178,5 @@ class UringReadsTest {
             bytes[i] = (byte) (at * 31 + at / BlockDevice.BLOCK_SIZE);
         }
         return bytes;
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        ByteBuffer view = buffer.duplicate();
-        view.clear();
-        byte[] out = new byte[view.remaining()];
-        view.get(out);
-        return out;
     }
 }
