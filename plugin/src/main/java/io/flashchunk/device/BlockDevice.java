@@ -78,10 +78,13 @@ public interface BlockDevice extends AutoCloseable {
     /**
      * Tells the device that the bytes of {@code blocks} blocks from {@code lba} are no longer needed
      * (TRIM: a block device's BLKDISCARD; a file's blocks freed with a punched hole), so that flash
-     * can erase them ahead of the next write. Reads of them return zeros, or on some block devices the
-     * bytes they held. The caller must not have a write to the range in flight. Blocks the calling
-     * thread. False: this device cannot discard (the engine, the file system, or a block device
-     * without discard support); nothing was changed.
+     * can erase them ahead of the next write. What reads of them return afterwards is undefined (zeros,
+     * the old bytes, anything): only checksums may judge them. Not durable until {@link #flush}. The
+     * caller must not have a write to the range in flight. Blocks the calling thread, a large range in
+     * pieces. False: this device cannot discard (the engine, the file system, or a block device without
+     * discard support). A file's hole gives its space back to the file system (a later write into it
+     * allocates again, and can meet a full file system), and the file system stalls the file's other
+     * I/O while it punches: the engine is to discard files only when told to.
      */
     default boolean discard(long lba, long blocks) throws java.io.IOException {
         return false;

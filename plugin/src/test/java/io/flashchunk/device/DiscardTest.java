@@ -55,12 +55,23 @@ class DiscardTest {
                 writeAll(device);
                 device.flush();
                 long before = allocatedBytes(backing);
+                long discardedSectors = discardedSectors(loop.path());
                 assertTrue(device.discard(8, 40), "a loop device discards");
+                // A discard the block layer counts as one (not a write of zeros, which a loop device also
+                // turns into a hole).
+                assertEquals(discardedSectors + 40L * BLOCK / 512, discardedSectors(loop.path()), "sectors discarded");
                 assertTrue(allocatedBytes(backing) <= before - 40L * BLOCK,
                         "the backing file gave back the blocks: " + before + " -> " + allocatedBytes(backing));
                 assertDiscarded(device, 8, 40);
             }
         }
+    }
+
+    /** The block layer's count of sectors discarded on {@code device} (its stat file's 14th field). */
+    private static long discardedSectors(Path device) throws Exception {
+        String[] fields = Files.readString(Path.of("/sys/block", device.getFileName().toString(), "stat")).trim()
+                .split("\\s+");
+        return Long.parseLong(fields[13]);
     }
 
     @ParameterizedTest
