@@ -82,19 +82,12 @@ class UringReadsTest {
             try {
                 writePattern(device);
                 ByteBuffer buffer = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
-                CompletableFuture<Void> late = null;
+                CompletableFuture<Void> late;
                 try (ReadThrottle slow = ReadThrottle.onThisThread(loop.path(), 1)) {
-                    // One read a second for this thread: the first may pass at once, then one waits.
-                    for (int i = 0; i < 5 && late == null; i++) {
-                        CompletableFuture<Void> read = device.readWithin(7, buffer, TimeUnit.MILLISECONDS.toNanos(50));
-                        if (!read.isDone()) {
-                            late = read;
-                        }
-                    }
+                    late = lateRead(device, 7, buffer);
                     // The throttle holds it about a second more: it waits with its ring, not in a queue.
-                    assertEquals(late == null ? 0 : 1, device.uringReads().pending(), "the late read is its ring's");
+                    assertEquals(1, device.uringReads().pending(), "the late read is its ring's");
                 }
-                assertTrue(late != null, "a read held a second by the throttle passed its 50 ms deadline");
                 // Closed while the read is in flight: the device waits for it, then lets go of its rings.
                 device.close();
                 assertTrue(late.isDone(), "the late read ended before the device closed");
@@ -113,16 +106,10 @@ class UringReadsTest {
              DirectIoDevice device = DirectIoDevice.open(DeviceSpec.of(loop.path()).withEngine(IoEngine.IO_URING).withQueueDepth(8))) {
             writePattern(device);
             ByteBuffer buffer = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
-            CompletableFuture<Void> late = null;
+            CompletableFuture<Void> late;
             try (ReadThrottle slow = ReadThrottle.onThisThread(loop.path(), 1)) {
-                for (int i = 0; i < 5 && late == null; i++) {
-                    CompletableFuture<Void> read = device.readWithin(9, buffer, TimeUnit.MILLISECONDS.toNanos(50));
-                    if (!read.isDone()) {
-                        late = read;
-                    }
-                }
+                late = lateRead(device, 9, buffer);
             }
-            assertTrue(late != null, "a read passed its deadline");
             late.get(30, TimeUnit.SECONDS);
             assertArrayEquals(expected(9, 1), Buffers.bytes(buffer));
             int made = device.uringReads().ringsMade();
@@ -163,6 +150,20 @@ class UringReadsTest {
         } finally {
             Files.deleteIfExists(again);
         }
+    }
+
+    /**
+     * A read of {@code lba} past its 50 ms deadline, from a thread the throttle holds to one read a
+     * second (the first read may pass at once, then one waits): fails the test if none is late.
+     */
+    private static CompletableFuture<Void> lateRead(BlockDevice device, long lba, ByteBuffer buffer) {
+        for (int i = 0; i < 5; i++) {
+            CompletableFuture<Void> read = device.readWithin(lba, buffer, TimeUnit.MILLISECONDS.toNanos(50));
+            if (!read.isDone()) {
+                return read;
+            }
+        }
+        throw new AssertionError("no read held by the throttle passed its 50 ms deadline");
     }
 
     private static void writePattern(BlockDevice device) {
