@@ -628,7 +628,10 @@ class Bench:
                     self.io_group.set(cap or Cap(0, 0))
                 for workload in self.args.workloads:
                     case = Case(table, cap, workload, rnd)
-                    for config in self.args.configs:
+                    # odd rounds run the configurations in reverse, so a drift in the machine over a run
+                    # does not always favour the same one of a pair
+                    configs = self.args.configs if rnd % 2 == 0 else self.args.configs[::-1]
+                    for config in configs:
                         self.measure_safely(config, case)
 
     def measure_safely(self, config, case):
