@@ -281,9 +281,10 @@ public final class CacheStats {
             return segments(SegmentState.FREE) * segmentBlocks;
         }
 
-        /** Blocks of segments reclaimed and waiting for the next checkpoint, or being reclaimed. */
+        /** Blocks of segments reclaimed and waiting for the next checkpoint, being reclaimed, or being discarded. */
         public long heldBlocks() {
-            return (segments(SegmentState.RETIRED) + segments(SegmentState.RECLAIMING)) * segmentBlocks;
+            return (segments(SegmentState.RETIRED) + segments(SegmentState.RECLAIMING)
+                    + segments(SegmentState.DISCARDING)) * segmentBlocks;
         }
 
         public int writesInFlight() {

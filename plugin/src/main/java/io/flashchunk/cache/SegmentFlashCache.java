@@ -127,7 +127,8 @@ public final class SegmentFlashCache implements FlashCache {
                 config.admissionSampleReads(), config.queueBytes(), every,
                 config.checkpointIntervalMillis(),
                 config.strict(),
-                config.devices().stream().map(DeviceSpec::forceFormat).collect(Collectors.toUnmodifiableList()));
+                config.devices().stream().map(DeviceSpec::forceFormat).collect(Collectors.toUnmodifiableList()))
+                .withDiscard(config.devices().stream().map(DeviceSpec::discard).collect(Collectors.toUnmodifiableList()));
     }
 
     /**

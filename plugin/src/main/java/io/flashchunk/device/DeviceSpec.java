@@ -18,6 +18,7 @@ public final class DeviceSpec {
     private final String capiLibrary;
     private final boolean readOnly;
     private final boolean forceFormat;
+    private final boolean discard;
 
     /**
      * @param path          regular file or block device (for CAPI: the path given to {@code cblk_open})
@@ -30,9 +31,11 @@ public final class DeviceSpec {
      * @param forceFormat   the operator's word ({@code format: force}) that the device is the cache's even
      *     though it holds something else: without it only a blank device or one of
      *     ours is ever formatted
+     * @param discard       discard (TRIM) each segment of the cache on this device as it becomes free,
+     *     and every free one at start ({@code discard: true})
      */
     public DeviceSpec(Path path, long capacityBytes, IoEngine engine, int queueDepth, String capiLibrary,
-                      boolean readOnly, boolean forceFormat) {
+                      boolean readOnly, boolean forceFormat, boolean discard) {
         Objects.requireNonNull(path, "device path");
         Objects.requireNonNull(engine, "engine for device " + path);
         Objects.requireNonNull(capiLibrary, "CAPI library for device " + path);
@@ -50,6 +53,7 @@ public final class DeviceSpec {
         this.capiLibrary = capiLibrary;
         this.readOnly = readOnly;
         this.forceFormat = forceFormat;
+        this.discard = discard;
     }
 
     public Path path() {
@@ -80,33 +84,41 @@ public final class DeviceSpec {
         return forceFormat;
     }
 
+    public boolean discard() {
+        return discard;
+    }
+
     /** The whole device, engine chosen automatically, default queue depth. */
     public static DeviceSpec of(Path path) {
-        return new DeviceSpec(path, 0, IoEngine.AUTO, DEFAULT_QUEUE_DEPTH, DEFAULT_CAPI_LIBRARY, false, false);
+        return new DeviceSpec(path, 0, IoEngine.AUTO, DEFAULT_QUEUE_DEPTH, DEFAULT_CAPI_LIBRARY, false, false, false);
     }
 
     public DeviceSpec withCapacityBytes(long bytes) {
-        return new DeviceSpec(path, bytes, engine, queueDepth, capiLibrary, readOnly, forceFormat);
+        return new DeviceSpec(path, bytes, engine, queueDepth, capiLibrary, readOnly, forceFormat, discard);
     }
 
     public DeviceSpec withEngine(IoEngine newEngine) {
-        return new DeviceSpec(path, capacityBytes, newEngine, queueDepth, capiLibrary, readOnly, forceFormat);
+        return new DeviceSpec(path, capacityBytes, newEngine, queueDepth, capiLibrary, readOnly, forceFormat, discard);
     }
 
     public DeviceSpec withQueueDepth(int depth) {
-        return new DeviceSpec(path, capacityBytes, engine, depth, capiLibrary, readOnly, forceFormat);
+        return new DeviceSpec(path, capacityBytes, engine, depth, capiLibrary, readOnly, forceFormat, discard);
     }
 
     public DeviceSpec withCapiLibrary(String library) {
-        return new DeviceSpec(path, capacityBytes, engine, queueDepth, library, readOnly, forceFormat);
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, library, readOnly, forceFormat, discard);
     }
 
     public DeviceSpec withForceFormat(boolean force) {
-        return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, readOnly, force);
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, readOnly, force, discard);
+    }
+
+    public DeviceSpec withDiscard(boolean discardFreed) {
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, readOnly, forceFormat, discardFreed);
     }
 
     public DeviceSpec asReadOnly() {
-        return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, true, forceFormat);
+        return new DeviceSpec(path, capacityBytes, engine, queueDepth, capiLibrary, true, forceFormat, discard);
     }
 
     @Override
@@ -124,18 +136,19 @@ public final class DeviceSpec {
                 && queueDepth == other.queueDepth
                 && Objects.equals(capiLibrary, other.capiLibrary)
                 && readOnly == other.readOnly
-                && forceFormat == other.forceFormat;
+                && forceFormat == other.forceFormat
+                && discard == other.discard;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(path, capacityBytes, engine, queueDepth, capiLibrary, readOnly, forceFormat);
+        return Objects.hash(path, capacityBytes, engine, queueDepth, capiLibrary, readOnly, forceFormat, discard);
     }
 
     @Override
     public String toString() {
         return "DeviceSpec[path=" + path + ", capacityBytes=" + capacityBytes + ", engine=" + engine
                 + ", queueDepth=" + queueDepth + ", capiLibrary=" + capiLibrary + ", readOnly=" + readOnly
-                + ", forceFormat=" + forceFormat + "]";
+                + ", forceFormat=" + forceFormat + ", discard=" + discard + "]";
     }
 }

@@ -17,24 +17,25 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FaultyDevice implements BlockDevice {
     /** The operations a fault can be armed on. */
-    public enum Op { READ, WRITE, FLUSH }
+    public enum Op { READ, WRITE, FLUSH, DISCARD }
 
     private final BlockDevice inner;
     // Per op: operations to let through before failing one (-1: none armed).
-    private final AtomicInteger[] untilFault = {new AtomicInteger(-1), new AtomicInteger(-1), new AtomicInteger(-1)};
+    private final AtomicInteger[] untilFault = {new AtomicInteger(-1), new AtomicInteger(-1), new AtomicInteger(-1),
+        new AtomicInteger(-1)};
     private final AtomicInteger injected = new AtomicInteger();
     // Per op: the gate operations wait behind while the device hangs (null: not hanging).
     private final java.util.concurrent.atomic.AtomicReferenceArray<CompletableFuture<Void>> hangs =
-            new java.util.concurrent.atomic.AtomicReferenceArray<>(3);
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(Op.values().length);
     private final AtomicInteger held = new AtomicInteger();
     // Per block: what the last write while stale reads were on overwrote.
     private final java.util.concurrent.ConcurrentHashMap<Long, byte[]> overwritten = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean stale;
     // Per op: run before each operation (a slow device's time passing on a test's clock), or null.
     private final java.util.concurrent.atomic.AtomicReferenceArray<Runnable> delays =
-            new java.util.concurrent.atomic.AtomicReferenceArray<>(3);
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(Op.values().length);
     // Per op: every operation fails while set.
-    private final java.util.concurrent.atomic.AtomicIntegerArray failing = new java.util.concurrent.atomic.AtomicIntegerArray(3);
+    private final java.util.concurrent.atomic.AtomicIntegerArray failing = new java.util.concurrent.atomic.AtomicIntegerArray(Op.values().length);
 
     public FaultyDevice(BlockDevice inner) {
         this.inner = inner;
@@ -225,6 +226,20 @@ public final class FaultyDevice implements BlockDevice {
         if (fail) {
             throw fault(Op.FLUSH, -1);
         }
+    }
+
+    /** The inner device's discard, failed, held or delayed like a flush (it blocks the same way). */
+    @Override
+    public boolean discard(long lba, long blocks) throws IOException {
+        boolean fail = faultNow(Op.DISCARD);
+        CompletableFuture<Void> gate = gate(Op.DISCARD);
+        if (gate != null) {
+            gate.join();
+        }
+        if (fail) {
+            throw fault(Op.DISCARD, lba);
+        }
+        return inner.discard(lba, blocks);
     }
 
     @Override

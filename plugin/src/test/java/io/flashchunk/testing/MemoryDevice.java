@@ -19,7 +19,7 @@ import org.HdrHistogram.Histogram;
  * images run here. Like a real device it checks its arguments at once and completes every operation
  * on a completion thread of its own, in submission order; a write's bytes are visible to reads once
  * it completes. It keeps no volatile cache: {@link #flush} has nothing to do ({@link PowerCutDevice}
- * is what models one).
+ * is what models one). A discard zeroes its blocks.
  */
 public final class MemoryDevice implements BlockDevice {
     private final String path;
@@ -30,6 +30,10 @@ public final class MemoryDevice implements BlockDevice {
     /** Writes accepted and not yet done, as block ranges: two that overlap leave what lands to chance. */
     private final List<long[]> writesInFlight = new ArrayList<>();
     private int overlappingWrites;
+    /** Discards made while a write of some of the same blocks was in flight (the contract forbids it). */
+    private int discardsOverWrites;
+    /** Each discard's block range, in order. */
+    private final List<long[]> discarded = new ArrayList<>();
     private volatile boolean closed;
 
     /** A device holding {@code image} (a whole number of blocks), which it takes over. */
@@ -152,6 +156,43 @@ public final class MemoryDevice implements BlockDevice {
      */
     public synchronized int overlappingWrites() {
         return overlappingWrites;
+    }
+
+    /**
+     * Zeroes the blocks at once (what a discarded block reads as here), and, to a power-cut history,
+     * is a write of zeros: it may or may not have landed if no flush followed it.
+     */
+    @Override
+    public boolean discard(long lba, long count) {
+        if (closed) {
+            throw new DeviceClosedException(path);
+        }
+        if (count < 1 || lba < 0 || lba + count > capacityBlocks()) {
+            throw new IllegalArgumentException(path + ": discard of blocks " + lba + ".." + (lba + count - 1)
+                    + " is outside 0.." + (capacityBlocks() - 1));
+        }
+        byte[] zeros = new byte[Math.toIntExact(count * BLOCK_SIZE)];
+        synchronized (this) {
+            for (long[] write : writesInFlight) {
+                if (lba < write[1] && write[0] < lba + count) {
+                    discardsOverWrites++;
+                }
+            }
+            System.arraycopy(zeros, 0, blocks, Math.toIntExact(lba * BLOCK_SIZE), zeros.length);
+            discarded.add(new long[] {lba, count});
+        }
+        onWritten.accept(lba, zeros);
+        return true;
+    }
+
+    /** The block ranges discarded so far, each {first block, blocks}, in order. */
+    public synchronized List<long[]> discarded() {
+        return List.copyOf(discarded);
+    }
+
+    /** Discards made while a write of some of the same blocks was in flight: none may be. */
+    public synchronized int discardsOverWrites() {
+        return discardsOverWrites;
     }
 
     @Override

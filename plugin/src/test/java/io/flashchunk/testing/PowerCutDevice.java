@@ -21,7 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>and of one of those, maybe only a prefix of its blocks (a torn write: blocks land whole, 4 KiB
  *       at a time, first to last).</li>
  * </ul>
- * A SIGKILL keeps every completed write; a power cut keeps only what was flushed for certain.
+ * A SIGKILL keeps every completed write; a power cut keeps only what was flushed for certain. A
+ * discard is recorded as a write of zeros over its blocks.
  * Devices that share a timeline ({@link #of(String, byte[], int, AtomicLong)}) can be cut at one
  * moment together ({@link #cutAt}).
  */
@@ -176,6 +177,22 @@ public final class PowerCutDevice implements BlockDevice {
     @Override
     public CompletableFuture<Void> write(long lba, ByteBuffer buffer) {
         return device.write(lba, buffer);
+    }
+
+    /** Zeroes the blocks now; in the history, a write of zeros (kept by a cut only if flushed, else maybe). */
+    @Override
+    public boolean discard(long lba, long blocks) {
+        return device.discard(lba, blocks);
+    }
+
+    /** See {@link MemoryDevice#discarded}. */
+    public java.util.List<long[]> discarded() {
+        return device.discarded();
+    }
+
+    /** See {@link MemoryDevice#discardsOverWrites}. */
+    public int discardsOverWrites() {
+        return device.discardsOverWrites();
     }
 
     /** Every write completed so far becomes durable. */

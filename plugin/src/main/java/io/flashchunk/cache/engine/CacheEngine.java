@@ -19,6 +19,7 @@ import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.DeviceStart;
+import io.flashchunk.cache.space.SegmentDiscards;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
 import io.flashchunk.cache.write.SegmentBuffer;
@@ -88,6 +89,7 @@ public final class CacheEngine implements AutoCloseable {
         private final long checkpointIntervalMillis;
         private final boolean strict;
         private final List<Boolean> forceFormat;
+        private final List<Boolean> discard;
 
         /**
          * @param segmentBytes            segment size (a multiple of 4 KiB)
@@ -108,6 +110,14 @@ public final class CacheEngine implements AutoCloseable {
         public Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
                         int doorkeeperBitsPerKey, int sampleReadsPerKey, long queueBytes, int checkpointEverySegments,
                         long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat) {
+            this(segmentBytes, expectedChunkBytes, reinsertShare, sketchCountersPerKey, doorkeeperBitsPerKey,
+                    sampleReadsPerKey, queueBytes, checkpointEverySegments, checkpointIntervalMillis, strict,
+                    forceFormat, List.of());
+        }
+
+        private Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
+                         int doorkeeperBitsPerKey, int sampleReadsPerKey, long queueBytes, int checkpointEverySegments,
+                         long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat, List<Boolean> discard) {
             if (expectedChunkBytes < 1 || sketchCountersPerKey < 0 || doorkeeperBitsPerKey < 0
                     || sampleReadsPerKey < 1 || queueBytes < 1 || checkpointEverySegments < 1
                     || checkpointIntervalMillis < 1) {
@@ -128,6 +138,26 @@ public final class CacheEngine implements AutoCloseable {
             this.checkpointIntervalMillis = checkpointIntervalMillis;
             this.strict = strict;
             this.forceFormat = forceFormat;
+            this.discard = List.copyOf(discard);
+        }
+
+        /**
+         * These settings, with the devices whose free segments are discarded before reuse (per device,
+         * in order; a device past the list's end: not discarded).
+         */
+        public Settings withDiscard(List<Boolean> perDevice) {
+            return new Settings(segmentBytes, expectedChunkBytes, reinsertShare, sketchCountersPerKey,
+                    doorkeeperBitsPerKey, sampleReadsPerKey, queueBytes, checkpointEverySegments,
+                    checkpointIntervalMillis, strict, forceFormat, perDevice);
+        }
+
+        /** Whether the free segments of device {@code device} are discarded before reuse. */
+        public boolean discards(int device) {
+            return device < discard.size() && discard.get(device);
+        }
+
+        boolean discardsAny() {
+            return discard.contains(Boolean.TRUE);
         }
 
         public int segmentBytes() {
@@ -198,14 +228,15 @@ public final class CacheEngine implements AutoCloseable {
                     && checkpointEverySegments == other.checkpointEverySegments
                     && checkpointIntervalMillis == other.checkpointIntervalMillis
                     && strict == other.strict
-                    && Objects.equals(forceFormat, other.forceFormat);
+                    && Objects.equals(forceFormat, other.forceFormat)
+                    && discard.equals(other.discard);
         }
 
         @Override
         public int hashCode() {
             return Objects.hash(segmentBytes, expectedChunkBytes, reinsertShare, sketchCountersPerKey,
                     doorkeeperBitsPerKey, sampleReadsPerKey, queueBytes, checkpointEverySegments,
-                    checkpointIntervalMillis, strict, forceFormat);
+                    checkpointIntervalMillis, strict, forceFormat, discard);
         }
 
         @Override
@@ -215,7 +246,7 @@ public final class CacheEngine implements AutoCloseable {
                     + ", doorkeeperBitsPerKey=" + doorkeeperBitsPerKey + ", sampleReadsPerKey=" + sampleReadsPerKey
                     + ", queueBytes=" + queueBytes + ", checkpointEverySegments=" + checkpointEverySegments
                     + ", checkpointIntervalMillis=" + checkpointIntervalMillis + ", strict=" + strict
-                    + ", forceFormat=" + forceFormat + "]";
+                    + ", forceFormat=" + forceFormat + ", discard=" + discard + "]";
         }
     }
 
@@ -319,6 +350,8 @@ public final class CacheEngine implements AutoCloseable {
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final Thread writerThread;
+    /** Discards of freed segments, where a device's settings ask for them; else null. */
+    private final SegmentDiscards discards;
     private volatile boolean closing;
     /** Whether the writer's last act, the checkpoint at close, was durable. */
     private volatile boolean closingCheckpointDurable;
@@ -396,6 +429,7 @@ public final class CacheEngine implements AutoCloseable {
                 settings.checkpointIntervalMillis(), settings.segmentBytes(),
                 recovered.restoredEntries() * CheckpointHeader.ENTRY_BYTES, clockMillis);
         this.writer = parts.writer(checkpointer, schedule, files, clockMillis);
+        this.discards = settings.discardsAny() ? parts.discardFreedSegments(discardingSpaces(settings, spaces)) : null;
         this.writerThread = new Thread(this::writeLoop, "flashchunk-writer");
         writerThread.setDaemon(true);
         writerThread.start();
@@ -809,6 +843,19 @@ public final class CacheEngine implements AutoCloseable {
         return closing && !writerThread.isAlive() && closingCheckpointDurable;
     }
 
+    private static boolean[] discardingSpaces(Settings settings, int spaces) {
+        boolean[] discarding = new boolean[spaces];
+        for (int space = 0; space < spaces; space++) {
+            discarding[space] = settings.discards(space); // one space a device, in order
+        }
+        return discarding;
+    }
+
+    /** The thread discarding freed segments, or null when no device asks for discards. */
+    public SegmentDiscards discards() {
+        return discards;
+    }
+
     /** Stops taking chunks, appends what is queued, seals the open segment and writes a last checkpoint. */
     @Override
     public void close() throws InterruptedException {
@@ -817,6 +864,9 @@ public final class CacheEngine implements AutoCloseable {
         writerThread.join(TimeUnit.MINUTES.toMillis(1));
         if (writerThread.isAlive()) {
             LOG.warn("flash cache: the writer did not stop within a minute; closing without its last checkpoint");
+        }
+        if (discards != null) {
+            discards.close(); // before the devices close: no discard reaches a closed device
         }
         for (Pending pending; (pending = queue.poll()) != null; ) {
             if (pending.reached() != null) {

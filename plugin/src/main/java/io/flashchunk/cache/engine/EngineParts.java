@@ -13,6 +13,7 @@ import io.flashchunk.cache.reclaim.FifoReclaimOrder;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
 import io.flashchunk.cache.reclaim.TinyLfuReclaimOrder;
 import io.flashchunk.cache.space.AddressSpaces;
+import io.flashchunk.cache.space.SegmentDiscards;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
 import io.flashchunk.cache.write.SegmentBuffer;
@@ -158,6 +159,17 @@ public final class EngineParts {
      */
     public static EngineParts readOnly(AddressSpaces spaces, Spec spec) {
         return new EngineParts(spaces, spec, false);
+    }
+
+    /**
+     * From now on each segment freed in a space marked in {@code perSpace} is discarded before reuse,
+     * and so is each free now; returns the thread that does it. After recovery, before the writer starts.
+     */
+    public SegmentDiscards discardFreedSegments(boolean[] perSpace) {
+        requireWrites("discards");
+        table.discardFreed();
+        segmentWriter.reclaimAheadForDiscards();
+        return new SegmentDiscards(table, spaces, perSpace);
     }
 
     /** Recovers these (unused) parts from their spaces' checkpoints of cache {@code instance}. */

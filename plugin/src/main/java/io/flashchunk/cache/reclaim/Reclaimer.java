@@ -42,6 +42,8 @@ public final class Reclaimer {
     private final List<Integer> draining = new ArrayList<>();
     /** The last segment could not be had only because doomed segments wait for a checkpoint. */
     private boolean waitsForCheckpoint;
+    /** Freed segments are discarded before reuse: the next is reclaimed as a segment opens. */
+    private boolean discardsFreed;
     private volatile long reclaimed;
 
     /**
@@ -65,15 +67,18 @@ public final class Reclaimer {
 
     /**
      * A segment to open: a free one in the least loaded space, else a released doomed one reclaimed;
-     * -1 when none can be had now (a reclaimed segment's reads have not ended, or doomed segments
-     * wait for a checkpoint: {@link #waitsForCheckpoint}).
+     * -1 when none can be had now (a reclaimed segment's reads or a freed one's discard have not
+     * ended, or doomed segments wait for a checkpoint: {@link #waitsForCheckpoint}).
      */
     public int segmentToOpen() {
         waitsForCheckpoint = false;
+        table.freeDiscarded();
         int segment = balancer.openFree();
         while (segment == -1) {
             if (!draining.isEmpty()) {
                 return -1; // a reclaimed segment's reads end first
+            } else if (table.discarding() > 0) {
+                return -1; // a freed segment's discard ends first
             } else if (!reclaimReleased()) {
                 // Doom a batch if the order gave none up; a checkpoint then releases them.
                 if (table.waitingForCheckpoint() == 0) {
@@ -84,7 +89,26 @@ public final class Reclaimer {
             }
             segment = balancer.openFree();
         }
+        if (discardsFreed && table.discarding() == 0 && draining.isEmpty() && noneFree()) {
+            // The next segment's reclaim and discard run while this one fills, so that the writer
+            // does not wait on them: its chunks stop being served one segment early.
+            reclaimReleased();
+        }
         return segment;
+    }
+
+    private boolean noneFree() {
+        for (int space = 0; space < table.spaces(); space++) {
+            if (table.freeSegments(space) > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Segments freed from now on are discarded before reuse ({@link SegmentTable#discardFreed}): reclaim one ahead. */
+    public void reclaimAheadForDiscards() {
+        discardsFreed = true;
     }
 
     /** Whether the last {@link #segmentToOpen} found none only because doomed segments wait for a checkpoint. */

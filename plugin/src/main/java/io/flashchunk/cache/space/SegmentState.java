@@ -18,7 +18,9 @@ public enum SegmentState {
     /** Being reclaimed (its chunks leaving the index): no new reads; waits for those in flight. */
     RECLAIMING,
     /** Reclaimed, but a durable checkpoint may still name it: not reused until a later checkpoint is durable. */
-    RETIRED;
+    RETIRED,
+    /** Free, its range being discarded (TRIM) before it may be opened: see {@link SegmentTable#discardFreed}. */
+    DISCARDING;
 
     /** Whether a read of a chunk in a segment in this state may start. */
     boolean readable() {

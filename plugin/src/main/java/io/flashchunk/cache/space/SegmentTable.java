@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * <p>Concurrency: one writer thread makes every state change; a checkpoint's thread calls
  * {@link #startCheckpoint} and {@link #checkpointDurable} (the free and retired lists are guarded by
  * this table's lock, taken once per segment, never per chunk); readers {@link #pin} and
- * {@link #unpin} from any thread. A segment being reclaimed takes no new pins, and is reusable only
+ * {@link #unpin} from any thread; a discarding thread takes segments to discard and says when each
+ * ended ({@link #awaitToDiscard}, {@link #discardEnded}), and the writer frees them
+ * ({@link #freeDiscarded}). A segment being reclaimed takes no new pins, and is reusable only
  * once its pins are gone ({@link #finishReclaim}): a reader pins, then reads the state; the writer
  * sets the state, then reads the pins (both volatile), so one of them sees the other.
  */
@@ -60,6 +62,12 @@ public final class SegmentTable {
     private final ArrayDeque<Integer>[] released;
     /** Per segment: a released one, free as soon as its reclaim ends. */
     private final boolean[] freeOnReclaim;
+    /** Whether a segment that becomes free is discarded first ({@link #discardFreed}). */
+    private boolean discardFreed;
+    /** Segments to discard, in the order they became free. */
+    private final ArrayDeque<Integer> toDiscard = new ArrayDeque<>();
+    /** Segments whose discard ended, free at the writer's next {@link #freeDiscarded}. */
+    private final ArrayDeque<Integer> discardEnded = new ArrayDeque<>();
     private long nextSequence = 1;
     /** Sequences at or above this are not reserved on the devices ({@link #limitSequences}). */
     private long sequenceLimit = Long.MAX_VALUE;
@@ -272,8 +280,7 @@ public final class SegmentTable {
         if (freeOnReclaim[segment]) {
             // Released: no durable checkpoint names it, so it is free at once.
             freeOnReclaim[segment] = false;
-            setState(segment, SegmentState.FREE);
-            free[space(segment)].add(segment);
+            becomeFree(segment);
             return true;
         }
         setState(segment, SegmentState.RETIRED);
@@ -311,8 +318,7 @@ public final class SegmentTable {
         int freed = 0;
         while (!retired.isEmpty() && retiredAtEpoch[retired.peek()] < checkpointEpoch) {
             int segment = retired.poll();
-            setState(segment, SegmentState.FREE);
-            free[space(segment)].add(segment);
+            becomeFree(segment);
             freed++;
         }
         while (!doomed.isEmpty() && doomedAtEpoch[doomed.peek()] < checkpointEpoch) {
@@ -431,6 +437,71 @@ public final class SegmentTable {
     /** The sequence the next segment opened will get. */
     public synchronized long nextSequence() {
         return nextSequence;
+    }
+
+    /**
+     * From now on a segment that becomes free is discarded (TRIM) before it may be opened again, and
+     * so is every segment free now (after a format, all of them; after recovery, those no checkpoint
+     * names). Then it is {@link SegmentState#DISCARDING} until the discard ended
+     * ({@link #discardEnded}) and the writer took it back ({@link #freeDiscarded}). Nothing a durable
+     * checkpoint may name is ever discarded: a segment becomes free only once none does. Called
+     * before the writer starts.
+     */
+    public synchronized void discardFreed() {
+        discardFreed = true;
+        for (ArrayDeque<Integer> list : free) {
+            for (Integer segment = list.poll(); segment != null; segment = list.poll()) {
+                becomeFree(segment);
+            }
+        }
+    }
+
+    /** The next segment to discard, waiting for one; the discarding thread's. */
+    public synchronized int awaitToDiscard() throws InterruptedException {
+        while (toDiscard.isEmpty()) {
+            wait();
+        }
+        return toDiscard.poll();
+    }
+
+    /** The discard of {@code segment} ended (or failed, or this device cannot discard): it may be reused. */
+    public synchronized void discardEnded(int segment) {
+        if (state(segment) != SegmentState.DISCARDING) {
+            throw new IllegalStateException("segment " + segment + " is " + state(segment) + ", not being discarded");
+        }
+        discardEnded.add(segment);
+    }
+
+    /** Writer: the segments whose discard ended become free; returns how many. */
+    public synchronized int freeDiscarded() {
+        int freed = 0;
+        for (Integer segment = discardEnded.poll(); segment != null; segment = discardEnded.poll()) {
+            setState(segment, SegmentState.FREE);
+            free[space(segment)].add(segment);
+            freed++;
+        }
+        return freed;
+    }
+
+    /** Segments being discarded, or whose discard ended and the writer has not yet taken back. */
+    public synchronized int discarding() {
+        int all = 0;
+        for (int space = 0; space < spaces(); space++) {
+            all += count(space, SegmentState.DISCARDING);
+        }
+        return all;
+    }
+
+    /** No durable checkpoint names {@code segment}: it is free, or first discarded. Under the lock. */
+    private void becomeFree(int segment) {
+        if (discardFreed) {
+            setState(segment, SegmentState.DISCARDING);
+            toDiscard.add(segment);
+            notifyAll();
+        } else {
+            setState(segment, SegmentState.FREE);
+            free[space(segment)].add(segment);
+        }
     }
 
     /**

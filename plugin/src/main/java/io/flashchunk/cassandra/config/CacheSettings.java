@@ -53,7 +53,7 @@ public final class CacheSettings {
             "segment_size", "segment_size_mib",
             "expected_chunk_size", "expected_chunk_bytes");
     private static final Set<String> DEVICE_KEYS = Set.of("path", "capacity", "engine", "queue_depth", "capi_library",
-            "format");
+            "format", "discard");
     private static final Logger LOG = LoggerFactory.getLogger(CacheSettings.class);
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
@@ -269,8 +269,9 @@ public final class CacheSettings {
             }
             forceFormat = format.equals("force");
         }
+        boolean discard = map.containsKey("discard") && bool(at + ".discard", map.get("discard"));
         try {
-            return new DeviceSpec(Path.of(path), capacity, engine, queueDepth, library, false, forceFormat);
+            return new DeviceSpec(Path.of(path), capacity, engine, queueDepth, library, false, forceFormat, discard);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(at + ": " + e.getMessage(), e);
         }

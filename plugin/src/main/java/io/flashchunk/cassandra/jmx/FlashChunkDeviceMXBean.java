@@ -65,4 +65,7 @@ public interface FlashChunkDeviceMXBean {
 
     /** Reclaimed, waiting for a checkpoint that no longer names them. */
     long getRetiredSegments();
+
+    /** Free, their blocks being discarded (TRIM) before reuse ({@code discard: true}). */
+    long getDiscardingSegments();
 }

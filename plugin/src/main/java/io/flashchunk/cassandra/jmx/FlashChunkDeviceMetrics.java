@@ -164,4 +164,9 @@ final class FlashChunkDeviceMetrics implements FlashChunkDeviceMXBean {
     public long getRetiredSegments() {
         return stats().segments(SegmentState.RETIRED);
     }
+
+    @Override
+    public long getDiscardingSegments() {
+        return stats().segments(SegmentState.DISCARDING);
+    }
 }

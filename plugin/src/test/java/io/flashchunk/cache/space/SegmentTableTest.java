@@ -70,6 +70,46 @@ class SegmentTableTest {
         assertTrue(table.sequence(reused) > firstUse);
     }
 
+    /**
+     * With discards on, every free segment and each freed later is discarded before it may be opened:
+     * not readable, not opened, until its discard ended and the writer took it back; nothing a durable
+     * checkpoint may name is handed out to be discarded.
+     */
+    @Test
+    void aFreedSegmentIsDiscardedBeforeItMayBeOpenedAgain() throws Exception {
+        SegmentTable table = new SegmentTable(3);
+        int kept = durable(table, 0);
+        table.discardFreed();
+        assertEquals(0, table.freeSegments(0), "the free segments are discarded first");
+        assertEquals(2, table.discarding());
+        assertEquals(-1, table.open(0), "no segment opens while every free one is being discarded");
+        int first = table.awaitToDiscard();
+        int second = table.awaitToDiscard();
+        assertEquals(SegmentState.DISCARDING, table.state(first));
+        assertEquals(-1, table.pin(first), "a segment being discarded is not read");
+        table.discardEnded(first);
+        assertEquals(0, table.freeSegments(0), "free only once the writer takes it back");
+        assertEquals(1, table.freeDiscarded());
+        assertEquals(SegmentState.FREE, table.state(first));
+        assertEquals(first, table.open(0));
+        assertEquals(1, table.discarding(), "the other is still being discarded");
+        table.discardEnded(second);
+        assertThrows(IllegalStateException.class, () -> table.discardEnded(first), "an open segment is not being discarded");
+
+        // A segment reclaimed while a durable checkpoint may name it is retired, then discarded only
+        // once a later checkpoint is durable.
+        long named = table.checkpointStarted();
+        table.startReclaim(kept);
+        assertTrue(table.finishReclaim(kept));
+        assertEquals(SegmentState.RETIRED, table.state(kept));
+        table.checkpointDurable(named);
+        assertEquals(SegmentState.RETIRED, table.state(kept), "the durable checkpoint may still name it");
+        table.checkpointDurable(table.checkpointStarted());
+        assertEquals(SegmentState.DISCARDING, table.state(kept));
+        assertEquals(kept, table.awaitToDiscard());
+        assertEquals(0, table.count(0, SegmentState.FREE) - table.freeSegments(0), "counts agree with the free list");
+    }
+
     @Test
     void aDoomedSegmentServesUntilALaterCheckpointReleasesItAndIsFreeOnceReclaimed() {
         SegmentTable table = new SegmentTable(3);

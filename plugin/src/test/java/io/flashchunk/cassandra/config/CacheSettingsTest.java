@@ -39,6 +39,7 @@ class CacheSettingsTest {
                       capacity: 64GiB
                       engine: libaio
                       queue_depth: 64
+                      discard: true
                     - path: /dev/sg1
                       engine: capi
                       capi_library: /other/lib.so
@@ -64,8 +65,8 @@ class CacheSettingsTest {
                   admission_sample_reads: 40
                 """));
         assertEquals(List.of(
-                new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false, false),
-                new DeviceSpec(Path.of("/dev/sg1"), 0, IoEngine.CAPI, 32, "/other/lib.so", false, true)), config.devices());
+                new DeviceSpec(Path.of("/dev/nvme0n1"), 64L << 30, IoEngine.LIBAIO, 64, "/opt/capi/libcflsh_block.so", false, false, true),
+                new DeviceSpec(Path.of("/dev/sg1"), 0, IoEngine.CAPI, 32, "/other/lib.so", false, true, false)), config.devices());
         assertEquals(128L << 20, config.queueBytes());
         assertEquals(4, config.maxWritesInFlight());
         assertEquals(10_000, config.deviceTimeoutMillis());
@@ -163,6 +164,8 @@ class CacheSettingsTest {
                 error("flash_chunk_cache:\n  devices:\n    - path: /x\n  strict: maybe\n"));
         assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n    - path: /x\n")
                 .startsWith("flash_chunk_cache.devices[1].path: /x is listed twice"));
+        assertEquals("flash_chunk_cache.devices[0].discard: 'yes please' is not true or false",
+                error("flash_chunk_cache:\n  devices:\n    - path: /x\n      discard: yes please\n"));
         assertTrue(error("flash_chunk_cache:\n  devices:\n    - path: /x\n      format: always\n")
                 .startsWith("flash_chunk_cache.devices[0].format: 'always' is not auto (format the device only if it is"));
         assertEquals("flash_chunk_cache.cache_engine: 'segmented' is not an engine; the only one is compact (the setting "

@@ -1,0 +1,200 @@
+package io.flashchunk.cache.engine;
+
+import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.key;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.device.BlockDevices;
+import io.flashchunk.device.DeviceSpec;
+import io.flashchunk.device.IoEngine;
+import io.flashchunk.testing.FaultyDevice;
+import io.flashchunk.testing.MemoryDevice;
+import io.flashchunk.testing.Scratch;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine with {@code discard: true}: each segment discarded (TRIM) as it becomes free and at
+ * format, before the writer may write it again, over in-memory devices that zero what they discard,
+ * and devices that hold, fail or refuse discards.
+ */
+class FreeSegmentDiscardsTest {
+    private static final int SEGMENT = 256 << 10;
+
+    /**
+     * A full cache reclaiming many times over: every segment was discarded at format and each one
+     * freed since was discarded again, whole, never while a write of its blocks was in flight; every
+     * hit is the chunk's own bytes, and after a restart every chunk the checkpoint named is served
+     * (a discard of a segment it names would have zeroed those chunks into misses).
+     */
+    @Test
+    void eachFreedSegmentIsDiscardedWholeBeforeReuseAndNothingACheckpointNamesIsLost() throws Exception {
+        MemoryDevice a = device("a", 20); // about 70 segments of 256 KiB
+        CacheEngine engine = open(a);
+        SegmentTable table = engine.table();
+        SegmentLayout layout = engine.start().layouts().get(0).segmentLayout();
+        int segments = table.segmentsIn(0);
+        int n = 24_000; // many times what flash holds
+        offerAll(engine, n);
+        long reclaimed = engine.segmentWriter().reclaimed();
+        assertTrue(reclaimed >= 40, reclaimed + " reclaimed");
+
+        List<long[]> discards = a.discarded();
+        long notYetFree = table.count(0, SegmentState.RECLAIMING) + table.count(0, SegmentState.RETIRED)
+                + table.count(0, SegmentState.DISCARDING);
+        assertTrue(discards.size() >= segments + reclaimed - notYetFree, discards.size() + " discards for " + segments
+                + " segments at format and " + reclaimed + " reclaimed (" + notYetFree + " not yet free)");
+        Set<Long> segmentStarts = new HashSet<>();
+        for (int i = 0; i < segments; i++) {
+            segmentStarts.add(layout.lba(i));
+        }
+        for (long[] discard : discards) {
+            assertTrue(segmentStarts.contains(discard[0]) && discard[1] == SEGMENT / BlockDevice.BLOCK_SIZE,
+                    "a discard of blocks " + discard[0] + " (+" + discard[1] + ") is one whole segment");
+        }
+        assertEquals(0, a.discardsOverWrites(), "no discard while a write of its blocks was in flight");
+        assertTrue(engine.discards().discarded() >= segments, engine.discards().discarded() + " counted");
+        int hits = readAll(engine, n);
+        assertTrue(hits > 500, hits + " hits");
+        byte[] killed = a.image(); // what a SIGKILL now would leave: every completed write and discard
+        engine.close();
+        assertEveryNamedChunkComesBack(new MemoryDevice("a", killed, 8), segments, n);
+        assertEveryNamedChunkComesBack(a, segments, n);
+    }
+
+    /**
+     * Starts the cache on {@code device} with discards: every chunk its checkpoint named is served,
+     * before and after the start's discards of the segments no checkpoint names.
+     */
+    private static void assertEveryNamedChunkComesBack(MemoryDevice device, int segments, int n) throws Exception {
+        CacheEngine again = open(device);
+        long restored = again.recovered().restoredEntries();
+        assertTrue(restored > 500, restored + " restored");
+        assertEquals(restored, readAll(again, n), "every chunk the checkpoint named");
+        long unnamed = segments - again.table().count(0, SegmentState.DURABLE);
+        assertTrue(unnamed > 0 && again.discards().awaitEnded(unnamed, 10, TimeUnit.SECONDS),
+                again.discards().ended() + " of the " + unnamed + " unnamed segments discarded at start");
+        assertEquals(restored, readAll(again, n), "every chunk the checkpoint named, after the start's discards");
+        assertEquals(0, again.damagedRecords());
+        assertEquals(0, device.discardsOverWrites());
+        again.close();
+    }
+
+    /**
+     * A discard that does not return holds only the segments waiting for it: the writer writes none
+     * of them (it drops chunks meanwhile, as when flash is full), reads go on, and once it returns
+     * the cache fills.
+     */
+    @Test
+    void aHungDiscardKeepsItsSegmentsFromTheWriterUntilItReturns() throws Exception {
+        FaultyDevice a = new FaultyDevice(device("a", 4));
+        CompletableFuture<Void> gate = a.hang(FaultyDevice.Op.DISCARD);
+        CacheEngine engine = open(a);
+        SegmentTable table = engine.table();
+        for (int i = 0; i < 50; i++) {
+            engine.offer(key(i), chunk(key(i)));
+        }
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+        assertEquals(table.segmentsIn(0), table.count(0, SegmentState.DISCARDING), "every segment waits for its discard");
+        assertEquals(0, table.count(0, SegmentState.OPEN));
+        assertEquals(50, engine.dropped(), "no segment to write them in");
+        assertEquals(0, readAll(engine, 50));
+        assertTrue(a.held() >= 1);
+
+        gate.complete(null);
+        assertTrue(engine.discards().awaitEnded(table.segmentsIn(0), 10, TimeUnit.SECONDS), "the held discards returned");
+        offerAll(engine, 50);
+        assertEquals(50, readAll(engine, 50), "filled once the discards returned");
+        engine.close();
+    }
+
+    /** A failed discard still frees its segment: discards are advice, the writer rewrites what it reads. */
+    @Test
+    void aFailedDiscardStillFreesItsSegment() throws Exception {
+        FaultyDevice a = new FaultyDevice(device("a", 4));
+        a.failing(FaultyDevice.Op.DISCARD, true);
+        CacheEngine engine = open(a);
+        awaitFormatDiscards(engine);
+        offerAll(engine, 50);
+        assertEquals(50, readAll(engine, 50));
+        assertTrue(engine.discards().failed() >= 1, engine.discards().failed() + " failed");
+        assertEquals(0, engine.discards().discarded());
+        engine.close();
+    }
+
+    /** A device that cannot discard (the thread-pool engine here) is left alone, and caches as without the setting. */
+    @Test
+    void aDeviceThatCannotDiscardCachesAsWithoutTheSetting() throws Exception {
+        Path file = Scratch.file("no-discard", 4L << 20);
+        try (BlockDevice device = BlockDevices.open(DeviceSpec.of(file).withEngine(IoEngine.THREADPOOL))) {
+            assertFalse(device.discard(0, 1), "this engine cannot discard");
+            CacheEngine engine = open(device);
+            awaitFormatDiscards(engine);
+            offerAll(engine, 50);
+            assertEquals(50, readAll(engine, 50));
+            assertEquals(0, engine.discards().discarded());
+            assertEquals(0, engine.discards().failed());
+            engine.close();
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    private static CacheEngine open(BlockDevice device) throws Exception {
+        StorageDriver driver = new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5));
+        CacheEngine.Settings settings = new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20, 4, 60_000,
+                false, List.of()).withDiscard(List.of(true));
+        return CacheEngine.open(List.of(driver), settings, EngineFixture.NO_FILES, () -> 1_000);
+    }
+
+    /** Waits until every segment of a formatted cache's device has been through its discard. */
+    private static void awaitFormatDiscards(CacheEngine engine) throws InterruptedException {
+        int segments = engine.table().segmentsIn(0);
+        assertTrue(engine.discards().awaitEnded(segments, 10, TimeUnit.SECONDS),
+                engine.discards().ended() + " of " + segments + " segments through their discard");
+    }
+
+    /** Offers chunks 0..n-1, each read first (counted for admission), and waits until the writer took them all. */
+    private static void offerAll(CacheEngine engine, int n) throws InterruptedException {
+        for (int i = 0; i < n; i++) {
+            engine.read(key(i), CHUNK, ByteBuffer.allocate(CHUNK));
+            engine.offer(key(i), chunk(key(i)));
+            if (i % 100 == 0) {
+                assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+            }
+        }
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+    }
+
+    /** Reads chunks 0..n-1: each its own bytes or a miss; returns the hits. */
+    private static int readAll(CacheEngine engine, int n) {
+        int hits = 0;
+        for (int i = 0; i < n; i++) {
+            ByteBuffer into = ByteBuffer.allocate(CHUNK);
+            if (engine.read(key(i), CHUNK, into) != -1) {
+                assertEquals(chunk(key(i)), into.flip(), "chunk " + i);
+                hits++;
+            }
+        }
+        return hits;
+    }
+
+    private static MemoryDevice device(String name, int megabytes) {
+        return MemoryDevice.blank(name, (long) megabytes * (1 << 20) / BlockDevice.BLOCK_SIZE, 8);
+    }
+}
