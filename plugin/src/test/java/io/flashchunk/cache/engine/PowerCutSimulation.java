@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * keys are the first one's with other bytes). Each cut (half anywhere, half in or just before a
  * checkpoint, some in or around each format) is an image a power cut could leave
  * ({@link PowerCutDevice}), started by a real {@link CacheEngine} with the devices as the operator
- * named them at that moment. Chunk bytes are a function of the key and its version, so a stale
+ * named them at that moment, half of them with {@code discard: true} (every segment no checkpoint
+ * names zeroed before the first read). Chunk bytes are a function of the key and its version, so a stale
  * record (an earlier version, or the first cache's) served as current is seen.
  *
  * <p>Checked at every cut: no chunk is served with bytes other than a version the newest complete
@@ -80,7 +81,7 @@ public final class PowerCutSimulation {
     /** What one seed's history did and what its cuts checked ({@code cuts}: the images recovered). */
     record Result(long seed, int operations, int cuts, int checkpoints, long reclaimed, long reinserted,
                   int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
-                  long appendedAfterRecovery, long cutsInFormats) {
+                  long appendedAfterRecovery, long cutsInFormats, long discardedAtStart) {
     }
 
     private PowerCutSimulation() {
@@ -128,9 +129,10 @@ public final class PowerCutSimulation {
                             + "\"reclaimed\": %d, \"reinserted\": %d, \"appended_during_checkpoints\": %d, "
                             + "\"rewrites\": %d, \"cuts_in_formats\": %d, \"chunks_served\": %d, "
                             + "\"named_by_the_durable_checkpoint\": %d, \"appended_after_recovery\": %d, "
+                            + "\"segments_discarded_at_start\": %d, "
                             + "\"problems\": 0, \"seconds\": %.1f}%n", r.seed(), r.operations(), r.cuts(),
                     r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
-                    r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(),
+                    r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(), r.discardedAtStart(),
                     (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
@@ -181,6 +183,7 @@ public final class PowerCutSimulation {
         long served = 0;
         long appendedAfter = 0;
         long inFormats = 0;
+        long discardedAtStart = 0;
         for (int i = 0; i <= cuts; i++) {
             long t = cutPoint(random, i, cuts, end, first, second);
             Phase phase = t < second.formatStart() ? first : second;
@@ -194,10 +197,12 @@ public final class PowerCutSimulation {
             checkedBack += check.checkedBack;
             served += check.served;
             appendedAfter += check.appendedAfter;
+            discardedAtStart += check.discardedAtStart;
         }
         assertTrue(appendedAfter > 0, "no chunk was appended after a recovery: the simulation tests no appends");
         return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
-                history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats);
+                history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats,
+                discardedAtStart);
     }
 
     /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
@@ -371,6 +376,7 @@ public final class PowerCutSimulation {
         long checkedBack;
         long served;
         long appendedAfter;
+        long discardedAtStart;
 
         CutCheck(String where, Phase phase, long t, Map<Long, Integer> versions) {
             this.where = where;
@@ -407,11 +413,24 @@ public final class PowerCutSimulation {
             }
             // Hits wait as long as the devices' other operations do: a read of a busy machine's in-memory
             // device given up after the default 200 ms would be a miss the check takes for a lost chunk.
+            // Half the cuts start with discards on: every segment no checkpoint names is zeroed before
+            // anything is read, so a segment taken for unnamed that a checkpoint names loses its chunks.
+            boolean discard = random.nextBoolean();
             CacheEngine engine = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT_BYTES, CHUNK, 0.2, 0,
-                    8, 20, 8 << 20, 1 << 20, TimeUnit.DAYS.toMillis(1), false, List.of()), NO_FILES, () -> 1,
+                    8, 20, 8 << 20, 1 << 20, TimeUnit.DAYS.toMillis(1), false, List.of())
+                            .withDiscard(List.of(discard, discard)), NO_FILES, () -> 1,
                     System::nanoTime, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN,
                             System::nanoTime));
             try {
+                if (discard) {
+                    long unnamed = 0;
+                    for (int space = 0; space < engine.table().spaces(); space++) {
+                        unnamed += engine.table().segmentsIn(space) - engine.table().count(space, SegmentState.DURABLE);
+                    }
+                    assertTrue(engine.discards().awaitEnded(unnamed, AWAIT_SECONDS, TimeUnit.SECONDS),
+                            where + ": the start's discards did not end");
+                    discardedAtStart += engine.discards().discarded();
+                }
                 int hits = 0;
                 for (int k = 0; k < KEYS; k++) {
                     long key = key(k);

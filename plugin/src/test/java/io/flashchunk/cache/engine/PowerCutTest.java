@@ -35,6 +35,7 @@ class PowerCutTest {
         PowerCutSimulation.Result result = PowerCutSimulation.simulate(4, 4000, 300, 0);
         assertTrue(result.cutsInFormats() > 10 && result.appendedAfterRecovery() > 0 && result.rewrites() > 20,
                 "the simulation tests nothing: " + result);
+        assertTrue(result.discardedAtStart() > 100, "half the cuts start with discards: " + result);
     }
 
     /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */
