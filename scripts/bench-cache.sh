@@ -8,7 +8,8 @@
 #           each; then a CPU profile of each path in the JVM (async-profiler) at 8 threads, apart from
 #           the rounds: where a hit's CPU goes that the device's own read does not spend
 #   writes  the cache's flash bytes written per admitted byte under a hotspot stream (30% of the keys
-#           get 80% of the requests)
+#           get 80% of the requests); in full mode also the same stream with discard off and on
+#           (off, on, on, off): what discarding each freed segment costs the writer on a file
 #
 # Memory per cached chunk is scripts/bench-memory.sh's. Each step is one JVM. Its JSON lines go to
 # $OUT/raw.jsonl, its stderr to $OUT/logs/<step>.log, the profiles to $OUT/profiles/ (collapsed
@@ -32,7 +33,7 @@ Memory per cached chunk: scripts/bench-memory.sh.
   --quick         hits at 64 KiB only, threads 1,8, 3 s, 1 round (profiled at 8); writes with 200000 requests
                   over 20000 keys, 1 MiB segments
   --only STEP     run only the hits or writes steps, or one step by name (e.g. hits-16384,
-                  writes-compact)
+                  writes-compact, writes-discard)
   --out DIR       results directory (default: target/results/cache-<UTC timestamp>)
   --skip-build    do not run Maven (plugin/bench must already be built, with its classpath file: mvn -pl
                   plugin/bench -am package -DskipTests dependency:build-classpath
@@ -42,7 +43,8 @@ Memory per cached chunk: scripts/bench-memory.sh.
 Full mode: hits at 4096, 16384 and 65536-byte chunks, threads 1,8,32, 5 s, 2 rounds, the
 cache, chunk-sized device reads, record-sized device reads and fio (libaio; io_uring with registered
 buffers and file) in every round, then each JVM path profiled at 8 threads; writes with
-1000000 requests over 100000 keys, 16 MiB segments. Every JVM runs with -Xmx6g; extra JVM
+1000000 requests over 100000 keys, 16 MiB segments, then four times more with discard off, on, on,
+off (--only writes-discard runs those alone). Every JVM runs with -Xmx6g; extra JVM
 options from \$BENCH_JAVA_OPTS. Scratch files go to target/bench (deleted by each step).
 EOF
 }
@@ -85,6 +87,12 @@ else
         steps+=("hits-$bytes|hits --chunk-bytes $bytes --threads 1,8,32 --seconds 5 --repeat 2|1200|hits vs device, $((bytes / 1024)) KiB chunks, threads 1,8,32, 5 s x 2 rounds")
     done
     steps+=("writes-compact|compact-writes --keys 100000 --requests 1000000 --segment-mib 16|900|writes, hotspot stream of 1000000 requests over 100000 keys, 16 MiB segments")
+    # discard's cost: the same stream with discard off and on, in the order off, on, on, off
+    for run in off-1 on-1 on-2 off-2; do
+        flag=""
+        [[ "$run" == on-* ]] && flag=" --discard"
+        steps+=("writes-discard-$run|compact-writes --keys 100000 --requests 1000000 --segment-mib 16$flag|900|writes with discard ${run%-*} (round ${run#*-}), the same stream")
+    done
 fi
 
 if [[ -n "$only" ]]; then
@@ -191,10 +199,10 @@ fi
 # ---------------------------------------------------------------------------------------------
 # Appends the step's JSON lines to raw.jsonl (anything else on stdout goes to the step's log)
 # and prints a one-line summary of what it measured.
-record() {  # record <stdout file> <log file>
-    python3 - "$1" "$2" "$raw" <<'PY'
+record() {  # record <stdout file> <log file> <step name>
+    python3 - "$1" "$2" "$raw" "$3" <<'PY'
 import json, sys
-source, log, raw = sys.argv[1:4]
+source, log, raw, step = sys.argv[1:5]
 rows, other = [], []
 for text in open(source, encoding="utf-8", errors="replace").read().splitlines():
     if not text.strip():
@@ -212,8 +220,8 @@ if other:
 if not rows:
     sys.exit("no JSON result lines on stdout")
 with open(raw, "a", encoding="utf-8") as f:
-    for text, _ in rows:
-        f.write(text.strip() + "\n")
+    for _, row in rows:
+        f.write(json.dumps(dict(row, step=step)) + "\n")  # the step that measured it
 parts = []
 for _, r in rows:
     if r["bench"] == "hits":
@@ -260,11 +268,11 @@ for step in "${steps[@]}"; do
             (cd "$repo_dir/$bench_dir" && rm -f "${scratch_files[@]}") || true
         fi
         # Keep whatever it printed before failing.
-        record "$step_out" "$log" >/dev/null 2>>"$log" || true
+        record "$step_out" "$log" "$name" >/dev/null 2>>"$log" || true
         echo "bench-cache: [$number/$total] $name FAILED ($reason after ${elapsed}s), see $log" >&2
         first_error="$(grep -m1 -E 'ERROR|Exception' "$log" | cut -c1-240 || true)"
         [[ -z "$first_error" ]] || echo "bench-cache:     first error in the log: $first_error" >&2
-    elif summary="$(record "$step_out" "$log" 2>>"$log")"; then
+    elif summary="$(record "$step_out" "$log" "$name" 2>>"$log")"; then
         # async-profiler's collapsed stacks are about 1 MB a path; xz makes them a few tens of KB.
         if compgen -G "$out/profiles/*.collapsed" >/dev/null; then
             xz -f "$out"/profiles/*.collapsed

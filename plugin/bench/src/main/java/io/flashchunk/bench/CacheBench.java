@@ -587,13 +587,16 @@ public final class CacheBench {
         @Option(names = "--dir", defaultValue = "target/bench")
         Path dir;
 
+        @Option(names = "--discard", description = "discard: true on the device (each freed segment punched out of the file).")
+        boolean discard;
+
         @Override
         public Integer call() throws Exception {
             int chunkBytes = 16384;
             long flashBytes = (long) (keys * cacheFraction) * chunkBytes;
             // Room for the superblock and both checkpoint areas besides the segments.
             Path file = sparseFile(dir, "compact-writes-device.img", flashBytes + flashBytes / 50 + (8L << 20));
-            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(32);
+            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO).withQueueDepth(32).withDiscard(discard);
             long queueBytes = 32L << 20;
             CacheConfig config = CacheConfig.builder().device(spec)
                     .segmentBytes(segmentMib << 20).expectedChunkBytes(chunkBytes).queueBytes(queueBytes).build();
@@ -622,20 +625,25 @@ public final class CacheBench {
                 long deviceBytesWritten = device.stats().writeBytes();
                 long recordBytes = (writer.appended() + writer.reinserted())
                         * io.flashchunk.cache.format.RecordFormat.recordBytes(chunkBytes);
+                var discards = CacheInternals.engine(cache).discards();
+                long discarded = discards == null ? 0 : discards.discarded();
                 System.out.printf(Locale.ROOT, "{\"bench\":\"compact-writes\",\"keys\":%d,\"requests\":%d,"
                                 + "\"cache_fraction\":%.2f,\"segment_bytes\":%d,\"seconds\":%.2f,\"hit_rate\":%.4f,"
                                 + "\"offered_bytes\":%d,\"admitted_bytes\":%d,\"not_admitted\":%d,\"queue_full\":%d,"
                                 + "\"appended\":%d,\"reinserted\":%d,\"sealed_segments\":%d,\"segment_bytes_written\":%d,"
                                 + "\"device_bytes_written\":%d,\"written_per_admitted\":%.4f,"
                                 + "\"segments_written_per_admitted\":%.4f,\"record_bytes_per_admitted\":%.4f,"
-                                + "\"reinserted_per_admitted\":%.4f,\"checkpoints\":%d}%n",
+                                + "\"reinserted_per_admitted\":%.4f,\"checkpoints\":%d,\"discard\":%b,\"discards\":%d,"
+                                + "\"discard_failed\":%d,\"discard_seconds\":%.3f,\"dropped\":%d}%n",
                         keys, requests, cacheFraction, segmentMib << 20, seconds, hits / (double) requests, offeredBytes,
                         admittedBytes, stats.engine().notAdmitted(), stats.engine().queueFull(), writer.appended(),
                         writer.reinserted(), writer.sealed(), segmentBytesWritten, deviceBytesWritten,
                         deviceBytesWritten / (double) Math.max(1, admittedBytes),
                         segmentBytesWritten / (double) Math.max(1, admittedBytes),
                         recordBytes / (double) Math.max(1, admittedBytes),
-                        writer.reinserted() / (double) Math.max(1, admitted), stats.engine().checkpoints());
+                        writer.reinserted() / (double) Math.max(1, admitted), stats.engine().checkpoints(), discard,
+                        discarded, discards == null ? 0 : discards.failed(), discards == null ? 0 : discards.nanos() / 1e9,
+                        stats.engine().dropped());
             } finally {
                 Files.deleteIfExists(file);
             }
