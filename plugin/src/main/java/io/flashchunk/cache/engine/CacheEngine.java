@@ -861,12 +861,15 @@ public final class CacheEngine implements AutoCloseable {
     public void close() throws InterruptedException {
         closing = true;
         queue.add(Pending.marker(new CountDownLatch(1))); // wakes a writer waiting for work, so it sees the close now
-        writerThread.join(TimeUnit.MINUTES.toMillis(1));
-        if (writerThread.isAlive()) {
-            LOG.warn("flash cache: the writer did not stop within a minute; closing without its last checkpoint");
-        }
-        if (discards != null) {
-            discards.close(); // before the devices close: no discard reaches a closed device
+        try {
+            writerThread.join(TimeUnit.MINUTES.toMillis(1));
+            if (writerThread.isAlive()) {
+                LOG.warn("flash cache: the writer did not stop within a minute; closing without its last checkpoint");
+            }
+        } finally {
+            if (discards != null) {
+                discards.close(); // before the devices close, unless a discard hangs
+            }
         }
         for (Pending pending; (pending = queue.poll()) != null; ) {
             if (pending.reached() != null) {

@@ -167,8 +167,6 @@ public final class EngineParts {
      */
     public SegmentDiscards discardFreedSegments(boolean[] perSpace) {
         requireWrites("discards");
-        table.discardFreed();
-        segmentWriter.reclaimAheadForDiscards();
         return new SegmentDiscards(table, spaces, perSpace);
     }
 

@@ -42,8 +42,6 @@ public final class Reclaimer {
     private final List<Integer> draining = new ArrayList<>();
     /** The last segment could not be had only because doomed segments wait for a checkpoint. */
     private boolean waitsForCheckpoint;
-    /** Freed segments are discarded before reuse: the next is reclaimed as a segment opens. */
-    private boolean discardsFreed;
     private volatile long reclaimed;
 
     /**
@@ -72,14 +70,14 @@ public final class Reclaimer {
      */
     public int segmentToOpen() {
         waitsForCheckpoint = false;
-        table.freeDiscarded();
         int segment = balancer.openFree();
         while (segment == -1) {
             if (!draining.isEmpty()) {
                 return -1; // a reclaimed segment's reads end first
-            } else if (table.discarding() > 0) {
-                return -1; // a freed segment's discard ends first
             } else if (!reclaimReleased()) {
+                if (table.discarding() > 0) {
+                    return -1; // a freed segment's discard ends first
+                }
                 // Doom a batch if the order gave none up; a checkpoint then releases them.
                 if (table.waitingForCheckpoint() == 0) {
                     doomBatch();
@@ -89,7 +87,7 @@ public final class Reclaimer {
             }
             segment = balancer.openFree();
         }
-        if (discardsFreed && table.discarding() == 0 && draining.isEmpty() && noneFree()) {
+        if (table.discardsAny() && table.discarding() == 0 && draining.isEmpty() && noneFree()) {
             // The next segment's reclaim and discard run while this one fills, so that the writer
             // does not wait on them: its chunks stop being served one segment early.
             reclaimReleased();
@@ -104,11 +102,6 @@ public final class Reclaimer {
             }
         }
         return true;
-    }
-
-    /** Segments freed from now on are discarded before reuse ({@link SegmentTable#discardFreed}): reclaim one ahead. */
-    public void reclaimAheadForDiscards() {
-        discardsFreed = true;
     }
 
     /** Whether the last {@link #segmentToOpen} found none only because doomed segments wait for a checkpoint. */
@@ -209,10 +202,11 @@ public final class Reclaimer {
 
     /**
      * Reclaims a released doomed segment, from the space read least since the last segment opened
-     * (ties: the most released); false when no space has one.
+     * (ties: the most released), of those with no segment waiting for its discard; false when none has one.
      */
     private boolean reclaimReleased() {
-        int space = balancer.leastLoaded(table::releasedSegments);
+        // Not in a space whose freed segment still waits for its discard: one at a time there.
+        int space = balancer.leastLoaded(s -> table.discarding(s) > 0 ? 0 : table.releasedSegments(s));
         if (space == -1) {
             return false;
         }

@@ -3,26 +3,28 @@ package io.flashchunk.cache.space;
 import io.flashchunk.cache.WarningThrottle;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.device.BlockDevice;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Discards (TRIMs) each segment that becomes free, on a thread of its own, so that the drive can erase
- * its blocks ahead of the next write instead of moving them around as live data; the writer never
- * waits on a discard it does not need ({@link SegmentTable#discardFreed}). A discard is advice: a
- * device that cannot discard (a file system without hole punching, a drive without TRIM) is left
- * alone from its first refusal, with one log line, and a failed discard still frees its segment,
- * since the writer rewrites every byte of a segment it reads back.
+ * Discards (TRIMs) each segment that becomes free, so that the drive can erase its blocks ahead of
+ * the next write instead of moving them around as live data. One thread a discarding space, so a
+ * drive whose discard is slow or hangs holds back only its own segments; the writer never waits on
+ * a discard it does not need ({@link SegmentTable#discardFreed}). A discard is advice: a device
+ * that cannot discard (a file system without hole punching, a drive without TRIM) is left alone from
+ * its first refusal, with one log line, and a discard that fails, whatever the failure, still frees
+ * its segment, since the writer rewrites every byte of a segment it reads back.
  */
 public final class SegmentDiscards implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentDiscards.class);
 
     private final SegmentTable table;
     private final AddressSpaces spaces;
-    private final boolean[] refused;
-    private final Thread thread;
+    private final List<Thread> threads = new ArrayList<>();
     private final AtomicLong discarded = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong nanos = new AtomicLong();
@@ -31,8 +33,8 @@ public final class SegmentDiscards implements AutoCloseable {
     private long ended;
 
     /**
-     * Starts the thread; the table must already {@link SegmentTable#discardFreed discard freed
-     * segments}. Spaces not marked in {@code perSpace} are not discarded (their segments pass through).
+     * Marks in the table the spaces in {@code perSpace} as discarding their freed segments, and starts
+     * a thread for each. Before the writer starts.
      */
     public SegmentDiscards(SegmentTable table, AddressSpaces spaces, boolean[] perSpace) {
         if (perSpace.length != spaces.count()) {
@@ -40,25 +42,32 @@ public final class SegmentDiscards implements AutoCloseable {
         }
         this.table = table;
         this.spaces = spaces;
-        this.refused = new boolean[spaces.count()];
-        for (int space = 0; space < refused.length; space++) {
-            refused[space] = !perSpace[space];
+        table.discardFreed(perSpace);
+        for (int space = 0; space < perSpace.length; space++) {
+            if (perSpace[space]) {
+                int s = space;
+                Thread thread = new Thread(() -> run(s), "flashchunk-discards " + spaces.driver(space).path());
+                thread.setDaemon(true);
+                threads.add(thread);
+            }
         }
-        this.thread = new Thread(this::run, "flashchunk-discards");
-        thread.setDaemon(true);
-        thread.start();
+        threads.forEach(Thread::start);
     }
 
-    private void run() {
+    private void run(int space) {
         while (true) {
             int segment;
             try {
-                segment = table.awaitToDiscard();
+                segment = table.awaitToDiscard(space);
             } catch (InterruptedException e) {
-                return; // close()
+                return; // nothing interrupts it but a JVM going down
             }
+            if (segment == -1) {
+                return; // stopped
+            }
+            boolean more = true;
             try {
-                discard(segment);
+                more = discard(space, segment);
             } finally {
                 table.discardEnded(segment);
                 synchronized (this) {
@@ -66,14 +75,14 @@ public final class SegmentDiscards implements AutoCloseable {
                     notifyAll();
                 }
             }
+            if (!more) {
+                return;
+            }
         }
     }
 
-    private void discard(int segment) {
-        int space = table.space(segment);
-        if (refused[space]) {
-            return;
-        }
+    /** Discards the segment; false when the device cannot, and the space discards no more. */
+    private boolean discard(int space, int segment) {
         SegmentLayout layout = spaces.layout(space);
         BlockDevice device = spaces.driver(space).device();
         long blocks = layout.segmentBytes() / BlockDevice.BLOCK_SIZE;
@@ -82,15 +91,18 @@ public final class SegmentDiscards implements AutoCloseable {
             if (device.discard(layout.lba(table.index(segment)), blocks)) {
                 discarded.incrementAndGet();
                 nanos.addAndGet(System.nanoTime() - started);
-            } else {
-                refused[space] = true;
-                LOG.info("flash device {} cannot discard (TRIM): its free segments are reused without it",
-                        device.path());
+                return true;
             }
-        } catch (java.io.IOException | RuntimeException e) {
+            table.stopDiscarding(space);
+            LOG.info("flash device {} cannot discard (TRIM): its free segments are reused without it", device.path());
+            return false;
+        } catch (Throwable e) {
+            // Whatever went wrong, the segment is freed and the thread goes on: one left discarding
+            // would keep the writer from this space for good.
             failed.incrementAndGet();
             failures.warn(LOG, "flash cache: a discard of a free segment failed ({}); the segment is reused all the same",
                     device.path() + ": " + e);
+            return true;
         }
     }
 
@@ -127,19 +139,37 @@ public final class SegmentDiscards implements AutoCloseable {
     }
 
     /**
-     * Stops taking segments and waits up to {@code millis} for a discard in progress to end; a
-     * segment still waiting stays {@link SegmentState#DISCARDING}, which only a restart frees.
+     * Hands out no more segments to discard: each thread ends once the discard it is in, if any,
+     * returns. Segments still waiting stay {@link SegmentState#DISCARDING}; a restart frees them.
      */
-    public void close(long millis) throws InterruptedException {
-        thread.interrupt();
-        thread.join(millis);
-        if (thread.isAlive()) {
-            LOG.warn("flash cache: a discard did not end within {} ms of the close", millis);
-        }
+    public void stop() {
+        table.stopDiscards();
     }
 
+    /** Waits at most {@code millis} for the threads to end after {@link #stop}; whether they did. */
+    public boolean awaitStopped(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        for (Thread thread : threads) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left > 0) {
+                thread.join(left);
+            }
+            if (thread.isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@link #stop}, then waits up to 10 s for a discard in progress to return (a device that hangs
+     * in one is closed under it: the discard then fails, and the thread ends).
+     */
     @Override
     public void close() throws InterruptedException {
-        close(TimeUnit.SECONDS.toMillis(10));
+        stop();
+        if (!awaitStopped(TimeUnit.SECONDS.toMillis(10))) {
+            LOG.warn("flash cache: a discard did not return within 10 s of the close");
+        }
     }
 }

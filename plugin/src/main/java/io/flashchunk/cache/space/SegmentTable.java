@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * <p>Concurrency: one writer thread makes every state change; a checkpoint's thread calls
  * {@link #startCheckpoint} and {@link #checkpointDurable} (the free and retired lists are guarded by
  * this table's lock, taken once per segment, never per chunk); readers {@link #pin} and
- * {@link #unpin} from any thread; a discarding thread takes segments to discard and says when each
- * ended ({@link #awaitToDiscard}, {@link #discardEnded}), and the writer frees them
- * ({@link #freeDiscarded}). A segment being reclaimed takes no new pins, and is reusable only
+ * {@link #unpin} from any thread; a space's discarding thread takes its segments to discard and frees
+ * each when its discard ended ({@link #awaitToDiscard}, {@link #discardEnded}), under the lock as a
+ * checkpoint frees retired ones. A segment being reclaimed takes no new pins, and is reusable only
  * once its pins are gone ({@link #finishReclaim}): a reader pins, then reads the state; the writer
  * sets the state, then reads the pins (both volatile), so one of them sees the other.
  */
@@ -62,12 +62,12 @@ public final class SegmentTable {
     private final ArrayDeque<Integer>[] released;
     /** Per segment: a released one, free as soon as its reclaim ends. */
     private final boolean[] freeOnReclaim;
-    /** Whether a segment that becomes free is discarded first ({@link #discardFreed}). */
-    private boolean discardFreed;
-    /** Segments to discard, in the order they became free. */
-    private final ArrayDeque<Integer> toDiscard = new ArrayDeque<>();
-    /** Segments whose discard ended, free at the writer's next {@link #freeDiscarded}. */
-    private final ArrayDeque<Integer> discardEnded = new ArrayDeque<>();
+    /** Per space: whether a segment that becomes free is discarded first ({@link #discardFreed}). */
+    private final boolean[] discardSpace;
+    /** Per space, segments to discard, in the order they became free. */
+    private final ArrayDeque<Integer>[] toDiscard;
+    /** No more discards are handed out ({@link #stopDiscards}). */
+    private boolean discardsStopped;
     private long nextSequence = 1;
     /** Sequences at or above this are not reserved on the devices ({@link #limitSequences}). */
     private long sequenceLimit = Long.MAX_VALUE;
@@ -100,9 +100,12 @@ public final class SegmentTable {
         counts = new AtomicIntegerArray(spaces * SegmentState.values().length);
         free = new ArrayDeque[spaces];
         released = new ArrayDeque[spaces];
+        discardSpace = new boolean[spaces];
+        toDiscard = new ArrayDeque[spaces];
         for (int space = 0; space < spaces; space++) {
             free[space] = new ArrayDeque<>();
             released[space] = new ArrayDeque<>();
+            toDiscard[space] = new ArrayDeque<>();
             for (int segment = firstSegment[space]; segment < firstSegment[space + 1]; segment++) {
                 spaceOf[segment] = (byte) space;
                 setState(segment, SegmentState.FREE);
@@ -440,67 +443,98 @@ public final class SegmentTable {
     }
 
     /**
-     * From now on a segment that becomes free is discarded (TRIM) before it may be opened again, and
-     * so is every segment free now (after a format, all of them; after recovery, those no checkpoint
-     * names). Then it is {@link SegmentState#DISCARDING} until the discard ended
-     * ({@link #discardEnded}) and the writer took it back ({@link #freeDiscarded}). Nothing a durable
-     * checkpoint may name is ever discarded: a segment becomes free only once none does. Called
-     * before the writer starts.
+     * From now on a segment of a space marked in {@code perSpace} that becomes free is discarded
+     * (TRIM) before it may be opened again, and so is every such segment free now (after a format,
+     * all of them; after recovery, those no checkpoint names). Until its discard ended
+     * ({@link #discardEnded}) it is {@link SegmentState#DISCARDING}: not read, not opened. Nothing a
+     * durable checkpoint may name is ever discarded: a segment becomes free only once none does.
+     * Called before the writer starts.
      */
-    public synchronized void discardFreed() {
-        discardFreed = true;
-        for (ArrayDeque<Integer> list : free) {
-            for (Integer segment = list.poll(); segment != null; segment = list.poll()) {
-                becomeFree(segment);
+    public synchronized void discardFreed(boolean[] perSpace) {
+        if (perSpace.length != spaces()) {
+            throw new IllegalArgumentException(perSpace.length + " discard settings for " + spaces() + " spaces");
+        }
+        for (int space = 0; space < spaces(); space++) {
+            discardSpace[space] = perSpace[space];
+            if (perSpace[space]) {
+                for (Integer segment = free[space].poll(); segment != null; segment = free[space].poll()) {
+                    becomeFree(segment);
+                }
             }
         }
     }
 
-    /** The next segment to discard, waiting for one; the discarding thread's. */
-    public synchronized int awaitToDiscard() throws InterruptedException {
-        while (toDiscard.isEmpty()) {
+    /**
+     * The next segment of {@code space} to discard, waiting for one; -1 once {@link #stopDiscards}
+     * was called. The space's discarding thread's.
+     */
+    public synchronized int awaitToDiscard(int space) throws InterruptedException {
+        while (toDiscard[space].isEmpty() && !discardsStopped) {
             wait();
         }
-        return toDiscard.poll();
+        return discardsStopped ? -1 : toDiscard[space].poll();
     }
 
-    /** The discard of {@code segment} ended (or failed, or this device cannot discard): it may be reused. */
+    /** The discard of {@code segment} ended (or failed, or was not made): it is free. */
     public synchronized void discardEnded(int segment) {
         if (state(segment) != SegmentState.DISCARDING) {
             throw new IllegalStateException("segment " + segment + " is " + state(segment) + ", not being discarded");
         }
-        discardEnded.add(segment);
+        setState(segment, SegmentState.FREE);
+        free[space(segment)].add(segment);
     }
 
-    /** Writer: the segments whose discard ended become free; returns how many. */
-    public synchronized int freeDiscarded() {
-        int freed = 0;
-        for (Integer segment = discardEnded.poll(); segment != null; segment = discardEnded.poll()) {
-            setState(segment, SegmentState.FREE);
-            free[space(segment)].add(segment);
-            freed++;
+    /**
+     * {@code space}'s device cannot discard: its segments are freed without, those waiting for a
+     * discard at once (one taken by the discarding thread ends through {@link #discardEnded}).
+     */
+    public synchronized void stopDiscarding(int space) {
+        discardSpace[space] = false;
+        for (Integer segment = toDiscard[space].poll(); segment != null; segment = toDiscard[space].poll()) {
+            discardEnded(segment);
         }
-        return freed;
     }
 
-    /** Segments being discarded, or whose discard ended and the writer has not yet taken back. */
-    public synchronized int discarding() {
+    /** No segment is handed out to be discarded from now on; those waiting stay DISCARDING (a restart frees them). */
+    public synchronized void stopDiscards() {
+        discardsStopped = true;
+        notifyAll();
+    }
+
+    /** Whether some space discards its freed segments. */
+    public synchronized boolean discardsAny() {
+        for (boolean discards : discardSpace) {
+            if (discards) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Segments of {@code space} waiting for their discard or being discarded. */
+    public int discarding(int space) {
+        return count(space, SegmentState.DISCARDING);
+    }
+
+    /** Segments of all spaces waiting for their discard or being discarded. */
+    public int discarding() {
         int all = 0;
         for (int space = 0; space < spaces(); space++) {
-            all += count(space, SegmentState.DISCARDING);
+            all += discarding(space);
         }
         return all;
     }
 
     /** No durable checkpoint names {@code segment}: it is free, or first discarded. Under the lock. */
     private void becomeFree(int segment) {
-        if (discardFreed) {
+        int space = space(segment);
+        if (discardSpace[space]) {
             setState(segment, SegmentState.DISCARDING);
-            toDiscard.add(segment);
+            toDiscard[space].add(segment);
             notifyAll();
         } else {
             setState(segment, SegmentState.FREE);
-            free[space(segment)].add(segment);
+            free[space].add(segment);
         }
     }
 
@@ -533,7 +567,7 @@ public final class SegmentTable {
         setState(segment, to);
     }
 
-    /** Only the writer (or start, before it runs) changes a state: the count needs no lock of its own. */
+    /** By the writer, or under this table's lock (checkpoints, discards): the counts are atomic. */
     private void setState(int segment, SegmentState state) {
         SegmentState before = states[segment];
         int base = space(segment) * SegmentState.values().length;

@@ -325,11 +325,6 @@ public final class SegmentWriter {
         return reclaimer.waitsForCheckpoint();
     }
 
-    /** Freed segments are discarded before reuse from now on: the next is reclaimed ahead, as a segment opens. */
-    public void reclaimAheadForDiscards() {
-        reclaimer.reclaimAheadForDiscards();
-    }
-
     /** Opens a segment in a free buffer, reclaiming one first when none is free; false when none can be had. */
     private boolean openSegment() {
         unpark();

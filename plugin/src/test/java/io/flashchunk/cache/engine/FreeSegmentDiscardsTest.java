@@ -96,9 +96,9 @@ class FreeSegmentDiscardsTest {
     }
 
     /**
-     * A discard that does not return holds only the segments waiting for it: the writer writes none
-     * of them (it drops chunks meanwhile, as when flash is full), reads go on, and once it returns
-     * the cache fills.
+     * A discard that does not return holds back its device's segments waiting behind it: the writer
+     * writes none of them (it drops chunks meanwhile, as when flash is full), reads go on, and once
+     * it returns the cache fills.
      */
     @Test
     void aHungDiscardKeepsItsSegmentsFromTheWriterUntilItReturns() throws Exception {
@@ -123,6 +123,63 @@ class FreeSegmentDiscardsTest {
         engine.close();
     }
 
+    /**
+     * A hung discard on one device holds back only that device: another, without discards, is
+     * written and served meanwhile.
+     */
+    @Test
+    void aHungDiscardHoldsBackOnlyItsOwnDevice() throws Exception {
+        FaultyDevice a = new FaultyDevice(device("a", 4));
+        CompletableFuture<Void> gate = a.hang(FaultyDevice.Op.DISCARD);
+        MemoryDevice b = device("b", 4);
+        CacheEngine engine = open(List.of(a, b), List.of(true, false));
+        SegmentTable table = engine.table();
+        assertEquals(0, table.discarding(1), "no discards on b");
+        offerAll(engine, 50);
+        assertEquals(50, readAll(engine, 50), "every chunk cached on b while a's discard hangs");
+        assertEquals(table.segmentsIn(0), table.count(0, SegmentState.DISCARDING));
+        assertEquals(0, b.discarded().size());
+        gate.complete(null);
+        assertTrue(engine.discards().awaitEnded(table.segmentsIn(0), 10, TimeUnit.SECONDS));
+        engine.close();
+    }
+
+    /** Whatever a discard throws (an Error too), its segment is freed and the next ones are discarded. */
+    @Test
+    void aDiscardThatThrowsAnErrorStillFreesItsSegmentAndTheThreadGoesOn() throws Exception {
+        FaultyDevice a = new FaultyDevice(device("a", 4));
+        a.delay(FaultyDevice.Op.DISCARD, () -> {
+            throw new StackOverflowError("a discard's Error, thrown by the test");
+        });
+        CacheEngine engine = open(a);
+        awaitFormatDiscards(engine);
+        a.delay(FaultyDevice.Op.DISCARD, null);
+        assertEquals(engine.table().segmentsIn(0), engine.discards().failed(), "each discard failed, none stuck");
+        offerAll(engine, 50);
+        assertEquals(50, readAll(engine, 50));
+        engine.close();
+    }
+
+    /**
+     * Stopped (as close does), the discarding thread takes no more segments: the discard in progress
+     * returns, and the ones waiting behind it are not made (a restart frees them).
+     */
+    @Test
+    void stoppedDiscardsMakeNoMoreDiscardsOnceTheOneInProgressReturns() throws Exception {
+        MemoryDevice memory = device("a", 4);
+        FaultyDevice a = new FaultyDevice(memory);
+        CompletableFuture<Void> gate = a.hang(FaultyDevice.Op.DISCARD);
+        CacheEngine engine = open(a);
+        int segments = engine.table().segmentsIn(0);
+        assertTrue(segments > 2);
+        engine.discards().stop();
+        gate.complete(null); // the discard held in progress returns
+        assertTrue(engine.discards().awaitStopped(10_000), "the discarding thread ended");
+        assertEquals(1, memory.discarded().size(), "only the discard in progress was made");
+        assertEquals(segments - 1, engine.table().discarding(), "the others stay waiting");
+        engine.close();
+    }
+
     /** A failed discard still frees its segment: discards are advice, the writer rewrites what it reads. */
     @Test
     void aFailedDiscardStillFreesItsSegment() throws Exception {
@@ -137,14 +194,20 @@ class FreeSegmentDiscardsTest {
         engine.close();
     }
 
-    /** A device that cannot discard (the thread-pool engine here) is left alone, and caches as without the setting. */
+    /**
+     * A device that cannot discard (the thread-pool engine here) is left alone from its first refusal,
+     * and caches as without the setting.
+     */
     @Test
     void aDeviceThatCannotDiscardCachesAsWithoutTheSetting() throws Exception {
         Path file = Scratch.file("no-discard", 4L << 20);
         try (BlockDevice device = BlockDevices.open(DeviceSpec.of(file).withEngine(IoEngine.THREADPOOL))) {
             assertFalse(device.discard(0, 1), "this engine cannot discard");
             CacheEngine engine = open(device);
-            awaitFormatDiscards(engine);
+            // The first refusal frees every segment waiting, and the space discards no more.
+            assertTrue(engine.discards().awaitEnded(1, 10, TimeUnit.SECONDS));
+            assertEquals(0, engine.table().discarding());
+            assertFalse(engine.table().discardsAny());
             offerAll(engine, 50);
             assertEquals(50, readAll(engine, 50));
             assertEquals(0, engine.discards().discarded());
@@ -156,10 +219,15 @@ class FreeSegmentDiscardsTest {
     }
 
     private static CacheEngine open(BlockDevice device) throws Exception {
-        StorageDriver driver = new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5));
+        return open(List.of(device), List.of(true));
+    }
+
+    private static CacheEngine open(List<BlockDevice> devices, List<Boolean> discard) throws Exception {
+        List<StorageDriver> drivers = devices.stream()
+                .map(device -> new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))).toList();
         CacheEngine.Settings settings = new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20, 4, 60_000,
-                false, List.of()).withDiscard(List.of(true));
-        return CacheEngine.open(List.of(driver), settings, EngineFixture.NO_FILES, () -> 1_000);
+                false, List.of()).withDiscard(discard);
+        return CacheEngine.open(drivers, settings, EngineFixture.NO_FILES, () -> 1_000);
     }
 
     /** Waits until every segment of a formatted cache's device has been through its discard. */

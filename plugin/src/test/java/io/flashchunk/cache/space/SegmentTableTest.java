@@ -71,29 +71,27 @@ class SegmentTableTest {
     }
 
     /**
-     * With discards on, every free segment and each freed later is discarded before it may be opened:
-     * not readable, not opened, until its discard ended and the writer took it back; nothing a durable
-     * checkpoint may name is handed out to be discarded.
+     * With discards on in a space, every free segment of it and each freed later is discarded before it
+     * may be opened: not readable, not opened, until its discard ended; nothing a durable checkpoint
+     * may name is handed out to be discarded; a space without discards frees at once.
      */
     @Test
     void aFreedSegmentIsDiscardedBeforeItMayBeOpenedAgain() throws Exception {
-        SegmentTable table = new SegmentTable(3);
+        SegmentTable table = new SegmentTable(3, 2);
         int kept = durable(table, 0);
-        table.discardFreed();
+        table.discardFreed(new boolean[] {true, false});
         assertEquals(0, table.freeSegments(0), "the free segments are discarded first");
+        assertEquals(2, table.freeSegments(1), "a space without discards keeps its free segments");
         assertEquals(2, table.discarding());
         assertEquals(-1, table.open(0), "no segment opens while every free one is being discarded");
-        int first = table.awaitToDiscard();
-        int second = table.awaitToDiscard();
+        int first = table.awaitToDiscard(0);
+        int second = table.awaitToDiscard(0);
         assertEquals(SegmentState.DISCARDING, table.state(first));
         assertEquals(-1, table.pin(first), "a segment being discarded is not read");
         table.discardEnded(first);
-        assertEquals(0, table.freeSegments(0), "free only once the writer takes it back");
-        assertEquals(1, table.freeDiscarded());
         assertEquals(SegmentState.FREE, table.state(first));
         assertEquals(first, table.open(0));
-        assertEquals(1, table.discarding(), "the other is still being discarded");
-        table.discardEnded(second);
+        assertEquals(1, table.discarding(0), "the other is still being discarded");
         assertThrows(IllegalStateException.class, () -> table.discardEnded(first), "an open segment is not being discarded");
 
         // A segment reclaimed while a durable checkpoint may name it is retired, then discarded only
@@ -106,8 +104,33 @@ class SegmentTableTest {
         assertEquals(SegmentState.RETIRED, table.state(kept), "the durable checkpoint may still name it");
         table.checkpointDurable(table.checkpointStarted());
         assertEquals(SegmentState.DISCARDING, table.state(kept));
-        assertEquals(kept, table.awaitToDiscard());
-        assertEquals(0, table.count(0, SegmentState.FREE) - table.freeSegments(0), "counts agree with the free list");
+        assertEquals(2, table.discarding(0));
+
+        // A device that cannot discard: the segments waiting are freed at once, and later ones too.
+        table.stopDiscarding(0);
+        assertEquals(SegmentState.FREE, table.state(kept));
+        assertEquals(SegmentState.DISCARDING, table.state(second), "the one taken ends by its thread");
+        table.discardEnded(second);
+        assertEquals(0, table.discarding());
+        assertEquals(2, table.freeSegments(0));
+        assertTrue(!table.discardsAny());
+
+        // Stopped: a discarding thread waiting for work is let go.
+        SegmentTable other = new SegmentTable(1);
+        other.discardFreed(new boolean[] {true});
+        assertEquals(0, other.awaitToDiscard(0));
+        AtomicLong taken = new AtomicLong(Long.MIN_VALUE);
+        Thread waiting = new Thread(() -> {
+            try {
+                taken.set(other.awaitToDiscard(0));
+            } catch (InterruptedException e) {
+                taken.set(Long.MAX_VALUE);
+            }
+        });
+        waiting.start();
+        other.stopDiscards();
+        waiting.join(10_000);
+        assertEquals(-1, taken.get(), "a stopped table hands out nothing");
     }
 
     @Test

@@ -113,7 +113,7 @@ class DeviceBeansTest {
                 assertTrue((Long) server.getAttribute(name, "BytesWritten") > 0, "the superblock at least");
                 assertFalse((Boolean) server.getAttribute(name, "Bypassed"));
                 long segments = 0;
-                for (String state : new String[] {"Free", "Open", "Sealed", "Durable", "Doomed", "Reclaiming", "Retired"}) {
+                for (String state : new String[] {"Free", "Open", "Sealed", "Durable", "Doomed", "Reclaiming", "Retired", "Discarding"}) {
                     segments += (Long) server.getAttribute(name, state + "Segments");
                 }
                 assertEquals((Long) server.getAttribute(name, "CapacityBytes") / SEGMENT, segments,
