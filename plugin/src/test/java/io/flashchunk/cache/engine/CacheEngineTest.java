@@ -3,6 +3,7 @@ package io.flashchunk.cache.engine;
 import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
 import static io.flashchunk.cache.engine.EngineFixture.chunk;
 import static io.flashchunk.cache.engine.EngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.readAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -128,19 +129,6 @@ class CacheEngineTest {
 
     private static MemoryDevice device(String name, int megabytes) {
         return MemoryDevice.blank(name, (long) megabytes * (1 << 20) / BlockDevice.BLOCK_SIZE, 8);
-    }
-
-    /** Reads chunks 0..n-1 through the engine: each its own bytes or a miss; returns the hits. */
-    private static int readAll(CacheEngine engine, int n) {
-        int hits = 0;
-        for (int i = 0; i < n; i++) {
-            ByteBuffer into = ByteBuffer.allocate(CHUNK);
-            if (engine.read(key(i), CHUNK, into) != -1) {
-                assertEquals(chunk(key(i)), into.flip(), "chunk " + i);
-                hits++;
-            }
-        }
-        return hits;
     }
 
     @Test

@@ -150,6 +150,19 @@ public final class EngineFixture {
         return ByteBuffer.wrap(bytes);
     }
 
+    /** Reads chunks 0..n-1 through {@code engine}: each its own bytes or a miss; returns the hits. */
+    public static int readAll(CacheEngine engine, int n) {
+        int hits = 0;
+        for (int i = 0; i < n; i++) {
+            ByteBuffer into = ByteBuffer.allocate(CHUNK);
+            if (engine.read(key(i), CHUNK, into) != -1) {
+                org.junit.jupiter.api.Assertions.assertEquals(chunk(key(i)), into.flip(), "chunk " + i);
+                hits++;
+            }
+        }
+        return hits;
+    }
+
     /** A checkpoint's files: this table, this next id. */
     public static NamedFiles named(io.flashchunk.cache.files.FileTableCodec.Encoded table, int nextFileId) {
         return new NamedFiles() {

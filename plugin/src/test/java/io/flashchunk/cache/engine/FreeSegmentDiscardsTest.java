@@ -3,6 +3,7 @@ package io.flashchunk.cache.engine;
 import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
 import static io.flashchunk.cache.engine.EngineFixture.chunk;
 import static io.flashchunk.cache.engine.EngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.readAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -247,19 +248,6 @@ class FreeSegmentDiscardsTest {
             }
         }
         assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
-    }
-
-    /** Reads chunks 0..n-1: each its own bytes or a miss; returns the hits. */
-    private static int readAll(CacheEngine engine, int n) {
-        int hits = 0;
-        for (int i = 0; i < n; i++) {
-            ByteBuffer into = ByteBuffer.allocate(CHUNK);
-            if (engine.read(key(i), CHUNK, into) != -1) {
-                assertEquals(chunk(key(i)), into.flip(), "chunk " + i);
-                hits++;
-            }
-        }
-        return hits;
     }
 
     private static MemoryDevice device(String name, int megabytes) {
