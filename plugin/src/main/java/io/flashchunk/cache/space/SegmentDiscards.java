@@ -52,6 +52,12 @@ public final class SegmentDiscards implements AutoCloseable {
             }
         }
         threads.forEach(Thread::start);
+        for (int space = 0; space < perSpace.length; space++) {
+            if (perSpace[space]) {
+                LOG.info("flash device {}: discard on: each segment is discarded (TRIM) as it becomes free, {} now",
+                        spaces.driver(space).path(), table.discarding(space));
+            }
+        }
     }
 
     private void run(int space) {
