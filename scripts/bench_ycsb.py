@@ -1056,7 +1056,7 @@ def parse_args(argv):
                    help="add to the results already in --out (another part of a sweep, measured the same way): "
                         "one report over all of them")
     p.add_argument("--repeat", type=int, default=1,
-                   help="run every configuration this many times, in rounds (A B A B ...: drift hits all alike); "
+                   help="run every configuration this many times, in rounds, odd ones in reverse order (A B, B A, ...: drift favours none); "
                         "the report gives medians, ranges and per-round ratios")
     p.add_argument("--profile", action="store_true",
                    help="sample the node's CPU with async-profiler during the last target (profile-*.collapsed.xz, "

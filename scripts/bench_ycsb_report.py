@@ -254,7 +254,7 @@ def table(setup, rows):
     rounds = setup.get("rounds", 1)
     filled = any(r.get("fill_s") is not None or "steady_reached" in r for r in rows)
     measured = sorted({r.get("rounds", 1) for r in rows}) if rounds > 1 else [1]
-    lines = [(f"Medians of {rounds} rounds, run one after the other (A B A B ...); the rounds' range in brackets"
+    lines = [(f"Medians of {rounds} rounds, each configuration once per round, odd rounds in reverse order (A B, B A, ...); the rounds' range in brackets"
               + (f" ({'some configurations ran ' + ' or '.join(map(str, measured)) + ' times'})" if len(measured) > 1 else "")
               + ".\n\n" if rounds > 1 else "") + f'Records: {setup["records"]:,} x 10 fields x {setup["field_length"]} B; heap {setup["heap"]}; '
              f'M = {setup["memory_bytes"] / 2**20:.0f} MiB; hot set {setup["hot_set_bytes"] / 2**20:.0f} MiB of '
