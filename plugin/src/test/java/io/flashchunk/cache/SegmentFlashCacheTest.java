@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.health.DeviceBreaker;
 import io.flashchunk.device.BlockDevice;
@@ -763,7 +764,7 @@ class SegmentFlashCacheTest {
     void aFillingCacheIsCheckpointedAsItFillsNotByTheClock() throws Exception {
         open(c -> c.checkpointChangePercent(10).checkpointIntervalMillis(3_600_000));
         long segments = cache.capacityBytes() >> 20; // 1 MiB segments
-        int perSegment = (1 << 20) / RecordFormat.recordBytes(CHUNK);
+        int perSegment = (1 << 20) / RecordFormat.recordBytes(CHUNK, RecordAddress.MIN_SECTOR_BYTES);
         putAll(sstable("filling-Data.db"), 13, (int) (perSegment * segments / 3)); // a third of the flash
         long expected = (segments / 3) / Math.max(1, segments / 10);
         long checkpoints = cache.stats().engine().checkpoints();

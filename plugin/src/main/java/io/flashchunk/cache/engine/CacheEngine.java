@@ -397,10 +397,11 @@ public final class CacheEngine implements AutoCloseable {
         AddressSpaces addressSpaces = start.spaces(drivers);
         int spaces = addressSpaces.count();
         int[] segments = addressSpaces.segmentsPerSpace();
-        int perSegment = settings.segmentBytes() / RecordFormat.recordBytes(settings.expectedChunkBytes());
         long records = 0;
-        for (int count : segments) {
-            records += (long) count * Math.max(1, perSegment);
+        for (int space = 0; space < spaces; space++) {
+            int sectorBytes = addressSpaces.layout(space).sectorBytes();
+            int perSegment = settings.segmentBytes() / RecordFormat.recordBytes(settings.expectedChunkBytes(), sectorBytes);
+            records += (long) segments[space] * Math.max(1, perSegment);
         }
         int all = Arrays.stream(segments).sum();
         LongPredicate liveKey = key -> files.isLive(ChunkKeys.fileId(key));

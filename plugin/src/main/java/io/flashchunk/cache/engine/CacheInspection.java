@@ -10,6 +10,7 @@ import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.DeviceLayout;
+import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentSummary;
@@ -107,15 +108,19 @@ public final class CacheInspection {
         private final String device;
         private final int segment;
         private final int sector;
+        private final int sectorBytes;
         private final long key;
         private final int length;
         private final FileIdentity file;
 
-        public Entry(int space, String device, int segment, int sector, long key, int length, FileIdentity file) {
+        /** @param sectorBytes the space's sector ({@link io.flashchunk.cache.format.SegmentLayout#sectorBytes}) */
+        public Entry(int space, String device, int segment, int sector, int sectorBytes, long key, int length,
+                     FileIdentity file) {
             this.space = space;
             this.device = device;
             this.segment = segment;
             this.sector = sector;
+            this.sectorBytes = sectorBytes;
             this.key = key;
             this.length = length;
             this.file = file;
@@ -159,7 +164,7 @@ public final class CacheInspection {
 
         /** The record's first byte within its segment. */
         public long offset() {
-            return (long) sector * io.flashchunk.cache.format.RecordAddress.SECTOR_BYTES;
+            return (long) sector * sectorBytes;
         }
 
         /** The file's path, or a placeholder when the checkpoints name no such file (its chunks are never served). */
@@ -180,6 +185,7 @@ public final class CacheInspection {
                     && Objects.equals(device, other.device)
                     && segment == other.segment
                     && sector == other.sector
+                    && sectorBytes == other.sectorBytes
                     && key == other.key
                     && length == other.length
                     && Objects.equals(file, other.file);
@@ -187,7 +193,7 @@ public final class CacheInspection {
 
         @Override
         public int hashCode() {
-            return Objects.hash(space, device, segment, sector, key, length, file);
+            return Objects.hash(space, device, segment, sector, sectorBytes, key, length, file);
         }
 
         @Override
@@ -258,7 +264,8 @@ public final class CacheInspection {
         }
         // Each read in the caller's thread, waited for as long as any read here: a slow device is not a broken one.
         EngineParts parts = EngineParts.readOnly(new AddressSpaces(spaces), EngineParts.Spec.inspection(
-                buckets, new AlignedBufferPool(Integer.highestOneBit(RecordFormat.recordBytes(RecordFormat.MAX_CHUNK_BYTES)) * 2,
+                buckets, new AlignedBufferPool(Integer.highestOneBit(RecordFormat.recordBytes(
+                        RecordFormat.MAX_CHUNK_BYTES, RecordAddress.MAX_SECTOR_BYTES)) * 2,
                         8L << 20), new FlashReadPolicy(true, READ_TIMEOUT_NANOS, FlashReadGate.OPEN, System::nanoTime)));
         Recovery.Outcome outcome;
         try {
@@ -542,8 +549,9 @@ public final class CacheInspection {
                 long key = summary.keys()[r];
                 // Only what the index still points at is cached: an invalidated or replaced record is not.
                 if (index.find(key) == where.layout().address(space, inSpace, summary.sectors()[r])) {
-                    visitor.entry(new Entry(space, where.driver().path(), inSpace, summary.sectors()[r], key,
-                            summary.lengths()[r], outcome.files().get(ChunkKeys.fileId(key))));
+                    visitor.entry(new Entry(space, where.driver().path(), inSpace, summary.sectors()[r],
+                            where.layout().sectorBytes(), key, summary.lengths()[r],
+                            outcome.files().get(ChunkKeys.fileId(key))));
                 }
             }
         }

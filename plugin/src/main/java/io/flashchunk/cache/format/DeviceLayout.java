@@ -16,29 +16,55 @@ import java.util.Objects;
  * Each area holds a checkpoint naming every segment with every record a chunk of 4 KiB or more
  * (8 bytes a segment and 12 a chunk), plus a file table of up to {@link #fileTableBudget} bytes.
  * Chunks under 4 KiB pack more records than that into a segment; a checkpoint then leaves out the
- * entries past its area's room (counted, never misread). A device larger than a space can address
- * (4 TiB) is used up to there.
+ * entries past its area's room (counted, never misread).
+ *
+ * <p>Records align to the space's sector ({@link RecordAddress}): 64 bytes on a device of up to
+ * 4 TiB, else the smallest power of two that lets a record address reach the whole device, so a
+ * drive of any size is used whole up to 256 TiB (4096-byte sectors); a larger one is used up to
+ * there ({@link #addressedBlocks}).
  */
 public final class DeviceLayout {
     private static final int BLOCK = BlockDevice.BLOCK_SIZE;
-    /** Blocks a {@link RecordAddress} can reach in one space (just under 4 TiB). */
-    static final long ADDRESSABLE_BLOCKS = RecordAddress.MAX_SECTOR * RecordAddress.SECTOR_BYTES / BLOCK;
-
     private final long deviceBlocks;
     private final int segmentBytes;
     private final long areaBlocks;
     private final int segments;
+    private final int sectorBytes;
 
-    public DeviceLayout(long deviceBlocks, int segmentBytes, long areaBlocks, int segments) {
+    public DeviceLayout(long deviceBlocks, int segmentBytes, long areaBlocks, int segments, int sectorBytes) {
+        if (!RecordAddress.isSectorSize(sectorBytes)) {
+            throw new IllegalArgumentException("a sector of " + sectorBytes + " bytes is not a power of two from "
+                    + RecordAddress.MIN_SECTOR_BYTES + " to " + RecordAddress.MAX_SECTOR_BYTES);
+        }
+        long used = 1 + 2 * areaBlocks + (long) segments * (segmentBytes / BLOCK);
         if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0 || segments < 1 || areaBlocks < 2
-                || 1 + 2 * areaBlocks + (long) segments * (segmentBytes / BLOCK) > deviceBlocks) {
+                || used > deviceBlocks) {
             throw new IllegalArgumentException(segments + " segments of " + segmentBytes + " bytes and areas of "
                     + areaBlocks + " blocks do not fit a device of " + deviceBlocks + " blocks");
+        }
+        if (used > addressableBlocks(sectorBytes)) {
+            throw new IllegalArgumentException(segments + " segments of " + segmentBytes + " bytes and areas of "
+                    + areaBlocks + " blocks reach past what " + sectorBytes + "-byte sectors address");
         }
         this.deviceBlocks = deviceBlocks;
         this.segmentBytes = segmentBytes;
         this.areaBlocks = areaBlocks;
         this.segments = segments;
+        this.sectorBytes = sectorBytes;
+    }
+
+    /** Blocks a {@link RecordAddress} reaches in a space of {@code sectorBytes}-byte sectors. */
+    static long addressableBlocks(int sectorBytes) {
+        return RecordAddress.MAX_SECTOR * sectorBytes / BLOCK;
+    }
+
+    /** The sector of a device of {@code deviceBlocks}: the smallest that addresses all of it, or the largest. */
+    static int sectorBytesFor(long deviceBlocks) {
+        int sector = RecordAddress.MIN_SECTOR_BYTES;
+        while (sector < RecordAddress.MAX_SECTOR_BYTES && addressableBlocks(sector) < deviceBlocks) {
+            sector *= 2;
+        }
+        return sector;
     }
 
     public long deviceBlocks() {
@@ -57,6 +83,16 @@ public final class DeviceLayout {
         return segments;
     }
 
+    /** The record alignment of this device's space ({@link RecordAddress}). */
+    public int sectorBytes() {
+        return sectorBytes;
+    }
+
+    /** The device's blocks its space can address: all of them up to 256 TiB. */
+    public long addressedBlocks() {
+        return Math.min(deviceBlocks, addressableBlocks(sectorBytes));
+    }
+
     /** The layout with the most segments of {@code segmentBytes} on a device of {@code deviceBlocks}. */
     public static DeviceLayout forDevice(long deviceBlocks, int segmentBytes) {
         if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0) {
@@ -64,8 +100,8 @@ public final class DeviceLayout {
         }
         long segmentBlocks = segmentBytes / BLOCK;
         long budget = fileTableBudget(deviceBlocks);
-        // A record address reaches 4 TiB into its space: a larger device is used up to there.
-        long usable = Math.min(deviceBlocks, ADDRESSABLE_BLOCKS);
+        int sectorBytes = sectorBytesFor(deviceBlocks);
+        long usable = Math.min(deviceBlocks, addressableBlocks(sectorBytes));
         long perSegment = CheckpointHeader.SEGMENT_BYTES + segmentBlocks * CheckpointHeader.ENTRY_BYTES;
         // Largest n with 1 + 2 * area(n) + n * segmentBlocks <= deviceBlocks: estimated without the
         // rounding of the areas to whole blocks, then stepped down to fit.
@@ -78,7 +114,7 @@ public final class DeviceLayout {
             throw new IllegalArgumentException("a device of " + deviceBlocks + " blocks has no room for one "
                     + segmentBytes + "-byte segment besides its superblock and checkpoint areas");
         }
-        return new DeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n);
+        return new DeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n, sectorBytes);
     }
 
     /** Room for the file table in each area: 1/256 of the device, between 64 KiB and 16 MiB. */
@@ -95,7 +131,7 @@ public final class DeviceLayout {
     }
 
     public SegmentLayout segmentLayout() {
-        return new SegmentLayout((1 + 2 * areaBlocks) * BLOCK, segmentBytes, segments);
+        return new SegmentLayout((1 + 2 * areaBlocks) * BLOCK, segmentBytes, segments, sectorBytes);
     }
 
     @Override
@@ -110,17 +146,18 @@ public final class DeviceLayout {
         return deviceBlocks == other.deviceBlocks
                 && segmentBytes == other.segmentBytes
                 && areaBlocks == other.areaBlocks
-                && segments == other.segments;
+                && segments == other.segments
+                && sectorBytes == other.sectorBytes;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(deviceBlocks, segmentBytes, areaBlocks, segments);
+        return Objects.hash(deviceBlocks, segmentBytes, areaBlocks, segments, sectorBytes);
     }
 
     @Override
     public String toString() {
         return "DeviceLayout[deviceBlocks=" + deviceBlocks + ", segmentBytes=" + segmentBytes
-                + ", areaBlocks=" + areaBlocks + ", segments=" + segments + "]";
+                + ", areaBlocks=" + areaBlocks + ", segments=" + segments + ", sectorBytes=" + sectorBytes + "]";
     }
 }

@@ -2,17 +2,23 @@ package io.flashchunk.cache.format;
 
 /**
  * Where a chunk's record is on flash, in the low 42 bits of a long: the address space (6 bits) and
- * the record's offset from the start of that space in "sectors", the records' alignment unit of
- * {@value #SECTOR_BYTES} bytes (36 bits, so 4 TiB a space). Records start at sector 1 or later
- * (sector 0 holds the superblock), so no address is 0 and 0 can mean "none".
+ * the record's offset from the start of that space in "sectors" (36 bits), the records' alignment
+ * unit in that space. Records start at sector 1 or later (sector 0 holds the superblock), so no
+ * address is 0 and 0 can mean "none".
  *
- * <p>Why 64 bytes: a record is its chunk plus a 32-byte header, so a power-of-two chunk never fills
- * whole units of its alignment; at 512 bytes the padding cost 3.1% of the flash written and held at
- * 16 KiB chunks, at 64 bytes 0.4%. The three more address bits come out of the index's tag.
+ * <p>A space's sector is {@value #MIN_SECTOR_BYTES} bytes on a device of up to 4 TiB and the
+ * smallest power of two that lets 36 bits reach the whole of a larger one, up to
+ * {@value #MAX_SECTOR_BYTES} bytes (256 TiB); {@link DeviceLayout} chooses it and the superblock
+ * records it. Why small: a record is its chunk plus a 32-byte header, so a power-of-two chunk never
+ * fills whole units of its alignment: header and padding take 0.4% more flash than a 16 KiB chunk
+ * with 64-byte sectors, 1.6% with 256 (16 TiB), 6.3% with 1 KiB (64 TiB).
  */
 public final class RecordAddress {
     public static final long NONE = 0;
-    public static final int SECTOR_BYTES = 64;
+    /** The sector of a space of up to 4 TiB. */
+    public static final int MIN_SECTOR_BYTES = 64;
+    /** The largest sector: a block, so a space reaches 256 TiB. */
+    public static final int MAX_SECTOR_BYTES = 4096;
     public static final int MAX_SPACES = 1 << 6;
     public static final long MAX_SECTOR = (1L << 36) - 1;
     /** Bits an address takes. */
@@ -41,9 +47,9 @@ public final class RecordAddress {
         return address & MAX_SECTOR;
     }
 
-    /** The record's first byte within its space. */
-    public static long byteOffset(long address) {
-        return sector(address) * SECTOR_BYTES;
+    /** Whether {@code sectorBytes} can be a space's sector: a power of two from 64 to 4096. */
+    public static boolean isSectorSize(int sectorBytes) {
+        return sectorBytes >= MIN_SECTOR_BYTES && sectorBytes <= MAX_SECTOR_BYTES && Integer.bitCount(sectorBytes) == 1;
     }
 
     public static String describe(long address) {

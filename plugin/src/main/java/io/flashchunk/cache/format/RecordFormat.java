@@ -6,7 +6,8 @@ import java.util.zip.CRC32C;
 
 /**
  * A chunk's record in a segment: a {@value #HEADER_BYTES}-byte header, the uncompressed chunk, and
- * zero padding to the next {@value RecordAddress#SECTOR_BYTES}-byte boundary.
+ * zero padding to the next boundary of its space's sector ({@link RecordAddress}: 64 bytes on a
+ * device of up to 4 TiB).
  *
  * <pre>
  * 0  magic "FCR1"     4  chunk length      8  chunk key
@@ -27,23 +28,22 @@ public final class RecordFormat {
     private RecordFormat() {
     }
 
-    /** Bytes a record of a {@code length}-byte chunk takes in its segment. */
-    public static int recordBytes(int length) {
+    /** Bytes a record of a {@code length}-byte chunk takes in a segment of {@code sectorBytes}-byte sectors. */
+    public static int recordBytes(int length, int sectorBytes) {
         if (length < 1) {
             throw new IllegalArgumentException("chunk length " + length + " is not positive");
         }
-        int sector = RecordAddress.SECTOR_BYTES;
-        return (HEADER_BYTES + length + sector - 1) / sector * sector;
+        return (HEADER_BYTES + length + sectorBytes - 1) / sectorBytes * sectorBytes;
     }
 
     /**
      * Writes the record of {@code chunk} (its bytes from position to limit, left unchanged) at
-     * {@code at} in {@code segment}, padding included; returns the record's bytes.
+     * {@code at} in {@code segment}, padding to {@code sectorBytes} included; returns the record's bytes.
      */
-    public static int write(ByteBuffer segment, int at, long key, long sequence, ByteBuffer chunk) {
+    public static int write(ByteBuffer segment, int at, long key, long sequence, ByteBuffer chunk, int sectorBytes) {
         int length = chunk.remaining();
-        int bytes = recordBytes(length);
-        if (at < 0 || at % RecordAddress.SECTOR_BYTES != 0 || at + bytes > segment.capacity()) {
+        int bytes = recordBytes(length, sectorBytes);
+        if (at < 0 || at % sectorBytes != 0 || at + bytes > segment.capacity()) {
             throw new IllegalArgumentException("a " + bytes + "-byte record does not fit at " + at
                     + " in a " + segment.capacity() + "-byte segment");
         }

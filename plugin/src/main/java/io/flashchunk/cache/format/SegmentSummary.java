@@ -63,16 +63,18 @@ public final class SegmentSummary {
     }
 
     /**
-     * Checks that every entry names a record that can lie in a segment of {@code segmentBytes}: a
-     * chunk of 1 to {@link RecordFormat#MAX_CHUNK_BYTES} bytes whose record ends before the summary
-     * begins. The checksums only say the summary is as written; this says it is one the writer could
-     * have written, so that nothing acting on it (a reclaim) meets an impossible address or length.
+     * Checks that every entry names a record that can lie in a segment of {@code layout}: a chunk of
+     * 1 to {@link RecordFormat#MAX_CHUNK_BYTES} bytes whose record ends before the summary begins.
+     * The checksums only say the summary is as written; this says it is one the writer could have
+     * written, so that nothing acting on it (a reclaim) meets an impossible address or length.
      */
-    public void checkWithin(int segmentBytes) throws RecordMismatchException {
+    public void checkWithin(SegmentLayout layout) throws RecordMismatchException {
+        int segmentBytes = layout.segmentBytes();
+        int sectorBytes = layout.sectorBytes();
         long recordsEnd = (long) segmentBytes - bytes(count());
         for (int i = 0; i < count(); i++) {
             if (sectors[i] < 0 || lengths[i] < 1 || lengths[i] > RecordFormat.MAX_CHUNK_BYTES
-                    || (long) sectors[i] * RecordAddress.SECTOR_BYTES + RecordFormat.recordBytes(lengths[i]) > recordsEnd) {
+                    || (long) sectors[i] * sectorBytes + RecordFormat.recordBytes(lengths[i], sectorBytes) > recordsEnd) {
                 throw new RecordMismatchException("segment summary entry " + i + " names a record of " + lengths[i]
                         + " bytes at sector " + sectors[i] + ", outside the " + recordsEnd
                         + " bytes a segment of " + segmentBytes + " has for records");

@@ -23,13 +23,18 @@ import java.util.zip.CRC32C;
  */
 public final class Superblock {
     /**
-     * 4: with the sequence reservation; 3 (read, and rewritten as 4 at the next start): without it
-     * (2: records aligned to 512 bytes; its devices are formatted anew, never read).
+     * 5: with the space's sector size, written for a device of over 4 TiB (sectors over 64 bytes);
+     * 4: with the sequence reservation, sectors of 64 bytes, still written for every device of up to
+     * 4 TiB so that an earlier release reads it; 3 (read, and rewritten as 4 at the next start):
+     * without the reservation (2: records aligned to 512 bytes; its devices are formatted anew, never read).
      */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
+    private static final int VERSION_64_BYTE_SECTORS = 4;
     private static final int VERSION_WITHOUT_RESERVATION = 3;
     private static final int RESERVATION_AT = 64;
-    private static final int CRC_AT = 72;
+    private static final int SECTOR_BYTES_AT = 72;
+    private static final int CRC_AT = 76;
+    private static final int CRC_AT_VERSION_4 = 72;
     private static final int CRC_AT_VERSION_3 = 64;
 
     private final UUID instance;
@@ -86,8 +91,11 @@ public final class Superblock {
                     + ", but is configured as space " + index + " of " + count;
         }
         if (!layout.equals(expected)) {
+            boolean sameGeometry = layout.deviceBlocks() == expected.deviceBlocks()
+                    && layout.segmentBytes() == expected.segmentBytes();
             return path + " was laid out as " + layout + ", the configuration gives " + expected
-                    + " (capacity or segment size changed)";
+                    + (sameGeometry ? " (laid out by a release with other layout rules: before 2026-11-28 a device "
+                    + "over 4 TiB was used up to 4 TiB only)" : " (capacity or segment size changed)");
         }
         if (!instance.equals(first.instance())) {
             return path + " belongs to cache instance " + instance + ", the first device to " + first.instance();
@@ -97,8 +105,9 @@ public final class Superblock {
 
     public ByteBuffer encode() {
         ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        boolean version4 = layout.sectorBytes() == RecordAddress.MIN_SECTOR_BYTES;
         block.putLong(0, CheckpointFormat.SUPERBLOCK_MAGIC)
-                .putInt(8, VERSION)
+                .putInt(8, version4 ? VERSION_64_BYTE_SECTORS : VERSION)
                 .putLong(12, instance.getMostSignificantBits())
                 .putLong(20, instance.getLeastSignificantBits())
                 .putInt(28, spaceIndex)
@@ -108,16 +117,19 @@ public final class Superblock {
                 .putInt(48, layout.segmentBytes())
                 .putLong(52, layout.areaBlocks())
                 .putInt(60, layout.segments())
-                .putLong(RESERVATION_AT, sequenceLimit)
-                .putInt(CRC_AT, crc(block, CRC_AT));
+                .putLong(RESERVATION_AT, sequenceLimit);
+        if (version4) {
+            block.putInt(CRC_AT_VERSION_4, crc(block, CRC_AT_VERSION_4));
+        } else {
+            block.putInt(SECTOR_BYTES_AT, layout.sectorBytes()).putInt(CRC_AT, crc(block, CRC_AT));
+        }
         return block;
     }
 
     /** Whether {@code block} claims to be this engine's superblock (magic and version; {@link #decode} checks the rest). */
     static boolean holdsEngineFormat(ByteBuffer block) {
         ByteBuffer b = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC
-                && (b.getInt(8) == VERSION || b.getInt(8) == VERSION_WITHOUT_RESERVATION);
+        return b.limit() >= 12 && b.getLong(0) == CheckpointFormat.SUPERBLOCK_MAGIC && isRead(b.getInt(8));
     }
 
     /** Decodes and checks block 0 of {@code where}: magic, version, checksum, block size, geometry. */
@@ -128,12 +140,12 @@ public final class Superblock {
                     + Long.toHexString(b.getLong(0)) + ")");
         }
         int version = b.getInt(8);
-        if (version != VERSION && version != VERSION_WITHOUT_RESERVATION) {
+        if (!isRead(version)) {
             throw new CheckpointFormatException(where + ": superblock format version " + version
                     + (version == PerChunkEngine.SUPERBLOCK_VERSION ? " (the per-chunk engine's)" : "")
-                    + " is not the engine's version " + VERSION + " or " + VERSION_WITHOUT_RESERVATION);
+                    + " is not one of the engine's versions " + VERSION_WITHOUT_RESERVATION + " to " + VERSION);
         }
-        int crcAt = version == VERSION ? CRC_AT : CRC_AT_VERSION_3;
+        int crcAt = version == VERSION ? CRC_AT : version == VERSION_64_BYTE_SECTORS ? CRC_AT_VERSION_4 : CRC_AT_VERSION_3;
         if (crc(b, crcAt) != b.getInt(crcAt)) {
             throw new CheckpointFormatException(where + ": superblock checksum mismatch");
         }
@@ -147,11 +159,16 @@ public final class Superblock {
         }
         try {
             return new Superblock(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28), b.getInt(32),
-                    new DeviceLayout(b.getLong(40), b.getInt(48), b.getLong(52), b.getInt(60)),
-                    version == VERSION ? b.getLong(RESERVATION_AT) : 0);
+                    new DeviceLayout(b.getLong(40), b.getInt(48), b.getLong(52), b.getInt(60),
+                            version == VERSION ? b.getInt(SECTOR_BYTES_AT) : RecordAddress.MIN_SECTOR_BYTES),
+                    version == VERSION_WITHOUT_RESERVATION ? 0 : b.getLong(RESERVATION_AT));
         } catch (IllegalArgumentException e) {
             throw new CheckpointFormatException(where + ": superblock geometry is impossible: " + e.getMessage());
         }
+    }
+
+    private static boolean isRead(int version) {
+        return version == VERSION || version == VERSION_64_BYTE_SECTORS || version == VERSION_WITHOUT_RESERVATION;
     }
 
     private static int crc(ByteBuffer block, int crcAt) {

@@ -233,7 +233,7 @@ public final class SegmentReader {
             return null;
         }
         SegmentLayout layout = spaces.layout(space);
-        if (RecordFormat.recordBytes(chunkLength) > layout.segmentBytes()) {
+        if (RecordFormat.recordBytes(chunkLength, layout.sectorBytes()) > layout.segmentBytes()) {
             throw new IllegalArgumentException("chunk length " + chunkLength + " exceeds a segment");
         }
         int segment = table.segment(space, layout.index(address));
@@ -333,25 +333,27 @@ public final class SegmentReader {
      */
     private Hit readFromFlash(int space, SegmentLayout layout, int segment, long address, int sector, long key,
                               long sequence, int chunkLength, long nextKey) throws IOException, RecordMismatchException {
-        long start = RecordAddress.byteOffset(address);
+        long start = layout.byteOffset(address);
         long firstBlock = start / BlockDevice.BLOCK_SIZE;
         // Read after every look at the state: it only grows while the segment is pinned.
         long readableEnd = layout.startByte(layout.index(address))
-                + Math.min(layout.segmentBytes(), (long) table.readableSectors(segment) * RecordAddress.SECTOR_BYTES);
+                + Math.min(layout.segmentBytes(), (long) table.readableSectors(segment) * layout.sectorBytes());
         if (start >= readableEnd) {
             return null; // not written in this use (an abandoned segment's unwritten windows): a miss
         }
-        long end = Math.min(readableEnd, start + RecordFormat.recordBytes(chunkLength));
+        int recordBytes = RecordFormat.recordBytes(chunkLength, layout.sectorBytes());
+        long end = Math.min(readableEnd, start + recordBytes);
         // The next chunk's record right after a whole chunk's, in the written part of the same segment:
         // read it along (a record that starts below the written end lies whole below it).
         long nextAddress = nextKey == NO_NEXT ? RecordAddress.NONE : index.find(nextKey);
         boolean withNext = nextAddress != RecordAddress.NONE
-                && RecordAddress.byteOffset(nextAddress) == start + RecordFormat.recordBytes(chunkLength)
-                && RecordAddress.byteOffset(nextAddress) < readableEnd
-                && RecordAddress.space(nextAddress) == space && layout.contains(nextAddress)
+                && RecordAddress.space(nextAddress) == space
+                && layout.byteOffset(nextAddress) == start + recordBytes
+                && layout.byteOffset(nextAddress) < readableEnd
+                && layout.contains(nextAddress)
                 && layout.index(nextAddress) == layout.index(address);
         if (withNext) {
-            end = Math.min(readableEnd, RecordAddress.byteOffset(nextAddress) + RecordFormat.recordBytes(chunkLength));
+            end = Math.min(readableEnd, layout.byteOffset(nextAddress) + recordBytes);
         }
         int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
         if (!startRead(space)) {
@@ -408,7 +410,7 @@ public final class SegmentReader {
                         + " bytes; the chunk has at most " + chunkLength);
             }
             Follower next = withNext && chunk.remaining() == chunkLength
-                    ? follower(buffer, (int) (RecordAddress.byteOffset(nextAddress) - base), nextKey, nextAddress,
+                    ? follower(buffer, (int) (layout.byteOffset(nextAddress) - base), nextKey, nextAddress,
                             sequence, chunkLength)
                     : null;
             if (next != null) {

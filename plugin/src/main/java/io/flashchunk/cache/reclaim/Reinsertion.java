@@ -105,11 +105,11 @@ public final class Reinsertion {
         }
         long budget = shareBytes;
         for (int i : read) {
-            int bytes = RecordFormat.recordBytes(summary.lengths()[i]);
+            int bytes = RecordFormat.recordBytes(summary.lengths()[i], layout.sectorBytes());
             if (bytes > budget) {
                 continue;
             }
-            long start = layout.startByte(at) + (long) summary.sectors()[i] * RecordAddress.SECTOR_BYTES;
+            long start = layout.startByte(at) + (long) summary.sectors()[i] * layout.sectorBytes();
             long firstBlock = start / BlockDevice.BLOCK_SIZE;
             long endBlock = (start + bytes + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
             ByteBuffer blocks = AlignedBuffers.allocate((int) (endBlock - firstBlock) * BlockDevice.BLOCK_SIZE);

@@ -74,7 +74,7 @@ public final class AddressSpace {
                     * BlockDevice.BLOCK_SIZE));
         }
         SegmentSummary summary = SegmentSummary.read(tail, sequence);
-        summary.checkWithin(layout.segmentBytes());
+        summary.checkWithin(layout);
         return summary;
     }
 

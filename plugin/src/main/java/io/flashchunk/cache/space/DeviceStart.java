@@ -9,6 +9,7 @@ import io.flashchunk.cache.format.CheckpointFormat;
 import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.DeviceLayout;
+import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.Superblock;
 import io.flashchunk.cache.upgrade.PerChunkEngine;
 import io.flashchunk.device.BlockDevice;
@@ -150,6 +151,15 @@ public final class DeviceStart {
             StorageDriver driver = drivers.get(i);
             DeviceLayout expected = DeviceLayout.forDevice(driver.capacityBlocks(), segmentBytes);
             layouts.add(expected);
+            if (expected.addressedBlocks() < expected.deviceBlocks()) {
+                LOG.warn("{}: the cache uses its first {} GiB of {} GiB: a device's record addresses reach 256 TiB "
+                        + "(set capacity to silence this)", driver.path(),
+                        expected.addressedBlocks() * BlockDevice.BLOCK_SIZE >> 30,
+                        expected.deviceBlocks() * BlockDevice.BLOCK_SIZE >> 30);
+            } else if (expected.sectorBytes() > RecordAddress.MIN_SECTOR_BYTES) {
+                LOG.info("{}: {} GiB, over 4 TiB: records align to {} bytes, so that record addresses reach all of it",
+                        driver.path(), expected.deviceBlocks() * BlockDevice.BLOCK_SIZE >> 30, expected.sectorBytes());
+            }
             ByteBuffer block = readBlock(driver, 0);
             long magic = block.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(0);
             boolean force = i < forceFormat.size() && forceFormat.get(i);

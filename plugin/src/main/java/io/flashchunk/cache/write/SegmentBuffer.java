@@ -48,6 +48,8 @@ public final class SegmentBuffer {
     private final AtomicInteger readers = new AtomicInteger();
     private volatile int segment = -1;
     private volatile long sequence = -1;
+    /** The record alignment of the segment's space; set before {@link #segment} is published. */
+    private volatile int sectorBytes = RecordAddress.MIN_SECTOR_BYTES;
     /** Where the window starts in the segment: a block boundary. */
     private volatile int base;
     /** End of the complete records, from the segment's start; published after each record is written. */
@@ -129,14 +131,22 @@ public final class SegmentBuffer {
     }
 
     private static int minimumWindow() {
-        return BLOCK + (RecordFormat.recordBytes(RecordFormat.MAX_CHUNK_BYTES) + BLOCK - 1) / BLOCK * BLOCK;
+        int largest = RecordFormat.recordBytes(RecordFormat.MAX_CHUNK_BYTES, RecordAddress.MAX_SECTOR_BYTES);
+        return BLOCK + (largest + BLOCK - 1) / BLOCK * BLOCK;
     }
 
-    /** Starts filling the buffer for a new use of {@code segment}; the buffer must be free (new or {@link #tryReuse}d). */
-    public void start(int segment, long sequence) {
+    /**
+     * Starts filling the buffer for a new use of {@code segment}, in a space of {@code sectorBytes}-byte
+     * sectors; the buffer must be free (new or {@link #tryReuse}d).
+     */
+    public void start(int segment, long sequence, int sectorBytes) {
         if (this.segment != -1) {
             throw new IllegalStateException("buffer still holds segment " + this.segment);
         }
+        if (!RecordAddress.isSectorSize(sectorBytes)) {
+            throw new IllegalArgumentException("a sector of " + sectorBytes + " bytes");
+        }
+        this.sectorBytes = sectorBytes;
         this.sequence = sequence;
         this.records = 0;
         this.closedToAppends = false;
@@ -164,6 +174,7 @@ public final class SegmentBuffer {
         ByteBuffer carried = previous.bytes.duplicate().limit(previous.fill - previous.base)
                 .position(from - previous.base);
         bytes.duplicate().clear().put(carried);
+        this.sectorBytes = previous.sectorBytes;
         this.sequence = previous.sequence;
         this.records = previous.records;
         this.keys = Arrays.copyOf(previous.keys, previous.keys.length);
@@ -212,21 +223,21 @@ public final class SegmentBuffer {
             throw new IllegalStateException("segment buffer is " + (closedToAppends ? "closed to appends" : "not started"));
         }
         int at = fill;
-        int recordBytes = RecordFormat.recordBytes(chunk.remaining());
+        int recordBytes = RecordFormat.recordBytes(chunk.remaining(), sectorBytes);
         if ((long) at + recordBytes + SegmentSummary.bytes(records + 1) > segmentBytes) {
             return SEGMENT_FULL;
         }
         if ((long) at + recordBytes > (long) base + bytes.capacity()) {
             return WINDOW_FULL;
         }
-        RecordFormat.write(bytes, at - base, key, sequence, chunk);
+        RecordFormat.write(bytes, at - base, key, sequence, chunk, sectorBytes);
         if (records == keys.length) {
             keys = Arrays.copyOf(keys, 2 * records);
             sectors = Arrays.copyOf(sectors, 2 * records);
             lengths = Arrays.copyOf(lengths, 2 * records);
         }
         keys[records] = key;
-        sectors[records] = at / RecordAddress.SECTOR_BYTES;
+        sectors[records] = at / sectorBytes;
         lengths[records] = chunk.remaining();
         records++;
         fill = at + recordBytes; // publishes the record
@@ -349,7 +360,7 @@ public final class SegmentBuffer {
             if (this.segment != segment || this.sequence != sequence) {
                 return -1;
             }
-            int at = sector * RecordAddress.SECTOR_BYTES;
+            int at = sector * sectorBytes;
             int from = base;
             if (at < from) {
                 return -1; // in an earlier window: on flash by now, or in the other buffer

@@ -151,7 +151,8 @@ public final class SegmentWriter {
      */
     public boolean append(long key, ByteBuffer chunk) {
         if (!chunk.hasRemaining() || chunk.remaining() > RecordFormat.MAX_CHUNK_BYTES
-                || RecordFormat.recordBytes(chunk.remaining()) + SegmentSummary.bytes(1) > segmentBytes) {
+                || RecordFormat.recordBytes(chunk.remaining(), RecordAddress.MAX_SECTOR_BYTES) + SegmentSummary.bytes(1)
+                > segmentBytes) {
             return false; // a window holds any record of a chunk up to the largest (SegmentBuffer's minimum)
         }
         if (open == null && !openSegment()) {
@@ -340,7 +341,7 @@ public final class SegmentWriter {
             return false;
         }
         open = freeBuffers.poll();
-        open.start(segment, table.sequence(segment));
+        open.start(segment, table.sequence(segment), spaces.layout(table.space(segment)).sectorBytes());
         order.opened(segment);
         samples.opened(segment);
         victims.publish();
@@ -422,7 +423,7 @@ public final class SegmentWriter {
             return;
         }
         open.prefixWritten();
-        table.prefixWritten(segment, open.fill() / RecordAddress.SECTOR_BYTES);
+        table.prefixWritten(segment, open.fill() / spaces.layout(table.space(segment)).sectorBytes());
     }
 
     /**
@@ -449,7 +450,7 @@ public final class SegmentWriter {
         }
         if (written && window) {
             // Before the buffer is reused: a reader that finds it holding something else reads flash.
-            table.windowsWritten(segment, buffer.fill() / RecordAddress.SECTOR_BYTES);
+            table.windowsWritten(segment, buffer.fill() / spaces.layout(space).sectorBytes());
             release(buffer);
             return;
         }

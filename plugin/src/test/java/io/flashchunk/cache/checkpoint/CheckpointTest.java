@@ -519,7 +519,7 @@ class CheckpointTest {
         assertEquals(PER_SEGMENT, hits(after, 2 * PER_SEGMENT));
         assertEquals(0, after.mismatches);
 
-        long elsewhere = RecordAddress.of(1, EngineFixture.FIRST_BYTE / RecordAddress.SECTOR_BYTES);
+        long elsewhere = RecordAddress.of(1, EngineFixture.FIRST_BYTE / RecordAddress.MIN_SECTOR_BYTES);
         slots.add(new long[] {0, 5L << 40 | elsewhere});
         handMade(before, named, slots);
         EngineFixture refusing = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);

@@ -8,6 +8,7 @@ import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
@@ -49,7 +50,7 @@ public final class EngineFixture {
     /** Checkpoint areas in the first MiB: A from block 1, B from block 128, 126 body blocks each. */
     public static final CheckpointAreas AREAS = new CheckpointAreas(1, 128, 126L * BlockDevice.BLOCK_SIZE);
     /** Records of full chunks one segment holds, its summary counted. */
-    public static final int PER_SEGMENT = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK);
+    public static final int PER_SEGMENT = (SEGMENT_BYTES - 4096) / RecordFormat.recordBytes(CHUNK, RecordAddress.MIN_SECTOR_BYTES);
     /** The cache instance the writer's own checkpoints name on devices the fixture laid out. */
     public static final UUID INSTANCE = new UUID(0x5e6d3e47L, 0x1L);
 
@@ -105,15 +106,34 @@ public final class EngineFixture {
      */
     public EngineFixture(DeviceStart.Outcome start, long timeoutNanos, Order reclaimOrder, WriterPolicy policy,
                          BlockDevice... devices) {
+        this(start, null, timeoutNanos, reclaimOrder, policy, devices);
+    }
+
+    /**
+     * The parts over one device whose segments are where {@code layout} puts them (its segments of
+     * {@link #SEGMENT_BYTES}, any sector size), checkpoint areas {@link #AREAS}, no superblock: a
+     * layout no start gives a small device, such as segments past 4 TiB of a sparse file.
+     */
+    public static EngineFixture laidOut(SegmentLayout layout, BlockDevice device) {
+        return new EngineFixture(null, layout, TimeUnit.SECONDS.toNanos(5), Order.ENGINE, WriterPolicy.NONE, device);
+    }
+
+    private EngineFixture(DeviceStart.Outcome start, SegmentLayout given, long timeoutNanos, Order reclaimOrder,
+                          WriterPolicy policy, BlockDevice... devices) {
         this.start = start;
         List<AddressSpace> list = new ArrayList<>();
         long records = 0;
         for (int i = 0; i < devices.length; i++) {
             SegmentLayout layout = start != null ? start.layouts().get(i).segmentLayout()
-                    : SegmentLayout.of(FIRST_BYTE, SEGMENT_BYTES, devices[i].capacityBlocks() * BlockDevice.BLOCK_SIZE);
+                    : given != null ? given
+                    : SegmentLayout.of(FIRST_BYTE, SEGMENT_BYTES, devices[i].capacityBlocks() * BlockDevice.BLOCK_SIZE,
+                            RecordAddress.MIN_SECTOR_BYTES);
+            if (layout.segmentBytes() != SEGMENT_BYTES) {
+                throw new IllegalArgumentException("the fixture's segments are " + SEGMENT_BYTES + " bytes: " + layout);
+            }
             CheckpointAreas areas = start != null ? start.layouts().get(i).areas() : AREAS;
             list.add(new AddressSpace(i, new StorageDriver(devices[i], 2, timeoutNanos), layout, areas));
-            records += (long) layout.segments() * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK));
+            records += (long) layout.segments() * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK, layout.sectorBytes()));
         }
         spaces = new AddressSpaces(list);
         // The engine's wiring; reads wait as long as the drivers do (a shared machine may stall one

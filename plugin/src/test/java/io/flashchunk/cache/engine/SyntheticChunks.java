@@ -25,9 +25,9 @@ public final class SyntheticChunks {
     public static int fill(CacheEngine engine, long entries, int chunkBytes, LongUnaryOperator keyOf) {
         SegmentTable table = engine.table();
         SegmentLayout layout = engine.start().layouts().get(0).segmentLayout();
-        int recordBytes = RecordFormat.recordBytes(chunkBytes);
+        int recordBytes = RecordFormat.recordBytes(chunkBytes, RecordAddress.MIN_SECTOR_BYTES);
         int perSegment = (layout.segmentBytes() - SegmentSummary.bytes(0)) / (recordBytes + SegmentSummary.ENTRY_BYTES);
-        int recordSectors = recordBytes / RecordAddress.SECTOR_BYTES;
+        int recordSectors = recordBytes / RecordAddress.MIN_SECTOR_BYTES;
         ChunkLocations locations = new ChunkLocations(engine.index());
         long i = 0;
         int segments = 0;

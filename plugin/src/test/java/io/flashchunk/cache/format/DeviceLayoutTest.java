@@ -39,11 +39,95 @@ class DeviceLayoutTest {
         DeviceLayout large = DeviceLayout.forDevice((2L << 40) / BlockDevice.BLOCK_SIZE, 16 << 20);
         assertTrue(large.areaBlocks() * 2.0 / large.deviceBlocks() < 0.01, large.toString());
         assertThrows(IllegalArgumentException.class, () -> DeviceLayout.forDevice(100, 16 << 20));
-        // 8 TiB: used up to the 4 TiB a space's record addresses reach.
-        DeviceLayout huge = DeviceLayout.forDevice((8L << 40) / BlockDevice.BLOCK_SIZE, 16 << 20);
-        SegmentLayout reach = huge.segmentLayout();
-        long end = reach.startByte(reach.segments() - 1) + (16 << 20);
-        assertTrue(end <= 4L << 40 && end > (4L << 40) - (64L << 20), "ends at " + end);
+    }
+
+    /**
+     * Sectors grow with the device so that a record address reaches all of it: 64 bytes up to 4 TiB,
+     * then the smallest power of two that reaches, up to 4096 bytes and 256 TiB; past that the device
+     * is used up to 256 TiB. Each device's last segment ends within a segment and its areas' share
+     * of the end, and an address in it names its last sector.
+     */
+    @Test
+    void aDeviceOfAnySizeUpTo256TiBIsUsedWhole() {
+        long tib = 1L << 40;
+        long[] sizes = {2 * tib, 4 * tib - (1 << 20), 4 * tib, 7_680_000_000_000L, 15_360_000_000_000L,
+            61_440_000_000_000L, 200 * tib, 256 * tib - (1 << 20), 300 * tib};
+        int[] sectors = {64, 64, 128, 128, 256, 1024, 4096, 4096, 4096};
+        for (int i = 0; i < sizes.length; i++) {
+            long blocks = sizes[i] / BlockDevice.BLOCK_SIZE;
+            DeviceLayout layout = DeviceLayout.forDevice(blocks, 16 << 20);
+            String what = sizes[i] + " bytes: " + layout;
+            assertEquals(sectors[i], layout.sectorBytes(), what);
+            SegmentLayout segments = layout.segmentLayout();
+            assertEquals(sectors[i], segments.sectorBytes(), what);
+            long usable = Math.min(sizes[i], 256 * tib - 4096);
+            long end = segments.startByte(segments.segments() - 1) + (16 << 20);
+            long areasPerSegment = 2L * (16 << 20) / BlockDevice.BLOCK_SIZE * CheckpointHeader.ENTRY_BYTES;
+            assertTrue(end <= usable && usable - end < (16 << 20) + areasPerSegment + 3 * BlockDevice.BLOCK_SIZE,
+                    what + " ends at " + end);
+            assertEquals(Math.min(blocks, (256 * tib - 4096) / BlockDevice.BLOCK_SIZE), layout.addressedBlocks(), what);
+            int last = segments.segments() - 1;
+            int lastSector = (16 << 20) / sectors[i] - 1;
+            long address = segments.address(63, last, lastSector);
+            assertEquals(63, RecordAddress.space(address));
+            assertEquals(last, segments.index(address), what);
+            assertEquals(lastSector, segments.sectorInSegment(address), what);
+            assertEquals(end - sectors[i], segments.byteOffset(address), what);
+            assertTrue(segments.contains(address), what);
+        }
+    }
+
+    /**
+     * A 7.68 TB device an earlier release laid out used its first 4 TiB with 64-byte sectors: that
+     * layout is not today's, and start is told why in words an operator can act on.
+     */
+    @Test
+    void aLargeDeviceLaidOutByAnEarlierReleaseIsNamedAsSuch() {
+        long blocks = 7_680_000_000_000L / BlockDevice.BLOCK_SIZE;
+        DeviceLayout within4TiB = DeviceLayout.forDevice((1L << 30) - 1, 16 << 20);
+        DeviceLayout earlier = new DeviceLayout(blocks, 16 << 20, within4TiB.areaBlocks(), within4TiB.segments(), 64);
+        DeviceLayout today = DeviceLayout.forDevice(blocks, 16 << 20);
+        assertEquals(128, today.sectorBytes());
+        assertTrue(today.segments() > 1.7 * earlier.segments(), today + " against " + earlier);
+        Superblock found = new Superblock(UUID.randomUUID(), 0, 1, earlier, 1L << 36);
+        String mismatch = found.mismatch(0, 1, today, found, "/dev/nvme1n1");
+        assertTrue(mismatch.contains("/dev/nvme1n1 was laid out as") && mismatch.contains("over 4 TiB was used up to 4 TiB only"),
+                mismatch);
+        String resized = found.mismatch(0, 1, DeviceLayout.forDevice(blocks / 2, 16 << 20), found, "/dev/nvme1n1");
+        assertTrue(resized.contains("capacity or segment size changed"), resized);
+    }
+
+    /**
+     * A device of up to 4 TiB keeps the version 4 superblock (64-byte sectors), which earlier releases
+     * read; a larger one's is version 5 and names its sectors. Both come back as written.
+     */
+    @Test
+    void aSuperblockNamesItsSectorsOnlyWhenTheyAreNot64Bytes() throws Exception {
+        DeviceLayout small = DeviceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE, 1 << 20);
+        Superblock four = new Superblock(UUID.randomUUID(), 0, 2, small, 1L << 36);
+        assertEquals(4, four.encode().order(ByteOrder.LITTLE_ENDIAN).getInt(8));
+        assertEquals(four, Superblock.decode(four.encode(), "dev"));
+
+        DeviceLayout large = DeviceLayout.forDevice(15_360_000_000_000L / BlockDevice.BLOCK_SIZE, 16 << 20);
+        Superblock five = new Superblock(UUID.randomUUID(), 1, 2, large, 1L << 36);
+        var block = five.encode().order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(5, block.getInt(8));
+        assertEquals(256, block.getInt(72));
+        Superblock read = Superblock.decode(block, "dev");
+        assertEquals(five, read);
+        assertEquals(256, read.layout().sectorBytes());
+
+        // Any other sector size than the one named is another layout, or an impossible one.
+        block.putInt(72, 128).putInt(76, crcOf(block, 76));
+        assertTrue(assertThrows(CheckpointFormatException.class, () -> Superblock.decode(block, "dev"))
+                .getMessage().contains("impossible"), "128-byte sectors do not reach 15.36 TB");
+        block.putInt(72, 512).putInt(76, crcOf(block, 76));
+        assertEquals(512, Superblock.decode(block, "dev").layout().sectorBytes());
+        String mismatch = Superblock.decode(block, "dev").mismatch(1, 2, large, five, "dev");
+        assertTrue(mismatch != null && mismatch.contains("sectorBytes=512"), mismatch);
+        block.putInt(72, 100).putInt(76, crcOf(block, 76));
+        assertTrue(assertThrows(CheckpointFormatException.class, () -> Superblock.decode(block, "dev"))
+                .getMessage().contains("impossible"));
     }
 
     @Test

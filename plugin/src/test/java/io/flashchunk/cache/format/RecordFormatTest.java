@@ -20,14 +20,14 @@ class RecordFormatTest {
 
     @Test
     void aRecordTakesItsHeaderAndChunkRoundedToSectors() {
-        assertEquals(64, RecordFormat.recordBytes(1));
-        assertEquals(64, RecordFormat.recordBytes(32));
-        assertEquals(128, RecordFormat.recordBytes(33));
-        assertEquals(512, RecordFormat.recordBytes(480));
-        assertEquals(576, RecordFormat.recordBytes(481));
-        assertEquals(4160, RecordFormat.recordBytes(4096));
-        assertEquals(16448, RecordFormat.recordBytes(16384));
-        assertThrows(IllegalArgumentException.class, () -> RecordFormat.recordBytes(0));
+        assertEquals(64, RecordFormat.recordBytes(1, RecordAddress.MIN_SECTOR_BYTES));
+        assertEquals(64, RecordFormat.recordBytes(32, RecordAddress.MIN_SECTOR_BYTES));
+        assertEquals(128, RecordFormat.recordBytes(33, RecordAddress.MIN_SECTOR_BYTES));
+        assertEquals(512, RecordFormat.recordBytes(480, RecordAddress.MIN_SECTOR_BYTES));
+        assertEquals(576, RecordFormat.recordBytes(481, RecordAddress.MIN_SECTOR_BYTES));
+        assertEquals(4160, RecordFormat.recordBytes(4096, RecordAddress.MIN_SECTOR_BYTES));
+        assertEquals(16448, RecordFormat.recordBytes(16384, RecordAddress.MIN_SECTOR_BYTES));
+        assertThrows(IllegalArgumentException.class, () -> RecordFormat.recordBytes(0, RecordAddress.MIN_SECTOR_BYTES));
     }
 
     @Test
@@ -39,7 +39,7 @@ class RecordFormatTest {
         for (int i = 0; i < lengths.length; i++) {
             offsets[i] = at;
             ByteBuffer chunk = chunk(lengths[i], i);
-            at += RecordFormat.write(segment, at, KEY + i, SEQUENCE, chunk);
+            at += RecordFormat.write(segment, at, KEY + i, SEQUENCE, chunk, RecordAddress.MIN_SECTOR_BYTES);
             assertEquals(0, chunk.position(), "the chunk's position is left alone");
         }
         for (int i = 0; i < lengths.length; i++) {
@@ -51,7 +51,7 @@ class RecordFormatTest {
     @Test
     void refusesARecordOfAnotherKeyOrSegmentUseOrDamaged() {
         ByteBuffer segment = ByteBuffer.allocate(8192);
-        RecordFormat.write(segment, 512, KEY, SEQUENCE, chunk(4096, 1));
+        RecordFormat.write(segment, 512, KEY, SEQUENCE, chunk(4096, 1), RecordAddress.MIN_SECTOR_BYTES);
         assertMismatch("of key", segment, 512, KEY + 1, SEQUENCE);
         assertMismatch("sequence 41, not 42", segment, 512, KEY, SEQUENCE + 1);
         assertMismatch("no record at 0", segment, 0, KEY, SEQUENCE);
@@ -71,8 +71,8 @@ class RecordFormatTest {
     @Test
     void refusesToWriteARecordPastTheSegmentOrOffASectorBoundary() {
         ByteBuffer segment = ByteBuffer.allocate(8192);
-        assertThrows(IllegalArgumentException.class, () -> RecordFormat.write(segment, 4096, KEY, SEQUENCE, chunk(4096, 1)));
-        assertThrows(IllegalArgumentException.class, () -> RecordFormat.write(segment, 100, KEY, SEQUENCE, chunk(10, 1)));
+        assertThrows(IllegalArgumentException.class, () -> RecordFormat.write(segment, 4096, KEY, SEQUENCE, chunk(4096, 1), RecordAddress.MIN_SECTOR_BYTES));
+        assertThrows(IllegalArgumentException.class, () -> RecordFormat.write(segment, 100, KEY, SEQUENCE, chunk(10, 1), RecordAddress.MIN_SECTOR_BYTES));
     }
 
     private static ByteBuffer copy(ByteBuffer from) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class SegmentLayoutTest {
     @Test
     void namesTheSegmentAndPlaceOfEveryAddressItMakes() {
-        SegmentLayout layout = SegmentLayout.of(1 << 20, 1 << 20, 10L << 20);
+        SegmentLayout layout = SegmentLayout.of(1 << 20, 1 << 20, 10L << 20, RecordAddress.MIN_SECTOR_BYTES);
         assertEquals(9, layout.segments());
         assertEquals(256 + 3 * 256, layout.lba(3));
         long address = layout.address(2, 3, 40);
@@ -19,15 +19,15 @@ class SegmentLayoutTest {
         assertEquals(40, layout.sectorInSegment(address));
         assertTrue(layout.contains(address));
         assertFalse(layout.contains(RecordAddress.of(0, 1)), "the reserved region");
-        int lastSector = (1 << 20) / RecordAddress.SECTOR_BYTES - 1;
+        int lastSector = (1 << 20) / RecordAddress.MIN_SECTOR_BYTES - 1;
         assertFalse(layout.contains(layout.address(0, 8, lastSector) + 1), "past the last segment");
     }
 
     @Test
     void refusesGeometryThatDoesNotFit() {
-        assertThrows(IllegalArgumentException.class, () -> SegmentLayout.of(1 << 20, 1 << 20, 1 << 20));
-        assertThrows(IllegalArgumentException.class, () -> new SegmentLayout(0, 1 << 20, 1));
-        assertThrows(IllegalArgumentException.class, () -> new SegmentLayout(4096, 1000, 1));
-        assertThrows(IllegalArgumentException.class, () -> new SegmentLayout(4096, 1 << 24, 1 << 18));
+        assertThrows(IllegalArgumentException.class, () -> SegmentLayout.of(1 << 20, 1 << 20, 1 << 20, RecordAddress.MIN_SECTOR_BYTES));
+        assertThrows(IllegalArgumentException.class, () -> new SegmentLayout(0, 1 << 20, 1, RecordAddress.MIN_SECTOR_BYTES));
+        assertThrows(IllegalArgumentException.class, () -> new SegmentLayout(4096, 1000, 1, RecordAddress.MIN_SECTOR_BYTES));
+        assertThrows(IllegalArgumentException.class, () -> new SegmentLayout(4096, 1 << 24, 1 << 18, RecordAddress.MIN_SECTOR_BYTES));
     }
 }

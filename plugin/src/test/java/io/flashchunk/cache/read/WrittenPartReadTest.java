@@ -51,7 +51,7 @@ class WrittenPartReadTest {
         assertEquals(1, device.held(), "window 2's write is in flight");
         long last = engine.index.find(key(4));
         long next = engine.index.find(key(5));
-        assertEquals(69_632, RecordAddress.byteOffset(next) - EngineFixture.FIRST_BYTE,
+        assertEquals(69_632, RecordAddress.sector(next) * RecordAddress.MIN_SECTOR_BYTES - EngineFixture.FIRST_BYTE,
                 "window 2 starts on a block, right after window 1's last record");
 
         SegmentReader.Hit hit = engine.reader.read(key(4), CHUNK, key(5));

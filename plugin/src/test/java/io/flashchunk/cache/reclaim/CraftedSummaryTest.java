@@ -18,6 +18,7 @@ import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.write.WriterPolicy;
@@ -36,17 +37,18 @@ import org.junit.jupiter.api.Test;
 class CraftedSummaryTest {
     @Test
     void aSummaryNamingAnImpossibleRecordIsRefusedWhenRead() {
+        SegmentLayout layout = new SegmentLayout(4096, SEGMENT_BYTES, 1, RecordAddress.MIN_SECTOR_BYTES);
         SegmentSummary impossible = new SegmentSummary(3, new long[] {key(0)}, new int[] {Integer.MIN_VALUE},
                 new int[] {16384});
-        assertTrue(assertThrows(RecordMismatchException.class, () -> impossible.checkWithin(SEGMENT_BYTES))
+        assertTrue(assertThrows(RecordMismatchException.class, () -> impossible.checkWithin(layout))
                 .getMessage().contains("at sector -2147483648"));
         SegmentSummary tooLong = new SegmentSummary(3, new long[] {key(0)}, new int[] {0},
                 new int[] {RecordFormat.MAX_CHUNK_BYTES + 1});
-        assertThrows(RecordMismatchException.class, () -> tooLong.checkWithin(SEGMENT_BYTES));
+        assertThrows(RecordMismatchException.class, () -> tooLong.checkWithin(layout));
         // A record reaching into the summary itself.
-        int last = (SEGMENT_BYTES - SegmentSummary.bytes(1)) / RecordAddress.SECTOR_BYTES - 1;
+        int last = (SEGMENT_BYTES - SegmentSummary.bytes(1)) / RecordAddress.MIN_SECTOR_BYTES - 1;
         assertThrows(RecordMismatchException.class, () -> new SegmentSummary(3, new long[] {key(0)},
-                new int[] {last}, new int[] {16384}).checkWithin(SEGMENT_BYTES));
+                new int[] {last}, new int[] {16384}).checkWithin(layout));
     }
 
     @Test

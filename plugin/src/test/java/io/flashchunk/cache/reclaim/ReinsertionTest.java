@@ -15,6 +15,7 @@ import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.files.ChunkKeys;
+import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.space.SegmentState;
@@ -120,7 +121,7 @@ class ReinsertionTest {
     @Test
     void theShareBoundsWhatIsKeptAndTheMostReadGoFirst() throws Exception {
         VictimAdmission admission = new VictimAdmission(1 << 10, 1);
-        int fit = (int) (0.2 * SEGMENT_BYTES) / RecordFormat.recordBytes(EngineFixture.CHUNK);
+        int fit = (int) (0.2 * SEGMENT_BYTES) / RecordFormat.recordBytes(EngineFixture.CHUNK, RecordAddress.MIN_SECTOR_BYTES);
         EngineFixture engine = engine(new WriterPolicy(admission, 0.2), device("a", 4));
         for (int i = PER_SEGMENT - fit; i < PER_SEGMENT; i++) {
             for (int reads = 0; reads < 5; reads++) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.CheckpointAreas;
+import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.testing.MemoryDevice;
 import java.util.List;
@@ -20,7 +21,7 @@ class AddressSpacesTest {
         long first = 1 << 20;
         MemoryDevice device = MemoryDevice.blank("dev" + number, (first + (long) segments * segmentBytes) / 4096, 4);
         return new AddressSpace(number, new StorageDriver(device, 1, 1_000_000_000L),
-                SegmentLayout.of(first, segmentBytes, device.capacityBlocks() * 4096), AREAS);
+                SegmentLayout.of(first, segmentBytes, device.capacityBlocks() * 4096, RecordAddress.MIN_SECTOR_BYTES), AREAS);
     }
 
     @Test

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 
 class SegmentBufferTest {
     /** Sectors a record of a 4000-byte chunk takes. */
-    private static final int SECTORS_4000 = RecordFormat.recordBytes(4000) / RecordAddress.SECTOR_BYTES;
+    private static final int SECTORS_4000 = RecordFormat.recordBytes(4000, RecordAddress.MIN_SECTOR_BYTES) / RecordAddress.MIN_SECTOR_BYTES;
 
     private static final int SEGMENT_BYTES = 64 * 1024;
 
@@ -36,11 +36,11 @@ class SegmentBufferTest {
     @Test
     void servesEachAppendedChunkAndSealsToItsRecordsAndASummaryAtTheEnd() throws Exception {
         SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocateDirect(SEGMENT_BYTES));
-        buffer.start(5, 9);
+        buffer.start(5, 9, RecordAddress.MIN_SECTOR_BYTES);
         int first = buffer.append(100, chunk(100, 9, 16384));
         int second = buffer.append(101, chunk(101, 9, 4000));
         assertEquals(0, first);
-        assertEquals(RecordFormat.recordBytes(16384) / RecordAddress.SECTOR_BYTES, second);
+        assertEquals(RecordFormat.recordBytes(16384, RecordAddress.MIN_SECTOR_BYTES) / RecordAddress.MIN_SECTOR_BYTES, second);
         ByteBuffer into = ByteBuffer.allocate(16384);
         assertEquals(4000, buffer.read(5, 9, second, 101, 16384, into));
         assertEquals(chunk(101, 9, 4000), into.flip());
@@ -60,7 +60,7 @@ class SegmentBufferTest {
         SegmentSummary summary = SegmentSummary.read(sealed.get(1).bytes(), 9);
         assertArrayEquals(new long[] {100, 101}, summary.keys());
         assertArrayEquals(new int[] {first, second}, summary.sectors());
-        assertEquals(chunk(100, 9, 16384), RecordFormat.check(records, first * RecordAddress.SECTOR_BYTES, 100, 9));
+        assertEquals(chunk(100, 9, 16384), RecordFormat.check(records, first * RecordAddress.MIN_SECTOR_BYTES, 100, 9));
         assertThrows(IllegalStateException.class, () -> buffer.append(102, chunk(102, 9, 10)));
     }
 
@@ -74,7 +74,7 @@ class SegmentBufferTest {
     @Test
     void recordsSoFarAreWrittenWithTheirSummaryAndTheSealWritesOnFromWhereThatEnded() throws Exception {
         SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocateDirect(SEGMENT_BYTES));
-        buffer.start(2, 7);
+        buffer.start(2, 7, RecordAddress.MIN_SECTOR_BYTES);
         assertTrue(buffer.unwrittenPrefix().isEmpty(), "no records, nothing to write");
         byte[] device = new byte[SEGMENT_BYTES];
         Arrays.fill(device, (byte) 0x5a); // what an earlier use left
@@ -90,7 +90,7 @@ class SegmentBufferTest {
         assertTrue(buffer.unwrittenPrefix().isEmpty(), "nothing appended since");
         SegmentSummary summary = SegmentSummary.read(ByteBuffer.wrap(device, SEGMENT_BYTES - 4096, 4096).slice(), 7);
         assertArrayEquals(new long[] {10, 11}, summary.keys(), "flash has a summary of the records so far");
-        assertEquals(chunk(11, 7, 3000), RecordFormat.check(ByteBuffer.wrap(device), SECTORS_4000 * RecordAddress.SECTOR_BYTES,
+        assertEquals(chunk(11, 7, 3000), RecordFormat.check(ByteBuffer.wrap(device), SECTORS_4000 * RecordAddress.MIN_SECTOR_BYTES,
                 11, 7));
 
         int third = buffer.append(12, chunk(12, 7, 5000));
@@ -98,7 +98,7 @@ class SegmentBufferTest {
         assertEquals(4096, second.get(0).offset(), "again from the block the records ended in");
         second.forEach(part -> write(device, part));
         buffer.prefixWritten();
-        assertEquals(chunk(12, 7, 5000), RecordFormat.check(ByteBuffer.wrap(device), third * RecordAddress.SECTOR_BYTES,
+        assertEquals(chunk(12, 7, 5000), RecordFormat.check(ByteBuffer.wrap(device), third * RecordAddress.MIN_SECTOR_BYTES,
                 12, 7));
         assertEquals(3, SegmentSummary.read(ByteBuffer.wrap(device, SEGMENT_BYTES - 4096, 4096).slice(), 7).count());
 
@@ -108,7 +108,7 @@ class SegmentBufferTest {
         rest.forEach(part -> write(device, part));
         // What reached flash in three writes is what the same segment sealed at once puts there.
         SegmentBuffer once = new SegmentBuffer(ByteBuffer.allocateDirect(SEGMENT_BYTES));
-        once.start(2, 7);
+        once.start(2, 7, RecordAddress.MIN_SECTOR_BYTES);
         once.append(10, chunk(10, 7, 4000));
         once.append(11, chunk(11, 7, 3000));
         once.append(12, chunk(12, 7, 5000));
@@ -133,8 +133,8 @@ class SegmentBufferTest {
         Arrays.fill(device, (byte) 0x5a);
         Arrays.fill(wholeDevice, (byte) 0x5a);
         SegmentBuffer open = buffers[0];
-        open.start(4, 3);
-        whole.start(4, 3);
+        open.start(4, 3, RecordAddress.MIN_SECTOR_BYTES);
+        whole.start(4, 3, RecordAddress.MIN_SECTOR_BYTES);
         int windows = 1;
         int key = 0;
         while (true) {
@@ -164,7 +164,7 @@ class SegmentBufferTest {
         assertEquals(key, summary.count(), "the summary lists every window's records");
         for (int i = 0; i < key; i++) {
             assertEquals(chunk(i, 3, 4000 + i % 7 * 1000),
-                    RecordFormat.check(ByteBuffer.wrap(device), summary.sectors()[i] * RecordAddress.SECTOR_BYTES, i, 3));
+                    RecordFormat.check(ByteBuffer.wrap(device), summary.sectors()[i] * RecordAddress.MIN_SECTOR_BYTES, i, 3));
         }
     }
 
@@ -172,7 +172,7 @@ class SegmentBufferTest {
     void eachWindowServesTheRecordsThatStartInItAndLeavesEarlierOnesToFlash() throws Exception {
         SegmentBuffer first = new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT);
         SegmentBuffer second = new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT);
-        first.start(1, 5);
+        first.start(1, 5, RecordAddress.MIN_SECTOR_BYTES);
         List<Integer> sectors = new ArrayList<>();
         int key = 0;
         for (int sector; (sector = first.append(key, chunk(key, 5, 4000))) >= 0; key++) {
@@ -184,7 +184,7 @@ class SegmentBufferTest {
         int last = key - 1; // its record ends in the block the second window starts with
         assertEquals(first.fill(), second.fill());
         int carried = second.append(key, chunk(key, 5, 4000));
-        assertEquals(first.fill() / RecordAddress.SECTOR_BYTES, carried, "the segment goes on where the window ended");
+        assertEquals(first.fill() / RecordAddress.MIN_SECTOR_BYTES, carried, "the segment goes on where the window ended");
         ByteBuffer into = ByteBuffer.allocate(8192);
         for (int k = 0; k <= last; k++) {
             assertEquals(4000, first.read(1, 5, sectors.get(k), k, 8192, into.clear()), "the first window keeps " + k);
@@ -193,7 +193,7 @@ class SegmentBufferTest {
         assertEquals(-1, first.read(1, 5, carried, key, 8192, into.clear()), "in the second window, not missing");
         assertEquals(4000, second.read(1, 5, carried, key, 8192, into.clear()));
         assertEquals(chunk(key, 5, 4000), into.flip());
-        if (sectors.get(last) * RecordAddress.SECTOR_BYTES >= first.fill() / 4096 * 4096) {
+        if (sectors.get(last) * RecordAddress.MIN_SECTOR_BYTES >= first.fill() / 4096 * 4096) {
             assertEquals(4000, second.read(1, 5, sectors.get(last), last, 8192, into.clear()), "a record in the carried block");
         }
         assertThrows(IllegalStateException.class, () -> first.append(99, chunk(99, 5, 10)), "the full window takes no more");
@@ -204,7 +204,7 @@ class SegmentBufferTest {
     void aWindowWhoseRecordsACheckpointWroteToTheBlockHasNothingLeftToWrite() throws Exception {
         SegmentBuffer first = new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT);
         SegmentBuffer second = new SegmentBuffer(ByteBuffer.allocateDirect(WINDOW), WINDOWED_SEGMENT);
-        first.start(2, 8);
+        first.start(2, 8, RecordAddress.MIN_SECTOR_BYTES);
         int length = 4096 - RecordFormat.HEADER_BYTES; // one block a record
         int key = 0;
         while (first.append(key, chunk(key, 8, length)) >= 0) {
@@ -237,7 +237,7 @@ class SegmentBufferTest {
     @Test
     void refusesARecordThatWouldOverrunTheSummary() {
         SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocate(SEGMENT_BYTES));
-        buffer.start(0, 1);
+        buffer.start(0, 1, RecordAddress.MIN_SECTOR_BYTES);
         int appended = 0;
         while (buffer.append(appended, chunk(appended, 1, 16384)) != -1) {
             appended++;
@@ -249,28 +249,28 @@ class SegmentBufferTest {
     @Test
     void readsAnIncompleteRecordAsAMismatchNeverAsBytes() {
         SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocate(SEGMENT_BYTES));
-        buffer.start(0, 1);
+        buffer.start(0, 1, RecordAddress.MIN_SECTOR_BYTES);
         buffer.append(1, chunk(1, 1, 1000));
-        int end = RecordFormat.recordBytes(1000) / RecordAddress.SECTOR_BYTES; // the first sector after it
+        int end = RecordFormat.recordBytes(1000, RecordAddress.MIN_SECTOR_BYTES) / RecordAddress.MIN_SECTOR_BYTES; // the first sector after it
         RecordMismatchException past = assertThrows(RecordMismatchException.class,
                 () -> buffer.read(0, 1, end, 2, 4096, ByteBuffer.allocate(4096)));
         assertTrue(past.getMessage().contains("no complete record at sector " + end), past.getMessage());
         RecordMismatchException inside = assertThrows(RecordMismatchException.class,
                 () -> buffer.read(0, 1, 2, 2, 4096, ByteBuffer.allocate(4096)));
-        assertTrue(inside.getMessage().contains("no record at " + 2 * RecordAddress.SECTOR_BYTES), inside.getMessage());
+        assertTrue(inside.getMessage().contains("no record at " + 2 * RecordAddress.MIN_SECTOR_BYTES), inside.getMessage());
     }
 
     @Test
     void isReusedOnlyOnceItsReadsAreDone() throws Exception {
         SegmentBuffer buffer = new SegmentBuffer(ByteBuffer.allocate(SEGMENT_BYTES));
         assertThrows(IllegalStateException.class, () -> buffer.append(1, chunk(1, 1, 10)));
-        buffer.start(3, 1);
+        buffer.start(3, 1, RecordAddress.MIN_SECTOR_BYTES);
         buffer.append(1, chunk(1, 1, 10));
         buffer.seal();
-        assertThrows(IllegalStateException.class, () -> buffer.start(4, 2), "not taken back yet");
+        assertThrows(IllegalStateException.class, () -> buffer.start(4, 2, RecordAddress.MIN_SECTOR_BYTES), "not taken back yet");
         assertTrue(buffer.tryReuse());
         assertEquals(-1, buffer.read(3, 1, 0, 1, 4096, ByteBuffer.allocate(4096)), "the old use is gone");
-        buffer.start(3, 2);
+        buffer.start(3, 2, RecordAddress.MIN_SECTOR_BYTES);
         assertEquals(-1, buffer.read(3, 1, 0, 1, 4096, ByteBuffer.allocate(4096)), "the old use of the same segment");
         buffer.append(7, chunk(7, 2, 10));
         assertEquals(10, buffer.read(3, 2, 0, 7, 4096, ByteBuffer.allocate(4096)));
@@ -317,7 +317,7 @@ class SegmentBufferTest {
         long reuses = 0;
         // At least 5,000 uses, and more until the reader has been served 1,000 times (it may start late).
         for (long use = 1; (use <= 5_000 || served.get() < 1_000) && use < 1_000_000 && failure.get() == null; use++) {
-            buffer.start(0, use);
+            buffer.start(0, use, RecordAddress.MIN_SECTOR_BYTES);
             currentUse.set(use);
             for (int record = 0; record < 7; record++) {
                 assertEquals(record * SECTORS_4000, buffer.append(record, chunk(record, use, 4000)));
