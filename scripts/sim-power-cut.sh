@@ -50,21 +50,24 @@ lines = ["# Power-cut simulation", "",
          f"{len(rows)} seeds, {total('cuts'):,} cut points ({total('cuts_in_formats'):,} in or around a format), "
          f"{total('operations'):,} operations; {total('checkpoints'):,} checkpoints, {total('reclaimed'):,} "
          f"segments reclaimed, {total('reinserted'):,} chunks reinserted, {total('rewrites'):,} chunks rewritten "
-         f"with new bytes, {total('appended_during_checkpoints'):,} appended while a checkpoint ran.", "",
+         f"with new bytes, {total('appended_during_checkpoints'):,} appended while a checkpoint ran; "
+         f"{total('segments_discarded_in_history'):,} segments discarded (TRIM) by the histories' caches that "
+         f"discard, {total('segments_discarded_at_start'):,} by the recovered engines that start with discards.", "",
          f"Recovered images checked: {total('chunks_served'):,} chunks served; "
          f"{total('named_by_the_durable_checkpoint'):,} were named by the durable checkpoint and had to come back; "
          f"{total('appended_after_recovery'):,} records appended after the recoveries over older records. "
          f"Problems (stale or wrong bytes, entries pointing at another record, chunks restored twice, lost chunks): "
          f"{total('problems')}.", "",
-         "| seed | cuts | in formats | served | must come back | appended after | checkpoints | reclaimed | rewrites | problems | s |",
-         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+         "| seed | cuts | in formats | served | must come back | appended after | checkpoints | reclaimed | rewrites | discarded in history | problems | s |",
+         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for r in rows:
     if r["problems"]:
-        lines.append(f"| {r['seed']} | {r['cuts']:,} | | | | | | | | {r['problems']} (see the run's stderr) | |")
+        lines.append(f"| {r['seed']} | {r['cuts']:,} | | | | | | | | | {r['problems']} (see the run's stderr) | |")
         continue
     lines.append(f"| {r['seed']} | {r['cuts']:,} | {r['cuts_in_formats']:,} | {r['chunks_served']:,} | "
                  f"{r['named_by_the_durable_checkpoint']:,} | {r['appended_after_recovery']:,} | {r['checkpoints']} | "
-                 f"{r['reclaimed']} | {r['rewrites']} | 0 | {r['seconds']:.0f} |")
+                 f"{r['reclaimed']} | {r['rewrites']} | {r.get('segments_discarded_in_history', 0):,} | 0 | "
+                 f"{r['seconds']:.0f} |")
 open(os.path.join(out, "summary.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

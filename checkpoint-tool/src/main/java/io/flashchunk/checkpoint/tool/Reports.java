@@ -70,6 +70,8 @@ final class Reports {
         fields.add("area-blocks", superblock.layout().areaBlocks());
         fields.add("segments", segments.segments() + " of " + segments.segmentBytes() + " bytes from byte "
                 + segments.firstByte());
+        fields.add("record-sector-bytes", segments.sectorBytes() + (superblock.layout().cutShort()
+                ? " (addresses reach " + superblock.layout().addressedBlocks() + " blocks of the device)" : ""));
         fields.add("segment-sequences-below", superblock.sequenceLimit() == 0
                 ? "none reserved (a superblock of format version 3)" : superblock.sequenceLimit());
         for (int area = 0; area < device.areas().size(); area++) {
@@ -125,6 +127,7 @@ final class Reports {
                         .put("spaceCount", superblock.spaceCount()).put("deviceBlocks", superblock.layout().deviceBlocks())
                         .put("areaBlocks", superblock.layout().areaBlocks()).put("segments", segments.segments())
                         .put("segmentBytes", segments.segmentBytes()).put("segmentsFromByte", segments.firstByte())
+                        .put("sectorBytes", segments.sectorBytes())
                         .put("sequenceLimit", superblock.sequenceLimit());
             }
             var areas = node.putArray("areas");

@@ -30,6 +30,7 @@ class InfoCommandTest {
         assertEquals(1, superblock.get("spaceCount").intValue());
         assertEquals(TestCache.DEVICE_BYTES / 4096, superblock.get("deviceBlocks").longValue());
         assertEquals(1 << 20, superblock.get("segmentBytes").intValue());
+        assertEquals(64, superblock.get("sectorBytes").intValue(), "a device under 4 TiB");
         long areasEnd = (1 + 2 * superblock.get("areaBlocks").longValue()) * 4096;
         long segmentsEnd = superblock.get("segmentsFromByte").longValue()
                 + superblock.get("segments").longValue() * superblock.get("segmentBytes").longValue();

@@ -34,7 +34,7 @@ class ListCommandTest {
             assertEquals(cache.devices.get(0).toString(), entry.get("device").textValue());
             assertTrue(entry.get("fileId").isInt(), entry.toString());
             long offset = entry.get("offsetInSegment").longValue();
-            assertEquals(0, offset % RecordAddress.SECTOR_BYTES, "records start on a sector: " + entry);
+            assertEquals(0, offset % RecordAddress.MIN_SECTOR_BYTES, "records start on a sector: " + entry);
             assertTrue(records.add(entry.get("segment").longValue() + "/" + offset), "two entries, one record: " + entries);
         }
         assertEquals(expected, listed);

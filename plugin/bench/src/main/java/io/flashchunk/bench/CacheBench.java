@@ -46,6 +46,9 @@ import picocli.CommandLine;
         subcommands = {CacheBench.EngineHeap.class, CacheBench.Hits.class, CacheBench.EngineCheckpoint.class,
             CacheBench.EngineWrites.class})
 public final class CacheBench {
+    /** The record sector of every device the benchmarks use (each under 4 TiB). */
+    private static final int SECTOR = io.flashchunk.cache.format.RecordAddress.MIN_SECTOR_BYTES;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new CacheBench()).execute(args));
     }
@@ -109,12 +112,12 @@ public final class CacheBench {
         public Integer call() throws Exception {
             int segmentBytes = segmentMib << 20;
             int perSegment = (segmentBytes - io.flashchunk.cache.format.SegmentSummary.bytes(0))
-                    / (io.flashchunk.cache.format.RecordFormat.recordBytes(chunkBytes)
+                    / (RecordFormat.recordBytes(chunkBytes, SECTOR)
                     + io.flashchunk.cache.format.SegmentSummary.ENTRY_BYTES);
             int segments = Math.toIntExact((entries + perSegment - 1) / perSegment);
             long before = Heap.usedHeapAfterGc();
             FileRegistry registry = new FileRegistry();
-            var layout = new io.flashchunk.cache.format.SegmentLayout(1 << 20, segmentBytes, segments);
+            var layout = new io.flashchunk.cache.format.SegmentLayout(1 << 20, segmentBytes, segments, SECTOR);
             var table = new io.flashchunk.cache.space.SegmentTable(segments);
             var order = new io.flashchunk.cache.reclaim.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.index.ChunkIndex(entries);
@@ -131,7 +134,7 @@ public final class CacheBench {
                         1L << 40, f, f, f, f), replaced -> { }));
             }
             long perFile = (entries + files - 1) / files;
-            int recordSectors = io.flashchunk.cache.format.RecordFormat.recordBytes(chunkBytes) / io.flashchunk.cache.format.RecordAddress.SECTOR_BYTES;
+            int recordSectors = RecordFormat.recordBytes(chunkBytes, SECTOR) / SECTOR;
             long displaced = 0;
             for (int segment = 0; segment < segments; segment++) {
                 table.open(0);
@@ -324,7 +327,7 @@ public final class CacheBench {
                 paths.add(new InJvm("device-uring", deviceReads(uringDevice, lbas, devicePool, chunkBytes, WITHIN), this));
                 // What a hit reads: the record (chunk and header) in whole blocks. Splits compact/device
                 // into what the extra bytes cost and what the engine costs.
-                int recordRead = (RecordFormat.recordBytes(chunkBytes) + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
+                int recordRead = (RecordFormat.recordBytes(chunkBytes, SECTOR) + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
                 paths.add(new InJvm("device-record", deviceReads(device, lbas, devicePool, recordRead, QUEUED), this));
                 if (!fio.equals("none")) {
                     // The device's own cost for the same reads: fio at the same places, chunk-sized.
@@ -624,7 +627,7 @@ public final class CacheBench {
                 // checkpoints themselves. Whole sealed segments were the count before windows.
                 long deviceBytesWritten = device.stats().writeBytes();
                 long recordBytes = (writer.appended() + writer.reinserted())
-                        * io.flashchunk.cache.format.RecordFormat.recordBytes(chunkBytes);
+                        * RecordFormat.recordBytes(chunkBytes, SECTOR);
                 var discards = CacheInternals.engine(cache).discards();
                 long discarded = discards == null ? 0 : discards.discarded();
                 System.out.printf(Locale.ROOT, "{\"bench\":\"compact-writes\",\"keys\":%d,\"requests\":%d,"
@@ -750,7 +753,7 @@ public final class CacheBench {
 
         @Override
         public Integer call() throws Exception {
-            int perSegment = SEGMENT / io.flashchunk.cache.format.RecordFormat.recordBytes(CHUNK) - 1;
+            int perSegment = SEGMENT / RecordFormat.recordBytes(CHUNK, SECTOR) - 1;
             long segments = (entries + chunks) / perSegment + 16;
             long deviceBytes = (long) (segments * (double) SEGMENT * 1.02) + (256L << 20);
             Path file = sparseFile(dir, "compact-checkpoint-device.img", deviceBytes / BlockDevice.BLOCK_SIZE * BlockDevice.BLOCK_SIZE);

@@ -352,7 +352,8 @@ public final class CacheInspection {
             }
             DeviceLayout expected;
             try {
-                expected = DeviceLayout.forDevice(drivers.get(i).capacityBlocks(), first.layout().segmentBytes());
+                expected = DeviceLayout.expectedFor(superblock.layout(), drivers.get(i).capacityBlocks(),
+                        first.layout().segmentBytes());
             } catch (IllegalArgumentException e) {
                 problems.add(drivers.get(i).path() + ": cannot hold the layout its superblock names (" + e.getMessage()
                         + "); truncated or resized?");

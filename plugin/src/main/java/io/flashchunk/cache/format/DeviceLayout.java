@@ -58,15 +58,6 @@ public final class DeviceLayout {
         return RecordAddress.MAX_SECTOR * sectorBytes / BLOCK;
     }
 
-    /** The sector of a device of {@code deviceBlocks}: the smallest that addresses all of it, or the largest. */
-    static int sectorBytesFor(long deviceBlocks) {
-        int sector = RecordAddress.MIN_SECTOR_BYTES;
-        while (sector < RecordAddress.MAX_SECTOR_BYTES && addressableBlocks(sector) < deviceBlocks) {
-            sector *= 2;
-        }
-        return sector;
-    }
-
     public long deviceBlocks() {
         return deviceBlocks;
     }
@@ -88,9 +79,20 @@ public final class DeviceLayout {
         return sectorBytes;
     }
 
-    /** The device's blocks its space can address: all of them up to 256 TiB. */
+    /**
+     * The device's blocks its space can address: all of them up to 256 TiB (what its superblock,
+     * checkpoint areas and segments need of them, up to just under 4 TiB with 64-byte sectors).
+     */
     public long addressedBlocks() {
         return Math.min(deviceBlocks, addressableBlocks(sectorBytes));
+    }
+
+    /**
+     * Whether record addresses cut this device short: more segments would fit on it than its
+     * sectors reach (a device over 256 TiB, or a layout an earlier release made).
+     */
+    public boolean cutShort() {
+        return segments < fitting(deviceBlocks, segmentBytes, fileTableBudget(deviceBlocks));
     }
 
     /** The layout with the most segments of {@code segmentBytes} on a device of {@code deviceBlocks}. */
@@ -98,23 +100,57 @@ public final class DeviceLayout {
         if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0) {
             throw new IllegalArgumentException("segment size " + segmentBytes + " is not a multiple of " + BLOCK);
         }
-        long segmentBlocks = segmentBytes / BLOCK;
         long budget = fileTableBudget(deviceBlocks);
-        int sectorBytes = sectorBytesFor(deviceBlocks);
-        long usable = Math.min(deviceBlocks, addressableBlocks(sectorBytes));
+        // The smallest sector whose addresses reach every segment the device holds (so a device of
+        // exactly 4 TiB keeps 64-byte sectors: its last segment ends before they stop), or the largest.
+        long whole = fitting(deviceBlocks, segmentBytes, budget);
+        int sectorBytes = RecordAddress.MIN_SECTOR_BYTES;
+        long n = fitting(Math.min(deviceBlocks, addressableBlocks(sectorBytes)), segmentBytes, budget);
+        while (n < whole && sectorBytes < RecordAddress.MAX_SECTOR_BYTES) {
+            sectorBytes *= 2;
+            n = fitting(Math.min(deviceBlocks, addressableBlocks(sectorBytes)), segmentBytes, budget);
+        }
+        if (n < 1) {
+            throw new IllegalArgumentException("a device of " + deviceBlocks + " blocks has no room for one "
+                    + segmentBytes + "-byte segment besides its superblock and checkpoint areas");
+        }
+        long perSegment = CheckpointHeader.SEGMENT_BYTES + segmentBytes / BLOCK * CheckpointHeader.ENTRY_BYTES;
+        return new DeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n, sectorBytes);
+    }
+
+    /**
+     * The layout a device of {@code deviceBlocks} must have to be recovered, its superblock holding
+     * {@code found}: {@link #forDevice}'s, or the one releases before 2026-11-28 gave a device over
+     * 4 TiB (64-byte sectors, used up to just under 4 TiB), kept so that an upgrade recovers such a
+     * device warm. Start and the checkpoint tool judge a device by this one rule.
+     */
+    public static DeviceLayout expectedFor(DeviceLayout found, long deviceBlocks, int segmentBytes) {
+        DeviceLayout today = forDevice(deviceBlocks, segmentBytes);
+        if (found.equals(today) || found.sectorBytes() != RecordAddress.MIN_SECTOR_BYTES
+                || found.deviceBlocks() != deviceBlocks || found.segmentBytes() != segmentBytes) {
+            return today;
+        }
+        long budget = fileTableBudget(deviceBlocks);
+        long n = fitting(Math.min(deviceBlocks, addressableBlocks(RecordAddress.MIN_SECTOR_BYTES)), segmentBytes, budget);
+        long perSegment = CheckpointHeader.SEGMENT_BYTES + segmentBytes / BLOCK * CheckpointHeader.ENTRY_BYTES;
+        DeviceLayout earlier = n < 1 ? today
+                : new DeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n,
+                        RecordAddress.MIN_SECTOR_BYTES);
+        return found.equals(earlier) ? earlier : today;
+    }
+
+    /** The most segments of {@code segmentBytes} that fit in {@code usable} blocks beside the superblock and areas. */
+    private static long fitting(long usable, int segmentBytes, long budget) {
+        long segmentBlocks = segmentBytes / BLOCK;
         long perSegment = CheckpointHeader.SEGMENT_BYTES + segmentBlocks * CheckpointHeader.ENTRY_BYTES;
-        // Largest n with 1 + 2 * area(n) + n * segmentBlocks <= deviceBlocks: estimated without the
+        // Largest n with 1 + 2 * area(n) + n * segmentBlocks <= usable: estimated without the
         // rounding of the areas to whole blocks, then stepped down to fit.
         double perSegmentBlocks = segmentBlocks + 2.0 * perSegment / BLOCK;
         long n = (long) Math.max(0, Math.min(Integer.MAX_VALUE, (usable - 3 - 2.0 * budget / BLOCK) / perSegmentBlocks));
         while (n > 0 && 1 + 2 * areaBlocks(n, perSegment, budget) + n * segmentBlocks > usable) {
             n--;
         }
-        if (n < 1) {
-            throw new IllegalArgumentException("a device of " + deviceBlocks + " blocks has no room for one "
-                    + segmentBytes + "-byte segment besides its superblock and checkpoint areas");
-        }
-        return new DeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n, sectorBytes);
+        return n;
     }
 
     /** Room for the file table in each area: 1/256 of the device, between 64 KiB and 16 MiB. */

@@ -94,8 +94,8 @@ public final class Superblock {
             boolean sameGeometry = layout.deviceBlocks() == expected.deviceBlocks()
                     && layout.segmentBytes() == expected.segmentBytes();
             return path + " was laid out as " + layout + ", the configuration gives " + expected
-                    + (sameGeometry ? " (laid out by a release with other layout rules: before 2026-11-28 a device "
-                    + "over 4 TiB was used up to 4 TiB only)" : " (capacity or segment size changed)");
+                    + (sameGeometry ? " (laid out by a release with other layout rules)"
+                    : " (capacity or segment size changed)");
         }
         if (!instance.equals(first.instance())) {
             return path + " belongs to cache instance " + instance + ", the first device to " + first.instance();
@@ -151,6 +151,11 @@ public final class Superblock {
         }
         if (b.getInt(36) != BlockDevice.BLOCK_SIZE) {
             throw new CheckpointFormatException(where + ": block size " + b.getInt(36) + " is not " + BlockDevice.BLOCK_SIZE);
+        }
+        if (version == VERSION && b.getInt(SECTOR_BYTES_AT) == RecordAddress.MIN_SECTOR_BYTES) {
+            throw new CheckpointFormatException(where + ": superblock version " + VERSION + " names "
+                    + RecordAddress.MIN_SECTOR_BYTES + "-byte sectors, which only version " + VERSION_64_BYTE_SECTORS
+                    + " holds");
         }
         int space = b.getInt(28);
         int spaces = b.getInt(32);

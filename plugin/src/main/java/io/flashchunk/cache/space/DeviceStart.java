@@ -138,6 +138,8 @@ public final class DeviceStart {
                                LongSupplier clockMillis) throws IOException {
         int count = drivers.size();
         List<DeviceLayout> layouts = new ArrayList<>();
+        // What a recovery keeps: today's layouts, or an earlier release's where a device holds one
+        List<DeviceLayout> kept = new ArrayList<>();
         List<String> foreign = new ArrayList<>();
         List<String> todays = new ArrayList<>();
         Superblock first = null;
@@ -151,15 +153,7 @@ public final class DeviceStart {
             StorageDriver driver = drivers.get(i);
             DeviceLayout expected = DeviceLayout.forDevice(driver.capacityBlocks(), segmentBytes);
             layouts.add(expected);
-            if (expected.addressedBlocks() < expected.deviceBlocks()) {
-                LOG.warn("{}: the cache uses its first {} GiB of {} GiB: a device's record addresses reach 256 TiB "
-                        + "(set capacity to silence this)", driver.path(),
-                        expected.addressedBlocks() * BlockDevice.BLOCK_SIZE >> 30,
-                        expected.deviceBlocks() * BlockDevice.BLOCK_SIZE >> 30);
-            } else if (expected.sectorBytes() > RecordAddress.MIN_SECTOR_BYTES) {
-                LOG.info("{}: {} GiB, over 4 TiB: records align to {} bytes, so that record addresses reach all of it",
-                        driver.path(), expected.deviceBlocks() * BlockDevice.BLOCK_SIZE >> 30, expected.sectorBytes());
-            }
+            kept.add(expected);
             ByteBuffer block = readBlock(driver, 0);
             long magic = block.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(0);
             boolean force = i < forceFormat.size() && forceFormat.get(i);
@@ -185,7 +179,8 @@ public final class DeviceStart {
                 try {
                     Superblock found = Superblock.decode(block, driver.path());
                     first = first == null ? found : first;
-                    problem = problem != null ? problem : found.mismatch(i, count, expected, first, driver.path());
+                    kept.set(i, DeviceLayout.expectedFor(found.layout(), driver.capacityBlocks(), segmentBytes));
+                    problem = problem != null ? problem : found.mismatch(i, count, kept.get(i), first, driver.path());
                     reserved = Math.max(reserved, found.sequenceLimit());
                     unknownBefore |= found.sequenceLimit() == 0;
                 } catch (CheckpointFormatException e) {
@@ -227,7 +222,29 @@ public final class DeviceStart {
             LOG.warn("{}; starting empty on freshly formatted devices", message);
             return format(drivers, layouts, problem, formatFloor);
         }
-        return new Outcome(first.instance(), List.copyOf(layouts), false, "recovered", recoverFloor);
+        logLayouts(drivers, kept);
+        return new Outcome(first.instance(), List.copyOf(kept), false, "recovered", recoverFloor);
+    }
+
+    /** One line a device whose size shapes its layout: larger sectors, an earlier release's, or cut short. */
+    private static void logLayouts(List<StorageDriver> drivers, List<DeviceLayout> layouts) {
+        for (int i = 0; i < layouts.size(); i++) {
+            DeviceLayout layout = layouts.get(i);
+            String path = drivers.get(i).path();
+            long gib = layout.deviceBlocks() * BlockDevice.BLOCK_SIZE >> 30;
+            if (layout.cutShort() && layout.sectorBytes() == RecordAddress.MIN_SECTOR_BYTES) {
+                LOG.warn("{}: laid out by a release before 2026-11-28, the cache uses its first 4 TiB of {} GiB; to use "
+                        + "all of it, let the cache format it (with the node stopped, zero the device's first 4 KiB: "
+                        + "the cache starts cold once)", path, gib);
+            } else if (layout.cutShort()) {
+                LOG.warn("{}: the cache uses its first {} GiB of {} GiB: a device's record addresses reach 256 TiB "
+                        + "(set capacity to silence this)", path, layout.addressedBlocks() * BlockDevice.BLOCK_SIZE >> 30,
+                        gib);
+            } else if (layout.sectorBytes() > RecordAddress.MIN_SECTOR_BYTES) {
+                LOG.info("{}: {} GiB, over 4 TiB: records align to {} bytes, so that record addresses reach all of it",
+                        path, gib, layout.sectorBytes());
+            }
+        }
     }
 
     /**
@@ -251,6 +268,7 @@ public final class DeviceStart {
             driver.flush();
         }
         LOG.info("flash cache: formatted {} device(s) as cache instance {} ({})", drivers.size(), instance, why);
+        logLayouts(drivers, layouts);
         return new Outcome(instance, List.copyOf(layouts), true, why, floor);
     }
 

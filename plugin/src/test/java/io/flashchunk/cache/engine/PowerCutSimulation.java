@@ -14,7 +14,9 @@ import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.read.FlashReadGate;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.space.DeviceStart;
+import io.flashchunk.cache.space.SegmentDiscards;
 import io.flashchunk.cache.space.SegmentState;
+import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
@@ -38,7 +40,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * read chunks), checkpoints (half of them with the writer appending after the index was copied) and
  * flushes; then a format over that cache's records (the devices named in the other order), and a
  * second cache doing the same with every chunk rewritten (file ids restart with a new cache, so its
- * keys are the first one's with other bytes). Each cut (half anywhere, half in or just before a
+ * keys are the first one's with other bytes). Each cache of the history discards (TRIMs) its free
+ * segments with even odds, as {@code discard: true} does: every segment at its format, then each as it
+ * becomes free, before its reuse (the next step waits for them, so the history is the seed's). Each cut (half anywhere, half in or just before a
  * checkpoint, some in or around each format) is an image a power cut could leave
  * ({@link PowerCutDevice}), started by a real {@link CacheEngine} with the devices as the operator
  * named them at that moment, half of them with {@code discard: true} (every segment no checkpoint
@@ -81,7 +85,7 @@ public final class PowerCutSimulation {
     /** What one seed's history did and what its cuts checked ({@code cuts}: the images recovered). */
     record Result(long seed, int operations, int cuts, int checkpoints, long reclaimed, long reinserted,
                   int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
-                  long appendedAfterRecovery, long cutsInFormats, long discardedAtStart) {
+                  long appendedAfterRecovery, long cutsInFormats, long discardedAtStart, long discardedInHistory) {
     }
 
     private PowerCutSimulation() {
@@ -129,11 +133,11 @@ public final class PowerCutSimulation {
                             + "\"reclaimed\": %d, \"reinserted\": %d, \"appended_during_checkpoints\": %d, "
                             + "\"rewrites\": %d, \"cuts_in_formats\": %d, \"chunks_served\": %d, "
                             + "\"named_by_the_durable_checkpoint\": %d, \"appended_after_recovery\": %d, "
-                            + "\"segments_discarded_at_start\": %d, "
+                            + "\"segments_discarded_at_start\": %d, \"segments_discarded_in_history\": %d, "
                             + "\"problems\": 0, \"seconds\": %.1f}%n", r.seed(), r.operations(), r.cuts(),
                     r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
                     r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(), r.discardedAtStart(),
-                    (System.nanoTime() - start) / 1e9);
+                    r.discardedInHistory(), (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
     }
@@ -202,7 +206,7 @@ public final class PowerCutSimulation {
         assertTrue(appendedAfter > 0, "no chunk was appended after a recovery: the simulation tests no appends");
         return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
                 history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats,
-                discardedAtStart);
+                discardedAtStart, history.discarded);
     }
 
     /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
@@ -237,6 +241,7 @@ public final class PowerCutSimulation {
         long reclaimed;
         long reinserted;
         int rewrites;
+        long discarded;
 
         History(SplittableRandom random, Map<Long, Integer> versions, boolean tinyLfu) {
             this.random = random;
@@ -265,6 +270,9 @@ public final class PowerCutSimulation {
             EngineFixture engine = new EngineFixture(start, TimeUnit.SECONDS.toNanos(5),
                     tinyLfu ? EngineFixture.Order.ENGINE : EngineFixture.Order.OLDEST_FIRST, new WriterPolicy(null, 0.2), space0, space1);
             Checkpointer checkpointer = engine.checkpointer(start.instance());
+            SegmentDiscards discards = random.nextBoolean()
+                    ? engine.parts.discardFreedSegments(new boolean[] {true, true}) : null;
+            settle(discards, engine.table);
             Map<Long, Placed> model = new HashMap<>(); // key -> where the writer put it, and which version
             List<Checkpoint> checkpoints = new ArrayList<>();
             AtomicInteger writesUntilBurst = new AtomicInteger(Integer.MIN_VALUE);
@@ -289,9 +297,9 @@ public final class PowerCutSimulation {
                 } else if (what < 0.19) {
                     rewrite(engine, model, key);
                 } else if (what < 0.93) {
-                    if (!append(engine, model, key)) {
+                    if (!append(engine, model, key, discards)) {
                         checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(), () -> { }));
-                        assertTrue(append(engine, model, key), "after a checkpoint");
+                        assertTrue(append(engine, model, key, discards), "after a checkpoint");
                     }
                 } else if (what < 0.97) {
                     // Half the checkpoints: a burst at space 0's second write, the body, after the copy.
@@ -302,14 +310,49 @@ public final class PowerCutSimulation {
                 } else {
                     engine.segmentWriter.flush();
                 }
+                settle(discards, engine.table);
             }
             engine.segmentWriter.flush();
             space0.delay(FaultyDevice.Op.WRITE, null);
+            if (discards != null) {
+                settle(discards, engine.table);
+                discards.close(); // before the next cache formats the devices
+                discarded += discards.discarded();
+            }
             reclaimed += engine.segmentWriter.reclaimed();
             reinserted += engine.segmentWriter.reinserted();
             Phase phase = new Phase(formatStart, formatEnd, checkpoints, swapped);
             phases.add(phase);
             return phase;
+        }
+
+        /** Waits until no segment waits for its discard: the history's next step is the seed's alone. */
+        private static void settle(SegmentDiscards discards, SegmentTable table) throws InterruptedException {
+            if (discards == null) {
+                return;
+            }
+            while (true) {
+                long ended = discards.ended();
+                if (table.discarding() == 0) {
+                    return;
+                }
+                assertTrue(discards.awaitEnded(ended + 1, AWAIT_SECONDS, TimeUnit.SECONDS), "a discard did not end");
+            }
+        }
+
+        /**
+         * Appends the key's current version, as the engine's writer does: again once the discards
+         * of the segments the attempt freed end; false when the writer has no room.
+         */
+        private boolean append(EngineFixture engine, Map<Long, Placed> model, long key, SegmentDiscards discards)
+                throws InterruptedException {
+            while (!append(engine, model, key)) {
+                if (discards == null || engine.table.discarding() == 0) {
+                    return false;
+                }
+                settle(discards, engine.table);
+            }
+            return true;
         }
 
         /** Appends the key's current version; false when the writer has no room. */

@@ -36,6 +36,8 @@ class PowerCutTest {
         assertTrue(result.cutsInFormats() > 10 && result.appendedAfterRecovery() > 0 && result.rewrites() > 20,
                 "the simulation tests nothing: " + result);
         assertTrue(result.discardedAtStart() > 100, "half the cuts start with discards: " + result);
+        // A cache of this seed's history discards each segment it frees: no cut after one loses a named chunk.
+        assertTrue(result.discardedInHistory() > 50, "segments discarded in the history: " + result);
     }
 
     /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */

@@ -14,6 +14,7 @@ import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.DeviceLayout;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.Superblock;
@@ -26,6 +27,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -109,7 +111,7 @@ class WholeDriveTest {
             assertEquals(5, block0.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(8), "superblock version");
             Superblock superblock = Superblock.decode(block0, file.toString());
             assertEquals(128, superblock.layout().sectorBytes());
-            assertEquals(superblock.layout().deviceBlocks(), superblock.layout().addressedBlocks(), "all of it");
+            assertFalse(superblock.layout().cutShort(), "all of it");
             long lastSegmentEnd = superblock.layout().segmentLayout().startByte(superblock.layout().segments());
             assertTrue(lastSegmentEnd > 4 * TIB + TIB / 2 - (1L << 30), "segments to " + lastSegmentEnd);
             int n = 300;
@@ -125,6 +127,45 @@ class WholeDriveTest {
             assertEquals(n, again.recovered().restoredEntries());
             assertEquals(n, readAll(again, n));
             again.close();
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * A 4.5 TiB device that a release before 2026-11-28 formatted (64-byte sectors, its first 4 TiB):
+     * an upgrade recovers it warm in that layout, and it goes on caching in it.
+     */
+    @Test
+    void aDeviceOver4TiBAnEarlierReleaseFormattedIsKeptWarm() throws Exception {
+        long bytes = 4 * TIB + TIB / 2;
+        Path file = Scratch.file("earlier-4tib", bytes);
+        try (BlockDevice device = BlockDevices.open(DeviceSpec.of(file))) {
+            long blocks = bytes / BlockDevice.BLOCK_SIZE;
+            DeviceLayout within4TiB = DeviceLayout.forDevice((1L << 30) - 1, 16 << 20);
+            DeviceLayout earlier = new DeviceLayout(blocks, 16 << 20, within4TiB.areaBlocks(), within4TiB.segments(), 64);
+            // What the earlier release's format left: its superblock, and empty checkpoint areas (a sparse file's zeros).
+            device.write(0, new Superblock(UUID.randomUUID(), 0, 1, earlier, 1L << 36).encode()).get();
+            CacheEngine engine = open(device);
+            assertFalse(engine.start().formatted(), engine.start().why());
+            assertEquals(earlier, engine.start().layouts().get(0));
+            int n = 300;
+            for (int i = 0; i < n; i++) {
+                assertTrue(engine.offer(key(i), chunk(key(i))), "chunk " + i);
+            }
+            assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+            assertEquals(n, readAll(engine, n));
+            engine.close();
+
+            CacheEngine again = open(device);
+            assertFalse(again.start().formatted());
+            assertEquals(earlier, again.start().layouts().get(0));
+            assertEquals(n, again.recovered().restoredEntries());
+            assertEquals(n, readAll(again, n));
+            again.close();
+            ByteBuffer block0 = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+            device.read(0, block0).get();
+            assertEquals(4, block0.order(ByteOrder.LITTLE_ENDIAN).getInt(8), "still the version earlier releases read");
         } finally {
             Files.deleteIfExists(file);
         }

@@ -1,6 +1,7 @@
 package io.flashchunk.cache.format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,17 +43,18 @@ class DeviceLayoutTest {
     }
 
     /**
-     * Sectors grow with the device so that a record address reaches all of it: 64 bytes up to 4 TiB,
-     * then the smallest power of two that reaches, up to 4096 bytes and 256 TiB; past that the device
-     * is used up to 256 TiB. Each device's last segment ends within a segment and its areas' share
-     * of the end, and an address in it names its last sector.
+     * Sectors grow with the device so that a record address reaches every segment it holds: 64 bytes
+     * up to 4 TiB (a device of exactly 4 TiB too: its last segment ends before they stop), then the
+     * smallest power of two that reaches, up to 4096 bytes and 256 TiB; past that the device is used
+     * up to 256 TiB. Each device's last segment ends within a segment and its areas' share of the
+     * end, and an address in it names its last sector.
      */
     @Test
     void aDeviceOfAnySizeUpTo256TiBIsUsedWhole() {
         long tib = 1L << 40;
-        long[] sizes = {2 * tib, 4 * tib - (1 << 20), 4 * tib, 7_680_000_000_000L, 15_360_000_000_000L,
-            61_440_000_000_000L, 200 * tib, 256 * tib - (1 << 20), 300 * tib};
-        int[] sectors = {64, 64, 128, 128, 256, 1024, 4096, 4096, 4096};
+        long[] sizes = {2 * tib, 4 * tib - (1 << 20), 4 * tib, 4 * tib + (64 << 20), 7_680_000_000_000L, 8 * tib,
+            15_360_000_000_000L, 61_440_000_000_000L, 200 * tib, 256 * tib - (1 << 20), 300 * tib};
+        int[] sectors = {64, 64, 64, 128, 128, 128, 256, 1024, 4096, 4096, 4096};
         for (int i = 0; i < sizes.length; i++) {
             long blocks = sizes[i] / BlockDevice.BLOCK_SIZE;
             DeviceLayout layout = DeviceLayout.forDevice(blocks, 16 << 20);
@@ -65,7 +67,9 @@ class DeviceLayoutTest {
             long areasPerSegment = 2L * (16 << 20) / BlockDevice.BLOCK_SIZE * CheckpointHeader.ENTRY_BYTES;
             assertTrue(end <= usable && usable - end < (16 << 20) + areasPerSegment + 3 * BlockDevice.BLOCK_SIZE,
                     what + " ends at " + end);
-            assertEquals(Math.min(blocks, (256 * tib - 4096) / BlockDevice.BLOCK_SIZE), layout.addressedBlocks(), what);
+            assertEquals(Math.min(blocks, RecordAddress.MAX_SECTOR * sectors[i] / BlockDevice.BLOCK_SIZE),
+                    layout.addressedBlocks(), what);
+            assertEquals(sizes[i] > 256 * tib, layout.cutShort(), what);
             int last = segments.segments() - 1;
             int lastSector = (16 << 20) / sectors[i] - 1;
             long address = segments.address(63, last, lastSector);
@@ -79,22 +83,37 @@ class DeviceLayoutTest {
 
     /**
      * A 7.68 TB device an earlier release laid out used its first 4 TiB with 64-byte sectors: that
-     * layout is not today's, and start is told why in words an operator can act on.
+     * layout is not today's, but it is the one expected of the device (recovered warm); any other is
+     * refused with the reason.
      */
     @Test
-    void aLargeDeviceLaidOutByAnEarlierReleaseIsNamedAsSuch() {
+    void aLargeDeviceLaidOutByAnEarlierReleaseIsKept() {
         long blocks = 7_680_000_000_000L / BlockDevice.BLOCK_SIZE;
         DeviceLayout within4TiB = DeviceLayout.forDevice((1L << 30) - 1, 16 << 20);
         DeviceLayout earlier = new DeviceLayout(blocks, 16 << 20, within4TiB.areaBlocks(), within4TiB.segments(), 64);
         DeviceLayout today = DeviceLayout.forDevice(blocks, 16 << 20);
         assertEquals(128, today.sectorBytes());
         assertTrue(today.segments() > 1.7 * earlier.segments(), today + " against " + earlier);
+        assertTrue(earlier.cutShort() && !today.cutShort());
+        assertEquals(earlier, DeviceLayout.expectedFor(earlier, blocks, 16 << 20));
+        assertEquals(today, DeviceLayout.expectedFor(today, blocks, 16 << 20));
         Superblock found = new Superblock(UUID.randomUUID(), 0, 1, earlier, 1L << 36);
-        String mismatch = found.mismatch(0, 1, today, found, "/dev/nvme1n1");
-        assertTrue(mismatch.contains("/dev/nvme1n1 was laid out as") && mismatch.contains("over 4 TiB was used up to 4 TiB only"),
-                mismatch);
+        assertNull(found.mismatch(0, 1, DeviceLayout.expectedFor(earlier, blocks, 16 << 20), found, "/dev/nvme1n1"));
+        // Any other layout of the device is today's to check against, and refused with the reason.
+        DeviceLayout other = new DeviceLayout(blocks, 16 << 20, earlier.areaBlocks(), earlier.segments() - 1, 64);
+        assertEquals(today, DeviceLayout.expectedFor(other, blocks, 16 << 20));
+        String mismatch = new Superblock(UUID.randomUUID(), 0, 1, other, 1L << 36)
+                .mismatch(0, 1, today, found, "/dev/nvme1n1");
+        assertTrue(mismatch.contains("/dev/nvme1n1 was laid out as") && mismatch.contains("other layout rules"), mismatch);
         String resized = found.mismatch(0, 1, DeviceLayout.forDevice(blocks / 2, 16 << 20), found, "/dev/nvme1n1");
         assertTrue(resized.contains("capacity or segment size changed"), resized);
+
+        // Exactly 4 TiB (capacity: 4TiB): an earlier release's layout is today's, so it recovers warm.
+        long four = 1L << 30;
+        DeviceLayout fourEarlier = new DeviceLayout(four, 16 << 20, within4TiB.areaBlocks(), within4TiB.segments(), 64);
+        Superblock fourFound = new Superblock(UUID.randomUUID(), 0, 1, fourEarlier, 1L << 36);
+        assertEquals(4, fourFound.encode().order(ByteOrder.LITTLE_ENDIAN).getInt(8));
+        assertNull(fourFound.mismatch(0, 1, DeviceLayout.forDevice(four, 16 << 20), fourFound, "/dev/nvme1n1"));
     }
 
     /**
@@ -125,6 +144,9 @@ class DeviceLayoutTest {
         assertEquals(512, Superblock.decode(block, "dev").layout().sectorBytes());
         String mismatch = Superblock.decode(block, "dev").mismatch(1, 2, large, five, "dev");
         assertTrue(mismatch != null && mismatch.contains("sectorBytes=512"), mismatch);
+        block.putInt(72, 64).putInt(76, crcOf(block, 76));
+        assertTrue(assertThrows(CheckpointFormatException.class, () -> Superblock.decode(block, "dev"))
+                .getMessage().contains("version 5"), "64-byte sectors are version 4's");
         block.putInt(72, 100).putInt(76, crcOf(block, 76));
         assertTrue(assertThrows(CheckpointFormatException.class, () -> Superblock.decode(block, "dev"))
                 .getMessage().contains("impossible"));
