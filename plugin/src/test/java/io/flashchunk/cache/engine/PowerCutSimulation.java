@@ -181,6 +181,7 @@ public final class PowerCutSimulation {
                         + history.rewrites + " rewrites");
         // The crash images assume each write lands after the ones before it that it overlaps.
         assertEquals(0, a.overlappingWrites() + b.overlappingWrites(), "writes of the same blocks in flight at once");
+        assertEquals(0, a.discardsOverWrites() + b.discardsOverWrites(), "a discard of blocks a write was in flight to");
 
         long end = timeline.get();
         long checkedBack = 0;
