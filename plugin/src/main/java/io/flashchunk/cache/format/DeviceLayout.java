@@ -100,19 +100,28 @@ public final class DeviceLayout {
         if (segmentBytes < BLOCK || segmentBytes % BLOCK != 0) {
             throw new IllegalArgumentException("segment size " + segmentBytes + " is not a multiple of " + BLOCK);
         }
-        long budget = fileTableBudget(deviceBlocks);
         // The smallest sector whose addresses reach every segment the device holds (so a device of
         // exactly 4 TiB keeps 64-byte sectors: its last segment ends before they stop), or the largest.
-        long whole = fitting(deviceBlocks, segmentBytes, budget);
+        long whole = fitting(deviceBlocks, segmentBytes, fileTableBudget(deviceBlocks));
         int sectorBytes = RecordAddress.MIN_SECTOR_BYTES;
-        long n = fitting(Math.min(deviceBlocks, addressableBlocks(sectorBytes)), segmentBytes, budget);
-        while (n < whole && sectorBytes < RecordAddress.MAX_SECTOR_BYTES) {
+        DeviceLayout layout = withSectors(deviceBlocks, segmentBytes, sectorBytes);
+        while (layout != null && layout.segments < whole && sectorBytes < RecordAddress.MAX_SECTOR_BYTES) {
             sectorBytes *= 2;
-            n = fitting(Math.min(deviceBlocks, addressableBlocks(sectorBytes)), segmentBytes, budget);
+            layout = withSectors(deviceBlocks, segmentBytes, sectorBytes);
         }
-        if (n < 1) {
+        if (layout == null) {
             throw new IllegalArgumentException("a device of " + deviceBlocks + " blocks has no room for one "
                     + segmentBytes + "-byte segment besides its superblock and checkpoint areas");
+        }
+        return layout;
+    }
+
+    /** The most segments that fit where sectors of {@code sectorBytes} reach; null when not one does. */
+    private static DeviceLayout withSectors(long deviceBlocks, int segmentBytes, int sectorBytes) {
+        long budget = fileTableBudget(deviceBlocks);
+        long n = fitting(Math.min(deviceBlocks, addressableBlocks(sectorBytes)), segmentBytes, budget);
+        if (n < 1) {
+            return null;
         }
         long perSegment = CheckpointHeader.SEGMENT_BYTES + segmentBytes / BLOCK * CheckpointHeader.ENTRY_BYTES;
         return new DeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n, sectorBytes);
@@ -125,18 +134,8 @@ public final class DeviceLayout {
      * device warm. Start and the checkpoint tool judge a device by this one rule.
      */
     public static DeviceLayout expectedFor(DeviceLayout found, long deviceBlocks, int segmentBytes) {
-        DeviceLayout today = forDevice(deviceBlocks, segmentBytes);
-        if (found.equals(today) || found.sectorBytes() != RecordAddress.MIN_SECTOR_BYTES
-                || found.deviceBlocks() != deviceBlocks || found.segmentBytes() != segmentBytes) {
-            return today;
-        }
-        long budget = fileTableBudget(deviceBlocks);
-        long n = fitting(Math.min(deviceBlocks, addressableBlocks(RecordAddress.MIN_SECTOR_BYTES)), segmentBytes, budget);
-        long perSegment = CheckpointHeader.SEGMENT_BYTES + segmentBytes / BLOCK * CheckpointHeader.ENTRY_BYTES;
-        DeviceLayout earlier = n < 1 ? today
-                : new DeviceLayout(deviceBlocks, segmentBytes, areaBlocks(n, perSegment, budget), (int) n,
-                        RecordAddress.MIN_SECTOR_BYTES);
-        return found.equals(earlier) ? earlier : today;
+        DeviceLayout earlier = withSectors(deviceBlocks, segmentBytes, RecordAddress.MIN_SECTOR_BYTES);
+        return found.equals(earlier) ? earlier : forDevice(deviceBlocks, segmentBytes);
     }
 
     /** The most segments of {@code segmentBytes} that fit in {@code usable} blocks beside the superblock and areas. */

@@ -114,19 +114,7 @@ class WholeDriveTest {
             assertFalse(superblock.layout().cutShort(), "all of it");
             long lastSegmentEnd = superblock.layout().segmentLayout().startByte(superblock.layout().segments());
             assertTrue(lastSegmentEnd > 4 * TIB + TIB / 2 - (1L << 30), "segments to " + lastSegmentEnd);
-            int n = 300;
-            for (int i = 0; i < n; i++) {
-                assertTrue(engine.offer(key(i), chunk(key(i))), "chunk " + i);
-            }
-            assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
-            assertEquals(n, readAll(engine, n));
-            engine.close();
-
-            CacheEngine again = open(device);
-            assertFalse(again.start().formatted());
-            assertEquals(n, again.recovered().restoredEntries());
-            assertEquals(n, readAll(again, n));
-            again.close();
+            assertEquals(superblock.layout(), cachesAndComesBackWarm(engine, device));
         } finally {
             Files.deleteIfExists(file);
         }
@@ -149,25 +137,35 @@ class WholeDriveTest {
             CacheEngine engine = open(device);
             assertFalse(engine.start().formatted(), engine.start().why());
             assertEquals(earlier, engine.start().layouts().get(0));
-            int n = 300;
-            for (int i = 0; i < n; i++) {
-                assertTrue(engine.offer(key(i), chunk(key(i))), "chunk " + i);
-            }
-            assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
-            assertEquals(n, readAll(engine, n));
-            engine.close();
-
-            CacheEngine again = open(device);
-            assertFalse(again.start().formatted());
-            assertEquals(earlier, again.start().layouts().get(0));
-            assertEquals(n, again.recovered().restoredEntries());
-            assertEquals(n, readAll(again, n));
-            again.close();
+            assertEquals(earlier, cachesAndComesBackWarm(engine, device));
             ByteBuffer block0 = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
             device.read(0, block0).get();
             assertEquals(4, block0.order(ByteOrder.LITTLE_ENDIAN).getInt(8), "still the version earlier releases read");
         } finally {
             Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * Offers chunks to {@code engine} and reads them back, closes it, and opens {@code device} again:
+     * recovered, not formatted, every chunk back. Returns the layout the second engine runs.
+     */
+    private static DeviceLayout cachesAndComesBackWarm(CacheEngine engine, BlockDevice device) throws Exception {
+        int n = 300;
+        for (int i = 0; i < n; i++) {
+            assertTrue(engine.offer(key(i), chunk(key(i))), "chunk " + i);
+        }
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+        assertEquals(n, readAll(engine, n));
+        engine.close();
+        CacheEngine again = open(device);
+        try {
+            assertFalse(again.start().formatted(), again.start().why());
+            assertEquals(n, again.recovered().restoredEntries());
+            assertEquals(n, readAll(again, n));
+            return again.start().layouts().get(0);
+        } finally {
+            again.close();
         }
     }
 
