@@ -18,10 +18,10 @@ import java.util.Objects;
  * Chunks under 4 KiB pack more records than that into a segment; a checkpoint then leaves out the
  * entries past its area's room (counted, never misread).
  *
- * <p>Records align to the space's sector ({@link RecordAddress}): 64 bytes on a device of up to
- * 4 TiB, else the smallest power of two that lets a record address reach the whole device, so a
- * drive of any size is used whole up to 256 TiB (4096-byte sectors); a larger one is used up to
- * there ({@link #addressedBlocks}).
+ * <p>Records align to the space's sector ({@link RecordAddress}): the smallest power of two from
+ * 64 bytes whose addresses reach every segment the device holds (64 bytes up to 4 TiB), so a drive
+ * of any size is used whole up to 256 TiB (4096-byte sectors); a larger one is used up to there
+ * ({@link #cutShort}).
  */
 public final class DeviceLayout {
     private static final int BLOCK = BlockDevice.BLOCK_SIZE;

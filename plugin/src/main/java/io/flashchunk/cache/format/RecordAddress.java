@@ -7,7 +7,7 @@ package io.flashchunk.cache.format;
  * address is 0 and 0 can mean "none".
  *
  * <p>A space's sector is {@value #MIN_SECTOR_BYTES} bytes on a device of up to 4 TiB and the
- * smallest power of two that lets 36 bits reach the whole of a larger one, up to
+ * smallest power of two that lets 36 bits reach every segment of a larger one, up to
  * {@value #MAX_SECTOR_BYTES} bytes (256 TiB); {@link DeviceLayout} chooses it and the superblock
  * records it. Why small: a record is its chunk plus a 32-byte header, so a power-of-two chunk never
  * fills whole units of its alignment: header and padding take 0.4% more flash than a 16 KiB chunk

@@ -23,9 +23,9 @@ import java.util.zip.CRC32C;
  */
 public final class Superblock {
     /**
-     * 5: with the space's sector size, written for a device of over 4 TiB (sectors over 64 bytes);
-     * 4: with the sequence reservation, sectors of 64 bytes, still written for every device of up to
-     * 4 TiB so that an earlier release reads it; 3 (read, and rewritten as 4 at the next start):
+     * 5: with the space's sector size, written for a device with sectors over 64 bytes (segments
+     * past 4 TiB); 4: with the sequence reservation, sectors of 64 bytes, still written for every
+     * other device so that an earlier release reads it; 3 (read, and rewritten as 4 at the next start):
      * without the reservation (2: records aligned to 512 bytes; its devices are formatted anew, never read).
      */
     public static final int VERSION = 5;

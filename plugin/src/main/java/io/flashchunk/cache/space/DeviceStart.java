@@ -233,9 +233,9 @@ public final class DeviceStart {
             String path = drivers.get(i).path();
             long gib = layout.deviceBlocks() * BlockDevice.BLOCK_SIZE >> 30;
             if (layout.cutShort() && layout.sectorBytes() == RecordAddress.MIN_SECTOR_BYTES) {
-                LOG.warn("{}: laid out by a release before 2026-11-28, the cache uses its first 4 TiB of {} GiB; to use "
-                        + "all of it, let the cache format it (with the node stopped, zero the device's first 4 KiB: "
-                        + "the cache starts cold once)", path, gib);
+                LOG.warn("{}: laid out by a release before 2026-11-28, the cache uses its first 4 TiB of {} GiB; to give "
+                        + "it more, let it format the device (with the node stopped, zero the device's first and last "
+                        + "MiB: the cache starts cold once; docs/operations.md, Upgrade)", path, gib);
             } else if (layout.cutShort()) {
                 LOG.warn("{}: the cache uses its first {} GiB of {} GiB: a device's record addresses reach 256 TiB "
                         + "(set capacity to silence this)", path, layout.addressedBlocks() * BlockDevice.BLOCK_SIZE >> 30,

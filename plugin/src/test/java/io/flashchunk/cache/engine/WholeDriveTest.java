@@ -130,8 +130,8 @@ class WholeDriveTest {
         Path file = Scratch.file("earlier-4tib", bytes);
         try (BlockDevice device = BlockDevices.open(DeviceSpec.of(file))) {
             long blocks = bytes / BlockDevice.BLOCK_SIZE;
-            DeviceLayout within4TiB = DeviceLayout.forDevice((1L << 30) - 1, 16 << 20);
-            DeviceLayout earlier = new DeviceLayout(blocks, 16 << 20, within4TiB.areaBlocks(), within4TiB.segments(), 64);
+            // 1.0.0's DeviceLayout.forDevice (af4a0c1) for this device and 16 MiB segments, as it printed it.
+            DeviceLayout earlier = new DeviceLayout(blocks, 16 << 20, 3_131_975, 260_614, 64);
             // What the earlier release's format left: its superblock, and empty checkpoint areas (a sparse file's zeros).
             device.write(0, new Superblock(UUID.randomUUID(), 0, 1, earlier, 1L << 36).encode()).get();
             CacheEngine engine = open(device);

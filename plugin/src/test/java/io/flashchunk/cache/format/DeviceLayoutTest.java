@@ -89,8 +89,8 @@ class DeviceLayoutTest {
     @Test
     void aLargeDeviceLaidOutByAnEarlierReleaseIsKept() {
         long blocks = 7_680_000_000_000L / BlockDevice.BLOCK_SIZE;
-        DeviceLayout within4TiB = DeviceLayout.forDevice((1L << 30) - 1, 16 << 20);
-        DeviceLayout earlier = new DeviceLayout(blocks, 16 << 20, within4TiB.areaBlocks(), within4TiB.segments(), 64);
+        // 1.0.0's DeviceLayout.forDevice (af4a0c1) for this device and 16 MiB segments, as it printed it.
+        DeviceLayout earlier = new DeviceLayout(blocks, 16 << 20, 3_131_975, 260_614, 64);
         DeviceLayout today = DeviceLayout.forDevice(blocks, 16 << 20);
         assertEquals(128, today.sectorBytes());
         assertTrue(today.segments() > 1.7 * earlier.segments(), today + " against " + earlier);
@@ -110,7 +110,7 @@ class DeviceLayoutTest {
 
         // Exactly 4 TiB (capacity: 4TiB): an earlier release's layout is today's, so it recovers warm.
         long four = 1L << 30;
-        DeviceLayout fourEarlier = new DeviceLayout(four, 16 << 20, within4TiB.areaBlocks(), within4TiB.segments(), 64);
+        DeviceLayout fourEarlier = new DeviceLayout(four, 16 << 20, 3_131_975, 260_614, 64);
         Superblock fourFound = new Superblock(UUID.randomUUID(), 0, 1, fourEarlier, 1L << 36);
         assertEquals(4, fourFound.encode().order(ByteOrder.LITTLE_ENDIAN).getInt(8));
         assertNull(fourFound.mismatch(0, 1, DeviceLayout.forDevice(four, 16 << 20), fourFound, "/dev/nvme1n1"));
