@@ -74,7 +74,10 @@ public interface FlashCache extends AutoCloseable {
     /** Bytes of flash the cached chunks take. */
     long weightedBytes();
 
-    /** Writes a checkpoint now (an operator's request); a description of it. */
+    /**
+     * Writes a full checkpoint now (an operator's request: what any release reads, and what a restart
+     * recovers with no segment summary to read); a description of it.
+     */
     String checkpointNow() throws IOException;
 
     /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.engine.CacheInspection;
 import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.DeltaHeader;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.Superblock;
 import java.time.Instant;
@@ -76,10 +77,21 @@ final class Reports {
                 ? "none reserved (a superblock of format version 3)" : superblock.sequenceLimit());
         for (int area = 0; area < device.areas().size(); area++) {
             fields.add("area " + name(area), describeArea(cache, i, area));
+            List<Recovery.DeltaAt> deltas = device.deltas(area);
+            if (!deltas.isEmpty()) {
+                DeltaHeader newest = deltas.get(deltas.size() - 1).header();
+                fields.add("area " + name(area) + " deltas", deltas.size() + " after it, the newest sequence "
+                        + newest.sequence() + ", " + Instant.ofEpochMilli(newest.timestampMillis()) + ", "
+                        + newest.changes() + " changed segments, " + newest.forgotten() + " forgotten chunks, "
+                        + newest.bodyBytes() + " body bytes");
+            }
         }
         int used = cache.areaRecovered(i);
+        int delta = cache.deltaRecovered(i);
         fields.add("recovery-uses", used < 0 ? "nothing (no valid checkpoint)" : "area " + name(used)
-                + " (sequence " + device.areas().get(used).header().sequence() + ")");
+                + " (sequence " + device.areas().get(used).header().sequence() + (delta == 0 ? ""
+                : ", then its delta " + delta + ": sequence " + device.deltas(used).get(delta - 1).header().sequence())
+                + ")");
         if (cache.recovered()) {
             fields.add("durable-segments", cache.durableSegments(i));
         }
@@ -143,9 +155,18 @@ final class Reports {
                             .put("entries", header.entryCount()).put("files", header.fileCount())
                             .put("bodyBytes", header.bodyBytes());
                 }
+                var deltas = a.putArray("deltas");
+                for (Recovery.DeltaAt delta : device.deltas(area)) {
+                    DeltaHeader d = delta.header();
+                    deltas.addObject().put("position", d.position()).put("sequence", d.sequence())
+                            .put("time", Instant.ofEpochMilli(d.timestampMillis()).toString())
+                            .put("changedSegments", d.changes()).put("forgottenChunks", d.forgotten())
+                            .put("files", d.fileCount()).put("bodyBytes", d.bodyBytes()).put("block", delta.block());
+                }
             }
             int used = cache.areaRecovered(i);
             node.put("recoveryArea", used < 0 ? null : name(used));
+            node.put("recoveryDelta", cache.deltaRecovered(i));
         }
         ObjectNode summary = json.putObject("summary").put("devices", cache.devices().size())
                 .put("instance", cache.instance() == null ? null : cache.instance().toString())

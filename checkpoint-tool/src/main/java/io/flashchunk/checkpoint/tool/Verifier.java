@@ -58,6 +58,8 @@ final class Verifier {
         if (!cache.recovered()) {
             return entries;
         }
+        // A power cut while an open segment's summary was written again leaves one that does not check.
+        cache.summaryNotes().forEach(note -> verification.note(note));
         for (RecoveryProblem problem : cache.outcome().problems()) {
             if (problem.area() < 0) {
                 // not one area's: file ids the spaces dispute, or a space whose two areas hold one sequence

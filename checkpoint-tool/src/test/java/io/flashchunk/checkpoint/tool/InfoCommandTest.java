@@ -106,6 +106,37 @@ class InfoCommandTest {
     }
 
     @Test
+    void aCrashAfterADeltaIsRecoveredFromItsFullCheckpointAndTheDelta() throws Exception {
+        TestCache cache = TestCache.standard(1);
+        TestCache crashed = cache.crashedAfterADelta(List.of(
+                TestCache.chunk(cache.dataDir.resolve("nb-1-big-Data.db"), 3 * TestCache.CHUNK, TestCache.CHUNK)));
+
+        JsonNode info = JsonRun.of(0, crashed.args("info"));
+
+        JsonNode device = info.get("devices").get(0);
+        String used = device.get("recoveryArea").textValue();
+        JsonNode area = device.get("areas").get(used.equals("A") ? 0 : 1);
+        assertEquals(TestCache.STANDARD_ENTRIES, area.get("entries").longValue(), "the full checkpoint");
+        JsonNode deltas = area.get("deltas");
+        assertEquals(1, deltas.size(), area.toString());
+        assertEquals(1, device.get("recoveryDelta").intValue());
+        JsonNode delta = deltas.get(0);
+        assertTrue(delta.get("sequence").longValue() > area.get("sequence").longValue(), area.toString());
+        assertTrue(delta.get("changedSegments").longValue() >= 1, delta.toString());
+        assertTrue(delta.get("bodyBytes").longValue() < area.get("bodyBytes").longValue(), area.toString());
+        assertEquals(TestCache.STANDARD_ENTRIES + 1, info.get("summary").get("restoredEntries").longValue());
+
+        CommandRun text = CommandRun.of(crashed.args("info"));
+        assertTrue(text.out().matches("(?s).*area " + used + " deltas: +1 after it, the newest sequence \\d+, \\S+Z, \\d+ "
+                + "changed segments, 0 forgotten chunks, \\d+ body bytes\n.*"), text.out());
+        assertTrue(text.out().matches("(?s).*recovery-uses: +area " + used
+                + " \\(sequence \\d+, then its delta 1: sequence \\d+\\)\n.*"), text.out());
+        CommandRun verify = CommandRun.of(crashed.args("verify", "--data"));
+        assertEquals(0, verify.exitCode(), verify.out() + verify.err());
+        assertTrue(verify.out().contains("8 chunk(s) read back (0 corrupt, 0 stale, 0 unreadable)"), verify.out());
+    }
+
+    @Test
     void twoDevicesFormOneCache() throws Exception {
         TestCache cache = TestCache.standardOnTwoSpaces();
 

@@ -2,6 +2,7 @@ package io.flashchunk.checkpoint.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.flashchunk.cache.CacheConfig;
+import io.flashchunk.cache.CacheInternals;
 import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.SegmentFlashCache;
 import io.flashchunk.cache.files.CachedFile;
@@ -23,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real FlashChunk cache on scratch device files, filled through the plugin's public API: real data
@@ -129,6 +131,45 @@ final class TestCache {
                 chunks.add(chunk);
             }
         }
+    }
+
+    /**
+     * Starts a cache on the devices, writes a full checkpoint, offers {@code newChunks}, writes a
+     * checkpoint delta naming them, and copies the device files as they are then, as a crash right
+     * after the delta leaves them (the cache is then closed, on the originals). Returns a cache of the
+     * copies, with this one's data files.
+     */
+    TestCache crashedAfterADelta(List<Chunk> newChunks) throws IOException, InterruptedException {
+        CacheConfig built = onDevices(CacheConfig.builder().segmentBytes(1 << 20)
+                .checkpointIntervalMillis(3_600_000).checkpointChangePercent(0));
+        List<Path> copies = new ArrayList<>();
+        try (SegmentFlashCache cache = new SegmentFlashCache(built, open(built), System::nanoTime)) {
+            cache.checkpointNow();
+            Map<Path, CachedFile> files = new HashMap<>();
+            for (Chunk chunk : newChunks) {
+                cache.put(files.computeIfAbsent(chunk.file(), path -> register(cache, path)), chunk.position(),
+                        ByteBuffer.wrap(chunk.bytes()), System.nanoTime());
+            }
+            if (!CacheInternals.engine(cache).checkpoint(10, TimeUnit.SECONDS)
+                    || CacheInternals.engine(cache).lastCheckpoint().deltaSpaces() != devices.size()) {
+                throw new AssertionError("no delta: " + CacheInternals.engine(cache).lastCheckpoint());
+            }
+            for (Path device : devices) {
+                Path copy = directory.resolve("crashed-" + device.getFileName());
+                Files.copy(device, copy);
+                copies.add(copy);
+            }
+        }
+        TestCache crashed = new TestCache(directory, copies, dataDir);
+        crashed.chunks.addAll(chunks);
+        crashed.chunks.addAll(newChunks);
+        return crashed;
+    }
+
+    private TestCache(Path directory, List<Path> devices, Path dataDir) {
+        this.directory = directory;
+        this.devices.addAll(devices);
+        this.dataDir = dataDir;
     }
 
     /** The configuration with this cache's device files, in order. */

@@ -8,6 +8,8 @@ import io.flashchunk.cache.CachedChunk;
 import io.flashchunk.cache.ChunkContent;
 import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.SegmentFlashCache;
+import io.flashchunk.cache.checkpoint.Checkpointer;
+import io.flashchunk.cache.engine.CacheEngine;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
@@ -710,11 +712,13 @@ public final class CacheBench {
     }
 
     /**
-     * The engine's checkpoints and recovery at scale (issue 15): real chunks to hit plus
-     * synthetic index entries (no bytes behind them), hit latency while checkpoints run back to back
-     * against while none runs (same run, alternating), one timed checkpoint, then a restart: recovery
-     * time is the whole start of a new cache on the device (superblock, checkpoint streamed into the
-     * index, files checked), after which every recovered chunk is served.
+     * The engine's checkpoints and recovery at scale (issues 15, 40): real chunks to hit plus
+     * synthetic index entries (no bytes behind them), hit latency while full checkpoints run back to
+     * back against while none runs (same run, alternating), one timed full checkpoint, then 1% more
+     * entries (in segments with their summaries) and one timed delta, then a restart: recovery time
+     * is the whole start of a new cache on the device (superblock, the full checkpoint streamed into
+     * the index, the delta's segments' summaries read, files checked), after which every recovered
+     * chunk is served.
      */
     @Command(name = "compact-checkpoint", description = "The engine's checkpoint, recovery and hit latency while checkpointing.")
     static final class EngineCheckpoint implements Callable<Integer> {
@@ -781,9 +785,12 @@ public final class CacheBench {
                     }
                     System.out.printf(Locale.ROOT, "{\"bench\":\"compact-checkpoint\",\"entries\":%d,\"index_entries\":%d,"
                                     + "\"checkpoint_bytes\":%d,\"bytes_per_entry\":%.1f,\"checkpoint_ms\":%d,"
+                                    + "\"delta_after_entries\":%d,\"delta_changed_segments\":%d,\"delta_bytes\":%d,"
+                                    + "\"delta_share_of_full\":%.5f,\"delta_ms\":%d,\"entries_at_restart\":%d,"
                                     + "\"recovered\":%d,\"recovery_ms\":%d,\"recovery_entries_per_s\":%.0f,"
                                     + "\"real_chunks\":%d,\"real_chunks_served_after_restart\":%d}%n",
                             entries, filled[2], filled[1], filled[1] / (double) Math.max(1, filled[2]), filled[0],
+                            entries / 100, filled[5], filled[4], filled[4] / (double) filled[1], filled[3], filled[6],
                             recovered, recoveryNanos / 1_000_000, recovered / (recoveryNanos / 1e9), chunks, served);
                 }
             } finally {
@@ -815,27 +822,50 @@ public final class CacheBench {
                 }
                 long perFile = (entries + fileCount - 1) / fileCount;
                 long started = System.nanoTime();
-                io.flashchunk.cache.engine.SyntheticChunks.fill(CacheInternals.engine(cache), entries, CHUNK,
+                CacheEngine engine = CacheInternals.engine(cache);
+                io.flashchunk.cache.engine.SyntheticChunks.fill(engine, entries, CHUNK,
                         i -> ChunkKeys.key(files.get((int) (i / perFile)).id(), (i % perFile) * CHUNK + (1L << 40)));
                 System.err.printf("filled %,d synthetic entries in %.1f s%n", entries, (System.nanoTime() - started) / 1e9);
                 measureLatency(cache, hot);
-                long before = cache.stats().engine().checkpoints();
-                long start = System.nanoTime();
-                if (!CacheInternals.engine(cache).checkpoint(10, TimeUnit.MINUTES)) {
-                    throw new IllegalStateException("the timed checkpoint did not become durable");
+                Checkpointer.Result full = timedCheckpoint(cache, true);
+                // 1% of the entries more, in new segments with their summaries on flash: what a delta names
+                // and a recovery from it reads.
+                long more = entries / 100;
+                try (BlockDevice summaries = BlockDevices.open(spec)) {
+                    io.flashchunk.cache.engine.SyntheticChunks.fill(engine, more, CHUNK,
+                            i -> ChunkKeys.key(files.get((int) (i % fileCount)).id(), (1L << 41) + i * CHUNK), summaries);
                 }
-                long checkpointMs = (System.nanoTime() - start) / 1_000_000;
-                if (cache.stats().engine().checkpoints() != before + 1) {
-                    throw new IllegalStateException("expected one more checkpoint");
+                Checkpointer.Result delta = timedCheckpoint(cache, false);
+                if (delta.deltaSpaces() != 1) {
+                    throw new IllegalStateException("expected a delta after 1% more entries: " + delta);
                 }
-                io.flashchunk.cache.checkpoint.Checkpointer.Result written = CacheInternals.engine(cache).lastCheckpoint();
-                return new long[] {checkpointMs, written.bytes(), written.entries()};
+                return new long[] {full.startedMillis(), full.bytes(), full.entries(), delta.startedMillis(), delta.bytes(),
+                        delta.changedSegments(), cache.entries()};
             }
+        }
+
+        /**
+         * Writes one checkpoint (a full one when {@code full}); returns it, its {@code startedMillis}
+         * replaced by the milliseconds it took.
+         */
+        private static Checkpointer.Result timedCheckpoint(SegmentFlashCache cache, boolean full) throws Exception {
+            long before = cache.stats().engine().checkpoints();
+            long start = System.nanoTime();
+            if (!CacheInternals.engine(cache).checkpoint(10, TimeUnit.MINUTES, full)) {
+                throw new IllegalStateException("the timed checkpoint did not become durable");
+            }
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            if (cache.stats().engine().checkpoints() != before + 1) {
+                throw new IllegalStateException("expected one more checkpoint");
+            }
+            Checkpointer.Result r = CacheInternals.engine(cache).lastCheckpoint();
+            return new Checkpointer.Result(r.sequence(), r.entries(), r.refused(), r.bytes(), r.freedSegments(), ms,
+                    r.deltaSpaces(), r.changedSegments());
         }
 
         private void measureLatency(SegmentFlashCache cache, CachedFile hot) throws Exception {
             rounds.run("compact-checkpoint-latency", cache.entries(),
-                    () -> CacheInternals.engine(cache).checkpoint(10, TimeUnit.MINUTES), random -> {
+                    () -> CacheInternals.engine(cache).checkpoint(10, TimeUnit.MINUTES, true), random -> {
                         CachedChunk chunk = cache.get(hot, (long) random.nextInt(chunks) * CHUNK, CHUNK, false);
                         if (chunk == null) {
                             return false;

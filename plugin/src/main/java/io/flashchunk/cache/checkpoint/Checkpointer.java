@@ -5,36 +5,47 @@ import io.flashchunk.cache.files.FileTableCodec;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.DeltaHeader;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 
 /**
- * Writes checkpoints of the engine: per address space, into the older of its two areas, the
- * segments a checkpoint names, the file table, and the index's slots that point into those segments
- * (12 bytes a chunk), streamed, so of any size. The order makes a crash at any moment safe:
+ * Writes checkpoints of the engine: per address space either a full checkpoint, into the older of
+ * its two areas (the segments it names, the file table, and the index's slots that point into those
+ * segments, 12 bytes a chunk, streamed, so of any size), or a delta after the full one this run last
+ * wrote there (the segments whose use changed since, 16 bytes each, and the file table; recovery
+ * reads the changed segments' chunks from their summaries). The order makes a crash at any moment safe:
  * <ol>
  *   <li>{@link SegmentTable#startCheckpoint}: the durable segments are named, and from now on a
  *       segment reclaimed waits for a checkpoint after this one;</li>
- *   <li>every space's body, then its header, each made durable ({@link BodyWriter});</li>
+ *   <li>every space's body, then its header, each made durable ({@link BodyWriter}); a delta goes
+ *       after the last one durable, so it never overwrites what recovery may need;</li>
  *   <li>only once every space's is durable, {@link SegmentTable#checkpointDurable} frees the segments
  *       retired before step 1 and releases those doomed before it.</li>
  * </ol>
- * The copy of the index is fuzzy if the writer goes on meanwhile (run on the writer's thread, as the
- * engine does, it is exact, and the header says so: recovery then puts it back without a duplicate
- * check): a slot pointing into a segment not named is left out, and recovery trusts nothing else,
- * since every record read is checked against its key and its segment's sequence. A failed
- * checkpoint spends its sequence (a space may hold it durably) and frees nothing. One checkpoint at
- * a time.
+ * Every space writes a full checkpoint when this run has not written one yet, after any failed
+ * checkpoint, and when any space needs one: a quarter of its segments changed since its last full
+ * one ({@link #FULL_AFTER_CHANGED_SHARE}: recovery reads one summary per changed segment), too many
+ * chunks invalidated since, {@link #MAX_DELTAS} deltas, or a delta that would not fit the area.
+ *
+ * <p>The copy of the index in a full checkpoint is fuzzy if the writer goes on meanwhile (run on the
+ * writer's thread, as the engine does, it is exact, and the header says so: recovery then puts it
+ * back without a duplicate check): a slot pointing into a segment not named is left out, and recovery
+ * trusts nothing else, since every record read is checked against its key and its segment's
+ * sequence. A failed checkpoint spends its sequence (a space may hold it durably) and frees nothing.
+ * One checkpoint at a time.
  */
 public final class Checkpointer {
     private final SegmentTable table;
@@ -45,6 +56,25 @@ public final class Checkpointer {
     /** Sequence of the checkpoint in each space's two areas, 0 when none is valid. */
     private final long[][] areaSequences;
     private long spentSequence;
+    /** Per space, the full checkpoint this run wrote last and the deltas after it; null: the next is full. */
+    private final Chain[] chains;
+    /** Per space, the chunks invalidated since its last full checkpoint, which its deltas name (every space all of them). */
+    private final Forgotten[] forgotten;
+
+    /**
+     * A space writes a full checkpoint once more than 1 in this many of its segments changed since its
+     * last (but never for fewer than {@link #MIN_CHANGED_FOR_FULL}: a few summaries are cheap to read).
+     */
+    public static final int FULL_AFTER_CHANGED_SHARE = 4;
+    static final int MIN_CHANGED_FOR_FULL = 16;
+    /** A space writes a full checkpoint after this many deltas: recovery reads every delta's header, one block each. */
+    public static final int MAX_DELTAS = 1024;
+    /**
+     * The most invalidated chunks a space keeps for its deltas (24 MiB); past it, and past a quarter of
+     * its full checkpoint's entries (but at least {@link #MIN_FORGOTTEN_FOR_FULL}), it writes a full one.
+     */
+    static final int MAX_FORGOTTEN = 1 << 20;
+    static final int MIN_FORGOTTEN_FOR_FULL = 1024;
 
     /** What one checkpoint did; {@code freedSegments}: retired segments freed and doomed ones released. */
     public static final class Result {
@@ -54,9 +84,19 @@ public final class Checkpointer {
         private final long bytes;
         private final int freedSegments;
         private final long startedMillis;
+        private final int deltaSpaces;
+        private final long changedSegments;
 
-        /** @param startedMillis when it started, as its headers say (the engine's clock) */
-        public Result(long sequence, long entries, long refused, long bytes, int freedSegments, long startedMillis) {
+        /**
+         * @param entries         index entries written (by the spaces that wrote a full checkpoint)
+         * @param startedMillis   when it started, as its headers say (the engine's clock)
+         * @param deltaSpaces     spaces that wrote a delta rather than a full checkpoint
+         * @param changedSegments segments those deltas name as changed since their full checkpoint
+         */
+        public Result(long sequence, long entries, long refused, long bytes, int freedSegments, long startedMillis,
+                      int deltaSpaces, long changedSegments) {
+            this.deltaSpaces = deltaSpaces;
+            this.changedSegments = changedSegments;
             this.sequence = sequence;
             this.startedMillis = startedMillis;
             this.entries = entries;
@@ -89,6 +129,16 @@ public final class Checkpointer {
             return startedMillis;
         }
 
+        /** Spaces that wrote a delta; 0 when every space wrote a full checkpoint. */
+        public int deltaSpaces() {
+            return deltaSpaces;
+        }
+
+        /** Segments the deltas name as changed since their spaces' full checkpoints. */
+        public long changedSegments() {
+            return changedSegments;
+        }
+
         @Override
         public boolean equals(Object o) {
             if (this == o) {
@@ -103,18 +153,22 @@ public final class Checkpointer {
                     && refused == other.refused
                     && bytes == other.bytes
                     && freedSegments == other.freedSegments
-                    && startedMillis == other.startedMillis;
+                    && startedMillis == other.startedMillis
+                    && deltaSpaces == other.deltaSpaces
+                    && changedSegments == other.changedSegments;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(sequence, entries, refused, bytes, freedSegments, startedMillis);
+            return Objects.hash(sequence, entries, refused, bytes, freedSegments, startedMillis, deltaSpaces,
+                    changedSegments);
         }
 
         @Override
         public String toString() {
             return "Result[sequence=" + sequence + ", entries=" + entries + ", refused=" + refused + ", bytes=" + bytes
-                    + ", freedSegments=" + freedSegments + ", startedMillis=" + startedMillis + "]";
+                    + ", freedSegments=" + freedSegments + ", startedMillis=" + startedMillis + ", deltaSpaces="
+                    + deltaSpaces + ", changedSegments=" + changedSegments + "]";
         }
     }
 
@@ -133,6 +187,11 @@ public final class Checkpointer {
         this.spaces = spaces;
         this.instance = instance;
         this.clockMillis = clockMillis;
+        this.chains = new Chain[count];
+        this.forgotten = new Forgotten[count];
+        for (int s = 0; s < count; s++) {
+            forgotten[s] = new Forgotten();
+        }
         this.areaSequences = new long[count][];
         for (int s = 0; s < count; s++) {
             this.areaSequences[s] = areaSequences[s].clone();
@@ -149,33 +208,116 @@ public final class Checkpointer {
      * previous checkpoint still holds where this one is not durable.
      */
     public synchronized Result checkpoint(NamedFiles namedFiles) throws IOException {
+        return checkpoint(namedFiles, false);
+    }
+
+    /**
+     * As {@link #checkpoint(NamedFiles)}; when {@code full}, every space writes a full checkpoint
+     * whatever a delta would do (before going back to a release that reads no delta, say).
+     */
+    public synchronized Result checkpoint(NamedFiles namedFiles, boolean full) throws IOException {
         SegmentTable.Named named = table.startCheckpoint();
         long startedMillis = clockMillis.getAsLong();
         // Read after naming: a chunk in a named segment was appended earlier, its file registered earlier.
         FileTableCodec.Encoded files = namedFiles.table();
         int nextFileId = namedFiles.nextFileId();
         long sequence = spentSequence = Math.addExact(spentSequence, 1);
+        long nextSegmentSequence = table.nextSequence();
         int count = spaces.count();
-        SpaceBody[] bodies = new SpaceBody[count];
+        int[][] changes = new int[count][];
+        int[] forgottenBefore = new int[count];
+        long[] lostBefore = new long[count];
+        for (int s = 0; s < count; s++) {
+            forgottenBefore[s] = forgotten[s].size;
+            lostBefore[s] = forgotten[s].lost;
+            changes[s] = full || chains[s] == null || !forgotten[s].fitsDeltaOf(chains[s]) ? null
+                    : chains[s].changes(named, files, forgotten[s].size);
+        }
+        // Every space a delta, or every space a full checkpoint: the spaces' full checkpoints are then
+        // always one copy of the index, which recovery puts back whole before any summary.
+        for (int[] change : changes) {
+            if (change == null) {
+                Arrays.fill(changes, null);
+                break;
+            }
+        }
+        Chain[] previous = chains.clone();
+        Chain[] written = new Chain[count];
+        // Any failure from here on: the next checkpoint of every space is a full one.
+        Arrays.fill(chains, null);
+        long entries = 0;
+        long refused = 0;
+        long bytes = 0;
+        int deltaSpaces = 0;
+        long changed = 0;
+        FullBody[] fulls = new FullBody[count];
         int[] area = new int[count];
         for (int s = 0; s < count; s++) {
+            if (changes[s] != null) {
+                continue;
+            }
             // The older area: the newest durable checkpoint of this space is never overwritten.
             area[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
             // Until its header is written again, the area holds no checkpoint.
             areaSequences[s][area[s]] = 0;
-            bodies[s] = new SpaceBody(spaces.driver(s), spaces.get(s).areas(), area[s], s);
-            bodies[s].appendSegments(named.sequences());
-            bodies[s].append(ByteBuffer.wrap(files.bytes()));
+            fulls[s] = new FullBody(spaces.driver(s), spaces.get(s).areas(), area[s], s);
+            fulls[s].appendSegments(named.sequences());
+            fulls[s].append(ByteBuffer.wrap(files.bytes()));
         }
+        boolean exact = copyIndex(named, fulls);
+        for (int s = 0; s < count; s++) {
+            if (fulls[s] == null) {
+                continue;
+            }
+            fulls[s].finish(new CheckpointHeader(instance, s, sequence, startedMillis, nextFileId,
+                    files.count(), files.bytes().length, table.segmentsIn(s), spaces.layout(s).segmentBytes(),
+                    index.buckets(), fulls[s].entries, nextSegmentSequence, fulls[s].crc(), exact));
+            areaSequences[s][area[s]] = sequence;
+            written[s] = new Chain(area[s], sequence, fulls[s].writer.bytes(), fulls[s].entries, s, named);
+            // The full checkpoint's copy of the index came after these were forgotten.
+            forgotten[s].dropFirst(forgottenBefore[s], lostBefore[s]);
+            entries += fulls[s].entries;
+            refused += fulls[s].refused;
+            bytes += fulls[s].writer.bytes();
+        }
+        for (int s = 0; s < count; s++) {
+            if (changes[s] == null) {
+                continue;
+            }
+            Chain chain = written[s] = previous[s];
+            bytes += chain.writeDelta(changes[s], forgotten[s], forgottenBefore[s], named, files, sequence,
+                    startedMillis, nextFileId, nextSegmentSequence);
+            areaSequences[s][chain.area] = sequence;
+            deltaSpaces++;
+            changed += changes[s].length;
+        }
+        System.arraycopy(written, 0, chains, 0, count);
+        int freed = table.checkpointDurable(named.epoch());
+        return new Result(sequence, entries, refused, bytes, freed, startedMillis, deltaSpaces, changed);
+    }
+
+    /**
+     * Copies the index's slots that point into named segments into the full bodies of the spaces
+     * that have one; returns whether the index did not change meanwhile (an exact copy).
+     */
+    private boolean copyIndex(SegmentTable.Named named, FullBody[] fulls) throws IOException {
+        boolean any = false;
+        for (FullBody full : fulls) {
+            any |= full != null;
+        }
+        if (!any) {
+            return true;
+        }
+        int count = fulls.length;
         long changesBefore = index.changes();
         try {
             index.forEachSlot((bucket, slot) -> {
                 long address = ChunkIndex.address(slot);
                 int s = RecordAddress.space(address);
-                if (s < count && spaces.layout(s).contains(address) && named.names(
+                if (s < count && fulls[s] != null && spaces.layout(s).contains(address) && named.names(
                         table.segment(s, spaces.layout(s).index(address)), spaces.layout(s).sectorInSegment(address))) {
                     try {
-                        bodies[s].addEntry(bucket, slot);
+                        fulls[s].addEntry(bucket, slot);
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
@@ -185,22 +327,20 @@ public final class Checkpointer {
             throw e.getCause();
         }
         // Run on the writer's thread, as the engine does, nothing changes the index during the copy.
-        boolean exact = index.unchangedSince(changesBefore);
-        long entries = 0;
-        long refused = 0;
-        long bytes = 0;
-        long nextSegmentSequence = table.nextSequence();
-        for (int s = 0; s < count; s++) {
-            bodies[s].finish(new CheckpointHeader(instance, s, sequence, startedMillis, nextFileId,
-                    files.count(), files.bytes().length, table.segmentsIn(s), spaces.layout(s).segmentBytes(),
-                    index.buckets(), bodies[s].entries, nextSegmentSequence, bodies[s].crc(), exact));
-            areaSequences[s][area[s]] = sequence;
-            entries += bodies[s].entries;
-            refused += bodies[s].refused;
-            bytes += bodies[s].writer.bytes();
+        return index.unchangedSince(changesBefore);
+    }
+
+    /**
+     * The writer invalidated {@code key} (its chunk changed, or its record was damaged) when its next
+     * record would go at {@code sector} of a segment's use {@code sequence}: every record of the key
+     * before that place in the order of appends holds bytes from before. The next deltas of every
+     * space name the key with that place, so that recovery puts no such record back from a segment's
+     * summary or from the full checkpoint.
+     */
+    public synchronized void forgotten(long key, long sequence, int sector) {
+        for (Forgotten log : forgotten) {
+            log.add(key, sequence, sector);
         }
-        int freed = table.checkpointDurable(named.epoch());
-        return new Result(sequence, entries, refused, bytes, freed, startedMillis);
     }
 
     /** The sequences each space's areas hold now (0 = none), for tests and the statistics. */
@@ -212,8 +352,8 @@ public final class Checkpointer {
         return copy;
     }
 
-    /** One space's body on its way to its area, with its checksum. */
-    private final class SpaceBody {
+    /** One space's full checkpoint body on its way to its area, with its checksum. */
+    private final class FullBody {
         final BodyWriter writer;
         final CRC32C crc = new CRC32C();
         final ByteBuffer entry = ByteBuffer.allocate(CheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
@@ -221,7 +361,7 @@ public final class Checkpointer {
         long entries;
         long refused;
 
-        SpaceBody(StorageDriver driver, CheckpointAreas areas, int area, int space) throws IOException {
+        FullBody(StorageDriver driver, CheckpointAreas areas, int area, int space) throws IOException {
             this.writer = new BodyWriter(driver, areas.start(area), areas.bodyCapacityBytes(),
                     driver.path() + " checkpoint area " + CheckpointAreas.name(area));
             this.space = space;
@@ -260,5 +400,151 @@ public final class Checkpointer {
         void finish(CheckpointHeader header) throws IOException {
             writer.finish(header.encode());
         }
+    }
+
+    /**
+     * One space's full checkpoint written by this run, with what it named, and the deltas written
+     * after it in its area.
+     */
+    private final class Chain {
+        final int area;
+        final long baseSequence;
+        final long baseEntries;
+        final int space;
+        /** Per segment of the space, the use the full checkpoint named (0 = none) and the sectors it named chunks in. */
+        final long[] sequences;
+        final int[] sectors;
+        /** Where the next delta's header goes, and the first block past the area. */
+        long nextBlock;
+        final long endBlock;
+        int deltas;
+
+        Chain(int area, long baseSequence, long bodyBytes, long baseEntries, int space, SegmentTable.Named named) {
+            this.baseEntries = baseEntries;
+            this.area = area;
+            this.baseSequence = baseSequence;
+            this.space = space;
+            CheckpointAreas areas = spaces.get(space).areas();
+            this.nextBlock = areas.start(area) + 1 + blocks(bodyBytes);
+            this.endBlock = areas.start(area) + 1 + areas.bodyCapacityBytes() / BlockDevice.BLOCK_SIZE;
+            int segments = table.segmentsIn(space);
+            this.sequences = new long[segments];
+            this.sectors = new int[segments];
+            for (int i = 0; i < segments; i++) {
+                int segment = table.segment(space, i);
+                sequences[i] = named.sequences()[segment];
+                sectors[i] = named.sequences()[segment] == 0 ? 0 : named.sectors()[segment];
+            }
+        }
+
+        /**
+         * The space's segments (indexes in the space) whose use or named part differs from the full
+         * checkpoint's, or null when the space should write a full checkpoint instead.
+         */
+        int[] changes(SegmentTable.Named named, FileTableCodec.Encoded files, int forgottenChunks) {
+            if (deltas >= MAX_DELTAS) {
+                return null;
+            }
+            int segments = sequences.length;
+            int[] changed = new int[segments];
+            int n = 0;
+            for (int i = 0; i < segments; i++) {
+                int segment = table.segment(space, i);
+                long sequence = named.sequences()[segment];
+                int part = sequence == 0 ? 0 : named.sectors()[segment];
+                if (sequence != sequences[i] || part != sectors[i]) {
+                    if (n >= Math.max(MIN_CHANGED_FOR_FULL, segments / FULL_AFTER_CHANGED_SHARE)) {
+                        return null;
+                    }
+                    changed[n++] = i;
+                }
+            }
+            long bodyBytes = (long) n * DeltaHeader.CHANGE_BYTES + (long) forgottenChunks * DeltaHeader.FORGOTTEN_BYTES
+                    + files.bytes().length;
+            return nextBlock + 1 + blocks(bodyBytes) <= endBlock ? Arrays.copyOf(changed, n) : null;
+        }
+
+        /** Writes a delta naming {@code changed} after the last one, makes it durable; returns its body bytes. */
+        long writeDelta(int[] changed, Forgotten forgotten, int forgottenChunks, SegmentTable.Named named,
+                        FileTableCodec.Encoded files, long sequence, long startedMillis, int nextFileId,
+                        long nextSegmentSequence) throws IOException {
+            StorageDriver driver = spaces.driver(space);
+            int position = deltas + 1;
+            BodyWriter writer = new BodyWriter(driver, nextBlock, (endBlock - nextBlock - 1) * BlockDevice.BLOCK_SIZE,
+                    driver.path() + " checkpoint area " + CheckpointAreas.name(area) + " delta " + position);
+            CRC32C crc = new CRC32C();
+            ByteBuffer change = ByteBuffer.allocate(DeltaHeader.CHANGE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i : changed) {
+                int segment = table.segment(space, i);
+                long use = named.sequences()[segment];
+                // Records the full checkpoint named in part of this use come back from it; the rest are new.
+                int from = use != 0 && use == sequences[i] ? sectors[i] : 0;
+                change.clear();
+                change.putLong(use).putInt(i).putInt(from).putInt(use == 0 ? 0 : named.sectors()[segment]).flip();
+                crc.update(change.duplicate());
+                writer.append(change);
+            }
+            ByteBuffer key = ByteBuffer.allocate(DeltaHeader.FORGOTTEN_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < forgottenChunks; i++) {
+                key.clear();
+                key.putLong(forgotten.entries[3 * i]).putLong(forgotten.entries[3 * i + 1])
+                        .putInt((int) forgotten.entries[3 * i + 2]).flip();
+                crc.update(key.duplicate());
+                writer.append(key);
+            }
+            crc.update(ByteBuffer.wrap(files.bytes()));
+            writer.append(ByteBuffer.wrap(files.bytes()));
+            DeltaHeader header = new DeltaHeader(instance, space, sequence, baseSequence, position, startedMillis,
+                    nextFileId, files.count(), files.bytes().length, sequences.length,
+                    spaces.layout(space).segmentBytes(), changed.length, forgottenChunks, nextSegmentSequence,
+                    (int) crc.getValue());
+            writer.finish(header.encode());
+            nextBlock += header.blocks();
+            deltas = position;
+            return writer.bytes();
+        }
+    }
+
+    /**
+     * The chunks invalidated since a space's last full checkpoint: each key and the place in the
+     * order of appends (segment sequence, sector) its records from then on are at, three longs each.
+     */
+    private static final class Forgotten {
+        long[] entries = new long[3 * 64];
+        int size;
+        /** Invalidations not kept, the log being full: until a full checkpoint after them, no delta. */
+        long lost;
+        long lostAtLastFull;
+
+        void add(long key, long sequence, int sector) {
+            if (size == MAX_FORGOTTEN) {
+                lost++;
+                return;
+            }
+            if (3 * size == entries.length) {
+                entries = Arrays.copyOf(entries, 2 * entries.length);
+            }
+            entries[3 * size] = key;
+            entries[3 * size + 1] = sequence;
+            entries[3 * size + 2] = sector;
+            size++;
+        }
+
+        /** Whether a delta after {@code chain} can name every invalidation since its full checkpoint. */
+        boolean fitsDeltaOf(Chain chain) {
+            return lost == lostAtLastFull
+                    && size <= Math.max(MIN_FORGOTTEN_FOR_FULL, chain.baseEntries / FULL_AFTER_CHANGED_SHARE);
+        }
+
+        /** A full checkpoint copied the index after the first {@code n} and the first {@code lostBefore} lost. */
+        void dropFirst(int n, long lostBefore) {
+            System.arraycopy(entries, 3 * n, entries, 0, 3 * (size - n));
+            size -= n;
+            lostAtLastFull = lostBefore;
+        }
+    }
+
+    private static long blocks(long bytes) {
+        return (bytes + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
     }
 }

@@ -6,6 +6,9 @@ import io.flashchunk.cache.files.FileTableCodec;
 import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.DeltaHeader;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.index.ChunkIndex;
@@ -15,6 +18,8 @@ import io.flashchunk.cache.space.AddressSpace;
 import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.device.BlockDevice;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -72,11 +77,17 @@ public final class Recovery {
         private final List<RecoveryProblem> problems;
         private final int[] loadedAreas;
         private final long checkpointMillis;
+        private final int[] loadedDeltas;
 
-        /** @param checkpointMillis when the newest checkpoint restored from started (0: none) */
+        /**
+         * @param checkpointMillis when the newest checkpoint restored from started (0: none)
+         * @param loadedDeltas     per space, the position of the delta restored from after its full
+         *                         checkpoint (0: the full checkpoint alone, or none)
+         */
         public Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId, long restoredEntries,
                        long skippedEntries, int restoredSegments, long highestSequenceSeen,
-                       List<RecoveryProblem> problems, int[] loadedAreas, long checkpointMillis) {
+                       List<RecoveryProblem> problems, int[] loadedAreas, long checkpointMillis, int[] loadedDeltas) {
+            this.loadedDeltas = loadedDeltas;
             this.checkpointMillis = checkpointMillis;
             this.areaSequences = areaSequences;
             this.files = files;
@@ -129,13 +140,18 @@ public final class Recovery {
             return loadedAreas;
         }
 
+        /** Per space, the position of the delta restored from (0: its full checkpoint alone, or none). */
+        public int[] loadedDeltas() {
+            return loadedDeltas;
+        }
+
         @Override
         public String toString() {
             return "Outcome[areaSequences=" + areaSequences + ", files=" + files + ", nextFileId=" + nextFileId
                     + ", restoredEntries=" + restoredEntries + ", skippedEntries=" + skippedEntries
                     + ", restoredSegments=" + restoredSegments + ", highestSequenceSeen=" + highestSequenceSeen
-                    + ", problems=" + problems + ", loadedAreas=" + loadedAreas + ", checkpointMillis=" + checkpointMillis
-                    + "]";
+                    + ", problems=" + problems + ", loadedAreas=" + Arrays.toString(loadedAreas) + ", checkpointMillis="
+                    + checkpointMillis + ", loadedDeltas=" + Arrays.toString(loadedDeltas) + "]";
         }
     }
 
@@ -178,25 +194,31 @@ public final class Recovery {
         List<RecoveryProblem> problems = new ArrayList<>();
         int[] loadedAreas = new int[spaces];
         Arrays.fill(loadedAreas, -1);
+        int[] loadedDeltas = new int[spaces];
         SpaceRecovery[] recoveries = new SpaceRecovery[spaces];
         for (int s = 0; s < spaces; s++) {
             recoveries[s] = new SpaceRecovery(addressSpaces.get(s), instance, table, index, pieceBytes, problems);
-            recoveries[s].readHeaders(areaSequences[s]);
+            recoveries[s].readHeaders();
             highestSeen = Math.max(highestSeen, recoveries[s].highestSeen);
         }
-        SpaceRecovery.Loaded[] loaded = loadOneCheckpoint(recoveries, areaSequences);
+        SpaceRecovery.Loaded[] loaded = loadOneCheckpoint(recoveries);
         if (loaded == null) {
-            loaded = loadEachNewest(recoveries, areaSequences);
+            loaded = loadEachNewest(recoveries);
         }
+        fromDeltas(recoveries, loaded);
         for (int s = 0; s < spaces; s++) {
+            areaSequences[s] = recoveries[s].newestInEachArea();
             if (loaded[s] == null) {
                 continue;
             }
             loadedAreas[s] = loaded[s].area();
-            // A newer checkpoint this space was not restored from describes flash as this run will not
-            // leave it: the next checkpoint overwrites it, and keeps the one restored from.
+            loadedDeltas[s] = loaded[s].deltaPosition;
+            // Deltas after the one restored from, and a newer checkpoint in the other area, describe
+            // flash as this run will not leave it: the next checkpoint goes over the other area's, and
+            // keeps the one restored from.
+            areaSequences[s][loaded[s].area()] = loaded[s].sequence();
             int other = 1 - loaded[s].area();
-            if (areaSequences[s][other] > loaded[s].header().sequence()) {
+            if (areaSequences[s][other] > loaded[s].sequence()) {
                 areaSequences[s][other] = 0;
             }
             for (int i = 0; i < loaded[s].segmentSequences().length; i++) {
@@ -208,16 +230,17 @@ public final class Recovery {
                     disputed.add(file.getKey());
                 }
             }
-            nextFileId = Math.max(nextFileId, loaded[s].header().nextFileId());
-            nextSegmentSequence = Math.max(nextSegmentSequence, loaded[s].header().nextSegmentSequence());
-            restored += loaded[s].restored();
-            checkpointMillis = Math.max(checkpointMillis, loaded[s].header().timestampMillis());
+            nextFileId = Math.max(nextFileId, loaded[s].nextFileId());
+            nextSegmentSequence = Math.max(nextSegmentSequence, loaded[s].nextSegmentSequence());
+            checkpointMillis = Math.max(checkpointMillis, loaded[s].timestampMillis());
             skipped += loaded[s].skipped();
         }
         for (int id : disputed) {
             problem(problems, -1, -1, RecoveryProblem.Kind.FILE_ID_DISPUTED, "checkpoints disagree on file id " + id + "; its cached chunks are not used");
             files.remove(id);
         }
+        // Each key once: a key put back from two summaries, or from the full checkpoint and a summary, counts once.
+        restored = index.entries();
         table.restoreDurable(named);
         List<Integer> durable = new ArrayList<>();
         for (int segment = 0; segment < named.length; segment++) {
@@ -229,23 +252,27 @@ public final class Recovery {
         durable.forEach(order::written);
         table.continueSequencesFrom(nextSegmentSequence);
         return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size(),
-                highestSeen, List.copyOf(problems), loadedAreas, checkpointMillis);
+                highestSeen, List.copyOf(problems), loadedAreas, checkpointMillis, loadedDeltas);
     }
 
     /**
      * Every space from one checkpoint, the newest that every space holds whole: one moment of the
      * index, so each slot goes back into the bucket it was copied from and no chunk comes back twice
      * or is crowded out by another moment's entries (a crash between two spaces' headers leaves one
-     * space a checkpoint newer than the other's). A body that fails takes its area out and the next
-     * common checkpoint is tried; null when the spaces share none that loads.
+     * space a checkpoint newer than the other's). A checkpoint that fails is taken out (a full one with
+     * the deltas after it) and the next common one is tried; null when the spaces share none that loads.
      */
-    private static SpaceRecovery.Loaded[] loadOneCheckpoint(SpaceRecovery[] recoveries, long[][] areaSequences) {
-        for (long common = newestCommon(areaSequences); common != 0; common = newestCommon(areaSequences)) {
+    private static SpaceRecovery.Loaded[] loadOneCheckpoint(SpaceRecovery[] recoveries) {
+        for (long common = newestCommon(recoveries); common != 0; common = newestCommon(recoveries)) {
             SpaceRecovery.Loaded[] loaded = new SpaceRecovery.Loaded[recoveries.length];
+            // Full checkpoints of one sequence are one copy of the index: put back without a duplicate check.
+            long base = recoveries[0].holding(common).base.sequence();
+            for (SpaceRecovery recovery : recoveries) {
+                base = recovery.holding(common).base.sequence() == base ? base : -1;
+            }
             int s = 0;
             while (s < recoveries.length) {
-                int area = areaSequences[s][0] == common ? 0 : 1;
-                loaded[s] = recoveries[s].loadArea(area, areaSequences[s], common);
+                loaded[s] = recoveries[s].load(recoveries[s].holding(common), base);
                 if (loaded[s] == null) {
                     break;
                 }
@@ -261,16 +288,16 @@ public final class Recovery {
         return null;
     }
 
-    /** The highest checkpoint sequence that some area of every space holds, 0 when there is none. */
-    private static long newestCommon(long[][] areaSequences) {
+    /** The highest checkpoint sequence that every space holds (in full or as a delta), 0 when there is none. */
+    private static long newestCommon(SpaceRecovery[] recoveries) {
         long best = 0;
-        for (long candidate : areaSequences[0]) {
-            boolean everywhere = candidate > best;
-            for (int s = 1; s < areaSequences.length && everywhere; s++) {
-                everywhere = areaSequences[s][0] == candidate || areaSequences[s][1] == candidate;
+        for (SpaceRecovery.Candidate candidate : recoveries[0].candidates) {
+            boolean everywhere = candidate.sequence() > best;
+            for (int s = 1; s < recoveries.length && everywhere; s++) {
+                everywhere = recoveries[s].holding(candidate.sequence()) != null;
             }
             if (everywhere) {
-                best = candidate;
+                best = candidate.sequence();
             }
         }
         return best;
@@ -281,24 +308,51 @@ public final class Recovery {
      * later spaces go back with a duplicate check, since another checkpoint's entries already in the
      * index may hold their keys elsewhere, and a chunk may find both its buckets taken.
      */
-    private static SpaceRecovery.Loaded[] loadEachNewest(SpaceRecovery[] recoveries, long[][] areaSequences) {
+    private static SpaceRecovery.Loaded[] loadEachNewest(SpaceRecovery[] recoveries) {
         SpaceRecovery.Loaded[] loaded = new SpaceRecovery.Loaded[recoveries.length];
-        // The checkpoint the spaces restored so far came from (0: none yet). An exact copy is one
+        // The full checkpoint the spaces restored so far came from (0: none yet). An exact copy is one
         // snapshot of the index: it goes back without a duplicate check only among spaces of that one.
-        long restoredSequence = 0;
+        long restoredBase = 0;
         for (int s = 0; s < recoveries.length; s++) {
-            long[] sequences = areaSequences[s];
-            int newer = sequences[0] >= sequences[1] ? 0 : 1;
-            for (int area : new int[] {newer, 1 - newer}) {
-                if (loaded[s] == null && sequences[area] != 0) {
-                    loaded[s] = recoveries[s].loadArea(area, sequences, restoredSequence);
+            for (SpaceRecovery.Candidate candidate = recoveries[s].newest(); loaded[s] == null && candidate != null;
+                    candidate = recoveries[s].newest()) {
+                loaded[s] = recoveries[s].load(candidate, restoredBase == 0 ? candidate.base.sequence() : restoredBase);
+                if (loaded[s] != null && restoredBase == 0) {
+                    restoredBase = candidate.base.sequence();
                 }
-            }
-            if (loaded[s] != null && restoredSequence == 0) {
-                restoredSequence = loaded[s].header().sequence();
             }
         }
         return loaded;
+    }
+
+    /**
+     * The chunks the loaded deltas name beyond their full checkpoints, once every space's full
+     * checkpoint is back: read from the summaries of the changed segments of every space in one
+     * order, the order they were appended in (one segment is open at a time, and each opened gets a
+     * higher sequence), so a key appended twice ends at its later record; then each forgotten key
+     * left at a record from before its invalidation is taken out.
+     */
+    private static void fromDeltas(SpaceRecovery[] recoveries, SpaceRecovery.Loaded[] loaded) {
+        List<long[]> uses = new ArrayList<>(); // sequence, space, change
+        for (int s = 0; s < loaded.length; s++) {
+            if (loaded[s] != null && loaded[s].delta != null) {
+                for (int i = 0; i < loaded[s].delta.sequences.length; i++) {
+                    if (loaded[s].delta.sequences[i] != 0) {
+                        uses.add(new long[] {loaded[s].delta.sequences[i], s, i});
+                    }
+                }
+            }
+        }
+        uses.sort(Comparator.comparingLong(use -> use[0]));
+        for (long[] use : uses) {
+            int s = (int) use[1];
+            loaded[s].restored += recoveries[s].fromSummary(loaded[s], (int) use[2]);
+        }
+        for (int s = 0; s < loaded.length; s++) {
+            if (loaded[s] != null && loaded[s].delta != null) {
+                loaded[s].restored -= recoveries[s].withoutForgotten(loaded[s].delta, loaded[s].segmentSequences);
+            }
+        }
     }
 
     /**
@@ -375,20 +429,54 @@ public final class Recovery {
         return path + " checkpoint area " + CheckpointAreas.name(area);
     }
 
-    /** One space: its two headers, and the body of the newest one that checks out. */
+    /** One space: the checkpoints its two areas hold, and the newest of them that checks out. */
     private static final class SpaceRecovery {
+        /** A checkpoint an area holds: its full checkpoint, or a delta after it at {@code deltaBlock}. */
+        static final class Candidate {
+            final int area;
+            final CheckpointHeader base;
+            final DeltaHeader delta;
+            final long deltaBlock;
+
+            Candidate(int area, CheckpointHeader base, DeltaHeader delta, long deltaBlock) {
+                this.area = area;
+                this.base = base;
+                this.delta = delta;
+                this.deltaBlock = deltaBlock;
+            }
+
+            long sequence() {
+                return delta == null ? base.sequence() : delta.sequence();
+            }
+        }
+
         static final class Loaded {
             private final int area;
-            private final CheckpointHeader header;
+            private final long sequence;
+            private final long timestampMillis;
+            private final int nextFileId;
+            private final long nextSegmentSequence;
             private final Map<Integer, FileIdentity> files;
             private final long[] segmentSequences;
-            private final long restored;
+            /** Slots restored so far: the full checkpoint's, then those from the delta's summaries. */
+            private long restored;
             private final long skipped;
+            /** The delta whose changed segments' chunks are yet to come back from their summaries, or null. */
+            private final DeltaBody delta;
+            private final int deltaPosition;
+            private final String where;
 
-            Loaded(int area, CheckpointHeader header, Map<Integer, FileIdentity> files, long[] segmentSequences,
-                   long restored, long skipped) {
+            Loaded(int area, long sequence, long timestampMillis, int nextFileId, long nextSegmentSequence,
+                   Map<Integer, FileIdentity> files, long[] segmentSequences, long restored, long skipped,
+                   DeltaBody delta, int deltaPosition, String where) {
+                this.delta = delta;
+                this.deltaPosition = deltaPosition;
+                this.where = where;
                 this.area = area;
-                this.header = header;
+                this.sequence = sequence;
+                this.timestampMillis = timestampMillis;
+                this.nextFileId = nextFileId;
+                this.nextSegmentSequence = nextSegmentSequence;
                 this.files = files;
                 this.segmentSequences = segmentSequences;
                 this.restored = restored;
@@ -399,8 +487,20 @@ public final class Recovery {
                 return area;
             }
 
-            public CheckpointHeader header() {
-                return header;
+            public long sequence() {
+                return sequence;
+            }
+
+            public long timestampMillis() {
+                return timestampMillis;
+            }
+
+            public int nextFileId() {
+                return nextFileId;
+            }
+
+            public long nextSegmentSequence() {
+                return nextSegmentSequence;
             }
 
             public Map<Integer, FileIdentity> files() {
@@ -421,9 +521,42 @@ public final class Recovery {
 
             @Override
             public String toString() {
-                return "Loaded[area=" + area + ", header=" + header + ", files=" + files
-                        + ", segmentSequences=" + segmentSequences + ", restored=" + restored
-                        + ", skipped=" + skipped + "]";
+                return "Loaded[area=" + area + ", sequence=" + sequence + ", files=" + files.size() + ", restored="
+                        + restored + ", skipped=" + skipped + "]";
+            }
+        }
+
+        /** What a delta's body says: its changes by segment, the chunks forgotten, and the whole file table. */
+        private static final class DeltaBody {
+            /** Per segment of the space, the change naming it, or -1. */
+            final int[] changeOf;
+            final long[] sequences;
+            final int[] segments;
+            final int[] from;
+            final int[] to;
+            /** Keys, and the place (segment use, sector) their records are newer than their invalidation from, three longs each. */
+            final long[] forgotten;
+            final Map<Integer, FileIdentity> files;
+
+            DeltaBody(int[] changeOf, long[] sequences, int[] segments, int[] from, int[] to, long[] forgotten,
+                      Map<Integer, FileIdentity> files) {
+                this.changeOf = changeOf;
+                this.sequences = sequences;
+                this.segments = segments;
+                this.from = from;
+                this.to = to;
+                this.forgotten = forgotten;
+                this.files = files;
+            }
+
+            /**
+             * Whether the full checkpoint's entry into {@code segment}, whose use it names as
+             * {@code baseSequence}, still holds: the delta leaves the segment as it was, or names more
+             * of the same use.
+             */
+            boolean keepsBaseEntries(int segment, long baseSequence) {
+                int change = changeOf[segment];
+                return change < 0 || from[change] > 0 && sequences[change] == baseSequence;
             }
         }
 
@@ -438,7 +571,8 @@ public final class Recovery {
         private final ChunkLocations locations;
         private final int pieceBytes;
         private final List<RecoveryProblem> problems;
-        private final CheckpointHeader[] headers = new CheckpointHeader[2];
+        /** The checkpoints not yet found wanting, newest first. */
+        final List<Candidate> candidates = new ArrayList<>();
         /** The highest sequence of a header that decoded, whether or not its body was then valid. */
         long highestSeen;
 
@@ -462,43 +596,88 @@ public final class Recovery {
         }
 
         /**
-         * Reads both areas' headers, recording each area's sequence (0 = none valid). Two areas of one
+         * Reads both areas' headers and the deltas after each full checkpoint. Two areas of one
          * sequence are both ignored: sequences are never reused, so neither can be trusted over the other.
          */
-        void readHeaders(long[] sequences) {
+        void readHeaders() {
+            CheckpointHeader[] headers = new CheckpointHeader[2];
             for (int area = 0; area < 2; area++) {
                 headers[area] = header(area);
-                sequences[area] = headers[area] == null ? 0 : headers[area].sequence();
-                highestSeen = Math.max(highestSeen, sequences[area]);
+                if (headers[area] != null) {
+                    highestSeen = Math.max(highestSeen, headers[area].sequence());
+                }
             }
-            if (sequences[0] != 0 && sequences[0] == sequences[1]) {
+            if (headers[0] != null && headers[1] != null && headers[0].sequence() == headers[1].sequence()) {
                 problem(problems, space, -1, RecoveryProblem.Kind.BOTH_AREAS_ONE_SEQUENCE, "ignoring both checkpoint areas of " + driver.path() + ": each holds checkpoint "
-                        + sequences[0] + "; this space starts empty");
-                sequences[0] = 0;
-                sequences[1] = 0;
-                headers[0] = null;
-                headers[1] = null;
+                        + headers[0].sequence() + "; this space starts empty");
+                return;
             }
+            for (int area = 0; area < 2; area++) {
+                if (headers[area] != null) {
+                    candidates.add(new Candidate(area, headers[area], null, 0));
+                    for (DeltaAt delta : deltas(addressSpace, instance, area, headers[area])) {
+                        candidates.add(new Candidate(area, headers[area], delta.header(), delta.block()));
+                        highestSeen = Math.max(highestSeen, delta.header().sequence());
+                    }
+                }
+            }
+            candidates.sort(Comparator.comparingLong(Candidate::sequence).reversed());
+        }
+
+        /** Per area, the newest checkpoint it still offers (0 = none). */
+        long[] newestInEachArea() {
+            long[] newest = new long[2];
+            for (Candidate candidate : candidates) {
+                newest[candidate.area] = Math.max(newest[candidate.area], candidate.sequence());
+            }
+            return newest;
+        }
+
+        /** The checkpoint of {@code sequence} this space holds, or null. */
+        Candidate holding(long sequence) {
+            for (Candidate candidate : candidates) {
+                if (candidate.sequence() == sequence) {
+                    return candidate;
+                }
+            }
+            return null;
+        }
+
+        Candidate newest() {
+            return candidates.isEmpty() ? null : candidates.get(0);
         }
 
         /**
-         * Loads the body of {@code area} into the index, or returns null (its sequence set to 0 and the
-         * reason kept) when it fails. {@code restoredSequence}: the checkpoint other spaces were
-         * restored from, 0 when none was.
+         * Loads {@code candidate} into the index, or returns null (the candidate taken out, with the
+         * deltas after it when its full checkpoint failed, and the reason kept). Its full checkpoint's
+         * slots go back without a duplicate check when the index holds only slots of the same copy:
+         * when {@code restoredBase}, the full checkpoint every space restores, is its own.
          */
-        Loaded loadArea(int area, long[] sequences, long restoredSequence) {
+        Loaded load(Candidate candidate, long restoredBase) {
+            String where = where(candidate.area);
+            DeltaBody delta = null;
+            if (candidate.delta != null) {
+                try {
+                    delta = deltaBody(candidate);
+                } catch (CheckpointFormatException e) {
+                    candidates.remove(candidate);
+                    problem(problems, space, candidate.area, RecoveryProblem.Kind.DELTA_BODY, "ignoring " + e.getMessage());
+                    return null;
+                }
+            }
+            Loaded loaded;
             try {
-                Loaded loaded = body(area, headers[area], restoredSequence);
-                LOG.info("flash cache: {} recovers checkpoint {} ({} entries restored, {} left out, {} files)",
-                        driver.path(), headers[area].sequence(), loaded.restored(), loaded.skipped(),
-                        loaded.files().size());
-                return loaded;
+                loaded = body(candidate, delta, restoredBase);
             } catch (CheckpointFormatException e) {
-                sequences[area] = 0;
-                headers[area] = null;
-                problem(problems, space, area, RecoveryProblem.Kind.AREA_BODY, "ignoring " + e.getMessage());
+                candidates.removeIf(c -> c.area == candidate.area && c.base.sequence() == candidate.base.sequence());
+                problem(problems, space, candidate.area, RecoveryProblem.Kind.AREA_BODY, "ignoring " + e.getMessage());
                 return null;
             }
+            LOG.info("flash cache: {} recovers checkpoint {}{} ({} entries restored, {} left out, {} files)",
+                    driver.path(), loaded.sequence(), candidate.delta == null ? "" : " (delta "
+                    + candidate.delta.position() + " after " + candidate.base.sequence() + ", in " + where + ")",
+                    loaded.restored(), loaded.skipped(), loaded.files().size());
+            return loaded;
         }
 
         /** Takes this space's entries out of the index again. */
@@ -516,8 +695,62 @@ public final class Recovery {
             return found.header();
         }
 
-        /** Streams the body: segments, then files, then slots into the index; all or nothing. */
-        Loaded body(int area, CheckpointHeader header, long restoredSequence) throws CheckpointFormatException {
+        /** Reads and checks a delta's body: its changes, each a segment of this space named at most once, and its file table. */
+        DeltaBody deltaBody(Candidate candidate) throws CheckpointFormatException {
+            DeltaHeader header = candidate.delta;
+            String where = where(candidate.area) + " delta " + header.position();
+            byte[] body = new byte[(int) header.bodyBytes()];
+            CRC32C crc = new CRC32C();
+            BodyReader.read(driver.device(), candidate.deltaBlock + 1, header.bodyBytes(), pieceBytes,
+                    driver.timeoutNanos(), (piece, offset) -> {
+                        crc.update(piece.duplicate());
+                        piece.duplicate().get(body, (int) offset, piece.remaining());
+                    });
+            if ((int) crc.getValue() != header.bodyCrc()) {
+                throw new CheckpointFormatException(where + ": body checksum mismatch (torn or corrupt checkpoint delta)");
+            }
+            ByteBuffer in = ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN);
+            int count = (int) header.changes();
+            int[] changeOf = new int[header.segments()];
+            Arrays.fill(changeOf, -1);
+            long[] sequences = new long[count];
+            int[] segments = new int[count];
+            int[] from = new int[count];
+            int[] to = new int[count];
+            for (int i = 0; i < count; i++) {
+                sequences[i] = in.getLong();
+                segments[i] = in.getInt();
+                from[i] = in.getInt();
+                to[i] = in.getInt();
+                if (segments[i] < 0 || segments[i] >= header.segments() || changeOf[segments[i]] >= 0
+                        || sequences[i] < 0 || sequences[i] >= header.nextSegmentSequence() || from[i] < 0
+                        || (sequences[i] != 0 && to[i] <= from[i])) {
+                    throw new CheckpointFormatException(where + ": change " + i + " names segment " + segments[i]
+                            + " (of " + header.segments() + "), sequence " + sequences[i] + " (below "
+                            + header.nextSegmentSequence() + ") and sectors " + from[i] + " to " + to[i]
+                            + ": not a change of this space, or one named twice");
+                }
+                changeOf[segments[i]] = i;
+            }
+            long[] forgotten = new long[(int) (3 * header.forgotten())];
+            for (int i = 0; i < forgotten.length; i += 3) {
+                forgotten[i] = in.getLong();
+                forgotten[i + 1] = in.getLong();
+                forgotten[i + 2] = Integer.toUnsignedLong(in.getInt());
+            }
+            Map<Integer, FileIdentity> files = FileTableCodec.decode(in.slice().order(ByteOrder.LITTLE_ENDIAN),
+                    header.fileCount(), header.nextFileId(), where);
+            return new DeltaBody(changeOf, sequences, segments, from, to, forgotten, files);
+        }
+
+        /**
+         * Streams the full checkpoint's body: segments, then files, then slots into the index; then,
+         * for a delta, the changed segments' chunks from their summaries. All or nothing, but for a
+         * summary that does not check (that segment's chunks are left out).
+         */
+        Loaded body(Candidate candidate, DeltaBody delta, long restoredBase) throws CheckpointFormatException {
+            int area = candidate.area;
+            CheckpointHeader header = candidate.base;
             String where = where(area);
             long[] segmentSequences = new long[header.segments()];
             byte[] fileTable = new byte[(int) header.fileTableBytes()];
@@ -525,7 +758,7 @@ public final class Recovery {
             long entriesFrom = filesFrom + header.fileTableBytes();
             boolean sameTable = header.buckets() == index.buckets();
             // Another checkpoint's entries already in the index may hold this one's keys elsewhere.
-            boolean exact = header.exactCopy() && (restoredSequence == 0 || restoredSequence == header.sequence());
+            boolean exact = header.exactCopy() && restoredBase == header.sequence();
             CRC32C crc = new CRC32C();
             ByteBuffer carry = ByteBuffer.allocate(CheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             long[] counts = new long[2]; // restored, skipped
@@ -548,26 +781,40 @@ public final class Recovery {
                                     // An entry split between two pieces: gathered byte by byte.
                                     carry.put(in.get());
                                     if (!carry.hasRemaining()) {
-                                        restore(carry.flip(), header, segmentSequences, sameTable, exact, counts, where);
+                                        restore(carry.flip(), header, segmentSequences, delta, sameTable, exact,
+                                                counts, where);
                                         carry.clear();
                                     }
                                 } else {
-                                    restore(in, header, segmentSequences, sameTable, exact, counts, where);
+                                    restore(in, header, segmentSequences, delta, sameTable, exact, counts, where);
                                 }
                             }
                         });
                 if ((int) crc.getValue() != header.bodyCrc()) {
                     throw new CheckpointFormatException(where + ": body checksum mismatch (torn or corrupt checkpoint)");
                 }
-                Map<Integer, FileIdentity> files = FileTableCodec.decode(ByteBuffer.wrap(fileTable), header.fileCount(),
-                        header.nextFileId(), where);
+                Map<Integer, FileIdentity> files = delta != null ? delta.files
+                        : FileTableCodec.decode(ByteBuffer.wrap(fileTable), header.fileCount(), header.nextFileId(), where);
+                long sequence = candidate.sequence();
+                long timestamp = delta == null ? header.timestampMillis() : candidate.delta.timestampMillis();
+                int nextFileId = delta == null ? header.nextFileId() : candidate.delta.nextFileId();
+                long nextSegmentSequence = delta == null ? header.nextSegmentSequence()
+                        : candidate.delta.nextSegmentSequence();
                 if (!sameTable) {
                     problem(problems, space, area, RecoveryProblem.Kind.INDEX_RESIZED, where + " was written for an index of " + header.buckets() + " buckets, this "
                             + "one has " + index.buckets() + " (capacity changed): its " + header.entryCount()
                             + " entries are not restored");
-                    return new Loaded(area, header, files, new long[header.segments()], 0, header.entryCount());
+                    return new Loaded(area, sequence, timestamp, nextFileId, nextSegmentSequence, files,
+                            new long[header.segments()], 0, header.entryCount(), null, 0, where);
                 }
-                return new Loaded(area, header, files, segmentSequences, counts[0], counts[1]);
+                if (delta != null) {
+                    for (int i = 0; i < delta.segments.length; i++) {
+                        segmentSequences[delta.segments[i]] = delta.sequences[i];
+                    }
+                }
+                return new Loaded(area, sequence, timestamp, nextFileId, nextSegmentSequence, files, segmentSequences,
+                        counts[0], counts[1], delta, delta == null ? 0 : candidate.delta.position(),
+                        delta == null ? where : where + " delta " + candidate.delta.position());
             } catch (CheckpointFormatException | RuntimeException e) {
                 unload();
                 if (e instanceof CheckpointFormatException) {
@@ -575,6 +822,56 @@ public final class Recovery {
                 }
                 throw new CheckpointFormatException(where + ": " + e);
             }
+        }
+
+        /**
+         * Puts back the chunks of change {@code change} of the loaded delta from its segment's
+         * summary: the records new since the full checkpoint, in the part the delta names. A summary
+         * that does not check leaves them out (kept as a problem). Returns how many went back.
+         */
+        long fromSummary(Loaded loaded, int change) {
+            DeltaBody delta = loaded.delta;
+            int segment = delta.segments[change];
+            SegmentSummary summary;
+            try {
+                summary = addressSpace.readSummary(segment, delta.sequences[change]);
+            } catch (IOException | RecordMismatchException e) {
+                problem(problems, space, loaded.area, RecoveryProblem.Kind.SEGMENT_SUMMARY, loaded.where + " names segment "
+                        + segment + " (use " + delta.sequences[change] + "), whose summary cannot be used ("
+                        + e.getMessage() + "): its chunks are not restored");
+                return 0;
+            }
+            long restored = 0;
+            for (int r = 0; r < summary.count(); r++) {
+                if (summary.sectors()[r] >= delta.from[change] && summary.sectors()[r] < delta.to[change]) {
+                    locations.placed(summary.keys()[r], layout.address(space, segment, summary.sectors()[r]));
+                    restored++;
+                }
+            }
+            return restored;
+        }
+
+        /**
+         * Takes out each key the delta names as forgotten that now points at a record of this space
+         * appended before its invalidation (at a lower place in the order of appends): an old record
+         * of a changed chunk never comes back. Returns how many went.
+         */
+        private long withoutForgotten(DeltaBody delta, long[] segmentSequences) {
+            long taken = 0;
+            for (int i = 0; i < delta.forgotten.length; i += 3) {
+                long key = delta.forgotten[i];
+                long address = index.find(key);
+                if (address == RecordAddress.NONE || RecordAddress.space(address) != space || !layout.contains(address)) {
+                    continue;
+                }
+                long use = segmentSequences[layout.index(address)];
+                boolean before = use < delta.forgotten[i + 1]
+                        || use == delta.forgotten[i + 1] && layout.sectorInSegment(address) < delta.forgotten[i + 2];
+                if (before && locations.dropped(key, address)) {
+                    taken++;
+                }
+            }
+            return taken;
         }
 
         private static long checkedSequence(long sequence, CheckpointHeader header, String where)
@@ -586,9 +883,13 @@ public final class Recovery {
             return sequence;
         }
 
-        /** One 12-byte entry: restored when it points into a named segment of this space, else counted as left out. */
-        private void restore(ByteBuffer entry, CheckpointHeader header, long[] segmentSequences, boolean sameTable,
-                             boolean exact, long[] counts, String where) throws CheckpointFormatException {
+        /**
+         * One 12-byte entry: restored when it points into a named segment of this space whose use a
+         * delta (if any) keeps, else counted as left out.
+         */
+        private void restore(ByteBuffer entry, CheckpointHeader header, long[] segmentSequences, DeltaBody delta,
+                             boolean sameTable, boolean exact, long[] counts, String where)
+                throws CheckpointFormatException {
             long bucket = Integer.toUnsignedLong(entry.getInt());
             long slot = entry.getLong();
             long address = ChunkIndex.address(slot);
@@ -597,12 +898,74 @@ public final class Recovery {
                 throw new CheckpointFormatException(where + ": entry in bucket " + bucket + " points at "
                         + RecordAddress.describe(address) + ", outside this space's segments or the table");
             }
-            if (sameTable && segmentSequences[layout.index(address)] != 0
+            int segment = layout.index(address);
+            if (sameTable && segmentSequences[segment] != 0
+                    && (delta == null || delta.keepsBaseEntries(segment, segmentSequences[segment]))
                     && locations.restore(bucket, slot, exact)) {
                 counts[0]++;
             } else {
                 counts[1]++;
             }
         }
+    }
+
+    /** A delta found after a full checkpoint: its header, and the block it is at. */
+    public static final class DeltaAt {
+        private final DeltaHeader header;
+        private final long block;
+
+        public DeltaAt(DeltaHeader header, long block) {
+            this.header = header;
+            this.block = block;
+        }
+
+        public DeltaHeader header() {
+            return header;
+        }
+
+        public long block() {
+            return block;
+        }
+
+        @Override
+        public String toString() {
+            return "DeltaAt[header=" + header + ", block=" + block + "]";
+        }
+    }
+
+    /**
+     * The deltas written after full checkpoint {@code base} in {@code area} of a space, in order: the
+     * first right after the base's body, each next one right after the one before. The chain ends at
+     * the first block that is not a delta of this cache, space, geometry and base at the next
+     * position (a delta torn by a crash, or what an earlier use of the area left): recovery's rule,
+     * also the checkpoint tool's.
+     */
+    public static List<DeltaAt> deltas(AddressSpace addressSpace, UUID instance, int area, CheckpointHeader base) {
+        StorageDriver driver = addressSpace.driver();
+        CheckpointAreas areas = addressSpace.areas();
+        long end = areas.start(area) + 1 + areas.bodyCapacityBytes() / BlockDevice.BLOCK_SIZE;
+        long block = areas.start(area) + 1 + (base.bodyBytes() + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
+        List<DeltaAt> found = new ArrayList<>();
+        long previous = base.sequence();
+        while (block < end) {
+            String where = areaName(driver.path(), area) + " delta " + (found.size() + 1);
+            DeltaHeader delta;
+            try {
+                delta = DeltaHeader.decode(DeviceStart.readBlock(driver, block),
+                        (end - block - 1) * BlockDevice.BLOCK_SIZE, where);
+            } catch (java.io.IOException | CheckpointFormatException e) {
+                break;
+            }
+            if (!delta.instance().equals(instance) || delta.spaceIndex() != addressSpace.number()
+                    || delta.segments() != base.segments() || delta.segmentBytes() != base.segmentBytes()
+                    || delta.baseSequence() != base.sequence() || delta.position() != found.size() + 1
+                    || delta.sequence() <= previous) {
+                break;
+            }
+            found.add(new DeltaAt(delta, block));
+            previous = delta.sequence();
+            block += delta.blocks();
+        }
+        return found;
     }
 }

@@ -50,7 +50,11 @@ public final class RecoveryProblem {
         /** The checkpoint was written for an index of another size: its entries are not restored. */
         INDEX_RESIZED,
         /** Two spaces' checkpoints name one file id differently: that file's chunks are not used. */
-        FILE_ID_DISPUTED
+        FILE_ID_DISPUTED,
+        /** A checkpoint delta's body failed its checks: the space tried the delta or full checkpoint before it. */
+        DELTA_BODY,
+        /** A segment a delta names as changed has no summary that checks: its chunks are not restored. */
+        SEGMENT_SUMMARY
     }
 
     /** Whether this is about area {@code area} of space {@code space}. */

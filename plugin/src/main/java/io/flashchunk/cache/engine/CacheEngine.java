@@ -14,7 +14,6 @@ import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.index.ChunkIndex;
-import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.space.AddressSpaces;
@@ -253,7 +252,7 @@ public final class CacheEngine implements AutoCloseable {
     /** How long an invalidation's time is kept: an offer whose file read began longer ago than this is not expected. */
     private static final long INVALIDATION_MEMORY_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-    private enum Kind { CHUNK, INVALIDATION, DAMAGED, FILES_DIED, MARKER, CHECKPOINT }
+    private enum Kind { CHUNK, INVALIDATION, DAMAGED, FILES_DIED, MARKER, CHECKPOINT, FULL_CHECKPOINT }
 
     /**
      * What the writer is to do: append a chunk (read from its file from {@code readStartedNanos}),
@@ -323,8 +322,8 @@ public final class CacheEngine implements AutoCloseable {
             return new Pending(Kind.MARKER, 0, null, 0, reached, null);
         }
 
-        static Pending checkpoint(CountDownLatch reached, boolean[] durable) {
-            return new Pending(Kind.CHECKPOINT, 0, null, 0, reached, durable);
+        static Pending checkpoint(CountDownLatch reached, boolean[] durable, boolean full) {
+            return new Pending(full ? Kind.FULL_CHECKPOINT : Kind.CHECKPOINT, 0, null, 0, reached, durable);
         }
 
         @Override
@@ -340,7 +339,6 @@ public final class CacheEngine implements AutoCloseable {
     private final SegmentTable table;
     private final ChunkIndex index;
     /** The writer's changes to the index (invalidations, damaged records). */
-    private final ChunkLocations locations;
     private final VictimAdmission admission;
     private final SegmentWriter segmentWriter;
     private final Writer writer;
@@ -416,12 +414,11 @@ public final class CacheEngine implements AutoCloseable {
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy));
         this.table = parts.table;
         this.index = parts.index;
-        this.locations = new ChunkLocations(index);
         this.segmentWriter = parts.segmentWriter;
         this.reader = parts.reader;
         this.recovered = start.formatted()
                 ? new Recovery.Outcome(new long[spaces][2], java.util.Map.of(), 1, 0, 0, 0, 0, List.of(),
-                        java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray(), 0)
+                        java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray(), 0, new int[spaces])
                 : parts.recover(start.instance());
         reserveSequences();
         Checkpointer checkpointer = parts.checkpointer(start.instance(), recovered.areaSequences(),
@@ -597,9 +594,18 @@ public final class CacheEngine implements AutoCloseable {
      * finish in time.
      */
     public boolean checkpoint(long timeout, TimeUnit unit) throws InterruptedException {
+        return checkpoint(timeout, unit, false);
+    }
+
+    /**
+     * As {@link #checkpoint(long, TimeUnit)}, a full checkpoint when {@code full} (a copy of the whole
+     * index, whatever a delta would do: what a release before checkpoint deltas reads, and what a
+     * restart recovers with no summary to read), else a delta where one is due.
+     */
+    public boolean checkpoint(long timeout, TimeUnit unit, boolean full) throws InterruptedException {
         CountDownLatch reached = new CountDownLatch(1);
         boolean[] durable = new boolean[1];
-        queue.add(Pending.checkpoint(reached, durable));
+        queue.add(Pending.checkpoint(reached, durable, full));
         // The latch's count-down happens after the writer set the flag: its await sees the flag.
         return reached.await(timeout, unit) && durable[0];
     }
@@ -651,16 +657,18 @@ public final class CacheEngine implements AutoCloseable {
         try {
             segmentWriter.flush();
         } finally {
-            closingCheckpointDurable = writer.checkpoint("closing");
+            // A full one: the next start streams it back with no summary to read, and an earlier
+            // release (which reads no delta) comes back as warm.
+            closingCheckpointDurable = writer.checkpoint("closing", true);
         }
     }
 
     private void take(Pending pending) {
         if (pending.kind() == Kind.MARKER) {
             pending.reached().countDown();
-        } else if (pending.kind() == Kind.CHECKPOINT) {
+        } else if (pending.kind() == Kind.CHECKPOINT || pending.kind() == Kind.FULL_CHECKPOINT) {
             try {
-                pending.durable()[0] = writer.checkpoint("asked for");
+                pending.durable()[0] = writer.checkpoint("asked for", pending.kind() == Kind.FULL_CHECKPOINT);
             } finally {
                 pending.reached().countDown();
             }
@@ -669,12 +677,11 @@ public final class CacheEngine implements AutoCloseable {
             segmentWriter.filesDied();
         } else if (pending.kind() == Kind.DAMAGED) {
             // The entry that pointed at the damaged record, or one put since (a cached chunk lost, never a wrong byte).
-            locations.forget(pending.key());
+            writer.invalidate(pending.key());
         } else if (pending.kind() == Kind.INVALIDATION) {
             // Out of the index (and the chunks kept for reinsertion) first, out of the set second:
             // readers miss the key all the while.
-            locations.forget(pending.key());
-            segmentWriter.forget(pending.key());
+            writer.invalidate(pending.key());
             awaitingRemoval.computeIfPresent(pending.key(), (key, left) -> left == 1 ? null : left - 1);
         } else {
             queuedBytes.addAndGet(-pending.chunk().remaining());

@@ -56,12 +56,15 @@ public final class CacheInspection {
         private final Superblock superblock;
         private final String superblockProblem;
         private final List<Recovery.AreaHeader> areas;
+        private final List<List<Recovery.DeltaAt>> deltas;
 
         /**
          * @param superblockState valid; blank (all zeros); or invalid (unreadable, another format, corrupt)
+         * @param deltas          per area, the deltas after its full checkpoint, as recovery finds them
          */
         public Device(String path, long capacityBlocks, SuperblockState superblockState, Superblock superblock,
-                      String superblockProblem, List<Recovery.AreaHeader> areas) {
+                      String superblockProblem, List<Recovery.AreaHeader> areas, List<List<Recovery.DeltaAt>> deltas) {
+            this.deltas = deltas;
             this.path = path;
             this.capacityBlocks = capacityBlocks;
             this.superblockState = superblockState;
@@ -92,6 +95,11 @@ public final class CacheInspection {
 
         public List<Recovery.AreaHeader> areas() {
             return areas;
+        }
+
+        /** The deltas after area {@code area}'s full checkpoint, in order (none for an empty or invalid area). */
+        public List<Recovery.DeltaAt> deltas(int area) {
+            return deltas.isEmpty() ? List.of() : deltas.get(area);
         }
 
         @Override
@@ -242,15 +250,19 @@ public final class CacheInspection {
             StorageDriver driver = drivers.get(i);
             Superblock superblock = superblocks.get(i);
             List<Recovery.AreaHeader> headers = new ArrayList<>();
+            List<List<Recovery.DeltaAt>> deltas = new ArrayList<>();
             if (superblock != null) {
                 AddressSpace space = AddressSpace.of(i, driver, superblock.layout());
                 spaces.add(space);
                 for (int area = 0; area < 2; area++) {
-                    headers.add(Recovery.readHeader(space, superblock.instance(), area));
+                    Recovery.AreaHeader header = Recovery.readHeader(space, superblock.instance(), area);
+                    headers.add(header);
+                    deltas.add(header.header() == null ? List.of()
+                            : Recovery.deltas(space, superblock.instance(), area, header.header()));
                 }
             }
             devices.add(new Device(driver.path(), driver.capacityBlocks(), found.get(i).state(), superblock,
-                    found.get(i).problem(), List.copyOf(headers)));
+                    found.get(i).problem(), List.copyOf(headers), List.copyOf(deltas)));
         }
         if (!whole) {
             return new CacheInspection(List.copyOf(devices), setProblems, null, null);
@@ -440,6 +452,21 @@ public final class CacheInspection {
         return outcome == null ? -1 : outcome.loadedAreas()[i];
     }
 
+    /** The position of the delta recovery loaded for device {@code i} after its area's full checkpoint, 0 for none. */
+    public int deltaRecovered(int i) {
+        return outcome == null ? 0 : outcome.loadedDeltas()[i];
+    }
+
+    /**
+     * Changed segments a loaded delta names whose summary does not check (their chunks are not
+     * restored): notes, not problems, as a summary rewritten while a crash cut it leaves one.
+     */
+    public List<String> summaryNotes() {
+        return outcome == null ? List.of() : outcome.problems().stream()
+                .filter(p -> p.kind() == RecoveryProblem.Kind.SEGMENT_SUMMARY).map(RecoveryProblem::message)
+                .collect(Collectors.toUnmodifiableList());
+    }
+
     /** Recovery's reasons for not using this area (its header's, or its body's), or an empty list. */
     public List<String> areaProblems(int device, int area) {
         List<String> problems = new ArrayList<>();
@@ -450,7 +477,8 @@ public final class CacheInspection {
         if (outcome != null) {
             for (RecoveryProblem problem : outcome.problems()) {
                 // the header's own problem is already in, from the area's header as read
-                if (problem.isAbout(device, area) && problem.kind() != RecoveryProblem.Kind.AREA_HEADER) {
+                if (problem.isAbout(device, area) && problem.kind() != RecoveryProblem.Kind.AREA_HEADER
+                        && problem.kind() != RecoveryProblem.Kind.SEGMENT_SUMMARY) {
                     problems.add(problem.message());
                 }
             }

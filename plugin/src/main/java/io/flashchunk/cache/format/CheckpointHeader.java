@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.zip.CRC32C;
 
 /**
  * Block 0 of a checkpoint area of the engine, written after its body is durable. The body
@@ -161,7 +160,7 @@ public final class CheckpointHeader {
                 .putLong(88, nextSegmentSequence)
                 .putInt(96, bodyCrc)
                 .putInt(100, exactCopy ? 1 : 0)
-                .putInt(CRC_AT, crc(block));
+                .putInt(CRC_AT, CheckpointFormat.crc(block, CRC_AT));
         return block;
     }
 
@@ -181,7 +180,7 @@ public final class CheckpointHeader {
             throw new CheckpointFormatException(where + ": compact checkpoint version " + b.getInt(8)
                     + " is not the supported version " + VERSION);
         }
-        if (crc(b) != b.getInt(CRC_AT)) {
+        if (CheckpointFormat.crc(b, CRC_AT) != b.getInt(CRC_AT)) {
             throw new CheckpointFormatException(where + ": checkpoint header checksum mismatch (torn or corrupt)");
         }
         CheckpointHeader h = new CheckpointHeader(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28),
@@ -211,12 +210,6 @@ public final class CheckpointHeader {
                     + " or next segment sequence " + h.nextSegmentSequence() + " is beyond " + MAX_SEQUENCE);
         }
         return h;
-    }
-
-    private static int crc(ByteBuffer block) {
-        CRC32C crc = new CRC32C();
-        crc.update(block.duplicate().position(0).limit(CRC_AT));
-        return (int) crc.getValue();
     }
 
     @Override

@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.zip.CRC32C;
 
 /**
  * Block 0 of a device of the engine: which cache, which of its address spaces, the geometry
@@ -119,9 +118,9 @@ public final class Superblock {
                 .putInt(60, layout.segments())
                 .putLong(RESERVATION_AT, sequenceLimit);
         if (version4) {
-            block.putInt(CRC_AT_VERSION_4, crc(block, CRC_AT_VERSION_4));
+            block.putInt(CRC_AT_VERSION_4, CheckpointFormat.crc(block, CRC_AT_VERSION_4));
         } else {
-            block.putInt(SECTOR_BYTES_AT, layout.sectorBytes()).putInt(CRC_AT, crc(block, CRC_AT));
+            block.putInt(SECTOR_BYTES_AT, layout.sectorBytes()).putInt(CRC_AT, CheckpointFormat.crc(block, CRC_AT));
         }
         return block;
     }
@@ -146,7 +145,7 @@ public final class Superblock {
                     + " is not one of the engine's versions " + VERSION_WITHOUT_RESERVATION + " to " + VERSION);
         }
         int crcAt = version == VERSION ? CRC_AT : version == VERSION_64_BYTE_SECTORS ? CRC_AT_VERSION_4 : CRC_AT_VERSION_3;
-        if (crc(b, crcAt) != b.getInt(crcAt)) {
+        if (CheckpointFormat.crc(b, crcAt) != b.getInt(crcAt)) {
             throw new CheckpointFormatException(where + ": superblock checksum mismatch");
         }
         if (b.getInt(36) != BlockDevice.BLOCK_SIZE) {
@@ -174,12 +173,6 @@ public final class Superblock {
 
     private static boolean isRead(int version) {
         return version == VERSION || version == VERSION_64_BYTE_SECTORS || version == VERSION_WITHOUT_RESERVATION;
-    }
-
-    private static int crc(ByteBuffer block, int crcAt) {
-        CRC32C crc = new CRC32C();
-        crc.update(block.duplicate().position(0).limit(crcAt));
-        return (int) crc.getValue();
     }
 
     @Override

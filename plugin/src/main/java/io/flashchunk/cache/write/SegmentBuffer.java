@@ -244,6 +244,11 @@ public final class SegmentBuffer {
         return sectors[records - 1];
     }
 
+    /** The sector the next record appended goes at. */
+    public int nextSector() {
+        return fill / sectorBytes;
+    }
+
     /** End of the complete records, in bytes from the segment's start. */
     public int fill() {
         return fill;

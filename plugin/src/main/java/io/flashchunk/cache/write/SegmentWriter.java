@@ -256,6 +256,30 @@ public final class SegmentWriter {
     }
 
     /**
+     * The use of the segment the next record goes into: the open one's, or, with none open, the
+     * sequence the next segment opened gets at the least. With {@link #nextRecordSector}, the place
+     * of the next record in the order of appends: one segment is open at a time, in every space, and
+     * each opened gets a higher sequence, so a record appended later is at a higher (sequence, sector).
+     */
+    public long nextRecordSequence() {
+        return open != null ? open.sequence() : table.nextSequence();
+    }
+
+    /** The sector of its segment the next record goes at (0 with no segment open). */
+    public int nextRecordSector() {
+        return open != null ? open.nextSector() : 0;
+    }
+
+    /**
+     * {@code key}'s chunk changed in its file, or its record is damaged: its entry leaves the index
+     * and its copy kept for reinsertion is dropped ({@link #forget}).
+     */
+    public void invalidate(long key) {
+        locations.forget(key);
+        reinsertion.forget(key);
+    }
+
+    /**
      * Files died (compacted away, dropped): before the next reclaim, the durable segments whose sampled
      * chunks are all of dead files are found, and they go first, whatever the order thinks of their
      * past reads, and admission's victims are published again (a dead segment next: none). One look

@@ -30,6 +30,16 @@ public final class Writer {
     private final LongAdder dropped = new LongAdder();
     private final AtomicLong checkpoints = new AtomicLong();
     private final AtomicLong failedCheckpoints = new AtomicLong();
+    /**
+     * {@code key}'s chunk changed in its file, or its record is damaged: it leaves the index and the
+     * chunks kept for reinsertion ({@link SegmentWriter#invalidate}), and the checkpoints' deltas name
+     * it, so that no recovery puts an older record of it back ({@link Checkpointer#forgotten}).
+     */
+    public void invalidate(long key) {
+        segments.invalidate(key);
+        checkpointer.forgotten(key, segments.nextRecordSequence(), segments.nextRecordSector());
+    }
+
     /** What the last durable checkpoint wrote, or null before the first. */
     private volatile Checkpointer.Result lastCheckpoint;
 
@@ -83,13 +93,18 @@ public final class Writer {
      * checkpoint is durable. A failure is counted and logged, never thrown.
      */
     public boolean checkpoint(String why) {
+        return checkpoint(why, false);
+    }
+
+    /** As {@link #checkpoint(String)}, a full checkpoint when {@code full} ({@link Checkpointer#checkpoint(NamedFiles, boolean)}). */
+    public boolean checkpoint(String why, boolean full) {
         try {
             segments.persist();
             int sealed = segments.sealed();
             long appended = segments.appended();
             long appendedBytes = segments.appendedBytes();
             long startedMillis = clockMillis.getAsLong();
-            Checkpointer.Result result = checkpointer.checkpoint(files);
+            Checkpointer.Result result = checkpointer.checkpoint(files, full);
             lastCheckpoint = result;
             schedule.written(startedMillis, sealed, appended, appendedBytes, result.bytes());
             checkpoints.incrementAndGet();

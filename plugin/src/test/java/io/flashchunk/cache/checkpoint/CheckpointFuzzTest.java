@@ -16,6 +16,7 @@ import io.flashchunk.cache.files.FileRegistry;
 import io.flashchunk.cache.files.FileTableCodec;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.DeltaHeader;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
@@ -27,15 +28,15 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hostile checkpoint bytes: two valid checkpoints are damaged at random (bits flipped, header fields
- * set to extreme values, body bytes overwritten), half of the damage resealed with fresh checksums so
- * it gets past them into the parsers. Recovery must end normally every time, refusing what it cannot
+ * Hostile checkpoint bytes: two valid full checkpoints and a delta after the second are damaged at
+ * random (bits flipped, header fields set to extreme values, body bytes overwritten), half of the
+ * damage resealed with fresh checksums so it gets past them into the parsers. Recovery must end normally every time, refusing what it cannot
  * trust, and whatever it restores must serve each chunk's own bytes or miss.
  */
 class CheckpointFuzzTest {
     private static final UUID INSTANCE = UUID.randomUUID();
     private static final int ROUNDS = 400;
-    private static final int KEYS = 4 * PER_SEGMENT;
+    private static final int KEYS = 6 * PER_SEGMENT;
 
     @Test
     void damagedCheckpointsAreRefusedOrRestoreOnlyRightChunks() throws Exception {
@@ -45,8 +46,8 @@ class CheckpointFuzzTest {
         int refusedSome = 0;
         for (int round = 0; round < ROUNDS; round++) {
             MemoryDevice device = new MemoryDevice("fuzz", image.clone(), 8);
-            int area = random.nextInt(2);
-            String damage = damage(device, area, random);
+            int area = random.nextInt(3);
+            String damage = area == 2 ? damageDelta(device, random) : damage(device, area, random);
             EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, device);
             Recovery.Outcome outcome;
             try {
@@ -76,9 +77,12 @@ class CheckpointFuzzTest {
                 + refusedSome + " with): the damage tested nothing");
     }
 
-    /** A device with two checkpoints (areas A and B), a file table of three files in each. */
+    /**
+     * A device with two full checkpoints (areas A and B, the second as a run's first after a restart),
+     * then a delta after the one in B naming two more segments; a file table of three files in each.
+     */
     private static byte[] twoCheckpoints() throws Exception {
-        // Room in the engine's order for the four segments written: none doomed, every chunk named.
+        // Room in the engine's order for the six segments written: none doomed, every chunk named.
         MemoryDevice device = EngineFixture.device("fuzz", 8);
         EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, device);
         Checkpointer checkpointer = engine.checkpointer(INSTANCE);
@@ -88,14 +92,74 @@ class CheckpointFuzzTest {
                     5_000 + f, f), replaced -> { });
         }
         NamedFiles files = EngineFixture.named(FileTableCodec.encode(registry.live()), registry.nextId());
-        for (int c = 0; c < 2; c++) {
+        for (int c = 0; c < 3; c++) {
             for (int i = 2 * c * PER_SEGMENT; i < 2 * (c + 1) * PER_SEGMENT; i++) {
                 assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))), "chunk " + i);
             }
             engine.segmentWriter.flush();
-            checkpointer.checkpoint(files);
+            if (c == 1) {
+                checkpointer = engine.checkpointer(INSTANCE, checkpointer.areaSequences(), () -> 0);
+            }
+            assertEquals(c == 2 ? 1 : 0, checkpointer.checkpoint(files).deltaSpaces(), "checkpoint " + c);
         }
         return device.image();
+    }
+
+    /** The first block of the delta after area B's full checkpoint. */
+    private static long deltaBlock(MemoryDevice device) throws Exception {
+        CheckpointHeader b = CheckpointHeader.decode(block(device, AREAS.start(1)), AREAS.bodyCapacityBytes(), "area B");
+        return AREAS.start(1) + 1 + (b.bodyBytes() + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
+    }
+
+    /** Damages the delta one random way; what was done, for messages. */
+    private static String damageDelta(MemoryDevice device, SplittableRandom random) throws Exception {
+        long at = deltaBlock(device);
+        long capacity = (AREAS.start(1) + 1 + AREAS.bodyCapacityBytes() / BlockDevice.BLOCK_SIZE - at - 1)
+                * BlockDevice.BLOCK_SIZE;
+        ByteBuffer header = block(device, at);
+        DeltaHeader h = DeltaHeader.decode(header.duplicate(), capacity, "delta");
+        switch (random.nextInt(4)) {
+            case 0 -> {
+                int byteAt = random.nextInt(BlockDevice.BLOCK_SIZE);
+                header.put(byteAt, (byte) (header.get(byteAt) ^ (1 << random.nextInt(8))));
+                write(device, at, header);
+                return "a bit of the delta's header at " + byteAt;
+            }
+            case 1 -> {
+                long value = switch (random.nextInt(5)) {
+                    case 0 -> -1;
+                    case 1 -> Integer.MAX_VALUE;
+                    case 2 -> Long.MAX_VALUE;
+                    case 3 -> 0;
+                    default -> random.nextLong(1 << 20);
+                };
+                int field = random.nextInt(6);
+                int asInt = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, value));
+                DeltaHeader changed = new DeltaHeader(h.instance(), h.spaceIndex(),
+                        field == 0 ? value : h.sequence(), field == 1 ? value : h.baseSequence(),
+                        field == 2 ? asInt : h.position(), h.timestampMillis(), h.nextFileId(), h.fileCount(),
+                        h.fileTableBytes(), h.segments(), h.segmentBytes(), field == 3 ? value : h.changes(),
+                        field == 4 ? value : h.forgotten(), field == 5 ? value : h.nextSegmentSequence(), h.bodyCrc());
+                write(device, at, changed.encode());
+                return "the delta's header field " + field + " set to " + value + ", resealed";
+            }
+            default -> {
+                long lba = at + 1 + random.nextLong(Math.max(1, h.blocks() - 1));
+                ByteBuffer body = block(device, lba);
+                int byteAt = random.nextInt(BlockDevice.BLOCK_SIZE - 8);
+                body.order(ByteOrder.LITTLE_ENDIAN).putInt(byteAt, random.nextInt());
+                write(device, lba, body);
+                boolean reseal = random.nextBoolean();
+                if (reseal) {
+                    DeltaHeader resealed = new DeltaHeader(h.instance(), h.spaceIndex(), h.sequence(), h.baseSequence(),
+                            h.position(), h.timestampMillis(), h.nextFileId(), h.fileCount(), h.fileTableBytes(),
+                            h.segments(), h.segmentBytes(), h.changes(), h.forgotten(), h.nextSegmentSequence(),
+                            crc(device, at + 1, h.bodyBytes()));
+                    write(device, at, resealed.encode());
+                }
+                return "the delta's body at block " + lba + " byte " + byteAt + (reseal ? ", resealed" : "");
+            }
+        }
     }
 
     /** Damages checkpoint area {@code area} of {@code device} one random way; what was done, for messages. */
@@ -157,9 +221,13 @@ class CheckpointFuzzTest {
     }
 
     private static int bodyCrc(MemoryDevice device, int area, long bodyBytes) throws Exception {
+        return crc(device, AREAS.start(area) + 1, bodyBytes);
+    }
+
+    private static int crc(MemoryDevice device, long firstBlock, long bodyBytes) throws Exception {
         CRC32C crc = new CRC32C();
         long left = bodyBytes;
-        for (long lba = AREAS.start(area) + 1; left > 0; lba++) {
+        for (long lba = firstBlock; left > 0; lba++) {
             ByteBuffer piece = block(device, lba);
             piece.limit((int) Math.min(left, BlockDevice.BLOCK_SIZE));
             crc.update(piece);

@@ -93,6 +93,16 @@ class CheckpointTest {
         return hits;
     }
 
+    /**
+     * A full checkpoint, as a run's first always is: written by a new checkpointer over the areas
+     * {@code checkpointer} left (as after a restart); returns it, for the checkpoints after.
+     */
+    private static Checkpointer fullCheckpoint(EngineFixture engine, Checkpointer checkpointer) throws IOException {
+        Checkpointer next = engine.checkpointer(INSTANCE, checkpointer.areaSequences(), () -> 0);
+        assertEquals(0, next.checkpoint(NO_FILES).deltaSpaces(), "a full checkpoint");
+        return next;
+    }
+
     @Test
     void aRestartBringsBackEveryChunkOfTheSegmentsTheCheckpointNamed() throws Exception {
         MemoryDevice a = device("a", 6);
@@ -140,7 +150,9 @@ class CheckpointTest {
         before.segmentWriter.persist();
         Checkpointer.Result second = checkpointer.checkpoint(NO_FILES);
         write(before, checkpointer, 2 * third, PER_SEGMENT);
-        assertEquals(2 * third, second.entries());
+        // A delta: the segment's use named again, its records from the first checkpoint's part on new.
+        assertEquals(1, second.deltaSpaces());
+        assertEquals(1, second.changedSegments());
         assertEquals(0, before.segmentWriter.sealed(), "checkpoints did not cut the segment short");
 
         // Crash: what the second checkpoint named comes back, from the segment's first use, written in two parts.
@@ -154,8 +166,9 @@ class CheckpointTest {
         write(before, checkpointer, PER_SEGMENT, PER_SEGMENT + 1);
         assertEquals(1, before.segmentWriter.sealed());
         before.segmentWriter.persist();
-        assertEquals(PER_SEGMENT + 1, checkpointer.checkpoint(NO_FILES).entries());
+        assertEquals(2, checkpointer.checkpoint(NO_FILES).changedSegments(), "the first segment whole, the next in part");
         EngineFixture again = restart(before, INSTANCE, new MemoryDevice("a", a.image(), 8));
+        assertEquals(PER_SEGMENT + 1, again.index.entries());
         assertEquals(PER_SEGMENT + 1, hits(again, PER_SEGMENT + 1));
         assertEquals(0, again.mismatches);
     }
@@ -258,7 +271,7 @@ class CheckpointTest {
         long firstEntries = checkpointer.checkpoint(NO_FILES).entries();
         write(before, checkpointer, 4 * PER_SEGMENT, 8 * PER_SEGMENT);
         before.segmentWriter.flush();
-        checkpointer.checkpoint(NO_FILES);
+        checkpointer = fullCheckpoint(before, checkpointer);
         long[][] sequences = checkpointer.areaSequences();
         assertArrayEquals(new long[] {1, 2}, sequences[0]);
         damageBodyOfAreaB(a); // space 0's newest: as a crash between the two spaces' checkpoints leaves it
@@ -299,7 +312,7 @@ class CheckpointTest {
         for (int c = 0; c < checkpoints; c++) {
             write(before, checkpointer, 2 * c * PER_SEGMENT, 2 * (c + 1) * PER_SEGMENT);
             before.segmentWriter.flush();
-            checkpointer.checkpoint(NO_FILES);
+            checkpointer = fullCheckpoint(before, checkpointer);
         }
         return a;
     }
@@ -359,7 +372,7 @@ class CheckpointTest {
         }
         assertEquals(PER_SEGMENT, moved, "the chunks now sit in space 0");
         before.segmentWriter.flush();
-        checkpointer.checkpoint(NO_FILES);
+        checkpointer = fullCheckpoint(before, checkpointer);
         assertArrayEquals(new long[] {1, 2}, checkpointer.areaSequences()[1]);
         damage.apply();
         after[0] = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a, b);

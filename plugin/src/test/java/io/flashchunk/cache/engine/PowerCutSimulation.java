@@ -6,6 +6,7 @@ import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.checkpoint.CheckpointSchedule;
 import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.NamedFiles;
@@ -17,6 +18,7 @@ import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.cache.space.SegmentDiscards;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
+import io.flashchunk.cache.write.Writer;
 import io.flashchunk.cache.write.WriterPolicy;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
@@ -74,8 +76,12 @@ public final class PowerCutSimulation {
     private record Placed(long address, int version) {
     }
 
-    /** A checkpoint of the history: the timeline before and after it, and the chunks it named. */
-    private record Checkpoint(long start, long end, Map<Long, Placed> named) {
+    /**
+     * A checkpoint of the history: the timeline before and after it, the chunks it named, and the
+     * version each chunk with a record of its newest bytes had when it started (a delta may bring back
+     * a chunk the index had lost, from its record's summary: its bytes then, never older ones).
+     */
+    private record Checkpoint(long start, long end, Map<Long, Placed> named, Map<Long, Integer> current) {
     }
 
     /** One cache's life in the history: from its format on, its checkpoints. */
@@ -85,7 +91,8 @@ public final class PowerCutSimulation {
     /** What one seed's history did and what its cuts checked ({@code cuts}: the images recovered). */
     record Result(long seed, int operations, int cuts, int checkpoints, long reclaimed, long reinserted,
                   int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
-                  long appendedAfterRecovery, long cutsInFormats, long discardedAtStart, long discardedInHistory) {
+                  long appendedAfterRecovery, long cutsInFormats, long discardedAtStart, long discardedInHistory,
+                  int deltaCheckpoints, long cutsFromDeltas) {
     }
 
     private PowerCutSimulation() {
@@ -134,10 +141,11 @@ public final class PowerCutSimulation {
                             + "\"rewrites\": %d, \"cuts_in_formats\": %d, \"chunks_served\": %d, "
                             + "\"named_by_the_durable_checkpoint\": %d, \"appended_after_recovery\": %d, "
                             + "\"segments_discarded_at_start\": %d, \"segments_discarded_in_history\": %d, "
+                            + "\"delta_checkpoints\": %d, \"cuts_recovered_from_deltas\": %d, "
                             + "\"problems\": 0, \"seconds\": %.1f}%n", r.seed(), r.operations(), r.cuts(),
                     r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
                     r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(), r.discardedAtStart(),
-                    r.discardedInHistory(), (System.nanoTime() - start) / 1e9);
+                    r.discardedInHistory(), r.deltaCheckpoints(), r.cutsFromDeltas(), (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
     }
@@ -189,6 +197,7 @@ public final class PowerCutSimulation {
         long appendedAfter = 0;
         long inFormats = 0;
         long discardedAtStart = 0;
+        long fromDeltas = 0;
         for (int i = 0; i <= cuts; i++) {
             long t = cutPoint(random, i, cuts, end, first, second);
             Phase phase = t < second.formatStart() ? first : second;
@@ -203,11 +212,12 @@ public final class PowerCutSimulation {
             served += check.served;
             appendedAfter += check.appendedAfter;
             discardedAtStart += check.discardedAtStart;
+            fromDeltas += check.fromDelta ? 1 : 0;
         }
         assertTrue(appendedAfter > 0, "no chunk was appended after a recovery: the simulation tests no appends");
         return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
                 history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats,
-                discardedAtStart, history.discarded);
+                discardedAtStart, history.discarded, history.deltaCheckpoints, fromDeltas);
     }
 
     /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
@@ -243,6 +253,7 @@ public final class PowerCutSimulation {
         long reinserted;
         int rewrites;
         long discarded;
+        int deltaCheckpoints;
 
         History(SplittableRandom random, Map<Long, Integer> versions, boolean tinyLfu) {
             this.random = random;
@@ -271,6 +282,9 @@ public final class PowerCutSimulation {
             EngineFixture engine = new EngineFixture(start, TimeUnit.SECONDS.toNanos(5),
                     tinyLfu ? EngineFixture.Order.ENGINE : EngineFixture.Order.OLDEST_FIRST, new WriterPolicy(null, 0.2), space0, space1);
             Checkpointer checkpointer = engine.checkpointer(start.instance());
+            // Invalidations go through the engine's writer step, which tells this checkpointer.
+            Writer invalidations = engine.parts.writer(checkpointer,
+                    new CheckpointSchedule(Integer.MAX_VALUE, Long.MAX_VALUE, SEGMENT_BYTES, 0, () -> 0), NO_FILES, () -> 0);
             SegmentDiscards discards = random.nextBoolean()
                     ? engine.parts.discardFreedSegments(new boolean[] {true, true}) : null;
             settle(discards, engine.table);
@@ -296,7 +310,7 @@ public final class PowerCutSimulation {
                     assertTrue(read == null || placed != null && read.equals(chunk(key, placed.version())),
                             "before any cut, chunk " + key);
                 } else if (what < 0.19) {
-                    rewrite(engine, model, key);
+                    rewrite(invalidations, model, key);
                 } else if (what < 0.93) {
                     if (!append(engine, model, key, discards)) {
                         checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(), () -> { }));
@@ -370,9 +384,8 @@ public final class PowerCutSimulation {
          * The chunk's file written anew under the same name: the key leaves the index as the engine's
          * invalidation takes it out, and its next append has other bytes.
          */
-        private void rewrite(EngineFixture engine, Map<Long, Placed> model, long key) {
-            new ChunkLocations(engine.index).forget(key);
-            engine.segmentWriter.forget(key);
+        private void rewrite(Writer writer, Map<Long, Placed> model, long key) {
+            writer.invalidate(key);
             model.remove(key);
             versions.merge(key, 1, Integer::sum);
             rewrites++;
@@ -406,8 +419,12 @@ public final class PowerCutSimulation {
                     named.put(key, new Placed(address, versions.get(key)));
                 }
             }
-            checkpointer.checkpoint(NO_FILES);
-            return new Checkpoint(start, timeline.get(), named);
+            Map<Long, Integer> current = new HashMap<>();
+            model.forEach((key, placed) -> current.put(key, placed.version()));
+            if (checkpointer.checkpoint(NO_FILES).deltaSpaces() > 0) {
+                deltaCheckpoints++;
+            }
+            return new Checkpoint(start, timeline.get(), named, current);
         }
     }
 
@@ -421,6 +438,7 @@ public final class PowerCutSimulation {
         long served;
         long appendedAfter;
         long discardedAtStart;
+        boolean fromDelta;
 
         CutCheck(String where, Phase phase, long t, Map<Long, Integer> versions) {
             this.where = where;
@@ -434,12 +452,15 @@ public final class PowerCutSimulation {
                     running = c;
                 }
             }
-            // What may be served: a version the newest complete checkpoint, or the one being written, named.
+            // What may be served: a version the newest complete checkpoint, or the one being written, named,
+            // or a chunk's newest bytes when either started.
             allowed = new HashMap<>();
             for (Checkpoint c : new Checkpoint[] {durable, running}) {
                 if (c != null) {
                     c.named().forEach((key, placed) ->
                             allowed.computeIfAbsent(key, k -> new ArrayList<>()).add(placed.version()));
+                    c.current().forEach((key, version) ->
+                            allowed.computeIfAbsent(key, k -> new ArrayList<>()).add(version));
                 }
             }
             // What must come back: the durable one's chunks that the one being written names too.
@@ -475,6 +496,7 @@ public final class PowerCutSimulation {
                             where + ": the start's discards did not end");
                     discardedAtStart += engine.discards().discarded();
                 }
+                fromDelta = java.util.Arrays.stream(engine.recovered().loadedDeltas()).anyMatch(p -> p > 0);
                 int hits = 0;
                 for (int k = 0; k < KEYS; k++) {
                     long key = key(k);

@@ -38,6 +38,9 @@ class PowerCutTest {
         assertTrue(result.discardedAtStart() > 100, "half the cuts start with discards: " + result);
         // A cache of this seed's history discards each segment it frees: no cut after one loses a named chunk.
         assertTrue(result.discardedInHistory() > 50, "segments discarded in the history: " + result);
+        // Checkpoints after the first of each cache are deltas until a full one is due: cuts recover from them.
+        assertTrue(result.deltaCheckpoints() > 10 && result.cutsFromDeltas() > 10,
+                "checkpoint deltas written and recovered from: " + result);
     }
 
     /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */

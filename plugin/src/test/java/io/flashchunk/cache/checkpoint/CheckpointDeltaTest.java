@@ -1,0 +1,256 @@
+package io.flashchunk.cache.checkpoint;
+
+import static io.flashchunk.cache.engine.EngineFixture.AREAS;
+import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.device;
+import static io.flashchunk.cache.engine.EngineFixture.key;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.engine.EngineFixture;
+import io.flashchunk.cache.engine.EngineFixture.Order;
+import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.write.Writer;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.MemoryDevice;
+import java.nio.ByteBuffer;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Checkpoint deltas: what they name, what recovery makes of them, and what it refuses. */
+class CheckpointDeltaTest {
+    private static final UUID INSTANCE = UUID.randomUUID();
+    private static final NamedFiles NO_FILES = EngineFixture.NO_FILES;
+
+    private static EngineFixture engine(MemoryDevice... devices) {
+        return new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, devices);
+    }
+
+    /** Appends chunks {@code from} until {@code to}; every one fits. */
+    private static void append(EngineFixture engine, int from, int to) {
+        for (int i = from; i < to; i++) {
+            assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))), "chunk " + i);
+        }
+    }
+
+    /** An engine recovered, and what its recovery found. */
+    private record Recovered(EngineFixture engine, Recovery.Outcome outcome) {
+    }
+
+    /** A new engine over copies of the devices as they are now (a crash), recovered. */
+    private static Recovered crash(MemoryDevice... devices) {
+        MemoryDevice[] copies = new MemoryDevice[devices.length];
+        for (int i = 0; i < devices.length; i++) {
+            copies[i] = new MemoryDevice(devices[i].path(), devices[i].image(), 8);
+        }
+        EngineFixture after = engine(copies);
+        return new Recovered(after, after.recover(INSTANCE));
+    }
+
+    private static EngineFixture crashAndRecover(MemoryDevice... devices) {
+        return crash(devices).engine();
+    }
+
+    /** Every chunk below {@code keys}: its own bytes or a miss; returns the hits. */
+    private static int hits(EngineFixture engine, int keys) throws Exception {
+        int hits = 0;
+        for (int i = 0; i < keys; i++) {
+            ByteBuffer read = engine.read(key(i));
+            if (read != null) {
+                assertEquals(chunk(key(i)), read, "chunk " + i + " served another chunk's bytes");
+                hits++;
+            }
+        }
+        assertEquals(0, engine.mismatches);
+        return hits;
+    }
+
+    @Test
+    void aDeltaNamesWhatChangedInAFewBytesAndRecoveryBringsBackWhatAFullCheckpointWould() throws Exception {
+        MemoryDevice a = device("a", 12);
+        MemoryDevice b = device("b", 12);
+        EngineFixture before = engine(a, b);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        append(before, 0, 16 * PER_SEGMENT);
+        before.segmentWriter.flush();
+        Checkpointer.Result full = checkpointer.checkpoint(NO_FILES);
+        assertEquals(0, full.deltaSpaces());
+        assertEquals(16 * PER_SEGMENT, full.entries());
+
+        // Half a segment more, the open segment written ahead: one segment changed, in part.
+        append(before, 16 * PER_SEGMENT, 16 * PER_SEGMENT + PER_SEGMENT / 2);
+        before.segmentWriter.persist();
+        Checkpointer.Result delta = checkpointer.checkpoint(NO_FILES);
+        assertEquals(2, delta.deltaSpaces());
+        assertEquals(1, delta.changedSegments());
+        assertEquals(0, delta.entries(), "a delta copies no index entry");
+        assertTrue(delta.bytes() * 20 < full.bytes(), delta.bytes() + " bytes against the full one's " + full.bytes());
+
+        int keys = 17 * PER_SEGMENT;
+        Recovered recovered = crash(a, b);
+        EngineFixture fromDelta = recovered.engine();
+        assertArrayEquals(new int[] {1, 1}, recovered.outcome().loadedDeltas(), "both spaces from their first delta");
+        // The same moment as a full checkpoint names it: written by a new run's checkpointer over the same state.
+        Checkpointer fresh = before.checkpointer(INSTANCE, checkpointer.areaSequences(), () -> 0);
+        assertEquals(0, fresh.checkpoint(NO_FILES).deltaSpaces());
+        EngineFixture fromFull = crashAndRecover(a, b);
+        assertEquals(16 * PER_SEGMENT + PER_SEGMENT / 2, fromFull.index.entries());
+        assertEquals(fromFull.index.entries(), fromDelta.index.entries());
+        for (int i = 0; i < keys; i++) {
+            assertEquals(fromFull.index.find(key(i)), fromDelta.index.find(key(i)), "chunk " + i);
+        }
+        assertEquals(16 * PER_SEGMENT + PER_SEGMENT / 2, hits(fromDelta, keys));
+        assertEquals(before.table.nextSequence(), fromDelta.table.nextSequence(), "sequences go on from the delta's");
+    }
+
+    @Test
+    void recoveryReadsTheNewestDeltaThatChecksAndFallsBackPastATornOne() throws Exception {
+        MemoryDevice a = device("a", 12);
+        EngineFixture before = engine(a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        append(before, 0, 3 * PER_SEGMENT);
+        before.segmentWriter.flush();
+        checkpointer.checkpoint(NO_FILES);
+        append(before, 3 * PER_SEGMENT, 5 * PER_SEGMENT);
+        before.segmentWriter.flush();
+        long first = checkpointer.checkpoint(NO_FILES).sequence();
+        append(before, 5 * PER_SEGMENT, 7 * PER_SEGMENT);
+        before.segmentWriter.flush();
+        long second = checkpointer.checkpoint(NO_FILES).sequence();
+
+        EngineFixture newest = crashAndRecover(a);
+        assertEquals(7 * PER_SEGMENT, newest.index.entries());
+        assertEquals(7 * PER_SEGMENT, hits(newest, 7 * PER_SEGMENT));
+
+        // The second delta torn: its header never written.
+        CheckpointHeader base = CheckpointHeader.decode(block(a, AREAS.start(0)), AREAS.bodyCapacityBytes(), "A");
+        long firstDelta = AREAS.start(0) + 1 + (base.bodyBytes() + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
+        java.util.List<Recovery.DeltaAt> deltas = Recovery.deltas(before.spaces.get(0), INSTANCE, 0, base);
+        assertEquals(2, deltas.size());
+        assertEquals(firstDelta, deltas.get(0).block());
+        assertEquals(first, deltas.get(0).header().sequence());
+        assertEquals(second, deltas.get(1).header().sequence());
+        a.write(deltas.get(1).block(), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE)).get();
+        EngineFixture fallen = engine(new MemoryDevice("a", a.image(), 8));
+        Recovery.Outcome outcome = fallen.recover(INSTANCE);
+        assertArrayEquals(new int[] {1}, outcome.loadedDeltas(), "the first delta");
+        assertEquals(5 * PER_SEGMENT, outcome.restoredEntries());
+        assertEquals(5 * PER_SEGMENT, hits(fallen, 7 * PER_SEGMENT), "what the first delta named, nothing after");
+
+        // The first delta's body damaged too: the full checkpoint alone.
+        ByteBuffer body = block(a, firstDelta + 1);
+        body.put(0, (byte) (body.get(0) ^ 1));
+        a.write(firstDelta + 1, body.clear()).get();
+        EngineFixture full = engine(new MemoryDevice("a", a.image(), 8));
+        outcome = full.recover(INSTANCE);
+        assertArrayEquals(new int[] {0}, outcome.loadedDeltas());
+        assertTrue(outcome.problems().stream().anyMatch(p -> p.kind() == RecoveryProblem.Kind.DELTA_BODY),
+                outcome.problems().toString());
+        assertEquals(3 * PER_SEGMENT, hits(full, 7 * PER_SEGMENT));
+    }
+
+    @Test
+    void anInvalidatedChunkNeverComesBackFromADeltaAndOneAppendedAfterItsInvalidationDoes() throws Exception {
+        MemoryDevice a = device("a", 12);
+        EngineFixture before = engine(a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        // Invalidations go through the writer's step, which tells the checkpointer.
+        Writer writer = before.parts.writer(checkpointer,
+                new CheckpointSchedule(Integer.MAX_VALUE, Long.MAX_VALUE, EngineFixture.SEGMENT_BYTES, 0, () -> 0),
+                NO_FILES, () -> 0);
+        append(before, 0, 2 * PER_SEGMENT + 3);
+        before.segmentWriter.persist(); // the third segment named in part by the full checkpoint
+        checkpointer.checkpoint(NO_FILES);
+        int sealedBefore = 1; // in a segment the delta leaves as it was
+        int openBefore = 2 * PER_SEGMENT + 1; // in the segment named in part, which the delta names whole
+        append(before, 2 * PER_SEGMENT + 3, 2 * PER_SEGMENT + 6);
+        int appendedSince = 2 * PER_SEGMENT + 4; // appended after the full checkpoint, before its invalidation
+        int again = 2 * PER_SEGMENT + 5; // invalidated, then appended anew in the same open segment
+        for (int i : new int[] {sealedBefore, openBefore, appendedSince, again}) {
+            writer.invalidate(key(i));
+        }
+        assertTrue(before.segmentWriter.append(key(again), chunk(key(again))));
+        long againAt = before.index.find(key(again));
+        append(before, 2 * PER_SEGMENT + 6, 3 * PER_SEGMENT + 2);
+        before.segmentWriter.persist();
+        Checkpointer.Result delta = checkpointer.checkpoint(NO_FILES);
+        assertEquals(1, delta.deltaSpaces());
+
+        EngineFixture after = crashAndRecover(a);
+        for (int i : new int[] {sealedBefore, openBefore, appendedSince}) {
+            assertEquals(RecordAddress.NONE, after.index.find(key(i)), "chunk " + i + " was invalidated");
+        }
+        assertEquals(againAt, after.index.find(key(again)), "appended after its invalidation: back, at its new record");
+        assertEquals(before.index.entries(), after.index.entries(), "every other chunk back");
+        assertEquals(before.index.entries(), hits(after, 3 * PER_SEGMENT + 2));
+    }
+
+    @Test
+    void aQuarterOfTheSegmentsChangedMakesTheNextCheckpointAFullOne() throws Exception {
+        MemoryDevice a = device("a", 4 * (Checkpointer.MIN_CHANGED_FOR_FULL + 2));
+        EngineFixture before = engine(a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        int segments = before.table.segmentsIn(0);
+        assertTrue(segments / Checkpointer.FULL_AFTER_CHANGED_SHARE > Checkpointer.MIN_CHANGED_FOR_FULL, segments + " segments");
+        append(before, 0, PER_SEGMENT);
+        before.segmentWriter.flush();
+        assertEquals(0, checkpointer.checkpoint(NO_FILES).deltaSpaces());
+        int quarter = segments / Checkpointer.FULL_AFTER_CHANGED_SHARE;
+        append(before, PER_SEGMENT, quarter * PER_SEGMENT);
+        before.segmentWriter.flush();
+        Checkpointer.Result delta = checkpointer.checkpoint(NO_FILES);
+        assertEquals(1, delta.deltaSpaces());
+        assertEquals(quarter - 1, delta.changedSegments());
+        append(before, quarter * PER_SEGMENT, (quarter + 1) * PER_SEGMENT);
+        before.segmentWriter.flush();
+        assertEquals(quarter, checkpointer.checkpoint(NO_FILES).changedSegments(), "a quarter: still a delta");
+        append(before, (quarter + 1) * PER_SEGMENT, (quarter + 2) * PER_SEGMENT);
+        before.segmentWriter.flush();
+        Checkpointer.Result full = checkpointer.checkpoint(NO_FILES);
+        assertEquals(0, full.deltaSpaces(), "more than a quarter changed: a full one");
+        assertEquals((quarter + 2) * PER_SEGMENT, full.entries());
+        assertArrayEquals(new long[] {full.sequence() - 1, full.sequence()}, checkpointer.areaSequences()[0],
+                "into the other area; the deltas and their full checkpoint stay until then");
+        EngineFixture after = crashAndRecover(a);
+        assertEquals((quarter + 2) * PER_SEGMENT, hits(after, (quarter + 2) * PER_SEGMENT));
+    }
+
+    @Test
+    void aDeltaLeftFromAnEarlierFullCheckpointInTheSameAreaIsNotRead() throws Exception {
+        MemoryDevice a = device("a", 12);
+        EngineFixture before = engine(a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        append(before, 0, 2 * PER_SEGMENT);
+        before.segmentWriter.flush();
+        checkpointer.checkpoint(NO_FILES); // full, area A
+        append(before, 2 * PER_SEGMENT, 3 * PER_SEGMENT);
+        before.segmentWriter.flush();
+        checkpointer.checkpoint(NO_FILES); // a delta after it
+        // Two runs later, area A's full checkpoint is rewritten, the same size: the old delta's block
+        // is right after it, where this checkpoint's first delta would go.
+        for (int run = 0; run < 2; run++) {
+            checkpointer = before.checkpointer(INSTANCE, checkpointer.areaSequences(), () -> 0);
+            assertEquals(0, checkpointer.checkpoint(NO_FILES).deltaSpaces());
+        }
+        CheckpointHeader base = CheckpointHeader.decode(block(a, AREAS.start(0)), AREAS.bodyCapacityBytes(), "A");
+        assertEquals(checkpointer.areaSequences()[0][0], base.sequence());
+        assertTrue(Recovery.deltas(before.spaces.get(0), INSTANCE, 0, base).isEmpty(), "the old delta names another base");
+        EngineFixture after = engine(new MemoryDevice("a", a.image(), 8));
+        Recovery.Outcome outcome = after.recover(INSTANCE);
+        assertArrayEquals(new int[] {0}, outcome.loadedDeltas());
+        assertEquals(base.sequence(), outcome.areaSequences()[0][0]);
+        assertEquals(3 * PER_SEGMENT, hits(after, 3 * PER_SEGMENT));
+    }
+
+    private static ByteBuffer block(MemoryDevice device, long lba) throws Exception {
+        ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+        device.read(lba, block).get();
+        return block.clear();
+    }
+}
