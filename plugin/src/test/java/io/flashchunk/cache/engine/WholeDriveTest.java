@@ -18,6 +18,8 @@ import io.flashchunk.cache.format.DeviceLayout;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.Superblock;
+import io.flashchunk.cache.read.FlashReadGate;
+import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.device.BlockDevices;
@@ -177,11 +179,16 @@ class WholeDriveTest {
         }
     }
 
-    /** 16 MiB segments; an index sized for one chunk a segment (the test caches a few hundred). */
+    /**
+     * 16 MiB segments; an index sized for one chunk a segment (the test caches a few hundred). Hits
+     * wait as long as the device's other operations (5 s): a read of a busy machine's sparse file given
+     * up after the default 200 ms would be a miss the test takes for a lost chunk.
+     */
     private static CacheEngine open(BlockDevice device) throws Exception {
         int segment = 16 << 20;
         return CacheEngine.open(List.of(new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5))),
                 new CacheEngine.Settings(segment, segment, 0.1, 1, 8, 20, 8 << 20, 100_000, 60_000, false, List.of()),
-                NO_FILES, () -> 1_000);
+                NO_FILES, () -> 1_000, System::nanoTime,
+                new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN, System::nanoTime));
     }
 }
