@@ -7,6 +7,9 @@ import io.flashchunk.cache.format.CheckpointAreas;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.DeltaHeader;
 import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.RecordFormat;
+import io.flashchunk.cache.format.RecordMismatchException;
+import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentTable;
@@ -36,9 +39,10 @@ import java.util.zip.CRC32C;
  *       retired before step 1 and releases those doomed before it.</li>
  * </ol>
  * Every space writes a full checkpoint when this run has not written one yet, after any failed
- * checkpoint, and when any space needs one: a quarter of its segments changed since its last full
- * one ({@link #FULL_AFTER_CHANGED_SHARE}: recovery reads one summary per changed segment), too many
- * chunks invalidated since, {@link #MAX_DELTAS} deltas, or a delta that would not fit the area.
+ * checkpoint, and when any space needs one: more of its segments changed since its last full one
+ * than a delta names ({@link DeltaHeader#maxChanges}: recovery reads one summary per changed
+ * segment), too many chunks invalidated since, {@link DeltaHeader#MAX_DELTAS} deltas, a segment
+ * written in part whose records cannot be listed, or a delta that would not fit the area.
  *
  * <p>The copy of the index in a full checkpoint is fuzzy if the writer goes on meanwhile (run on the
  * writer's thread, as the engine does, it is exact, and the header says so: recovery then puts it
@@ -58,22 +62,13 @@ public final class Checkpointer {
     private long spentSequence;
     /** Per space, the full checkpoint this run wrote last and the deltas after it; null: the next is full. */
     private final Chain[] chains;
-    /** Per space, the chunks invalidated since its last full checkpoint, which its deltas name (every space all of them). */
-    private final Forgotten[] forgotten;
+    /** The chunks invalidated since the last full checkpoints, which every space's deltas name. */
+    private final Forgotten forgotten = new Forgotten();
 
     /**
-     * A space writes a full checkpoint once more than 1 in this many of its segments changed since its
-     * last (but never for fewer than {@link #MIN_CHANGED_FOR_FULL}: a few summaries are cheap to read).
+     * Past this many invalidated chunks since the last full checkpoints, and past a quarter of the
+     * entries they hold, the next checkpoint is a full one.
      */
-    public static final int FULL_AFTER_CHANGED_SHARE = 4;
-    static final int MIN_CHANGED_FOR_FULL = 16;
-    /** A space writes a full checkpoint after this many deltas: recovery reads every delta's header, one block each. */
-    public static final int MAX_DELTAS = 1024;
-    /**
-     * The most invalidated chunks a space keeps for its deltas (24 MiB); past it, and past a quarter of
-     * its full checkpoint's entries (but at least {@link #MIN_FORGOTTEN_FOR_FULL}), it writes a full one.
-     */
-    static final int MAX_FORGOTTEN = 1 << 20;
     static final int MIN_FORGOTTEN_FOR_FULL = 1024;
 
     /** What one checkpoint did; {@code freedSegments}: retired segments freed and doomed ones released. */
@@ -188,10 +183,6 @@ public final class Checkpointer {
         this.instance = instance;
         this.clockMillis = clockMillis;
         this.chains = new Chain[count];
-        this.forgotten = new Forgotten[count];
-        for (int s = 0; s < count; s++) {
-            forgotten[s] = new Forgotten();
-        }
         this.areaSequences = new long[count][];
         for (int s = 0; s < count; s++) {
             this.areaSequences[s] = areaSequences[s].clone();
@@ -224,22 +215,24 @@ public final class Checkpointer {
         long sequence = spentSequence = Math.addExact(spentSequence, 1);
         long nextSegmentSequence = table.nextSequence();
         int count = spaces.count();
-        int[][] changes = new int[count][];
-        int[] forgottenBefore = new int[count];
-        long[] lostBefore = new long[count];
-        for (int s = 0; s < count; s++) {
-            forgottenBefore[s] = forgotten[s].size;
-            lostBefore[s] = forgotten[s].lost;
-            changes[s] = full || chains[s] == null || !forgotten[s].fitsDeltaOf(chains[s]) ? null
-                    : chains[s].changes(named, files, forgotten[s].size);
+        int forgottenBefore = forgotten.size;
+        long lostBefore = forgotten.lost;
+        DeltaPlan[] changes = new DeltaPlan[count];
+        long baseEntries = 0;
+        boolean delta = !full;
+        for (int s = 0; s < count && delta; s++) {
+            delta = chains[s] != null;
+            baseEntries += delta ? chains[s].baseEntries : 0;
         }
+        delta = delta && forgotten.fitsDelta(baseEntries);
         // Every space a delta, or every space a full checkpoint: the spaces' full checkpoints are then
         // always one copy of the index, which recovery puts back whole before any summary.
-        for (int[] change : changes) {
-            if (change == null) {
-                Arrays.fill(changes, null);
-                break;
-            }
+        for (int s = 0; s < count && delta; s++) {
+            changes[s] = chains[s].changes(named, files, forgottenBefore);
+            delta = changes[s] != null;
+        }
+        if (!delta) {
+            Arrays.fill(changes, null);
         }
         Chain[] previous = chains.clone();
         Chain[] written = new Chain[count];
@@ -274,8 +267,6 @@ public final class Checkpointer {
                     index.buckets(), fulls[s].entries, nextSegmentSequence, fulls[s].crc(), exact));
             areaSequences[s][area[s]] = sequence;
             written[s] = new Chain(area[s], sequence, fulls[s].writer.bytes(), fulls[s].entries, s, named);
-            // The full checkpoint's copy of the index came after these were forgotten.
-            forgotten[s].dropFirst(forgottenBefore[s], lostBefore[s]);
             entries += fulls[s].entries;
             refused += fulls[s].refused;
             bytes += fulls[s].writer.bytes();
@@ -285,11 +276,15 @@ public final class Checkpointer {
                 continue;
             }
             Chain chain = written[s] = previous[s];
-            bytes += chain.writeDelta(changes[s], forgotten[s], forgottenBefore[s], named, files, sequence,
-                    startedMillis, nextFileId, nextSegmentSequence);
+            bytes += chain.writeDelta(changes[s], forgottenBefore, named, files, sequence, startedMillis,
+                    nextFileId, nextSegmentSequence);
             areaSequences[s][chain.area] = sequence;
             deltaSpaces++;
-            changed += changes[s].length;
+            changed += changes[s].changed.length;
+        }
+        if (!delta) {
+            // The full checkpoints' copy of the index came after these were forgotten.
+            forgotten.dropFirst(forgottenBefore, lostBefore);
         }
         System.arraycopy(written, 0, chains, 0, count);
         int freed = table.checkpointDurable(named.epoch());
@@ -338,9 +333,7 @@ public final class Checkpointer {
      * summary or from the full checkpoint.
      */
     public synchronized void forgotten(long key, long sequence, int sector) {
-        for (Forgotten log : forgotten) {
-            log.add(key, sequence, sector);
-        }
+        forgotten.add(key, sequence, sector);
     }
 
     /** The sequences each space's areas hold now (0 = none), for tests and the statistics. */
@@ -438,14 +431,17 @@ public final class Checkpointer {
         }
 
         /**
-         * The space's segments (indexes in the space) whose use or named part differs from the full
-         * checkpoint's, or null when the space should write a full checkpoint instead.
+         * What a delta of this space names: its segments (indexes in the space) whose use or named
+         * part differs from the full checkpoint's, and the new records of those named in part (read
+         * back from the summary the writer just wrote ahead for them); or null when the space should
+         * write a full checkpoint instead.
          */
-        int[] changes(SegmentTable.Named named, FileTableCodec.Encoded files, int forgottenChunks) {
-            if (deltas >= MAX_DELTAS) {
+        DeltaPlan changes(SegmentTable.Named named, FileTableCodec.Encoded files, int forgottenChunks) {
+            if (deltas >= DeltaHeader.MAX_DELTAS) {
                 return null;
             }
             int segments = sequences.length;
+            long most = DeltaHeader.maxChanges(segments);
             int[] changed = new int[segments];
             int n = 0;
             for (int i = 0; i < segments; i++) {
@@ -453,34 +449,47 @@ public final class Checkpointer {
                 long sequence = named.sequences()[segment];
                 int part = sequence == 0 ? 0 : named.sectors()[segment];
                 if (sequence != sequences[i] || part != sectors[i]) {
-                    if (n >= Math.max(MIN_CHANGED_FOR_FULL, segments / FULL_AFTER_CHANGED_SHARE)) {
+                    if (n >= most) {
                         return null;
                     }
                     changed[n++] = i;
                 }
             }
+            DeltaPlan plan = new DeltaPlan(space, Arrays.copyOf(changed, n));
+            for (int i : plan.changed) {
+                int segment = table.segment(space, i);
+                long use = named.sequences()[segment];
+                if (use != 0 && named.sectors()[segment] != DeltaHeader.ALL_SECTORS
+                        && !plan.listAhead(i, from(i, use), named.sectors()[segment], use)) {
+                    return null;
+                }
+            }
             long bodyBytes = (long) n * DeltaHeader.CHANGE_BYTES + (long) forgottenChunks * DeltaHeader.FORGOTTEN_BYTES
-                    + files.bytes().length;
-            return nextBlock + 1 + blocks(bodyBytes) <= endBlock ? Arrays.copyOf(changed, n) : null;
+                    + (long) plan.ahead * DeltaHeader.AHEAD_BYTES + files.bytes().length;
+            return nextBlock + 1 + blocks(bodyBytes) <= endBlock ? plan : null;
         }
 
-        /** Writes a delta naming {@code changed} after the last one, makes it durable; returns its body bytes. */
-        long writeDelta(int[] changed, Forgotten forgotten, int forgottenChunks, SegmentTable.Named named,
-                        FileTableCodec.Encoded files, long sequence, long startedMillis, int nextFileId,
-                        long nextSegmentSequence) throws IOException {
+        /** The first sector whose records are new in use {@code use} of segment {@code i}: the full checkpoint names those before. */
+        int from(int i, long use) {
+            return use != 0 && use == sequences[i] ? sectors[i] : 0;
+        }
+
+        /** Writes a delta of {@code plan} after the last one, makes it durable; returns its body bytes. */
+        long writeDelta(DeltaPlan plan, int forgottenChunks, SegmentTable.Named named, FileTableCodec.Encoded files,
+                        long sequence, long startedMillis, int nextFileId, long nextSegmentSequence)
+                throws IOException {
             StorageDriver driver = spaces.driver(space);
             int position = deltas + 1;
             BodyWriter writer = new BodyWriter(driver, nextBlock, (endBlock - nextBlock - 1) * BlockDevice.BLOCK_SIZE,
                     driver.path() + " checkpoint area " + CheckpointAreas.name(area) + " delta " + position);
             CRC32C crc = new CRC32C();
             ByteBuffer change = ByteBuffer.allocate(DeltaHeader.CHANGE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            for (int i : changed) {
+            for (int i : plan.changed) {
                 int segment = table.segment(space, i);
                 long use = named.sequences()[segment];
-                // Records the full checkpoint named in part of this use come back from it; the rest are new.
-                int from = use != 0 && use == sequences[i] ? sectors[i] : 0;
                 change.clear();
-                change.putLong(use).putInt(i).putInt(from).putInt(use == 0 ? 0 : named.sectors()[segment]).flip();
+                change.putLong(use).putInt(i).putInt(from(i, use)).putInt(use == 0 ? 0 : named.sectors()[segment])
+                        .flip();
                 crc.update(change.duplicate());
                 writer.append(change);
             }
@@ -492,12 +501,19 @@ public final class Checkpointer {
                 crc.update(key.duplicate());
                 writer.append(key);
             }
+            ByteBuffer record = ByteBuffer.allocate(DeltaHeader.AHEAD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            for (int r = 0; r < plan.ahead; r++) {
+                record.clear();
+                record.putInt(plan.aheadSegments[r]).putInt(plan.aheadSectors[r]).putLong(plan.aheadKeys[r]).flip();
+                crc.update(record.duplicate());
+                writer.append(record);
+            }
             crc.update(ByteBuffer.wrap(files.bytes()));
             writer.append(ByteBuffer.wrap(files.bytes()));
             DeltaHeader header = new DeltaHeader(instance, space, sequence, baseSequence, position, startedMillis,
                     nextFileId, files.count(), files.bytes().length, sequences.length,
-                    spaces.layout(space).segmentBytes(), changed.length, forgottenChunks, nextSegmentSequence,
-                    (int) crc.getValue());
+                    spaces.layout(space).segmentBytes(), plan.changed.length, forgottenChunks, plan.ahead,
+                    nextSegmentSequence, (int) crc.getValue());
             writer.finish(header.encode());
             nextBlock += header.blocks();
             deltas = position;
@@ -506,8 +522,58 @@ public final class Checkpointer {
     }
 
     /**
-     * The chunks invalidated since a space's last full checkpoint: each key and the place in the
-     * order of appends (segment sequence, sector) its records from then on are at, three longs each.
+     * What one space's delta names: its changed segments, and the records new in those named in part,
+     * whose summary on flash the writer writes again as the segment fills (a power cut can tear it).
+     */
+    private final class DeltaPlan {
+        final int space;
+        final int[] changed;
+        int ahead;
+        int[] aheadSegments = new int[16];
+        int[] aheadSectors = new int[16];
+        long[] aheadKeys = new long[16];
+
+        DeltaPlan(int space, int[] changed) {
+            this.space = space;
+            this.changed = changed;
+        }
+
+        /**
+         * Lists the records of use {@code use} of segment {@code i} from sector {@code from} to
+         * {@code to}, as the summary just written ahead for it names them; false when it cannot be read
+         * or does not name them all (the space then writes a full checkpoint).
+         */
+        boolean listAhead(int i, int from, int to, long use) {
+            SegmentSummary summary;
+            try {
+                summary = spaces.get(space).readSummary(i, use);
+            } catch (IOException | RecordMismatchException e) {
+                return false;
+            }
+            int sectorBytes = spaces.layout(space).sectorBytes();
+            int end = 0;
+            for (int r = 0; r < summary.count(); r++) {
+                int sector = summary.sectors()[r];
+                end = Math.max(end, sector + RecordFormat.recordBytes(summary.lengths()[r], sectorBytes) / sectorBytes);
+                if (sector >= from && sector < to) {
+                    if (ahead == aheadKeys.length) {
+                        aheadSegments = Arrays.copyOf(aheadSegments, 2 * ahead);
+                        aheadSectors = Arrays.copyOf(aheadSectors, 2 * ahead);
+                        aheadKeys = Arrays.copyOf(aheadKeys, 2 * ahead);
+                    }
+                    aheadSegments[ahead] = i;
+                    aheadSectors[ahead] = sector;
+                    aheadKeys[ahead] = summary.keys()[r];
+                    ahead++;
+                }
+            }
+            return end >= to && ahead <= DeltaHeader.maxAhead(spaces.layout(space).segmentBytes());
+        }
+    }
+
+    /**
+     * The chunks invalidated since the last full checkpoints: each key and the place in the order of
+     * appends (segment sequence, sector) its records from then on are at, three longs each.
      */
     private static final class Forgotten {
         long[] entries = new long[3 * 64];
@@ -517,7 +583,7 @@ public final class Checkpointer {
         long lostAtLastFull;
 
         void add(long key, long sequence, int sector) {
-            if (size == MAX_FORGOTTEN) {
+            if (size == DeltaHeader.MAX_FORGOTTEN) {
                 lost++;
                 return;
             }
@@ -530,13 +596,13 @@ public final class Checkpointer {
             size++;
         }
 
-        /** Whether a delta after {@code chain} can name every invalidation since its full checkpoint. */
-        boolean fitsDeltaOf(Chain chain) {
+        /** Whether a delta can name every invalidation since the full checkpoints of {@code baseEntries} in all. */
+        boolean fitsDelta(long baseEntries) {
             return lost == lostAtLastFull
-                    && size <= Math.max(MIN_FORGOTTEN_FOR_FULL, chain.baseEntries / FULL_AFTER_CHANGED_SHARE);
+                    && size <= Math.max(MIN_FORGOTTEN_FOR_FULL, baseEntries / DeltaHeader.CHANGES_SHARE);
         }
 
-        /** A full checkpoint copied the index after the first {@code n} and the first {@code lostBefore} lost. */
+        /** Full checkpoints copied the index after the first {@code n} and the first {@code lostBefore} lost. */
         void dropFirst(int n, long lostBefore) {
             System.arraycopy(entries, 3 * n, entries, 0, 3 * (size - n));
             size -= n;

@@ -330,7 +330,7 @@ public final class Recovery {
      * checkpoint is back: read from the summaries of the changed segments of every space in one
      * order, the order they were appended in (one segment is open at a time, and each opened gets a
      * higher sequence), so a key appended twice ends at its later record; then each forgotten key
-     * left at a record from before its invalidation is taken out.
+     * left at a record from before its invalidation is taken out, in every space.
      */
     private static void fromDeltas(SpaceRecovery[] recoveries, SpaceRecovery.Loaded[] loaded) {
         List<long[]> uses = new ArrayList<>(); // sequence, space, change
@@ -348,9 +348,25 @@ public final class Recovery {
             int s = (int) use[1];
             loaded[s].restored += recoveries[s].fromSummary(loaded[s], (int) use[2]);
         }
-        for (int s = 0; s < loaded.length; s++) {
-            if (loaded[s] != null && loaded[s].delta != null) {
-                loaded[s].restored -= recoveries[s].withoutForgotten(loaded[s].delta, loaded[s].segmentSequences);
+        // Every delta names every invalidation since its full checkpoint; the newest loaded names the
+        // most, and a record from before an invalidation is stale whichever space restored it.
+        SpaceRecovery.Loaded newest = null;
+        for (SpaceRecovery.Loaded space : loaded) {
+            if (space != null && space.delta != null && (newest == null || space.sequence() > newest.sequence())) {
+                newest = space;
+            }
+        }
+        if (newest == null) {
+            return;
+        }
+        long[] forgotten = newest.delta.forgotten;
+        for (int i = 0; i < forgotten.length; i += 3) {
+            for (int s = 0; s < loaded.length; s++) {
+                if (loaded[s] != null
+                        && recoveries[s].forgetIfOlder(forgotten[i], forgotten[i + 1], forgotten[i + 2],
+                        loaded[s].segmentSequences)) {
+                    loaded[s].restored--;
+                }
             }
         }
     }
@@ -536,10 +552,17 @@ public final class Recovery {
             final int[] to;
             /** Keys, and the place (segment use, sector) their records are newer than their invalidation from, three longs each. */
             final long[] forgotten;
+            /** The records the delta lists for segments named in part: change, sector and key, in order. */
+            final int[] aheadChanges;
+            final int[] aheadSectors;
+            final long[] aheadKeys;
             final Map<Integer, FileIdentity> files;
 
             DeltaBody(int[] changeOf, long[] sequences, int[] segments, int[] from, int[] to, long[] forgotten,
-                      Map<Integer, FileIdentity> files) {
+                      int[] aheadChanges, int[] aheadSectors, long[] aheadKeys, Map<Integer, FileIdentity> files) {
+                this.aheadChanges = aheadChanges;
+                this.aheadSectors = aheadSectors;
+                this.aheadKeys = aheadKeys;
                 this.changeOf = changeOf;
                 this.sequences = sequences;
                 this.segments = segments;
@@ -659,9 +682,11 @@ public final class Recovery {
             if (candidate.delta != null) {
                 try {
                     delta = deltaBody(candidate);
-                } catch (CheckpointFormatException e) {
+                } catch (CheckpointFormatException | RuntimeException e) {
                     candidates.remove(candidate);
-                    problem(problems, space, candidate.area, RecoveryProblem.Kind.DELTA_BODY, "ignoring " + e.getMessage());
+                    problem(problems, space, candidate.area, RecoveryProblem.Kind.DELTA_BODY, "ignoring "
+                            + (e instanceof CheckpointFormatException ? e.getMessage()
+                            : where(candidate.area) + " delta " + candidate.delta.position() + ": " + e));
                     return null;
                 }
             }
@@ -738,9 +763,26 @@ public final class Recovery {
                 forgotten[i + 1] = in.getLong();
                 forgotten[i + 2] = Integer.toUnsignedLong(in.getInt());
             }
+            int ahead = (int) header.ahead();
+            int[] aheadChanges = new int[ahead];
+            int[] aheadSectors = new int[ahead];
+            long[] aheadKeys = new long[ahead];
+            for (int r = 0; r < ahead; r++) {
+                int segment = in.getInt();
+                aheadSectors[r] = in.getInt();
+                aheadKeys[r] = in.getLong();
+                int change = segment >= 0 && segment < header.segments() ? changeOf[segment] : -1;
+                if (change < 0 || sequences[change] == 0 || to[change] == DeltaHeader.ALL_SECTORS
+                        || aheadSectors[r] < from[change] || aheadSectors[r] >= to[change]) {
+                    throw new CheckpointFormatException(where + ": listed record " + r + " at sector " + aheadSectors[r]
+                            + " of segment " + segment + " is not in the new part of a segment the delta names in part");
+                }
+                aheadChanges[r] = change;
+            }
             Map<Integer, FileIdentity> files = FileTableCodec.decode(in.slice().order(ByteOrder.LITTLE_ENDIAN),
                     header.fileCount(), header.nextFileId(), where);
-            return new DeltaBody(changeOf, sequences, segments, from, to, forgotten, files);
+            return new DeltaBody(changeOf, sequences, segments, from, to, forgotten, aheadChanges, aheadSectors,
+                    aheadKeys, files);
         }
 
         /**
@@ -825,13 +867,25 @@ public final class Recovery {
         }
 
         /**
-         * Puts back the chunks of change {@code change} of the loaded delta from its segment's
-         * summary: the records new since the full checkpoint, in the part the delta names. A summary
-         * that does not check leaves them out (kept as a problem). Returns how many went back.
+         * Puts back the chunks of change {@code change} of the loaded delta: the records new since the
+         * full checkpoint, from its segment's summary (a segment written whole), or from the delta's
+         * own list (one named in part). A summary that does not check leaves them out (kept as a
+         * problem). Returns how many went back.
          */
         long fromSummary(Loaded loaded, int change) {
             DeltaBody delta = loaded.delta;
             int segment = delta.segments[change];
+            if (delta.to[change] != DeltaHeader.ALL_SECTORS) {
+                // Named in part: its summary is written again as it fills, so the delta lists the records.
+                long restored = 0;
+                for (int r = 0; r < delta.aheadChanges.length; r++) {
+                    if (delta.aheadChanges[r] == change) {
+                        locations.placed(delta.aheadKeys[r], layout.address(space, segment, delta.aheadSectors[r]));
+                        restored++;
+                    }
+                }
+                return restored;
+            }
             SegmentSummary summary;
             try {
                 summary = addressSpace.readSummary(segment, delta.sequences[change]);
@@ -852,26 +906,17 @@ public final class Recovery {
         }
 
         /**
-         * Takes out each key the delta names as forgotten that now points at a record of this space
-         * appended before its invalidation (at a lower place in the order of appends): an old record
-         * of a changed chunk never comes back. Returns how many went.
+         * Takes {@code key} out if it points at a record of this space appended before the place
+         * ({@code use}, {@code sector}) of its invalidation in the order of appends; returns whether it went.
          */
-        private long withoutForgotten(DeltaBody delta, long[] segmentSequences) {
-            long taken = 0;
-            for (int i = 0; i < delta.forgotten.length; i += 3) {
-                long key = delta.forgotten[i];
-                long address = index.find(key);
-                if (address == RecordAddress.NONE || RecordAddress.space(address) != space || !layout.contains(address)) {
-                    continue;
-                }
-                long use = segmentSequences[layout.index(address)];
-                boolean before = use < delta.forgotten[i + 1]
-                        || use == delta.forgotten[i + 1] && layout.sectorInSegment(address) < delta.forgotten[i + 2];
-                if (before && locations.dropped(key, address)) {
-                    taken++;
-                }
+        boolean forgetIfOlder(long key, long use, long sector, long[] segmentSequences) {
+            long address = index.find(key);
+            if (address == RecordAddress.NONE || RecordAddress.space(address) != space || !layout.contains(address)) {
+                return false;
             }
-            return taken;
+            long recordUse = segmentSequences[layout.index(address)];
+            boolean before = recordUse < use || recordUse == use && layout.sectorInSegment(address) < sector;
+            return before && locations.dropped(key, address);
         }
 
         private static long checkedSequence(long sequence, CheckpointHeader header, String where)
@@ -937,8 +982,8 @@ public final class Recovery {
      * The deltas written after full checkpoint {@code base} in {@code area} of a space, in order: the
      * first right after the base's body, each next one right after the one before. The chain ends at
      * the first block that is not a delta of this cache, space, geometry and base at the next
-     * position (a delta torn by a crash, or what an earlier use of the area left): recovery's rule,
-     * also the checkpoint tool's.
+     * position (a delta torn by a crash, or what an earlier use of the area left), or at
+     * {@link DeltaHeader#MAX_DELTAS}: recovery's rule, also the checkpoint tool's.
      */
     public static List<DeltaAt> deltas(AddressSpace addressSpace, UUID instance, int area, CheckpointHeader base) {
         StorageDriver driver = addressSpace.driver();
@@ -947,7 +992,7 @@ public final class Recovery {
         long block = areas.start(area) + 1 + (base.bodyBytes() + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE;
         List<DeltaAt> found = new ArrayList<>();
         long previous = base.sequence();
-        while (block < end) {
+        while (block < end && found.size() < DeltaHeader.MAX_DELTAS) {
             String where = areaName(driver.path(), area) + " delta " + (found.size() + 1);
             DeltaHeader delta;
             try {

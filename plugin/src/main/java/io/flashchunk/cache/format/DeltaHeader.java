@@ -24,11 +24,16 @@ import java.util.UUID;
  *            order of appends where the next record went when it was invalidated: a segment's use
  *            (64 bits) and a sector of it (32 bits); a record of the key before that place (a lower
  *            use, or the same use at a lower sector) holds the bytes from before
+ * ahead      16 bytes per record new in a segment the delta names only in part (an open segment
+ *            written ahead): the segment's index and the record's sector (32 bits each), its key (64
+ *            bits). Such a segment's summary is written again as it fills, so a power cut can tear
+ *            it; the delta keeps its own list.
  * files      the whole file table ({@link io.flashchunk.cache.files.FileTableCodec})
  * </pre>
  *
  * A delta holds no index entries: recovery takes the base's entries into the segments the delta
- * leaves unchanged, reads the chunks of each changed segment from its summary on flash, and then
+ * leaves unchanged, reads the chunks of each changed segment from its summary on flash (of one
+ * named in part, from the delta's own list), and then
  * takes out each forgotten key left pointing at a record older than its invalidation. Each
  * delta names everything since the base (not since the delta before it), so recovery reads the base
  * and one delta. The magic differs from the full checkpoint's, so neither is read as the other.
@@ -39,9 +44,17 @@ public final class DeltaHeader {
     public static final int VERSION = 1;
     public static final int CHANGE_BYTES = 20;
     public static final int FORGOTTEN_BYTES = 20;
+    public static final int AHEAD_BYTES = 16;
     /** A change naming every sector of its segment (a segment written whole). */
     public static final int ALL_SECTORS = Integer.MAX_VALUE;
-    private static final int CRC_AT = 112;
+    /** The most deltas after one full checkpoint: recovery reads every delta's header, one block each. */
+    public static final int MAX_DELTAS = 1024;
+    /** The most invalidated chunks a delta names (20 MiB of them). */
+    public static final int MAX_FORGOTTEN = 1 << 20;
+    /** A delta names at most {@code max(MIN_CHANGES, segments / CHANGES_SHARE)} changed segments: recovery reads a summary for each. */
+    public static final int MIN_CHANGES = 16;
+    public static final int CHANGES_SHARE = 4;
+    private static final int CRC_AT = 120;
 
     private final UUID instance;
     private final int spaceIndex;
@@ -56,6 +69,7 @@ public final class DeltaHeader {
     private final int segmentBytes;
     private final long changes;
     private final long forgotten;
+    private final long ahead;
     private final long nextSegmentSequence;
     private final int bodyCrc;
 
@@ -63,11 +77,14 @@ public final class DeltaHeader {
      * @param position the delta's place after its base: 1 for the first, 2 for the next, ...
      * @param changes   the segments whose use the delta names differently from the base
      * @param forgotten the chunks invalidated since the base
+     * @param ahead     the records listed for segments named in part
      */
     public DeltaHeader(UUID instance, int spaceIndex, long sequence, long baseSequence, int position,
                        long timestampMillis, int nextFileId, int fileCount, long fileTableBytes, int segments,
-                       int segmentBytes, long changes, long forgotten, long nextSegmentSequence, int bodyCrc) {
+                       int segmentBytes, long changes, long forgotten, long ahead, long nextSegmentSequence,
+                       int bodyCrc) {
         this.forgotten = forgotten;
+        this.ahead = ahead;
         this.instance = instance;
         this.spaceIndex = spaceIndex;
         this.sequence = sequence;
@@ -138,6 +155,20 @@ public final class DeltaHeader {
         return forgotten;
     }
 
+    public long ahead() {
+        return ahead;
+    }
+
+    /** The most changed segments a delta of a space of {@code segments} names. */
+    public static long maxChanges(int segments) {
+        return Math.max(MIN_CHANGES, segments / CHANGES_SHARE);
+    }
+
+    /** The most records a delta lists for segments named in part: two segments (one open, one being written) of the smallest records. */
+    public static long maxAhead(int segmentBytes) {
+        return 2L * segmentBytes / RecordAddress.MIN_SECTOR_BYTES;
+    }
+
     public long nextSegmentSequence() {
         return nextSegmentSequence;
     }
@@ -154,8 +185,12 @@ public final class DeltaHeader {
         return forgotten * FORGOTTEN_BYTES;
     }
 
+    public long aheadBytes() {
+        return ahead * AHEAD_BYTES;
+    }
+
     public long bodyBytes() {
-        return changesBytes() + forgottenBytes() + fileTableBytes;
+        return changesBytes() + forgottenBytes() + aheadBytes() + fileTableBytes;
     }
 
     /** Blocks the delta takes on flash: its header and its body. */
@@ -183,6 +218,7 @@ public final class DeltaHeader {
                 .putInt(96, bodyCrc)
                 .putInt(100, position)
                 .putLong(104, forgotten)
+                .putLong(112, ahead)
                 .putInt(CRC_AT, CheckpointFormat.crc(block, CRC_AT));
         return block;
     }
@@ -207,7 +243,7 @@ public final class DeltaHeader {
         }
         DeltaHeader h = new DeltaHeader(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28), b.getLong(32),
                 b.getLong(40), b.getInt(100), b.getLong(48), b.getInt(56), b.getInt(60), b.getLong(64), b.getInt(72),
-                b.getInt(76), b.getLong(80), b.getLong(104), b.getLong(88), b.getInt(96));
+                b.getInt(76), b.getLong(80), b.getLong(104), b.getLong(112), b.getLong(88), b.getInt(96));
         if (h.baseSequence() < 1 || h.sequence() <= h.baseSequence() || h.position() < 1 || h.nextFileId() < 1
                 || h.nextSegmentSequence() < 1 || h.spaceIndex() < 0) {
             throw new CheckpointFormatException(where + ": checkpoint delta has sequence " + h.sequence()
@@ -217,14 +253,18 @@ public final class DeltaHeader {
                     + " positive, the space not negative)");
         }
         // Each part bounded first, so their sum cannot overflow.
-        if (h.segments() < 0 || h.fileCount() < 0 || h.fileTableBytes() < 0
+        // Each part bounded by what a writer of ours makes, so the body is read into one array at most.
+        if (h.segments() < 0 || h.segmentBytes() < 0 || h.fileCount() < 0 || h.fileTableBytes() < 0
                 || h.fileTableBytes() > CheckpointHeader.MAX_FILE_TABLE_BYTES
-                || h.changes() < 0 || h.changes() > h.segments()
-                || h.forgotten() < 0 || h.forgotten() > capacityBytes / FORGOTTEN_BYTES || h.bodyBytes() > capacityBytes
+                || h.changes() < 0 || h.changes() > Math.min(h.segments(), maxChanges(h.segments()))
+                || h.forgotten() < 0 || h.forgotten() > MAX_FORGOTTEN
+                || h.ahead() < 0 || h.ahead() > maxAhead(h.segmentBytes())
+                || h.bodyBytes() > capacityBytes || h.bodyBytes() > Integer.MAX_VALUE - 8
                 || h.fileCount() > h.fileTableBytes() / (CheckpointFormat.FILE_RECORD_FIXED_BYTES + 1)) {
             throw new CheckpointFormatException(where + ": a delta of " + h.changes() + " changed segments of "
-                    + h.segments() + ", " + h.forgotten() + " forgotten chunks and " + h.fileCount() + " files in " + h.fileTableBytes()
-                    + " bytes does not fit what is left of the area (" + capacityBytes + " bytes) or a file table");
+                    + h.segments() + ", " + h.forgotten() + " forgotten chunks, " + h.ahead() + " records listed and "
+                    + h.fileCount() + " files in " + h.fileTableBytes() + " bytes does not fit what is left of the "
+                    + "area (" + capacityBytes + " bytes), or is more than a delta names");
         }
         if (h.sequence() >= CheckpointHeader.MAX_SEQUENCE || h.nextSegmentSequence() >= CheckpointHeader.MAX_SEQUENCE) {
             throw new CheckpointFormatException(where + ": checkpoint sequence " + h.sequence()
@@ -256,6 +296,7 @@ public final class DeltaHeader {
                 && segmentBytes == other.segmentBytes
                 && changes == other.changes
                 && forgotten == other.forgotten
+                && ahead == other.ahead
                 && nextSegmentSequence == other.nextSegmentSequence
                 && bodyCrc == other.bodyCrc;
     }
@@ -263,7 +304,7 @@ public final class DeltaHeader {
     @Override
     public int hashCode() {
         return Objects.hash(instance, spaceIndex, sequence, baseSequence, position, timestampMillis, nextFileId,
-                fileCount, fileTableBytes, segments, segmentBytes, changes, forgotten, nextSegmentSequence, bodyCrc);
+                fileCount, fileTableBytes, segments, segmentBytes, changes, forgotten, ahead, nextSegmentSequence, bodyCrc);
     }
 
     @Override
@@ -272,6 +313,7 @@ public final class DeltaHeader {
                 + ", baseSequence=" + baseSequence + ", position=" + position + ", timestampMillis=" + timestampMillis
                 + ", nextFileId=" + nextFileId + ", fileCount=" + fileCount + ", fileTableBytes=" + fileTableBytes
                 + ", segments=" + segments + ", segmentBytes=" + segmentBytes + ", changes=" + changes + ", forgotten=" + forgotten
+                + ", ahead=" + ahead
                 + ", nextSegmentSequence=" + nextSegmentSequence + ", bodyCrc=" + bodyCrc + "]";
     }
 }

@@ -14,6 +14,7 @@ import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.CheckpointHeader;
+import io.flashchunk.cache.format.DeltaHeader;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.write.Writer;
 import io.flashchunk.device.BlockDevice;
@@ -191,17 +192,66 @@ class CheckpointDeltaTest {
         assertEquals(before.index.entries(), hits(after, 3 * PER_SEGMENT + 2));
     }
 
+    /** 200-byte chunks: a summary of a segment's hundreds of records takes several blocks. */
+    private static ByteBuffer small(long key) {
+        byte[] bytes = new byte[200];
+        new java.util.Random(key).nextBytes(bytes);
+        return ByteBuffer.wrap(bytes);
+    }
+
+    @Test
+    void aSummaryTornWhenWrittenAgainAfterADeltaLosesNothingTheDeltaNamed() throws Exception {
+        MemoryDevice a = device("a", 80); // an index with room for 500 small chunks
+        EngineFixture before = engine(a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        for (int i = 0; i < 500; i++) {
+            assertTrue(before.segmentWriter.append(key(i), small(key(i))));
+            if (i == 99) {
+                before.segmentWriter.flush();
+                assertEquals(0, checkpointer.checkpoint(NO_FILES).deltaSpaces());
+            }
+        }
+        before.segmentWriter.persist();
+        Checkpointer.Result delta = checkpointer.checkpoint(NO_FILES);
+        assertEquals(1, delta.deltaSpaces(), "the open segment named in part, 400 records in it");
+        assertEquals(500, before.index.entries());
+        byte[] atDelta = a.image();
+        int open = before.firstIn(io.flashchunk.cache.space.SegmentState.OPEN);
+        long end = (before.spaces.layout(0).startByte(before.table.index(open)) + EngineFixture.SEGMENT_BYTES)
+                / BlockDevice.BLOCK_SIZE;
+        long summaryBlocks = (io.flashchunk.cache.format.SegmentSummary.bytes(400) + BlockDevice.BLOCK_SIZE - 1)
+                / BlockDevice.BLOCK_SIZE;
+        assertTrue(summaryBlocks > 1, summaryBlocks + " blocks");
+        // The writer goes on in that segment, and writes its summary again ahead of the next checkpoint;
+        // a power cut lands every block of that write but the last (the summary's trailer).
+        for (int i = 500; i < 540; i++) {
+            assertTrue(before.segmentWriter.append(key(i), small(key(i))));
+        }
+        before.segmentWriter.persist();
+        byte[] torn = a.image();
+        int block = BlockDevice.BLOCK_SIZE;
+        System.arraycopy(atDelta, (int) ((end - 1) * block), torn, (int) ((end - 1) * block), block);
+        EngineFixture after = engine(new MemoryDevice("a", torn, 8));
+        Recovery.Outcome outcome = after.recover(INSTANCE);
+        assertArrayEquals(new int[] {1}, outcome.loadedDeltas());
+        assertEquals(500, after.index.entries(), "every chunk the delta named: " + outcome.problems());
+        for (int i = 0; i < 500; i++) {
+            ByteBuffer read = after.read(key(i));
+            assertEquals(small(key(i)), read, "chunk " + i);
+        }
+    }
+
     @Test
     void aQuarterOfTheSegmentsChangedMakesTheNextCheckpointAFullOne() throws Exception {
-        MemoryDevice a = device("a", 4 * (Checkpointer.MIN_CHANGED_FOR_FULL + 2));
+        MemoryDevice a = device("a", 4 * (DeltaHeader.MIN_CHANGES + 2));
         EngineFixture before = engine(a);
         Checkpointer checkpointer = before.checkpointer(INSTANCE);
         int segments = before.table.segmentsIn(0);
-        assertTrue(segments / Checkpointer.FULL_AFTER_CHANGED_SHARE > Checkpointer.MIN_CHANGED_FOR_FULL, segments + " segments");
+        assertTrue(segments / DeltaHeader.CHANGES_SHARE > DeltaHeader.MIN_CHANGES, segments + " segments");
         append(before, 0, PER_SEGMENT);
         before.segmentWriter.flush();
         assertEquals(0, checkpointer.checkpoint(NO_FILES).deltaSpaces());
-        int quarter = segments / Checkpointer.FULL_AFTER_CHANGED_SHARE;
+        int quarter = segments / DeltaHeader.CHANGES_SHARE;
         append(before, PER_SEGMENT, quarter * PER_SEGMENT);
         before.segmentWriter.flush();
         Checkpointer.Result delta = checkpointer.checkpoint(NO_FILES);

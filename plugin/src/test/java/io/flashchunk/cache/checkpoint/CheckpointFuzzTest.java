@@ -139,7 +139,8 @@ class CheckpointFuzzTest {
                         field == 0 ? value : h.sequence(), field == 1 ? value : h.baseSequence(),
                         field == 2 ? asInt : h.position(), h.timestampMillis(), h.nextFileId(), h.fileCount(),
                         h.fileTableBytes(), h.segments(), h.segmentBytes(), field == 3 ? value : h.changes(),
-                        field == 4 ? value : h.forgotten(), field == 5 ? value : h.nextSegmentSequence(), h.bodyCrc());
+                        field == 4 ? value : h.forgotten(), h.ahead(), field == 5 ? value : h.nextSegmentSequence(),
+                        h.bodyCrc());
                 write(device, at, changed.encode());
                 return "the delta's header field " + field + " set to " + value + ", resealed";
             }
@@ -153,8 +154,8 @@ class CheckpointFuzzTest {
                 if (reseal) {
                     DeltaHeader resealed = new DeltaHeader(h.instance(), h.spaceIndex(), h.sequence(), h.baseSequence(),
                             h.position(), h.timestampMillis(), h.nextFileId(), h.fileCount(), h.fileTableBytes(),
-                            h.segments(), h.segmentBytes(), h.changes(), h.forgotten(), h.nextSegmentSequence(),
-                            crc(device, at + 1, h.bodyBytes()));
+                            h.segments(), h.segmentBytes(), h.changes(), h.forgotten(), h.ahead(),
+                            h.nextSegmentSequence(), crc(device, at + 1, h.bodyBytes()));
                     write(device, at, resealed.encode());
                 }
                 return "the delta's body at block " + lba + " byte " + byteAt + (reseal ? ", resealed" : "");

@@ -254,6 +254,7 @@ public final class PowerCutSimulation {
         int rewrites;
         long discarded;
         int deltaCheckpoints;
+        Checkpointer.Result lastResult;
 
         History(SplittableRandom random, Map<Long, Integer> versions, boolean tinyLfu) {
             this.random = random;
@@ -314,7 +315,9 @@ public final class PowerCutSimulation {
                 } else if (what < 0.93) {
                     if (!append(engine, model, key, discards)) {
                         checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(), () -> { }));
-                        assertTrue(append(engine, model, key, discards), "after a checkpoint");
+                        assertTrue(append(engine, model, key, discards), "after a checkpoint " + lastResult + ", segments "
+                                + java.util.stream.IntStream.range(0, engine.table.segments())
+                                .mapToObj(x -> engine.table.state(x).toString()).collect(java.util.stream.Collectors.joining(",")));
                     }
                 } else if (what < 0.97) {
                     // Half the checkpoints: a burst at space 0's second write, the body, after the copy.
@@ -421,7 +424,8 @@ public final class PowerCutSimulation {
             }
             Map<Long, Integer> current = new HashMap<>();
             model.forEach((key, placed) -> current.put(key, placed.version()));
-            if (checkpointer.checkpoint(NO_FILES).deltaSpaces() > 0) {
+            lastResult = checkpointer.checkpoint(NO_FILES);
+            if (lastResult.deltaSpaces() > 0) {
                 deltaCheckpoints++;
             }
             return new Checkpoint(start, timeline.get(), named, current);
