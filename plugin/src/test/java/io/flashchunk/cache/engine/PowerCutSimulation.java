@@ -364,13 +364,18 @@ public final class PowerCutSimulation {
          */
         private boolean append(EngineFixture engine, Map<Long, Placed> model, long key, SegmentDiscards discards)
                 throws InterruptedException {
-            while (!append(engine, model, key)) {
-                if (discards == null || engine.table.discarding() == 0) {
+            while (true) {
+                long ended = discards == null ? 0 : discards.ended();
+                if (append(engine, model, key)) {
+                    return true;
+                }
+                // A discard in the way, or one that ended since the attempt began (the attempt may have
+                // started it): once it has, try again. Neither: the writer has no room.
+                if (discards == null || engine.table.discarding() == 0 && discards.ended() == ended) {
                     return false;
                 }
                 settle(discards, engine.table);
             }
-            return true;
         }
 
         /** Appends the key's current version; false when the writer has no room. */
