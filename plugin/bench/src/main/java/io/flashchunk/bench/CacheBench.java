@@ -831,10 +831,8 @@ public final class CacheBench {
                 // 1% of the entries more, in new segments with their summaries on flash: what a delta names
                 // and a recovery from it reads.
                 long more = entries / 100;
-                try (BlockDevice summaries = BlockDevices.open(spec)) {
-                    io.flashchunk.cache.engine.SyntheticChunks.fill(engine, more, CHUNK,
-                            i -> ChunkKeys.key(files.get((int) (i % fileCount)).id(), (1L << 41) + i * CHUNK), summaries);
-                }
+                io.flashchunk.cache.engine.SyntheticChunks.fill(engine, more, CHUNK,
+                        i -> ChunkKeys.key(files.get((int) (i % fileCount)).id(), (1L << 41) + i * CHUNK), true);
                 Checkpointer.Result delta = timedCheckpoint(cache, false);
                 if (delta.deltaSpaces() != 1) {
                     throw new IllegalStateException("expected a delta after 1% more entries: " + delta);

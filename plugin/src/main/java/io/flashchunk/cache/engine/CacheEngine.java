@@ -353,6 +353,7 @@ public final class CacheEngine implements AutoCloseable {
     private volatile boolean closing;
     /** Whether the writer's last act, the checkpoint at close, was durable. */
     private volatile boolean closingCheckpointDurable;
+    private final AddressSpaces addressSpaces;
     private volatile boolean checkpointAsked;
     private final AtomicBoolean filesDiedQueued = new AtomicBoolean();
     /** Counted down once the writer has drawn samples for every recovered segment (see SegmentWriter.sampleRecovered). */
@@ -393,6 +394,7 @@ public final class CacheEngine implements AutoCloseable {
         this.start = DeviceStart.open(drivers, settings.segmentBytes(), settings.strict(), settings.forceFormat(),
                 clockMillis);
         AddressSpaces addressSpaces = start.spaces(drivers);
+        this.addressSpaces = addressSpaces;
         int spaces = addressSpaces.count();
         int[] segments = addressSpaces.segmentsPerSpace();
         long records = 0;
@@ -744,6 +746,11 @@ public final class CacheEngine implements AutoCloseable {
     }
 
     /** What start found and did. */
+    /** The engine's address spaces: each a device, where its segments and checkpoint areas are. */
+    public AddressSpaces spaces() {
+        return addressSpaces;
+    }
+
     public DeviceStart.Outcome start() {
         return start;
     }

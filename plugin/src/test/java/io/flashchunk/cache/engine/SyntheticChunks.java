@@ -29,15 +29,15 @@ public final class SyntheticChunks {
      * packs them; those segments are then durable. Returns the segments used.
      */
     public static int fill(CacheEngine engine, long entries, int chunkBytes, LongUnaryOperator keyOf) {
-        return fill(engine, entries, chunkBytes, keyOf, null);
+        return fill(engine, entries, chunkBytes, keyOf, false);
     }
 
     /**
-     * As above; with {@code summaries} (space 0's device), each segment's summary is written at its
-     * end, as the writer writes it, so that recovery can read the segment's chunks from it.
+     * As above; with {@code summaries}, each segment's summary is written at its end on space 0's
+     * device, as the writer writes it, so that recovery can read the segment's chunks from it.
      */
     public static int fill(CacheEngine engine, long entries, int chunkBytes, LongUnaryOperator keyOf,
-                           BlockDevice summaries) {
+                           boolean summaries) {
         SegmentTable table = engine.table();
         SegmentLayout layout = engine.start().layouts().get(0).segmentLayout();
         int recordBytes = RecordFormat.recordBytes(chunkBytes, RecordAddress.MIN_SECTOR_BYTES);
@@ -61,8 +61,8 @@ public final class SyntheticChunks {
                 lengths[r] = chunkBytes;
                 locations.placed(keys[r], layout.address(0, table.index(segment), sectors[r]));
             }
-            if (summaries != null) {
-                writeSummary(summaries, layout, table.index(segment),
+            if (summaries) {
+                writeSummary(engine.spaces().driver(0).device(), layout, table.index(segment),
                         new SegmentSummary(table.sequence(segment), keys, sectors, lengths));
             }
             table.seal(segment);
