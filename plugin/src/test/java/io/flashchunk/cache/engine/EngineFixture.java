@@ -246,4 +246,18 @@ public final class EngineFixture {
             return null;
         }
     }
+
+    /** Every chunk below {@code keys} read back: its own bytes or a miss; returns the hits. */
+    public int hits(int keys) throws Exception {
+        int hits = 0;
+        for (int i = 0; i < keys; i++) {
+            ByteBuffer read = read(key(i));
+            if (read != null) {
+                org.junit.jupiter.api.Assertions.assertEquals(chunk(key(i)), read,
+                        "chunk " + i + " served another chunk's bytes");
+                hits++;
+            }
+        }
+        return hits;
+    }
 }
