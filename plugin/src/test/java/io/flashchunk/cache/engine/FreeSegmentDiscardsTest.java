@@ -169,10 +169,14 @@ class FreeSegmentDiscardsTest {
     void stoppedDiscardsMakeNoMoreDiscardsOnceTheOneInProgressReturns() throws Exception {
         MemoryDevice memory = device("a", 4);
         FaultyDevice a = new FaultyDevice(memory);
+        java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(1);
+        a.delay(FaultyDevice.Op.DISCARD, arrived::countDown);
         CompletableFuture<Void> gate = a.hang(FaultyDevice.Op.DISCARD);
         CacheEngine engine = open(a);
         int segments = engine.table().segmentsIn(0);
         assertTrue(segments > 2);
+        // Stopped once the first discard is at the device (else none may have started yet).
+        assertTrue(arrived.await(10, TimeUnit.SECONDS), "a discard reached the device");
         engine.discards().stop();
         gate.complete(null); // the discard held in progress returns
         assertTrue(engine.discards().awaitStopped(10_000), "the discarding thread ended");
