@@ -194,6 +194,33 @@ public final class Checkpointer {
     }
 
     /**
+     * A checkpointer for a run that {@code recovered} started: when every space came back from one
+     * full checkpoint ({@link Recovery.Outcome#continuesChain()}), its first checkpoint is a delta
+     * after the last one recovery read, naming what those named and what this run changed, so a
+     * restart does not cost a full checkpoint; otherwise its first is a full one.
+     */
+    public Checkpointer(SegmentTable table, ChunkIndex index, AddressSpaces spaces, UUID instance,
+                        Recovery.Outcome recovered, LongSupplier clockMillis) {
+        this(table, index, spaces, instance, recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
+        RecoveredChain[] recoveredChains = recovered.chains();
+        if (recoveredChains == null) {
+            return;
+        }
+        for (int s = 0; s < chains.length; s++) {
+            RecoveredChain chain = recoveredChains[s];
+            if (chain.baseSequences.length != table.segmentsIn(s)) {
+                throw new IllegalArgumentException("space " + s + " recovered " + chain.baseSequences.length
+                        + " segments, the table has " + table.segmentsIn(s));
+            }
+            chains[s] = new Chain(chain, s);
+        }
+        long[] carried = recovered.forgotten();
+        for (int i = 0; i < carried.length; i += 3) {
+            forgotten.add(carried[i], carried[i + 1], (int) carried[i + 2]);
+        }
+    }
+
+    /**
      * Writes one checkpoint naming the segments durable now, their chunks, and {@code files} as they
      * are after the segments were named; throws when any space's write failed, after which the
      * previous checkpoint still holds where this one is not durable.
@@ -407,6 +434,14 @@ public final class Checkpointer {
         /** Per segment of the space, the use the full checkpoint named (0 = none) and the sectors it named chunks in. */
         final long[] sequences;
         final int[] sectors;
+        /**
+         * Per segment, a use the chain was recovered with and the sectors of it the recovered
+         * checkpoints named (0 where none): this run names no more of that use, since records past
+         * them were written after the last checkpoint read, and may be older than an invalidation
+         * that the crash lost (the table holds such a segment whole once recovered).
+         */
+        final long[] recoveredSequences;
+        final int[] recoveredSectors;
         /** Where the next delta's header goes, and the first block past the area. */
         long nextBlock;
         final long endBlock;
@@ -423,11 +458,39 @@ public final class Checkpointer {
             int segments = table.segmentsIn(space);
             this.sequences = new long[segments];
             this.sectors = new int[segments];
+            this.recoveredSequences = new long[segments];
+            this.recoveredSectors = new int[segments];
             for (int i = 0; i < segments; i++) {
                 int segment = table.segment(space, i);
                 sequences[i] = named.sequences()[segment];
                 sectors[i] = named.sequences()[segment] == 0 ? 0 : named.sectors()[segment];
             }
+        }
+
+        /** The chain recovery read in this space, going on after its last delta. */
+        Chain(RecoveredChain recovered, int space) {
+            this.area = recovered.area;
+            this.baseSequence = recovered.baseSequence;
+            this.baseEntries = recovered.baseEntries;
+            this.space = space;
+            CheckpointAreas areas = spaces.get(space).areas();
+            this.nextBlock = recovered.nextBlock;
+            this.endBlock = areas.start(area) + 1 + areas.bodyCapacityBytes() / BlockDevice.BLOCK_SIZE;
+            this.deltas = recovered.deltas;
+            this.sequences = recovered.baseSequences.clone();
+            this.sectors = recovered.baseSectors.clone();
+            this.recoveredSequences = recovered.namedSequences.clone();
+            this.recoveredSectors = recovered.namedSectors.clone();
+        }
+
+        /** The sectors of segment {@code i} (a table {@code segment}) that a checkpoint now names, 0 for none. */
+        int part(SegmentTable.Named named, int i, int segment) {
+            long use = named.sequences()[segment];
+            if (use == 0) {
+                return 0;
+            }
+            int part = named.sectors()[segment];
+            return use == recoveredSequences[i] ? Math.min(part, recoveredSectors[i]) : part;
         }
 
         /**
@@ -447,7 +510,7 @@ public final class Checkpointer {
             for (int i = 0; i < segments; i++) {
                 int segment = table.segment(space, i);
                 long sequence = named.sequences()[segment];
-                int part = sequence == 0 ? 0 : named.sectors()[segment];
+                int part = part(named, i, segment);
                 if (sequence != sequences[i] || part != sectors[i]) {
                     if (n >= most) {
                         return null;
@@ -459,8 +522,8 @@ public final class Checkpointer {
             for (int i : plan.changed) {
                 int segment = table.segment(space, i);
                 long use = named.sequences()[segment];
-                if (use != 0 && named.sectors()[segment] != DeltaHeader.ALL_SECTORS
-                        && !plan.listAhead(i, from(i, use), named.sectors()[segment], use)) {
+                int part = part(named, i, segment);
+                if (use != 0 && part != DeltaHeader.ALL_SECTORS && !plan.listAhead(i, from(i, use), part, use)) {
                     return null;
                 }
             }
@@ -488,8 +551,7 @@ public final class Checkpointer {
                 int segment = table.segment(space, i);
                 long use = named.sequences()[segment];
                 change.clear();
-                change.putLong(use).putInt(i).putInt(from(i, use)).putInt(use == 0 ? 0 : named.sectors()[segment])
-                        .flip();
+                change.putLong(use).putInt(i).putInt(from(i, use)).putInt(part(named, i, segment)).flip();
                 crc.update(change.duplicate());
                 writer.append(change);
             }

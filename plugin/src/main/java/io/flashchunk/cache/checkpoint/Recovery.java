@@ -78,6 +78,10 @@ public final class Recovery {
         private final int[] loadedAreas;
         private final long checkpointMillis;
         private final int[] loadedDeltas;
+        /** Per space, the chain this run's deltas go on from; null when the first checkpoint is a full one. */
+        private final RecoveredChain[] chains;
+        /** The invalidations the deltas read name (three longs each), which the next deltas name again. */
+        private final long[] forgotten;
 
         /**
          * @param checkpointMillis when the newest checkpoint restored from started (0: none)
@@ -87,6 +91,15 @@ public final class Recovery {
         public Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId, long restoredEntries,
                        long skippedEntries, int restoredSegments, long highestSequenceSeen,
                        List<RecoveryProblem> problems, int[] loadedAreas, long checkpointMillis, int[] loadedDeltas) {
+            this(areaSequences, files, nextFileId, restoredEntries, skippedEntries, restoredSegments, highestSequenceSeen,
+                    problems, loadedAreas, checkpointMillis, loadedDeltas, null, new long[0]);
+        }
+
+        Outcome(long[][] areaSequences, Map<Integer, FileIdentity> files, int nextFileId, long restoredEntries,
+                long skippedEntries, int restoredSegments, long highestSequenceSeen, List<RecoveryProblem> problems,
+                int[] loadedAreas, long checkpointMillis, int[] loadedDeltas, RecoveredChain[] chains, long[] forgotten) {
+            this.chains = chains;
+            this.forgotten = forgotten;
             this.loadedDeltas = loadedDeltas;
             this.checkpointMillis = checkpointMillis;
             this.areaSequences = areaSequences;
@@ -145,13 +158,46 @@ public final class Recovery {
             return loadedDeltas;
         }
 
+        /**
+         * Whether this run's first checkpoint can be a delta after the checkpoints recovered from:
+         * every space came back from one full checkpoint (and the deltas after it) with nothing refused.
+         */
+        public boolean continuesChain() {
+            return chains != null;
+        }
+
+        /**
+         * The bytes this run's first checkpoint by time is weighed against: the last delta read when
+         * the chain goes on (the next checkpoint is a delta too), else the entries restored, 12 bytes
+         * each, as a full checkpoint of them writes.
+         */
+        public long recoveredCheckpointBytes() {
+            if (chains == null) {
+                return restoredEntries * CheckpointHeader.ENTRY_BYTES;
+            }
+            long bytes = 0;
+            for (RecoveredChain chain : chains) {
+                bytes += chain.lastDeltaBytes;
+            }
+            return bytes;
+        }
+
+        RecoveredChain[] chains() {
+            return chains;
+        }
+
+        long[] forgotten() {
+            return forgotten;
+        }
+
         @Override
         public String toString() {
             return "Outcome[areaSequences=" + areaSequences + ", files=" + files + ", nextFileId=" + nextFileId
                     + ", restoredEntries=" + restoredEntries + ", skippedEntries=" + skippedEntries
                     + ", restoredSegments=" + restoredSegments + ", highestSequenceSeen=" + highestSequenceSeen
                     + ", problems=" + problems + ", loadedAreas=" + Arrays.toString(loadedAreas) + ", checkpointMillis="
-                    + checkpointMillis + ", loadedDeltas=" + Arrays.toString(loadedDeltas) + "]";
+                    + checkpointMillis + ", loadedDeltas=" + Arrays.toString(loadedDeltas) + ", continuesChain="
+                    + continuesChain() + "]";
         }
     }
 
@@ -202,10 +248,11 @@ public final class Recovery {
             highestSeen = Math.max(highestSeen, recoveries[s].highestSeen);
         }
         SpaceRecovery.Loaded[] loaded = loadOneCheckpoint(recoveries);
+        boolean oneBase = loaded != null && oneBase(loaded);
         if (loaded == null) {
             loaded = loadEachNewest(recoveries);
         }
-        fromDeltas(recoveries, loaded);
+        long[] forgotten = fromDeltas(recoveries, loaded);
         for (int s = 0; s < spaces; s++) {
             areaSequences[s] = recoveries[s].newestInEachArea();
             if (loaded[s] == null) {
@@ -251,8 +298,26 @@ public final class Recovery {
         durable.sort(Comparator.comparingLong(segment -> named[segment]));
         durable.forEach(order::written);
         table.continueSequencesFrom(nextSegmentSequence);
+        RecoveredChain[] chains = null;
+        if (oneBase && problems.isEmpty()) {
+            chains = new RecoveredChain[spaces];
+            for (int s = 0; s < spaces; s++) {
+                chains[s] = loaded[s].chain();
+            }
+        }
         return new Outcome(areaSequences, Map.copyOf(files), nextFileId, restored, skipped, durable.size(),
-                highestSeen, List.copyOf(problems), loadedAreas, checkpointMillis, loadedDeltas);
+                highestSeen, List.copyOf(problems), loadedAreas, checkpointMillis, loadedDeltas, chains,
+                chains == null ? new long[0] : forgotten);
+    }
+
+    /** Whether every space came back from full checkpoints of one sequence: one copy of the index. */
+    private static boolean oneBase(SpaceRecovery.Loaded[] loaded) {
+        for (SpaceRecovery.Loaded space : loaded) {
+            if (space == null || space.baseSequence != loaded[0].baseSequence) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -330,9 +395,10 @@ public final class Recovery {
      * checkpoint is back: read from the summaries of the changed segments of every space in one
      * order, the order they were appended in (one segment is open at a time, and each opened gets a
      * higher sequence), so a key appended twice ends at its later record; then each forgotten key
-     * left at a record from before its invalidation is taken out, in every space.
+     * left at a record from before its invalidation is taken out, in every space. Returns those
+     * forgotten keys (three longs each), or none when no delta was read.
      */
-    private static void fromDeltas(SpaceRecovery[] recoveries, SpaceRecovery.Loaded[] loaded) {
+    private static long[] fromDeltas(SpaceRecovery[] recoveries, SpaceRecovery.Loaded[] loaded) {
         List<long[]> uses = new ArrayList<>(); // sequence, space, change
         for (int s = 0; s < loaded.length; s++) {
             if (loaded[s] != null && loaded[s].delta != null) {
@@ -357,7 +423,7 @@ public final class Recovery {
             }
         }
         if (newest == null) {
-            return;
+            return new long[0];
         }
         long[] forgotten = newest.delta.forgotten;
         for (int i = 0; i < forgotten.length; i += 3) {
@@ -369,6 +435,7 @@ public final class Recovery {
                 }
             }
         }
+        return forgotten;
     }
 
     /**
@@ -481,10 +548,23 @@ public final class Recovery {
             private final DeltaBody delta;
             private final int deltaPosition;
             private final String where;
+            /** The full checkpoint's sequence and entries, and the uses it names per segment. */
+            private final long baseSequence;
+            private final long baseEntries;
+            private final long[] baseSegmentSequences;
+            /** The block after the last checkpoint of the chain read, and the last delta's body bytes (0: none). */
+            private final long nextBlock;
+            private final long deltaBytes;
 
             Loaded(int area, long sequence, long timestampMillis, int nextFileId, long nextSegmentSequence,
                    Map<Integer, FileIdentity> files, long[] segmentSequences, long restored, long skipped,
-                   DeltaBody delta, int deltaPosition, String where) {
+                   DeltaBody delta, int deltaPosition, String where, CheckpointHeader base,
+                   long[] baseSegmentSequences, long nextBlock, long deltaBytes) {
+                this.baseSequence = base.sequence();
+                this.baseEntries = base.entryCount();
+                this.baseSegmentSequences = baseSegmentSequences;
+                this.nextBlock = nextBlock;
+                this.deltaBytes = deltaBytes;
                 this.delta = delta;
                 this.deltaPosition = deltaPosition;
                 this.where = where;
@@ -533,6 +613,26 @@ public final class Recovery {
 
             public long skipped() {
                 return skipped;
+            }
+
+            /** The chain this space was recovered from, as this run's deltas go on from it. */
+            RecoveredChain chain() {
+                int segments = segmentSequences.length;
+                int[] baseSectors = new int[segments];
+                int[] namedSectors = new int[segments];
+                Arrays.fill(baseSectors, DeltaHeader.ALL_SECTORS);
+                Arrays.fill(namedSectors, DeltaHeader.ALL_SECTORS);
+                if (delta != null) {
+                    for (int c = 0; c < delta.segments.length; c++) {
+                        int segment = delta.segments[c];
+                        if (delta.sequences[c] == baseSegmentSequences[segment]) {
+                            baseSectors[segment] = delta.from[c];
+                        }
+                        namedSectors[segment] = delta.sequences[c] == 0 ? 0 : delta.to[c];
+                    }
+                }
+                return new RecoveredChain(area, baseSequence, baseEntries, deltaPosition, nextBlock,
+                        baseSegmentSequences, baseSectors, segmentSequences.clone(), namedSectors, deltaBytes);
             }
 
             @Override
@@ -847,8 +947,13 @@ public final class Recovery {
                             + "one has " + index.buckets() + " (capacity changed): its " + header.entryCount()
                             + " entries are not restored");
                     return new Loaded(area, sequence, timestamp, nextFileId, nextSegmentSequence, files,
-                            new long[header.segments()], 0, header.entryCount(), null, 0, where);
+                            new long[header.segments()], 0, header.entryCount(), null, 0, where, header,
+                            new long[header.segments()], 0, 0);
                 }
+                long[] baseSegmentSequences = segmentSequences.clone();
+                long nextBlock = candidate.delta == null
+                        ? areas.start(area) + 1 + (header.bodyBytes() + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE
+                        : candidate.deltaBlock + candidate.delta.blocks();
                 if (delta != null) {
                     for (int i = 0; i < delta.segments.length; i++) {
                         segmentSequences[delta.segments[i]] = delta.sequences[i];
@@ -856,7 +961,8 @@ public final class Recovery {
                 }
                 return new Loaded(area, sequence, timestamp, nextFileId, nextSegmentSequence, files, segmentSequences,
                         counts[0], counts[1], delta, delta == null ? 0 : candidate.delta.position(),
-                        delta == null ? where : where + " delta " + candidate.delta.position());
+                        delta == null ? where : where + " delta " + candidate.delta.position(), header,
+                        baseSegmentSequences, nextBlock, delta == null ? 0 : candidate.delta.bodyBytes());
             } catch (CheckpointFormatException | RuntimeException e) {
                 unload();
                 if (e instanceof CheckpointFormatException) {

@@ -9,7 +9,6 @@ import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.NamedFiles;
-import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
@@ -423,11 +422,10 @@ public final class CacheEngine implements AutoCloseable {
                         java.util.stream.IntStream.generate(() -> -1).limit(spaces).toArray(), 0, new int[spaces])
                 : parts.recover(start.instance());
         reserveSequences();
-        Checkpointer checkpointer = parts.checkpointer(start.instance(), recovered.areaSequences(),
-                recovered.highestSequenceSeen(), clockMillis);
+        Checkpointer checkpointer = parts.checkpointer(start.instance(), recovered, clockMillis);
         CheckpointSchedule schedule = new CheckpointSchedule(settings.checkpointEverySegments(),
-                settings.checkpointIntervalMillis(), settings.segmentBytes(),
-                recovered.restoredEntries() * CheckpointHeader.ENTRY_BYTES, clockMillis);
+                settings.checkpointIntervalMillis(), settings.segmentBytes(), recovered.recoveredCheckpointBytes(),
+                clockMillis);
         this.writer = parts.writer(checkpointer, schedule, files, clockMillis);
         this.discards = settings.discardsAny() ? parts.discardFreedSegments(discardingSpaces(settings, spaces)) : null;
         this.writerThread = new Thread(this::writeLoop, "flashchunk-writer");

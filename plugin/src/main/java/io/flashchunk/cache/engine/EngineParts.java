@@ -185,6 +185,15 @@ public final class EngineParts {
         return new Checkpointer(table, index, spaces, instance, areaSequences, highestSequenceSeen, clockMillis);
     }
 
+    /**
+     * The checkpointer of a run that {@code recovered} started: its first checkpoint a delta after the
+     * checkpoints recovery read, when they allow it ({@link Recovery.Outcome#continuesChain()}).
+     */
+    public Checkpointer checkpointer(UUID instance, Recovery.Outcome recovered, LongSupplier clockMillis) {
+        requireWrites("checkpointer");
+        return new Checkpointer(table, index, spaces, instance, recovered, clockMillis);
+    }
+
     /** The writer's steps over these parts, checkpointing with {@code checkpointer} as {@code schedule} says. */
     public Writer writer(Checkpointer checkpointer, CheckpointSchedule schedule, NamedFiles files,
                          LongSupplier clockMillis) {

@@ -40,8 +40,8 @@ class CheckpointDeltaTest {
         }
     }
 
-    /** An engine recovered, and what its recovery found. */
-    private record Recovered(EngineFixture engine, Recovery.Outcome outcome) {
+    /** An engine recovered on copies of the devices, and what its recovery found. */
+    private record Recovered(EngineFixture engine, Recovery.Outcome outcome, MemoryDevice[] devices) {
     }
 
     /** A new engine over copies of the devices as they are now (a crash), recovered. */
@@ -51,7 +51,7 @@ class CheckpointDeltaTest {
             copies[i] = new MemoryDevice(devices[i].path(), devices[i].image(), 8);
         }
         EngineFixture after = engine(copies);
-        return new Recovered(after, after.recover(INSTANCE));
+        return new Recovered(after, after.recover(INSTANCE), copies);
     }
 
     private static EngineFixture crashAndRecover(MemoryDevice... devices) {
@@ -183,6 +183,99 @@ class CheckpointDeltaTest {
         assertEquals(againAt, after.index.find(key(again)), "appended after its invalidation: back, at its new record");
         assertEquals(before.index.entries(), after.index.entries(), "every other chunk back");
         assertEquals(before.index.entries(), hits(after, 3 * PER_SEGMENT + 2));
+    }
+
+    private static Writer writer(EngineFixture engine, Checkpointer checkpointer) {
+        // Invalidations go through the writer's step, which tells the checkpointer.
+        return engine.parts.writer(checkpointer,
+                new CheckpointSchedule(Integer.MAX_VALUE, Long.MAX_VALUE, EngineFixture.SEGMENT_BYTES, 0, () -> 0),
+                NO_FILES, () -> 0);
+    }
+
+    @Test
+    void aRestartGoesOnWithADeltaNamingWhatTheRecoveredOnesNamedAndWhatTheRunChanged() throws Exception {
+        MemoryDevice a = device("a", 12);
+        MemoryDevice b = device("b", 12);
+        EngineFixture first = engine(a, b);
+        Checkpointer checkpointer = first.checkpointer(INSTANCE);
+        Writer writer = writer(first, checkpointer);
+        append(first, 0, 4 * PER_SEGMENT);
+        first.segmentWriter.flush();
+        Checkpointer.Result full = checkpointer.checkpoint(NO_FILES);
+        assertEquals(0, full.deltaSpaces());
+        int forgottenInFirstRun = 1;
+        writer.invalidate(key(forgottenInFirstRun));
+        append(first, 4 * PER_SEGMENT, 5 * PER_SEGMENT + PER_SEGMENT / 2);
+        first.segmentWriter.persist();
+        Checkpointer.Result firstDelta = checkpointer.checkpoint(NO_FILES);
+        assertEquals(2, firstDelta.deltaSpaces(), "the open segment named in part");
+        // After the delta, before the crash: two more chunks in the open segment, on flash with its
+        // summary, one of them invalidated (in memory only: the crash loses that). Neither is named.
+        int unnamed = 5 * PER_SEGMENT + PER_SEGMENT / 2;
+        int unnamedInvalidated = unnamed + 1;
+        append(first, unnamed, unnamedInvalidated + 1);
+        writer.invalidate(key(unnamedInvalidated));
+        first.segmentWriter.persist();
+
+        Recovered recovered = crash(a, b);
+        EngineFixture second = recovered.engine();
+        Recovery.Outcome outcome = recovered.outcome();
+        assertTrue(outcome.continuesChain(), outcome.toString());
+        assertEquals(firstDelta.bytes(), outcome.recoveredCheckpointBytes(),
+                "the next checkpoint is weighed against the deltas read, not the full one");
+        assertEquals(RecordAddress.NONE, second.index.find(key(unnamed)));
+        Checkpointer goingOn = second.checkpointer(INSTANCE, outcome, () -> 0);
+        Writer secondWriter = writer(second, goingOn);
+        int forgottenInSecondRun = 2;
+        secondWriter.invalidate(key(forgottenInSecondRun));
+        int keys = 8 * PER_SEGMENT;
+        append(second, 6 * PER_SEGMENT, keys);
+        second.segmentWriter.flush();
+        Checkpointer.Result delta = goingOn.checkpoint(NO_FILES);
+        assertEquals(2, delta.deltaSpaces(), "the first checkpoint after the restart is a delta: " + delta);
+        assertEquals(0, delta.entries(), "a delta copies no index entry");
+
+        Recovered fromDelta = crash(recovered.devices());
+        assertArrayEquals(new int[] {2, 2}, fromDelta.outcome().loadedDeltas(), "both spaces from the second delta: " + fromDelta.outcome());
+        EngineFixture third = fromDelta.engine();
+        for (int i : new int[] {forgottenInFirstRun, forgottenInSecondRun, unnamed, unnamedInvalidated}) {
+            assertEquals(RecordAddress.NONE, third.index.find(key(i)), "chunk " + i);
+        }
+        // The same moment as a full checkpoint names it.
+        Checkpointer fresh = second.checkpointer(INSTANCE, goingOn.areaSequences(), () -> 0);
+        assertEquals(0, fresh.checkpoint(NO_FILES).deltaSpaces());
+        EngineFixture fromFull = crashAndRecover(recovered.devices());
+        assertEquals(second.index.entries(), fromFull.index.entries());
+        assertEquals(fromFull.index.entries(), third.index.entries());
+        for (int i = 0; i < keys; i++) {
+            assertEquals(fromFull.index.find(key(i)), third.index.find(key(i)), "chunk " + i);
+        }
+        assertEquals(second.index.entries(), hits(third, keys));
+    }
+
+    @Test
+    void aRestartFromCheckpointsThatDisagreeWritesAFullOneFirst() throws Exception {
+        MemoryDevice a = device("a", 12);
+        MemoryDevice b = device("b", 12);
+        EngineFixture first = engine(a, b);
+        Checkpointer checkpointer = first.checkpointer(INSTANCE);
+        append(first, 0, 3 * PER_SEGMENT);
+        first.segmentWriter.flush();
+        checkpointer.checkpoint(NO_FILES);
+        append(first, 3 * PER_SEGMENT, 5 * PER_SEGMENT);
+        first.segmentWriter.flush();
+        assertEquals(2, checkpointer.checkpoint(NO_FILES).deltaSpaces());
+        // Space b's delta damaged: b comes back from its full checkpoint, a from its delta.
+        CheckpointHeader base = CheckpointHeader.decode(block(b, AREAS.start(0)), AREAS.bodyCapacityBytes(), "A");
+        Recovery.DeltaAt delta = Recovery.deltas(first.spaces.get(1), INSTANCE, 0, base).get(0);
+        b.write(delta.block() + 1, AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE)).get();
+
+        Recovered recovered = crash(a, b);
+        assertTrue(!recovered.outcome().continuesChain(), recovered.outcome().toString());
+        Checkpointer next = recovered.engine().checkpointer(INSTANCE, recovered.outcome(), () -> 0);
+        Checkpointer.Result result = next.checkpoint(NO_FILES);
+        assertEquals(0, result.deltaSpaces(), "a full checkpoint first: " + result);
+        assertEquals(recovered.engine().index.entries(), result.entries());
     }
 
     /** 200-byte chunks: a summary of a segment's hundreds of records takes several blocks. */

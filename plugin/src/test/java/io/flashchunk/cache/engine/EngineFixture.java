@@ -213,7 +213,7 @@ public final class EngineFixture {
 
     /** A checkpointer of this engine after {@code recovered}, as the engine makes one. */
     public Checkpointer checkpointer(UUID instance, Recovery.Outcome recovered, LongSupplier clockMillis) {
-        return parts.checkpointer(instance, recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
+        return parts.checkpointer(instance, recovered, clockMillis);
     }
 
     /** A checkpointer of this engine on devices with no checkpoint yet. */

@@ -92,7 +92,7 @@ public final class PowerCutSimulation {
     record Result(long seed, int operations, int cuts, int checkpoints, long reclaimed, long reinserted,
                   int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
                   long appendedAfterRecovery, long cutsInFormats, long discardedAtStart, long discardedInHistory,
-                  int deltaCheckpoints, long cutsFromDeltas) {
+                  int deltaCheckpoints, long cutsFromDeltas, long continuedDeltas) {
     }
 
     private PowerCutSimulation() {
@@ -142,10 +142,12 @@ public final class PowerCutSimulation {
                             + "\"named_by_the_durable_checkpoint\": %d, \"appended_after_recovery\": %d, "
                             + "\"segments_discarded_at_start\": %d, \"segments_discarded_in_history\": %d, "
                             + "\"delta_checkpoints\": %d, \"cuts_recovered_from_deltas\": %d, "
+                            + "\"recovered_runs_checked_after_a_delta\": %d, "
                             + "\"problems\": 0, \"seconds\": %.1f}%n", r.seed(), r.operations(), r.cuts(),
                     r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
                     r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(), r.discardedAtStart(),
-                    r.discardedInHistory(), r.deltaCheckpoints(), r.cutsFromDeltas(), (System.nanoTime() - start) / 1e9);
+                    r.discardedInHistory(), r.deltaCheckpoints(), r.cutsFromDeltas(), r.continuedDeltas(),
+                    (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
     }
@@ -198,6 +200,7 @@ public final class PowerCutSimulation {
         long inFormats = 0;
         long discardedAtStart = 0;
         long fromDeltas = 0;
+        long continuedDeltas = 0;
         for (int i = 0; i <= cuts; i++) {
             long t = cutPoint(random, i, cuts, end, first, second);
             Phase phase = t < second.formatStart() ? first : second;
@@ -213,11 +216,12 @@ public final class PowerCutSimulation {
             appendedAfter += check.appendedAfter;
             discardedAtStart += check.discardedAtStart;
             fromDeltas += check.fromDelta ? 1 : 0;
+            continuedDeltas += check.continuedDelta ? 1 : 0;
         }
         assertTrue(appendedAfter > 0, "no chunk was appended after a recovery: the simulation tests no appends");
         return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
                 history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats,
-                discardedAtStart, history.discarded, history.deltaCheckpoints, fromDeltas);
+                discardedAtStart, history.discarded, history.deltaCheckpoints, fromDeltas, continuedDeltas);
     }
 
     /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
@@ -448,6 +452,8 @@ public final class PowerCutSimulation {
         long appendedAfter;
         long discardedAtStart;
         boolean fromDelta;
+        /** The recovered run's first checkpoint was a delta after those recovery read, and a crash after it was checked. */
+        boolean continuedDelta;
 
         CutCheck(String where, Phase phase, long t, Map<Long, Integer> versions) {
             this.where = where;
@@ -534,7 +540,7 @@ public final class PowerCutSimulation {
                 // invalidation would take out one and leave the other).
                 assertEquals(hits, engine.entries(), where + ": a chunk restored twice");
                 served += hits;
-                appendAfterRecovery(engine, random);
+                appendAfterRecovery(engine, devices, random);
             } finally {
                 engine.close();
             }
@@ -544,7 +550,8 @@ public final class PowerCutSimulation {
          * Rewrites chunks and appends their new bytes over flash full of older records, of this cache
          * and the one before: every chunk read afterwards is its newest bytes or a miss.
          */
-        private void appendAfterRecovery(CacheEngine engine, SplittableRandom random) throws Exception {
+        private void appendAfterRecovery(CacheEngine engine, MemoryDevice[] devices, SplittableRandom random)
+                throws Exception {
             Map<Long, Integer> rewritten = new HashMap<>();
             java.util.Set<Long> keys = new java.util.LinkedHashSet<>();
             while (keys.size() < REWRITTEN_AFTER_RECOVERY) {
@@ -565,12 +572,14 @@ public final class PowerCutSimulation {
             }
             assertTrue(engine.awaitWritten(AWAIT_SECONDS, TimeUnit.SECONDS), where + ": the writer did not take the rewrites");
             long appended = engine.stats().appended();
+            Map<Long, ByteBuffer> served = new HashMap<>();
             for (int k = 0; k < KEYS; k++) {
                 long key = key(k);
                 ByteBuffer read = read(engine, key);
                 if (read == null) {
                     continue;
                 }
+                served.put(key, read);
                 Integer newest = rewritten.get(key);
                 boolean right = newest != null ? chunk(key, newest).equals(read)
                         : allowed.getOrDefault(key, List.of()).stream().anyMatch(v -> chunk(key, v).equals(read));
@@ -579,6 +588,67 @@ public final class PowerCutSimulation {
             assertEquals(0, engine.refusedRecords() + engine.damagedRecords(), where + ": after appends, reads met "
                     + "another record or damaged bytes");
             appendedAfter += appended;
+            crashAfterACheckpoint(engine, devices, keys, served);
+        }
+
+        /**
+         * The recovered run writes a checkpoint (a delta after those recovery read, when it can go on
+         * from them), and crashes right after it: every chunk it served comes back with the same bytes,
+         * an invalidated chunk never with bytes from before, and no other chunk with bytes of no
+         * version a checkpoint named.
+         */
+        private void crashAfterACheckpoint(CacheEngine engine, MemoryDevice[] devices, java.util.Set<Long> invalidated,
+                                           Map<Long, ByteBuffer> served) throws Exception {
+            assertTrue(engine.checkpoint(AWAIT_SECONDS, TimeUnit.SECONDS, false), where + ": the recovered run's checkpoint");
+            Checkpointer.Result checkpoint = engine.lastCheckpoint();
+            // Named by it: the served chunks still indexed in a segment it names (not one given up).
+            java.util.Set<Long> named = new java.util.HashSet<>();
+            for (long key : served.keySet()) {
+                long address = engine.index().find(key);
+                if (address != RecordAddress.NONE) {
+                    int space = RecordAddress.space(address);
+                    SegmentState state = engine.table().state(
+                            engine.table().segment(space, engine.spaces().layout(space).index(address)));
+                    if (state == SegmentState.DURABLE || state == SegmentState.OPEN) {
+                        named.add(key);
+                    }
+                }
+            }
+            List<StorageDriver> drivers = new ArrayList<>();
+            for (MemoryDevice device : devices) {
+                drivers.add(new StorageDriver(new MemoryDevice(device.path(), device.image(), 8), 2,
+                        TimeUnit.SECONDS.toNanos(5)));
+            }
+            CacheEngine after = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT_BYTES, CHUNK, 0.2, 0,
+                    8, 20, 8 << 20, 1 << 20, TimeUnit.DAYS.toMillis(1), false, List.of()), NO_FILES, () -> 1,
+                    System::nanoTime, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN,
+                            System::nanoTime));
+            try {
+                String at = where + ", then a crash after the recovered run's checkpoint " + checkpoint;
+                int hits = 0;
+                for (int k = 0; k < KEYS; k++) {
+                    long key = key(k);
+                    ByteBuffer read = read(after, key);
+                    ByteBuffer before = served.get(key);
+                    if (named.contains(key)) {
+                        assertEquals(before, read, at + ": chunk " + k + " was served when the checkpoint was written");
+                    } else if (before != null) {
+                        assertTrue(read == null || before.equals(read), at + ": chunk " + k + " came back changed");
+                    } else if (read != null) {
+                        assertTrue(!invalidated.contains(key), at + ": chunk " + k + " was invalidated and came back");
+                        assertTrue(allowed.getOrDefault(key, List.of()).stream().anyMatch(v -> chunk(key, v).equals(read)),
+                                at + ": chunk " + k + " served bytes of no version a checkpoint of its cache named");
+                    }
+                    hits += read == null ? 0 : 1;
+                }
+                assertEquals(0, after.refusedRecords() + after.damagedRecords(), at + ": entries restored that point "
+                        + "at another record or at damaged bytes");
+                assertEquals(hits, after.entries(), at + ": a chunk restored twice");
+                continuedDelta = checkpoint.deltaSpaces() > 0;
+                checkedBack += named.size();
+            } finally {
+                after.close();
+            }
         }
 
         private static ByteBuffer read(CacheEngine engine, long key) {
