@@ -54,21 +54,23 @@ lines = ["# Power-cut simulation", "",
          f"{total('segments_discarded_in_history'):,} segments discarded (TRIM) by the histories' caches that "
          f"discard, {total('segments_discarded_at_start'):,} by the recovered engines that start with discards; "
          f"{total('delta_checkpoints'):,} of the checkpoints were deltas, and {total('cuts_recovered_from_deltas'):,} "
-         f"cut images were recovered from one.", "",
+         f"cut images were recovered from one; {total('recovered_runs_checked_after_a_delta'):,} recovered engines "
+         f"wrote a delta going on from the one they recovered from, and a crash right after it was checked.", "",
          f"Recovered images checked: {total('chunks_served'):,} chunks served; "
          f"{total('named_by_the_durable_checkpoint'):,} were named by the durable checkpoint and had to come back; "
          f"{total('appended_after_recovery'):,} records appended after the recoveries over older records. "
          f"Problems (stale or wrong bytes, entries pointing at another record, chunks restored twice, lost chunks): "
          f"{total('problems')}.", "",
-         "| seed | cuts | in formats | served | must come back | appended after | checkpoints | deltas | cuts from a delta | reclaimed | rewrites | discarded in history | problems | s |",
-         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+         "| seed | cuts | in formats | served | must come back | appended after | checkpoints | deltas | cuts from a delta | crashes after a recovered run's delta | reclaimed | rewrites | discarded in history | problems | s |",
+         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for r in rows:
     if r["problems"]:
-        lines.append(f"| {r['seed']} | {r['cuts']:,} | | | | | | | | | | | {r['problems']} (see the run's stderr) | |")
+        lines.append(f"| {r['seed']} | {r['cuts']:,} | | | | | | | | | | | | {r['problems']} (see the run's stderr) | |")
         continue
     lines.append(f"| {r['seed']} | {r['cuts']:,} | {r['cuts_in_formats']:,} | {r['chunks_served']:,} | "
                  f"{r['named_by_the_durable_checkpoint']:,} | {r['appended_after_recovery']:,} | {r['checkpoints']} | "
                  f"{r.get('delta_checkpoints', 0)} | {r.get('cuts_recovered_from_deltas', 0)} | "
+                 f"{r.get('recovered_runs_checked_after_a_delta', 0)} | "
                  f"{r['reclaimed']} | {r['rewrites']} | {r.get('segments_discarded_in_history', 0):,} | 0 | "
                  f"{r['seconds']:.0f} |")
 open(os.path.join(out, "summary.md"), "w").write("\n".join(lines) + "\n")
