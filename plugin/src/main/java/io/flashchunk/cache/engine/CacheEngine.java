@@ -734,7 +734,8 @@ public final class CacheEngine implements AutoCloseable {
                 (long) sealed * settings.segmentBytes(), segmentWriter.reclaimed(),
                 segmentWriter.failedWrites(), writerErrors(), reader.memoryReads(), reader.flashBytesRead(), reader.pairedReads(),
                 reader.timeouts(), reader.busyMisses(), readErrors(), refusedRecords(), damagedRecords(), invalidations(), checkpoints(),
-                failedCheckpoints(), last == null ? 0 : last.sequence(),
+                failedCheckpoints(), writer.deltaCheckpoints(), writer.checkpointBytesWritten(),
+                last == null ? 0 : last.sequence(),
                 last == null ? recovered.checkpointMillis() : last.startedMillis(), appendedSince(appended));
     }
 

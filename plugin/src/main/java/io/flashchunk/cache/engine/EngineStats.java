@@ -34,6 +34,8 @@ public final class EngineStats {
     private final long invalidations;
     private final long checkpoints;
     private final long failedCheckpoints;
+    private final long deltaCheckpoints;
+    private final long checkpointBytesWritten;
     private final long lastCheckpointSequence;
     private final long lastCheckpointMillis;
     private final long appendedSinceCheckpoint;
@@ -67,6 +69,8 @@ public final class EngineStats {
      * @param invalidations             positions invalidated
      * @param checkpoints               checkpoints made durable
      * @param failedCheckpoints         checkpoints that failed
+     * @param deltaCheckpoints          of the durable checkpoints, those that were deltas (the rest full)
+     * @param checkpointBytesWritten    body bytes the durable checkpoints wrote (headers not counted)
      * @param lastCheckpointSequence    the newest durable checkpoint's sequence (0: none yet)
      * @param lastCheckpointMillis      when the newest durable checkpoint started, on the engine's clock: this
      *     run's, else the one the start recovered from (0: none)
@@ -77,7 +81,8 @@ public final class EngineStats {
                        long segmentsSealed, long flashBytesWritten, long segmentsReclaimed, long failedSegmentWrites,
                        long writerErrors, long memoryReads, long flashBytesRead, long pairedReads, long readTimeouts,
                        long busyMisses, long readErrors, long refusedRecords, long damagedRecords, long invalidations,
-                       long checkpoints, long failedCheckpoints, long lastCheckpointSequence,
+                       long checkpoints, long failedCheckpoints, long deltaCheckpoints,
+                       long checkpointBytesWritten, long lastCheckpointSequence,
                        long lastCheckpointMillis, long appendedSinceCheckpoint) {
         this.entries = entries;
         this.queuedBytes = queuedBytes;
@@ -104,6 +109,8 @@ public final class EngineStats {
         this.invalidations = invalidations;
         this.checkpoints = checkpoints;
         this.failedCheckpoints = failedCheckpoints;
+        this.deltaCheckpoints = deltaCheckpoints;
+        this.checkpointBytesWritten = checkpointBytesWritten;
         this.lastCheckpointSequence = lastCheckpointSequence;
         this.lastCheckpointMillis = lastCheckpointMillis;
         this.appendedSinceCheckpoint = appendedSinceCheckpoint;
@@ -209,6 +216,14 @@ public final class EngineStats {
         return failedCheckpoints;
     }
 
+    public long deltaCheckpoints() {
+        return deltaCheckpoints;
+    }
+
+    public long checkpointBytesWritten() {
+        return checkpointBytesWritten;
+    }
+
     public long lastCheckpointSequence() {
         return lastCheckpointSequence;
     }
@@ -255,6 +270,8 @@ public final class EngineStats {
                 && invalidations == other.invalidations
                 && checkpoints == other.checkpoints
                 && failedCheckpoints == other.failedCheckpoints
+                && deltaCheckpoints == other.deltaCheckpoints
+                && checkpointBytesWritten == other.checkpointBytesWritten
                 && lastCheckpointSequence == other.lastCheckpointSequence
                 && lastCheckpointMillis == other.lastCheckpointMillis
                 && appendedSinceCheckpoint == other.appendedSinceCheckpoint;
@@ -266,6 +283,7 @@ public final class EngineStats {
                 offeredBeforeInvalidation, appended, reinserted, segmentsSealed, flashBytesWritten, segmentsReclaimed,
                 failedSegmentWrites, writerErrors, memoryReads, flashBytesRead, pairedReads, readTimeouts, busyMisses,
                 readErrors, refusedRecords, damagedRecords, invalidations, checkpoints, failedCheckpoints,
+                deltaCheckpoints, checkpointBytesWritten,
                 lastCheckpointSequence, lastCheckpointMillis, appendedSinceCheckpoint);
     }
 
@@ -281,7 +299,8 @@ public final class EngineStats {
                 + ", readTimeouts=" + readTimeouts + ", busyMisses=" + busyMisses + ", readErrors=" + readErrors
                 + ", refusedRecords=" + refusedRecords + ", damagedRecords=" + damagedRecords
                 + ", invalidations=" + invalidations + ", checkpoints=" + checkpoints
-                + ", failedCheckpoints=" + failedCheckpoints + ", lastCheckpointSequence=" + lastCheckpointSequence
+                + ", failedCheckpoints=" + failedCheckpoints + ", deltaCheckpoints=" + deltaCheckpoints
+                + ", checkpointBytesWritten=" + checkpointBytesWritten + ", lastCheckpointSequence=" + lastCheckpointSequence
                 + ", lastCheckpointMillis=" + lastCheckpointMillis
                 + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + "]";
     }

@@ -30,6 +30,8 @@ public final class Writer {
     private final LongAdder dropped = new LongAdder();
     private final AtomicLong checkpoints = new AtomicLong();
     private final AtomicLong failedCheckpoints = new AtomicLong();
+    private final AtomicLong deltaCheckpoints = new AtomicLong();
+    private final AtomicLong checkpointBytes = new AtomicLong();
     /**
      * {@code key}'s chunk changed in its file, or its record is damaged: it leaves the index and the
      * chunks kept for reinsertion ({@link SegmentWriter#invalidate}), and the checkpoints' deltas name
@@ -108,6 +110,8 @@ public final class Writer {
             lastCheckpoint = result;
             schedule.written(startedMillis, sealed, appended, appendedBytes, result.bytes());
             checkpoints.incrementAndGet();
+            deltaCheckpoints.addAndGet(result.deltaSpaces() > 0 ? 1 : 0);
+            checkpointBytes.addAndGet(result.bytes());
             return true;
         } catch (IOException | RuntimeException e) {
             failedCheckpoints.incrementAndGet();
@@ -140,6 +144,16 @@ public final class Writer {
     /** Checkpoints that failed. */
     public long failedCheckpoints() {
         return failedCheckpoints.get();
+    }
+
+    /** Durable checkpoints that were deltas. */
+    public long deltaCheckpoints() {
+        return deltaCheckpoints.get();
+    }
+
+    /** Body bytes the durable checkpoints wrote. */
+    public long checkpointBytesWritten() {
+        return checkpointBytes.get();
     }
 
     /** Chunks appended since the last durable checkpoint (what a crash now would lose from the index). */

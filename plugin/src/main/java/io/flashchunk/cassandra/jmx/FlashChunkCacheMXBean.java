@@ -119,6 +119,15 @@ public interface FlashChunkCacheMXBean {
 
     long getCheckpointFailures();
 
+    /** Of the durable checkpoints, those that were deltas (naming what changed since a full one). */
+    long getDeltaCheckpoints();
+
+    /**
+     * Bytes the durable checkpoints wrote (their bodies): against {@link #getFlashBytesWritten()},
+     * what checkpoints add to the flash's writes.
+     */
+    long getCheckpointBytesWritten();
+
     long getLastCheckpointSequence();
 
     /**

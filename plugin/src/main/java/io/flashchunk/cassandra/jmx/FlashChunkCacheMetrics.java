@@ -274,6 +274,16 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
+    public long getDeltaCheckpoints() {
+        return stats().engine().deltaCheckpoints();
+    }
+
+    @Override
+    public long getCheckpointBytesWritten() {
+        return stats().engine().checkpointBytesWritten();
+    }
+
+    @Override
     public long getLastCheckpointSequence() {
         return stats().engine().lastCheckpointSequence();
     }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.checkpoint.CheckpointSchedule;
+import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.RecordAddress;
@@ -59,6 +60,30 @@ class CacheEngineTest {
         assertTrue(engine.checkpoints() <= sealed / 4 + 2, engine.checkpoints() + " checkpoints for "
                 + sealed + " segments sealed and " + reclaimed + " reclaimed");
         assertEquals(0, engine.failedCheckpoints());
+        engine.close();
+    }
+
+    /** The statistics count the checkpoints that were deltas and every durable checkpoint's bytes. */
+    @Test
+    void theStatisticsCountDeltaCheckpointsAndTheBytesCheckpointsWrote() throws Exception {
+        MemoryDevice a = device("a", 20);
+        CacheEngine engine = open(a);
+        for (int i = 0; i < 100; i++) {
+            engine.offer(key(i), chunk(key(i)));
+        }
+        assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, true));
+        long full = engine.lastCheckpoint().bytes();
+        assertEquals(0, engine.lastCheckpoint().deltaSpaces());
+        for (int i = 100; i < 200; i++) {
+            engine.offer(key(i), chunk(key(i)));
+        }
+        assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, false));
+        Checkpointer.Result delta = engine.lastCheckpoint();
+        assertEquals(1, delta.deltaSpaces());
+        // The writer may checkpoint of its own accord too (by segments written) between these two.
+        EngineStats stats = engine.stats();
+        assertTrue(stats.deltaCheckpoints() >= 1 && stats.deltaCheckpoints() < stats.checkpoints(), stats.toString());
+        assertTrue(stats.checkpointBytesWritten() >= full + delta.bytes(), stats.toString());
         engine.close();
     }
 
@@ -254,7 +279,7 @@ class CacheEngineTest {
                         List.of()), NO_FILES, clock::get);
         int filled = 6_000;
         for (int i = 0; i < filled; i++) {
-            assertTrue(engine.offer(key(i), small(i, chunk)));
+            offer(engine, key(i), small(i, chunk));
         }
         assertTrue(engine.checkpoint(10, TimeUnit.SECONDS), "asked for, whatever its size");
         assertEquals(filled, engine.lastCheckpoint().entries(), "every chunk named, none refused");
@@ -263,7 +288,7 @@ class CacheEngineTest {
         assertTrue(bytes > segment, bytes + " bytes: larger than a segment");
         int enough = Math.toIntExact((CheckpointSchedule.INTERVAL_PAYBACK * bytes + chunk - 1) / chunk);
         for (int i = filled; i < filled + enough - 1; i++) {
-            assertTrue(engine.offer(key(i), small(i, chunk)));
+            offer(engine, key(i), small(i, chunk));
         }
         awaitWriterRounds(engine);
         clock.addAndGet(10 * INTERVAL_MILLIS);
@@ -321,6 +346,14 @@ class CacheEngineTest {
     }
 
     /** A chunk of {@code bytes} of key {@code i}'s own content. */
+    /** Offers a chunk; when the queue is full (a loaded machine's writer behind), once more after it drained. */
+    private static void offer(CacheEngine engine, long key, ByteBuffer chunk) throws InterruptedException {
+        if (!engine.offer(key, chunk)) {
+            assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+            assertTrue(engine.offer(key, chunk), "offered again once the queue drained");
+        }
+    }
+
     private static ByteBuffer small(int i, int bytes) {
         return chunk(key(i)).limit(bytes).slice();
     }
