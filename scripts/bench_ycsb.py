@@ -254,7 +254,9 @@ def flash_counters(bean):
                 # AdmissionRefusals since 1.0; the same counter's older name for builds before it
                 "not_admitted": bean.get("AdmissionRefusals", bean.get("DroppedEvictedBeforeWrite")),
                 "flash_bytes_written": bean.get("FlashBytesWritten"),
-                "segment_bytes_written": bean.get("SegmentBytesWritten")}
+                "segment_bytes_written": bean.get("SegmentBytesWritten"),
+                # since CheckpointBytesWritten exists (2026-11-29); None before
+                "checkpoint_bytes_written": bean.get("CheckpointBytesWritten")}
     m = SUMMARY_WRITES.search(bean.get("Summary") or "")
     counters["appended"], counters["reinserted"] = (int(m.group(1)), int(m.group(3))) if m else (None, None)
     return counters
@@ -278,6 +280,8 @@ def cache_figures(before, after, chunk_bytes):
             "flash_written_per_admitted_byte": share(d["flash_bytes_written"], admitted_bytes),
             "segment_written_per_admitted_byte": share(d["segment_bytes_written"], admitted_bytes),
             "flash_bytes_written": d["flash_bytes_written"], "segment_bytes_written": d["segment_bytes_written"],
+            "checkpoint_bytes_written": d["checkpoint_bytes_written"],
+            "checkpoint_share_of_flash_writes": share(d["checkpoint_bytes_written"], d["flash_bytes_written"]),
             "admitted_chunks": admitted, "reinserted": reinserted, "reinserted_share": share(reinserted, appended),
             "puts": d["puts"], "not_admitted": d["not_admitted"]}
 
@@ -1404,9 +1408,11 @@ def evidence_self_test(check):
     # Per-run cache figures from the bean's counters at both ends of a window.
     summary = "hits memory=0 dram=0 flash=9, misses=1, puts=5 (...), flash writes={} ({} B, reinserted {}), device"
     before = flash_counters({"Hits": 100, "Misses": 100, "Puts": 50, "AdmissionRefusals": 5,
-                             "FlashBytesWritten": 1000, "SegmentBytesWritten": 800, "Summary": summary.format(40, 7, 10)})
+                             "FlashBytesWritten": 1000, "SegmentBytesWritten": 800, "CheckpointBytesWritten": 100,
+                             "Summary": summary.format(40, 7, 10)})
     after = flash_counters({"Hits": 1000, "Misses": 200, "Puts": 150, "DroppedEvictedBeforeWrite": 25,  # a build before 1.0
                             "FlashBytesWritten": 1000 + 3 * 65536 * 100, "SegmentBytesWritten": 800 + 2 * 65536 * 100,
+                            "CheckpointBytesWritten": 100 + 65536 * 3,
                             "Summary": summary.format(140, 9, 30)})
     check("appended and reinserted from the Summary", (after["appended"], after["reinserted"]), (140, 30))
     got = cache_figures(before, after, 65536)
@@ -1415,6 +1421,7 @@ def evidence_self_test(check):
     check("flash bytes per admitted byte", got["flash_written_per_admitted_byte"], 300 / 80)
     check("segment bytes per admitted byte", got["segment_written_per_admitted_byte"], 200 / 80)
     check("reinsertions", (got["reinserted"], got["reinserted_share"]), (20, 0.2))
+    check("checkpoints' share of the flash bytes written", got["checkpoint_share_of_flash_writes"], 1 / 100)
     check("no figures for a stock node", cache_figures({}, {}, 65536), {})
     check("an unreadable bean gives no figures", flash_counters({}), {})
     check("an uncompressed table's chunk size is unknown", cache_figures(before, after, None)["flash_written_per_admitted_byte"],
