@@ -64,6 +64,8 @@ public final class Checkpointer {
     private final Chain[] chains;
     /** The chunks invalidated since the last full checkpoints, which every space's deltas name. */
     private final Forgotten forgotten = new Forgotten();
+    /** What this run's first checkpoint by time is weighed against ({@link #recoveredBytes()}). */
+    private long recoveredBytes;
 
     /**
      * Past this many invalidated chunks since the last full checkpoints, and past a quarter of the
@@ -197,27 +199,54 @@ public final class Checkpointer {
      * A checkpointer for a run that {@code recovered} started: when every space came back from one
      * full checkpoint ({@link Recovery.Outcome#continuesChain()}), its first checkpoint is a delta
      * after the last one recovery read, naming what those named and what this run changed, so a
-     * restart does not cost a full checkpoint; otherwise its first is a full one.
+     * restart does not cost a full checkpoint; otherwise (or when a chain has no room for another
+     * delta as large as its last, or has the most deltas a chain may) its first is a full one.
      */
     public Checkpointer(SegmentTable table, ChunkIndex index, AddressSpaces spaces, UUID instance,
                         Recovery.Outcome recovered, LongSupplier clockMillis) {
         this(table, index, spaces, instance, recovered.areaSequences(), recovered.highestSequenceSeen(), clockMillis);
+        recoveredBytes = recovered.restoredEntries() * CheckpointHeader.ENTRY_BYTES;
         RecoveredChain[] recoveredChains = recovered.chains();
         if (recoveredChains == null) {
             return;
         }
+        long lastDeltas = 0;
+        long baseEntries = 0;
+        Chain[] continued = new Chain[chains.length];
         for (int s = 0; s < chains.length; s++) {
             RecoveredChain chain = recoveredChains[s];
             if (chain.baseSequences.length != table.segmentsIn(s)) {
                 throw new IllegalArgumentException("space " + s + " recovered " + chain.baseSequences.length
                         + " segments, the table has " + table.segmentsIn(s));
             }
-            chains[s] = new Chain(chain, s);
+            continued[s] = new Chain(chain, s);
+            if (continued[s].deltas >= DeltaHeader.MAX_DELTAS
+                    || continued[s].nextBlock + 1 + blocks(chain.lastDeltaBytes) > continued[s].endBlock) {
+                return; // the next checkpoint would be a full one anyway: weighed as one
+            }
+            lastDeltas += chain.lastDeltaBytes;
+            baseEntries += chain.baseEntries;
         }
         long[] carried = recovered.forgotten();
         for (int i = 0; i < carried.length; i += 3) {
             forgotten.add(carried[i], carried[i + 1], (int) carried[i + 2]);
         }
+        if (!forgotten.fitsDelta(baseEntries)) {
+            forgotten.dropFirst(forgotten.size, 0);
+            return;
+        }
+        System.arraycopy(continued, 0, chains, 0, chains.length);
+        recoveredBytes = lastDeltas;
+    }
+
+    /**
+     * The bytes this run's first checkpoint by time is weighed against ({@link CheckpointSchedule}):
+     * when the run goes on from the recovered chain, the last delta recovery read (the next one is a
+     * delta too, as large or a little larger); else the entries restored, 12 bytes each, as the full
+     * checkpoint that comes first writes them; 0 for a run that recovered nothing.
+     */
+    public long recoveredBytes() {
+        return recoveredBytes;
     }
 
     /**

@@ -166,22 +166,6 @@ public final class Recovery {
             return chains != null;
         }
 
-        /**
-         * The bytes this run's first checkpoint by time is weighed against: the last delta read when
-         * the chain goes on (the next checkpoint is a delta too), else the entries restored, 12 bytes
-         * each, as a full checkpoint of them writes.
-         */
-        public long recoveredCheckpointBytes() {
-            if (chains == null) {
-                return restoredEntries * CheckpointHeader.ENTRY_BYTES;
-            }
-            long bytes = 0;
-            for (RecoveredChain chain : chains) {
-                bytes += chain.lastDeltaBytes;
-            }
-            return bytes;
-        }
-
         RecoveredChain[] chains() {
             return chains;
         }

@@ -424,8 +424,7 @@ public final class CacheEngine implements AutoCloseable {
         reserveSequences();
         Checkpointer checkpointer = parts.checkpointer(start.instance(), recovered, clockMillis);
         CheckpointSchedule schedule = new CheckpointSchedule(settings.checkpointEverySegments(),
-                settings.checkpointIntervalMillis(), settings.segmentBytes(), recovered.recoveredCheckpointBytes(),
-                clockMillis);
+                settings.checkpointIntervalMillis(), settings.segmentBytes(), checkpointer.recoveredBytes(), clockMillis);
         this.writer = parts.writer(checkpointer, schedule, files, clockMillis);
         this.discards = settings.discardsAny() ? parts.discardFreedSegments(discardingSpaces(settings, spaces)) : null;
         this.writerThread = new Thread(this::writeLoop, "flashchunk-writer");

@@ -221,10 +221,10 @@ class CheckpointDeltaTest {
         EngineFixture second = recovered.engine();
         Recovery.Outcome outcome = recovered.outcome();
         assertTrue(outcome.continuesChain(), outcome.toString());
-        assertEquals(firstDelta.bytes(), outcome.recoveredCheckpointBytes(),
-                "the next checkpoint is weighed against the deltas read, not the full one");
         assertEquals(RecordAddress.NONE, second.index.find(key(unnamed)));
         Checkpointer goingOn = second.checkpointer(INSTANCE, outcome, () -> 0);
+        assertEquals(firstDelta.bytes(), goingOn.recoveredBytes(),
+                "the next checkpoint is weighed against the deltas read, not the full one");
         Writer secondWriter = writer(second, goingOn);
         int forgottenInSecondRun = 2;
         secondWriter.invalidate(key(forgottenInSecondRun));
@@ -276,6 +276,34 @@ class CheckpointDeltaTest {
         Checkpointer.Result result = next.checkpoint(NO_FILES);
         assertEquals(0, result.deltaSpaces(), "a full checkpoint first: " + result);
         assertEquals(recovered.engine().index.entries(), result.entries());
+    }
+
+    /**
+     * A recovered chain whose area has no room for another delta as large as its last: the run's
+     * first checkpoint is a full one, and the schedule weighs it as one (a review found it weighed as
+     * a delta: a full copy of the index at the first interval).
+     */
+    @Test
+    void aRecoveredChainWithNoRoomLeftIsWeighedAndWrittenAsAFullCheckpoint() throws Exception {
+        MemoryDevice a = device("a", 12);
+        EngineFixture first = engine(a);
+        Checkpointer checkpointer = first.checkpointer(INSTANCE);
+        append(first, 0, 8 * PER_SEGMENT);
+        first.segmentWriter.flush();
+        assertEquals(0, checkpointer.checkpoint(NO_FILES).deltaSpaces());
+        byte[] lastDelta = null;
+        for (int n = 0; n < 2 * DeltaHeader.MAX_DELTAS && checkpointer.checkpoint(NO_FILES).deltaSpaces() > 0; n++) {
+            lastDelta = a.image(); // until the area is full, or the chain as long as a chain may be
+        }
+        assertTrue(lastDelta != null);
+        EngineFixture after = engine(new MemoryDevice("a", lastDelta, 8));
+        Recovery.Outcome outcome = after.recover(INSTANCE);
+        assertTrue(outcome.continuesChain() && outcome.loadedDeltas()[0] > 1, outcome.toString());
+        Checkpointer next = after.checkpointer(INSTANCE, outcome, () -> 0);
+        assertEquals(outcome.restoredEntries() * CheckpointHeader.ENTRY_BYTES, next.recoveredBytes());
+        Checkpointer.Result result = next.checkpoint(NO_FILES);
+        assertEquals(0, result.deltaSpaces(), result.toString());
+        assertEquals(8 * PER_SEGMENT, result.entries());
     }
 
     /** 200-byte chunks: a summary of a segment's hundreds of records takes several blocks. */
