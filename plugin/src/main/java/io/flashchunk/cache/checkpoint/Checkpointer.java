@@ -28,8 +28,9 @@ import java.util.zip.CRC32C;
  * Writes checkpoints of the engine: per address space either a full checkpoint, into the older of
  * its two areas (the segments it names, the file table, and the index's slots that point into those
  * segments, 12 bytes a chunk, streamed, so of any size), or a delta after the full one this run last
- * wrote there (the segments whose use changed since, 16 bytes each, and the file table; recovery
- * reads the changed segments' chunks from their summaries). The order makes a crash at any moment safe:
+ * wrote there, or the one recovery read (the segments whose use changed since, 20 bytes each, the
+ * chunks invalidated since, and the file table; recovery reads the changed segments' chunks from their
+ * summaries). The order makes a crash at any moment safe:
  * <ol>
  *   <li>{@link SegmentTable#startCheckpoint}: the durable segments are named, and from now on a
  *       segment reclaimed waits for a checkpoint after this one;</li>
@@ -38,8 +39,8 @@ import java.util.zip.CRC32C;
  *   <li>only once every space's is durable, {@link SegmentTable#checkpointDurable} frees the segments
  *       retired before step 1 and releases those doomed before it.</li>
  * </ol>
- * Every space writes a full checkpoint when this run has not written one yet, after any failed
- * checkpoint, and when any space needs one: more of its segments changed since its last full one
+ * Every space writes a full checkpoint when this run has no full one to go on from (none written, and
+ * none recovered that allows it), after any failed checkpoint, and when any space needs one: more of its segments changed since its last full one
  * than a delta names ({@link DeltaHeader#maxChanges}: recovery reads one summary per changed
  * segment), too many chunks invalidated since, {@link DeltaHeader#MAX_DELTAS} deltas, a segment
  * written in part whose records cannot be listed, or a delta that would not fit the area.
