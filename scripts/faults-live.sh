@@ -5,7 +5,7 @@
 # target/results/faults-live-<UTC time>/ (or --out DIR): summary.md, result.json, samples.jsonl.
 #
 #   scripts/faults-live.sh                       3-minute phases (about 25 minutes)
-#   scripts/faults-live.sh --phase-seconds 25    a short run (CI runs one into a temporary directory)
+#   scripts/faults-live.sh --phase-seconds 20    a short run (CI runs one into a temporary directory)
 #
 # Exit 1 if a read failed or was wrong, a fault phase did not take the device out of use, or the device
 # was still out of use at the end.

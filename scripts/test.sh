@@ -87,9 +87,9 @@ for r in rows:
 PY
 rm -rf "$soak_out" "$repo/target/soak-ci"
 # faults injected into a live node's flash device (EIO, 1 s stalls, a hang), short phases
-step "scripts/faults-live.sh (25 s phases)"
+step "scripts/faults-live.sh (20 s phases)"
 faults_out="$(mktemp -d)"
-"$repo/scripts/faults-live.sh" --phase-seconds 25 --retry-seconds 8 --records 5000 --out "$faults_out" \
+"$repo/scripts/faults-live.sh" --phase-seconds 20 --retry-seconds 8 --records 5000 --out "$faults_out" \
   --work "$repo/target/faults-ci" >/dev/null
 rm -rf "$faults_out" "$repo/target/faults-ci"
 step "all tests passed"
