@@ -57,7 +57,8 @@ lines = ["# Power-cut simulation", "",
          f"cut images were recovered from one; {total('recovered_runs_checked_after_a_delta'):,} recovered engines "
          f"wrote a delta going on from the one they recovered from, and a crash right after it was checked.", "",
          f"Recovered images checked: {total('chunks_served'):,} chunks served; "
-         f"{total('named_by_the_durable_checkpoint'):,} were named by the durable checkpoint and had to come back; "
+         f"{total('named_by_the_durable_checkpoint'):,} times a chunk named by a durable checkpoint had to come back "
+         f"(at the cuts, and after the second crashes); "
          f"{total('appended_after_recovery'):,} records appended after the recoveries over older records. "
          f"Problems (stale or wrong bytes, entries pointing at another record, chunks restored twice, lost chunks): "
          f"{total('problems')}.", "",
