@@ -328,33 +328,44 @@ all_un() {
 }
 
 # waits until node K shows every running node UN and every running node shows node K UN: then
-# gossip has settled around K, so the next node can join (or be restarted) safely
+# gossip has settled around K, so the next node can join (or be restarted) safely. Each round asks
+# every running node at once: a nodetool is a JVM start, seconds each on a busy machine.
 wait_normal() {
-  local root=$1 k=$2 wait_s=$3 deadline t0 addresses=() other out="" pending
+  local root=$1 k=$2 wait_s=$3 deadline t0 addresses=() other out="" pending views asked
   t0=$(date +%s)
   deadline=$((t0 + wait_s))
+  views="$(mktemp -d)"
   while :; do
     node_pid "$root/node$k" >/dev/null \
-      || die "node $k is no longer running (see $root/node$k/logs/system.log)"
+      || { rm -rf "$views"; die "node $k is no longer running (see $root/node$k/logs/system.log)"; }
     mapfile -t addresses < <(running_addresses "$root")
+    asked=()
+    for other in "${addresses[@]}"; do
+      other=${other##*.}
+      ("$NODE_SH" nodetool "$root/node$other" status >"$views/$other" 2>&1 || true) &
+      asked+=($!)
+    done
+    wait "${asked[@]}"
     pending=""
-    out="$("$NODE_SH" nodetool "$root/node$k" status 2>&1)" || true
+    out="$(cat "$views/$k")"
     all_un "$out" "${addresses[@]}" || pending="node $k does not see all of ${addresses[*]} UN"
     if [ -z "$pending" ]; then
       for other in "${addresses[@]}"; do
         other=${other##*.}
         [ "$other" != "$k" ] || continue
-        if ! all_un "$("$NODE_SH" nodetool "$root/node$other" status 2>&1 || true)" "127.0.0.$k"; then
+        if ! all_un "$(cat "$views/$other")" "127.0.0.$k"; then
           pending="node $other does not see node $k UN"
           break
         fi
       done
     fi
     if [ -z "$pending" ]; then
+      rm -rf "$views"
       note "node $k: UN in the view of every running node ($(($(date +%s) - t0)) s after CQL)"
       return 0
     fi
     if [ "$(date +%s)" -ge "$deadline" ]; then
+      rm -rf "$views"
       echo "---- nodetool status on node $k:" >&2
       echo "$out" >&2
       die "node $k: not UN everywhere within $wait_s s ($pending); see $root/node$k/logs/system.log"

@@ -426,8 +426,7 @@ def cached_files(cluster, k):
 
 def check_cache_files(cluster, step):
     """Every file the flash cache may serve chunks of is a data file that exists on that node."""
-    figures = {}
-    for k in cluster.live:
+    def check(k):
         last = {}
 
         def only_live_files():
@@ -443,17 +442,21 @@ def check_cache_files(cluster, step):
         except CheckFailed:
             raise CheckFailed(f"{step}: node {k}'s flash cache still holds files that are not on disk after 60 s: "
                               f"{last.get('gone')}\n(CachedFiles: {last.get('out', '')[-2000:]})")
-        figures[k] = {"files": len(last["files"])}
-    return figures
+        return {"files": len(last["files"])}
+    # every node at once: each look is a nodetool, a JVM start
+    with ThreadPoolExecutor(len(cluster.live)) as pool:
+        return dict(zip(cluster.live, pool.map(check, cluster.live)))
 
 
 def cache_figures(cluster, step):
-    figures = {}
-    for k in cluster.live:
+    def figures_of(k):
         info = parse_chunk_cache(cluster.nodetool(k, "info"))
         mx = cluster.nodetool(k, "sjk", "mx", "-b", FLASH_BEAN, "-mg", "-f", "Summary")
         flash = re.search(r"hits memory=\d+ dram=\d+ flash=(\d+)", mx)
-        figures[k] = {**info, "flash_hits": int(flash.group(1)) if flash else None}
+        return {**info, "flash_hits": int(flash.group(1)) if flash else None}
+    with ThreadPoolExecutor(len(cluster.live)) as pool:
+        figures = dict(zip(cluster.live, pool.map(figures_of, cluster.live)))
+    for k, info in figures.items():
         log(f"{step}: node {k} chunk cache: {info['line']}")
     return figures
 
