@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  * order of writes every checkpoint format keeps. On construction the area's old header is wiped (a
  * half-written body must never pass as the old checkpoint); bytes appended go out in
  * {@value #PIECE_BYTES}-byte writes from the block after the header, so the body is contiguous on
- * flash; {@link #finish} writes the rest and flushes, then writes the header and flushes again.
+ * flash; {@link #finish} writes the rest and flushes, then writes the header and flushes again
+ * ({@link #finishBody} and {@link #writeHeader} apart, for a full checkpoint with a delta between).
  *
  * <p>Not thread-safe: one checkpoint writes one area from one thread.
  */
@@ -71,10 +72,20 @@ final class BodyWriter {
 
     /** Writes what is left of the body and makes it durable, then writes {@code header} (one block) and makes it durable. */
     public void finish(ByteBuffer header) throws IOException {
+        finishBody();
+        writeHeader(header);
+    }
+
+    /** Writes what is left of the body and makes it durable (a full checkpoint's delta goes between this and its header). */
+    void finishBody() throws IOException {
         if (piece.position() > 0) {
             writePiece();
         }
         driver.flush();
+    }
+
+    /** Writes {@code header} (one block) over the wiped one and makes it durable: the body counts from here. */
+    void writeHeader(ByteBuffer header) throws IOException {
         write(headerBlock, header);
         driver.flush();
     }

@@ -45,12 +45,13 @@ import java.util.zip.CRC32C;
  * segment), too many chunks invalidated since, {@link DeltaHeader#MAX_DELTAS} deltas, a segment
  * written in part whose records cannot be listed, or a delta that would not fit the area.
  *
- * <p>The copy of the index in a full checkpoint is fuzzy if the writer goes on meanwhile (run on the
- * writer's thread, as the engine does, it is exact, and the header says so: recovery then puts it
- * back without a duplicate check): a slot pointing into a segment not named is left out, and recovery
- * trusts nothing else, since every record read is checked against its key and its segment's
- * sequence. A failed checkpoint spends its sequence (a space may hold it durably) and frees nothing.
- * One checkpoint at a time.
+ * <p>A full checkpoint copies the index by a {@link ChunkIndex.Pass} on the writer's thread, at once
+ * ({@link #checkpoint}) or in steps between the writer's appends ({@link #start}, {@link #step},
+ * {@link #finish}): each entry once, so the header says exact and recovery puts it back without a
+ * duplicate check. A slot pointing into a segment not named (appended since the start) is left out;
+ * what changed during steps goes into a delta written before the full checkpoint's header. A failed
+ * checkpoint spends its sequence (a space may hold it durably) and frees nothing. One checkpoint at a
+ * time, all on the writer's thread.
  */
 public final class Checkpointer {
     private final SegmentTable table;
@@ -67,6 +68,8 @@ public final class Checkpointer {
     private final Forgotten forgotten = new Forgotten();
     /** What this run's first checkpoint by time is weighed against ({@link #recoveredBytes()}). */
     private long recoveredBytes;
+    /** The full checkpoint {@link #start}ed and not yet finished, or null. */
+    private FullCopy inSteps;
 
     /**
      * Past this many invalidated chunks since the last full checkpoints, and past a quarter of the
@@ -233,7 +236,7 @@ public final class Checkpointer {
             forgotten.add(carried[i], carried[i + 1], (int) carried[i + 2]);
         }
         if (!forgotten.fitsDelta(baseEntries)) {
-            forgotten.dropFirst(forgotten.size, 0);
+            forgotten.dropFirst(forgotten.size, 0, Long.MAX_VALUE);
             return;
         }
         System.arraycopy(continued, 0, chains, 0, chains.length);
@@ -261,125 +264,330 @@ public final class Checkpointer {
 
     /**
      * As {@link #checkpoint(NamedFiles)}; when {@code full}, every space writes a full checkpoint
-     * whatever a delta would do (before going back to a release that reads no delta, say).
+     * whatever a delta would do (before going back to a release that reads no delta, say). A full
+     * checkpoint started in steps ({@link #start}) and not finished is finished first.
      */
     public synchronized Result checkpoint(NamedFiles namedFiles, boolean full) throws IOException {
-        SegmentTable.Named named = table.startCheckpoint();
-        long startedMillis = clockMillis.getAsLong();
-        // Read after naming: a chunk in a named segment was appended earlier, its file registered earlier.
-        FileTableCodec.Encoded files = namedFiles.table();
-        int nextFileId = namedFiles.nextFileId();
-        long sequence = spentSequence = Math.addExact(spentSequence, 1);
-        long nextSegmentSequence = table.nextSequence();
-        int count = spaces.count();
-        int forgottenBefore = forgotten.size;
-        long lostBefore = forgotten.lost;
-        DeltaPlan[] changes = new DeltaPlan[count];
-        long baseEntries = 0;
-        boolean delta = !full;
-        for (int s = 0; s < count && delta; s++) {
-            delta = chains[s] != null;
-            baseEntries += delta ? chains[s].baseEntries : 0;
-        }
-        delta = delta && forgotten.fitsDelta(baseEntries);
-        // Every space a delta, or every space a full checkpoint: the spaces' full checkpoints are then
-        // always one copy of the index, which recovery puts back whole before any summary.
-        for (int s = 0; s < count && delta; s++) {
-            changes[s] = chains[s].changes(named, files, forgottenBefore);
-            delta = changes[s] != null;
-        }
-        if (!delta) {
-            Arrays.fill(changes, null);
-        }
-        Chain[] previous = chains.clone();
-        Chain[] written = new Chain[count];
-        // Any failure from here on: the next checkpoint of every space is a full one.
-        Arrays.fill(chains, null);
-        long entries = 0;
-        long refused = 0;
-        long bytes = 0;
-        int deltaSpaces = 0;
-        long changed = 0;
-        FullBody[] fulls = new FullBody[count];
-        int[] area = new int[count];
-        for (int s = 0; s < count; s++) {
-            if (changes[s] != null) {
-                continue;
+        if (inSteps != null) {
+            Result finished = finish(namedFiles);
+            if (!full) {
+                return finished;
             }
-            // The older area: the newest durable checkpoint of this space is never overwritten.
-            area[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
-            // Until its header is written again, the area holds no checkpoint.
-            areaSequences[s][area[s]] = 0;
-            fulls[s] = new FullBody(spaces.driver(s), spaces.get(s).areas(), area[s], s);
-            fulls[s].appendSegments(named.sequences());
-            fulls[s].append(ByteBuffer.wrap(files.bytes()));
         }
-        boolean exact = copyIndex(named, fulls);
-        for (int s = 0; s < count; s++) {
-            if (fulls[s] == null) {
-                continue;
-            }
-            fulls[s].finish(new CheckpointHeader(instance, s, sequence, startedMillis, nextFileId,
-                    files.count(), files.bytes().length, table.segmentsIn(s), spaces.layout(s).segmentBytes(),
-                    index.buckets(), fulls[s].entries, nextSegmentSequence, fulls[s].crc(), exact));
-            areaSequences[s][area[s]] = sequence;
-            written[s] = new Chain(area[s], sequence, fulls[s].writer.bytes(), fulls[s].entries, s, named);
-            entries += fulls[s].entries;
-            refused += fulls[s].refused;
-            bytes += fulls[s].writer.bytes();
+        Start started = new Start(namedFiles, full);
+        if (started.deltas != null) {
+            return writeDeltas(started);
         }
-        for (int s = 0; s < count; s++) {
-            if (changes[s] == null) {
-                continue;
-            }
-            Chain chain = written[s] = previous[s];
-            bytes += chain.writeDelta(changes[s], forgottenBefore, named, files, sequence, startedMillis,
-                    nextFileId, nextSegmentSequence);
-            areaSequences[s][chain.area] = sequence;
-            deltaSpaces++;
-            changed += changes[s].changed.length;
-        }
-        if (!delta) {
-            // The full checkpoints' copy of the index came after these were forgotten.
-            forgotten.dropFirst(forgottenBefore, lostBefore);
-        }
-        System.arraycopy(written, 0, chains, 0, count);
-        int freed = table.checkpointDurable(named.epoch());
-        return new Result(sequence, entries, refused, bytes, freed, startedMillis, deltaSpaces, changed);
+        // The copy at once, and nothing else changes the index meanwhile: the header follows the body.
+        FullCopy copy = new FullCopy(started);
+        copy.step(Long.MAX_VALUE);
+        copy.flushBodies();
+        copy.writeHeaders();
+        forgotten.dropFirst(started.forgottenBefore, started.lostBefore, started.named.unwrittenFrom());
+        System.arraycopy(copy.chains(), 0, chains, 0, chains.length);
+        int freed = table.checkpointDurable(started.named.epoch());
+        return new Result(started.sequence, copy.entries(), copy.refused(), copy.bytes(), freed, started.millis, 0, 0);
     }
 
     /**
-     * Copies the index's slots that point into named segments into the full bodies of the spaces
-     * that have one; returns whether the index did not change meanwhile (an exact copy).
+     * Starts a checkpoint that the writer goes on around: a delta (a few blocks) is written whole now
+     * and returned; a full checkpoint only starts, returning null: its copy of the index goes on in
+     * {@link #step}s between the writer's changes, and {@link #finish} writes what changed meanwhile
+     * as a delta after it, then its header. So a full checkpoint of any size holds the writer up for one
+     * step at a time, never for the whole copy. Writer thread only.
      */
-    private boolean copyIndex(SegmentTable.Named named, FullBody[] fulls) throws IOException {
-        boolean any = false;
-        for (FullBody full : fulls) {
-            any |= full != null;
+    public synchronized Result start(NamedFiles namedFiles) throws IOException {
+        return start(namedFiles, false);
+    }
+
+    /** As {@link #start(NamedFiles)}; when {@code full}, a full checkpoint whatever a delta would do. */
+    public synchronized Result start(NamedFiles namedFiles, boolean full) throws IOException {
+        if (inSteps != null) {
+            throw new IllegalStateException("a full checkpoint is already under way");
         }
-        if (!any) {
-            return true;
+        Start started = new Start(namedFiles, full);
+        if (started.deltas != null) {
+            return writeDeltas(started);
         }
-        int count = fulls.length;
-        long changesBefore = index.changes();
+        inSteps = new FullCopy(started);
+        return null;
+    }
+
+    /** Whether a full checkpoint {@link #start}ed is waiting for its {@link #step}s and {@link #finish}. */
+    public synchronized boolean started() {
+        return inSteps != null;
+    }
+
+    /**
+     * Copies the next {@code buckets} buckets of the index into the full checkpoint under way (writer
+     * thread only); returns whether the copy is done, so that {@link #finish} writes no more of it. A
+     * failure gives the checkpoint up (the next one is full again) and throws.
+     */
+    public synchronized boolean step(long buckets) throws IOException {
+        if (inSteps == null) {
+            throw new IllegalStateException("no full checkpoint is under way");
+        }
         try {
-            index.forEachSlot((bucket, slot) -> {
-                long address = ChunkIndex.address(slot);
-                int s = RecordAddress.space(address);
-                if (s < count && fulls[s] != null && spaces.layout(s).contains(address) && named.names(
-                        table.segment(s, spaces.layout(s).index(address)), spaces.layout(s).sectorInSegment(address))) {
-                    try {
-                        fulls[s].addEntry(bucket, slot);
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
+            return inSteps.step(buckets);
+        } catch (IOException | RuntimeException e) {
+            inSteps.giveUp();
+            inSteps = null;
+            throw e;
         }
-        // Run on the writer's thread, as the engine does, nothing changes the index during the copy.
-        return index.unchangedSince(changesBefore);
+    }
+
+    /**
+     * Finishes the full checkpoint under way (writer thread only, after the appender put every chunk so
+     * far on flash, as for any checkpoint): the rest of its copy, its body made durable, then a delta
+     * after it naming what changed since it started (segments used, chunks invalidated), then its
+     * header. Only the header makes the two visible, so recovery never reads the copy without what
+     * changed during it. When no delta can name that (too much changed), a full checkpoint is written
+     * at once instead. Returns the two as one result, or throws (the next checkpoint is full again).
+     */
+    public synchronized Result finish(NamedFiles namedFiles) throws IOException {
+        FullCopy copy = inSteps;
+        if (copy == null) {
+            throw new IllegalStateException("no full checkpoint is under way");
+        }
+        inSteps = null;
+        Start since;
+        try {
+            copy.step(Long.MAX_VALUE);
+            copy.flushBodies();
+            // From here, the log holds just what was invalidated while the copy was made.
+            forgotten.dropFirst(copy.started.forgottenBefore, copy.started.lostBefore,
+                    copy.started.named.unwrittenFrom());
+            Chain[] base = copy.chains();
+            since = new Start(namedFiles, base);
+        } catch (IOException | RuntimeException e) {
+            copy.giveUp();
+            throw e;
+        }
+        if (since.deltas == null) {
+            copy.giveUp();
+            return checkpoint(namedFiles, true);
+        }
+        // Chains stay null until the header is durable: a failure below leaves the next checkpoint full.
+        long bytes = copy.bytes();
+        long changed = 0;
+        int count = spaces.count();
+        for (int s = 0; s < count; s++) {
+            Chain chain = since.base[s];
+            bytes += chain.writeDelta(since.deltas[s], since.forgottenBefore, since.named, since.files, since.sequence,
+                    since.millis, since.nextFileId, since.nextSegmentSequence);
+            changed += since.deltas[s].changed.length;
+        }
+        copy.writeHeaders();
+        for (int s = 0; s < count; s++) {
+            areaSequences[s][since.base[s].area] = since.sequence;
+        }
+        System.arraycopy(since.base, 0, chains, 0, count);
+        int freed = table.checkpointDurable(since.named.epoch());
+        return new Result(since.sequence, copy.entries(), copy.refused(), bytes, freed, copy.started.millis, 0, changed);
+    }
+
+    /** Writes the deltas {@code started} planned, one per space, after each space's chain. */
+    private Result writeDeltas(Start started) throws IOException {
+        int count = spaces.count();
+        Chain[] previous = chains.clone();
+        // Any failure from here on: the next checkpoint of every space is a full one.
+        Arrays.fill(chains, null);
+        long bytes = 0;
+        long changed = 0;
+        for (int s = 0; s < count; s++) {
+            Chain chain = previous[s];
+            bytes += chain.writeDelta(started.deltas[s], started.forgottenBefore, started.named, started.files,
+                    started.sequence, started.millis, started.nextFileId, started.nextSegmentSequence);
+            areaSequences[s][chain.area] = started.sequence;
+            changed += started.deltas[s].changed.length;
+        }
+        System.arraycopy(previous, 0, chains, 0, count);
+        int freed = table.checkpointDurable(started.named.epoch());
+        return new Result(started.sequence, 0, 0, bytes, freed, started.millis, count, changed);
+    }
+
+    /**
+     * What a checkpoint starts from: the segments it names and their epoch, the file table read after
+     * naming them (a chunk in a named segment was appended earlier, its file registered earlier), its
+     * sequence, and per space the delta it writes after the space's chain, or none (every space then
+     * writes a full checkpoint).
+     */
+    private final class Start {
+        final SegmentTable.Named named;
+        final long millis;
+        final FileTableCodec.Encoded files;
+        final int nextFileId;
+        final long sequence;
+        final long nextSegmentSequence;
+        final int forgottenBefore;
+        final long lostBefore;
+        /** The chains the deltas go after. */
+        final Chain[] base;
+        /** Per space, what its delta names; null: every space writes a full checkpoint. */
+        final DeltaPlan[] deltas;
+
+        /** A checkpoint after this run's chains: deltas when every space can write one and {@code full} is not asked. */
+        Start(NamedFiles namedFiles, boolean full) {
+            this(namedFiles, full ? null : chains.clone());
+        }
+
+        /** A checkpoint after {@code base}: deltas when every space can write one, else (or with no base) full. */
+        Start(NamedFiles namedFiles, Chain[] base) {
+            named = table.startCheckpoint();
+            millis = clockMillis.getAsLong();
+            files = namedFiles.table();
+            nextFileId = namedFiles.nextFileId();
+            sequence = spentSequence = Math.addExact(spentSequence, 1);
+            nextSegmentSequence = table.nextSequence();
+            forgottenBefore = forgotten.size;
+            lostBefore = forgotten.lost;
+            this.base = base;
+            deltas = base == null ? null : plan(base);
+        }
+
+        private DeltaPlan[] plan(Chain[] base) {
+            int count = spaces.count();
+            long baseEntries = 0;
+            for (int s = 0; s < count; s++) {
+                if (base[s] == null) {
+                    return null;
+                }
+                baseEntries += base[s].baseEntries;
+            }
+            if (!forgotten.fitsDelta(baseEntries)) {
+                return null;
+            }
+            // Every space a delta, or every space a full checkpoint: the spaces' full checkpoints are then
+            // always one copy of the index, which recovery puts back whole before any summary.
+            DeltaPlan[] plans = new DeltaPlan[count];
+            for (int s = 0; s < count; s++) {
+                plans[s] = base[s].changes(named, files, forgottenBefore);
+                if (plans[s] == null) {
+                    return null;
+                }
+            }
+            return plans;
+        }
+    }
+
+    /**
+     * A full checkpoint of every space, from its start to its header: the older area of each space
+     * taken (its header wiped), the segments named and the file table written, then the index copied
+     * in steps ({@link ChunkIndex.Pass}: each entry once, whatever the writer does between steps).
+     */
+    private final class FullCopy {
+        final Start started;
+        final FullBody[] fulls;
+        final int[] area;
+        final ChunkIndex.Pass pass;
+        private boolean copied;
+
+        FullCopy(Start started) throws IOException {
+            this.started = started;
+            int count = spaces.count();
+            // Any failure from here on: the next checkpoint of every space is a full one.
+            Arrays.fill(chains, null);
+            fulls = new FullBody[count];
+            area = new int[count];
+            for (int s = 0; s < count; s++) {
+                // The older area: the newest durable checkpoint of this space is never overwritten.
+                area[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
+                // Until its header is written again, the area holds no checkpoint.
+                areaSequences[s][area[s]] = 0;
+                fulls[s] = new FullBody(spaces.driver(s), spaces.get(s).areas(), area[s], s);
+                fulls[s].appendSegments(started.named.sequences());
+                fulls[s].append(ByteBuffer.wrap(started.files.bytes()));
+            }
+            pass = index.startPass();
+        }
+
+        /**
+         * Copies the slots of the next {@code buckets} buckets that point into segments this
+         * checkpoint names (below the part named of one written in part) into their spaces' bodies;
+         * returns whether every bucket is copied. A slot pointing elsewhere is a record appended since
+         * the start, which a later checkpoint names.
+         */
+        boolean step(long buckets) throws IOException {
+            if (copied) {
+                return true;
+            }
+            int count = fulls.length;
+            SegmentTable.Named named = started.named;
+            try {
+                copied = pass.visit(buckets, (bucket, slot) -> {
+                    long address = ChunkIndex.address(slot);
+                    int s = RecordAddress.space(address);
+                    if (s < count && spaces.layout(s).contains(address) && named.names(table.segment(s,
+                            spaces.layout(s).index(address)), spaces.layout(s).sectorInSegment(address))) {
+                        try {
+                            fulls[s].addEntry(bucket, slot);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    }
+                });
+            } catch (UncheckedIOException e) {
+                throw e.getCause();
+            }
+            return copied;
+        }
+
+        /** Every space's body on flash and durable; no header yet. */
+        void flushBodies() throws IOException {
+            for (FullBody full : fulls) {
+                full.writer.finishBody();
+            }
+        }
+
+        /** Every space's header, each made durable: from here recovery may choose this checkpoint. */
+        void writeHeaders() throws IOException {
+            Start s0 = started;
+            for (int s = 0; s < fulls.length; s++) {
+                // Exact: the pass gave each entry once, at most a bucket's worth per bucket.
+                fulls[s].writer.writeHeader(new CheckpointHeader(instance, s, s0.sequence, s0.millis, s0.nextFileId,
+                        s0.files.count(), s0.files.bytes().length, table.segmentsIn(s), spaces.layout(s).segmentBytes(),
+                        index.buckets(), fulls[s].entries, s0.nextSegmentSequence, fulls[s].crc(), true).encode());
+                areaSequences[s][area[s]] = s0.sequence;
+            }
+        }
+
+        /** Per space, the chain this checkpoint begins (its body written whole). */
+        Chain[] chains() {
+            Chain[] begun = new Chain[fulls.length];
+            for (int s = 0; s < fulls.length; s++) {
+                begun[s] = new Chain(area[s], started.sequence, fulls[s].writer.bytes(), fulls[s].entries, s,
+                        started.named);
+            }
+            return begun;
+        }
+
+        void giveUp() {
+            pass.close();
+        }
+
+        long entries() {
+            long n = 0;
+            for (FullBody full : fulls) {
+                n += full.entries;
+            }
+            return n;
+        }
+
+        long refused() {
+            long n = 0;
+            for (FullBody full : fulls) {
+                n += full.refused;
+            }
+            return n;
+        }
+
+        long bytes() {
+            long n = 0;
+            for (FullBody full : fulls) {
+                n += full.writer.bytes();
+            }
+            return n;
+        }
     }
 
     /**
@@ -445,10 +653,6 @@ public final class Checkpointer {
 
         int crc() {
             return (int) crc.getValue();
-        }
-
-        void finish(CheckpointHeader header) throws IOException {
-            writer.finish(header.encode());
         }
     }
 
@@ -694,10 +898,21 @@ public final class Checkpointer {
                     && size <= Math.max(MIN_FORGOTTEN_FOR_FULL, baseEntries / DeltaHeader.CHANGES_SHARE);
         }
 
-        /** Full checkpoints copied the index after the first {@code n} and the first {@code lostBefore} lost. */
-        void dropFirst(int n, long lostBefore) {
-            System.arraycopy(entries, 3 * n, entries, 0, 3 * (size - n));
-            size -= n;
+        /**
+         * Full checkpoints copied the index after the first {@code n} and the first {@code lostBefore}
+         * lost: of those, only invalidations at or past sequence {@code keepFrom} stay, since records
+         * of that use from before them may lie past what the full checkpoints named, and a later
+         * delta names that part from the segment's summary.
+         */
+        void dropFirst(int n, long lostBefore, long keepFrom) {
+            int kept = 0;
+            for (int i = 0; i < n; i++) {
+                if (entries[3 * i + 1] >= keepFrom) {
+                    System.arraycopy(entries, 3 * i, entries, 3 * kept++, 3);
+                }
+            }
+            System.arraycopy(entries, 3 * n, entries, 3 * kept, 3 * (size - n));
+            size -= n - kept;
             lostAtLastFull = lostBefore;
         }
     }

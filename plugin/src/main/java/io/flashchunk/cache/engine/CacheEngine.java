@@ -625,7 +625,8 @@ public final class CacheEngine implements AutoCloseable {
         while (!closing || !queue.isEmpty()) {
             Pending pending;
             try {
-                pending = queue.poll(50, TimeUnit.MILLISECONDS);
+                // A full checkpoint under way goes on in steps between chunks, and without pause when idle.
+                pending = writer.checkpointUnderWay() ? queue.poll() : queue.poll(50, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 break;
             }

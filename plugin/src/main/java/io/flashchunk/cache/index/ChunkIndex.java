@@ -50,11 +50,8 @@ public final class ChunkIndex {
     private final long buckets;
     // Written by the one writer only; volatile so that any thread may read the count.
     private volatile long entries;
-    /**
-     * Counts the writer's changes of slots (not read bits) twice, before and after each: odd while
-     * one is under way. A copy that saw it even and unchanged from start to end saw no change.
-     */
-    private volatile long changes;
+    /** The copy in steps under way ({@link #startPass}), or null; the writer's alone. */
+    private Pass pass;
 
     public ChunkIndex(long maxEntries) {
         this(bucketsFor(maxEntries), null);
@@ -132,12 +129,7 @@ public final class ChunkIndex {
      */
     long put(long key, long address) {
         checkAddress(address);
-        changes++;
-        try {
-            return putSlot(key, address);
-        } finally {
-            changes++;
-        }
+        return putSlot(key, address);
     }
 
     private long putSlot(long key, long address) {
@@ -178,7 +170,8 @@ public final class ChunkIndex {
         for (int i = 0; i < BUCKET_SLOTS; i++) {
             long value = get(base + i);
             long other = otherBucket(bucket, value >>> TAG_SHIFT);
-            if (other != bucket) {
+            // A move across a pass's cursor would let it see the entry twice, or never.
+            if (other != bucket && (pass == null || pass.copied(bucket) == pass.copied(other))) {
                 long free = freeSlot(other);
                 if (free != -1) {
                     set(free, value);
@@ -196,16 +189,13 @@ public final class ChunkIndex {
         if (slot == -1) {
             return false;
         }
-        changes++;
         set(slot, EMPTY);
         entries--;
-        changes++;
         return true;
     }
 
     /** Removes every entry whose address the predicate accepts (writer only); returns how many. */
     long removeIf(LongPredicate onAddress) {
-        changes++;
         long removed = 0;
         try {
             for (long[] page : pages) {
@@ -220,7 +210,6 @@ public final class ChunkIndex {
             return removed;
         } finally {
             entries -= removed;
-            changes++;
         }
     }
 
@@ -248,23 +237,76 @@ public final class ChunkIndex {
     }
 
     /**
-     * The writer's change count: twice the changes made (puts, moves, removals; not read bits), plus
-     * one while a change is under way. A {@link #forEachSlot} pass that read it even before and the
-     * same after is an exact copy ({@link #unchangedSince}): each entry once, at most a bucket's worth
-     * of slots per bucket.
+     * Starts a copy of the index made in steps between the writer's changes (writer only; one at a
+     * time): each {@link Pass#visit} hands over the slots of the next buckets. Meanwhile no entry moves
+     * between a bucket already handed over and one not yet ({@link #makeRoom} picks another or none),
+     * so the pass gives no entry twice and at most a bucket's worth of slots per bucket, as an exact
+     * copy does; an entry put, changed or removed meanwhile is seen as it is when its bucket's turn
+     * comes.
      */
-    public long changes() {
-        return changes;
+    public Pass startPass() {
+        if (pass != null) {
+            throw new IllegalStateException("a pass over the index is already under way");
+        }
+        pass = new Pass();
+        return pass;
     }
 
-    /** Whether no change was under way at {@code changes} (as read before a pass) and none has been since. */
-    public boolean unchangedSince(long changes) {
-        return (changes & 1) == 0 && this.changes == changes;
+    /** A copy of the index in steps ({@link #startPass}); ends when every bucket was handed over, or at {@link #close}. */
+    public final class Pass implements AutoCloseable {
+        /** Buckets below this have been handed over. */
+        private long next;
+
+        private Pass() {
+        }
+
+        boolean copied(long bucket) {
+            return bucket < next;
+        }
+
+        /**
+         * Hands the slots in use of the next {@code count} buckets to {@code visitor}, bucket by bucket
+         * (writer only); returns whether every bucket has now been handed over (the pass is then over).
+         */
+        public boolean visit(long count, SlotVisitor visitor) {
+            if (pass != this) {
+                throw new IllegalStateException("this pass over the index is over");
+            }
+            long end = Math.min(buckets, next + Math.max(1, count));
+            for (long bucket = next; bucket < end; bucket++) {
+                long base = bucket * BUCKET_SLOTS;
+                for (int i = 0; i < BUCKET_SLOTS; i++) {
+                    long value = get(base + i);
+                    if (value != EMPTY) {
+                        visitor.visit(bucket, value);
+                    }
+                }
+                next = bucket + 1;
+            }
+            if (next == buckets) {
+                pass = null;
+                return true;
+            }
+            return false;
+        }
+
+        /** Buckets handed over so far. */
+        public long visited() {
+            return next;
+        }
+
+        /** Ends the pass where it is (a failed checkpoint); the writer's moves are free again. */
+        @Override
+        public void close() {
+            if (pass == this) {
+                pass = null;
+            }
+        }
     }
 
     /**
-     * Puts back a slot that an exact {@link #forEachSlot} pass (see {@link #changes}) gave with its
-     * bucket, into that bucket (writer only, before readers start): such a pass gives no entry twice
+     * Puts back a slot that a {@link Pass} (or a {@link #forEachSlot} pass with no change meanwhile)
+     * gave with its bucket, into that bucket (writer only, before readers start): such a pass gives no entry twice
      * and at most a bucket's worth of slots per bucket, so no other bucket is looked at. Returns false
      * when the slot is not one of this table's or its bucket is full. The read bit is kept.
      */

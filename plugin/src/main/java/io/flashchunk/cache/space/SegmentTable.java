@@ -342,11 +342,25 @@ public final class SegmentTable {
         private final long epoch;
         private final long[] sequences;
         private final int[] sectors;
+        private final long unwrittenFrom;
 
-        public Named(long epoch, long[] sequences, int[] sectors) {
+        /**
+         * @param unwrittenFrom the lowest sequence of a segment open or sealed and not yet written whole
+         *                      (Long.MAX_VALUE when none): records of it and later may lie past what is named
+         */
+        public Named(long epoch, long[] sequences, int[] sectors, long unwrittenFrom) {
             this.epoch = epoch;
             this.sequences = sequences;
             this.sectors = sectors;
+            this.unwrittenFrom = unwrittenFrom;
+        }
+
+        /**
+         * The lowest segment sequence whose records this checkpoint may not name whole: every record
+         * of an earlier sequence that is still on flash lies in a durable segment, named whole.
+         */
+        public long unwrittenFrom() {
+            return unwrittenFrom;
         }
 
         public long epoch() {
@@ -382,17 +396,21 @@ public final class SegmentTable {
         long started = checkpointStarted();
         long[] named = new long[segments()];
         int[] sectors = new int[segments()];
+        long unwrittenFrom = Long.MAX_VALUE;
         for (int segment = 0; segment < named.length; segment++) {
             SegmentState state = state(segment);
             if (state == SegmentState.DURABLE) {
                 named[segment] = sequences[segment];
                 sectors[segment] = Integer.MAX_VALUE;
-            } else if ((state == SegmentState.OPEN || state == SegmentState.SEALED) && writtenSectors[segment] > 0) {
-                named[segment] = sequences[segment];
-                sectors[segment] = writtenSectors[segment];
+            } else if (state == SegmentState.OPEN || state == SegmentState.SEALED) {
+                unwrittenFrom = Math.min(unwrittenFrom, sequences[segment]);
+                if (writtenSectors[segment] > 0) {
+                    named[segment] = sequences[segment];
+                    sectors[segment] = writtenSectors[segment];
+                }
             }
         }
-        return new Named(started, named, sectors);
+        return new Named(started, named, sectors, unwrittenFrom);
     }
 
     /**

@@ -44,6 +44,13 @@ public final class Writer {
 
     /** What the last durable checkpoint wrote, or null before the first. */
     private volatile Checkpointer.Result lastCheckpoint;
+    /** When the full checkpoint under way started, or null. */
+    private Started underWay;
+    /**
+     * Index buckets a step of a full checkpoint copies: 32,768 slots (a page of the index), about a
+     * tenth of a millisecond, with a 4 MiB write of the body every dozen steps or so.
+     */
+    static final long BUCKETS_PER_STEP = 4096;
 
     /**
      * @param files       the files a checkpoint names (their table is written with the index)
@@ -77,22 +84,34 @@ public final class Writer {
     }
 
     /**
-     * After each step of the writer thread: a checkpoint when {@code asked}, or when the schedule
-     * says one is due by segments written or by time.
+     * After each step of the writer thread: a step of the full checkpoint under way, if any (and its
+     * end once the copy is done); else a checkpoint when {@code asked} (written whole), or when the
+     * schedule says one is due by segments written or by time (a delta is written whole, a full one
+     * starts, to go on in steps).
      */
     public void checkpointIfDue(boolean asked) {
-        if (asked || schedule.dueByCount(segments.sealed())) {
+        if (asked) {
             schedule.tried(segments.sealed());
-            checkpoint(asked ? "asked for" : "segments written");
+            checkpoint("asked for");
+        } else if (checkpointer.started()) {
+            checkpointStep();
+        } else if (schedule.dueByCount(segments.sealed())) {
+            schedule.tried(segments.sealed());
+            start("segments written");
         } else if (schedule.dueByTime(segments.appended(), segments.appendedBytes())) {
             schedule.tried(segments.sealed());
-            checkpoint("interval");
+            start("interval");
         }
     }
 
+    /** Whether a full checkpoint is under way: the writer should come back for its next step without waiting. */
+    public boolean checkpointUnderWay() {
+        return checkpointer.started();
+    }
+
     /**
-     * Writes what was appended so far to flash and a checkpoint naming it; returns whether the
-     * checkpoint is durable. A failure is counted and logged, never thrown.
+     * Writes what was appended so far to flash and a checkpoint naming it, finishing any full one under
+     * way first; returns whether the checkpoint is durable. A failure is counted and logged, never thrown.
      */
     public boolean checkpoint(String why) {
         return checkpoint(why, false);
@@ -100,24 +119,74 @@ public final class Writer {
 
     /** As {@link #checkpoint(String)}, a full checkpoint when {@code full} ({@link Checkpointer#checkpoint(NamedFiles, boolean)}). */
     public boolean checkpoint(String why, boolean full) {
+        underWay = null; // a full checkpoint under way is finished first
         try {
             segments.persist();
-            int sealed = segments.sealed();
-            long appended = segments.appended();
-            long appendedBytes = segments.appendedBytes();
-            long startedMillis = clockMillis.getAsLong();
-            Checkpointer.Result result = checkpointer.checkpoint(files, full);
-            lastCheckpoint = result;
-            schedule.written(startedMillis, sealed, appended, appendedBytes, result.bytes());
-            checkpoints.incrementAndGet();
-            deltaCheckpoints.addAndGet(result.deltaSpaces() > 0 ? 1 : 0);
-            checkpointBytes.addAndGet(result.bytes());
+            Started now = new Started(why);
+            written(checkpointer.checkpoint(files, full), now);
             return true;
         } catch (IOException | RuntimeException e) {
-            failedCheckpoints.incrementAndGet();
-            schedule.failed();
-            LOG.warn("flash cache: checkpoint ({}) failed: {}", why, e.toString());
+            failed(why, e);
             return false;
+        }
+    }
+
+    /** A checkpoint the writer goes on around: a delta written now, or a full one started. */
+    private void start(String why) {
+        try {
+            segments.persist();
+            Started now = new Started(why);
+            Checkpointer.Result result = checkpointer.start(files);
+            if (result != null) {
+                written(result, now);
+            } else {
+                underWay = now;
+                checkpointStep(); // the first step now: an index of one step's buckets is done whole
+            }
+        } catch (IOException | RuntimeException e) {
+            failed(why, e);
+        }
+    }
+
+    /** The next step of the full checkpoint under way; its end (a delta of what changed meanwhile, then its header) once copied. */
+    private void checkpointStep() {
+        Started started = underWay;
+        try {
+            if (checkpointer.step(BUCKETS_PER_STEP)) {
+                segments.persist();
+                underWay = null;
+                written(checkpointer.finish(files), started);
+            }
+        } catch (IOException | RuntimeException e) {
+            underWay = null;
+            failed(started == null ? "full" : started.why, e);
+        }
+    }
+
+    private void written(Checkpointer.Result result, Started started) {
+        lastCheckpoint = result;
+        schedule.written(started.millis, started.sealed, started.appended, started.appendedBytes, result.bytes());
+        checkpoints.incrementAndGet();
+        deltaCheckpoints.addAndGet(result.deltaSpaces() > 0 ? 1 : 0);
+        checkpointBytes.addAndGet(result.bytes());
+    }
+
+    private void failed(String why, Exception e) {
+        failedCheckpoints.incrementAndGet();
+        schedule.failed();
+        LOG.warn("flash cache: checkpoint ({}) failed: {}", why, e.toString());
+    }
+
+    /** The appender's counts when a checkpoint started, which the schedule weighs its next one from. */
+    private final class Started {
+        final String why;
+        final int sealed = segments.sealed();
+        final long appended = segments.appended();
+        final long appendedBytes = segments.appendedBytes();
+        final long millis = clockMillis.getAsLong();
+
+        Started(String why) {
+            this.why = why;
         }
     }
 

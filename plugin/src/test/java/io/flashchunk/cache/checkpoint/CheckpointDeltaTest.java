@@ -185,6 +185,131 @@ class CheckpointDeltaTest {
         assertEquals(before.index.entries(), hits(after, 3 * PER_SEGMENT + 2));
     }
 
+    /**
+     * A chunk appended and invalidated before a full checkpoint that the appender had not put on flash
+     * first: its record lies past the part the full one names, and the next delta names that part
+     * from the summary; the invalidation must go into that delta (the power-cut simulator found this).
+     */
+    @Test
+    void aChunkInvalidatedBeforeAFullCheckpointThatNamedItsSegmentInPartNeverComesBack() throws Exception {
+        MemoryDevice a = device("a", 12);
+        EngineFixture before = engine(a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        Writer writer = writer(before, checkpointer);
+        append(before, 0, 2 * PER_SEGMENT + 3);
+        before.segmentWriter.persist();
+        int unwritten = 2 * PER_SEGMENT + 4;
+        append(before, 2 * PER_SEGMENT + 3, unwritten + 1); // not on flash yet
+        writer.invalidate(key(unwritten));
+        Checkpointer.Result full = checkpointer.checkpoint(NO_FILES, true); // no persist first
+        assertEquals(0, full.deltaSpaces());
+        append(before, unwritten + 1, 2 * PER_SEGMENT + 8);
+        before.segmentWriter.persist(); // the invalidated record written, and the summary naming it
+        Checkpointer.Result delta = checkpointer.checkpoint(NO_FILES);
+        assertEquals(1, delta.deltaSpaces());
+
+        EngineFixture after = crashAndRecover(a);
+        assertEquals(RecordAddress.NONE, after.index.find(key(unwritten)), "invalidated before the full checkpoint");
+        assertEquals(before.index.entries(), after.index.entries(), "every other chunk back");
+    }
+
+    /**
+     * A full checkpoint in steps while the writer goes on between them (appends that reclaim, and
+     * invalidations): a crash before its end recovers the checkpoint before it; after, the full one and
+     * the delta written at its end name exactly what the index holds, and no invalidated chunk.
+     */
+    @Test
+    void aFullCheckpointInStepsNamesWhatTheIndexHoldsAtItsEndAndNothingInvalidatedMeanwhile() throws Exception {
+        MemoryDevice a = device("a", 12);
+        MemoryDevice b = device("b", 12);
+        EngineFixture before = engine(a, b);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        Writer writer = writer(before, checkpointer);
+        append(before, 0, 10 * PER_SEGMENT);
+        before.segmentWriter.persist();
+        Checkpointer.Result first = checkpointer.checkpoint(NO_FILES);
+        append(before, 10 * PER_SEGMENT, 12 * PER_SEGMENT);
+        before.segmentWriter.persist();
+        assertEquals(null, checkpointer.start(NO_FILES, true), "a full checkpoint starts, to go on in steps");
+        assertTrue(checkpointer.started());
+        java.util.Set<Integer> invalidated = new java.util.HashSet<>();
+        int next = 12 * PER_SEGMENT;
+        int steps = 0;
+        boolean crashedMidway = false;
+        while (!checkpointer.step(1)) {
+            steps++;
+            if (steps <= 3 * PER_SEGMENT / 4) { // a segment and a half more, and some chunks invalidated
+                writer.invalidate(key(steps * 7 % next));
+                invalidated.add(steps * 7 % next);
+                append(before, next, next + 2);
+                next += 2;
+            }
+            if (steps == 5) {
+                // a crash while the copy goes on: the checkpoint before it holds
+                Recovery.Outcome midway = crash(a, b).outcome();
+                assertEquals(first.sequence(), midway.areaSequences()[0][midway.loadedAreas()[0]]);
+                crashedMidway = true;
+            }
+        }
+        assertTrue(crashedMidway && steps > 3 * PER_SEGMENT / 4, steps + " steps");
+        before.segmentWriter.persist();
+        Checkpointer.Result result = checkpointer.finish(NO_FILES);
+        assertEquals(0, result.deltaSpaces(), "a full checkpoint, with the delta of its end");
+        assertTrue(!checkpointer.started());
+
+        Recovered recovered = crash(a, b);
+        assertArrayEquals(new int[] {1, 1}, recovered.outcome().loadedDeltas(), "the full checkpoint and its delta");
+        EngineFixture after = recovered.engine();
+        for (int i : invalidated) {
+            assertEquals(RecordAddress.NONE, after.index.find(key(i)), "chunk " + i + " was invalidated");
+        }
+        for (int i = 0; i < next; i++) {
+            assertEquals(before.index.find(key(i)), after.index.find(key(i)), "chunk " + i);
+        }
+        assertEquals(before.index.entries(), hits(after, next));
+    }
+
+    /**
+     * Chunks the full checkpoint in steps copied, invalidated before its end: a crash between any two
+     * of the end's writes recovers the checkpoint before it (which never named them) or the new one
+     * with its delta (which forgets them), never the copy alone.
+     */
+    @Test
+    void aCrashAtAnyWriteOfAFullCheckpointsEndNeverRecoversItsCopyWithoutItsDelta() throws Exception {
+        MemoryDevice memory = device("a", 12);
+        io.flashchunk.testing.FaultyDevice a = new io.flashchunk.testing.FaultyDevice(memory);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        Writer writer = writer(before, checkpointer);
+        append(before, 0, 3 * PER_SEGMENT);
+        before.segmentWriter.persist();
+        checkpointer.checkpoint(NO_FILES);
+        append(before, 3 * PER_SEGMENT, 4 * PER_SEGMENT); // named by the full checkpoint, not the one before
+        before.segmentWriter.persist();
+        assertEquals(null, checkpointer.start(NO_FILES, true));
+        while (!checkpointer.step(2)) {
+            // copied whole
+        }
+        for (int i = 3 * PER_SEGMENT; i < 4 * PER_SEGMENT; i++) {
+            writer.invalidate(key(i));
+        }
+        java.util.List<byte[]> images = new java.util.ArrayList<>();
+        a.delay(io.flashchunk.testing.FaultyDevice.Op.WRITE, () -> images.add(memory.image()));
+        checkpointer.finish(NO_FILES);
+        a.delay(io.flashchunk.testing.FaultyDevice.Op.WRITE, null);
+        images.add(memory.image());
+        assertTrue(images.size() >= 4, "the end's writes: body, delta, header: " + images.size());
+        int fromNew = 0;
+        for (int cut = 0; cut < images.size(); cut++) {
+            EngineFixture after = crashAndRecover(new MemoryDevice("a", images.get(cut), 8));
+            for (int i = 3 * PER_SEGMENT; i < 4 * PER_SEGMENT; i++) {
+                assertEquals(RecordAddress.NONE, after.index.find(key(i)), "cut " + cut + ": chunk " + i + " came back");
+            }
+            fromNew += after.index.find(key(0)) != RecordAddress.NONE && cut == images.size() - 1 ? 1 : 0;
+        }
+        assertEquals(1, fromNew, "the last image recovers the new checkpoint");
+    }
+
     private static Writer writer(EngineFixture engine, Checkpointer checkpointer) {
         // Invalidations go through the writer's step, which tells the checkpointer.
         return engine.parts.writer(checkpointer,

@@ -92,7 +92,7 @@ public final class PowerCutSimulation {
     record Result(long seed, int operations, int cuts, int checkpoints, long reclaimed, long reinserted,
                   int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
                   long appendedAfterRecovery, long cutsInFormats, long discardedAtStart, long discardedInHistory,
-                  int deltaCheckpoints, long cutsFromDeltas, long continuedDeltas) {
+                  int deltaCheckpoints, long cutsFromDeltas, long continuedDeltas, int fullsInSteps) {
     }
 
     private PowerCutSimulation() {
@@ -142,11 +142,11 @@ public final class PowerCutSimulation {
                             + "\"named_by_the_durable_checkpoint\": %d, \"appended_after_recovery\": %d, "
                             + "\"segments_discarded_at_start\": %d, \"segments_discarded_in_history\": %d, "
                             + "\"delta_checkpoints\": %d, \"cuts_recovered_from_deltas\": %d, "
-                            + "\"recovered_runs_checked_after_a_delta\": %d, "
+                            + "\"recovered_runs_checked_after_a_delta\": %d, \"full_checkpoints_in_steps\": %d, "
                             + "\"problems\": 0, \"seconds\": %.1f}%n", r.seed(), r.operations(), r.cuts(),
                     r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
                     r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(), r.discardedAtStart(),
-                    r.discardedInHistory(), r.deltaCheckpoints(), r.cutsFromDeltas(), r.continuedDeltas(),
+                    r.discardedInHistory(), r.deltaCheckpoints(), r.cutsFromDeltas(), r.continuedDeltas(), r.fullsInSteps(),
                     (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
@@ -221,7 +221,8 @@ public final class PowerCutSimulation {
         assertTrue(appendedAfter > 0, "no chunk was appended after a recovery: the simulation tests no appends");
         return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
                 history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats,
-                discardedAtStart, history.discarded, history.deltaCheckpoints, fromDeltas, continuedDeltas);
+                discardedAtStart, history.discarded, history.deltaCheckpoints, fromDeltas, continuedDeltas,
+                history.fullsInSteps);
     }
 
     /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
@@ -258,6 +259,7 @@ public final class PowerCutSimulation {
         int rewrites;
         long discarded;
         int deltaCheckpoints;
+        int fullsInSteps;
         Checkpointer.Result lastResult;
 
         History(SplittableRandom random, Map<Long, Integer> versions, boolean tinyLfu) {
@@ -306,7 +308,12 @@ public final class PowerCutSimulation {
                     }
                 }
             });
+            long inStepsSince = -1; // the timeline when the full checkpoint under way started, -1: none
             for (int op = 0; op < operations; op++) {
+                if (inStepsSince >= 0 && checkpointer.step(1 + random.nextInt(3))) {
+                    checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince));
+                    inStepsSince = -1;
+                }
                 double what = random.nextDouble();
                 long key = key(random.nextInt(KEYS));
                 if (what < 0.15) {
@@ -317,22 +324,50 @@ public final class PowerCutSimulation {
                 } else if (what < 0.19) {
                     rewrite(invalidations, model, key);
                 } else if (what < 0.93) {
-                    if (!append(engine, model, key, discards)) {
+                    boolean appended = append(engine, model, key, discards);
+                    if (!appended && inStepsSince >= 0) {
+                        // as the engine's writer does: the full checkpoint under way ends, and frees what it can
+                        checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince));
+                        inStepsSince = -1;
+                        appended = append(engine, model, key, discards);
+                    }
+                    if (!appended) {
                         checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(), () -> { }));
                         assertTrue(append(engine, model, key, discards), "after a checkpoint " + lastResult + ", segments "
                                 + java.util.stream.IntStream.range(0, engine.table.segments())
                                 .mapToObj(x -> engine.table.state(x).toString()).collect(java.util.stream.Collectors.joining(",")));
                     }
-                } else if (what < 0.97) {
+                } else if (what < 0.97 && inStepsSince < 0 && random.nextBoolean()) {
+                    // Half the checkpoints as the engine's schedule starts them: a delta at once, a full one
+                    // in steps between the operations that follow.
+                    long startedAt = timeline.get();
+                    if (random.nextBoolean()) {
+                        engine.segmentWriter.persist();
+                    }
+                    Checkpoint named = planned(engine, timeline, model, startedAt);
+                    lastResult = checkpointer.start(NO_FILES);
+                    if (lastResult == null) {
+                        inStepsSince = startedAt;
+                        fullsInSteps++;
+                    } else {
+                        deltaCheckpoints++;
+                        checkpoints.add(new Checkpoint(startedAt, timeline.get(), named.named(), named.current()));
+                    }
+                } else if (what < 0.97 && inStepsSince < 0) {
                     // Half the checkpoints: a burst at space 0's second write, the body, after the copy.
                     int burstAt = random.nextBoolean() ? 2 : Integer.MIN_VALUE;
                     checkpoints.add(checkpoint(engine, checkpointer, timeline, model, random.nextBoolean(),
                             () -> writesUntilBurst.set(burstAt)));
                     writesUntilBurst.set(Integer.MIN_VALUE);
+                } else if (what < 0.97) {
+                    engine.segmentWriter.flush(); // a full checkpoint is under way: its steps go on meanwhile
                 } else {
                     engine.segmentWriter.flush();
                 }
                 settle(discards, engine.table);
+            }
+            if (inStepsSince >= 0) {
+                checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince));
             }
             engine.segmentWriter.flush();
             space0.delay(FaultyDevice.Op.WRITE, null);
@@ -411,9 +446,40 @@ public final class PowerCutSimulation {
                 engine.segmentWriter.persist(); // as the engine's checkpoints do: the open segment's records so far too
             }
             beforeCheckpoint.run();
-            // What the checkpoint will name: the index's entries in written parts of segments (a
-            // reinserted chunk's too). Every record of a key the index can reach is of its current
-            // version: a rewrite takes the key out, and only appends of the new bytes bring it back.
+            Checkpoint planned = planned(engine, timeline, model, start);
+            lastResult = checkpointer.checkpoint(NO_FILES);
+            if (lastResult.deltaSpaces() > 0) {
+                deltaCheckpoints++;
+            }
+            return new Checkpoint(start, timeline.get(), planned.named(), planned.current());
+        }
+
+        /**
+         * The full checkpoint under way, started at {@code start} on the timeline: the rest of its copy,
+         * then (after the appender put its records on flash, as the engine's writer does) its end, a
+         * delta naming what changed while it was copied, then its header. What it names is what the
+         * index holds at its end: every change since its start is in the delta.
+         */
+        private Checkpoint finishInSteps(EngineFixture engine, Checkpointer checkpointer, AtomicLong timeline,
+                                         Map<Long, Placed> model, long start) throws Exception {
+            while (!checkpointer.step(1 + random.nextInt(3))) {
+                // the copy's last steps
+            }
+            if (random.nextBoolean()) {
+                engine.segmentWriter.persist();
+            }
+            Checkpoint planned = planned(engine, timeline, model, start);
+            lastResult = checkpointer.finish(NO_FILES);
+            return new Checkpoint(start, timeline.get(), planned.named(), planned.current());
+        }
+
+        /**
+         * What a checkpoint written from now will name: the index's entries in written parts of
+         * segments (a reinserted chunk's too), and the current version of each chunk with a record of it.
+         * Every record of a key the index can reach is of its current version: a rewrite takes the key
+         * out, and only appends of the new bytes bring it back.
+         */
+        private Checkpoint planned(EngineFixture engine, AtomicLong timeline, Map<Long, Placed> model, long start) {
             Map<Long, Placed> named = new HashMap<>();
             for (int k = 0; k < KEYS; k++) {
                 long key = key(k);
@@ -433,10 +499,6 @@ public final class PowerCutSimulation {
             }
             Map<Long, Integer> current = new HashMap<>();
             model.forEach((key, placed) -> current.put(key, placed.version()));
-            lastResult = checkpointer.checkpoint(NO_FILES);
-            if (lastResult.deltaSpaces() > 0) {
-                deltaCheckpoints++;
-            }
             return new Checkpoint(start, timeline.get(), named, current);
         }
     }

@@ -43,6 +43,8 @@ class PowerCutTest {
                 "checkpoint deltas written and recovered from: " + result);
         // A recovered run's first checkpoint is a delta after those recovery read, and a crash after it is checked.
         assertTrue(result.continuedDeltas() > 50, "recovered runs whose first checkpoint was a delta: " + result);
+        // Full checkpoints the writer goes on around: copied in steps between operations, then a delta and their header.
+        assertTrue(result.fullsInSteps() > 3, "full checkpoints written in steps: " + result);
     }
 
     /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */

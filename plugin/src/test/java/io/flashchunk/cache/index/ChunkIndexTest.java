@@ -134,19 +134,18 @@ class ChunkIndexTest {
     }
 
     @Test
-    void anExactCopyGoesBackBucketByBucketAndAChangeDuringACopyIsSeen() {
+    void aPassGoesBackBucketByBucket() {
         int n = 100_000; // full enough that many entries sit in their second bucket
         ChunkIndex index = new ChunkIndex(n);
         for (int i = 0; i < n; i++) {
             index.put(key(i), address(i, 0));
         }
-        long before = index.changes();
         index.markRead(key(3), address(3, 0));
-        assertEquals(before, index.changes(), "a read mark is not a change");
         ChunkIndex copy = ChunkIndex.withBuckets(index.buckets());
         long[] refused = {0};
-        index.forEachSlot((bucket, slot) -> refused[0] += copy.restoreExact(bucket, slot) ? 0 : 1);
-        assertTrue(index.unchangedSince(before), "the copy changed nothing");
+        ChunkIndex.Pass pass = index.startPass();
+        assertTrue(pass.visit(Long.MAX_VALUE, (bucket, slot) -> refused[0] += copy.restoreExact(bucket, slot) ? 0 : 1));
+        assertEquals(index.buckets(), pass.visited());
         assertEquals(0, refused[0]);
         assertEquals(index.entries(), copy.entries());
         for (int i = 0; i < n; i++) {
@@ -154,32 +153,82 @@ class ChunkIndexTest {
         }
         assertTrue(copy.wasRead(key(3), address(3, 0)), "the read bit comes back");
         assertFalse(copy.restoreExact(copy.buckets(), address(1, 0)), "a bucket outside the table");
+        assertThrows(IllegalStateException.class, () -> pass.visit(1, (bucket, slot) -> { }), "the pass is over");
+    }
 
-        index.put(key(n), address(1, 1));
-        assertFalse(index.unchangedSince(before), "a put");
-        long afterPut = index.changes();
-        index.remove(key(0), address(0, 0));
-        assertFalse(index.unchangedSince(afterPut), "a removal");
-        long afterRemove = index.changes();
-        index.removeIf(address -> false);
-        assertFalse(index.unchangedSince(afterRemove), "a pass of removals, even one that removed nothing");
-        assertFalse(index.unchangedSince(index.changes() + 1), "a count read while a change was under way");
-        long afterFailed = index.changes();
-        assertThrows(IllegalStateException.class, () -> index.removeIf(address -> {
-            throw new IllegalStateException("a predicate that fails");
-        }));
-        assertEquals(0, (index.changes() - afterFailed) % 2, "a failed pass still ends its change");
-
-        // A change made while a pass runs (here from inside it) makes the copy not exact.
-        long start = index.changes();
-        boolean[] changedDuring = {false};
-        index.forEachSlot((bucket, slot) -> {
-            if (!changedDuring[0]) {
-                changedDuring[0] = true;
-                index.put(key(n + 1), address(2, 1));
+    /**
+     * A pass made in steps while the writer puts (moving entries between buckets to make room),
+     * replaces and removes between them: no entry twice, no bucket with more than a bucket's worth,
+     * and every entry that held one address from the pass's start to its end given exactly once, so
+     * that the copy goes back bucket by bucket as an exact one does.
+     */
+    @Test
+    void aPassInStepsGivesEachEntryOnceWhateverTheWriterDoesBetweenSteps() {
+        int n = 50_000;
+        ChunkIndex index = new ChunkIndex(n);
+        java.util.Map<Long, Long> atStart = new java.util.HashMap<>();
+        for (int i = 0; i < n; i++) { // the load it is sized for: many full buckets
+            index.put(key(i), address(i, 0));
+            atStart.put(key(i), address(i, 0));
+        }
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        java.util.Map<Long, Long> givenAddresses = new java.util.HashMap<>(); // address -> bucket
+        java.util.Map<Long, Integer> perBucket = new java.util.HashMap<>();
+        ChunkIndex.Pass pass = index.startPass();
+        assertThrows(IllegalStateException.class, index::startPass, "one pass at a time");
+        int next = n;
+        int moved = 0;
+        boolean done = false;
+        while (!done) {
+            done = pass.visit(1 + random.nextInt(40), (bucket, slot) -> {
+                long address = ChunkIndex.address(slot);
+                assertTrue(givenAddresses.put(address, bucket) == null, "given twice: " + address);
+                assertTrue(perBucket.merge(bucket, 1, Integer::sum) <= ChunkIndex.BUCKET_SLOTS, "bucket " + bucket);
+            });
+            for (int step = 0; step < 20; step++) {
+                double what = random.nextDouble();
+                if (what < 0.6) {
+                    // new keys fill the index up: full buckets move entries to their other buckets
+                    index.put(key(next), address(next, 1));
+                    next++;
+                } else if (what < 0.8) {
+                    int i = random.nextInt(n);
+                    index.remove(key(i), address(i, 0));
+                } else {
+                    int i = random.nextInt(n);
+                    index.put(key(i), address(i, 2));
+                }
             }
-        });
-        assertFalse(index.unchangedSince(start));
+            moved++;
+        }
+        assertTrue(moved > 100 && next > n + 2000, "the writer went on between " + moved + " steps");
+        int kept = 0;
+        for (java.util.Map.Entry<Long, Long> e : atStart.entrySet()) {
+            if (index.find(e.getKey()) == e.getValue()) {
+                assertTrue(givenAddresses.containsKey(e.getValue()), "an entry held throughout was not given: " + e);
+                kept++;
+            }
+        }
+        assertTrue(kept > n / 2, kept + " entries held throughout");
+        // With the pass over, moves across its cursor are allowed again: the index fills as before.
+        for (int i = next; i < next + n / 10; i++) {
+            index.put(key(i), address(i, 3));
+        }
+    }
+
+    @Test
+    void aPassClosedEarlyEndsAndAnotherMayStart() {
+        ChunkIndex index = new ChunkIndex(1000);
+        for (int i = 0; i < 900; i++) {
+            index.put(key(i), address(i, 0));
+        }
+        ChunkIndex.Pass first = index.startPass();
+        assertFalse(first.visit(3, (bucket, slot) -> { }));
+        first.close();
+        assertThrows(IllegalStateException.class, () -> first.visit(1, (bucket, slot) -> { }));
+        long[] given = {0};
+        assertTrue(index.startPass().visit(Long.MAX_VALUE, (bucket, slot) -> given[0]++));
+        assertEquals(900, given[0]);
     }
 
     @Test
