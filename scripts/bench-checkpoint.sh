@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checkpoint benchmarks of the cache (issue 15) at 10 M and 100 M entries (a sparse device file of
-# about 1.7 TB for 100 M): checkpoint time and size, recovery time after a restart, and hit latency
+# about 1.7 TB for 100 M): checkpoint time and size, recovery time after a restart, hit latency
 # while checkpoints of that many entries run back to back against while none runs (same run,
-# alternating). Raw JSON lines and a table go to target/results/checkpoint-<UTC time>/ (or --out DIR).
+# alternating), and how long the writer is held up by a full checkpoint written in steps against
+# one written whole (rounds of both). Raw JSON lines and a table go to target/results/checkpoint-<UTC time>/ (or --out DIR).
 set -euo pipefail
 command_line="$0 $*"  # before the options are shifted away, for machine.txt
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,6 +39,8 @@ for entries in $sizes; do
   # the seconds a round lasts cover at least one checkpoint of this many entries
   bench compact-checkpoint --entries "$entries" --seconds $(( entries >= 100000000 ? 4 * seconds : seconds )) \
     --repeat "$repeat" >/dev/null
+  echo "== the writer during a full checkpoint of $entries entries, in steps and whole" >&2
+  bench writer-during-full-checkpoint --entries "$entries" --repeat "$repeat" >/dev/null
 done
 python3 scripts/bench_checkpoint_report.py "$out"
 echo "raw results and table in $out" >&2

@@ -22,7 +22,9 @@ def lines_for(rows):
     done = [r for r in rows if r["bench"] == "compact-checkpoint"]
     latency = sorted((r for r in rows if r["bench"] == "compact-checkpoint-latency"),
                      key=lambda r: (r["index_entries"], r["round"], r["checkpointing"]))
-    if not done and not latency:
+    writer = sorted((r for r in rows if r["bench"] == "writer-during-full-checkpoint"),
+                    key=lambda r: (r["entries"], r["round"], not r["in_steps"]))
+    if not done and not latency and not writer:
         return ["No measurements of the current engine in this directory."]
     lines = ["| entries | full checkpoint bytes | bytes/entry | full ms | delta after 1% more: changed segments "
              "| delta bytes | delta / full | delta ms | recovery ms | entries recovered of those at restart "
@@ -49,6 +51,25 @@ def lines_for(rows):
         lines.append(f'| {r["index_entries"]:,} | {r["round"]} | {"yes" if r["checkpointing"] else "no"} '
                      f'| {r["ops_per_s"]:,.0f} | {r["p50_us"]:.0f} | {r["p99_us"]:.0f} | {r["p999_us"]:.0f} '
                      f'| {r["max_us"]:.0f} | {r["checkpoints"]} |')
+    if writer:
+        lines += ["", "The writer held up by a full checkpoint: markers sent through the writer's queue one after "
+                  "another while one runs, started by the schedule (copied in steps between the writer's turns) "
+                  "or asked for (written whole on the writer's thread), in rounds of both:", "",
+                  "| entries | round | full checkpoint | checkpoint ms | checkpoint bytes | markers | marker p50 ms "
+                  "| marker p99 ms | marker max ms |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+        for r in writer:
+            lines.append(f'| {r["entries"]:,} | {r["round"]} | {"in steps" if r["in_steps"] else "whole"} '
+                         f'| {r["checkpoint_ms"]:,.0f} | {r["checkpoint_bytes"]:,} | {r["markers"]:,} '
+                         f'| {r["marker_p50_ms"]:.3f} | {r["marker_p99_ms"]:.3f} | {r["marker_max_ms"]:.1f} |')
+        for size in sorted({r["entries"] for r in writer}):
+            steps = [r for r in writer if r["entries"] == size and r["in_steps"]]
+            whole = [r for r in writer if r["entries"] == size and not r["in_steps"]]
+            if steps and whole:
+                worst = max(r["marker_max_ms"] for r in steps)
+                longest = max(r["marker_max_ms"] for r in whole)
+                lines.append(f'\nTarget (cache fills do not stop while a full checkpoint is written), {size:,} entries: '
+                             f'the longest a marker waited while one ran in steps {worst:.1f} ms, against '
+                             f'{longest:,.0f} ms while one was written whole ({worst / longest:.2%}).')
     for r in done:
         if r["index_entries"] >= 100_000_000:
             seconds = r["recovery_ms"] / 1000

@@ -46,7 +46,7 @@ import picocli.CommandLine;
  */
 @Command(name = "cache-bench", mixinStandardHelpOptions = true,
         subcommands = {CacheBench.EngineHeap.class, CacheBench.Hits.class, CacheBench.EngineCheckpoint.class,
-            CacheBench.EngineWrites.class})
+            CacheBench.EngineWrites.class, CacheBench.WriterDuringFullCheckpoint.class})
 public final class CacheBench {
     /** The record sector of every device the benchmarks use (each under 4 TiB). */
     private static final int SECTOR = io.flashchunk.cache.format.RecordAddress.MIN_SECTOR_BYTES;
@@ -871,6 +871,111 @@ public final class CacheBench {
                         chunk.release();
                         return true;
                     });
+        }
+    }
+
+    /**
+     * How long a full checkpoint of many entries holds the writer up (issue 40: cache fills do not stop
+     * while one is written): the time markers queued behind the chunks take to reach the writer, sent
+     * one after another, while a full checkpoint runs, in rounds of two in one run: one the schedule
+     * starts (copied in steps between the writer's turns, then a delta and its header) and one asked
+     * for (written whole on the writer's thread, as every full checkpoint was before).
+     */
+    @Command(name = "writer-during-full-checkpoint",
+            description = "Marker round trips through the writer while a full checkpoint runs, in steps and whole.")
+    static final class WriterDuringFullCheckpoint implements Callable<Integer> {
+        @Option(names = "--entries", defaultValue = "10000000", description = "Synthetic index entries (no data).")
+        long entries;
+
+        @Option(names = "--repeat", defaultValue = "2")
+        int repeat;
+
+        @Option(names = "--dir", defaultValue = "target/bench")
+        Path dir;
+
+        private static final int CHUNK = 16384;
+        private static final int SEGMENT = 16 << 20;
+        /** The interval of the checkpoints the schedule starts: a full one comes at most this long after a chunk. */
+        private static final long INTERVAL_MILLIS = 200;
+
+        @Override
+        public Integer call() throws Exception {
+            int perSegment = SEGMENT / RecordFormat.recordBytes(CHUNK, SECTOR) - 1;
+            long segments = entries / perSegment + 16;
+            long deviceBytes = (long) (segments * (double) SEGMENT * 1.02) + (256L << 20);
+            long fileBytes = deviceBytes / BlockDevice.BLOCK_SIZE * BlockDevice.BLOCK_SIZE;
+            Path file = dir.resolve("writer-during-full-checkpoint.img");
+            DeviceSpec spec = DeviceSpec.of(file).withEngine(IoEngine.LIBAIO);
+            CacheConfig config = CacheConfig.builder().device(spec)
+                    .segmentBytes(SEGMENT).expectedChunkBytes(CHUNK).checkpointChangePercent(0)
+                    .checkpointIntervalMillis(INTERVAL_MILLIS).queueBytes(64L << 20).build();
+            Path data = dir.resolve("writer-during-full-checkpoint-data");
+            Files.createDirectories(data);
+            Path path = data.resolve("nb-1-big-Data.db");
+            Files.write(path, new byte[] {1});
+            try {
+                for (int round = 0; round < repeat; round++) {
+                    for (boolean inSteps : new boolean[] {round % 2 == 0, round % 2 != 0}) {
+                        Files.deleteIfExists(file); // a blank device each round: no chain to go on from
+                        sparseFile(dir, file.getFileName().toString(), fileBytes);
+                        try (SegmentFlashCache cache = new SegmentFlashCache(config, List.of(BlockDevices.open(spec)),
+                                System::nanoTime)) {
+                            CachedFile data1 = cache.registerFile(FileIdentity.of(path));
+                            CacheEngine engine = CacheInternals.engine(cache);
+                            io.flashchunk.cache.engine.SyntheticChunks.fill(engine, entries, CHUNK,
+                                    i -> ChunkKeys.key(data1.id(), (1L << 40) + i * CHUNK));
+                            measure(cache, engine, data1, inSteps, round);
+                        }
+                    }
+                }
+            } finally {
+                Files.deleteIfExists(file);
+            }
+            return 0;
+        }
+
+        /** One round: a full checkpoint started by the schedule or asked for, and marker round trips until it is durable. */
+        private void measure(SegmentFlashCache cache, CacheEngine engine, CachedFile file, boolean inSteps, int round)
+                throws Exception {
+            Histogram waits = new Histogram(TimeUnit.MINUTES.toNanos(10), 3);
+            long before = engine.checkpoints();
+            AtomicLong checkpointNanos = new AtomicLong();
+            Thread asked = null;
+            if (inSteps) {
+                // A chunk unnamed for the interval: the schedule's first checkpoint of a run is a full one.
+                cache.put(file, 0, ChunkContent.buffer(1, 0, CHUNK), System.nanoTime());
+            } else {
+                asked = new Thread(() -> {
+                    try {
+                        engine.checkpoint(10, TimeUnit.MINUTES, true);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                asked.start();
+            }
+            while (engine.checkpoints() == before) {
+                long t = System.nanoTime();
+                if (!engine.awaitWritten(10, TimeUnit.MINUTES)) {
+                    throw new IllegalStateException("a marker waited 10 minutes");
+                }
+                waits.recordValue(System.nanoTime() - t);
+            }
+            long durableMillis = System.currentTimeMillis();
+            if (asked != null) {
+                asked.join();
+            }
+            Checkpointer.Result result = engine.lastCheckpoint();
+            // From its start (the engine's clock is the wall clock) to a marker after it was durable.
+            checkpointNanos.set(TimeUnit.MILLISECONDS.toNanos(durableMillis - result.startedMillis()));
+            if (result == null || result.entries() < entries || result.deltaSpaces() != 0) {
+                throw new IllegalStateException("expected a full checkpoint of every entry: " + result);
+            }
+            System.out.printf(Locale.ROOT, "{\"bench\":\"writer-during-full-checkpoint\",\"in_steps\":%b,\"round\":%d,"
+                            + "\"entries\":%d,\"checkpoint_bytes\":%d,\"checkpoint_ms\":%.1f,\"markers\":%d,"
+                            + "\"marker_p50_ms\":%.3f,\"marker_p99_ms\":%.3f,\"marker_max_ms\":%.3f}%n",
+                    inSteps, round, result.entries(), result.bytes(), checkpointNanos.get() / 1e6, waits.getTotalCount(),
+                    waits.getValueAtPercentile(50) / 1e6, waits.getValueAtPercentile(99) / 1e6, waits.getMaxValue() / 1e6);
         }
     }
 }
