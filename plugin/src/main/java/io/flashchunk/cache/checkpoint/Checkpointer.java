@@ -280,7 +280,11 @@ public final class Checkpointer {
         }
         // The copy at once, and nothing else changes the index meanwhile: the header follows the body.
         FullCopy copy = new FullCopy(started);
-        copy.step(Long.MAX_VALUE);
+        try {
+            copy.step(Long.MAX_VALUE);
+        } finally {
+            copy.giveUp(); // ended already, unless the copy failed: the index's pass never stays open
+        }
         copy.flushBodies();
         copy.writeHeaders();
         forgotten.dropFirst(started.forgottenBefore, started.lostBefore, started.named.unwrittenFrom());
