@@ -10,11 +10,14 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 out="target/results/checkpoint-$(date -u +%Y%m%dT%H%M%SZ)"
 quick=0
+writer_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
-    *) echo "unknown option: $1 (use --out DIR, --quick)" >&2; exit 2 ;;
+    # only the writer during full checkpoints, in steps and whole (a few minutes at 100 M)
+    --writer-only) writer_only=1; shift ;;
+    *) echo "unknown option: $1 (use --out DIR, --quick, --writer-only)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out" target/bench
@@ -35,10 +38,12 @@ bench() { java -Xmx6g -cp "$cp" io.flashchunk.bench.CacheBench "$@" --dir target
 sizes="10000000 100000000"; seconds=5; repeat=2
 [ "$quick" = 1 ] && { sizes="1000000"; seconds=2; repeat=1; }
 for entries in $sizes; do
-  echo "== hit latency while checkpointing, checkpoint and recovery at $entries entries" >&2
-  # the seconds a round lasts cover at least one checkpoint of this many entries
-  bench compact-checkpoint --entries "$entries" --seconds $(( entries >= 100000000 ? 4 * seconds : seconds )) \
-    --repeat "$repeat" >/dev/null
+  if [ "$writer_only" = 0 ]; then
+    echo "== hit latency while checkpointing, checkpoint and recovery at $entries entries" >&2
+    # the seconds a round lasts cover at least one checkpoint of this many entries
+    bench compact-checkpoint --entries "$entries" --seconds $(( entries >= 100000000 ? 4 * seconds : seconds )) \
+      --repeat "$repeat" >/dev/null
+  fi
   echo "== the writer during a full checkpoint of $entries entries, in steps and whole" >&2
   bench writer-during-full-checkpoint --entries "$entries" --repeat "$repeat" >/dev/null
 done
