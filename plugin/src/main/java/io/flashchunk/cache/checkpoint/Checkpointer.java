@@ -77,6 +77,9 @@ public final class Checkpointer {
      */
     static final int MIN_FORGOTTEN_FOR_FULL = 1024;
 
+    /** Entries a full checkpoint's body gathers before writing them on: 48 KiB. */
+    private static final int ENTRIES_STAGED = 4096;
+
     /** What one checkpoint did; {@code freedSegments}: retired segments freed and doomed ones released. */
     public static final class Result {
         private final long sequence;
@@ -539,6 +542,7 @@ public final class Checkpointer {
         /** Every space's body on flash and durable; no header yet. */
         void flushBodies() throws IOException {
             for (FullBody full : fulls) {
+                full.drain();
                 full.writer.finishBody();
             }
         }
@@ -618,7 +622,9 @@ public final class Checkpointer {
     private final class FullBody {
         final BodyWriter writer;
         final CRC32C crc = new CRC32C();
-        final ByteBuffer entry = ByteBuffer.allocate(CheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        /** Entries gathered before they go to the writer and the checksum together: nothing per entry but the puts. */
+        final ByteBuffer staged = ByteBuffer.allocate(ENTRIES_STAGED * CheckpointHeader.ENTRY_BYTES)
+                .order(ByteOrder.LITTLE_ENDIAN);
         final int space;
         long entries;
         long refused;
@@ -639,20 +645,32 @@ public final class Checkpointer {
         }
 
         void append(ByteBuffer bytes) throws IOException {
+            drain();
             crc.update(bytes.duplicate());
             writer.append(bytes);
         }
 
         /** Adds one slot; an entry the area has no room for is left out and counted. */
         void addEntry(long bucket, long slot) throws IOException {
-            if (!writer.fits(CheckpointHeader.ENTRY_BYTES)) {
+            if (!writer.fits(staged.position() + CheckpointHeader.ENTRY_BYTES)) {
                 refused++;
                 return;
             }
-            entry.clear();
-            entry.putInt((int) bucket).putLong(slot).flip();
-            append(entry);
+            staged.putInt((int) bucket).putLong(slot);
             entries++;
+            if (!staged.hasRemaining()) {
+                drain();
+            }
+        }
+
+        /** The entries gathered so far, to the writer and the checksum. */
+        void drain() throws IOException {
+            if (staged.position() > 0) {
+                staged.flip();
+                crc.update(staged.duplicate());
+                writer.append(staged);
+                staged.clear();
+            }
         }
 
         int crc() {
