@@ -320,6 +320,17 @@ public final class Checkpointer {
         return null;
     }
 
+    /**
+     * Gives up the full checkpoint under way, if any (the writer could not get to its end: the next
+     * checkpoint is a full one, and the previous one still holds).
+     */
+    public synchronized void abandon() {
+        if (inSteps != null) {
+            inSteps.giveUp();
+            inSteps = null;
+        }
+    }
+
     /** Whether a full checkpoint {@link #start}ed is waiting for its {@link #step}s and {@link #finish}. */
     public synchronized boolean started() {
         return inSteps != null;

@@ -150,7 +150,7 @@ public final class Writer {
 
     /** The next step of the full checkpoint under way; its end (a delta of what changed meanwhile, then its header) once copied. */
     private void checkpointStep() {
-        Started started = underWay;
+        Started started = underWay != null ? underWay : new Started("full");
         try {
             if (checkpointer.step(BUCKETS_PER_STEP)) {
                 segments.persist();
@@ -158,8 +158,10 @@ public final class Writer {
                 written(checkpointer.finish(files), started);
             }
         } catch (IOException | RuntimeException e) {
+            // Whatever failed, none is left under way: the writer's loop polls without pause for its steps.
+            checkpointer.abandon();
             underWay = null;
-            failed(started == null ? "full" : started.why, e);
+            failed(started.why, e);
         }
     }
 

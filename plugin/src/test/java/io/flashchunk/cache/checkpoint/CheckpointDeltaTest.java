@@ -310,6 +310,35 @@ class CheckpointDeltaTest {
         assertEquals(1, fromNew, "the last image recovers the new checkpoint");
     }
 
+    /**
+     * The device fails the writes at the end of a full checkpoint in steps: the writer counts one
+     * failure, none is left under way (its loop would poll without pause for the steps), and the next
+     * checkpoint is durable and names every chunk the appender kept.
+     */
+    @Test
+    void aFullCheckpointInStepsThatCannotEndIsGivenUpOnceAndTheNextOneHolds() throws Exception {
+        MemoryDevice memory = device("a", 12);
+        io.flashchunk.testing.FaultyDevice a = new io.flashchunk.testing.FaultyDevice(memory);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        Writer writer = writer(before, checkpointer);
+        append(before, 0, 2 * PER_SEGMENT);
+        before.segmentWriter.persist();
+        assertEquals(null, checkpointer.start(NO_FILES, true));
+        append(before, 2 * PER_SEGMENT, 2 * PER_SEGMENT + 5); // not on flash yet
+        a.failing(io.flashchunk.testing.FaultyDevice.Op.WRITE, true);
+        writer.checkpointIfDue(false); // the copy's last step, then the end: its writes fail
+        assertEquals(1, writer.failedCheckpoints());
+        assertTrue(!checkpointer.started(), "given up, not tried again at every turn");
+        writer.checkpointIfDue(false);
+        assertEquals(1, writer.failedCheckpoints());
+        a.failing(io.flashchunk.testing.FaultyDevice.Op.WRITE, false);
+        assertTrue(writer.checkpoint("asked for"));
+        EngineFixture after = crashAndRecover(memory);
+        assertEquals(before.index.entries(), after.index.entries());
+        assertEquals(before.index.entries(), hits(after, 2 * PER_SEGMENT + 5));
+    }
+
     private static Writer writer(EngineFixture engine, Checkpointer checkpointer) {
         // Invalidations go through the writer's step, which tells the checkpointer.
         return engine.parts.writer(checkpointer,
