@@ -55,22 +55,25 @@ lines = ["# Power-cut simulation", "",
          f"discard, {total('segments_discarded_at_start'):,} by the recovered engines that start with discards; "
          f"{total('delta_checkpoints'):,} of the checkpoints were deltas, and {total('cuts_recovered_from_deltas'):,} "
          f"cut images were recovered from one; {total('recovered_runs_checked_after_a_delta'):,} recovered engines "
-         f"wrote a delta going on from the one they recovered from, and a crash right after it was checked.", "",
+         f"wrote a delta going on from the one they recovered from, and a crash right after it was checked; "
+         f"{total('full_checkpoints_in_steps'):,} full checkpoints were copied in steps between the histories' "
+         f"operations (then a delta of what changed meanwhile, then their headers).", "",
          f"Recovered images checked: {total('chunks_served'):,} chunks served; "
          f"{total('named_by_the_durable_checkpoint'):,} times a chunk named by a durable checkpoint had to come back "
          f"(at the cuts, and after the second crashes); "
          f"{total('appended_after_recovery'):,} records appended after the recoveries over older records. "
          f"Problems (stale or wrong bytes, entries pointing at another record, chunks restored twice, lost chunks): "
          f"{total('problems')}.", "",
-         "| seed | cuts | in formats | served | must come back | appended after | checkpoints | deltas | cuts from a delta | crashes after a recovered run's delta | reclaimed | rewrites | discarded in history | problems | s |",
-         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+         "| seed | cuts | in formats | served | must come back | appended after | checkpoints | deltas | full in steps | cuts from a delta | crashes after a recovered run's delta | reclaimed | rewrites | discarded in history | problems | s |",
+         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for r in rows:
     if r["problems"]:
-        lines.append(f"| {r['seed']} | {r['cuts']:,} | | | | | | | | | | | | {r['problems']} (see the run's stderr) | |")
+        lines.append(f"| {r['seed']} | {r['cuts']:,} | | | | | | | | | | | | | {r['problems']} (see the run's stderr) | |")
         continue
     lines.append(f"| {r['seed']} | {r['cuts']:,} | {r['cuts_in_formats']:,} | {r['chunks_served']:,} | "
                  f"{r['named_by_the_durable_checkpoint']:,} | {r['appended_after_recovery']:,} | {r['checkpoints']} | "
-                 f"{r.get('delta_checkpoints', 0)} | {r.get('cuts_recovered_from_deltas', 0)} | "
+                 f"{r.get('delta_checkpoints', 0)} | {r.get('full_checkpoints_in_steps', 0)} | "
+                 f"{r.get('cuts_recovered_from_deltas', 0)} | "
                  f"{r.get('recovered_runs_checked_after_a_delta', 0)} | "
                  f"{r['reclaimed']} | {r['rewrites']} | {r.get('segments_discarded_in_history', 0):,} | 0 | "
                  f"{r['seconds']:.0f} |")
