@@ -765,7 +765,15 @@ class SegmentFlashCacheTest {
         open(c -> c.checkpointChangePercent(10).checkpointIntervalMillis(3_600_000));
         long segments = cache.capacityBytes() >> 20; // 1 MiB segments
         int perSegment = (1 << 20) / RecordFormat.recordBytes(CHUNK, RecordAddress.MIN_SECTOR_BYTES);
-        putAll(sstable("filling-Data.db"), 13, (int) (perSegment * segments / 3)); // a third of the flash
+        CachedFile file = sstable("filling-Data.db");
+        // A third of the flash, a segment's worth at a time, each time until the checkpoint it made due
+        // (a full one's end runs beside the writer) has ended.
+        for (long chunk = 0; chunk < perSegment * segments / 3; chunk++) {
+            cache.put(file, chunk * CHUNK, ChunkContent.buffer(13, chunk * CHUNK, CHUNK), System.nanoTime());
+            if ((chunk + 1) % perSegment == 0) {
+                assertTrue(engineOf(cache).awaitCheckpointsSettled(20, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        }
         long expected = (segments / 3) / Math.max(1, segments / 10);
         long checkpoints = cache.stats().engine().checkpoints();
         assertTrue(checkpoints >= expected - 1 && checkpoints <= expected + 1,

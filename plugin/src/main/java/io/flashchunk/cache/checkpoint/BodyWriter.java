@@ -5,6 +5,7 @@ import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Streams a checkpoint body of any length into one checkpoint area, and then its header: the one
@@ -14,16 +15,32 @@ import java.nio.ByteBuffer;
  * flash; {@link #finish} writes the rest and flushes, then writes the header and flushes again
  * ({@link #finishBody} and {@link #writeHeader} apart, for a full checkpoint with a delta between).
  *
- * <p>Not thread-safe: one checkpoint writes one area from one thread.
+ * <p>A piece's write goes on while the next one fills ({@value #PIECES} pieces): appending waits only
+ * when every other piece is still being written, and {@link #roomWithoutWaiting} tells a caller that
+ * must not wait (the writer thread copying the index between its appends) how much it may append
+ * before it would. A piece's failed write is thrown by a later call, {@link #finishBody} at the latest.
+ *
+ * <p>Not thread-safe: one thread at a time (a full checkpoint's end may run on another thread than
+ * its copy, handed over with a happens-before edge).
  */
 final class BodyWriter {
     static final int PIECE_BYTES = 4 << 20;
+    /** Pieces: one filling while the other's write goes on. */
+    static final int PIECES = 2;
 
     private final StorageDriver driver;
     private final long headerBlock;
     private final long capacityBytes;
     private final String where;
-    private final ByteBuffer piece = AlignedBuffers.allocate(PIECE_BYTES);
+    /** The piece filling. */
+    private ByteBuffer piece = AlignedBuffers.allocate(PIECE_BYTES);
+    /** The other piece (allocated at the first piece's write): being written while {@link #writing} is set. */
+    private ByteBuffer other;
+    /** The other piece's write under way, or null; and where it goes. */
+    private CompletableFuture<Void> writing;
+    private long writingLba;
+    /** A piece's write failed: every later call throws it. */
+    private IOException failed;
     private long written;
     private long appended;
 
@@ -36,7 +53,8 @@ final class BodyWriter {
         this.headerBlock = headerBlock;
         this.capacityBytes = capacityBytes;
         this.where = where;
-        write(headerBlock, AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE));
+        driver.writeAndWait(headerBlock, AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
+                "checkpoint write at block " + headerBlock);
     }
 
     /** Whether {@code bytes} more fit the area. */
@@ -44,8 +62,21 @@ final class BodyWriter {
         return appended + bytes <= capacityBytes;
     }
 
+    /**
+     * How many bytes {@link #append} takes now without waiting for a write: the filling piece's room,
+     * and a whole piece more when the other one's write has ended. Throws that write's failure.
+     */
+    long roomWithoutWaiting() throws IOException {
+        throwIfFailed();
+        if (writing != null && writing.isDone()) {
+            reap();
+        }
+        return piece.remaining() + (writing == null ? PIECE_BYTES : 0);
+    }
+
     /** Appends {@code bytes} (position to limit; consumed). */
     public void append(ByteBuffer bytes) throws IOException {
+        throwIfFailed();
         if (!fits(bytes.remaining())) {
             throw new IOException(where + ": a checkpoint body of more than " + capacityBytes
                     + " bytes does not fit the area");
@@ -78,18 +109,24 @@ final class BodyWriter {
 
     /** Writes what is left of the body and makes it durable (a full checkpoint's delta goes between this and its header). */
     void finishBody() throws IOException {
+        throwIfFailed();
         if (piece.position() > 0) {
             writePiece();
+        }
+        if (writing != null) {
+            reap();
         }
         driver.flush();
     }
 
     /** Writes {@code header} (one block) over the wiped one and makes it durable: the body counts from here. */
     void writeHeader(ByteBuffer header) throws IOException {
-        write(headerBlock, header);
+        throwIfFailed();
+        driver.writeAndWait(headerBlock, header, "checkpoint write at block " + headerBlock);
         driver.flush();
     }
 
+    /** Starts the filling piece's write (after the other's has ended) and takes the other piece to fill. */
     private void writePiece() throws IOException {
         int used = piece.position();
         int rounded = (used + BlockDevice.BLOCK_SIZE - 1) & -BlockDevice.BLOCK_SIZE;
@@ -97,12 +134,55 @@ final class BodyWriter {
         for (int i = used; i < rounded; i++) {
             piece.put(i, (byte) 0);
         }
-        write(headerBlock + 1 + written / BlockDevice.BLOCK_SIZE, piece.duplicate().position(0).limit(rounded));
+        if (writing != null) {
+            reap();
+        }
+        long lba = headerBlock + 1 + written / BlockDevice.BLOCK_SIZE;
+        try {
+            writing = driver.write(lba, piece.duplicate().position(0).limit(rounded));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting to start the checkpoint write at block " + lba
+                    + " on " + driver.path(), e);
+        }
+        writingLba = lba;
         written += rounded;
-        piece.clear();
+        ByteBuffer next = other != null ? other : AlignedBuffers.allocate(PIECE_BYTES);
+        other = piece;
+        piece = next.clear();
     }
 
-    private void write(long lba, ByteBuffer blocks) throws IOException {
-        driver.writeAndWait(lba, blocks, "checkpoint write at block " + lba);
+    /**
+     * Gives the body up: waits for a piece's write still under way (at most the device timeout),
+     * whatever its outcome, so that none lands after a later checkpoint's writes to the same area.
+     */
+    void abandon() {
+        CompletableFuture<Void> write = writing;
+        writing = null;
+        if (write != null) {
+            try {
+                driver.await(write, "checkpoint write at block " + writingLba);
+            } catch (IOException e) {
+                // given up either way
+            }
+        }
+    }
+
+    /** Waits for the other piece's write (at most the device timeout); its piece is free to fill again. */
+    private void reap() throws IOException {
+        CompletableFuture<Void> write = writing;
+        writing = null;
+        try {
+            driver.await(write, "checkpoint write at block " + writingLba);
+        } catch (IOException e) {
+            failed = e;
+            throw e;
+        }
+    }
+
+    private void throwIfFailed() throws IOException {
+        if (failed != null) {
+            throw failed;
+        }
     }
 }

@@ -21,6 +21,11 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 
@@ -47,11 +52,14 @@ import java.util.zip.CRC32C;
  *
  * <p>A full checkpoint copies the index by a {@link ChunkIndex.Pass} on the writer's thread, at once
  * ({@link #checkpoint}) or in steps between the writer's appends ({@link #start}, {@link #step},
- * {@link #finish}): each entry once, so the header says exact and recovery puts it back without a
- * duplicate check. A slot pointing into a segment not named (appended since the start) is left out;
- * what changed during steps goes into a delta written before the full checkpoint's header. A failed
- * checkpoint spends its sequence (a space may hold it durably) and frees nothing. One checkpoint at a
- * time, all on the writer's thread.
+ * {@link #endInBackground} or {@link #finish}): each entry once, so the header says exact and recovery
+ * puts it back without a duplicate check. A slot pointing into a segment not named (appended since
+ * the start) is left out; what changed during steps goes into a delta written before the full
+ * checkpoint's header. In steps, the writer never waits for the checkpoint's writes: a step copies
+ * nothing while the body's writes are behind ({@link #waitsForWrites}), and the end (the body made
+ * durable, the delta, the header) runs on a thread of its own while the writer goes on, the result
+ * taken by {@link #completeEnd}. A failed checkpoint spends its sequence (a space may hold it
+ * durably) and frees nothing. One checkpoint at a time, driven from the writer's thread.
  */
 public final class Checkpointer {
     private final SegmentTable table;
@@ -70,6 +78,8 @@ public final class Checkpointer {
     private long recoveredBytes;
     /** The full checkpoint {@link #start}ed and not yet finished, or null. */
     private FullCopy inSteps;
+    /** The end of {@link #inSteps} running on its own thread, or null. */
+    private Ending ending;
 
     /**
      * Past this many invalidated chunks since the last full checkpoints, and past a quarter of the
@@ -271,7 +281,10 @@ public final class Checkpointer {
      * checkpoint started in steps ({@link #start}) and not finished is finished first.
      */
     public synchronized Result checkpoint(NamedFiles namedFiles, boolean full) throws IOException {
-        if (inSteps != null) {
+        if (ending != null) {
+            // Its end started earlier: it names less than this checkpoint must, so one follows.
+            completeEnd();
+        } else if (inSteps != null) {
             Result finished = finish(namedFiles);
             if (!full) {
                 return finished;
@@ -285,11 +298,13 @@ public final class Checkpointer {
         FullCopy copy = new FullCopy(started);
         try {
             copy.step(Long.MAX_VALUE);
-        } finally {
-            copy.giveUp(); // ended already, unless the copy failed: the index's pass never stays open
+            copy.flushBodies();
+            copy.writeHeaders();
+        } catch (IOException | RuntimeException e) {
+            copy.giveUp(); // the index's pass never stays open, nor a body's write under way
+            throw e;
         }
-        copy.flushBodies();
-        copy.writeHeaders();
+        copy.recordAreas();
         forgotten.dropFirst(started.forgottenBefore, started.lostBefore, started.named.unwrittenFrom());
         System.arraycopy(copy.chains(), 0, chains, 0, chains.length);
         int freed = table.checkpointDurable(started.named.epoch());
@@ -325,15 +340,64 @@ public final class Checkpointer {
      * checkpoint is a full one, and the previous one still holds).
      */
     public synchronized void abandon() {
+        if (ending != null) {
+            ending.awaitQuietly(); // no write of it may land after the next checkpoint's in the same area
+            ending = null;
+        }
         if (inSteps != null) {
             inSteps.giveUp();
             inSteps = null;
         }
     }
 
-    /** Whether a full checkpoint {@link #start}ed is waiting for its {@link #step}s and {@link #finish}. */
+    /** Whether a full checkpoint {@link #start}ed is under way: in its steps, or its end running. */
     public synchronized boolean started() {
         return inSteps != null;
+    }
+
+    /**
+     * Whether the full checkpoint under way can make no progress now, its writes being behind: its
+     * end is running, or its body has no room for a step of {@code buckets} without waiting for a
+     * write (throws that write's failure). The writer
+     * then waits a little for its queue rather than spin.
+     */
+    public synchronized boolean waitsForWrites(long buckets) throws IOException {
+        if (ending != null) {
+            return !ending.done.isDone();
+        }
+        return inSteps != null && !inSteps.copied && !inSteps.roomFor(buckets);
+    }
+
+    /** Whether the end of the full checkpoint under way was started ({@link #endInBackground}) and has not been taken. */
+    public synchronized boolean ending() {
+        return ending != null;
+    }
+
+    /** Whether the end of the full checkpoint under way has run, well or not: {@link #completeEnd} returns at once. */
+    public synchronized boolean ended() {
+        return ending != null && ending.done.isDone();
+    }
+
+    /**
+     * Waits at most {@code timeout} for the end under way to have run ({@link #ended}), without taking
+     * it; true when it has, or when none runs. Any thread.
+     */
+    public boolean awaitEnded(long timeout, TimeUnit unit) throws InterruptedException {
+        Ending end;
+        synchronized (this) {
+            end = ending;
+        }
+        if (end == null) {
+            return true;
+        }
+        try {
+            end.done.get(timeout, unit);
+        } catch (ExecutionException e) {
+            // ended, not well: completeEnd throws it
+        } catch (TimeoutException e) {
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -342,10 +406,14 @@ public final class Checkpointer {
      * failure gives the checkpoint up (the next one is full again) and throws.
      */
     public synchronized boolean step(long buckets) throws IOException {
-        if (inSteps == null) {
-            throw new IllegalStateException("no full checkpoint is under way");
+        if (inSteps == null || ending != null) {
+            throw new IllegalStateException(inSteps == null ? "no full checkpoint is under way"
+                    : "the full checkpoint under way is ending");
         }
         try {
+            if (!inSteps.copied && !inSteps.roomFor(buckets)) {
+                return false; // its body's writes are behind: the writer goes on, and steps again later
+            }
             return inSteps.step(buckets);
         } catch (IOException | RuntimeException e) {
             inSteps.giveUp();
@@ -356,52 +424,148 @@ public final class Checkpointer {
 
     /**
      * Finishes the full checkpoint under way (writer thread only, after the appender put every chunk so
-     * far on flash, as for any checkpoint): the rest of its copy, its body made durable, then a delta
-     * after it naming what changed since it started (segments used, chunks invalidated), then its
-     * header. Only the header makes the two visible, so recovery never reads the copy without what
-     * changed during it. When no delta can name that (too much changed), a full checkpoint is written
-     * at once instead. Returns the two as one result, or throws (the next checkpoint is full again).
+     * far on flash, as for any checkpoint) and waits for it: {@link #endInBackground}, then
+     * {@link #completeEnd}. Returns the two as one result, or throws (the next checkpoint is full again).
      */
     public synchronized Result finish(NamedFiles namedFiles) throws IOException {
+        Result now = ending != null ? null : endInBackground(namedFiles);
+        return now != null ? now : completeEnd();
+    }
+
+    /**
+     * Ends the full checkpoint under way (writer thread only, after the appender put every chunk so far
+     * on flash, as for any checkpoint): the rest of its copy, then, on a thread of its own, its body
+     * made durable, a delta after it naming what changed since it started (segments used, chunks
+     * invalidated), then its header. Only the header makes the two visible, so recovery never reads
+     * the copy without what changed during it. Returns null while that runs (the writer goes on, and
+     * takes the result with {@link #completeEnd} once {@link #ended}); when no delta can name what
+     * changed (too much), writes a full checkpoint at once instead and returns it. Throws when it
+     * cannot start (the next checkpoint is full again).
+     */
+    public synchronized Result endInBackground(NamedFiles namedFiles) throws IOException {
         FullCopy copy = inSteps;
-        if (copy == null) {
-            throw new IllegalStateException("no full checkpoint is under way");
+        if (copy == null || ending != null) {
+            throw new IllegalStateException(copy == null ? "no full checkpoint is under way"
+                    : "the full checkpoint under way is ending already");
         }
-        inSteps = null;
         Start since;
         try {
             copy.step(Long.MAX_VALUE);
-            copy.flushBodies();
             // From here, the log holds just what was invalidated while the copy was made.
             forgotten.dropFirst(copy.started.forgottenBefore, copy.started.lostBefore,
                     copy.started.named.unwrittenFrom());
-            Chain[] base = copy.chains();
-            since = new Start(namedFiles, base);
+            since = new Start(namedFiles, copy.chains());
         } catch (IOException | RuntimeException e) {
-            copy.giveUp();
+            abandon();
             throw e;
         }
         if (since.deltas == null) {
-            copy.giveUp();
+            abandon();
             return checkpoint(namedFiles, true);
         }
-        // Chains stay null until the header is durable: a failure below leaves the next checkpoint full.
-        long bytes = copy.bytes();
-        long changed = 0;
-        int count = spaces.count();
-        for (int s = 0; s < count; s++) {
-            Chain chain = since.base[s];
-            bytes += chain.writeDelta(since.deltas[s], since.forgottenBefore, since.named, since.files, since.sequence,
-                    since.millis, since.nextFileId, since.nextSegmentSequence);
-            changed += since.deltas[s].changed.length;
+        ending = new Ending(copy, since, Arrays.copyOf(forgotten.entries, 3 * since.forgottenBefore));
+        ending.start();
+        return null;
+    }
+
+    /**
+     * Takes the end of the full checkpoint under way, waiting for it if it still runs: once its
+     * header is durable, the segments doomed and retired before it are released, and its result is
+     * returned; a failure is thrown, and the next checkpoint is full again.
+     */
+    public synchronized Result completeEnd() throws IOException {
+        Ending end = ending;
+        if (end == null) {
+            throw new IllegalStateException("no full checkpoint's end is running");
         }
-        copy.writeHeaders();
+        try {
+            end.await();
+        } catch (IOException | RuntimeException e) {
+            abandon();
+            throw e;
+        }
+        ending = null;
+        inSteps = null;
+        FullCopy copy = end.copy;
+        Start since = end.since;
+        copy.recordAreas();
+        int count = spaces.count();
+        long changed = 0;
         for (int s = 0; s < count; s++) {
             areaSequences[s][since.base[s].area] = since.sequence;
+            changed += since.deltas[s].changed.length;
         }
         System.arraycopy(since.base, 0, chains, 0, count);
         int freed = table.checkpointDurable(since.named.epoch());
-        return new Result(since.sequence, copy.entries(), copy.refused(), bytes, freed, copy.started.millis, 0, changed);
+        return new Result(since.sequence, copy.entries(), copy.refused(), copy.bytes() + end.deltaBytes, freed,
+                copy.started.millis, 0, changed);
+    }
+
+    /**
+     * The writes of a full checkpoint's end, on a thread of their own: each space's body made durable,
+     * its delta of what changed during the copy, then its header. The writer thread hands the copy over
+     * when the thread starts and takes it back by {@link #done}; nothing else touches them meanwhile.
+     * Invalidations the writer logs meanwhile go into the next checkpoint: the delta names a copy.
+     */
+    private final class Ending {
+        final FullCopy copy;
+        final Start since;
+        final long[] forgottenEntries;
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        long deltaBytes;
+
+        Ending(FullCopy copy, Start since, long[] forgottenEntries) {
+            this.copy = copy;
+            this.since = since;
+            this.forgottenEntries = forgottenEntries;
+        }
+
+        void start() {
+            Thread thread = new Thread(() -> {
+                try {
+                    write();
+                    done.complete(null);
+                } catch (Throwable t) {
+                    done.completeExceptionally(t);
+                }
+            }, "flashchunk-checkpoint-end");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void write() throws IOException {
+            copy.flushBodies();
+            for (int s = 0; s < spaces.count(); s++) {
+                deltaBytes += since.base[s].writeDelta(since.deltas[s], forgottenEntries, since.forgottenBefore,
+                        since.named, since.files, since.sequence, since.millis, since.nextFileId,
+                        since.nextSegmentSequence);
+            }
+            copy.writeHeaders();
+        }
+
+        /** Waits for the writes (each bounded by the device timeout); rethrows their failure. */
+        void await() throws IOException {
+            try {
+                done.join();
+            } catch (CompletionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof IOException) {
+                    throw (IOException) cause;
+                }
+                if (cause instanceof RuntimeException) {
+                    throw (RuntimeException) cause;
+                }
+                throw new IOException("a full checkpoint's end failed: " + cause, cause);
+            }
+        }
+
+        void awaitQuietly() {
+            try {
+                done.join();
+            } catch (CompletionException e) {
+                // given up: the next checkpoint is a full one
+            }
+        }
     }
 
     /** Writes the deltas {@code started} planned, one per space, after each space's chain. */
@@ -414,7 +578,8 @@ public final class Checkpointer {
         long changed = 0;
         for (int s = 0; s < count; s++) {
             Chain chain = previous[s];
-            bytes += chain.writeDelta(started.deltas[s], started.forgottenBefore, started.named, started.files,
+            bytes += chain.writeDelta(started.deltas[s], forgotten.entries, started.forgottenBefore, started.named,
+                    started.files,
                     started.sequence, started.millis, started.nextFileId, started.nextSegmentSequence);
             areaSequences[s][chain.area] = started.sequence;
             changed += started.deltas[s].changed.length;
@@ -498,7 +663,7 @@ public final class Checkpointer {
         final FullBody[] fulls;
         final int[] area;
         final ChunkIndex.Pass pass;
-        private boolean copied;
+        boolean copied;
 
         FullCopy(Start started) throws IOException {
             this.started = started;
@@ -507,14 +672,19 @@ public final class Checkpointer {
             Arrays.fill(chains, null);
             fulls = new FullBody[count];
             area = new int[count];
-            for (int s = 0; s < count; s++) {
-                // The older area: the newest durable checkpoint of this space is never overwritten.
-                area[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
-                // Until its header is written again, the area holds no checkpoint.
-                areaSequences[s][area[s]] = 0;
-                fulls[s] = new FullBody(spaces.driver(s), spaces.get(s).areas(), area[s], s);
-                fulls[s].appendSegments(started.named.sequences());
-                fulls[s].append(ByteBuffer.wrap(started.files.bytes()));
+            try {
+                for (int s = 0; s < count; s++) {
+                    // The older area: the newest durable checkpoint of this space is never overwritten.
+                    area[s] = areaSequences[s][0] <= areaSequences[s][1] ? 0 : 1;
+                    // Until its header is written again, the area holds no checkpoint.
+                    areaSequences[s][area[s]] = 0;
+                    fulls[s] = new FullBody(spaces.driver(s), spaces.get(s).areas(), area[s], s);
+                    fulls[s].appendSegments(started.named.sequences());
+                    fulls[s].append(ByteBuffer.wrap(started.files.bytes()));
+                }
+            } catch (IOException | RuntimeException e) {
+                abandonBodies();
+                throw e;
             }
             pass = index.startPass();
         }
@@ -550,6 +720,17 @@ public final class Checkpointer {
             return copied;
         }
 
+        /** Whether every space's body takes the slots of {@code buckets} more buckets without waiting for a write. */
+        boolean roomFor(long buckets) throws IOException {
+            long most = buckets * ChunkIndex.BUCKET_SLOTS * CheckpointHeader.ENTRY_BYTES;
+            for (FullBody full : fulls) {
+                if (full.writer.roomWithoutWaiting() < full.staged.position() + most) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         /** Every space's body on flash and durable; no header yet. */
         void flushBodies() throws IOException {
             for (FullBody full : fulls) {
@@ -566,7 +747,13 @@ public final class Checkpointer {
                 fulls[s].writer.writeHeader(new CheckpointHeader(instance, s, s0.sequence, s0.millis, s0.nextFileId,
                         s0.files.count(), s0.files.bytes().length, table.segmentsIn(s), spaces.layout(s).segmentBytes(),
                         index.buckets(), fulls[s].entries, s0.nextSegmentSequence, fulls[s].crc(), true).encode());
-                areaSequences[s][area[s]] = s0.sequence;
+            }
+        }
+
+        /** Every space's area holds this checkpoint now (its headers durable); on the writer's thread. */
+        void recordAreas() {
+            for (int s = 0; s < fulls.length; s++) {
+                areaSequences[s][area[s]] = started.sequence;
             }
         }
 
@@ -574,14 +761,24 @@ public final class Checkpointer {
         Chain[] chains() {
             Chain[] begun = new Chain[fulls.length];
             for (int s = 0; s < fulls.length; s++) {
-                begun[s] = new Chain(area[s], started.sequence, fulls[s].writer.bytes(), fulls[s].entries, s,
+                begun[s] = new Chain(area[s], started.sequence, fulls[s].bytes(), fulls[s].entries, s,
                         started.named);
             }
             return begun;
         }
 
+        /** Gives the copy up: the index's pass ends, and no write of its bodies is left under way. */
         void giveUp() {
             pass.close();
+            abandonBodies();
+        }
+
+        private void abandonBodies() {
+            for (FullBody full : fulls) {
+                if (full != null) {
+                    full.writer.abandon();
+                }
+            }
         }
 
         long entries() {
@@ -603,7 +800,7 @@ public final class Checkpointer {
         long bytes() {
             long n = 0;
             for (FullBody full : fulls) {
-                n += full.writer.bytes();
+                n += full.bytes();
             }
             return n;
         }
@@ -686,6 +883,11 @@ public final class Checkpointer {
 
         int crc() {
             return (int) crc.getValue();
+        }
+
+        /** The body's bytes so far, those gathered and not yet handed to the writer included. */
+        long bytes() {
+            return writer.bytes() + staged.position();
         }
     }
 
@@ -805,9 +1007,9 @@ public final class Checkpointer {
         }
 
         /** Writes a delta of {@code plan} after the last one, makes it durable; returns its body bytes. */
-        long writeDelta(DeltaPlan plan, int forgottenChunks, SegmentTable.Named named, FileTableCodec.Encoded files,
-                        long sequence, long startedMillis, int nextFileId, long nextSegmentSequence)
-                throws IOException {
+        long writeDelta(DeltaPlan plan, long[] forgottenEntries, int forgottenChunks, SegmentTable.Named named,
+                        FileTableCodec.Encoded files, long sequence, long startedMillis, int nextFileId,
+                        long nextSegmentSequence) throws IOException {
             StorageDriver driver = spaces.driver(space);
             int position = deltas + 1;
             BodyWriter writer = new BodyWriter(driver, nextBlock, (endBlock - nextBlock - 1) * BlockDevice.BLOCK_SIZE,
@@ -825,8 +1027,8 @@ public final class Checkpointer {
             ByteBuffer key = ByteBuffer.allocate(DeltaHeader.FORGOTTEN_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             for (int i = 0; i < forgottenChunks; i++) {
                 key.clear();
-                key.putLong(forgotten.entries[3 * i]).putLong(forgotten.entries[3 * i + 1])
-                        .putInt((int) forgotten.entries[3 * i + 2]).flip();
+                key.putLong(forgottenEntries[3 * i]).putLong(forgottenEntries[3 * i + 1])
+                        .putInt((int) forgottenEntries[3 * i + 2]).flip();
                 crc.update(key.duplicate());
                 writer.append(key);
             }

@@ -26,6 +26,7 @@ import io.flashchunk.cache.write.Writer;
 import io.flashchunk.cache.write.WriterPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -251,7 +252,7 @@ public final class CacheEngine implements AutoCloseable {
     /** How long an invalidation's time is kept: an offer whose file read began longer ago than this is not expected. */
     private static final long INVALIDATION_MEMORY_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-    private enum Kind { CHUNK, INVALIDATION, DAMAGED, FILES_DIED, MARKER, CHECKPOINT, FULL_CHECKPOINT }
+    private enum Kind { CHUNK, INVALIDATION, DAMAGED, FILES_DIED, MARKER, CHECKPOINTS_SETTLED, CHECKPOINT, FULL_CHECKPOINT }
 
     /**
      * What the writer is to do: append a chunk (read from its file from {@code readStartedNanos}),
@@ -321,6 +322,10 @@ public final class CacheEngine implements AutoCloseable {
             return new Pending(Kind.MARKER, 0, null, 0, reached, null);
         }
 
+        static Pending checkpointsSettled(CountDownLatch reached) {
+            return new Pending(Kind.CHECKPOINTS_SETTLED, 0, null, 0, reached, null);
+        }
+
         static Pending checkpoint(CountDownLatch reached, boolean[] durable, boolean full) {
             return new Pending(full ? Kind.FULL_CHECKPOINT : Kind.CHECKPOINT, 0, null, 0, reached, durable);
         }
@@ -345,6 +350,8 @@ public final class CacheEngine implements AutoCloseable {
     private final DeviceStart.Outcome start;
     private final Recovery.Outcome recovered;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+    /** Waiting for the checkpoint under way to end ({@link #awaitCheckpointsSettled}); the writer's alone. */
+    private final List<CountDownLatch> awaitingSettled = new ArrayList<>();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final Thread writerThread;
     /** Discards of freed segments, where a device's settings ask for them; else null. */
@@ -588,6 +595,17 @@ public final class CacheEngine implements AutoCloseable {
     }
 
     /**
+     * Waits until the writer has taken every chunk offered before this call and no checkpoint it
+     * started is under way (a full one in steps has ended, durable or failed: {@link #checkpoints},
+     * {@link #failedCheckpoints}); false on timeout.
+     */
+    public boolean awaitCheckpointsSettled(long timeout, TimeUnit unit) throws InterruptedException {
+        CountDownLatch reached = new CountDownLatch(1);
+        queue.add(Pending.checkpointsSettled(reached));
+        return reached.await(timeout, unit);
+    }
+
+    /**
      * Has the writer write a checkpoint once it has taken every chunk offered before this call (it
      * names every chunk appended before it); returns whether it is durable, or false if it did not
      * finish in time.
@@ -625,8 +643,10 @@ public final class CacheEngine implements AutoCloseable {
         while (!closing || !queue.isEmpty()) {
             Pending pending;
             try {
-                // A full checkpoint under way goes on in steps between chunks, and without pause when idle.
-                pending = writer.checkpointUnderWay() ? queue.poll() : queue.poll(50, TimeUnit.MILLISECONDS);
+                // A full checkpoint under way goes on in steps between chunks, and without pause when idle
+                // unless it waits for its own writes.
+                pending = !writer.checkpointUnderWay() ? queue.poll(50, TimeUnit.MILLISECONDS)
+                        : writer.checkpointWaitsForWrites() ? queue.poll(1, TimeUnit.MILLISECONDS) : queue.poll();
             } catch (InterruptedException e) {
                 break;
             }
@@ -648,6 +668,10 @@ public final class CacheEngine implements AutoCloseable {
                     checkpointAsked = false;
                 }
                 writer.checkpointIfDue(asked);
+                if (!awaitingSettled.isEmpty() && !writer.checkpointUnderWay()) {
+                    awaitingSettled.forEach(CountDownLatch::countDown);
+                    awaitingSettled.clear();
+                }
             } catch (RuntimeException e) {
                 // One chunk's failure must not stop the writer: count it, say it (throttled), go on.
                 writerErrors.increment();
@@ -660,12 +684,15 @@ public final class CacheEngine implements AutoCloseable {
             // A full one: the next start streams it back with no summary to read, and an earlier
             // release (which reads no delta) comes back as warm.
             closingCheckpointDurable = writer.checkpoint("closing", true);
+            awaitingSettled.forEach(CountDownLatch::countDown); // the closing checkpoint ended what was under way
         }
     }
 
     private void take(Pending pending) {
         if (pending.kind() == Kind.MARKER) {
             pending.reached().countDown();
+        } else if (pending.kind() == Kind.CHECKPOINTS_SETTLED) {
+            awaitingSettled.add(pending.reached());
         } else if (pending.kind() == Kind.CHECKPOINT || pending.kind() == Kind.FULL_CHECKPOINT) {
             try {
                 pending.durable()[0] = writer.checkpoint("asked for", pending.kind() == Kind.FULL_CHECKPOINT);

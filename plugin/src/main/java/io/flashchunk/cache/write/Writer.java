@@ -84,18 +84,26 @@ public final class Writer {
     }
 
     /**
-     * After each step of the writer thread: a step of the full checkpoint under way, if any (and its
-     * end once the copy is done); else a checkpoint when {@code asked} (written whole), or when the
-     * schedule says one is due by segments written or by time (a delta is written whole, a full one
-     * starts, to go on in steps).
+     * After each step of the writer thread: a checkpoint when {@code asked} (written whole, after any
+     * under way); else a step of the full checkpoint under way, if any (its end started once the copy
+     * is done, and taken once it ran); else, or once that ended, a checkpoint when the schedule says
+     * one is due by segments written or by time (a delta is written whole, a full one starts, to go on
+     * in steps).
      */
     public void checkpointIfDue(boolean asked) {
         if (asked) {
             schedule.tried(segments.sealed());
             checkpoint("asked for");
-        } else if (checkpointer.started()) {
+            return;
+        }
+        if (checkpointer.started()) {
             checkpointStep();
-        } else if (schedule.dueByCount(segments.sealed())) {
+            if (checkpointer.started()) {
+                return;
+            }
+            // Ended at this step: one due meanwhile starts now.
+        }
+        if (schedule.dueByCount(segments.sealed())) {
             schedule.tried(segments.sealed());
             start("segments written");
         } else if (schedule.dueByTime(segments.appended(), segments.appendedBytes())) {
@@ -104,9 +112,21 @@ public final class Writer {
         }
     }
 
-    /** Whether a full checkpoint is under way: the writer should come back for its next step without waiting. */
+    /** Whether a full checkpoint is under way: the writer should come back for its next step soon. */
     public boolean checkpointUnderWay() {
         return checkpointer.started();
+    }
+
+    /**
+     * Whether the full checkpoint under way waits for its own writes (its body's, or its end's): the
+     * writer's next step would do nothing, so it may wait a little for its queue rather than spin.
+     */
+    public boolean checkpointWaitsForWrites() {
+        try {
+            return checkpointer.waitsForWrites(BUCKETS_PER_STEP);
+        } catch (IOException e) {
+            return false; // the next step meets the failure and gives the checkpoint up
+        }
     }
 
     /**
@@ -148,14 +168,25 @@ public final class Writer {
         }
     }
 
-    /** The next step of the full checkpoint under way; its end (a delta of what changed meanwhile, then its header) once copied. */
+    /**
+     * The next step of the full checkpoint under way; once copied, its end (a delta of what changed
+     * meanwhile, then its header) started on a thread of its own, and taken at a later turn once done.
+     */
     private void checkpointStep() {
         Started started = underWay != null ? underWay : new Started("full");
         try {
-            if (checkpointer.step(BUCKETS_PER_STEP)) {
+            if (checkpointer.ending()) {
+                if (checkpointer.ended()) {
+                    underWay = null;
+                    written(checkpointer.completeEnd(), started);
+                }
+            } else if (checkpointer.step(BUCKETS_PER_STEP)) {
                 segments.persist();
-                underWay = null;
-                written(checkpointer.finish(files), started);
+                Checkpointer.Result now = checkpointer.endInBackground(files);
+                if (now != null) {
+                    underWay = null;
+                    written(now, started);
+                }
             }
         } catch (IOException | RuntimeException e) {
             // Whatever failed, none is left under way: the writer's loop polls without pause for its steps.

@@ -327,7 +327,10 @@ class CheckpointDeltaTest {
         assertEquals(null, checkpointer.start(NO_FILES, true));
         append(before, 2 * PER_SEGMENT, 2 * PER_SEGMENT + 5); // not on flash yet
         a.failing(io.flashchunk.testing.FaultyDevice.Op.WRITE, true);
-        writer.checkpointIfDue(false); // the copy's last step, then the end: its writes fail
+        writer.checkpointIfDue(false); // the copy's last step, then the end, on its own thread: its writes fail
+        assertTrue(checkpointer.ending(), "the end runs");
+        assertTrue(checkpointer.awaitEnded(10, TimeUnit.SECONDS));
+        writer.checkpointIfDue(false); // the writer takes the failure
         assertEquals(1, writer.failedCheckpoints());
         assertTrue(!checkpointer.started(), "given up, not tried again at every turn");
         writer.checkpointIfDue(false);

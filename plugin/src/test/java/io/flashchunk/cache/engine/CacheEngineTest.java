@@ -152,6 +152,12 @@ class CacheEngineTest {
         assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
     }
 
+    /** Two writer rounds (the clock moved: a checkpoint by time may start), then until none is under way. */
+    private static void awaitCheckpointsSettled(CacheEngine engine) throws InterruptedException {
+        awaitWriterRounds(engine);
+        assertTrue(engine.awaitCheckpointsSettled(10, TimeUnit.SECONDS));
+    }
+
     private static MemoryDevice device(String name, int megabytes) {
         return MemoryDevice.blank(name, (long) megabytes * (1 << 20) / BlockDevice.BLOCK_SIZE, 8);
     }
@@ -167,15 +173,15 @@ class CacheEngineTest {
         awaitWriterRounds(engine);
         a.failing(FaultyDevice.Op.FLUSH, true);
         clock.addAndGet(INTERVAL_MILLIS);
-        awaitWriterRounds(engine);
+        awaitCheckpointsSettled(engine);
         assertEquals(1, engine.failedCheckpoints(), "the interval passed; its checkpoint's flush failed");
         clock.addAndGet(999);
-        awaitWriterRounds(engine);
+        awaitCheckpointsSettled(engine);
         assertEquals(1, engine.failedCheckpoints(), "not tried again within a second");
         assertEquals(0, engine.checkpoints());
         a.failing(FaultyDevice.Op.FLUSH, false);
         clock.addAndGet(1);
-        awaitWriterRounds(engine);
+        awaitCheckpointsSettled(engine);
         assertEquals(1, engine.checkpoints(), "tried again a second after the failure, and durable");
         assertEquals(1, engine.failedCheckpoints());
         engine.close();
@@ -218,7 +224,7 @@ class CacheEngineTest {
         assertEquals(0, engine.checkpoints(), "not before the interval");
         assertEquals(n, engine.appendedSinceCheckpoint());
         clock.addAndGet(1);
-        awaitWriterRounds(engine);
+        awaitCheckpointsSettled(engine);
         assertEquals(1, engine.checkpoints(), "the interval passed: the open segment's records written and named");
         assertEquals(0, engine.appendedSinceCheckpoint());
         assertEquals(0, engine.segmentWriter().sealed(), "the segment goes on filling");
@@ -259,7 +265,7 @@ class CacheEngineTest {
         }
         a.delay(FaultyDevice.Op.WRITE, null);
         release.countDown();
-        awaitWriterRounds(engine);
+        awaitCheckpointsSettled(engine);
         assertEquals(1, engine.checkpoints(), "the chunks after the checkpoint are younger than the interval");
         assertEquals(5, engine.appendedSinceCheckpoint());
         assertEquals(6, readAll(engine, 6));

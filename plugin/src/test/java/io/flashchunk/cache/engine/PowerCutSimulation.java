@@ -92,7 +92,8 @@ public final class PowerCutSimulation {
     record Result(long seed, int operations, int cuts, int checkpoints, long reclaimed, long reinserted,
                   int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
                   long appendedAfterRecovery, long cutsInFormats, long discardedAtStart, long discardedInHistory,
-                  int deltaCheckpoints, long cutsFromDeltas, long continuedDeltas, int fullsInSteps) {
+                  int deltaCheckpoints, long cutsFromDeltas, long continuedDeltas, int fullsInSteps,
+                  int appendedDuringFullEnds) {
     }
 
     private PowerCutSimulation() {
@@ -143,11 +144,12 @@ public final class PowerCutSimulation {
                             + "\"segments_discarded_at_start\": %d, \"segments_discarded_in_history\": %d, "
                             + "\"delta_checkpoints\": %d, \"cuts_recovered_from_deltas\": %d, "
                             + "\"recovered_runs_checked_after_a_delta\": %d, \"full_checkpoints_in_steps\": %d, "
-                            + "\"problems\": 0, \"seconds\": %.1f}%n", r.seed(), r.operations(), r.cuts(),
+                            + "\"appended_during_full_ends\": %d, \"problems\": 0, \"seconds\": %.1f}%n",
+                    r.seed(), r.operations(), r.cuts(),
                     r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
                     r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(), r.discardedAtStart(),
                     r.discardedInHistory(), r.deltaCheckpoints(), r.cutsFromDeltas(), r.continuedDeltas(), r.fullsInSteps(),
-                    (System.nanoTime() - start) / 1e9);
+                    r.appendedDuringFullEnds(), (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
     }
@@ -222,7 +224,7 @@ public final class PowerCutSimulation {
         return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
                 history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats,
                 discardedAtStart, history.discarded, history.deltaCheckpoints, fromDeltas, continuedDeltas,
-                history.fullsInSteps);
+                history.fullsInSteps, history.appendedDuringFullEnds);
     }
 
     /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
@@ -260,6 +262,8 @@ public final class PowerCutSimulation {
         long discarded;
         int deltaCheckpoints;
         int fullsInSteps;
+        /** Appended by bursts while a full checkpoint's end ran on its own thread. */
+        int appendedDuringFullEnds;
         Checkpointer.Result lastResult;
 
         History(SplittableRandom random, Map<Long, Integer> versions, boolean tinyLfu) {
@@ -311,7 +315,7 @@ public final class PowerCutSimulation {
             long inStepsSince = -1; // the timeline when the full checkpoint under way started, -1: none
             for (int op = 0; op < operations; op++) {
                 if (inStepsSince >= 0 && checkpointer.step(1 + random.nextInt(3))) {
-                    checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince));
+                    checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince, writesUntilBurst));
                     inStepsSince = -1;
                 }
                 double what = random.nextDouble();
@@ -327,7 +331,7 @@ public final class PowerCutSimulation {
                     boolean appended = append(engine, model, key, discards);
                     if (!appended && inStepsSince >= 0) {
                         // as the engine's writer does: the full checkpoint under way ends, and frees what it can
-                        checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince));
+                        checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince, writesUntilBurst));
                         inStepsSince = -1;
                         appended = append(engine, model, key, discards);
                     }
@@ -367,7 +371,7 @@ public final class PowerCutSimulation {
                 settle(discards, engine.table);
             }
             if (inStepsSince >= 0) {
-                checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince));
+                checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince, writesUntilBurst));
             }
             engine.segmentWriter.flush();
             space0.delay(FaultyDevice.Op.WRITE, null);
@@ -458,10 +462,14 @@ public final class PowerCutSimulation {
          * The full checkpoint under way, started at {@code start} on the timeline: the rest of its copy,
          * then (after the appender put its records on flash, as the engine's writer does) its end, a
          * delta naming what changed while it was copied, then its header. What it names is what the
-         * index holds at its end: every change since its start is in the delta.
+         * index holds at its end: every change since its start is in the delta. Half the ends run a
+         * burst of appends at one of space 0's writes: the end runs on a thread of its own, and the
+         * engine's writer goes on meanwhile (here the burst runs on that thread while this one waits
+         * for the end, so the order of writes stays the seed's).
          */
         private Checkpoint finishInSteps(EngineFixture engine, Checkpointer checkpointer, AtomicLong timeline,
-                                         Map<Long, Placed> model, long start) throws Exception {
+                                         Map<Long, Placed> model, long start, AtomicInteger writesUntilBurst)
+                throws Exception {
             while (!checkpointer.step(1 + random.nextInt(3))) {
                 // the copy's last steps
             }
@@ -469,7 +477,11 @@ public final class PowerCutSimulation {
                 engine.segmentWriter.persist();
             }
             Checkpoint planned = planned(engine, timeline, model, start);
+            int before = burstAppends.get();
+            writesUntilBurst.set(random.nextBoolean() ? 1 + random.nextInt(6) : Integer.MIN_VALUE);
             lastResult = checkpointer.finish(NO_FILES);
+            writesUntilBurst.set(Integer.MIN_VALUE);
+            appendedDuringFullEnds += burstAppends.get() - before;
             return new Checkpoint(start, timeline.get(), planned.named(), planned.current());
         }
 
