@@ -15,8 +15,8 @@ import java.util.concurrent.CompletableFuture;
  * flash; {@link #finish} writes the rest and flushes, then writes the header and flushes again
  * ({@link #finishBody} and {@link #writeHeader} apart, for a full checkpoint with a delta between).
  *
- * <p>A piece's write goes on while the next one fills ({@value #PIECES} pieces): appending waits only
- * when every other piece is still being written, and {@link #roomWithoutWaiting} tells a caller that
+ * <p>A piece's write (and the wipe) goes on while the next piece fills ({@value #PIECES} pieces):
+ * appending waits only when a full piece's write would start before the one under way ended, and {@link #roomWithoutWaiting} tells a caller that
  * must not wait (the writer thread copying the index between its appends) how much it may append
  * before it would. A piece's failed write is thrown by a later call, {@link #finishBody} at the latest.
  *
@@ -36,7 +36,7 @@ final class BodyWriter {
     private ByteBuffer piece = AlignedBuffers.allocate(PIECE_BYTES);
     /** The other piece (allocated at the first piece's write): being written while {@link #writing} is set. */
     private ByteBuffer other;
-    /** The other piece's write under way, or null; and where it goes. */
+    /** The write under way (the other piece's, or the wipe of the old header), or null; and where it goes. */
     private CompletableFuture<Void> writing;
     private long writingLba;
     /** A piece's write failed: every later call throws it. */
@@ -53,8 +53,8 @@ final class BodyWriter {
         this.headerBlock = headerBlock;
         this.capacityBytes = capacityBytes;
         this.where = where;
-        driver.writeAndWait(headerBlock, AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
-                "checkpoint write at block " + headerBlock);
+        // The wipe goes on as the first piece fills; that piece's write starts once it has ended.
+        start(headerBlock, AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE));
     }
 
     /** Whether {@code bytes} more fit the area. */
@@ -63,15 +63,16 @@ final class BodyWriter {
     }
 
     /**
-     * How many bytes {@link #append} takes now without waiting for a write: the filling piece's room,
-     * and a whole piece more when the other one's write has ended. Throws that write's failure.
+     * How many bytes {@link #append} takes now without waiting for a write: short of filling the
+     * piece (a full piece's write starts only once the write before it has ended), and a whole piece
+     * more when no write is under way. Throws a write's failure.
      */
     long roomWithoutWaiting() throws IOException {
         throwIfFailed();
         if (writing != null && writing.isDone()) {
             reap();
         }
-        return piece.remaining() + (writing == null ? PIECE_BYTES : 0);
+        return piece.remaining() - 1 + (writing == null ? PIECE_BYTES : 0);
     }
 
     /** Appends {@code bytes} (position to limit; consumed). */
@@ -137,19 +138,23 @@ final class BodyWriter {
         if (writing != null) {
             reap();
         }
-        long lba = headerBlock + 1 + written / BlockDevice.BLOCK_SIZE;
+        start(headerBlock + 1 + written / BlockDevice.BLOCK_SIZE, piece.duplicate().position(0).limit(rounded));
+        written += rounded;
+        ByteBuffer next = other != null ? other : AlignedBuffers.allocate(PIECE_BYTES);
+        other = piece;
+        piece = next.clear();
+    }
+
+    /** Starts a write, the one under way from now on. */
+    private void start(long lba, ByteBuffer blocks) throws IOException {
         try {
-            writing = driver.write(lba, piece.duplicate().position(0).limit(rounded));
+            writing = driver.write(lba, blocks);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting to start the checkpoint write at block " + lba
                     + " on " + driver.path(), e);
         }
         writingLba = lba;
-        written += rounded;
-        ByteBuffer next = other != null ? other : AlignedBuffers.allocate(PIECE_BYTES);
-        other = piece;
-        piece = next.clear();
     }
 
     /**
