@@ -6,6 +6,9 @@ import io.flashchunk.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import io.flashchunk.device.DeviceTimeoutException;
 
 /**
  * Streams a checkpoint body of any length into one checkpoint area, and then its header: the one
@@ -39,6 +42,8 @@ final class BodyWriter {
     /** The write under way (the other piece's, or the wipe of the old header), or null; and where it goes. */
     private CompletableFuture<Void> writing;
     private long writingLba;
+    private long writingSinceMillis;
+    private final LongSupplier clockMillis;
     /** A piece's write failed: every later call throws it. */
     private IOException failed;
     private long written;
@@ -47,9 +52,12 @@ final class BodyWriter {
     /**
      * @param headerBlock   the area's first block, where its header goes; the body follows it
      * @param capacityBytes the most body bytes the area holds
+     * @param clockMillis   when a write under way started, against the device timeout
      */
-    public BodyWriter(StorageDriver driver, long headerBlock, long capacityBytes, String where) throws IOException {
+    public BodyWriter(StorageDriver driver, long headerBlock, long capacityBytes, String where,
+                      LongSupplier clockMillis) throws IOException {
         this.driver = driver;
+        this.clockMillis = clockMillis;
         this.headerBlock = headerBlock;
         this.capacityBytes = capacityBytes;
         this.where = where;
@@ -65,12 +73,20 @@ final class BodyWriter {
     /**
      * How many bytes {@link #append} takes now without waiting for a write: short of filling the
      * piece (a full piece's write starts only once the write before it has ended), and a whole piece
-     * more when no write is under way. Throws a write's failure.
+     * more when no write is under way. Throws a write's failure, and a timeout once the write under
+     * way has taken longer than the device timeout (as waiting for it would have).
      */
     long roomWithoutWaiting() throws IOException {
         throwIfFailed();
         if (writing != null && writing.isDone()) {
             reap();
+        } else if (writing != null
+                && clockMillis.getAsLong() - writingSinceMillis > TimeUnit.NANOSECONDS.toMillis(driver.timeoutNanos())) {
+            // Kept under way: giving the body up still waits for it.
+            failed = new DeviceTimeoutException("checkpoint write at block " + writingLba + " on " + driver.path()
+                    + " did not finish in " + TimeUnit.NANOSECONDS.toMillis(driver.timeoutNanos())
+                    + " ms: the device may be hung");
+            throw failed;
         }
         return piece.remaining() - 1 + (writing == null ? PIECE_BYTES : 0);
     }
@@ -155,11 +171,13 @@ final class BodyWriter {
                     + " on " + driver.path(), e);
         }
         writingLba = lba;
+        writingSinceMillis = clockMillis.getAsLong();
     }
 
     /**
-     * Gives the body up: waits for a piece's write still under way (at most the device timeout),
-     * whatever its outcome, so that none lands after a later checkpoint's writes to the same area.
+     * Gives the body up: waits for a piece's write still under way (at most the device timeout once
+     * more), whatever its outcome, so that none lands after a later checkpoint's writes to the same
+     * area unless the device holds it longer than that.
      */
     void abandon() {
         CompletableFuture<Void> write = writing;
@@ -176,12 +194,15 @@ final class BodyWriter {
     /** Waits for the other piece's write (at most the device timeout); its piece is free to fill again. */
     private void reap() throws IOException {
         CompletableFuture<Void> write = writing;
-        writing = null;
         try {
             driver.await(write, "checkpoint write at block " + writingLba);
         } catch (IOException e) {
             failed = e;
             throw e;
+        } finally {
+            if (write.isDone()) {
+                writing = null; // one timed out stays, for abandon to wait for
+            }
         }
     }
 

@@ -463,8 +463,14 @@ public final class Checkpointer {
             abandon();
             return checkpoint(namedFiles, true);
         }
-        ending = new Ending(copy, since, Arrays.copyOf(forgotten.entries, 3 * since.forgottenBefore));
-        ending.start();
+        Ending end = new Ending(copy, since, Arrays.copyOf(forgotten.entries, 3 * since.forgottenBefore));
+        try {
+            end.start();
+        } catch (OutOfMemoryError | RuntimeException e) { // no thread to be had
+            abandon();
+            throw new IOException("a full checkpoint's end could not start a thread: " + e, e);
+        }
+        ending = end;
         return null;
     }
 
@@ -722,7 +728,9 @@ public final class Checkpointer {
 
         /** Whether every space's body takes the slots of {@code buckets} more buckets without waiting for a write. */
         boolean roomFor(long buckets) throws IOException {
-            long most = buckets * ChunkIndex.BUCKET_SLOTS * CheckpointHeader.ENTRY_BYTES;
+            // Capped at a piece, so that a step of any size makes progress once a piece is free.
+            long most = Math.min(buckets * ChunkIndex.BUCKET_SLOTS * CheckpointHeader.ENTRY_BYTES,
+                    BodyWriter.PIECE_BYTES - 1 - ENTRIES_STAGED * CheckpointHeader.ENTRY_BYTES);
             for (FullBody full : fulls) {
                 if (full.writer.roomWithoutWaiting() < full.staged.position() + most) {
                     return false;
@@ -839,7 +847,7 @@ public final class Checkpointer {
 
         FullBody(StorageDriver driver, CheckpointAreas areas, int area, int space) throws IOException {
             this.writer = new BodyWriter(driver, areas.start(area), areas.bodyCapacityBytes(),
-                    driver.path() + " checkpoint area " + CheckpointAreas.name(area));
+                    driver.path() + " checkpoint area " + CheckpointAreas.name(area), clockMillis);
             this.space = space;
         }
 
@@ -1013,7 +1021,7 @@ public final class Checkpointer {
             StorageDriver driver = spaces.driver(space);
             int position = deltas + 1;
             BodyWriter writer = new BodyWriter(driver, nextBlock, (endBlock - nextBlock - 1) * BlockDevice.BLOCK_SIZE,
-                    driver.path() + " checkpoint area " + CheckpointAreas.name(area) + " delta " + position);
+                    driver.path() + " checkpoint area " + CheckpointAreas.name(area) + " delta " + position, clockMillis);
             CRC32C crc = new CRC32C();
             ByteBuffer change = ByteBuffer.allocate(DeltaHeader.CHANGE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             for (int i : plan.changed) {

@@ -136,7 +136,8 @@ public final class StorageDriver implements AutoCloseable {
     /**
      * Makes completed writes durable ({@link BlockDevice#flush}), waiting at most the device timeout.
      * The flush runs on a thread of its own, so a device that never returns from it holds only that
-     * thread; until it returns, every further flush fails at once.
+     * thread; until it returns, every further flush fails at once. One caller at a time: only
+     * checkpoints (one at a time, whichever thread writes it) and the format at start flush.
      */
     public void flush() throws java.io.IOException {
         CompletableFuture<Void> previous = lastFlush;

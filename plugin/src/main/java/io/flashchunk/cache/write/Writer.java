@@ -139,7 +139,18 @@ public final class Writer {
 
     /** As {@link #checkpoint(String)}, a full checkpoint when {@code full} ({@link Checkpointer#checkpoint(NamedFiles, boolean)}). */
     public boolean checkpoint(String why, boolean full) {
-        underWay = null; // a full checkpoint under way is finished first
+        if (checkpointer.ending()) {
+            // The end of the full checkpoint under way is taken and counted first; the one asked for
+            // then names what came since (a full one, if that end failed).
+            Started started = underWay != null ? underWay : new Started("full");
+            underWay = null;
+            try {
+                written(checkpointer.completeEnd(), started);
+            } catch (IOException | RuntimeException e) {
+                failed(started.why, e);
+            }
+        }
+        underWay = null; // a full checkpoint still being copied is finished first
         try {
             segments.persist();
             Started now = new Started(why);

@@ -15,6 +15,8 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import io.flashchunk.device.DeviceTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /** The body streamed into an area with a piece's write under way while the next fills. */
@@ -25,6 +27,7 @@ class BodyWriterTest {
     private final MemoryDevice memory = MemoryDevice.blank("a", (4L * PIECE) / BlockDevice.BLOCK_SIZE, 8);
     private final FaultyDevice device = new FaultyDevice(memory);
     private final StorageDriver driver = new StorageDriver(device, 4, TimeUnit.SECONDS.toNanos(10));
+    private final AtomicLong clockMillis = new AtomicLong(1_000);
 
     /**
      * The writer thread copies the index between its appends and must never wait on the device: what
@@ -33,7 +36,7 @@ class BodyWriterTest {
      */
     @Test
     void appendsWhatItsRoomPromisesWhileAPieceIsBeingWrittenAndTheBodyReadsBackWhole() throws Exception {
-        BodyWriter writer = new BodyWriter(driver, AREA_BLOCK, 3L * PIECE, "test area");
+        BodyWriter writer = new BodyWriter(driver, AREA_BLOCK, 3L * PIECE, "test area", clockMillis::get);
         byte[] body = new byte[2 * PIECE + 1000];
         new SplittableRandom(7).nextBytes(body);
         CompletableFuture<Void> held = device.hang(FaultyDevice.Op.WRITE);
@@ -63,7 +66,7 @@ class BodyWriterTest {
     /** A piece's write that failed is thrown by the next call, and by every call after it. */
     @Test
     void aFailedPieceWriteIsThrownByEveryLaterCall() throws Exception {
-        BodyWriter writer = new BodyWriter(driver, AREA_BLOCK, 3L * PIECE, "test area");
+        BodyWriter writer = new BodyWriter(driver, AREA_BLOCK, 3L * PIECE, "test area", clockMillis::get);
         device.failing(FaultyDevice.Op.WRITE, true);
         writer.append(new byte[PIECE], 0, PIECE); // its write starts, and fails
         device.failing(FaultyDevice.Op.WRITE, false);
@@ -72,6 +75,26 @@ class BodyWriterTest {
         assertThrows(IOException.class, writer::finishBody);
         assertThrows(IOException.class, () -> writer.writeHeader(header()));
         assertEquals(0, memory.image()[(int) (AREA_BLOCK * BlockDevice.BLOCK_SIZE)], "no header over a failed body");
+    }
+
+    /**
+     * A piece's write that the device holds past its timeout fails the body where the writer looks
+     * without waiting (a step would otherwise wait for room forever, and no failure be counted).
+     */
+    @Test
+    void aPieceWriteHeldPastTheDeviceTimeoutFailsTheBodyWithoutAWaitAndIsWaitedForWhenGivenUp() throws Exception {
+        BodyWriter writer = new BodyWriter(driver, AREA_BLOCK, 3L * PIECE, "test area", clockMillis::get);
+        CompletableFuture<Void> held = device.hang(FaultyDevice.Op.WRITE);
+        writer.append(new byte[PIECE], 0, PIECE);
+        clockMillis.addAndGet(10_000);
+        assertEquals(PIECE - 1, writer.roomWithoutWaiting(), "within the device timeout: no failure");
+        clockMillis.addAndGet(1);
+        DeviceTimeoutException e = assertThrows(DeviceTimeoutException.class, writer::roomWithoutWaiting);
+        assertTrue(e.getMessage().contains("block " + (AREA_BLOCK + 1)), e.getMessage());
+        CompletableFuture<Void> givenUp = CompletableFuture.runAsync(writer::abandon);
+        held.complete(null);
+        givenUp.get(10, TimeUnit.SECONDS);
+        assertThrows(DeviceTimeoutException.class, writer::finishBody, "the body stays failed");
     }
 
     private static ByteBuffer header() {

@@ -342,6 +342,32 @@ class CheckpointDeltaTest {
         assertEquals(before.index.entries(), hits(after, 2 * PER_SEGMENT + 5));
     }
 
+    /**
+     * A checkpoint asked for while a full checkpoint's end has run and not been taken: the end is
+     * counted as the durable checkpoint it is, and the one asked for names what came after it.
+     */
+    @Test
+    void aCheckpointAskedForTakesTheEndUnderWayFirstAndCountsBoth() throws Exception {
+        MemoryDevice a = device("a", 12);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE, a);
+        Checkpointer checkpointer = before.checkpointer(INSTANCE);
+        Writer writer = writer(before, checkpointer);
+        append(before, 0, 2 * PER_SEGMENT);
+        before.segmentWriter.persist();
+        assertEquals(null, checkpointer.start(NO_FILES, true));
+        while (!checkpointer.ending()) {
+            writer.checkpointIfDue(false); // the copy's steps, then its end starts
+        }
+        assertTrue(checkpointer.awaitEnded(10, TimeUnit.SECONDS));
+        append(before, 2 * PER_SEGMENT, 2 * PER_SEGMENT + 5);
+        assertTrue(writer.checkpoint("asked for"));
+        assertEquals(2, writer.checkpoints(), "the full checkpoint's end, then the one asked for");
+        assertEquals(0, writer.failedCheckpoints());
+        assertTrue(!checkpointer.started());
+        EngineFixture after = crashAndRecover(a);
+        assertEquals(before.index.entries(), hits(after, 2 * PER_SEGMENT + 5), "the chunks appended after the end too");
+    }
+
     private static Writer writer(EngineFixture engine, Checkpointer checkpointer) {
         // Invalidations go through the writer's step, which tells the checkpointer.
         return engine.parts.writer(checkpointer,

@@ -464,7 +464,7 @@ class CheckpointTest {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(body.duplicate());
         io.flashchunk.cache.checkpoint.BodyWriter writer = new io.flashchunk.cache.checkpoint.BodyWriter(
-                engine.spaces.driver(0), AREAS.start(0), AREAS.bodyCapacityBytes(), "hand-made");
+                engine.spaces.driver(0), AREAS.start(0), AREAS.bodyCapacityBytes(), "hand-made", () -> 0);
         writer.append(body);
         writer.finish(new CheckpointHeader(INSTANCE, 0, 5, 1, 1, 0, 0, named.length,
                 EngineFixture.SEGMENT_BYTES, engine.index.buckets(), slots.size(), 1000,
