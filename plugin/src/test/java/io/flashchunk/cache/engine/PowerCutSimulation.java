@@ -31,9 +31,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The power-cut simulator over the engine. One seeded history on two devices with volatile
@@ -84,6 +86,14 @@ public final class PowerCutSimulation {
     private record Checkpoint(long start, long end, Map<Long, Placed> named, Map<Long, Integer> current) {
     }
 
+    /** The end of a full checkpoint in steps runs on a thread of this name ({@link Checkpointer}). */
+    private static final String END_THREAD = "flashchunk-checkpoint-end";
+
+    /** What the end of a full checkpoint in steps goes on beside: a burst at a write, a gate at one, the writer's operations. */
+    private record Ends(AtomicInteger writesUntilBurst, AtomicReference<Runnable> atWrite, Writer invalidations,
+                        SegmentDiscards discards) {
+    }
+
     /** One cache's life in the history: from its format on, its checkpoints. */
     private record Phase(long formatStart, long formatEnd, List<Checkpoint> checkpoints, boolean swapped) {
     }
@@ -93,7 +103,7 @@ public final class PowerCutSimulation {
                   int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
                   long appendedAfterRecovery, long cutsInFormats, long discardedAtStart, long discardedInHistory,
                   int deltaCheckpoints, long cutsFromDeltas, long continuedDeltas, int fullsInSteps,
-                  int appendedDuringFullEnds) {
+                  int appendedDuringFullEnds, int rewrittenDuringFullEnds) {
     }
 
     private PowerCutSimulation() {
@@ -144,12 +154,13 @@ public final class PowerCutSimulation {
                             + "\"segments_discarded_at_start\": %d, \"segments_discarded_in_history\": %d, "
                             + "\"delta_checkpoints\": %d, \"cuts_recovered_from_deltas\": %d, "
                             + "\"recovered_runs_checked_after_a_delta\": %d, \"full_checkpoints_in_steps\": %d, "
-                            + "\"appended_during_full_ends\": %d, \"problems\": 0, \"seconds\": %.1f}%n",
+                            + "\"appended_during_full_ends\": %d, \"rewritten_during_full_ends\": %d, "
+                            + "\"problems\": 0, \"seconds\": %.1f}%n",
                     r.seed(), r.operations(), r.cuts(),
                     r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
                     r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(), r.discardedAtStart(),
                     r.discardedInHistory(), r.deltaCheckpoints(), r.cutsFromDeltas(), r.continuedDeltas(), r.fullsInSteps(),
-                    r.appendedDuringFullEnds(), (System.nanoTime() - start) / 1e9);
+                    r.appendedDuringFullEnds(), r.rewrittenDuringFullEnds(), (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
     }
@@ -224,7 +235,7 @@ public final class PowerCutSimulation {
         return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
                 history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats,
                 discardedAtStart, history.discarded, history.deltaCheckpoints, fromDeltas, continuedDeltas,
-                history.fullsInSteps, history.appendedDuringFullEnds);
+                history.fullsInSteps, history.appendedDuringFullEnds, history.rewrittenDuringFullEnds);
     }
 
     /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
@@ -262,8 +273,9 @@ public final class PowerCutSimulation {
         long discarded;
         int deltaCheckpoints;
         int fullsInSteps;
-        /** Appended by bursts while a full checkpoint's end ran on its own thread. */
+        /** Appended, and rewritten, while a full checkpoint's end ran on its own thread. */
         int appendedDuringFullEnds;
+        int rewrittenDuringFullEnds;
         Checkpointer.Result lastResult;
 
         History(SplittableRandom random, Map<Long, Integer> versions, boolean tinyLfu) {
@@ -302,7 +314,13 @@ public final class PowerCutSimulation {
             Map<Long, Placed> model = new HashMap<>(); // key -> where the writer put it, and which version
             List<Checkpoint> checkpoints = new ArrayList<>();
             AtomicInteger writesUntilBurst = new AtomicInteger(Integer.MIN_VALUE);
+            AtomicReference<Runnable> atWrite = new AtomicReference<>();
+            Ends ends = new Ends(writesUntilBurst, atWrite, invalidations, discards);
             space0.delay(FaultyDevice.Op.WRITE, () -> {
+                Runnable gate = atWrite.get();
+                if (gate != null) {
+                    gate.run();
+                }
                 if (writesUntilBurst.decrementAndGet() == 0) {
                     for (int i = 0; i < 3 * EngineFixture.PER_SEGMENT; i++) {
                         long key = key(random.nextInt(KEYS));
@@ -315,7 +333,7 @@ public final class PowerCutSimulation {
             long inStepsSince = -1; // the timeline when the full checkpoint under way started, -1: none
             for (int op = 0; op < operations; op++) {
                 if (inStepsSince >= 0 && checkpointer.step(1 + random.nextInt(3))) {
-                    checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince, writesUntilBurst));
+                    checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince, ends));
                     inStepsSince = -1;
                 }
                 double what = random.nextDouble();
@@ -331,7 +349,7 @@ public final class PowerCutSimulation {
                     boolean appended = append(engine, model, key, discards);
                     if (!appended && inStepsSince >= 0) {
                         // as the engine's writer does: the full checkpoint under way ends, and frees what it can
-                        checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince, writesUntilBurst));
+                        checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince, ends));
                         inStepsSince = -1;
                         appended = append(engine, model, key, discards);
                     }
@@ -371,7 +389,7 @@ public final class PowerCutSimulation {
                 settle(discards, engine.table);
             }
             if (inStepsSince >= 0) {
-                checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince, writesUntilBurst));
+                checkpoints.add(finishInSteps(engine, checkpointer, timeline, model, inStepsSince, ends));
             }
             engine.segmentWriter.flush();
             space0.delay(FaultyDevice.Op.WRITE, null);
@@ -462,14 +480,14 @@ public final class PowerCutSimulation {
          * The full checkpoint under way, started at {@code start} on the timeline: the rest of its copy,
          * then (after the appender put its records on flash, as the engine's writer does) its end, a
          * delta naming what changed while it was copied, then its header. What it names is what the
-         * index holds at its end: every change since its start is in the delta. Half the ends run a
-         * burst of appends at one of space 0's writes: the end runs on a thread of its own, and the
-         * engine's writer goes on meanwhile (here the burst runs on that thread while this one waits
-         * for the end, so the order of writes stays the seed's).
+         * index holds at its end: every change since its start is in the delta. Its end runs on a
+         * thread of its own while the writer goes on, as in the engine: half the time this thread
+         * appends and rewrites chunks meanwhile, the end held at one of its writes to space 0 until
+         * they are done (so the order of writes stays the seed's); else the end is waited for, half of
+         * those with a burst of appends at one of its writes.
          */
         private Checkpoint finishInSteps(EngineFixture engine, Checkpointer checkpointer, AtomicLong timeline,
-                                         Map<Long, Placed> model, long start, AtomicInteger writesUntilBurst)
-                throws Exception {
+                                         Map<Long, Placed> model, long start, Ends ends) throws Exception {
             while (!checkpointer.step(1 + random.nextInt(3))) {
                 // the copy's last steps
             }
@@ -478,10 +496,45 @@ public final class PowerCutSimulation {
             }
             Checkpoint planned = planned(engine, timeline, model, start);
             int before = burstAppends.get();
-            writesUntilBurst.set(random.nextBoolean() ? 1 + random.nextInt(6) : Integer.MIN_VALUE);
-            lastResult = checkpointer.finish(NO_FILES);
-            writesUntilBurst.set(Integer.MIN_VALUE);
-            appendedDuringFullEnds += burstAppends.get() - before;
+            if (random.nextBoolean()) {
+                CountDownLatch reached = new CountDownLatch(1);
+                CountDownLatch release = new CountDownLatch(1);
+                // The end writes space 0 at least four times: the wipe, body and header of its delta, its header.
+                AtomicInteger endWrites = new AtomicInteger(1 + random.nextInt(4));
+                ends.atWrite().set(() -> {
+                    if (Thread.currentThread().getName().equals(END_THREAD) && endWrites.decrementAndGet() == 0) {
+                        reached.countDown();
+                        try {
+                            assertTrue(release.await(AWAIT_SECONDS, TimeUnit.SECONDS), "the operations during the end");
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                });
+                Checkpointer.Result now = checkpointer.endInBackground(NO_FILES);
+                if (now == null) {
+                    assertTrue(reached.await(AWAIT_SECONDS, TimeUnit.SECONDS), "the end's write to space 0");
+                    for (int i = 0; i < 2 * EngineFixture.PER_SEGMENT; i++) {
+                        long key = key(random.nextInt(KEYS));
+                        if (random.nextInt(8) == 0) {
+                            rewrite(ends.invalidations(), model, key);
+                            rewrittenDuringFullEnds++;
+                        } else if (append(engine, model, key, ends.discards())) {
+                            appendedDuringFullEnds++;
+                        }
+                    }
+                    release.countDown();
+                    assertTrue(checkpointer.awaitEnded(AWAIT_SECONDS, TimeUnit.SECONDS), "the end");
+                    now = checkpointer.completeEnd();
+                }
+                ends.atWrite().set(null);
+                lastResult = now;
+            } else {
+                ends.writesUntilBurst().set(random.nextBoolean() ? 1 + random.nextInt(6) : Integer.MIN_VALUE);
+                lastResult = checkpointer.finish(NO_FILES);
+                ends.writesUntilBurst().set(Integer.MIN_VALUE);
+                appendedDuringFullEnds += burstAppends.get() - before;
+            }
             return new Checkpoint(start, timeline.get(), planned.named(), planned.current());
         }
 

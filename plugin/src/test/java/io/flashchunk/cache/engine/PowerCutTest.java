@@ -45,7 +45,8 @@ class PowerCutTest {
         assertTrue(result.continuedDeltas() > 50, "recovered runs whose first checkpoint was a delta: " + result);
         // Full checkpoints the writer goes on around: copied in steps between operations, then a delta and their header.
         assertTrue(result.fullsInSteps() > 3, "full checkpoints written in steps: " + result);
-        assertTrue(result.appendedDuringFullEnds() > 0, "chunks appended while a full checkpoint's end ran: " + result);
+        assertTrue(result.appendedDuringFullEnds() > 0 && result.rewrittenDuringFullEnds() > 0,
+                "chunks appended and rewritten while a full checkpoint's end ran: " + result);
     }
 
     /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */
