@@ -57,7 +57,9 @@ lines = ["# Power-cut simulation", "",
          f"cut images were recovered from one; {total('recovered_runs_checked_after_a_delta'):,} recovered engines "
          f"wrote a delta going on from the one they recovered from, and a crash right after it was checked; "
          f"{total('full_checkpoints_in_steps'):,} full checkpoints were copied in steps between the histories' "
-         f"operations (then a delta of what changed meanwhile, then their headers).", "",
+         f"operations (then a delta of what changed meanwhile, then their headers), "
+         f"{total('appended_during_full_ends'):,} chunks appended and {total('rewritten_during_full_ends'):,} "
+         f"rewritten while their ends ran on a thread of their own.", "",
          f"Recovered images checked: {total('chunks_served'):,} chunks served; "
          f"{total('named_by_the_durable_checkpoint'):,} times a chunk named by a durable checkpoint had to come back "
          f"(at the cuts, and after the second crashes); "
