@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -253,11 +254,17 @@ public final class PowerCutSimulation {
         return Math.max(0, near.start() - 30 + random.nextLong(near.end() - near.start() + 31));
     }
 
+    /** Chunks' bytes by seed: generating them was most of a cut's time; each caller gets its own copy. */
+    private static final Map<Long, byte[]> CHUNKS = new ConcurrentHashMap<>();
+
     /** Chunk {@code key}'s bytes at {@code version}. */
     static ByteBuffer chunk(long key, int version) {
-        byte[] bytes = new byte[CHUNK];
-        new Random(key * 1_000_003 + version).nextBytes(bytes);
-        return ByteBuffer.wrap(bytes);
+        byte[] bytes = CHUNKS.computeIfAbsent(key * 1_000_003 + version, seed -> {
+            byte[] generated = new byte[CHUNK];
+            new Random(seed).nextBytes(generated);
+            return generated;
+        });
+        return ByteBuffer.wrap(bytes.clone());
     }
 
     /** The history's caches, one after the other on the same two devices, and what they did. */

@@ -6,12 +6,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link PowerCutSimulation} in CI: 300 cuts of a 4,000-operation history (two caches, the
- * second formatted over the first), with device writes completing at once, with the engine's reclaim
- * order, and with them up to 3 ms late (other interleavings: that is how a crash between two spaces'
- * checkpoint headers was found to crowd chunks out of a mixed recovery).
- * Longer runs: {@code scripts/sim-power-cut.sh}, or here {@code -Dflashchunk.sim.seeds=N
- * -Dflashchunk.sim.cuts=M -Dflashchunk.sim.operations=K}.
+ * {@link PowerCutSimulation} in CI: 300 cuts of a 4,000-operation history (two caches, the second
+ * formatted over the first) with device writes completing at once, twice; 150 with the engine's
+ * reclaim order; and 150 of a 2,000-operation history with writes up to 3 ms late (other
+ * interleavings: that is how a crash between two spaces' checkpoint headers was found to crowd chunks
+ * out of a mixed recovery). Longer runs: {@code scripts/sim-power-cut.sh}, or here
+ * {@code -Dflashchunk.sim.seeds=N -Dflashchunk.sim.cuts=M -Dflashchunk.sim.operations=K}.
  */
 class PowerCutTest {
 
@@ -52,14 +52,14 @@ class PowerCutTest {
     /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */
     @Test
     void withSegmentsDoomedAsTheEnginesOrderGivesThemUp() throws Exception {
-        PowerCutSimulation.Result result = PowerCutSimulation.simulate(3, 4000, 300, 0, true);
+        PowerCutSimulation.Result result = PowerCutSimulation.simulate(3, 4000, 150, 0, true);
         assertTrue(result.chunksServed() > 0 && result.checkedBack() > 0, "the simulation tests nothing: " + result);
         assertTrue(result.reclaimed() > 10, "segments must be doomed and reused: " + result);
     }
 
     @Test
     void withLateCompletionsToo() throws Exception {
-        PowerCutSimulation.Result result = PowerCutSimulation.simulate(2, 4000, 300,
+        PowerCutSimulation.Result result = PowerCutSimulation.simulate(2, 2000, 150,
                 TimeUnit.MILLISECONDS.toNanos(3));
         assertTrue(result.chunksServed() > 0 && result.checkedBack() > 0, "the simulation tests nothing: " + result);
     }
