@@ -2,6 +2,7 @@ package io.flashchunk.cache;
 
 import static io.flashchunk.cache.CacheChecks.assertHit;
 import static io.flashchunk.cache.CacheChecks.awaitWritten;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.space.CacheRecoveryException;
+import io.flashchunk.testing.Scratch;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -102,6 +104,50 @@ class WarmRestartTest {
         }
     }
 
+    /** O_DIRECT files: a device added and the list reordered (strict: nothing of the cache may be dropped), then one removed. */
+    @Test
+    void aDeviceAddedTheListReorderedAndADeviceRemovedKeepTheChunksOfEveryDeviceThatStays() throws Exception {
+        try (var fixture = new RestartFixture(2, DEVICE_BYTES)) {
+            Path data = fixture.dataFile("devices-Data.db");
+            try (FlashCache cache = fixture.start(c -> { })) {
+                fill(cache, data, 7, 300); // about five 1 MiB segments: both devices hold some
+                assertEquals(300, cache.entries());
+            }
+            Path added = Scratch.file("restart-added", DEVICE_BYTES);
+            try {
+                List<Path> changed = List.of(fixture.devices.get(1), added, fixture.devices.get(0));
+                try (FlashCache cache = RestartFixture.startCompact(changed, c -> c.strict(true))) {
+                    assertEquals(300, cache.stats().recoveredEntries(), "every chunk, on either device");
+                    CachedFile file = cache.registerFile(FileIdentity.of(data));
+                    for (int i = 0; i < 300; i++) {
+                        assertHit(cache, file, 7, (long) i * CHUNK, CHUNK);
+                    }
+                }
+                try (FlashCache cache = RestartFixture.startCompact(List.of(added, fixture.devices.get(0)),
+                        c -> c.strict(true))) {
+                    long kept = cache.stats().recoveredEntries();
+                    assertTrue(kept > 0 && kept < 300, "the first device's chunks, not the removed one's: " + kept);
+                    CachedFile file = cache.registerFile(FileIdentity.of(data));
+                    int hits = 0;
+                    for (int i = 0; i < 300; i++) {
+                        CachedChunk chunk = cache.get(file, (long) i * CHUNK, CHUNK, false);
+                        if (chunk != null) {
+                            try {
+                                assertArrayEquals(ChunkContent.bytes(7, (long) i * CHUNK, CHUNK), ChunkContent.read(chunk));
+                            } finally {
+                                chunk.release();
+                            }
+                            hits++;
+                        }
+                    }
+                    assertEquals(kept, hits);
+                }
+            } finally {
+                Files.deleteIfExists(added);
+            }
+        }
+    }
+
     @Test
     void aDeviceOfOtherGeometryIsFormattedOrRefusedInStrictMode() throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES)) {
@@ -113,7 +159,7 @@ class WarmRestartTest {
             CacheRecoveryException refused = assertThrows(CacheRecoveryException.class,
                     () -> RestartFixture.startCompact(fixture.devices, c -> c.strict(true), DEVICE_BYTES / 2));
             assertTrue(refused.getMessage().contains(fixture.devices.get(0).toString())
-                    && refused.getMessage().contains("capacity or segment size changed")
+                    && refused.getMessage().contains("(capacity changed")
                     && refused.getMessage().contains("strict"), refused.getMessage());
             try (FlashCache cache = RestartFixture.startCompact(fixture.devices, c -> { }, DEVICE_BYTES / 2)) {
                 assertEquals(0, cache.stats().recoveredEntries(), "not strict: formatted and started empty");

@@ -14,8 +14,8 @@ import picocli.CommandLine.Parameters;
 /** The device paths the checkpoint subcommands take, and opening them with one way of reporting failure. */
 final class DeviceArguments {
     @Parameters(arity = "1..*", paramLabel = "<device>",
-            description = "The cache's devices (regular files or block devices), in its configured order: "
-                    + "device i holds address space i.")
+            description = "The cache's devices (regular files or block devices), as its configuration lists "
+                    + "them: device i is address space i (a device moved in the list keeps its chunks there).")
     private List<Path> paths;
 
     List<Path> paths() {

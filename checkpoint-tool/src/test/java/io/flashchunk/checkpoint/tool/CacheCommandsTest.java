@@ -92,11 +92,12 @@ class CacheCommandsTest {
         }
         CommandRun info = CommandRun.of(cache.args("info"));
         assertEquals(0, info.exitCode(), info.err());
-        assertTrue(info.out().contains("cannot hold the layout its superblock names"), info.out());
+        assertTrue(info.out().contains("was laid out for") && info.out().contains("now holds 1 MiB (capacity changed"),
+                info.out());
         assertTrue(info.out().contains("not run"), info.out());
         CommandRun verify = CommandRun.of(cache.args("verify", "--data"));
         assertEquals(1, verify.exitCode(), verify.out() + verify.err());
-        assertTrue(verify.out().contains("truncated or resized?"), verify.out());
+        assertTrue(verify.out().contains("resized or truncated"), verify.out());
         assertFalse(verify.err().contains("Exception"), verify.err());
     }
 
@@ -179,17 +180,12 @@ class CacheCommandsTest {
     }
 
     @Test
-    void devicesInTheWrongOrderAreNamedAndNothingIsRestored() throws Exception {
+    void devicesInAnotherOrderAreTheSameCache() throws Exception {
         TestCache cache = compactCache(2);
-        CommandRun verify = CommandRun.of("verify", cache.devices.get(1).toString(), cache.devices.get(0).toString());
-        assertEquals(1, verify.exitCode(), verify.out());
-        assertTrue(verify.out().contains("holds address space 1 of 2, but is configured as space 0 of 2"), verify.out());
-        CommandRun info = CommandRun.of("info", cache.devices.get(1).toString(), cache.devices.get(0).toString());
-        assertTrue(info.out().contains("recovery:") && info.out().contains("not run"), info.out());
-        CommandRun list = CommandRun.of("list", cache.devices.get(1).toString(), cache.devices.get(0).toString());
-        assertEquals(0, list.exitCode());
-        assertTrue(list.err().contains("do not form one cache"), list.err());
-        assertFalse(list.out().contains("nb-1"), list.out());
+        CommandRun swapped = CommandRun.of("verify", "--data", cache.devices.get(1).toString(),
+                cache.devices.get(0).toString());
+        assertEquals(0, swapped.exitCode(), swapped.out());
+        assertTrue(swapped.out().contains("7 chunk(s) read back"), swapped.out());
         CommandRun inOrder = CommandRun.of(cache.args("verify", "--data"));
         assertEquals(0, inOrder.exitCode(), inOrder.out());
         assertTrue(inOrder.out().contains("7 chunk(s) read back"), inOrder.out());

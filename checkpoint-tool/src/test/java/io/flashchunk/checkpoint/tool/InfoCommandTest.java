@@ -166,7 +166,8 @@ class InfoCommandTest {
     void devicesOfDifferentCachesDoNotFormOne() throws Exception {
         TestCache one = TestCache.standard(2);
         TestCache other = TestCache.standard(2);
-        String[] args = {"info", one.devices.get(0).toString(), other.devices.get(1).toString()};
+        String[] args = {"info", one.devices.get(0).toString(), other.devices.get(1).toString(),
+            one.devices.get(1).toString()};
 
         CommandRun run = CommandRun.of(args);
         JsonNode summary = JsonRun.of(0, args).get("summary");

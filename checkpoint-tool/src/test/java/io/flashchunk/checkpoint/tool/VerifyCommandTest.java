@@ -141,18 +141,19 @@ class VerifyCommandTest {
     }
 
     @Test
-    void twoDevicesInTheWrongOrderOrOneAloneAreAProblem() throws Exception {
+    void devicesInAnotherOrderOrOneLeftOutAreFineButADeviceOfAnotherCacheIsAProblem() throws Exception {
         TestCache cache = TestCache.standard(2);
+        TestCache other = TestCache.standard(1);
 
-        CommandRun run = CommandRun.of("verify", cache.devices.get(1).toString(), cache.devices.get(0).toString());
+        CommandRun swapped = CommandRun.of("verify", cache.devices.get(1).toString(), cache.devices.get(0).toString());
         CommandRun one = CommandRun.of("verify", cache.devices.get(1).toString());
+        CommandRun mixed = CommandRun.of("verify", cache.devices.get(0).toString(), other.devices.get(0).toString(),
+                cache.devices.get(1).toString());
 
-        assertEquals(1, run.exitCode(), run.out());
-        assertTrue(run.out().contains("problem: " + cache.devices.get(1)
-                + " holds address space 1 of 2, but is configured as space 0 of 2\n"), run.out());
-        assertEquals(1, one.exitCode(), one.out());
-        assertTrue(one.out().contains("problem: " + cache.devices.get(1)
-                + " holds address space 1 of 2, but is configured as space 0 of 1\n"), one.out());
+        assertEquals(0, swapped.exitCode(), swapped.out());
+        assertEquals(0, one.exitCode(), one.out());
+        assertEquals(1, mixed.exitCode(), mixed.out());
+        assertTrue(mixed.out().contains("problem: " + other.devices.get(0) + " belongs to cache instance "), mixed.out());
     }
 
     @Test

@@ -236,6 +236,11 @@ public final class Recovery {
         if (loaded == null) {
             loaded = loadEachNewest(recoveries);
         }
+        // A space loaded from another space's checkpoints (its device moved in the list), or re-indexed,
+        // cannot take deltas after them: its next checkpoint is a full one, as every space's then is.
+        for (int s = 0; s < spaces; s++) {
+            oneBase &= loaded[s] == null || loaded[s].baseSpace == s && !loaded[s].reindexed;
+        }
         long[] forgotten = fromDeltas(recoveries, loaded);
         for (int s = 0; s < spaces; s++) {
             areaSequences[s] = recoveries[s].newestInEachArea();
@@ -311,7 +316,18 @@ public final class Recovery {
      * space a checkpoint newer than the other's). A checkpoint that fails is taken out (a full one with
      * the deltas after it) and the next common one is tried; null when the spaces share none that loads.
      */
-    private static SpaceRecovery.Loaded[] loadOneCheckpoint(SpaceRecovery[] recoveries) {
+    private static SpaceRecovery.Loaded[] loadOneCheckpoint(SpaceRecovery[] all) {
+        // A space that holds none (a device formatted into the cache at this start) has nothing to share.
+        List<Integer> holding = new ArrayList<>();
+        for (int s = 0; s < all.length; s++) {
+            if (!all[s].candidates.isEmpty()) {
+                holding.add(s);
+            }
+        }
+        if (holding.isEmpty()) {
+            return null;
+        }
+        SpaceRecovery[] recoveries = holding.stream().map(s -> all[s]).toArray(SpaceRecovery[]::new);
         for (long common = newestCommon(recoveries); common != 0; common = newestCommon(recoveries)) {
             SpaceRecovery.Loaded[] loaded = new SpaceRecovery.Loaded[recoveries.length];
             // Full checkpoints of one sequence are one copy of the index: put back without a duplicate check.
@@ -328,7 +344,11 @@ public final class Recovery {
                 s++;
             }
             if (s == recoveries.length) {
-                return loaded;
+                SpaceRecovery.Loaded[] bySpace = new SpaceRecovery.Loaded[all.length];
+                for (int i = 0; i < holding.size(); i++) {
+                    bySpace[holding.get(i)] = loaded[i];
+                }
+                return bySpace;
             }
             for (int done = 0; done < s; done++) {
                 recoveries[done].unload(); // the failed space took its own entries out already
@@ -473,13 +493,13 @@ public final class Recovery {
         StorageDriver driver = addressSpace.driver();
         CheckpointAreas areas = addressSpace.areas();
         SegmentLayout layout = addressSpace.layout();
-        int space = addressSpace.number();
         String where = areaName(driver.path(), area);
         try {
             ByteBuffer block = DeviceStart.readBlock(driver, areas.start(area));
             CheckpointHeader header = CheckpointHeader.decode(block, areas.bodyCapacityBytes(), where);
+            // The space index is not checked: it says which space the entries were written for, and a
+            // device moved in the list since keeps them (restore moves them to its place).
             String mismatch = !header.instance().equals(instance) ? "belongs to cache instance " + header.instance()
-                    : header.spaceIndex() != space ? "was written for address space " + header.spaceIndex()
                     : header.segments() != layout.segments() || header.segmentBytes() != layout.segmentBytes()
                     ? "names " + header.segments() + " segments of " + header.segmentBytes() + " bytes, the space has "
                     + layout.segments() + " of " + layout.segmentBytes() : null;
@@ -534,6 +554,10 @@ public final class Recovery {
             private final String where;
             /** The full checkpoint's sequence and entries, and the uses it names per segment. */
             private final long baseSequence;
+            /** The address space the full checkpoint was written for (another when the device moved). */
+            private final int baseSpace;
+            /** Whether the full checkpoint's entries were re-indexed (written for an index of another size). */
+            private boolean reindexed;
             private final long baseEntries;
             private final long[] baseSegmentSequences;
             /** The block after the last checkpoint of the chain read, and the last delta's body bytes (0: none). */
@@ -545,6 +569,7 @@ public final class Recovery {
                    DeltaBody delta, int deltaPosition, String where, CheckpointHeader base,
                    long[] baseSegmentSequences, long nextBlock, long deltaBytes) {
                 this.baseSequence = base.sequence();
+                this.baseSpace = base.spaceIndex();
                 this.baseEntries = base.entryCount();
                 this.baseSegmentSequences = baseSegmentSequences;
                 this.nextBlock = nextBlock;
@@ -680,6 +705,8 @@ public final class Recovery {
         private final List<RecoveryProblem> problems;
         /** The checkpoints not yet found wanting, newest first. */
         final List<Candidate> candidates = new ArrayList<>();
+        /** While a checkpoint of another index size is read: per segment, its slots gathered to re-index. */
+        private int[] gatheredInSegment;
         /** The highest sequence of a header that decoded, whether or not its body was then valid. */
         long highestSeen;
 
@@ -883,8 +910,14 @@ public final class Recovery {
             long filesFrom = header.segmentsBytes();
             long entriesFrom = filesFrom + header.fileTableBytes();
             boolean sameTable = header.buckets() == index.buckets();
+            // Written for an index of another size (the devices changed): a slot holds a tag of its
+            // key, not the key, so the slots are gathered in a table of their own size, then each is
+            // put back by the key its segment's summary names at its place.
+            ChunkIndex gathered = sameTable ? null : reindexTable(header, area, where);
+            ChunkLocations into = sameTable ? locations : gathered == null ? null : new ChunkLocations(gathered);
+            gatheredInSegment = gathered == null ? null : new int[header.segments()];
             // Another checkpoint's entries already in the index may hold this one's keys elsewhere.
-            boolean exact = header.exactCopy() && restoredBase == header.sequence();
+            boolean exact = header.exactCopy() && (restoredBase == header.sequence() || !sameTable);
             CRC32C crc = new CRC32C();
             ByteBuffer carry = ByteBuffer.allocate(CheckpointHeader.ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             long[] counts = new long[2]; // restored, skipped
@@ -907,12 +940,12 @@ public final class Recovery {
                                     // An entry split between two pieces: gathered byte by byte.
                                     carry.put(in.get());
                                     if (!carry.hasRemaining()) {
-                                        restore(carry.flip(), header, segmentSequences, delta, sameTable, exact,
+                                        restore(carry.flip(), header, segmentSequences, delta, into, exact,
                                                 counts, where);
                                         carry.clear();
                                     }
                                 } else {
-                                    restore(in, header, segmentSequences, delta, sameTable, exact, counts, where);
+                                    restore(in, header, segmentSequences, delta, into, exact, counts, where);
                                 }
                             }
                         });
@@ -926,13 +959,17 @@ public final class Recovery {
                 int nextFileId = delta == null ? header.nextFileId() : candidate.delta.nextFileId();
                 long nextSegmentSequence = delta == null ? header.nextSegmentSequence()
                         : candidate.delta.nextSegmentSequence();
-                if (!sameTable) {
-                    problem(problems, space, area, RecoveryProblem.Kind.INDEX_RESIZED, where + " was written for an index of " + header.buckets() + " buckets, this "
-                            + "one has " + index.buckets() + " (capacity changed): its " + header.entryCount()
-                            + " entries are not restored");
+                if (into == null) {
                     return new Loaded(area, sequence, timestamp, nextFileId, nextSegmentSequence, files,
                             new long[header.segments()], 0, header.entryCount(), null, 0, where, header,
                             new long[header.segments()], 0, 0);
+                }
+                if (!sameTable) {
+                    counts[0] = reindex(gathered, segmentSequences, area, where);
+                    counts[1] = header.entryCount() - counts[0];
+                    LOG.info("flash cache: {} was written for an index of {} buckets, this one has {} (the devices "
+                            + "changed): its entries go back by their keys in their segments' summaries ({} restored)",
+                            where, header.buckets(), index.buckets(), counts[0]);
                 }
                 long[] baseSegmentSequences = segmentSequences.clone();
                 long nextBlock = candidate.delta == null
@@ -943,10 +980,12 @@ public final class Recovery {
                         segmentSequences[delta.segments[i]] = delta.sequences[i];
                     }
                 }
-                return new Loaded(area, sequence, timestamp, nextFileId, nextSegmentSequence, files, segmentSequences,
-                        counts[0], counts[1], delta, delta == null ? 0 : candidate.delta.position(),
+                Loaded loaded = new Loaded(area, sequence, timestamp, nextFileId, nextSegmentSequence, files,
+                        segmentSequences, counts[0], counts[1], delta, delta == null ? 0 : candidate.delta.position(),
                         delta == null ? where : where + " delta " + candidate.delta.position(), header,
                         baseSegmentSequences, nextBlock, delta == null ? 0 : candidate.delta.bodyBytes());
+                loaded.reindexed = !sameTable;
+                return loaded;
             } catch (CheckpointFormatException | RuntimeException e) {
                 unload();
                 if (e instanceof CheckpointFormatException) {
@@ -1009,6 +1048,62 @@ public final class Recovery {
             return before && locations.dropped(key, address);
         }
 
+        /**
+         * A table of {@code header}'s size to gather its slots in, or null (a problem kept) when the
+         * heap cannot hold one beside the index: then its entries are not restored.
+         */
+        private ChunkIndex reindexTable(CheckpointHeader header, int area, String where) {
+            long bytes = header.buckets() * ChunkIndex.BUCKET_SLOTS * Long.BYTES;
+            Runtime runtime = Runtime.getRuntime();
+            long free = runtime.maxMemory() - (runtime.totalMemory() - runtime.freeMemory());
+            String why = null;
+            if (bytes > free / 2) {
+                why = (bytes >> 20) + " MiB of heap, " + (free >> 20) + " MiB free";
+            } else {
+                try {
+                    return ChunkIndex.withBuckets(header.buckets());
+                } catch (OutOfMemoryError e) {
+                    why = (bytes >> 20) + " MiB of heap: " + e.getMessage();
+                }
+            }
+            problem(problems, space, area, RecoveryProblem.Kind.INDEX_RESIZED, where + " was written for an index of "
+                    + header.buckets() + " buckets, this one has " + index.buckets() + " (the devices changed); "
+                    + "re-indexing its " + header.entryCount() + " entries takes " + why + ": they are not restored");
+            return null;
+        }
+
+        /**
+         * Puts back each slot gathered in {@code written} by its key: for every segment the full
+         * checkpoint names, the records its summary lists that {@code written} holds at their place.
+         * A segment whose summary does not check loses its chunks (a problem kept). Returns how many went back.
+         */
+        private long reindex(ChunkIndex written, long[] segmentSequences, int area, String where) {
+            long restored = 0;
+            for (int segment = 0; segment < segmentSequences.length; segment++) {
+                if (gatheredInSegment[segment] == 0) {
+                    continue; // none of its entries holds (a segment the delta after says changed, or none named)
+                }
+                SegmentSummary summary;
+                try {
+                    summary = addressSpace.readSummary(segment, segmentSequences[segment]);
+                } catch (IOException | RecordMismatchException e) {
+                    problem(problems, space, area, RecoveryProblem.Kind.SEGMENT_SUMMARY, where + " names segment "
+                            + segment + " (use " + segmentSequences[segment] + "), whose summary cannot be used ("
+                            + e.getMessage() + "): its chunks are not re-indexed");
+                    continue;
+                }
+                for (int r = 0; r < summary.count(); r++) {
+                    long key = summary.keys()[r];
+                    long address = layout.address(space, segment, summary.sectors()[r]);
+                    if (written.find(key) == address) {
+                        locations.placed(key, address);
+                        restored++;
+                    }
+                }
+            }
+            return restored;
+        }
+
         private static long checkedSequence(long sequence, CheckpointHeader header, String where)
                 throws CheckpointFormatException {
             if (sequence < 0 || sequence >= header.nextSegmentSequence()) {
@@ -1023,20 +1118,29 @@ public final class Recovery {
          * delta (if any) keeps, else counted as left out.
          */
         private void restore(ByteBuffer entry, CheckpointHeader header, long[] segmentSequences, DeltaBody delta,
-                             boolean sameTable, boolean exact, long[] counts, String where)
+                             ChunkLocations into, boolean exact, long[] counts, String where)
                 throws CheckpointFormatException {
             long bucket = Integer.toUnsignedLong(entry.getInt());
-            long slot = entry.getLong();
+            long written = entry.getLong();
+            if (written == 0 || RecordAddress.space(ChunkIndex.address(written)) != header.spaceIndex()) {
+                throw new CheckpointFormatException(where + ": entry in bucket " + bucket + " points at "
+                        + RecordAddress.describe(ChunkIndex.address(written)) + ", not into address space "
+                        + header.spaceIndex() + " its header names");
+            }
+            // A device moved in the list: its entries go to its place now.
+            long slot = ChunkIndex.inSpace(written, space);
             long address = ChunkIndex.address(slot);
-            if (bucket >= header.buckets() || slot == 0 || RecordAddress.space(address) != space
-                    || !layout.contains(address)) {
+            if (bucket >= header.buckets() || !layout.contains(address)) {
                 throw new CheckpointFormatException(where + ": entry in bucket " + bucket + " points at "
                         + RecordAddress.describe(address) + ", outside this space's segments or the table");
             }
             int segment = layout.index(address);
-            if (sameTable && segmentSequences[segment] != 0
+            if (into != null && segmentSequences[segment] != 0
                     && (delta == null || delta.keepsBaseEntries(segment, segmentSequences[segment]))
-                    && locations.restore(bucket, slot, exact)) {
+                    && into.restore(bucket, slot, exact)) {
+                if (into != locations) {
+                    gatheredInSegment[segment]++;
+                }
                 counts[0]++;
             } else {
                 counts[1]++;
@@ -1091,7 +1195,7 @@ public final class Recovery {
             } catch (java.io.IOException | CheckpointFormatException e) {
                 break;
             }
-            if (!delta.instance().equals(instance) || delta.spaceIndex() != addressSpace.number()
+            if (!delta.instance().equals(instance) || delta.spaceIndex() != base.spaceIndex()
                     || delta.segments() != base.segments() || delta.segmentBytes() != base.segmentBytes()
                     || delta.baseSequence() != base.sequence() || delta.position() != found.size() + 1
                     || delta.sequence() <= previous) {

@@ -9,7 +9,6 @@ import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.cache.format.CheckpointHeader;
-import io.flashchunk.cache.format.DeviceLayout;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
@@ -22,6 +21,7 @@ import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.space.AddressSpace;
 import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.DeviceContent;
+import io.flashchunk.cache.space.DeviceSet;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.device.BlockDevice;
@@ -353,27 +353,23 @@ public final class CacheInspection {
         }
     }
 
-    /** Start's own rule, with the segment size the first device was laid out with. */
+    /**
+     * Start's own rule ({@link DeviceSet}), with the segment size the first device was laid out with:
+     * why each device whose superblock checks would be formatted, not recovered.
+     */
     private static List<String> setProblems(List<StorageDriver> drivers, List<Superblock> superblocks) {
-        List<String> problems = new ArrayList<>();
         Superblock first = superblocks.stream().filter(s -> s != null).findFirst().orElse(null);
-        for (int i = 0; i < drivers.size() && first != null; i++) {
-            Superblock superblock = superblocks.get(i);
-            if (superblock == null) {
-                continue;
-            }
-            DeviceLayout expected;
-            try {
-                expected = DeviceLayout.expectedFor(superblock.layout(), drivers.get(i).capacityBlocks(),
-                        first.layout().segmentBytes());
-            } catch (IllegalArgumentException e) {
-                problems.add(drivers.get(i).path() + ": cannot hold the layout its superblock names (" + e.getMessage()
-                        + "); truncated or resized?");
-                continue;
-            }
-            String mismatch = superblock.mismatch(i, drivers.size(), expected, first, drivers.get(i).path());
-            if (mismatch != null) {
-                problems.add(mismatch);
+        if (first == null) {
+            return List.of();
+        }
+        List<String> paths = drivers.stream().map(StorageDriver::path).collect(Collectors.toList());
+        List<Long> capacities = drivers.stream().map(StorageDriver::capacityBlocks).collect(Collectors.toList());
+        List<String> none = new ArrayList<>(java.util.Collections.nCopies(drivers.size(), null));
+        DeviceSet set = DeviceSet.decide(paths, capacities, superblocks, none, first.layout().segmentBytes());
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < drivers.size(); i++) {
+            if (superblocks.get(i) != null && !set.keeps(i)) {
+                problems.add(set.reason(i));
             }
         }
         return List.copyOf(problems);

@@ -79,29 +79,6 @@ public final class Superblock {
         return new Superblock(instance, spaceIndex, spaceCount, layout, limit);
     }
 
-    /**
-     * Why this superblock, found on {@code path}, cannot be device {@code index} of {@code count} of
-     * one cache laid out as {@code expected} whose first device holds {@code first}; null if it can.
-     * Start and the checkpoint tool judge a device set by this one rule.
-     */
-    public String mismatch(int index, int count, DeviceLayout expected, Superblock first, String path) {
-        if (spaceIndex != index || spaceCount != count) {
-            return path + " holds address space " + spaceIndex + " of " + spaceCount
-                    + ", but is configured as space " + index + " of " + count;
-        }
-        if (!layout.equals(expected)) {
-            boolean sameGeometry = layout.deviceBlocks() == expected.deviceBlocks()
-                    && layout.segmentBytes() == expected.segmentBytes();
-            return path + " was laid out as " + layout + ", the configuration gives " + expected
-                    + (sameGeometry ? " (laid out by a release with other layout rules)"
-                    : " (capacity or segment size changed)");
-        }
-        if (!instance.equals(first.instance())) {
-            return path + " belongs to cache instance " + instance + ", the first device to " + first.instance();
-        }
-        return null;
-    }
-
     public ByteBuffer encode() {
         ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         boolean version4 = layout.sectorBytes() == RecordAddress.MIN_SECTOR_BYTES;

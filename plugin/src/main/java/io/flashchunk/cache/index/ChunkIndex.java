@@ -355,6 +355,11 @@ public final class ChunkIndex {
         return slot & RecordAddress.MASK;
     }
 
+    /** {@code slot} with its record's address in address space {@code space}, at the same sector. */
+    public static long inSpace(long slot, int space) {
+        return slot & ~RecordAddress.MASK | RecordAddress.of(space, RecordAddress.sector(address(slot)));
+    }
+
     /** Buckets of the table: a checkpoint's slots are restored only into a table with as many. */
     public long buckets() {
         return buckets;

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -25,16 +26,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides at start what the devices of the engine hold, from their superblocks: a cache of
- * this configuration (then {@link Recovery} loads its checkpoints), blank devices (formatted),
+ * Decides at start what the devices of the engine hold, from their superblocks: a cache whose
+ * chunks the devices keep (then {@link Recovery} loads their checkpoints), blank devices (formatted),
  * devices of the removed per-chunk engine (reformatted, one log line naming each: their chunks are
- * dropped, never misread), or something else: a cache of other geometry or order, or a corrupt
- * superblock (one warning naming the device and the reason, then formatted; strict mode refuses to
- * start instead). A device that is neither blank nor a FlashChunk cache is never written unless the
- * operator set {@code format: force} for it. Blank means block 0 all zeros and no signature found
- * elsewhere ({@link ForeignSignatures}: a RAID member's superblock at 4 KiB, a file system's at
- * 64 KiB); a cache's device where another signature turns up is refused the same way. A format
- * first clears the signatures found within the part the cache uses.
+ * dropped, never misread). When the list of devices changed (added, removed, reordered, a device
+ * replaced or resized), {@link DeviceSet} says which devices keep their chunks; the others are
+ * formatted into the same cache, each with a line that says why (strict mode refuses to start instead
+ * when one of them holds a cache's superblock). A device that is neither blank nor a FlashChunk cache
+ * is never written unless the operator set {@code format: force} for it. Blank means block 0 all zeros
+ * and no signature found elsewhere ({@link ForeignSignatures}: a RAID member's superblock at 4 KiB, a
+ * file system's at 64 KiB); a cache's device where another signature turns up is refused the same
+ * way. A format first clears the signatures found within the part the cache uses.
  */
 public final class DeviceStart {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceStart.class);
@@ -47,10 +49,11 @@ public final class DeviceStart {
     public static final long SEQUENCES_PER_START = 1L << 36;
 
     /**
-     * What start found: the instance, each device's layout, whether the devices were formatted (and
-     * why), and {@code sequenceFloor}: on recovered devices, the highest sequence limit their
-     * superblocks hold (and at least the clock's {@code millis << 20} when one is of version 3, which
-     * reserved none); on formatted ones, the first sequence of the range the format reserved.
+     * What start found: the instance, each device's layout, whether every device was formatted (and
+     * why), each device's address space in the cache's last run (-1 for a device formatted now), and
+     * {@code sequenceFloor}: on recovered devices, the highest sequence limit their superblocks hold
+     * (and at least the clock's {@code millis << 20} when one is of version 3, which reserved none, or
+     * a device was formatted); on formatted ones, the first sequence of the range the format reserved.
      */
     public static final class Outcome {
         private final UUID instance;
@@ -58,13 +61,20 @@ public final class DeviceStart {
         private final boolean formatted;
         private final String why;
         private final long sequenceFloor;
+        private final List<Integer> formerSpaces;
 
-        public Outcome(UUID instance, List<DeviceLayout> layouts, boolean formatted, String why, long sequenceFloor) {
+        public Outcome(UUID instance, List<DeviceLayout> layouts, boolean formatted, String why, long sequenceFloor,
+                       List<Integer> formerSpaces) {
+            if (formerSpaces.size() != layouts.size()) {
+                throw new IllegalArgumentException(formerSpaces.size() + " former spaces for " + layouts.size()
+                        + " layouts");
+            }
             this.instance = instance;
             this.layouts = layouts;
             this.formatted = formatted;
             this.why = why;
             this.sequenceFloor = sequenceFloor;
+            this.formerSpaces = List.copyOf(formerSpaces);
         }
 
         public UUID instance() {
@@ -75,6 +85,7 @@ public final class DeviceStart {
             return layouts;
         }
 
+        /** Whether every device was formatted: nothing to recover. */
         public boolean formatted() {
             return formatted;
         }
@@ -85,6 +96,11 @@ public final class DeviceStart {
 
         public long sequenceFloor() {
             return sequenceFloor;
+        }
+
+        /** Device {@code i}'s address space in the cache's last run, or -1 when it was formatted at this start. */
+        public int formerSpace(int i) {
+            return formerSpaces.get(i);
         }
 
         /** The address spaces of {@code drivers} (the devices started, in order) as their layouts say. */
@@ -112,18 +128,19 @@ public final class DeviceStart {
                     && Objects.equals(layouts, other.layouts)
                     && formatted == other.formatted
                     && Objects.equals(why, other.why)
-                    && sequenceFloor == other.sequenceFloor;
+                    && sequenceFloor == other.sequenceFloor
+                    && formerSpaces.equals(other.formerSpaces);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(instance, layouts, formatted, why, sequenceFloor);
+            return Objects.hash(instance, layouts, formatted, why, sequenceFloor, formerSpaces);
         }
 
         @Override
         public String toString() {
             return "Outcome[instance=" + instance + ", layouts=" + layouts + ", formatted=" + formatted + ", why=" + why
-                    + ", sequenceFloor=" + sequenceFloor + "]";
+                    + ", sequenceFloor=" + sequenceFloor + ", formerSpaces=" + formerSpaces + "]";
         }
     }
 
@@ -137,54 +154,54 @@ public final class DeviceStart {
     public static Outcome open(List<StorageDriver> drivers, int segmentBytes, boolean strict, List<Boolean> forceFormat,
                                LongSupplier clockMillis) throws IOException {
         int count = drivers.size();
-        List<DeviceLayout> layouts = new ArrayList<>();
-        // What a recovery keeps: today's layouts, or an earlier release's where a device holds one
-        List<DeviceLayout> kept = new ArrayList<>();
+        List<DeviceLayout> fresh = new ArrayList<>();
+        List<String> paths = new ArrayList<>();
+        List<Long> capacities = new ArrayList<>();
+        List<Superblock> superblocks = new ArrayList<>(Collections.nCopies(count, null));
+        List<String> unreadable = new ArrayList<>(Collections.nCopies(count, null));
+        boolean[] holdsCache = new boolean[count];
         List<String> foreign = new ArrayList<>();
-        List<String> todays = new ArrayList<>();
-        Superblock first = null;
+        List<String> perChunk = new ArrayList<>();
         int blank = 0;
-        String problem = null;
         // Above every sequence the devices' superblocks say was reserved, whichever cache wrote them,
         // so a format never numbers segments as an earlier cache's records on the same flash are.
         long reserved = 0;
         boolean unknownBefore = false;
         for (int i = 0; i < count; i++) {
             StorageDriver driver = drivers.get(i);
-            DeviceLayout expected = DeviceLayout.forDevice(driver.capacityBlocks(), segmentBytes);
-            layouts.add(expected);
-            kept.add(expected);
+            paths.add(driver.path());
+            capacities.add(driver.capacityBlocks());
+            fresh.add(DeviceLayout.forDevice(driver.capacityBlocks(), segmentBytes));
             ByteBuffer block = readBlock(driver, 0);
             long magic = block.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(0);
             boolean force = i < forceFormat.size() && forceFormat.get(i);
             boolean blankBlock = DeviceContent.isBlank(block);
-            boolean blankOrOurs = blankBlock || PerChunkEngine.holdsFormat(block)
-                    || magic == CheckpointFormat.SUPERBLOCK_MAGIC;
+            holdsCache[i] = magic == CheckpointFormat.SUPERBLOCK_MAGIC;
+            boolean blankOrOurs = blankBlock || PerChunkEngine.holdsFormat(block) || holdsCache[i];
             // Block 0 alone is not enough: an MD or bcache superblock at 4 KiB leaves it zero.
-            String other = blankOrOurs && (!force || magic == CheckpointFormat.SUPERBLOCK_MAGIC)
-                    ? ForeignSignatures.find(driver, blankBlock) : null;
+            String other = blankOrOurs && (!force || holdsCache[i]) ? ForeignSignatures.find(driver, blankBlock) : null;
             if (other != null && !force) {
                 foreign.add(driver.path() + " holds " + (blankBlock ? "" : "a flash cache superblock but also ") + other);
             } else if (blankBlock) {
                 blank++;
             } else if (PerChunkEngine.holdsFormat(block)) {
-                todays.add(driver.path());
+                perChunk.add(driver.path());
                 unknownBefore = true;
-            } else if (magic != CheckpointFormat.SUPERBLOCK_MAGIC && !force) {
+            } else if (!holdsCache[i] && !force) {
                 foreign.add(driver.path() + " holds " + DeviceContent.describe(block));
+            } else if (!holdsCache[i]) {
+                unreadable.set(i, driver.path() + " held " + DeviceContent.describe(block) + " (format: force)");
             } else if (other != null) {
-                problem = problem != null ? problem : driver.path() + " holds a flash cache superblock but also " + other;
+                unreadable.set(i, driver.path() + " holds a flash cache superblock but also " + other);
                 unknownBefore = true;
             } else {
                 try {
                     Superblock found = Superblock.decode(block, driver.path());
-                    first = first == null ? found : first;
-                    kept.set(i, DeviceLayout.expectedFor(found.layout(), driver.capacityBlocks(), segmentBytes));
-                    problem = problem != null ? problem : found.mismatch(i, count, kept.get(i), first, driver.path());
+                    superblocks.set(i, found);
                     reserved = Math.max(reserved, found.sequenceLimit());
                     unknownBefore |= found.sequenceLimit() == 0;
                 } catch (CheckpointFormatException e) {
-                    problem = problem != null ? problem : e.getMessage();
+                    unreadable.set(i, e.getMessage());
                     unknownBefore = true;
                 }
             }
@@ -195,35 +212,86 @@ public final class DeviceStart {
         // without a reservation, damaged, or not ours).
         long aboveClock = clockMillis.getAsLong() << 20;
         long formatFloor = Math.max(Math.max(1, reserved), aboveClock);
-        long recoverFloor = Math.max(reserved, unknownBefore ? aboveClock : 0);
         if (!foreign.isEmpty()) {
             throw new CacheRecoveryException("flash cache: will not format " + String.join("; ", foreign)
                     + ": a device is formatted only when it is blank or holds a flash cache. If it is meant for the cache "
                     + "(and what it holds may be destroyed), set format: force for it");
         }
         if (blank == count) {
-            return format(drivers, layouts, "blank devices", formatFloor);
+            return format(drivers, fresh, "blank devices", formatFloor);
         }
-        if (!todays.isEmpty()) {
-            for (String path : todays) {
+        if (!perChunk.isEmpty()) {
+            for (String path : perChunk) {
                 LOG.warn("{}", PerChunkEngine.reformatWarning(path));
             }
-            return format(drivers, layouts, "the per-chunk engine's format on " + String.join(", ", todays),
+            return format(drivers, fresh, "the per-chunk engine's format on " + String.join(", ", perChunk),
                     formatFloor);
         }
-        if (problem == null && blank > 0) {
-            problem = "some devices are blank while others hold a cache (devices added or replaced)";
+        DeviceSet set = DeviceSet.decide(paths, capacities, superblocks, unreadable, segmentBytes);
+        // The chunks of a cache a format would drop (a forced device that held none drops nothing of ours).
+        List<String> dropped = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            if (!set.keeps(i) && holdsCache[i]) {
+                dropped.add(set.reason(i));
+            }
         }
-        if (problem != null) {
+        String problem = String.join("; ", dropped);
+        if (set.instance() == null && dropped.isEmpty()) {
+            List<String> forced = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                if (set.reason(i) != null) {
+                    forced.add(set.reason(i));
+                }
+            }
+            return format(drivers, fresh, String.join("; ", forced), formatFloor);
+        }
+        if (set.instance() == null) {
             String message = "flash cache: cannot recover: " + problem;
             if (strict) {
                 throw new CacheRecoveryException(message + "; strict mode refuses to format the devices");
             }
             LOG.warn("{}; starting empty on freshly formatted devices", message);
-            return format(drivers, layouts, problem, formatFloor);
+            return format(drivers, fresh, problem, formatFloor);
         }
-        logLayouts(drivers, kept);
-        return new Outcome(first.instance(), List.copyOf(kept), false, "recovered", recoverFloor);
+        if (strict && !dropped.isEmpty()) {
+            throw new CacheRecoveryException("flash cache: cannot keep the chunks of " + problem
+                    + "; strict mode refuses to format a device that holds a cache");
+        }
+        List<DeviceLayout> layouts = new ArrayList<>();
+        List<Integer> formerSpaces = new ArrayList<>();
+        List<String> formatted = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            layouts.add(set.keeps(i) ? set.keptLayout(i) : fresh.get(i));
+            formerSpaces.add(set.formerSpace(i));
+            if (!set.keeps(i)) {
+                formatted.add(paths.get(i));
+            }
+        }
+        long floor = formatted.isEmpty() ? Math.max(reserved, unknownBefore ? aboveClock : 0) : formatFloor;
+        for (int i = 0; i < count; i++) {
+            if (set.keeps(i)) {
+                if (set.grown(i) != null) {
+                    LOG.warn("{}", set.grown(i));
+                }
+                if (set.formerSpace(i) != i) {
+                    LOG.info("flash cache: {} was device {} of the cache's last run and is device {} now: its chunks "
+                            + "stay with it", paths.get(i), set.formerSpace(i), i);
+                }
+                continue;
+            }
+            if (holdsCache[i] || set.reason(i) != null) {
+                LOG.warn("flash cache: {}: formatting it into cache instance {}; the other devices keep their chunks",
+                        set.reason(i), set.instance());
+            } else {
+                LOG.info("flash cache: {} is blank: formatted into cache instance {} (a device added)", paths.get(i),
+                        set.instance());
+            }
+            formatInto(drivers.get(i), set.instance(), i, count, layouts.get(i), limitAbove(floor));
+        }
+        logLayouts(drivers, layouts);
+        return new Outcome(set.instance(), List.copyOf(layouts), false,
+                formatted.isEmpty() ? "recovered" : "recovered; formatted " + String.join(", ", formatted), floor,
+                formerSpaces);
     }
 
     /** One line a device whose size shapes its layout: larger sectors, an earlier release's, or cut short. */
@@ -256,20 +324,27 @@ public final class DeviceStart {
         UUID instance = UUID.randomUUID();
         long limit = limitAbove(floor);
         for (int i = 0; i < drivers.size(); i++) {
-            StorageDriver driver = drivers.get(i);
-            DeviceLayout layout = layouts.get(i);
-            ForeignSignatures.clear(driver);
-            for (int area = 0; area < 2; area++) {
-                driver.writeAndWait(layout.areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
-                        "clearing checkpoint area " + CheckpointAreas.name(area));
-            }
-            driver.writeAndWait(0, new Superblock(instance, i, drivers.size(), layout, limit).encode(),
-                    "superblock write");
-            driver.flush();
+            formatInto(drivers.get(i), instance, i, drivers.size(), layouts.get(i), limit);
         }
         LOG.info("flash cache: formatted {} device(s) as cache instance {} ({})", drivers.size(), instance, why);
         logLayouts(drivers, layouts);
-        return new Outcome(instance, List.copyOf(layouts), true, why, floor);
+        return new Outcome(instance, List.copyOf(layouts), true, why, floor,
+                Collections.nCopies(drivers.size(), -1));
+    }
+
+    /**
+     * Formats one device as address space {@code space} of {@code spaces} of cache {@code instance}:
+     * the signatures found cleared, both area headers cleared, then the superblock, then a flush.
+     */
+    private static void formatInto(StorageDriver driver, UUID instance, int space, int spaces, DeviceLayout layout,
+                                   long limit) throws IOException {
+        ForeignSignatures.clear(driver);
+        for (int area = 0; area < 2; area++) {
+            driver.writeAndWait(layout.areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
+                    "clearing checkpoint area " + CheckpointAreas.name(area));
+        }
+        driver.writeAndWait(0, new Superblock(instance, space, spaces, layout, limit).encode(), "superblock write");
+        driver.flush();
     }
 
     /**

@@ -6,6 +6,7 @@ import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.checkpoint.CheckpointSchedule;
 import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.driver.StorageDriver;
@@ -20,6 +21,7 @@ import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.write.Writer;
 import io.flashchunk.cache.write.WriterPolicy;
+import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
 import io.flashchunk.testing.PowerCutDevice;
@@ -43,15 +45,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * write caches: a format of blank devices, a first cache's reads, appends, rewrites (a chunk's file
  * written anew under the same name: its key comes back with other bytes), reclaims (reinserting
  * read chunks), checkpoints (half of them with the writer appending after the index was copied) and
- * flushes; then a format over that cache's records (the devices named in the other order), and a
+ * flushes; then, after both its superblocks were damaged (one device after the other: a device
+ * whose superblock is still whole keeps that cache's chunks), a format over that cache's records (the
+ * devices named in the other order), and a
  * second cache doing the same with every chunk rewritten (file ids restart with a new cache, so its
  * keys are the first one's with other bytes). Each cache of the history discards (TRIMs) its free
  * segments with even odds, as {@code discard: true} does: every segment at its format, then each as it
  * becomes free, before its reuse (the next step waits for them, so the history is the seed's). Each cut (half anywhere, half in or just before a
  * checkpoint, some in or around each format) is an image a power cut could leave
  * ({@link PowerCutDevice}), started by a real {@link CacheEngine} with the devices as the operator
- * named them at that moment, half of them with {@code discard: true} (every segment no checkpoint
- * names zeroed before the first read). Chunk bytes are a function of the key and its version, so a stale
+ * named them at that moment (a quarter of the cuts in the other order, a quarter with a blank device
+ * added between them: the index of another size), half of them with {@code discard: true} (every
+ * segment no checkpoint names zeroed before the first read). Chunk bytes are a function of the key and its version, so a stale
  * record (an earlier version, or the first cache's) served as current is seen.
  *
  * <p>Checked at every cut: no chunk is served with bytes other than a version the newest complete
@@ -95,8 +100,12 @@ public final class PowerCutSimulation {
                         SegmentDiscards discards) {
     }
 
-    /** One cache's life in the history: from its format on, its checkpoints. */
-    private record Phase(long formatStart, long formatEnd, List<Checkpoint> checkpoints, boolean swapped) {
+    /**
+     * One cache's life in the history: the damage to the cache before's superblocks that makes start
+     * format the devices (from {@code wipeStart}; none for the first), its format, its checkpoints.
+     */
+    private record Phase(long wipeStart, long formatStart, long formatEnd, List<Checkpoint> checkpoints,
+                         boolean swapped) {
     }
 
     /** What one seed's history did and what its cuts checked ({@code cuts}: the images recovered). */
@@ -104,7 +113,7 @@ public final class PowerCutSimulation {
                   int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
                   long appendedAfterRecovery, long cutsInFormats, long discardedAtStart, long discardedInHistory,
                   int deltaCheckpoints, long cutsFromDeltas, long continuedDeltas, int fullsInSteps,
-                  int appendedDuringFullEnds, int rewrittenDuringFullEnds) {
+                  int appendedDuringFullEnds, int rewrittenDuringFullEnds, long cutsWithDevicesChanged) {
     }
 
     private PowerCutSimulation() {
@@ -156,12 +165,14 @@ public final class PowerCutSimulation {
                             + "\"delta_checkpoints\": %d, \"cuts_recovered_from_deltas\": %d, "
                             + "\"recovered_runs_checked_after_a_delta\": %d, \"full_checkpoints_in_steps\": %d, "
                             + "\"appended_during_full_ends\": %d, \"rewritten_during_full_ends\": %d, "
+                            + "\"cuts_with_devices_changed\": %d, "
                             + "\"problems\": 0, \"seconds\": %.1f}%n",
                     r.seed(), r.operations(), r.cuts(),
                     r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
                     r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(), r.discardedAtStart(),
                     r.discardedInHistory(), r.deltaCheckpoints(), r.cutsFromDeltas(), r.continuedDeltas(), r.fullsInSteps(),
-                    r.appendedDuringFullEnds(), r.rewrittenDuringFullEnds(), (System.nanoTime() - start) / 1e9);
+                    r.appendedDuringFullEnds(), r.rewrittenDuringFullEnds(), r.cutsWithDevicesChanged(),
+                    (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
     }
@@ -215,16 +226,29 @@ public final class PowerCutSimulation {
         long discardedAtStart = 0;
         long fromDeltas = 0;
         long continuedDeltas = 0;
+        long devicesChanged = 0;
         for (int i = 0; i <= cuts; i++) {
             long t = cutPoint(random, i, cuts, end, first, second);
-            Phase phase = t < second.formatStart() ? first : second;
-            inFormats += t <= first.formatEnd() || (t >= second.formatStart() && t <= second.formatEnd()) ? 1 : 0;
+            Phase phase = t < second.wipeStart() ? first : second;
+            // While the first cache's superblocks are damaged one by one, a device whose superblock is
+            // still whole keeps the first cache's chunks (their files' bytes then): those may be served,
+            // none must come back.
+            boolean wiping = t >= second.wipeStart() && t < second.formatStart();
+            inFormats += t <= first.formatEnd() || (t >= second.wipeStart() && t <= second.formatEnd()) ? 1 : 0;
             MemoryDevice cutA = new MemoryDevice("a", a.crashImage(a.cutAt(t), random), 8);
             MemoryDevice cutB = new MemoryDevice("b", b.crashImage(b.cutAt(t), random), 8);
             String where = "seed " + seed + ", cut at " + t + " of " + end;
-            CutCheck check = new CutCheck(where, phase, t, versions);
-            // The devices as the operator named them at that moment.
-            check.run(phase.swapped() ? new MemoryDevice[] {cutB, cutA} : new MemoryDevice[] {cutA, cutB}, random);
+            CutCheck check = new CutCheck(where, wiping ? first : phase, t, versions, wiping);
+            // The devices as the operator named them at that moment; a quarter of the cuts start them in
+            // the other order, and another quarter with a blank device added between them (so the index
+            // is of another size, and recovery re-indexes through the segments' summaries).
+            MemoryDevice[] named = phase.swapped() ? new MemoryDevice[] {cutB, cutA} : new MemoryDevice[] {cutA, cutB};
+            int change = random.nextInt(4);
+            MemoryDevice[] started = change == 2 ? new MemoryDevice[] {named[1], named[0]}
+                    : change == 3 ? new MemoryDevice[] {named[1], MemoryDevice.blank("c", DEVICE_BLOCKS, 8), named[0]}
+                    : named;
+            devicesChanged += change >= 2 ? 1 : 0;
+            check.run(started, random);
             checkedBack += check.checkedBack;
             served += check.served;
             appendedAfter += check.appendedAfter;
@@ -236,7 +260,7 @@ public final class PowerCutSimulation {
         return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
                 history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats,
                 discardedAtStart, history.discarded, history.deltaCheckpoints, fromDeltas, continuedDeltas,
-                history.fullsInSteps, history.appendedDuringFullEnds, history.rewrittenDuringFullEnds);
+                history.fullsInSteps, history.appendedDuringFullEnds, history.rewrittenDuringFullEnds, devicesChanged);
     }
 
     /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
@@ -246,7 +270,7 @@ public final class PowerCutSimulation {
         }
         if (i % 10 == 1) {
             Phase format = random.nextBoolean() ? first : second;
-            return Math.max(0, format.formatStart() - 5 + random.nextLong(format.formatEnd() - format.formatStart() + 11));
+            return Math.max(0, format.wipeStart() - 5 + random.nextLong(format.formatEnd() - format.wipeStart() + 11));
         }
         List<Checkpoint> all = new ArrayList<>(first.checkpoints());
         all.addAll(second.checkpoints());
@@ -297,13 +321,25 @@ public final class PowerCutSimulation {
 
         /**
          * Formats the devices (in this order: space 0, space 1) as a new cache, over whatever they
-         * hold, and runs {@code operations} steps of it.
+         * hold, and runs {@code operations} steps of it. A cache before on them ({@code swapped}: the
+         * second) has its superblocks damaged first, one device after the other: start keeps the chunks
+         * of any device whose superblock is whole, wherever it stands in the list.
          */
         Phase run(AtomicLong timeline, int operations, boolean swapped, FaultyDevice space0, FaultyDevice space1)
                 throws Exception {
-            long formatStart = timeline.get();
             List<StorageDriver> drivers = List.of(new StorageDriver(space0, 2, TimeUnit.SECONDS.toNanos(5)),
                     new StorageDriver(space1, 2, TimeUnit.SECONDS.toNanos(5)));
+            long wipeStart = timeline.get();
+            if (swapped) {
+                for (StorageDriver driver : drivers) {
+                    ByteBuffer block = AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE);
+                    block.put(DeviceStart.readBlock(driver, 0)).clear();
+                    block.put(40, (byte) (block.get(40) ^ 1)); // the device's size: its checksum no longer matches
+                    driver.writeAndWait(0, block, "damaging the superblock");
+                    driver.flush();
+                }
+            }
+            long formatStart = timeline.get();
             DeviceStart.Outcome start = DeviceStart.open(drivers, SEGMENT_BYTES, false, List.of(), () -> 1);
             assertTrue(start.formatted(), "each cache of the history starts on devices formatted for it");
             long formatEnd = timeline.get();
@@ -407,7 +443,7 @@ public final class PowerCutSimulation {
             }
             reclaimed += engine.segmentWriter.reclaimed();
             reinserted += engine.segmentWriter.reinserted();
-            Phase phase = new Phase(formatStart, formatEnd, checkpoints, swapped);
+            Phase phase = new Phase(wipeStart, formatStart, formatEnd, checkpoints, swapped);
             phases.add(phase);
             return phase;
         }
@@ -589,7 +625,7 @@ public final class PowerCutSimulation {
         /** The recovered run's first checkpoint was a delta after those recovery read, and a crash after it was checked. */
         boolean continuedDelta;
 
-        CutCheck(String where, Phase phase, long t, Map<Long, Integer> versions) {
+        CutCheck(String where, Phase phase, long t, Map<Long, Integer> versions, boolean nothingMustComeBack) {
             this.where = where;
             this.versions = versions;
             Checkpoint durable = null;
@@ -613,7 +649,7 @@ public final class PowerCutSimulation {
                 }
             }
             // What must come back: the durable one's chunks that the one being written names too.
-            mustComeBack = new HashMap<>(durable == null ? Map.of() : durable.named());
+            mustComeBack = new HashMap<>(durable == null || nothingMustComeBack ? Map.of() : durable.named());
             if (running != null) {
                 Map<Long, Placed> alsoNamed = running.named();
                 mustComeBack.entrySet().removeIf(e -> !e.getValue().equals(alsoNamed.get(e.getKey())));
@@ -632,7 +668,7 @@ public final class PowerCutSimulation {
             boolean discard = random.nextBoolean();
             CacheEngine engine = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT_BYTES, CHUNK, 0.2, 0,
                     8, 20, 8 << 20, 1 << 20, TimeUnit.DAYS.toMillis(1), false, List.of())
-                            .withDiscard(List.of(discard, discard)), NO_FILES, () -> 1,
+                            .withDiscard(java.util.Collections.nCopies(devices.length, discard)), NO_FILES, () -> 1,
                     System::nanoTime, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN,
                             System::nanoTime));
             try {

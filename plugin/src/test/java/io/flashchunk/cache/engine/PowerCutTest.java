@@ -47,6 +47,8 @@ class PowerCutTest {
         assertTrue(result.fullsInSteps() > 3, "full checkpoints written in steps: " + result);
         assertTrue(result.appendedDuringFullEnds() > 0 && result.rewrittenDuringFullEnds() > 0,
                 "chunks appended and rewritten while a full checkpoint's end ran: " + result);
+        // Recoveries with the devices in another order, or a blank one added (the index re-indexed).
+        assertTrue(result.cutsWithDevicesChanged() > 100, "cuts started with the devices changed: " + result);
     }
 
     /** With the engine's reclaim order: segments doomed one at a time as it gives them up, not a batch on need. */

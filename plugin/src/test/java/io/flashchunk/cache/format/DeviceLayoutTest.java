@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.space.DeviceSet;
 import io.flashchunk.cache.upgrade.PerChunkEngine;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.PerChunkSuperblock;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -98,22 +101,21 @@ class DeviceLayoutTest {
         assertEquals(earlier, DeviceLayout.expectedFor(earlier, blocks, 16 << 20));
         assertEquals(today, DeviceLayout.expectedFor(today, blocks, 16 << 20));
         Superblock found = new Superblock(UUID.randomUUID(), 0, 1, earlier, 1L << 36);
-        assertNull(found.mismatch(0, 1, DeviceLayout.expectedFor(earlier, blocks, 16 << 20), found, "/dev/nvme1n1"));
+        assertNull(whyFormatted(found, blocks));
         // Any other layout of the device is today's to check against, and refused with the reason.
         DeviceLayout other = new DeviceLayout(blocks, 16 << 20, earlier.areaBlocks(), earlier.segments() - 1, 64);
         assertEquals(today, DeviceLayout.expectedFor(other, blocks, 16 << 20));
-        String mismatch = new Superblock(UUID.randomUUID(), 0, 1, other, 1L << 36)
-                .mismatch(0, 1, today, found, "/dev/nvme1n1");
-        assertTrue(mismatch.contains("/dev/nvme1n1 was laid out as") && mismatch.contains("other layout rules"), mismatch);
-        String resized = found.mismatch(0, 1, DeviceLayout.forDevice(blocks / 2, 16 << 20), found, "/dev/nvme1n1");
-        assertTrue(resized.contains("capacity or segment size changed"), resized);
+        String mismatch = whyFormatted(new Superblock(UUID.randomUUID(), 0, 1, other, 1L << 36), blocks);
+        assertTrue(mismatch.contains("/dev/nvme1n1 was laid out as") && mismatch.contains("no release lays out"), mismatch);
+        String resized = whyFormatted(found, blocks / 2);
+        assertTrue(resized.contains("capacity changed"), resized);
 
         // Exactly 4 TiB (capacity: 4TiB): an earlier release's layout is today's, so it recovers warm.
         long four = 1L << 30;
         DeviceLayout fourEarlier = new DeviceLayout(four, 16 << 20, 3_131_975, 260_614, 64);
         Superblock fourFound = new Superblock(UUID.randomUUID(), 0, 1, fourEarlier, 1L << 36);
         assertEquals(4, fourFound.encode().order(ByteOrder.LITTLE_ENDIAN).getInt(8));
-        assertNull(fourFound.mismatch(0, 1, DeviceLayout.forDevice(four, 16 << 20), fourFound, "/dev/nvme1n1"));
+        assertNull(whyFormatted(fourFound, four));
     }
 
     /**
@@ -142,7 +144,7 @@ class DeviceLayoutTest {
                 .getMessage().contains("impossible"), "128-byte sectors do not reach 15.36 TB");
         block.putInt(72, 512).putInt(76, crcOf(block, 76));
         assertEquals(512, Superblock.decode(block, "dev").layout().sectorBytes());
-        String mismatch = Superblock.decode(block, "dev").mismatch(1, 2, large, five, "dev");
+        String mismatch = whyFormatted(Superblock.decode(block, "dev"), large.deviceBlocks());
         assertTrue(mismatch != null && mismatch.contains("sectorBytes=512"), mismatch);
         block.putInt(72, 64).putInt(76, crcOf(block, 76));
         assertTrue(assertThrows(CheckpointFormatException.class, () -> Superblock.decode(block, "dev"))
@@ -195,5 +197,13 @@ class DeviceLayoutTest {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(block.duplicate().position(0).limit(crcAt));
         return (int) crc.getValue();
+    }
+
+    /** Why start would format a device of {@code blocks} holding {@code found} (its own segment size), or null. */
+    private static String whyFormatted(Superblock found, long blocks) {
+        List<String> none = new ArrayList<>();
+        none.add(null);
+        return DeviceSet.decide(List.of("/dev/nvme1n1"), List.of(blocks), List.of(found), none,
+                found.layout().segmentBytes()).reason(0);
     }
 }

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.DeviceLayout;
+import io.flashchunk.cache.format.Superblock;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.MdSuperblock;
 import io.flashchunk.testing.MemoryDevice;
 import io.flashchunk.testing.PerChunkSuperblock;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -87,20 +89,79 @@ class DeviceStartTest {
     }
 
     @Test
-    void aChangedConfigurationFormatsOrInStrictModeRefuses() throws Exception {
+    void devicesReorderedAddedOrRemovedKeepTheirChunksEvenInStrictMode() throws Exception {
         MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
         MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
-        open(false, List.of(), a, b);
-        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), b, a)).getMessage();
-        assertTrue(refused.contains("b holds address space 1 of 2, but is configured as space 0 of 2"), refused);
+        UUID instance = open(false, List.of(), a, b).instance();
+        DeviceStart.Outcome swapped = open(true, List.of(), b, a);
+        assertFalse(swapped.formatted(), swapped.why());
+        assertEquals(instance, swapped.instance());
+        assertEquals(List.of(1, 0), List.of(swapped.formerSpace(0), swapped.formerSpace(1)), "where each was before");
+
+        MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
+        DeviceStart.Outcome added = open(true, List.of(), b, c, a);
+        assertFalse(added.formatted(), added.why());
+        assertEquals(instance, added.instance());
+        assertEquals(List.of(1, -1, 0), List.of(added.formerSpace(0), added.formerSpace(1), added.formerSpace(2)));
+        assertEquals("recovered; formatted c", added.why());
+        Superblock onC = Superblock.decode(DeviceStart.readBlock(driver(c), 0), "c");
+        assertEquals(instance, onC.instance(), "the device added is the cache's now");
+
+        DeviceStart.Outcome removed = open(true, List.of(), c, a);
+        assertFalse(removed.formatted(), removed.why());
+        assertEquals(List.of(1, 0), List.of(removed.formerSpace(0), removed.formerSpace(1)));
+    }
+
+    @Test
+    void aDeviceOfAnotherCacheIsFormattedIntoThisOneOrInStrictModeRefused() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
+        UUID ours = open(false, List.of(), a, b).instance();
+        UUID other = open(false, List.of(), c).instance();
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), c, a, b)).getMessage();
+        assertTrue(refused.contains("c belongs to cache instance " + other + ", the other devices to " + ours)
+                && refused.contains("strict mode refuses"), refused);
+        // The instance most devices hold is the cache; the odd one out joins it.
+        DeviceStart.Outcome joined = open(false, List.of(), c, a, b);
+        assertFalse(joined.formatted(), joined.why());
+        assertEquals(ours, joined.instance());
+        assertEquals(List.of(-1, 0, 1), List.of(joined.formerSpace(0), joined.formerSpace(1), joined.formerSpace(2)));
+        assertEquals(ours, open(true, List.of(), c, a, b).instance());
+    }
+
+    @Test
+    void aSegmentSizeChangedFormatsEveryDeviceOrInStrictModeRefuses() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        UUID instance = open(false, List.of(), a, b).instance();
         String resized = assertThrows(CacheRecoveryException.class, () -> DeviceStart.open(
                 List.of(driver(a), driver(b)), 2 * SEGMENT, true, List.of(), () -> 1)).getMessage();
-        assertTrue(resized.contains("segment size changed"), resized);
-        MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
-        String added = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, b, c)).getMessage();
-        assertTrue(added.contains("space 0 of 2, but is configured as space 0 of 3"), added);
-        DeviceStart.Outcome formatted = open(false, List.of(), b, a);
+        assertTrue(resized.contains("a was laid out with segments of " + SEGMENT + " bytes, the configuration gives "
+                + 2 * SEGMENT + " (segment_size changed)"), resized);
+        DeviceStart.Outcome formatted = DeviceStart.open(List.of(driver(a), driver(b)), 2 * SEGMENT, false, List.of(),
+                () -> 1);
         assertTrue(formatted.formatted());
-        assertFalse(open(true, List.of(), b, a).formatted());
+        assertFalse(instance.equals(formatted.instance()));
+    }
+
+    @Test
+    void aGrownDeviceKeepsItsLayoutAndAShrunkOneIsFormattedIntoTheCache() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        UUID instance = open(false, List.of(), a, b).instance();
+        MemoryDevice grown = new MemoryDevice("a", Arrays.copyOf(a.image(), (int) (3 * BLOCKS * BlockDevice.BLOCK_SIZE)), 8);
+        MemoryDevice shrunk = new MemoryDevice("b", Arrays.copyOf(b.image(), (int) (BLOCKS / 2 * BlockDevice.BLOCK_SIZE)),
+                8);
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), grown, shrunk))
+                .getMessage();
+        assertTrue(refused.contains("b was laid out for 8 MiB and now holds 4 MiB (capacity changed")
+                && !refused.contains("a was"), refused);
+        DeviceStart.Outcome outcome = open(false, List.of(), grown, shrunk);
+        assertFalse(outcome.formatted(), outcome.why());
+        assertEquals(instance, outcome.instance());
+        assertEquals(DeviceLayout.forDevice(BLOCKS, SEGMENT), outcome.layouts().get(0), "the part it was laid out on");
+        assertEquals(DeviceLayout.forDevice(BLOCKS / 2, SEGMENT), outcome.layouts().get(1));
+        assertEquals(List.of(0, -1), List.of(outcome.formerSpace(0), outcome.formerSpace(1)));
     }
 }

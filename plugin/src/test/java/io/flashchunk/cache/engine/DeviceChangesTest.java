@@ -1,0 +1,135 @@
+package io.flashchunk.cache.engine;
+
+import static io.flashchunk.cache.engine.EngineFixture.CHUNK;
+import static io.flashchunk.cache.engine.EngineFixture.NO_FILES;
+import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.key;
+import static io.flashchunk.cache.engine.EngineFixture.readAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flashchunk.cache.driver.StorageDriver;
+import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.MemoryDevice;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine over a list of devices that changed between runs: each device that stays keeps its
+ * chunks wherever it now stands, one added joins empty, one removed takes only its own chunks.
+ */
+class DeviceChangesTest {
+    private static final int SEGMENT = 256 << 10;
+
+    private static MemoryDevice device(String name) {
+        return MemoryDevice.blank(name, (4L << 20) / BlockDevice.BLOCK_SIZE, 8);
+    }
+
+    private static CacheEngine open(MemoryDevice... devices) throws Exception {
+        List<StorageDriver> drivers = Arrays.stream(devices)
+                .map(d -> new StorageDriver(d, 2, TimeUnit.SECONDS.toNanos(5))).toList();
+        return CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20, 4,
+                60_000, false, List.of()), NO_FILES, () -> 1_000);
+    }
+
+    /** The device each of the first {@code n} keys is cached on, by name. */
+    private static Map<Integer, String> devicesOf(CacheEngine engine, MemoryDevice[] devices, int n) {
+        Map<Integer, String> where = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            long address = engine.index().find(key(i));
+            if (address != RecordAddress.NONE) {
+                where.put(i, devices[RecordAddress.space(address)].path());
+            }
+        }
+        return where;
+    }
+
+    /** Copies of the devices as they are now: what a crash leaves. */
+    private static MemoryDevice[] crashImages(MemoryDevice... devices) {
+        return Arrays.stream(devices).map(d -> new MemoryDevice(d.path(), d.image(), 8)).toArray(MemoryDevice[]::new);
+    }
+
+    private static void offer(CacheEngine engine, int from, int to) throws Exception {
+        for (int i = from; i < to; i++) {
+            assertTrue(engine.offer(key(i), chunk(key(i))), "chunk " + i + ": flash has room, all are admitted");
+        }
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void everyDeviceThatStaysKeepsItsChunksWhereverItNowStands() throws Exception {
+        MemoryDevice a = device("a");
+        MemoryDevice b = device("b");
+        CacheEngine first = open(a, b);
+        offer(first, 0, 100);
+        assertTrue(first.checkpoint(10, TimeUnit.SECONDS), "a full checkpoint, then deltas after it");
+        offer(first, 100, 200);
+        assertTrue(first.awaitCheckpointsSettled(10, TimeUnit.SECONDS));
+        Map<Integer, String> placed = devicesOf(first, new MemoryDevice[] {a, b}, 200);
+        assertEquals(200, placed.size());
+        assertTrue(placed.containsValue("a") && placed.containsValue("b"), "both devices hold chunks: " + placed);
+        // A crash, so that what the next run recovers is the deltas after the full checkpoint (a close writes a full one).
+        MemoryDevice[] before = crashImages(a, b);
+        first.close();
+
+        // What a restart with the devices unchanged brings back (a crash loses what no checkpoint named yet).
+        MemoryDevice[] unchanged = crashImages(before);
+        CacheEngine control = open(unchanged);
+        Map<Integer, String> kept = devicesOf(control, unchanged, 200);
+        assertTrue(kept.size() > 100 && control.recovered().restoredEntries() == kept.size(), kept.toString());
+        control.close();
+
+        // b first, a device added, a last: the same chunks come back, each on its device.
+        MemoryDevice c = device("c");
+        MemoryDevice[] moved = {before[1], c, before[0]};
+        CacheEngine reordered = open(moved);
+        assertFalse(reordered.start().formatted(), reordered.start().why());
+        assertEquals(kept.size(), reordered.recovered().restoredEntries(), "every chunk of a and b");
+        assertTrue(reordered.recovered().loadedDeltas()[0] > 0 && reordered.recovered().loadedDeltas()[2] > 0,
+                "b and a came back from deltas after their full checkpoints: "
+                        + Arrays.toString(reordered.recovered().loadedDeltas()));
+        assertEquals(kept.size(), readAll(reordered, 200), "each with its bytes");
+        assertEquals(kept, devicesOf(reordered, moved, 200), "each on the device it was written to");
+        assertTrue(kept.entrySet().stream().allMatch(e -> placed.get(e.getKey()).equals(e.getValue())));
+        // A crash now: the superblocks name the new places, the checkpoints still the old ones.
+        MemoryDevice[] crashed = crashImages(moved);
+        reordered.close();
+
+        CacheEngine afterCrash = open(crashed);
+        assertEquals(kept.size(), afterCrash.recovered().restoredEntries(), afterCrash.recovered().problems().toString());
+        assertEquals(kept, devicesOf(afterCrash, crashed, 200));
+        assertEquals(kept.size(), readAll(afterCrash, 200));
+        offer(afterCrash, 200, 300);
+        Map<Integer, String> all = devicesOf(afterCrash, crashed, 300);
+        assertEquals(kept.size() + 100, all.size());
+        assertTrue(all.containsValue("c"), "the device added takes new chunks: " + all);
+        afterCrash.close();
+
+        CacheEngine again = open(crashed);
+        assertTrue(again.recovered().problems().isEmpty(), again.recovered().problems().toString());
+        assertEquals(all.size(), readAll(again, 300));
+        again.close();
+
+        // b removed: its chunks are misses, the others' stay.
+        long onB = all.values().stream().filter("b"::equals).count();
+        CacheEngine without = open(crashed[1], crashed[2]);
+        assertFalse(without.start().formatted(), without.start().why());
+        assertEquals(all.size() - onB, without.recovered().restoredEntries());
+        assertEquals(all.size() - onB, readAll(without, 300));
+        List<Integer> missed = new ArrayList<>();
+        for (int i : all.keySet()) {
+            if (without.index().find(key(i)) == RecordAddress.NONE) {
+                missed.add(i);
+            }
+        }
+        assertTrue(onB > 0 && missed.stream().allMatch(i -> "b".equals(all.get(i))), "only b's chunks are gone: " + missed);
+        without.close();
+    }
+}
