@@ -148,6 +148,52 @@ class WarmRestartTest {
         }
     }
 
+    /**
+     * Two devices of one cache each run on their own, then listed together: each run gave out file ids
+     * from where they parted, so one id names another file on each. Only one run's chunks are kept.
+     */
+    @Test
+    void devicesRunApartAndListedTogetherAgainNeverServeAnotherFilesBytes() throws Exception {
+        try (var fixture = new RestartFixture(2, DEVICE_BYTES)) {
+            Path a = fixture.devices.get(0);
+            Path d = fixture.devices.get(1);
+            try (FlashCache cache = fixture.start(c -> { })) {
+                assertEquals(0, cache.entries());
+            }
+            Path gone = fixture.dataFile("g-Data.db");
+            int goneId;
+            try (FlashCache cache = RestartFixture.startCompact(List.of(a), c -> { })) {
+                CachedFile file = fill(cache, gone, 1, 20);
+                goneId = file.id();
+                fill(cache, fixture.dataFile("h-Data.db"), 3, 20);
+                cache.invalidateFile(file);
+                cache.checkpointNow();
+            }
+            Files.delete(gone);
+            Path f = fixture.dataFile("f-Data.db");
+            try (FlashCache cache = RestartFixture.startCompact(List.of(d), c -> { })) {
+                assertEquals(goneId, fill(cache, f, 2, 20).id(), "the run on d gives the same id to another file");
+                cache.checkpointNow();
+            }
+            assertThrows(CacheRecoveryException.class,
+                    () -> RestartFixture.startCompact(List.of(a, d), c -> c.strict(true)).close());
+            try (FlashCache cache = RestartFixture.startCompact(List.of(a, d), c -> { })) {
+                CachedFile file = cache.registerFile(FileIdentity.of(f));
+                for (int i = 0; i < 20; i++) {
+                    CachedChunk chunk = cache.get(file, (long) i * CHUNK, CHUNK, false);
+                    if (chunk != null) {
+                        try {
+                            assertArrayEquals(ChunkContent.bytes(2, (long) i * CHUNK, CHUNK), ChunkContent.read(chunk),
+                                    "f's chunk " + i);
+                        } finally {
+                            chunk.release();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void aDeviceOfOtherGeometryIsFormattedOrRefusedInStrictMode() throws Exception {
         try (var fixture = new RestartFixture(1, DEVICE_BYTES)) {

@@ -1057,7 +1057,9 @@ public final class Recovery {
             Runtime runtime = Runtime.getRuntime();
             long free = runtime.maxMemory() - (runtime.totalMemory() - runtime.freeMemory());
             String why = null;
-            if (bytes > free / 2) {
+            if (header.buckets() < 2 || header.buckets() > 1L << 32) {
+                why = "a table of " + header.buckets() + " buckets, which no index has (2.." + (1L << 32) + ")";
+            } else if (bytes > free / 2) {
                 why = (bytes >> 20) + " MiB of heap, " + (free >> 20) + " MiB free";
             } else {
                 try {

@@ -354,7 +354,7 @@ public final class CacheInspection {
     }
 
     /**
-     * Start's own rule ({@link DeviceSet}), with the segment size the first device was laid out with:
+     * Start's own rule ({@link DeviceSet}), with the segment size of the run it keeps:
      * why each device whose superblock checks would be formatted, not recovered.
      */
     private static List<String> setProblems(List<StorageDriver> drivers, List<Superblock> superblocks) {
@@ -365,7 +365,7 @@ public final class CacheInspection {
         List<String> paths = drivers.stream().map(StorageDriver::path).collect(Collectors.toList());
         List<Long> capacities = drivers.stream().map(StorageDriver::capacityBlocks).collect(Collectors.toList());
         List<String> none = new ArrayList<>(java.util.Collections.nCopies(drivers.size(), null));
-        DeviceSet set = DeviceSet.decide(paths, capacities, superblocks, none, first.layout().segmentBytes());
+        DeviceSet set = DeviceSet.decide(paths, capacities, superblocks, none, 0);
         List<String> problems = new ArrayList<>();
         for (int i = 0; i < drivers.size(); i++) {
             if (superblocks.get(i) != null && !set.keeps(i)) {

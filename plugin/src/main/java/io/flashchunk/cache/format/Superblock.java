@@ -17,7 +17,14 @@ import java.util.UUID;
  * this engine recognises a device of the per-chunk engine ({@link PerChunkEngine#holdsFormat}) to
  * reformat it, never to read it.
  *
- * <p>Everything it holds, checksum included, lies in the block's first 512 bytes, so a write of it
+ * <p>{@code runId}: which run of the cache last wrote the device set (0: none recorded, as by a
+ * release before it). Every device of one run holds the same; a start that changes the set gives
+ * it a new one, so a device that missed a run (removed, then listed again, or run apart from the
+ * others) or a copy of one is told from the devices of the cache's last run ({@code DeviceSet}).
+ * It lies after the checksummed fields with a checksum of its own, so that releases before it,
+ * which neither read nor write it, read the rest as ever.
+ *
+ * <p>Everything it holds, checksums included, lies in the block's first 512 bytes, so a write of it
  * torn at the device's sector granularity leaves the old one or the new one, never a mix.
  */
 public final class Superblock {
@@ -35,14 +42,22 @@ public final class Superblock {
     private static final int CRC_AT = 76;
     private static final int CRC_AT_VERSION_4 = 72;
     private static final int CRC_AT_VERSION_3 = 64;
+    private static final int RUN_AT = 96;
+    private static final int RUN_CRC_AT = 104;
 
     private final UUID instance;
     private final int spaceIndex;
     private final int spaceCount;
     private final DeviceLayout layout;
     private final long sequenceLimit;
+    private final long runId;
 
     public Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLayout layout, long sequenceLimit) {
+        this(instance, spaceIndex, spaceCount, layout, sequenceLimit, 0);
+    }
+
+    public Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLayout layout, long sequenceLimit,
+                      long runId) {
         if (sequenceLimit < 0 || sequenceLimit > CheckpointHeader.MAX_SEQUENCE) {
             throw new IllegalArgumentException("sequence limit " + sequenceLimit + " is outside 0.."
                     + CheckpointHeader.MAX_SEQUENCE);
@@ -52,6 +67,7 @@ public final class Superblock {
         this.spaceCount = spaceCount;
         this.layout = layout;
         this.sequenceLimit = sequenceLimit;
+        this.runId = runId;
     }
 
     public UUID instance() {
@@ -74,9 +90,14 @@ public final class Superblock {
         return sequenceLimit;
     }
 
+    /** The run of the cache that last wrote the device set, or 0 when none is recorded. */
+    public long runId() {
+        return runId;
+    }
+
     /** This superblock with sequences reserved below {@code limit}. */
     Superblock reserving(long limit) {
-        return new Superblock(instance, spaceIndex, spaceCount, layout, limit);
+        return new Superblock(instance, spaceIndex, spaceCount, layout, limit, runId);
     }
 
     public ByteBuffer encode() {
@@ -94,6 +115,7 @@ public final class Superblock {
                 .putLong(52, layout.areaBlocks())
                 .putInt(60, layout.segments())
                 .putLong(RESERVATION_AT, sequenceLimit);
+        block.putLong(RUN_AT, runId).putInt(RUN_CRC_AT, runCrc(block));
         if (version4) {
             block.putInt(CRC_AT_VERSION_4, CheckpointFormat.crc(block, CRC_AT_VERSION_4));
         } else {
@@ -142,10 +164,18 @@ public final class Superblock {
             return new Superblock(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28), b.getInt(32),
                     new DeviceLayout(b.getLong(40), b.getInt(48), b.getLong(52), b.getInt(60),
                             version == VERSION ? b.getInt(SECTOR_BYTES_AT) : RecordAddress.MIN_SECTOR_BYTES),
-                    version == VERSION_WITHOUT_RESERVATION ? 0 : b.getLong(RESERVATION_AT));
+                    version == VERSION_WITHOUT_RESERVATION ? 0 : b.getLong(RESERVATION_AT),
+                    runCrc(b) == b.getInt(RUN_CRC_AT) ? b.getLong(RUN_AT) : 0);
         } catch (IllegalArgumentException e) {
             throw new CheckpointFormatException(where + ": superblock geometry is impossible: " + e.getMessage());
         }
+    }
+
+    /** The run id's own checksum: an earlier release leaves zeros there, which it does not match. */
+    private static int runCrc(ByteBuffer block) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(block.duplicate().limit(RUN_AT + 8).position(RUN_AT));
+        return (int) crc.getValue();
     }
 
     private static boolean isRead(int version) {
@@ -165,17 +195,18 @@ public final class Superblock {
                 && spaceIndex == other.spaceIndex
                 && spaceCount == other.spaceCount
                 && Objects.equals(layout, other.layout)
-                && sequenceLimit == other.sequenceLimit;
+                && sequenceLimit == other.sequenceLimit
+                && runId == other.runId;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(instance, spaceIndex, spaceCount, layout, sequenceLimit);
+        return Objects.hash(instance, spaceIndex, spaceCount, layout, sequenceLimit, runId);
     }
 
     @Override
     public String toString() {
         return "Superblock[instance=" + instance + ", spaceIndex=" + spaceIndex + ", spaceCount=" + spaceCount
-                + ", layout=" + layout + ", sequenceLimit=" + sequenceLimit + "]";
+                + ", layout=" + layout + ", sequenceLimit=" + sequenceLimit + ", runId=" + runId + "]";
     }
 }

@@ -62,9 +62,10 @@ public final class DeviceStart {
         private final String why;
         private final long sequenceFloor;
         private final List<Integer> formerSpaces;
+        private final long runId;
 
         public Outcome(UUID instance, List<DeviceLayout> layouts, boolean formatted, String why, long sequenceFloor,
-                       List<Integer> formerSpaces) {
+                       List<Integer> formerSpaces, long runId) {
             if (formerSpaces.size() != layouts.size()) {
                 throw new IllegalArgumentException(formerSpaces.size() + " former spaces for " + layouts.size()
                         + " layouts");
@@ -75,6 +76,12 @@ public final class DeviceStart {
             this.why = why;
             this.sequenceFloor = sequenceFloor;
             this.formerSpaces = List.copyOf(formerSpaces);
+            this.runId = runId;
+        }
+
+        /** The run of the cache this start goes on with, written in every superblock. */
+        public long runId() {
+            return runId;
         }
 
         public UUID instance() {
@@ -129,18 +136,19 @@ public final class DeviceStart {
                     && formatted == other.formatted
                     && Objects.equals(why, other.why)
                     && sequenceFloor == other.sequenceFloor
-                    && formerSpaces.equals(other.formerSpaces);
+                    && formerSpaces.equals(other.formerSpaces)
+                    && runId == other.runId;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(instance, layouts, formatted, why, sequenceFloor, formerSpaces);
+            return Objects.hash(instance, layouts, formatted, why, sequenceFloor, formerSpaces, runId);
         }
 
         @Override
         public String toString() {
             return "Outcome[instance=" + instance + ", layouts=" + layouts + ", formatted=" + formatted + ", why=" + why
-                    + ", sequenceFloor=" + sequenceFloor + ", formerSpaces=" + formerSpaces + "]";
+                    + ", sequenceFloor=" + sequenceFloor + ", formerSpaces=" + formerSpaces + ", runId=" + runId + "]";
         }
     }
 
@@ -268,6 +276,18 @@ public final class DeviceStart {
             }
         }
         long floor = formatted.isEmpty() ? Math.max(reserved, unknownBefore ? aboveClock : 0) : formatFloor;
+        long run = set.unchanged() ? set.runId() : newRunId();
+        if (!set.unchanged()) {
+            // The devices kept join the new run first, then the others are formatted into it: a crash
+            // in between leaves the kept ones the run the next start keeps (a crash within these
+            // writes may leave a kept device out of it: its chunks are dropped, never misread).
+            for (int i = 0; i < count; i++) {
+                if (set.keeps(i)) {
+                    writeSuperblock(drivers.get(i), new Superblock(set.instance(), i, count, layouts.get(i),
+                            superblocks.get(i).sequenceLimit(), run), "superblock write (the device set changed)");
+                }
+            }
+        }
         for (int i = 0; i < count; i++) {
             if (set.keeps(i)) {
                 if (set.grown(i) != null) {
@@ -286,12 +306,12 @@ public final class DeviceStart {
                 LOG.info("flash cache: {} is blank: formatted into cache instance {} (a device added)", paths.get(i),
                         set.instance());
             }
-            formatInto(drivers.get(i), set.instance(), i, count, layouts.get(i), limitAbove(floor));
+            formatInto(drivers.get(i), set.instance(), i, count, layouts.get(i), limitAbove(floor), run);
         }
         logLayouts(drivers, layouts);
         return new Outcome(set.instance(), List.copyOf(layouts), false,
                 formatted.isEmpty() ? "recovered" : "recovered; formatted " + String.join(", ", formatted), floor,
-                formerSpaces);
+                formerSpaces, run);
     }
 
     /** One line a device whose size shapes its layout: larger sectors, an earlier release's, or cut short. */
@@ -323,13 +343,14 @@ public final class DeviceStart {
                                   long floor) throws IOException {
         UUID instance = UUID.randomUUID();
         long limit = limitAbove(floor);
+        long run = newRunId();
         for (int i = 0; i < drivers.size(); i++) {
-            formatInto(drivers.get(i), instance, i, drivers.size(), layouts.get(i), limit);
+            formatInto(drivers.get(i), instance, i, drivers.size(), layouts.get(i), limit, run);
         }
         LOG.info("flash cache: formatted {} device(s) as cache instance {} ({})", drivers.size(), instance, why);
         logLayouts(drivers, layouts);
         return new Outcome(instance, List.copyOf(layouts), true, why, floor,
-                Collections.nCopies(drivers.size(), -1));
+                Collections.nCopies(drivers.size(), -1), run);
     }
 
     /**
@@ -337,14 +358,27 @@ public final class DeviceStart {
      * the signatures found cleared, both area headers cleared, then the superblock, then a flush.
      */
     private static void formatInto(StorageDriver driver, UUID instance, int space, int spaces, DeviceLayout layout,
-                                   long limit) throws IOException {
+                                   long limit, long run) throws IOException {
         ForeignSignatures.clear(driver);
         for (int area = 0; area < 2; area++) {
             driver.writeAndWait(layout.areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
                     "clearing checkpoint area " + CheckpointAreas.name(area));
         }
-        driver.writeAndWait(0, new Superblock(instance, space, spaces, layout, limit).encode(), "superblock write");
+        writeSuperblock(driver, new Superblock(instance, space, spaces, layout, limit, run), "superblock write");
+    }
+
+    private static void writeSuperblock(StorageDriver driver, Superblock superblock, String what) throws IOException {
+        driver.writeAndWait(0, superblock.encode(), what);
         driver.flush();
+    }
+
+    /** A run id for a start that changed the device set (never 0, which means none recorded). */
+    private static long newRunId() {
+        long run = 0;
+        while (run == 0) {
+            run = new java.security.SecureRandom().nextLong();
+        }
+        return run;
     }
 
     /**
@@ -355,11 +389,8 @@ public final class DeviceStart {
     public static long reserveSequences(List<StorageDriver> drivers, Outcome start, long first) throws IOException {
         long limit = limitAbove(first);
         for (int i = 0; i < drivers.size(); i++) {
-            StorageDriver driver = drivers.get(i);
-            Superblock superblock = new Superblock(start.instance(), i, drivers.size(),
-                    start.layouts().get(i), limit);
-            driver.writeAndWait(0, superblock.encode(), "superblock write (segment sequences reserved)");
-            driver.flush();
+            writeSuperblock(drivers.get(i), new Superblock(start.instance(), i, drivers.size(), start.layouts().get(i),
+                    limit, start.runId()), "superblock write (segment sequences reserved)");
         }
         return limit;
     }

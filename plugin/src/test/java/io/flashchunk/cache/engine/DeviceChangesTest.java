@@ -132,4 +132,49 @@ class DeviceChangesTest {
         assertTrue(onB > 0 && missed.stream().allMatch(i -> "b".equals(all.get(i))), "only b's chunks are gone: " + missed);
         without.close();
     }
+
+    @Test
+    void aDeviceThatMissedARunComesBackEmptySoNoInvalidatedChunkReturns() throws Exception {
+        MemoryDevice a = device("a");
+        MemoryDevice d = device("d");
+        CacheEngine both = open(a, d);
+        offer(both, 0, 200);
+        Map<Integer, String> placed = devicesOf(both, new MemoryDevice[] {a, d}, 200);
+        assertTrue(placed.containsValue("d"), placed.toString());
+        both.close();
+
+        CacheEngine alone = open(a);
+        for (int i = 0; i < 200; i++) {
+            alone.invalidate(key(i));
+        }
+        assertTrue(alone.awaitWritten(10, TimeUnit.SECONDS));
+        assertEquals(0, alone.entries());
+        alone.close();
+
+        CacheEngine again = open(a, d);
+        assertFalse(again.start().formatted(), again.start().why());
+        assertEquals(-1, again.start().formerSpace(1), "d missed a run: formatted into the cache");
+        assertEquals(0, again.recovered().restoredEntries());
+        assertEquals(0, readAll(again, 200), "no invalidated chunk comes back from d");
+        again.close();
+    }
+
+    @Test
+    void aCopyOfADeviceListedBesideItIsFormattedSoNoChunkIsRestoredTwice() throws Exception {
+        MemoryDevice a = device("a");
+        MemoryDevice b = device("b");
+        CacheEngine first = open(a, b);
+        offer(first, 0, 200);
+        first.close();
+        MemoryDevice copy = new MemoryDevice("copy", a.image(), 8);
+        CacheEngine engine = open(a, b, copy);
+        assertEquals(-1, engine.start().formerSpace(2), "the copy is formatted");
+        assertEquals(200, engine.recovered().restoredEntries());
+        for (int i = 0; i < 100; i++) {
+            engine.invalidate(key(i));
+        }
+        assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+        assertEquals(100, readAll(engine, 200), "an invalidated chunk is gone, not served from a second copy");
+        engine.close();
+    }
 }

@@ -99,17 +99,73 @@ class DeviceStartTest {
         assertEquals(List.of(1, 0), List.of(swapped.formerSpace(0), swapped.formerSpace(1)), "where each was before");
 
         MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
+        // The swap was a start of its own: its run holds b as space 0 and a as 1.
         DeviceStart.Outcome added = open(true, List.of(), b, c, a);
         assertFalse(added.formatted(), added.why());
         assertEquals(instance, added.instance());
-        assertEquals(List.of(1, -1, 0), List.of(added.formerSpace(0), added.formerSpace(1), added.formerSpace(2)));
+        assertEquals(List.of(0, -1, 1), List.of(added.formerSpace(0), added.formerSpace(1), added.formerSpace(2)));
+        assertFalse(added.runId() == swapped.runId(), "a changed set is a new run");
         assertEquals("recovered; formatted c", added.why());
         Superblock onC = Superblock.decode(DeviceStart.readBlock(driver(c), 0), "c");
         assertEquals(instance, onC.instance(), "the device added is the cache's now");
 
         DeviceStart.Outcome removed = open(true, List.of(), c, a);
         assertFalse(removed.formatted(), removed.why());
-        assertEquals(List.of(1, 0), List.of(removed.formerSpace(0), removed.formerSpace(1)));
+        assertEquals(List.of(1, 2), List.of(removed.formerSpace(0), removed.formerSpace(1)));
+        DeviceStart.Outcome again = open(true, List.of(), c, a);
+        assertEquals(removed.runId(), again.runId(), "an unchanged set goes on with its run");
+    }
+
+    @Test
+    void aDeviceThatMissedARunOfTheCacheIsFormattedOrInStrictModeRefused() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice d = MemoryDevice.blank("d", BLOCKS, 8);
+        UUID instance = open(false, List.of(), a, d).instance();
+        open(false, List.of(), a); // a run without d
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, d)).getMessage();
+        assertTrue(refused.contains("d holds this cache as it was before a run it was not part of"), refused);
+        DeviceStart.Outcome back = open(false, List.of(), a, d);
+        assertEquals(instance, back.instance());
+        assertEquals(List.of(0, -1), List.of(back.formerSpace(0), back.formerSpace(1)), "d joins empty");
+    }
+
+    @Test
+    void devicesRunApartKeepOnlyOneOfTheRuns() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice d = MemoryDevice.blank("d", BLOCKS, 8);
+        open(false, List.of(), a, d);
+        open(false, List.of(), a); // each run on its own: each gives out file ids from where they parted
+        open(false, List.of(), d);
+        assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, d));
+        DeviceStart.Outcome back = open(false, List.of(), a, d);
+        assertEquals(1, (back.formerSpace(0) == -1 ? 1 : 0) + (back.formerSpace(1) == -1 ? 1 : 0),
+                "one device keeps its chunks, the other is formatted: " + back);
+    }
+
+    @Test
+    void aCopyOfADeviceListedBesideItIsFormatted() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        open(false, List.of(), a, b);
+        MemoryDevice copy = new MemoryDevice("copy", a.image(), 8);
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, copy, b))
+                .getMessage();
+        assertTrue(refused.contains("copy holds address space 0 of the cache's last run, as a does (a copy of it)"),
+                refused);
+        DeviceStart.Outcome outcome = open(false, List.of(), a, copy, b);
+        assertEquals(List.of(0, -1, 1), List.of(outcome.formerSpace(0), outcome.formerSpace(1), outcome.formerSpace(2)));
+    }
+
+    @Test
+    void theCacheThatRanLastIsKeptWhenDevicesOfAnOlderCacheAreAdded() throws Exception {
+        MemoryDevice old1 = MemoryDevice.blank("old1", BLOCKS, 8);
+        MemoryDevice old2 = MemoryDevice.blank("old2", BLOCKS, 8);
+        open(false, List.of(), old1, old2);
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        UUID running = DeviceStart.open(List.of(driver(a)), SEGMENT, false, List.of(), () -> 2).instance();
+        DeviceStart.Outcome outcome = open(false, List.of(), old1, a, old2);
+        assertEquals(running, outcome.instance(), "the newer cache, though fewer devices hold it");
+        assertEquals(List.of(-1, 0, -1), List.of(outcome.formerSpace(0), outcome.formerSpace(1), outcome.formerSpace(2)));
     }
 
     @Test
@@ -120,9 +176,9 @@ class DeviceStartTest {
         UUID ours = open(false, List.of(), a, b).instance();
         UUID other = open(false, List.of(), c).instance();
         String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), c, a, b)).getMessage();
-        assertTrue(refused.contains("c belongs to cache instance " + other + ", the other devices to " + ours)
+        assertTrue(refused.contains("c belongs to cache instance " + other + "; the cache kept is " + ours)
                 && refused.contains("strict mode refuses"), refused);
-        // The instance most devices hold is the cache; the odd one out joins it.
+        // The cache that ran last, or on a tie the one most devices hold, is kept; the odd one out joins it.
         DeviceStart.Outcome joined = open(false, List.of(), c, a, b);
         assertFalse(joined.formatted(), joined.why());
         assertEquals(ours, joined.instance());
