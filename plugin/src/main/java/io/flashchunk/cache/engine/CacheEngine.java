@@ -737,16 +737,9 @@ public final class CacheEngine implements AutoCloseable {
      * pass for a current one.
      */
     private void reserveSequences() throws IOException {
-        long first;
-        long limit;
-        if (start.formatted()) {
-            first = start.sequenceFloor();
-            limit = first + DeviceStart.SEQUENCES_PER_START;
-        } else {
-            // Above the superblocks' reservations and every sequence the checkpoints name.
-            first = Math.max(start.sequenceFloor(), table.nextSequence());
-            limit = DeviceStart.reserveSequences(drivers, start, first);
-        }
+        // Above the superblocks' reservations and every sequence the checkpoints name.
+        long first = start.formatted() ? start.sequenceFloor() : Math.max(start.sequenceFloor(), table.nextSequence());
+        long limit = DeviceStart.reserveSequences(drivers, start, first);
         table.continueSequencesFrom(first);
         table.limitSequences(limit);
     }

@@ -17,12 +17,20 @@ import java.util.UUID;
  * this engine recognises a device of the per-chunk engine ({@link PerChunkEngine#holdsFormat}) to
  * reformat it, never to read it.
  *
- * <p>{@code runId}: which run of the cache last wrote the device set (0: none recorded, as by a
- * release before it). Every device of one run holds the same; a start that changes the set gives
- * it a new one, so a device that missed a run (removed, then listed again, or run apart from the
- * others) or a copy of one is told from the devices of the cache's last run ({@code DeviceSet}).
- * It lies after the checksummed fields with a checksum of its own, so that releases before it,
- * which neither read nor write it, read the rest as ever.
+ * <p>The sequence limit rises at every start, on every device, so it also tells which start a device
+ * last took part in. Three fields say how a start left the device set ({@code DeviceSet} judges by
+ * them): {@code runId}, which set of devices the cache runs on (0: none recorded, as by a release
+ * before it; a start that changes the set gives it a new one); {@code previousLimit}, the highest
+ * limit the devices held before the start that wrote this one; {@code settled}, whether every device
+ * of that start held its limit before the cache served from them (a start writes each device's
+ * superblock unsettled, then, once all are flushed, settled). So a device left behind by a crash
+ * while a start rewrote the superblocks (at the previous limit, the start's devices unsettled) is told
+ * from one that missed a start that went on to serve (a copy of an earlier state of a device); and
+ * {@code startedMillis}, the wall clock at that start, which orders runs apart that reserved the same
+ * sequences (each raised its limit from where they parted). They
+ * lie after the checksummed fields with a checksum of their own, so that releases before them, which
+ * neither read nor write them, read the rest as ever; such a release leaves zeros there, read as run
+ * 0, no previous limit, settled.
  *
  * <p>Everything it holds, checksums included, lies in the block's first 512 bytes, so a write of it
  * torn at the device's sector granularity leaves the old one or the new one, never a mix.
@@ -43,7 +51,10 @@ public final class Superblock {
     private static final int CRC_AT_VERSION_4 = 72;
     private static final int CRC_AT_VERSION_3 = 64;
     private static final int RUN_AT = 96;
-    private static final int RUN_CRC_AT = 104;
+    private static final int PREVIOUS_LIMIT_AT = 104;
+    private static final int SETTLED_AT = 112;
+    private static final int STARTED_AT = 116;
+    private static final int RUN_CRC_AT = 124;
 
     private final UUID instance;
     private final int spaceIndex;
@@ -51,16 +62,23 @@ public final class Superblock {
     private final DeviceLayout layout;
     private final long sequenceLimit;
     private final long runId;
+    private final long previousLimit;
+    private final boolean settled;
+    private final long startedMillis;
 
+    /** A superblock as a release before run ids wrote it: run 0, no previous limit, settled. */
     public Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLayout layout, long sequenceLimit) {
-        this(instance, spaceIndex, spaceCount, layout, sequenceLimit, 0);
+        this(instance, spaceIndex, spaceCount, layout, sequenceLimit, 0, 0, true, 0);
     }
 
     public Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLayout layout, long sequenceLimit,
-                      long runId) {
+                      long runId, long previousLimit, boolean settled, long startedMillis) {
         if (sequenceLimit < 0 || sequenceLimit > CheckpointHeader.MAX_SEQUENCE) {
             throw new IllegalArgumentException("sequence limit " + sequenceLimit + " is outside 0.."
                     + CheckpointHeader.MAX_SEQUENCE);
+        }
+        if (previousLimit < 0 || previousLimit > sequenceLimit) {
+            throw new IllegalArgumentException("previous limit " + previousLimit + " is outside 0.." + sequenceLimit);
         }
         this.instance = instance;
         this.spaceIndex = spaceIndex;
@@ -68,6 +86,9 @@ public final class Superblock {
         this.layout = layout;
         this.sequenceLimit = sequenceLimit;
         this.runId = runId;
+        this.previousLimit = previousLimit;
+        this.settled = settled;
+        this.startedMillis = startedMillis;
     }
 
     public UUID instance() {
@@ -90,14 +111,36 @@ public final class Superblock {
         return sequenceLimit;
     }
 
-    /** The run of the cache that last wrote the device set, or 0 when none is recorded. */
+    /** The set of devices the cache runs on, or 0 when none is recorded. */
     public long runId() {
         return runId;
     }
 
+    /** The highest sequence limit the devices held before the start that wrote this one (0: none recorded). */
+    public long previousLimit() {
+        return previousLimit;
+    }
+
+    /** Whether every device of the start that wrote this limit held it before the cache served from them. */
+    public boolean settled() {
+        return settled;
+    }
+
+    /** The wall clock's reading (milliseconds) at the start that wrote this limit (0: none recorded). */
+    public long startedMillis() {
+        return startedMillis;
+    }
+
     /** This superblock with sequences reserved below {@code limit}. */
     Superblock reserving(long limit) {
-        return new Superblock(instance, spaceIndex, spaceCount, layout, limit, runId);
+        return new Superblock(instance, spaceIndex, spaceCount, layout, limit, runId, Math.min(previousLimit, limit),
+                settled, startedMillis);
+    }
+
+    /** This superblock as the second write of its start: every device of the start holds its limit. */
+    public Superblock asSettled() {
+        return new Superblock(instance, spaceIndex, spaceCount, layout, sequenceLimit, runId, previousLimit, true,
+                startedMillis);
     }
 
     public ByteBuffer encode() {
@@ -115,7 +158,8 @@ public final class Superblock {
                 .putLong(52, layout.areaBlocks())
                 .putInt(60, layout.segments())
                 .putLong(RESERVATION_AT, sequenceLimit);
-        block.putLong(RUN_AT, runId).putInt(RUN_CRC_AT, runCrc(block));
+        block.putLong(RUN_AT, runId).putLong(PREVIOUS_LIMIT_AT, previousLimit).putInt(SETTLED_AT, settled ? 1 : 0)
+                .putLong(STARTED_AT, startedMillis).putInt(RUN_CRC_AT, runCrc(block));
         if (version4) {
             block.putInt(CRC_AT_VERSION_4, CheckpointFormat.crc(block, CRC_AT_VERSION_4));
         } else {
@@ -160,21 +204,30 @@ public final class Superblock {
         if (spaces < 1 || spaces > RecordAddress.MAX_SPACES || space < 0 || space >= spaces) {
             throw new CheckpointFormatException(where + ": superblock names address space " + space + " of " + spaces);
         }
+        long limit = version == VERSION_WITHOUT_RESERVATION ? 0 : b.getLong(RESERVATION_AT);
+        // Zeros (a release before run ids) fail the run fields' checksum: run 0, settled.
+        boolean runRecorded = runCrc(b) == b.getInt(RUN_CRC_AT);
+        int settled = b.getInt(SETTLED_AT);
+        long previous = b.getLong(PREVIOUS_LIMIT_AT);
+        if (runRecorded && (settled < 0 || settled > 1 || previous < 0 || previous > limit)) {
+            throw new CheckpointFormatException(where + ": superblock names previous limit " + previous + " and state "
+                    + settled + " with limit " + limit);
+        }
         try {
             return new Superblock(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28), b.getInt(32),
                     new DeviceLayout(b.getLong(40), b.getInt(48), b.getLong(52), b.getInt(60),
                             version == VERSION ? b.getInt(SECTOR_BYTES_AT) : RecordAddress.MIN_SECTOR_BYTES),
-                    version == VERSION_WITHOUT_RESERVATION ? 0 : b.getLong(RESERVATION_AT),
-                    runCrc(b) == b.getInt(RUN_CRC_AT) ? b.getLong(RUN_AT) : 0);
+                    limit, runRecorded ? b.getLong(RUN_AT) : 0, runRecorded ? previous : 0, !runRecorded || settled == 1,
+                    runRecorded ? b.getLong(STARTED_AT) : 0);
         } catch (IllegalArgumentException e) {
             throw new CheckpointFormatException(where + ": superblock geometry is impossible: " + e.getMessage());
         }
     }
 
-    /** The run id's own checksum: an earlier release leaves zeros there, which it does not match. */
+    /** The run fields' own checksum: an earlier release leaves zeros there, which it does not match. */
     private static int runCrc(ByteBuffer block) {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(block.duplicate().limit(RUN_AT + 8).position(RUN_AT));
+        crc.update(block.duplicate().limit(RUN_CRC_AT).position(RUN_AT));
         return (int) crc.getValue();
     }
 
@@ -196,17 +249,22 @@ public final class Superblock {
                 && spaceCount == other.spaceCount
                 && Objects.equals(layout, other.layout)
                 && sequenceLimit == other.sequenceLimit
-                && runId == other.runId;
+                && runId == other.runId
+                && previousLimit == other.previousLimit
+                && settled == other.settled
+                && startedMillis == other.startedMillis;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(instance, spaceIndex, spaceCount, layout, sequenceLimit, runId);
+        return Objects.hash(instance, spaceIndex, spaceCount, layout, sequenceLimit, runId, previousLimit, settled,
+                startedMillis);
     }
 
     @Override
     public String toString() {
         return "Superblock[instance=" + instance + ", spaceIndex=" + spaceIndex + ", spaceCount=" + spaceCount
-                + ", layout=" + layout + ", sequenceLimit=" + sequenceLimit + ", runId=" + runId + "]";
+                + ", layout=" + layout + ", sequenceLimit=" + sequenceLimit + ", runId=" + runId
+                + ", previousLimit=" + previousLimit + ", settled=" + settled + ", startedMillis=" + startedMillis + "]";
     }
 }

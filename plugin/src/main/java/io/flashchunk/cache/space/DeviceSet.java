@@ -15,37 +15,45 @@ import java.util.UUID;
  * Which of the configured devices keep their cached chunks at start, and why each other one is
  * formatted: start's rule ({@link DeviceStart}), also the checkpoint tool's.
  *
- * <p>The cache is the last run of a cache instance that the devices' superblocks name: of the
- * (instance, run) pairs found, the one that reserved the highest segment sequences (it ran last),
- * then the one most devices hold, then the first device's. Each device of that run keeps its chunks
- * wherever it now stands in the list: a device's checkpoints say which address space their entries
- * were written for, and recovery moves them to the device's place. A device keeps its layout when the
- * segment size is the same and the device is as large as when it was laid out, or larger (then the
- * cache goes on using the part it was laid out on, and says so). Every other device is formatted into
- * the cache: a blank one (added), one of another instance (replaced, or moved from another node), one
- * of an earlier run of this cache (it missed a run: removed and listed again, or run apart from the
- * others), a second device holding one address space of the run (a copy), one that shrank or was
- * laid out with another segment size, or whose superblock does not check. Devices removed from the
- * list take their chunks with them: those are misses.
+ * <p>The cache kept is the one that started last: the (instance, run) of the superblock with the
+ * highest sequence limit (every start raises it above every limit on the devices and the clock's
+ * count, so a later start's is higher; runs apart raise it from where they parted, so the one that
+ * started more often since, then the one whose start the clock puts last). Two caches, or two runs
+ * of one, at the same limit and start time leave which ran last unknown: none is kept. Of that run, a device keeps its chunks, wherever it now stands
+ * in the list, when it took part in the cache's last start: it holds the highest limit, or the one
+ * before it while that start's devices are unsettled (a crash while the start rewrote the
+ * superblocks). A device's checkpoints say which address space their entries were written for, and
+ * recovery moves them to the device's place. A device keeps its layout when the segment size is the
+ * same and the device is as large as when it was laid out, or larger (then the cache goes on using
+ * the part it was laid out on, and says so). Every other device is formatted into the cache: a blank
+ * one (added), one of another instance (replaced, or moved from another node), one of an earlier run
+ * of this cache (it missed a run: removed and listed again, or run apart from the others), one that
+ * missed a start (a copy of an earlier state of a device), two devices holding one address space (a
+ * device and its copy: which is which is unknown), one that shrank or was laid out with another
+ * segment size, or whose superblock does not check. Superblocks of a release before run ids (run 0)
+ * are kept only as that release kept them: every device listed, each where it stood. Devices removed
+ * from the list take their chunks with them: those are misses.
  *
- * <p>Why only one run: two runs apart (a device run on its own, then listed with the others again)
- * each gave out file ids and segment sequences from where they parted, so their checkpoints can name
- * one file id for two files, and what one run invalidated the other still holds. Within one run the
- * devices' checkpoints are one cache's.
+ * <p>Why only one run, and only its last start's devices: two runs apart (a device run on its own,
+ * then listed with the others again) each gave out file ids and segment sequences from where they
+ * parted, so their checkpoints can name one file id for two files; and what the cache invalidated
+ * while a device was away (or after a copy of it was taken) the device or copy still holds.
  */
 public final class DeviceSet {
     private final UUID instance;
     private final long runId;
+    private final long highestLimit;
     private final boolean unchanged;
     private final List<DeviceLayout> kept;
     private final List<Integer> formerSpaces;
     private final List<String> reasons;
     private final List<String> grown;
 
-    private DeviceSet(UUID instance, long runId, boolean unchanged, List<DeviceLayout> kept, List<Integer> formerSpaces,
-                      List<String> reasons, List<String> grown) {
+    private DeviceSet(UUID instance, long runId, long highestLimit, boolean unchanged, List<DeviceLayout> kept,
+                      List<Integer> formerSpaces, List<String> reasons, List<String> grown) {
         this.instance = instance;
         this.runId = runId;
+        this.highestLimit = highestLimit;
         this.unchanged = unchanged;
         this.kept = Collections.unmodifiableList(kept);
         this.formerSpaces = Collections.unmodifiableList(formerSpaces);
@@ -63,45 +71,71 @@ public final class DeviceSet {
     public static DeviceSet decide(List<String> paths, List<Long> capacityBlocks, List<Superblock> superblocks,
                                    List<String> unreadable, int segmentBytes) {
         int count = paths.size();
-        Superblock chosen = chooseRun(superblocks);
+        Superblock last = lastStarted(superblocks);
+        String ambiguous = last == null ? null : ambiguity(paths, superblocks, last);
+        Superblock chosen = ambiguous == null ? last : null;
         UUID instance = chosen == null ? null : chosen.instance();
         long run = chosen == null ? 0 : chosen.runId();
+        long highest = chosen == null ? 0 : chosen.sequenceLimit();
+        // The limit before the last start's, while that start's devices are unsettled: a device there was
+        // left behind by a crash during the start's superblock writes, and the cache did not serve without it.
+        long behind = chosen == null ? -1 : behindLimit(superblocks, chosen);
         // The segment size to judge by: the configuration's, or (the checkpoint tool) the run's.
         int segment = segmentBytes > 0 || chosen == null ? segmentBytes : chosen.layout().segmentBytes();
-        Map<Integer, String> spaceHolders = new HashMap<>();
         List<DeviceLayout> kept = new ArrayList<>(Collections.nCopies(count, null));
         List<Integer> formerSpaces = new ArrayList<>(Collections.nCopies(count, -1));
         List<String> reasons = new ArrayList<>(Collections.nCopies(count, null));
         List<String> grown = new ArrayList<>(Collections.nCopies(count, null));
+        Map<Integer, List<Integer>> holders = new HashMap<>();
         for (int i = 0; i < count; i++) {
             Superblock found = superblocks.get(i);
             String path = paths.get(i);
             if (found == null) {
                 reasons.set(i, unreadable.get(i));
+            } else if (chosen == null) {
+                reasons.set(i, ambiguous);
             } else if (!found.instance().equals(instance)) {
                 reasons.set(i, path + " belongs to cache instance " + found.instance() + "; the cache kept is "
-                        + instance + " (a device replaced, or moved from another cache)");
+                        + instance + ", which started after it (a device replaced, or moved from another cache)");
             } else if (found.runId() != run) {
                 reasons.set(i, path + " holds this cache as it was before a run it was not part of (the device was "
                         + "removed and listed again, or run apart from the others)");
-            } else if (spaceHolders.containsKey(found.spaceIndex())) {
-                reasons.set(i, path + " holds address space " + found.spaceIndex() + " of the cache's last run, as "
-                        + spaceHolders.get(found.spaceIndex()) + " does (a copy of it)");
+            } else if (found.sequenceLimit() != highest && found.sequenceLimit() != behind) {
+                reasons.set(i, path + " holds this cache as it was before a start it was not part of (a copy of an "
+                        + "earlier state of a device)");
             } else {
-                DeviceLayout layout = found.layout();
-                long capacity = capacityBlocks.get(i);
-                String why = whyNotKept(path, layout, capacity, segment);
-                if (why != null) {
-                    reasons.set(i, why);
+                holders.computeIfAbsent(found.spaceIndex(), space -> new ArrayList<>()).add(i);
+            }
+        }
+        for (Map.Entry<Integer, List<Integer>> space : holders.entrySet()) {
+            List<Integer> devices = space.getValue();
+            for (int i : devices) {
+                if (devices.size() > 1) {
+                    List<String> names = devices.stream().map(paths::get).collect(java.util.stream.Collectors.toList());
+                    reasons.set(i, String.join(" and ", names) + " each hold address space " + space.getKey()
+                            + " of the cache's last start: one is a copy of the other, and which holds the cache's "
+                            + "latest state is unknown");
+                } else if (run == 0 && !asAnEarlierReleaseLeftThem(superblocks, count, instance)) {
+                    reasons.set(i, paths.get(i) + " was written by a release before run ids, and the list of devices "
+                            + "changed since: which devices ran together is unknown (change the devices after one start "
+                            + "of this release)");
                 } else {
-                    kept.set(i, layout);
-                    formerSpaces.set(i, found.spaceIndex());
-                    spaceHolders.put(found.spaceIndex(), path);
-                    if (layout.deviceBlocks() < capacity) {
-                        grown.set(i, path + " grew from " + size(layout.deviceBlocks()) + " to " + size(capacity)
-                                + " since the cache laid it out: the cache keeps its chunks and uses the first "
-                                + size(layout.deviceBlocks()) + "; to give it all, let it format the device (with "
-                                + "the node stopped, zero the device's first and last MiB: it starts cold once)");
+                    Superblock found = superblocks.get(i);
+                    DeviceLayout layout = found.layout();
+                    long capacity = capacityBlocks.get(i);
+                    String why = whyNotKept(paths.get(i), layout, capacity, segment);
+                    if (why != null) {
+                        reasons.set(i, why);
+                    } else {
+                        kept.set(i, layout);
+                        formerSpaces.set(i, found.spaceIndex());
+                        if (layout.deviceBlocks() < capacity) {
+                            grown.set(i, paths.get(i) + " grew from " + size(layout.deviceBlocks()) + " to "
+                                    + size(capacity) + " since the cache laid it out: the cache keeps its chunks and "
+                                    + "uses the first " + size(layout.deviceBlocks()) + "; to give it all, let it "
+                                    + "format the device (with the node stopped, zero the device's first and last MiB: "
+                                    + "it starts cold once)");
+                        }
                     }
                 }
             }
@@ -111,8 +145,72 @@ public final class DeviceSet {
         for (int i = 0; i < count && unchanged; i++) {
             unchanged = kept.get(i) != null && formerSpaces.get(i) == i && superblocks.get(i).spaceCount() == count;
         }
-        return new DeviceSet(anyKept ? instance : null, anyKept ? run : 0, unchanged, kept, formerSpaces, reasons,
-                grown);
+        return new DeviceSet(anyKept ? instance : null, anyKept ? run : 0, anyKept ? highest : 0, unchanged, kept,
+                formerSpaces, reasons, grown);
+    }
+
+    /**
+     * The superblock with the highest sequence limit, of those the one whose start the clock puts last
+     * (the first such), or null when there is none.
+     */
+    private static Superblock lastStarted(List<Superblock> superblocks) {
+        Superblock last = null;
+        for (Superblock found : superblocks) {
+            if (found != null && (last == null || LAST_STARTED.compare(found, last) > 0)) {
+                last = found;
+            }
+        }
+        return last;
+    }
+
+    private static final java.util.Comparator<Superblock> LAST_STARTED =
+            java.util.Comparator.comparingLong(Superblock::sequenceLimit).thenComparingLong(Superblock::startedMillis);
+
+    /**
+     * Why which cache started last is unknown (another instance or run at the same highest limit), or
+     * null when it is {@code last}'s run.
+     */
+    private static String ambiguity(List<String> paths, List<Superblock> superblocks, Superblock last) {
+        for (int i = 0; i < superblocks.size(); i++) {
+            Superblock found = superblocks.get(i);
+            if (found != null && LAST_STARTED.compare(found, last) == 0
+                    && (!found.instance().equals(last.instance()) || found.runId() != last.runId())) {
+                return paths.get(i) + " holds a cache (or a run of one) that reserved the same segment sequences, at "
+                        + "a start at the same time, as another device's: which of them ran last is unknown, so "
+                        + "neither is kept";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The limit a device of {@code last}'s run may still hold and be of its last start: the one before
+     * it, when none of the start's devices is settled; else -1.
+     */
+    private static long behindLimit(List<Superblock> superblocks, Superblock last) {
+        long previous = -1;
+        for (Superblock found : superblocks) {
+            if (found != null && found.instance().equals(last.instance()) && found.runId() == last.runId()
+                    && found.sequenceLimit() == last.sequenceLimit()) {
+                if (found.settled()) {
+                    return -1;
+                }
+                previous = Math.max(previous, found.previousLimit());
+            }
+        }
+        return previous > 0 ? previous : -1;
+    }
+
+    /** Whether every device holds {@code instance} as a release before run ids left it: device i space i of them all. */
+    private static boolean asAnEarlierReleaseLeftThem(List<Superblock> superblocks, int count, UUID instance) {
+        for (int i = 0; i < count; i++) {
+            Superblock found = superblocks.get(i);
+            if (found == null || !found.instance().equals(instance) || found.runId() != 0 || found.spaceIndex() != i
+                    || found.spaceCount() != count) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Why {@code layout}, found on a device of {@code capacity} blocks, cannot be kept; null when it can. */
@@ -138,35 +236,6 @@ public final class DeviceSet {
         return null;
     }
 
-    /**
-     * A superblock of the (instance, run) the cache is: the highest reservation, then the most
-     * devices, then the first device's; null when there is none.
-     */
-    private static Superblock chooseRun(List<Superblock> superblocks) {
-        Map<List<Object>, Integer> devices = new HashMap<>();
-        Map<List<Object>, Long> reserved = new HashMap<>();
-        for (Superblock found : superblocks) {
-            if (found != null) {
-                List<Object> run = List.of(found.instance(), found.runId());
-                devices.merge(run, 1, Integer::sum);
-                reserved.merge(run, found.sequenceLimit(), Math::max);
-            }
-        }
-        Superblock best = null;
-        for (Superblock found : superblocks) {
-            if (found == null) {
-                continue;
-            }
-            List<Object> run = List.of(found.instance(), found.runId());
-            List<Object> bestRun = best == null ? null : List.of(best.instance(), best.runId());
-            if (best == null || reserved.get(run) > reserved.get(bestRun)
-                    || reserved.get(run).equals(reserved.get(bestRun)) && devices.get(run) > devices.get(bestRun)) {
-                best = found;
-            }
-        }
-        return best;
-    }
-
     private static String size(long blocks) {
         long bytes = blocks * BlockDevice.BLOCK_SIZE;
         return bytes >= 1L << 30 ? String.format(Locale.ROOT, "%.1f GiB", bytes / (double) (1L << 30))
@@ -181,6 +250,11 @@ public final class DeviceSet {
     /** The run of the cache whose devices keep their chunks (0: none recorded, or none kept). */
     public long runId() {
         return runId;
+    }
+
+    /** The highest sequence limit of the cache kept, the one its last start reserved (0: none kept). */
+    public long highestLimit() {
+        return highestLimit;
     }
 
     /**

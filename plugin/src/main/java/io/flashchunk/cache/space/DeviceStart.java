@@ -63,9 +63,11 @@ public final class DeviceStart {
         private final long sequenceFloor;
         private final List<Integer> formerSpaces;
         private final long runId;
+        private final long deviceLimit;
+        private final long startedMillis;
 
         public Outcome(UUID instance, List<DeviceLayout> layouts, boolean formatted, String why, long sequenceFloor,
-                       List<Integer> formerSpaces, long runId) {
+                       List<Integer> formerSpaces, long runId, long deviceLimit, long startedMillis) {
             if (formerSpaces.size() != layouts.size()) {
                 throw new IllegalArgumentException(formerSpaces.size() + " former spaces for " + layouts.size()
                         + " layouts");
@@ -77,11 +79,23 @@ public final class DeviceStart {
             this.sequenceFloor = sequenceFloor;
             this.formerSpaces = List.copyOf(formerSpaces);
             this.runId = runId;
+            this.deviceLimit = deviceLimit;
+            this.startedMillis = startedMillis;
         }
 
         /** The run of the cache this start goes on with, written in every superblock. */
         public long runId() {
             return runId;
+        }
+
+        /** The highest sequence limit the devices' superblocks hold as start left them. */
+        public long deviceLimit() {
+            return deviceLimit;
+        }
+
+        /** The wall clock's reading at this start, written in every superblock it writes. */
+        public long startedMillis() {
+            return startedMillis;
         }
 
         public UUID instance() {
@@ -137,18 +151,21 @@ public final class DeviceStart {
                     && Objects.equals(why, other.why)
                     && sequenceFloor == other.sequenceFloor
                     && formerSpaces.equals(other.formerSpaces)
-                    && runId == other.runId;
+                    && runId == other.runId && deviceLimit == other.deviceLimit
+                    && startedMillis == other.startedMillis;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(instance, layouts, formatted, why, sequenceFloor, formerSpaces, runId);
+            return Objects.hash(instance, layouts, formatted, why, sequenceFloor, formerSpaces, runId, deviceLimit,
+                    startedMillis);
         }
 
         @Override
         public String toString() {
             return "Outcome[instance=" + instance + ", layouts=" + layouts + ", formatted=" + formatted + ", why=" + why
-                    + ", sequenceFloor=" + sequenceFloor + ", formerSpaces=" + formerSpaces + ", runId=" + runId + "]";
+                    + ", sequenceFloor=" + sequenceFloor + ", formerSpaces=" + formerSpaces + ", runId=" + runId
+                    + ", deviceLimit=" + deviceLimit + ", startedMillis=" + startedMillis + "]";
         }
     }
 
@@ -174,7 +191,6 @@ public final class DeviceStart {
         // Above every sequence the devices' superblocks say was reserved, whichever cache wrote them,
         // so a format never numbers segments as an earlier cache's records on the same flash are.
         long reserved = 0;
-        boolean unknownBefore = false;
         for (int i = 0; i < count; i++) {
             StorageDriver driver = drivers.get(i);
             paths.add(driver.path());
@@ -194,46 +210,42 @@ public final class DeviceStart {
                 blank++;
             } else if (PerChunkEngine.holdsFormat(block)) {
                 perChunk.add(driver.path());
-                unknownBefore = true;
             } else if (!holdsCache[i] && !force) {
                 foreign.add(driver.path() + " holds " + DeviceContent.describe(block));
             } else if (!holdsCache[i]) {
                 unreadable.set(i, driver.path() + " held " + DeviceContent.describe(block) + " (format: force)");
             } else if (other != null) {
                 unreadable.set(i, driver.path() + " holds a flash cache superblock but also " + other);
-                unknownBefore = true;
             } else {
                 try {
                     Superblock found = Superblock.decode(block, driver.path());
                     superblocks.set(i, found);
                     reserved = Math.max(reserved, found.sequenceLimit());
-                    unknownBefore |= found.sequenceLimit() == 0;
                 } catch (CheckpointFormatException e) {
                     unreadable.set(i, e.getMessage());
-                    unknownBefore = true;
                 }
             }
         }
-        // A format starts above the clock's microsecond-like count too: a blank block 0 does not prove
-        // no record of ours lies further in (block 0 zeroed by hand), and sequences were numbered that
-        // way before reservations. A recovery does where what came before is unknown (a superblock
-        // without a reservation, damaged, or not ours).
-        long aboveClock = clockMillis.getAsLong() << 20;
-        long formatFloor = Math.max(Math.max(1, reserved), aboveClock);
+        // Every start reserves above the clock's microsecond-like count too: a blank block 0 does not
+        // prove no record of ours lies further in (block 0 zeroed by hand), sequences were numbered that
+        // way before reservations, and so a later start's limit is higher than an earlier one's even on
+        // devices that ran apart (DeviceSet keeps the cache that started last).
+        long now = clockMillis.getAsLong();
+        long floor = Math.max(Math.max(1, reserved), now << 20);
         if (!foreign.isEmpty()) {
             throw new CacheRecoveryException("flash cache: will not format " + String.join("; ", foreign)
                     + ": a device is formatted only when it is blank or holds a flash cache. If it is meant for the cache "
                     + "(and what it holds may be destroyed), set format: force for it");
         }
         if (blank == count) {
-            return format(drivers, fresh, "blank devices", formatFloor);
+            return format(drivers, fresh, "blank devices", floor, now);
         }
         if (!perChunk.isEmpty()) {
             for (String path : perChunk) {
                 LOG.warn("{}", PerChunkEngine.reformatWarning(path));
             }
             return format(drivers, fresh, "the per-chunk engine's format on " + String.join(", ", perChunk),
-                    formatFloor);
+                    floor, now);
         }
         DeviceSet set = DeviceSet.decide(paths, capacities, superblocks, unreadable, segmentBytes);
         // The chunks of a cache a format would drop (a forced device that held none drops nothing of ours).
@@ -243,7 +255,8 @@ public final class DeviceStart {
                 dropped.add(set.reason(i));
             }
         }
-        String problem = String.join("; ", dropped);
+        // One reason may name several devices (a device and its copy; runs that tie): said once.
+        String problem = String.join("; ", new java.util.LinkedHashSet<>(dropped));
         if (set.instance() == null && dropped.isEmpty()) {
             List<String> forced = new ArrayList<>();
             for (int i = 0; i < count; i++) {
@@ -251,7 +264,7 @@ public final class DeviceStart {
                     forced.add(set.reason(i));
                 }
             }
-            return format(drivers, fresh, String.join("; ", forced), formatFloor);
+            return format(drivers, fresh, String.join("; ", new java.util.LinkedHashSet<>(forced)), floor, now);
         }
         if (set.instance() == null) {
             String message = "flash cache: cannot recover: " + problem;
@@ -259,7 +272,7 @@ public final class DeviceStart {
                 throw new CacheRecoveryException(message + "; strict mode refuses to format the devices");
             }
             LOG.warn("{}; starting empty on freshly formatted devices", message);
-            return format(drivers, fresh, problem, formatFloor);
+            return format(drivers, fresh, problem, floor, now);
         }
         if (strict && !dropped.isEmpty()) {
             throw new CacheRecoveryException("flash cache: cannot keep the chunks of " + problem
@@ -275,16 +288,18 @@ public final class DeviceStart {
                 formatted.add(paths.get(i));
             }
         }
-        long floor = formatted.isEmpty() ? Math.max(reserved, unknownBefore ? aboveClock : 0) : formatFloor;
         long run = set.unchanged() ? set.runId() : newRunId();
+        long deviceLimit = set.highestLimit();
         if (!set.unchanged()) {
-            // The devices kept join the new run first, then the others are formatted into it: a crash
-            // in between leaves the kept ones the run the next start keeps (a crash within these
-            // writes may leave a kept device out of it: its chunks are dropped, never misread).
+            // The devices kept join the new run at a new limit first, then the others are formatted into
+            // it: a crash in between leaves the kept ones the run the next start keeps. A crash within
+            // the kept ones' writes leaves those not yet written out of it (their chunks are dropped,
+            // never misread): which devices ran together is then known only for the new run's.
+            deviceLimit = limitAbove(floor);
             for (int i = 0; i < count; i++) {
                 if (set.keeps(i)) {
                     writeSuperblock(drivers.get(i), new Superblock(set.instance(), i, count, layouts.get(i),
-                            superblocks.get(i).sequenceLimit(), run), "superblock write (the device set changed)");
+                            deviceLimit, run, set.highestLimit(), false, now), "superblock write (the device set changed)");
                 }
             }
         }
@@ -306,12 +321,13 @@ public final class DeviceStart {
                 LOG.info("flash cache: {} is blank: formatted into cache instance {} (a device added)", paths.get(i),
                         set.instance());
             }
-            formatInto(drivers.get(i), set.instance(), i, count, layouts.get(i), limitAbove(floor), run);
+            formatInto(drivers.get(i), new Superblock(set.instance(), i, count, layouts.get(i), deviceLimit, run,
+                    set.highestLimit(), false, now));
         }
         logLayouts(drivers, layouts);
         return new Outcome(set.instance(), List.copyOf(layouts), false,
                 formatted.isEmpty() ? "recovered" : "recovered; formatted " + String.join(", ", formatted), floor,
-                formerSpaces, run);
+                formerSpaces, run, deviceLimit, now);
     }
 
     /** One line a device whose size shapes its layout: larger sectors, an earlier release's, or cut short. */
@@ -340,31 +356,30 @@ public final class DeviceStart {
      * flush. The superblock reserves the sequences from {@code floor}: the new cache's first range.
      */
     private static Outcome format(List<StorageDriver> drivers, List<DeviceLayout> layouts, String why,
-                                  long floor) throws IOException {
+                                  long floor, long now) throws IOException {
         UUID instance = UUID.randomUUID();
         long limit = limitAbove(floor);
         long run = newRunId();
         for (int i = 0; i < drivers.size(); i++) {
-            formatInto(drivers.get(i), instance, i, drivers.size(), layouts.get(i), limit, run);
+            formatInto(drivers.get(i), new Superblock(instance, i, drivers.size(), layouts.get(i), limit, run, 0, false, now));
         }
         LOG.info("flash cache: formatted {} device(s) as cache instance {} ({})", drivers.size(), instance, why);
         logLayouts(drivers, layouts);
         return new Outcome(instance, List.copyOf(layouts), true, why, floor,
-                Collections.nCopies(drivers.size(), -1), run);
+                Collections.nCopies(drivers.size(), -1), run, limit, now);
     }
 
     /**
-     * Formats one device as address space {@code space} of {@code spaces} of cache {@code instance}:
-     * the signatures found cleared, both area headers cleared, then the superblock, then a flush.
+     * Formats one device as {@code superblock} says: the signatures found cleared, both area headers
+     * cleared, then the superblock, then a flush.
      */
-    private static void formatInto(StorageDriver driver, UUID instance, int space, int spaces, DeviceLayout layout,
-                                   long limit, long run) throws IOException {
+    private static void formatInto(StorageDriver driver, Superblock superblock) throws IOException {
         ForeignSignatures.clear(driver);
         for (int area = 0; area < 2; area++) {
-            driver.writeAndWait(layout.areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
+            driver.writeAndWait(superblock.layout().areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
                     "clearing checkpoint area " + CheckpointAreas.name(area));
         }
-        writeSuperblock(driver, new Superblock(instance, space, spaces, layout, limit, run), "superblock write");
+        writeSuperblock(driver, superblock, "superblock write");
     }
 
     private static void writeSuperblock(StorageDriver driver, Superblock superblock, String what) throws IOException {
@@ -382,15 +397,25 @@ public final class DeviceStart {
     }
 
     /**
-     * Reserves the segment sequences of a run of a recovered cache, from {@code first} (above every
-     * sequence given out before): the superblock of every device rewritten with the range's end, each
-     * flushed, before the run opens a segment. Returns the end (exclusive).
+     * Reserves the segment sequences of this start, from {@code first} (above every sequence given out
+     * before) and above the limit start left on the devices, before the run opens a segment: the
+     * superblock of every device rewritten with the range's end, unsettled, each flushed; then, once
+     * all hold it, rewritten settled. Returns the end (exclusive).
+     *
+     * <p>Two writes, so that a crash between them is told from a device that missed a start: while no
+     * device of the start is settled, one still at the limit before it was left behind by the crash
+     * and the cache did not serve without it ({@link DeviceSet}).
      */
     public static long reserveSequences(List<StorageDriver> drivers, Outcome start, long first) throws IOException {
-        long limit = limitAbove(first);
+        long limit = limitAbove(Math.max(first, start.deviceLimit()));
+        List<Superblock> reserved = new ArrayList<>();
         for (int i = 0; i < drivers.size(); i++) {
-            writeSuperblock(drivers.get(i), new Superblock(start.instance(), i, drivers.size(), start.layouts().get(i),
-                    limit, start.runId()), "superblock write (segment sequences reserved)");
+            reserved.add(new Superblock(start.instance(), i, drivers.size(), start.layouts().get(i), limit,
+                    start.runId(), start.deviceLimit(), false, start.startedMillis()));
+            writeSuperblock(drivers.get(i), reserved.get(i), "superblock write (segment sequences reserved)");
+        }
+        for (int i = 0; i < drivers.size(); i++) {
+            writeSuperblock(drivers.get(i), reserved.get(i).asSettled(), "superblock write (start settled)");
         }
         return limit;
     }

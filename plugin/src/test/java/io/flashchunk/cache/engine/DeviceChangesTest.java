@@ -160,21 +160,53 @@ class DeviceChangesTest {
     }
 
     @Test
-    void aCopyOfADeviceListedBesideItIsFormattedSoNoChunkIsRestoredTwice() throws Exception {
+    void aDeviceAndItsCopyListedTogetherAreBothFormattedSoNoChunkIsRestoredTwice() throws Exception {
         MemoryDevice a = device("a");
         MemoryDevice b = device("b");
         CacheEngine first = open(a, b);
         offer(first, 0, 200);
+        Map<Integer, String> placed = devicesOf(first, new MemoryDevice[] {a, b}, 200);
         first.close();
         MemoryDevice copy = new MemoryDevice("copy", a.image(), 8);
-        CacheEngine engine = open(a, b, copy);
-        assertEquals(-1, engine.start().formerSpace(2), "the copy is formatted");
-        assertEquals(200, engine.recovered().restoredEntries());
+        CacheEngine engine = open(copy, b, a);
+        assertEquals(List.of(-1, 1, -1), List.of(engine.start().formerSpace(0), engine.start().formerSpace(1),
+                engine.start().formerSpace(2)), "which of a and its copy is the original is unknown: both join empty");
+        long onB = placed.values().stream().filter("b"::equals).count();
+        assertTrue(onB > 0 && onB < 200, placed.toString());
+        assertEquals(onB, engine.recovered().restoredEntries());
         for (int i = 0; i < 100; i++) {
             engine.invalidate(key(i));
         }
         assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
-        assertEquals(100, readAll(engine, 200), "an invalidated chunk is gone, not served from a second copy");
+        long keptAfter = placed.entrySet().stream().filter(e -> e.getKey() >= 100 && "b".equals(e.getValue())).count();
+        assertEquals(keptAfter, readAll(engine, 200), "an invalidated chunk is gone, not served from a second copy");
         engine.close();
+    }
+
+    @Test
+    void aCopyOfAnEarlierStateOfADeviceListedInItsPlaceComesBackEmpty() throws Exception {
+        MemoryDevice a = device("a");
+        MemoryDevice b = device("b");
+        CacheEngine first = open(a, b);
+        offer(first, 0, 200);
+        assertTrue(devicesOf(first, new MemoryDevice[] {a, b}, 200).containsValue("a"));
+        first.close();
+        MemoryDevice copy = new MemoryDevice("a", a.image(), 8); // a as the first run left it
+
+        CacheEngine second = open(a, b); // the same devices: the same run goes on
+        assertEquals(200, second.recovered().restoredEntries());
+        for (int i = 0; i < 200; i++) {
+            second.invalidate(key(i));
+        }
+        assertTrue(second.awaitWritten(10, TimeUnit.SECONDS));
+        assertEquals(0, second.entries());
+        second.close();
+
+        CacheEngine third = open(copy, b);
+        assertEquals(List.of(-1, 1), List.of(third.start().formerSpace(0), third.start().formerSpace(1)),
+                "the copy missed a start of the run: it joins empty");
+        assertEquals(0, third.recovered().restoredEntries());
+        assertEquals(0, readAll(third, 200), "no chunk invalidated after the copy was taken comes back from it");
+        third.close();
     }
 }

@@ -63,7 +63,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * checkpoint of the cache running at the cut named (or the one being written then); every chunk
  * that checkpoint named, and the one being written names too, comes back; no chunk is restored
  * twice; then the recovered engine rewrites some chunks and appends them over flash full of older
- * records, and every chunk read after that is its newest version or a miss. A broken promise throws.
+ * records, and every chunk read after that is its newest version or a miss. Half of those engines
+ * then write a checkpoint and crash; half of those crashes are followed by a start cut while it
+ * writes the superblocks (half with the devices named in the other order, a new run), and the start
+ * after it must bring back every chunk that checkpoint named (with the order unchanged) and serve
+ * none changed. A broken promise throws.
  * CI runs a few hundred cuts ({@link PowerCutTest}); {@code scripts/sim-power-cut.sh} runs
  * many through {@link #main}.
  */
@@ -113,7 +117,8 @@ public final class PowerCutSimulation {
                   int appendedDuringCheckpoints, int rewrites, long chunksServed, long checkedBack,
                   long appendedAfterRecovery, long cutsInFormats, long discardedAtStart, long discardedInHistory,
                   int deltaCheckpoints, long cutsFromDeltas, long continuedDeltas, int fullsInSteps,
-                  int appendedDuringFullEnds, int rewrittenDuringFullEnds, long cutsWithDevicesChanged) {
+                  int appendedDuringFullEnds, int rewrittenDuringFullEnds, long cutsWithDevicesChanged,
+                  long crashesInStarts, long crashesInStartsWithDevicesChanged) {
     }
 
     private PowerCutSimulation() {
@@ -165,14 +170,15 @@ public final class PowerCutSimulation {
                             + "\"delta_checkpoints\": %d, \"cuts_recovered_from_deltas\": %d, "
                             + "\"recovered_runs_checked_after_a_delta\": %d, \"full_checkpoints_in_steps\": %d, "
                             + "\"appended_during_full_ends\": %d, \"rewritten_during_full_ends\": %d, "
-                            + "\"cuts_with_devices_changed\": %d, "
+                            + "\"cuts_with_devices_changed\": %d, \"crashes_in_starts\": %d, "
+                            + "\"crashes_in_starts_with_devices_changed\": %d, "
                             + "\"problems\": 0, \"seconds\": %.1f}%n",
                     r.seed(), r.operations(), r.cuts(),
                     r.checkpoints(), r.reclaimed(), r.reinserted(), r.appendedDuringCheckpoints(), r.rewrites(),
                     r.cutsInFormats(), r.chunksServed(), r.checkedBack(), r.appendedAfterRecovery(), r.discardedAtStart(),
                     r.discardedInHistory(), r.deltaCheckpoints(), r.cutsFromDeltas(), r.continuedDeltas(), r.fullsInSteps(),
                     r.appendedDuringFullEnds(), r.rewrittenDuringFullEnds(), r.cutsWithDevicesChanged(),
-                    (System.nanoTime() - start) / 1e9);
+                    r.crashesInStarts(), r.crashesInStartsWithDevicesChanged(), (System.nanoTime() - start) / 1e9);
             System.out.flush();
         }
     }
@@ -227,6 +233,8 @@ public final class PowerCutSimulation {
         long fromDeltas = 0;
         long continuedDeltas = 0;
         long devicesChanged = 0;
+        long crashesInStarts = 0;
+        long crashesInStartsChanged = 0;
         for (int i = 0; i <= cuts; i++) {
             long t = cutPoint(random, i, cuts, end, first, second);
             Phase phase = t < second.wipeStart() ? first : second;
@@ -255,12 +263,15 @@ public final class PowerCutSimulation {
             discardedAtStart += check.discardedAtStart;
             fromDeltas += check.fromDelta ? 1 : 0;
             continuedDeltas += check.continuedDelta ? 1 : 0;
+            crashesInStarts += check.crashedStart ? 1 : 0;
+            crashesInStartsChanged += check.crashedStart && check.crashedStartChanged ? 1 : 0;
         }
         assertTrue(appendedAfter > 0, "no chunk was appended after a recovery: the simulation tests no appends");
         return new Result(seed, operations, cuts + 1, history.checkpoints(), history.reclaimed, history.reinserted,
                 history.burstAppends.get(), history.rewrites, served, checkedBack, appendedAfter, inFormats,
                 discardedAtStart, history.discarded, history.deltaCheckpoints, fromDeltas, continuedDeltas,
-                history.fullsInSteps, history.appendedDuringFullEnds, history.rewrittenDuringFullEnds, devicesChanged);
+                history.fullsInSteps, history.appendedDuringFullEnds, history.rewrittenDuringFullEnds, devicesChanged,
+                crashesInStarts, crashesInStartsChanged);
     }
 
     /** Half the cuts anywhere; the rest around a checkpoint, with one in ten in or around a format. */
@@ -624,6 +635,10 @@ public final class PowerCutSimulation {
         boolean fromDelta;
         /** The recovered run's first checkpoint was a delta after those recovery read, and a crash after it was checked. */
         boolean continuedDelta;
+        /** The start after that crash was cut while it wrote the superblocks (and recovered from), then started again. */
+        boolean crashedStart;
+        /** ... and that start named the devices in the other order (a new run: its devices may lose their chunks). */
+        boolean crashedStartChanged;
 
         CutCheck(String where, Phase phase, long t, Map<Long, Integer> versions, boolean nothingMustComeBack) {
             this.where = where;
@@ -759,7 +774,7 @@ public final class PowerCutSimulation {
                     + "another record or damaged bytes");
             appendedAfter += appended;
             if (random.nextBoolean()) { // half the cuts: each costs a checkpoint and another start
-                crashAfterACheckpoint(engine, devices, keys, served);
+                crashAfterACheckpoint(engine, devices, keys, served, random);
             }
         }
 
@@ -770,7 +785,7 @@ public final class PowerCutSimulation {
          * version a checkpoint named.
          */
         private void crashAfterACheckpoint(CacheEngine engine, MemoryDevice[] devices, java.util.Set<Long> invalidated,
-                                           Map<Long, ByteBuffer> served) throws Exception {
+                                           Map<Long, ByteBuffer> served, SplittableRandom random) throws Exception {
             assertTrue(engine.checkpoint(AWAIT_SECONDS, TimeUnit.SECONDS, false), where + ": the recovered run's checkpoint");
             Checkpointer.Result checkpoint = engine.lastCheckpoint();
             // Named by it: the served chunks still indexed in a segment it names (not one given up).
@@ -786,24 +801,35 @@ public final class PowerCutSimulation {
                     }
                 }
             }
-            List<StorageDriver> drivers = new ArrayList<>();
-            for (MemoryDevice device : devices) {
-                drivers.add(new StorageDriver(new MemoryDevice(device.path(), device.image(), 8), 2,
-                        TimeUnit.SECONDS.toNanos(5)));
+            MemoryDevice[] images = new MemoryDevice[devices.length];
+            for (int i = 0; i < devices.length; i++) {
+                images[i] = new MemoryDevice(devices[i].path(), devices[i].image(), 8);
             }
-            CacheEngine after = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT_BYTES, CHUNK, 0.2, 0,
-                    8, 20, 8 << 20, 1 << 20, TimeUnit.DAYS.toMillis(1), false, List.of()), NO_FILES, () -> 1,
-                    System::nanoTime, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN,
-                            System::nanoTime));
+            // Half of these: the next start is cut while it writes the superblocks (the set changed or not),
+            // and the one after starts from what that cut left. With the same devices in the same order
+            // nothing may be lost; with the order changed (a new run) chunks may be, never misread.
+            crashedStart = random.nextBoolean();
+            crashedStartChanged = crashedStart && random.nextBoolean();
+            if (crashedStart) {
+                if (crashedStartChanged) {
+                    java.util.Collections.reverse(java.util.Arrays.asList(images));
+                }
+                images = cutWithinAStart(images, random);
+            }
+            CacheEngine after = open(images);
             try {
-                String at = where + ", then a crash after the recovered run's checkpoint " + checkpoint;
+                String at = where + ", then a crash after the recovered run's checkpoint " + checkpoint
+                        + (crashedStart ? ", then a crash while the next start wrote the superblocks"
+                                + (crashedStartChanged ? " (the devices named in the other order)" : "") : "");
                 int hits = 0;
                 for (int k = 0; k < KEYS; k++) {
                     long key = key(k);
                     ByteBuffer read = read(after, key);
                     ByteBuffer before = served.get(key);
-                    if (named.contains(key)) {
+                    if (named.contains(key) && !crashedStartChanged) {
                         assertEquals(before, read, at + ": chunk " + k + " was served when the checkpoint was written");
+                    } else if (named.contains(key)) {
+                        assertTrue(read == null || before.equals(read), at + ": chunk " + k + " came back changed");
                     } else if (before != null) {
                         assertTrue(read == null || before.equals(read), at + ": chunk " + k + " came back changed");
                     } else if (read != null) {
@@ -817,10 +843,49 @@ public final class PowerCutSimulation {
                         + "at another record or at damaged bytes");
                 assertEquals(hits, after.entries(), at + ": a chunk restored twice");
                 continuedDelta = checkpoint.deltaSpaces() > 0;
-                checkedBack += named.size();
+                checkedBack += crashedStartChanged ? 0 : named.size();
             } finally {
                 after.close();
             }
+        }
+
+        private static CacheEngine open(MemoryDevice... devices) throws Exception {
+            List<StorageDriver> drivers = new ArrayList<>();
+            for (var device : devices) {
+                drivers.add(new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5)));
+            }
+            return CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT_BYTES, CHUNK, 0.2, 0,
+                    8, 20, 8 << 20, 1 << 20, TimeUnit.DAYS.toMillis(1), false, List.of()), NO_FILES, () -> 1,
+                    System::nanoTime, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN,
+                            System::nanoTime));
+        }
+
+        /**
+         * What a power cut leaves while a start on {@code devices} writes their superblocks: the start
+         * runs to its end (its superblock writes, the recovery between them, those that reserve and
+         * settle its sequences), and the cut falls at one of its writes or flushes, each device's
+         * unflushed writes kept or lost at random.
+         */
+        private MemoryDevice[] cutWithinAStart(MemoryDevice[] devices, SplittableRandom random) throws Exception {
+            AtomicLong timeline = new AtomicLong();
+            PowerCutDevice[] cut = new PowerCutDevice[devices.length];
+            List<StorageDriver> drivers = new ArrayList<>();
+            for (int i = 0; i < devices.length; i++) {
+                cut[i] = PowerCutDevice.of(devices[i].path(), devices[i].image(), 8, timeline);
+                drivers.add(new StorageDriver(cut[i], 2, TimeUnit.SECONDS.toNanos(5)));
+            }
+            CacheEngine starting = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT_BYTES, CHUNK, 0.2, 0,
+                    8, 20, 8 << 20, 1 << 20, TimeUnit.DAYS.toMillis(1), false, List.of()), NO_FILES, () -> 1,
+                    System::nanoTime, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN,
+                            System::nanoTime));
+            long started = timeline.get();
+            starting.close();
+            long t = random.nextLong(started + 1);
+            MemoryDevice[] images = new MemoryDevice[devices.length];
+            for (int i = 0; i < devices.length; i++) {
+                images[i] = new MemoryDevice(devices[i].path(), cut[i].crashImage(cut[i].cutAt(t), random), 8);
+            }
+            return images;
         }
 
         private static ByteBuffer read(CacheEngine engine, long key) {

@@ -9,6 +9,7 @@ import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.DeviceLayout;
 import io.flashchunk.cache.format.Superblock;
 import io.flashchunk.device.BlockDevice;
+import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MdSuperblock;
 import io.flashchunk.testing.MemoryDevice;
 import io.flashchunk.testing.PerChunkSuperblock;
@@ -27,10 +28,21 @@ class DeviceStartTest {
         return new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5));
     }
 
-    private static DeviceStart.Outcome open(boolean strict, List<Boolean> force, MemoryDevice... devices)
+    /** The wall clock the starts read: a second later at each. */
+    private final java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000);
+
+    private DeviceStart.Outcome open(boolean strict, List<Boolean> force, MemoryDevice... devices)
             throws Exception {
         return DeviceStart.open(java.util.Arrays.stream(devices).map(DeviceStartTest::driver).toList(), SEGMENT,
-                strict, force, () -> 1);
+                strict, force, () -> clock.addAndGet(1_000));
+    }
+
+    /** A start of the cache as the engine makes it: the devices decided, then this start's sequences reserved. */
+    private DeviceStart.Outcome start(MemoryDevice... devices) throws Exception {
+        DeviceStart.Outcome outcome = open(false, List.of(), devices);
+        DeviceStart.reserveSequences(Arrays.stream(devices).map(DeviceStartTest::driver).toList(), outcome,
+                outcome.sequenceFloor());
+        return outcome;
     }
 
     private static void writeBlock0(MemoryDevice device, ByteBuffer block) throws Exception {
@@ -130,30 +142,85 @@ class DeviceStartTest {
     }
 
     @Test
-    void devicesRunApartKeepOnlyOneOfTheRuns() throws Exception {
-        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
-        MemoryDevice d = MemoryDevice.blank("d", BLOCKS, 8);
-        open(false, List.of(), a, d);
-        open(false, List.of(), a); // each run on its own: each gives out file ids from where they parted
-        open(false, List.of(), d);
-        assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, d));
-        DeviceStart.Outcome back = open(false, List.of(), a, d);
-        assertEquals(1, (back.formerSpace(0) == -1 ? 1 : 0) + (back.formerSpace(1) == -1 ? 1 : 0),
-                "one device keeps its chunks, the other is formatted: " + back);
+    void ofDevicesRunApartTheRunThatStartedLastIsKeptWhicheverIsListedFirst() throws Exception {
+        for (boolean aFirst : new boolean[] {true, false}) {
+            MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+            MemoryDevice d = MemoryDevice.blank("d", BLOCKS, 8);
+            start(a, d);
+            // each run on its own: each gives out file ids from where they parted
+            UUID instance = start(aFirst ? a : d).instance();
+            long last = start(aFirst ? d : a).runId();
+            String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, d)).getMessage();
+            assertTrue(refused.contains((aFirst ? "a" : "d") + " holds this cache as it was before a run it was not part of"),
+                    refused);
+            DeviceStart.Outcome back = open(false, List.of(), a, d);
+            assertEquals(instance, back.instance());
+            assertEquals(aFirst ? List.of(-1, 0) : List.of(0, -1), List.of(back.formerSpace(0), back.formerSpace(1)),
+                    "the run that started last keeps its device, the other joins it empty: " + back);
+            assertFalse(back.runId() == last, "a changed set is a new run");
+        }
     }
 
     @Test
-    void aCopyOfADeviceListedBesideItIsFormatted() throws Exception {
+    void runsApartThatStartedAtTheSameClockAreBothFormattedOrInStrictModeRefused() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice d = MemoryDevice.blank("d", BLOCKS, 8);
+        start(a, d);
+        long now = clock.get();
+        for (MemoryDevice alone : new MemoryDevice[] {a, d}) {
+            // the two halves on two hosts, whose clocks read the same: their limits tie
+            clock.set(now);
+            start(alone);
+        }
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, d)).getMessage();
+        assertTrue(refused.contains("which of them ran last is unknown"), refused);
+        assertTrue(open(false, List.of(), d, a).formatted(), "neither run is kept");
+    }
+
+    @Test
+    void aDeviceThatMissedAStartOfItsRunIsFormattedButOneACrashLeftBehindIsKept() throws Exception {
         MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
         MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
-        open(false, List.of(), a, b);
-        MemoryDevice copy = new MemoryDevice("copy", a.image(), 8);
-        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, copy, b))
+        start(a, b);
+        MemoryDevice earlier = new MemoryDevice("b", b.image(), 8); // a copy of b as this start left it
+        DeviceStart.Outcome next = open(false, List.of(), a, b);
+        assertFalse(next.formatted());
+        // The next start's reservation reaches a, then a crash before it reaches b: b is at the limit
+        // before, a unsettled (the writes for b go to a scratch copy, whose first write fails).
+        FaultyDevice scratchB = new FaultyDevice(new MemoryDevice("b", b.image(), 8));
+        scratchB.failNth(FaultyDevice.Op.WRITE, 1);
+        assertThrows(java.io.IOException.class, () -> DeviceStart.reserveSequences(
+                List.of(driver(a), new StorageDriver(scratchB, 2, TimeUnit.SECONDS.toNanos(5))), next,
+                next.sequenceFloor()));
+        Superblock onA = Superblock.decode(DeviceStart.readBlock(driver(a), 0), "a");
+        assertFalse(onA.settled());
+        DeviceStart.Outcome afterCrash = open(true, List.of(), a, b);
+        assertEquals(List.of(0, 1), List.of(afterCrash.formerSpace(0), afterCrash.formerSpace(1)),
+                "b was left behind by a crash before any device of the start settled: kept");
+        start(a, b); // a start that settles: from now on b's earlier state is a start behind
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, earlier))
                 .getMessage();
-        assertTrue(refused.contains("copy holds address space 0 of the cache's last run, as a does (a copy of it)"),
-                refused);
-        DeviceStart.Outcome outcome = open(false, List.of(), a, copy, b);
-        assertEquals(List.of(0, -1, 1), List.of(outcome.formerSpace(0), outcome.formerSpace(1), outcome.formerSpace(2)));
+        assertTrue(refused.contains("b holds this cache as it was before a start it was not part of"), refused);
+        DeviceStart.Outcome outcome = open(false, List.of(), a, earlier);
+        assertEquals(List.of(0, -1), List.of(outcome.formerSpace(0), outcome.formerSpace(1)));
+    }
+
+    @Test
+    void aDeviceAndItsCopyListedTogetherAreBothFormatted() throws Exception {
+        for (boolean copyFirst : new boolean[] {false, true}) {
+            MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+            MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+            start(a, b);
+            MemoryDevice copy = new MemoryDevice("copy", a.image(), 8);
+            MemoryDevice[] listed = copyFirst ? new MemoryDevice[] {copy, a, b} : new MemoryDevice[] {a, copy, b};
+            String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), listed))
+                    .getMessage();
+            assertTrue(refused.contains((copyFirst ? "copy and a" : "a and copy") + " each hold address space 0"),
+                    refused);
+            DeviceStart.Outcome outcome = open(false, List.of(), listed);
+            assertEquals(List.of(-1, -1, 1), List.of(outcome.formerSpace(0), outcome.formerSpace(1),
+                    outcome.formerSpace(2)), "which of the two is the original is unknown: both join empty");
+        }
     }
 
     @Test
@@ -162,7 +229,7 @@ class DeviceStartTest {
         MemoryDevice old2 = MemoryDevice.blank("old2", BLOCKS, 8);
         open(false, List.of(), old1, old2);
         MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
-        UUID running = DeviceStart.open(List.of(driver(a)), SEGMENT, false, List.of(), () -> 2).instance();
+        UUID running = open(false, List.of(), a).instance();
         DeviceStart.Outcome outcome = open(false, List.of(), old1, a, old2);
         assertEquals(running, outcome.instance(), "the newer cache, though fewer devices hold it");
         assertEquals(List.of(-1, 0, -1), List.of(outcome.formerSpace(0), outcome.formerSpace(1), outcome.formerSpace(2)));
@@ -173,12 +240,12 @@ class DeviceStartTest {
         MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
         MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
         MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
-        UUID ours = open(false, List.of(), a, b).instance();
         UUID other = open(false, List.of(), c).instance();
+        UUID ours = open(false, List.of(), a, b).instance(); // started after c's cache
         String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), c, a, b)).getMessage();
         assertTrue(refused.contains("c belongs to cache instance " + other + "; the cache kept is " + ours)
                 && refused.contains("strict mode refuses"), refused);
-        // The cache that ran last, or on a tie the one most devices hold, is kept; the odd one out joins it.
+        // The cache that started last is kept; the device of the other joins it.
         DeviceStart.Outcome joined = open(false, List.of(), c, a, b);
         assertFalse(joined.formatted(), joined.why());
         assertEquals(ours, joined.instance());
