@@ -206,6 +206,32 @@ class DeviceStartTest {
     }
 
     @Test
+    void devicesARunIdlessReleaseWroteAreKeptOnlyWhereThatReleaseKeptThem() throws Exception {
+        // A release before run ids wrote these (its superblocks have zeros after the checksummed part):
+        // one cache run as a alone (space 0 of 1), and as b and c (0 and 1 of 2) apart from it.
+        UUID instance = UUID.randomUUID();
+        DeviceLayout layout = DeviceLayout.forDevice(BLOCKS, SEGMENT);
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
+        writeBlock0(a, new Superblock(instance, 0, 1, layout, 3L << 36).encode());
+        writeBlock0(b, new Superblock(instance, 0, 2, layout, 3L << 36).encode());
+        writeBlock0(c, new Superblock(instance, 1, 2, layout, 3L << 36).encode());
+        for (MemoryDevice[] listed : new MemoryDevice[][] {{a, c}, {c, b}, {b, c, a}}) {
+            String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), listed))
+                    .getMessage();
+            assertTrue(refused.contains("was written by a release before run ids, and the list of devices changed since"),
+                    refused);
+        }
+        DeviceStart.Outcome asBefore = open(true, List.of(), b, c);
+        assertEquals(instance, asBefore.instance());
+        assertEquals(List.of(0, 1), List.of(asBefore.formerSpace(0), asBefore.formerSpace(1)),
+                "every device where that release left it: kept");
+        DeviceStart.Outcome alone = open(true, List.of(), a);
+        assertEquals(List.of(0), List.of(alone.formerSpace(0)));
+    }
+
+    @Test
     void aDeviceAndItsCopyListedTogetherAreBothFormatted() throws Exception {
         for (boolean copyFirst : new boolean[] {false, true}) {
             MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
