@@ -99,7 +99,8 @@ public final class DeviceSet {
                         + instance + ", which started after it (a device replaced, or moved from another cache)");
             } else if (found.runId() != run) {
                 reasons.set(i, path + " holds this cache as it was before a run it was not part of (the device was "
-                        + "removed and listed again, or run apart from the others)");
+                        + "removed and listed again, or run apart from the others; or a power cut while a start that changed "
+                        + "the list rewrote the superblocks)");
             } else if (found.sequenceLimit() != highest && found.sequenceLimit() != behind) {
                 reasons.set(i, path + " holds this cache as it was before a start it was not part of (a copy of an "
                         + "earlier state of a device)");
