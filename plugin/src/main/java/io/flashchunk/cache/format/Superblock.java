@@ -17,20 +17,11 @@ import java.util.UUID;
  * this engine recognises a device of the per-chunk engine ({@link PerChunkEngine#holdsFormat}) to
  * reformat it, never to read it.
  *
- * <p>The sequence limit rises at every start, on every device, so it also tells which start a device
- * last took part in. Three fields say how a start left the device set ({@code DeviceSet} judges by
- * them): {@code runId}, which set of devices the cache runs on (0: none recorded, as by a release
- * before it; a start that changes the set gives it a new one); {@code previousLimit}, the highest
- * limit the devices held before the start that wrote this one; {@code settled}, whether every device
- * of that start held its limit before the cache served from them (a start writes each device's
- * superblock unsettled, then, once all are flushed, settled). So a device left behind by a crash
- * while a start rewrote the superblocks (at the previous limit, the start's devices unsettled) is told
- * from one that missed a start that went on to serve (a copy of an earlier state of a device); and
- * {@code startedMillis}, the wall clock at that start, which orders runs apart that reserved the same
- * sequences (each raised its limit from where they parted). They
- * lie after the checksummed fields with a checksum of their own, so that releases before them, which
- * neither read nor write them, read the rest as ever; such a release leaves zeros there, read as run
- * 0, no previous limit, settled.
+ * <p>The sequence limit rises at every start, on every device; with it, a {@link StartStamp} says
+ * which run and start of the cache last wrote the device, so that the next start keeps only the
+ * devices of the cache's last start ({@code DeviceSet}). The stamp lies after the checksummed fields
+ * with a checksum of its own, so that releases before it, which neither read nor write it, read the
+ * rest as ever; such a release leaves zeros there, read as {@link StartStamp#NONE}.
  *
  * <p>Everything it holds, checksums included, lies in the block's first 512 bytes, so a write of it
  * torn at the device's sector granularity leaves the old one or the new one, never a mix.
@@ -51,44 +42,36 @@ public final class Superblock {
     private static final int CRC_AT_VERSION_4 = 72;
     private static final int CRC_AT_VERSION_3 = 64;
     private static final int RUN_AT = 96;
-    private static final int PREVIOUS_LIMIT_AT = 104;
-    private static final int SETTLED_AT = 112;
-    private static final int STARTED_AT = 116;
-    private static final int RUN_CRC_AT = 124;
+    private static final int START_AT = 104;
+    private static final int PREVIOUS_START_AT = 112;
+    private static final int STARTED_AT = 120;
+    private static final int SETTLED_AT = 128;
+    private static final int STAMP_CRC_AT = 132;
 
     private final UUID instance;
     private final int spaceIndex;
     private final int spaceCount;
     private final DeviceLayout layout;
     private final long sequenceLimit;
-    private final long runId;
-    private final long previousLimit;
-    private final boolean settled;
-    private final long startedMillis;
+    private final StartStamp stamp;
 
-    /** A superblock as a release before run ids wrote it: run 0, no previous limit, settled. */
+    /** A superblock as a release before stamps wrote it ({@link StartStamp#NONE}). */
     public Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLayout layout, long sequenceLimit) {
-        this(instance, spaceIndex, spaceCount, layout, sequenceLimit, 0, 0, true, 0);
+        this(instance, spaceIndex, spaceCount, layout, sequenceLimit, StartStamp.NONE);
     }
 
     public Superblock(UUID instance, int spaceIndex, int spaceCount, DeviceLayout layout, long sequenceLimit,
-                      long runId, long previousLimit, boolean settled, long startedMillis) {
+                      StartStamp stamp) {
         if (sequenceLimit < 0 || sequenceLimit > CheckpointHeader.MAX_SEQUENCE) {
             throw new IllegalArgumentException("sequence limit " + sequenceLimit + " is outside 0.."
                     + CheckpointHeader.MAX_SEQUENCE);
-        }
-        if (previousLimit < 0 || previousLimit > sequenceLimit) {
-            throw new IllegalArgumentException("previous limit " + previousLimit + " is outside 0.." + sequenceLimit);
         }
         this.instance = instance;
         this.spaceIndex = spaceIndex;
         this.spaceCount = spaceCount;
         this.layout = layout;
         this.sequenceLimit = sequenceLimit;
-        this.runId = runId;
-        this.previousLimit = previousLimit;
-        this.settled = settled;
-        this.startedMillis = startedMillis;
+        this.stamp = stamp;
     }
 
     public UUID instance() {
@@ -111,36 +94,19 @@ public final class Superblock {
         return sequenceLimit;
     }
 
-    /** The set of devices the cache runs on, or 0 when none is recorded. */
-    public long runId() {
-        return runId;
-    }
-
-    /** The highest sequence limit the devices held before the start that wrote this one (0: none recorded). */
-    public long previousLimit() {
-        return previousLimit;
-    }
-
-    /** Whether every device of the start that wrote this limit held it before the cache served from them. */
-    public boolean settled() {
-        return settled;
-    }
-
-    /** The wall clock's reading (milliseconds) at the start that wrote this limit (0: none recorded). */
-    public long startedMillis() {
-        return startedMillis;
+    /** Which run and start of the cache last wrote this superblock. */
+    public StartStamp stamp() {
+        return stamp;
     }
 
     /** This superblock with sequences reserved below {@code limit}. */
     Superblock reserving(long limit) {
-        return new Superblock(instance, spaceIndex, spaceCount, layout, limit, runId, Math.min(previousLimit, limit),
-                settled, startedMillis);
+        return new Superblock(instance, spaceIndex, spaceCount, layout, limit, stamp);
     }
 
-    /** This superblock as the second write of its start: every device of the start holds its limit. */
+    /** This superblock as its start's second write: every device of the start holds its stamp. */
     public Superblock asSettled() {
-        return new Superblock(instance, spaceIndex, spaceCount, layout, sequenceLimit, runId, previousLimit, true,
-                startedMillis);
+        return new Superblock(instance, spaceIndex, spaceCount, layout, sequenceLimit, stamp.asSettled());
     }
 
     public ByteBuffer encode() {
@@ -158,8 +124,9 @@ public final class Superblock {
                 .putLong(52, layout.areaBlocks())
                 .putInt(60, layout.segments())
                 .putLong(RESERVATION_AT, sequenceLimit);
-        block.putLong(RUN_AT, runId).putLong(PREVIOUS_LIMIT_AT, previousLimit).putInt(SETTLED_AT, settled ? 1 : 0)
-                .putLong(STARTED_AT, startedMillis).putInt(RUN_CRC_AT, runCrc(block));
+        block.putLong(RUN_AT, stamp.runId()).putLong(START_AT, stamp.startId())
+                .putLong(PREVIOUS_START_AT, stamp.previousStartId()).putLong(STARTED_AT, stamp.startedMillis())
+                .putInt(SETTLED_AT, stamp.settled() ? 1 : 0).putInt(STAMP_CRC_AT, stampCrc(block));
         if (version4) {
             block.putInt(CRC_AT_VERSION_4, CheckpointFormat.crc(block, CRC_AT_VERSION_4));
         } else {
@@ -205,29 +172,30 @@ public final class Superblock {
             throw new CheckpointFormatException(where + ": superblock names address space " + space + " of " + spaces);
         }
         long limit = version == VERSION_WITHOUT_RESERVATION ? 0 : b.getLong(RESERVATION_AT);
-        // Zeros (a release before run ids) fail the run fields' checksum: run 0, settled.
-        boolean runRecorded = runCrc(b) == b.getInt(RUN_CRC_AT);
-        int settled = b.getInt(SETTLED_AT);
-        long previous = b.getLong(PREVIOUS_LIMIT_AT);
-        if (runRecorded && (settled < 0 || settled > 1 || previous < 0 || previous > limit)) {
-            throw new CheckpointFormatException(where + ": superblock names previous limit " + previous + " and state "
-                    + settled + " with limit " + limit);
+        // Zeros (a release before stamps) fail the stamp's checksum: none recorded.
+        StartStamp stamp = StartStamp.NONE;
+        if (stampCrc(b) == b.getInt(STAMP_CRC_AT)) {
+            int settled = b.getInt(SETTLED_AT);
+            if (settled < 0 || settled > 1) {
+                throw new CheckpointFormatException(where + ": superblock names start state " + settled);
+            }
+            stamp = new StartStamp(b.getLong(RUN_AT), b.getLong(START_AT), b.getLong(PREVIOUS_START_AT),
+                    b.getLong(STARTED_AT), settled == 1);
         }
         try {
             return new Superblock(new UUID(b.getLong(12), b.getLong(20)), b.getInt(28), b.getInt(32),
                     new DeviceLayout(b.getLong(40), b.getInt(48), b.getLong(52), b.getInt(60),
                             version == VERSION ? b.getInt(SECTOR_BYTES_AT) : RecordAddress.MIN_SECTOR_BYTES),
-                    limit, runRecorded ? b.getLong(RUN_AT) : 0, runRecorded ? previous : 0, !runRecorded || settled == 1,
-                    runRecorded ? b.getLong(STARTED_AT) : 0);
+                    limit, stamp);
         } catch (IllegalArgumentException e) {
             throw new CheckpointFormatException(where + ": superblock geometry is impossible: " + e.getMessage());
         }
     }
 
-    /** The run fields' own checksum: an earlier release leaves zeros there, which it does not match. */
-    private static int runCrc(ByteBuffer block) {
+    /** The stamp's own checksum: an earlier release leaves zeros there, which it does not match. */
+    private static int stampCrc(ByteBuffer block) {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(block.duplicate().limit(RUN_CRC_AT).position(RUN_AT));
+        crc.update(block.duplicate().limit(STAMP_CRC_AT).position(RUN_AT));
         return (int) crc.getValue();
     }
 
@@ -249,22 +217,17 @@ public final class Superblock {
                 && spaceCount == other.spaceCount
                 && Objects.equals(layout, other.layout)
                 && sequenceLimit == other.sequenceLimit
-                && runId == other.runId
-                && previousLimit == other.previousLimit
-                && settled == other.settled
-                && startedMillis == other.startedMillis;
+                && stamp.equals(other.stamp);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(instance, spaceIndex, spaceCount, layout, sequenceLimit, runId, previousLimit, settled,
-                startedMillis);
+        return Objects.hash(instance, spaceIndex, spaceCount, layout, sequenceLimit, stamp);
     }
 
     @Override
     public String toString() {
         return "Superblock[instance=" + instance + ", spaceIndex=" + spaceIndex + ", spaceCount=" + spaceCount
-                + ", layout=" + layout + ", sequenceLimit=" + sequenceLimit + ", runId=" + runId
-                + ", previousLimit=" + previousLimit + ", settled=" + settled + ", startedMillis=" + startedMillis + "]";
+                + ", layout=" + layout + ", sequenceLimit=" + sequenceLimit + ", stamp=" + stamp + "]";
     }
 }

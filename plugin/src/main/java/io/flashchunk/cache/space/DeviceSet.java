@@ -1,6 +1,7 @@
 package io.flashchunk.cache.space;
 
 import io.flashchunk.cache.format.DeviceLayout;
+import io.flashchunk.cache.format.StartStamp;
 import io.flashchunk.cache.format.Superblock;
 import io.flashchunk.device.BlockDevice;
 import java.util.ArrayList;
@@ -15,14 +16,15 @@ import java.util.UUID;
  * Which of the configured devices keep their cached chunks at start, and why each other one is
  * formatted: start's rule ({@link DeviceStart}), also the checkpoint tool's.
  *
- * <p>The cache kept is the one that started last: the (instance, run) of the superblock with the
- * highest sequence limit (every start raises it above every limit on the devices and the clock's
+ * <p>The cache kept is the one that started last: the (instance, run, start) of the superblock with
+ * the highest sequence limit (every start raises it above every limit on the devices and the clock's
  * count, so a later start's is higher; runs apart raise it from where they parted, so the one that
- * started more often since, then the one whose start the clock puts last). Two caches, or two runs
- * of one, at the same limit and start time leave which ran last unknown: none is kept. Of that run, a device keeps its chunks, wherever it now stands
- * in the list, when it took part in the cache's last start: it holds the highest limit, or the one
- * before it while that start's devices are unsettled (a crash while the start rewrote the
- * superblocks). A device's checkpoints say which address space their entries were written for, and
+ * started more often since, then the one whose start the clock puts last). Two starts at the same
+ * limit and start time leave which ran last unknown: none is kept. Of that run, a device keeps its
+ * chunks, wherever it now stands in the list, when it took part in the cache's last start: its
+ * {@link StartStamp} is that start's, or, while no device of the last one is settled, the start it
+ * went on from or another unsettled start that went on from that one (crashes while starts rewrote
+ * the superblocks: none of those starts served). A device's checkpoints say which address space their entries were written for, and
  * recovery moves them to the device's place. A device keeps its layout when the segment size is the
  * same and the device is as large as when it was laid out, or larger (then the cache goes on using
  * the part it was laid out on, and says so). Every other device is formatted into the cache: a blank
@@ -43,17 +45,19 @@ public final class DeviceSet {
     private final UUID instance;
     private final long runId;
     private final long highestLimit;
+    private final long goesOnFrom;
     private final boolean unchanged;
     private final List<DeviceLayout> kept;
     private final List<Integer> formerSpaces;
     private final List<String> reasons;
     private final List<String> grown;
 
-    private DeviceSet(UUID instance, long runId, long highestLimit, boolean unchanged, List<DeviceLayout> kept,
-                      List<Integer> formerSpaces, List<String> reasons, List<String> grown) {
+    private DeviceSet(UUID instance, long runId, long highestLimit, long goesOnFrom, boolean unchanged,
+                      List<DeviceLayout> kept, List<Integer> formerSpaces, List<String> reasons, List<String> grown) {
         this.instance = instance;
         this.runId = runId;
         this.highestLimit = highestLimit;
+        this.goesOnFrom = goesOnFrom;
         this.unchanged = unchanged;
         this.kept = Collections.unmodifiableList(kept);
         this.formerSpaces = Collections.unmodifiableList(formerSpaces);
@@ -75,11 +79,14 @@ public final class DeviceSet {
         String ambiguous = last == null ? null : ambiguity(paths, superblocks, last);
         Superblock chosen = ambiguous == null ? last : null;
         UUID instance = chosen == null ? null : chosen.instance();
-        long run = chosen == null ? 0 : chosen.runId();
+        StartStamp top = chosen == null ? StartStamp.NONE : chosen.stamp();
+        long run = top.runId();
         long highest = chosen == null ? 0 : chosen.sequenceLimit();
-        // The limit before the last start's, while that start's devices are unsettled: a device there was
-        // left behind by a crash during the start's superblock writes, and the cache did not serve without it.
-        long behind = chosen == null ? -1 : behindLimit(superblocks, chosen);
+        // While no device of the last start is settled, the start it went on from: a device still of that
+        // one, or of another unsettled start that went on from it, was left behind by crashes during the
+        // superblock writes of the starts since, none of which served.
+        long behind = chosen == null ? 0 : behindStart(superblocks, chosen);
+        boolean anyBehind = false;
         // The segment size to judge by: the configuration's, or (the checkpoint tool) the run's.
         int segment = segmentBytes > 0 || chosen == null ? segmentBytes : chosen.layout().segmentBytes();
         List<DeviceLayout> kept = new ArrayList<>(Collections.nCopies(count, null));
@@ -97,15 +104,18 @@ public final class DeviceSet {
             } else if (!found.instance().equals(instance)) {
                 reasons.set(i, path + " belongs to cache instance " + found.instance() + "; the cache kept is "
                         + instance + ", which started after it (a device replaced, or moved from another cache)");
-            } else if (found.runId() != run) {
+            } else if (found.stamp().runId() != run) {
                 reasons.set(i, path + " holds this cache as it was before a run it was not part of (the device was "
                         + "removed and listed again, or run apart from the others; or a power cut while a start that changed "
-                        + "the list rewrote the superblocks)");
-            } else if (found.sequenceLimit() != highest && found.sequenceLimit() != behind) {
+                        + "the list, or a start of a release before start stamps, rewrote the superblocks)");
+            } else if (found.stamp().startId() != top.startId() && (behind == 0
+                    || found.stamp().startId() != behind
+                    && (found.stamp().settled() || found.stamp().previousStartId() != behind))) {
                 reasons.set(i, path + " holds this cache as it was before a start it was not part of (a copy of an "
-                        + "earlier state of a device)");
+                        + "earlier state of a device, or one run apart from it)");
             } else {
                 holders.computeIfAbsent(found.spaceIndex(), space -> new ArrayList<>()).add(i);
+                anyBehind |= found.stamp().startId() != top.startId();
             }
         }
         for (Map.Entry<Integer, List<Integer>> space : holders.entrySet()) {
@@ -117,9 +127,10 @@ public final class DeviceSet {
                             + " of the cache's last start: one is a copy of the other, and which holds the cache's "
                             + "latest state is unknown");
                 } else if (run == 0 && !asAnEarlierReleaseLeftThem(superblocks, count, instance)) {
-                    reasons.set(i, paths.get(i) + " was written by a release before run ids, and the list of devices "
-                            + "changed since: which devices ran together is unknown (change the devices after one start "
-                            + "of this release)");
+                    reasons.set(i, paths.get(i) + " was written by a release before start stamps, and the devices' "
+                            + "superblocks do not show that it ran them together as listed (the list changed since, or "
+                            + "a power cut during that release's start): which devices ran together is unknown (change "
+                            + "the devices after one start of this release)");
                 } else {
                     Superblock found = superblocks.get(i);
                     DeviceLayout layout = found.layout();
@@ -146,8 +157,10 @@ public final class DeviceSet {
         for (int i = 0; i < count && unchanged; i++) {
             unchanged = kept.get(i) != null && formerSpaces.get(i) == i && superblocks.get(i).spaceCount() == count;
         }
-        return new DeviceSet(anyKept ? instance : null, anyKept ? run : 0, anyKept ? highest : 0, unchanged, kept,
-                formerSpaces, reasons, grown);
+        // The next start goes on from the last start whose devices all hold its stamp.
+        long goesOnFrom = anyBehind ? top.previousStartId() : top.startId();
+        return new DeviceSet(anyKept ? instance : null, anyKept ? run : 0, anyKept ? highest : 0,
+                anyKept ? goesOnFrom : 0, unchanged, kept, formerSpaces, reasons, grown);
     }
 
     /**
@@ -164,8 +177,8 @@ public final class DeviceSet {
         return last;
     }
 
-    private static final java.util.Comparator<Superblock> LAST_STARTED =
-            java.util.Comparator.comparingLong(Superblock::sequenceLimit).thenComparingLong(Superblock::startedMillis);
+    private static final java.util.Comparator<Superblock> LAST_STARTED = java.util.Comparator
+            .comparingLong(Superblock::sequenceLimit).thenComparingLong(found -> found.stamp().startedMillis());
 
     /**
      * Why which cache started last is unknown (another instance or run at the same highest limit), or
@@ -175,7 +188,7 @@ public final class DeviceSet {
         for (int i = 0; i < superblocks.size(); i++) {
             Superblock found = superblocks.get(i);
             if (found != null && LAST_STARTED.compare(found, last) == 0
-                    && (!found.instance().equals(last.instance()) || found.runId() != last.runId())) {
+                    && (!found.instance().equals(last.instance()) || !found.stamp().sameStart(last.stamp()))) {
                 return paths.get(i) + " holds a cache (or a run of one) that reserved the same segment sequences, at "
                         + "a start at the same time, as another device's: which of them ran last is unknown, so "
                         + "neither is kept";
@@ -185,28 +198,26 @@ public final class DeviceSet {
     }
 
     /**
-     * The limit a device of {@code last}'s run may still hold and be of its last start: the one before
-     * it, when none of the start's devices is settled; else -1.
+     * The start {@code last}'s went on from, when no device of the last start is settled (a device of
+     * the run still of that one, or of an unsettled start that also went on from it, is of the cache's
+     * last state: none of the starts since served); else 0.
      */
-    private static long behindLimit(List<Superblock> superblocks, Superblock last) {
-        long previous = -1;
+    private static long behindStart(List<Superblock> superblocks, Superblock last) {
         for (Superblock found : superblocks) {
-            if (found != null && found.instance().equals(last.instance()) && found.runId() == last.runId()
-                    && found.sequenceLimit() == last.sequenceLimit()) {
-                if (found.settled()) {
-                    return -1;
-                }
-                previous = Math.max(previous, found.previousLimit());
+            if (found != null && found.instance().equals(last.instance()) && found.stamp().sameStart(last.stamp())
+                    && found.stamp().settled()) {
+                return 0;
             }
         }
-        return previous > 0 ? previous : -1;
+        return last.stamp().previousStartId();
     }
 
     /** Whether every device holds {@code instance} as a release before run ids left it: device i space i of them all. */
     private static boolean asAnEarlierReleaseLeftThem(List<Superblock> superblocks, int count, UUID instance) {
         for (int i = 0; i < count; i++) {
             Superblock found = superblocks.get(i);
-            if (found == null || !found.instance().equals(instance) || found.runId() != 0 || found.spaceIndex() != i
+            if (found == null || !found.instance().equals(instance) || found.stamp().runId() != 0
+                    || found.spaceIndex() != i
                     || found.spaceCount() != count) {
                 return false;
             }
@@ -256,6 +267,14 @@ public final class DeviceSet {
     /** The highest sequence limit of the cache kept, the one its last start reserved (0: none kept). */
     public long highestLimit() {
         return highestLimit;
+    }
+
+    /**
+     * The start the next one goes on from: the cache's last start whose kept devices all hold its
+     * stamp (the last start, or the one before it when a crash left a kept device behind); 0: none.
+     */
+    public long goesOnFrom() {
+        return goesOnFrom;
     }
 
     /**

@@ -10,6 +10,7 @@ import io.flashchunk.cache.format.CheckpointFormatException;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.DeviceLayout;
 import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.StartStamp;
 import io.flashchunk.cache.format.Superblock;
 import io.flashchunk.cache.upgrade.PerChunkEngine;
 import io.flashchunk.device.BlockDevice;
@@ -62,12 +63,11 @@ public final class DeviceStart {
         private final String why;
         private final long sequenceFloor;
         private final List<Integer> formerSpaces;
-        private final long runId;
+        private final StartStamp stamp;
         private final long deviceLimit;
-        private final long startedMillis;
 
         public Outcome(UUID instance, List<DeviceLayout> layouts, boolean formatted, String why, long sequenceFloor,
-                       List<Integer> formerSpaces, long runId, long deviceLimit, long startedMillis) {
+                       List<Integer> formerSpaces, StartStamp stamp, long deviceLimit) {
             if (formerSpaces.size() != layouts.size()) {
                 throw new IllegalArgumentException(formerSpaces.size() + " former spaces for " + layouts.size()
                         + " layouts");
@@ -78,24 +78,18 @@ public final class DeviceStart {
             this.why = why;
             this.sequenceFloor = sequenceFloor;
             this.formerSpaces = List.copyOf(formerSpaces);
-            this.runId = runId;
+            this.stamp = stamp;
             this.deviceLimit = deviceLimit;
-            this.startedMillis = startedMillis;
         }
 
-        /** The run of the cache this start goes on with, written in every superblock. */
-        public long runId() {
-            return runId;
+        /** This start's stamp (unsettled), written in every superblock it writes. */
+        public StartStamp stamp() {
+            return stamp;
         }
 
         /** The highest sequence limit the devices' superblocks hold as start left them. */
         public long deviceLimit() {
             return deviceLimit;
-        }
-
-        /** The wall clock's reading at this start, written in every superblock it writes. */
-        public long startedMillis() {
-            return startedMillis;
         }
 
         public UUID instance() {
@@ -151,21 +145,19 @@ public final class DeviceStart {
                     && Objects.equals(why, other.why)
                     && sequenceFloor == other.sequenceFloor
                     && formerSpaces.equals(other.formerSpaces)
-                    && runId == other.runId && deviceLimit == other.deviceLimit
-                    && startedMillis == other.startedMillis;
+                    && stamp.equals(other.stamp) && deviceLimit == other.deviceLimit;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(instance, layouts, formatted, why, sequenceFloor, formerSpaces, runId, deviceLimit,
-                    startedMillis);
+            return Objects.hash(instance, layouts, formatted, why, sequenceFloor, formerSpaces, stamp, deviceLimit);
         }
 
         @Override
         public String toString() {
             return "Outcome[instance=" + instance + ", layouts=" + layouts + ", formatted=" + formatted + ", why=" + why
-                    + ", sequenceFloor=" + sequenceFloor + ", formerSpaces=" + formerSpaces + ", runId=" + runId
-                    + ", deviceLimit=" + deviceLimit + ", startedMillis=" + startedMillis + "]";
+                    + ", sequenceFloor=" + sequenceFloor + ", formerSpaces=" + formerSpaces + ", stamp=" + stamp
+                    + ", deviceLimit=" + deviceLimit + "]";
         }
     }
 
@@ -209,7 +201,10 @@ public final class DeviceStart {
             } else if (blankBlock) {
                 blank++;
             } else if (PerChunkEngine.holdsFormat(block)) {
+                // Reformatted even in strict mode (an upgrade), and never taken for a cache whose chunks it drops.
                 perChunk.add(driver.path());
+                holdsCache[i] = false;
+                unreadable.set(i, "the per-chunk engine's format on " + driver.path());
             } else if (!holdsCache[i] && !force) {
                 foreign.add(driver.path() + " holds " + DeviceContent.describe(block));
             } else if (!holdsCache[i]) {
@@ -240,12 +235,8 @@ public final class DeviceStart {
         if (blank == count) {
             return format(drivers, fresh, "blank devices", floor, now);
         }
-        if (!perChunk.isEmpty()) {
-            for (String path : perChunk) {
-                LOG.warn("{}", PerChunkEngine.reformatWarning(path));
-            }
-            return format(drivers, fresh, "the per-chunk engine's format on " + String.join(", ", perChunk),
-                    floor, now);
+        for (String path : perChunk) {
+            LOG.warn("{}", PerChunkEngine.reformatWarning(path));
         }
         DeviceSet set = DeviceSet.decide(paths, capacities, superblocks, unreadable, segmentBytes);
         // The chunks of a cache a format would drop (a forced device that held none drops nothing of ours).
@@ -288,7 +279,8 @@ public final class DeviceStart {
                 formatted.add(paths.get(i));
             }
         }
-        long run = set.unchanged() ? set.runId() : newRunId();
+        StartStamp stamp = new StartStamp(set.unchanged() ? set.runId() : newId(), newId(), set.goesOnFrom(), now,
+                false);
         long deviceLimit = set.highestLimit();
         if (!set.unchanged()) {
             // The devices kept join the new run at a new limit first, then the others are formatted into
@@ -299,7 +291,7 @@ public final class DeviceStart {
             for (int i = 0; i < count; i++) {
                 if (set.keeps(i)) {
                     writeSuperblock(drivers.get(i), new Superblock(set.instance(), i, count, layouts.get(i),
-                            deviceLimit, run, set.highestLimit(), false, now), "superblock write (the device set changed)");
+                            deviceLimit, stamp), "superblock write (the device set changed)");
                 }
             }
         }
@@ -321,13 +313,12 @@ public final class DeviceStart {
                 LOG.info("flash cache: {} is blank: formatted into cache instance {} (a device added)", paths.get(i),
                         set.instance());
             }
-            formatInto(drivers.get(i), new Superblock(set.instance(), i, count, layouts.get(i), deviceLimit, run,
-                    set.highestLimit(), false, now));
+            formatInto(drivers.get(i), new Superblock(set.instance(), i, count, layouts.get(i), deviceLimit, stamp));
         }
         logLayouts(drivers, layouts);
         return new Outcome(set.instance(), List.copyOf(layouts), false,
                 formatted.isEmpty() ? "recovered" : "recovered; formatted " + String.join(", ", formatted), floor,
-                formerSpaces, run, deviceLimit, now);
+                formerSpaces, stamp, deviceLimit);
     }
 
     /** One line a device whose size shapes its layout: larger sectors, an earlier release's, or cut short. */
@@ -359,14 +350,14 @@ public final class DeviceStart {
                                   long floor, long now) throws IOException {
         UUID instance = UUID.randomUUID();
         long limit = limitAbove(floor);
-        long run = newRunId();
+        StartStamp stamp = new StartStamp(newId(), newId(), 0, now, false);
         for (int i = 0; i < drivers.size(); i++) {
-            formatInto(drivers.get(i), new Superblock(instance, i, drivers.size(), layouts.get(i), limit, run, 0, false, now));
+            formatInto(drivers.get(i), new Superblock(instance, i, drivers.size(), layouts.get(i), limit, stamp));
         }
         LOG.info("flash cache: formatted {} device(s) as cache instance {} ({})", drivers.size(), instance, why);
         logLayouts(drivers, layouts);
         return new Outcome(instance, List.copyOf(layouts), true, why, floor,
-                Collections.nCopies(drivers.size(), -1), run, limit, now);
+                Collections.nCopies(drivers.size(), -1), stamp, limit);
     }
 
     /**
@@ -379,6 +370,9 @@ public final class DeviceStart {
             driver.writeAndWait(superblock.layout().areas().start(area), AlignedBuffers.allocate(BlockDevice.BLOCK_SIZE),
                     "clearing checkpoint area " + CheckpointAreas.name(area));
         }
+        // The clears are durable before the superblock names the device the cache's: a device formatted into
+        // the same cache (it missed a run or a start) must never come back with its old checkpoints.
+        driver.flush();
         writeSuperblock(driver, superblock, "superblock write");
     }
 
@@ -387,13 +381,13 @@ public final class DeviceStart {
         driver.flush();
     }
 
-    /** A run id for a start that changed the device set (never 0, which means none recorded). */
-    private static long newRunId() {
-        long run = 0;
-        while (run == 0) {
-            run = new java.security.SecureRandom().nextLong();
+    /** A run or start id (never 0, which means none recorded). */
+    private static long newId() {
+        long id = 0;
+        while (id == 0) {
+            id = new java.security.SecureRandom().nextLong();
         }
-        return run;
+        return id;
     }
 
     /**
@@ -403,7 +397,7 @@ public final class DeviceStart {
      * all hold it, rewritten settled. Returns the end (exclusive).
      *
      * <p>Two writes, so that a crash between them is told from a device that missed a start: while no
-     * device of the start is settled, one still at the limit before it was left behind by the crash
+     * device of the start is settled, one still of the start before it was left behind by the crash
      * and the cache did not serve without it ({@link DeviceSet}).
      */
     public static long reserveSequences(List<StorageDriver> drivers, Outcome start, long first) throws IOException {
@@ -411,7 +405,7 @@ public final class DeviceStart {
         List<Superblock> reserved = new ArrayList<>();
         for (int i = 0; i < drivers.size(); i++) {
             reserved.add(new Superblock(start.instance(), i, drivers.size(), start.layouts().get(i), limit,
-                    start.runId(), start.deviceLimit(), false, start.startedMillis()));
+                    start.stamp()));
             writeSuperblock(drivers.get(i), reserved.get(i), "superblock write (segment sequences reserved)");
         }
         for (int i = 0; i < drivers.size(); i++) {

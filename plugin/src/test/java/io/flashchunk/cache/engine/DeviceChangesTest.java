@@ -12,7 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.device.BlockDevice;
+import io.flashchunk.cache.space.DeviceStart;
 import io.flashchunk.testing.MemoryDevice;
+import io.flashchunk.testing.PowerCutDevice;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -33,10 +35,17 @@ class DeviceChangesTest {
     }
 
     private static CacheEngine open(MemoryDevice... devices) throws Exception {
-        List<StorageDriver> drivers = Arrays.stream(devices)
-                .map(d -> new StorageDriver(d, 2, TimeUnit.SECONDS.toNanos(5))).toList();
-        return CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20, 4,
-                60_000, false, List.of()), NO_FILES, () -> 1_000);
+        return open(1_000, devices);
+    }
+
+    /** The engine started when the wall clock reads {@code clockMillis}. */
+    private static CacheEngine open(long clockMillis, MemoryDevice... devices) throws Exception {
+        return CacheEngine.open(drivers(devices), new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20, 4,
+                60_000, false, List.of()), NO_FILES, () -> clockMillis);
+    }
+
+    private static List<StorageDriver> drivers(io.flashchunk.device.BlockDevice... devices) {
+        return Arrays.stream(devices).map(d -> new StorageDriver(d, 2, TimeUnit.SECONDS.toNanos(5))).toList();
     }
 
     /** The device each of the first {@code n} keys is cached on, by name. */
@@ -208,5 +217,72 @@ class DeviceChangesTest {
         assertEquals(0, third.recovered().restoredEntries());
         assertEquals(0, readAll(third, 200), "no chunk invalidated after the copy was taken comes back from it");
         third.close();
+    }
+
+    @Test
+    void copiesOfEveryDeviceRunApartNeverBringBackWhatTheOthersInvalidated() throws Exception {
+        MemoryDevice a = device("a");
+        MemoryDevice b = device("b");
+        CacheEngine first = open(10_000_000, a, b);
+        offer(first, 0, 200);
+        first.close();
+        MemoryDevice a2 = new MemoryDevice("a2", a.image(), 8);
+        MemoryDevice b2 = new MemoryDevice("b2", b.image(), 8);
+        CacheEngine here = open(9_000_000, a, b); // the clock stepped back: both go on from the same limit
+        assertEquals(200, readAll(here, 200));
+        for (int i = 0; i < 200; i++) {
+            here.invalidate(key(i));
+        }
+        assertTrue(here.awaitWritten(10, TimeUnit.SECONDS));
+        here.close();
+        open(9_000_001, a2, b2).close(); // the copies, started elsewhere
+        // Listed together, only the devices of the start that ran last (the copies') keep their chunks:
+        // none invalidated in that history, and none of a and b's beside them.
+        for (MemoryDevice[] listed : new MemoryDevice[][] {{a, b2}, {a2, b}}) {
+            CacheEngine mixed = open(9_000_002, listed);
+            int copy = listed[0] == a2 ? 0 : 1;
+            assertEquals(copy == 0 ? List.of(0, -1) : List.of(-1, 1),
+                    List.of(mixed.start().formerSpace(0), mixed.start().formerSpace(1)), mixed.start().toString());
+            Map<Integer, String> kept = devicesOf(mixed, listed, 200);
+            assertEquals(kept.size(), readAll(mixed, 200));
+            assertTrue(!kept.isEmpty() && kept.values().stream().allMatch(listed[copy].path()::equals), kept.toString());
+            mixed.close();
+        }
+    }
+
+    @Test
+    void aPowerCutWhileADeviceIsFormattedIntoTheCacheNeverBringsBackItsOldCheckpoints() throws Exception {
+        MemoryDevice a = device("a");
+        MemoryDevice d = device("d");
+        CacheEngine both = open(10_000_000, a, d);
+        offer(both, 0, 200);
+        both.close();
+        CacheEngine alone = open(10_100_000, a);
+        for (int i = 0; i < 200; i++) {
+            alone.invalidate(key(i));
+        }
+        assertTrue(alone.awaitWritten(10, TimeUnit.SECONDS));
+        alone.close();
+        // d is formatted into the cache's new run: at every write or flush of that start, a power cut.
+        java.util.concurrent.atomic.AtomicLong timeline = new java.util.concurrent.atomic.AtomicLong();
+        PowerCutDevice pa = PowerCutDevice.of("a", a.image(), 8, timeline);
+        PowerCutDevice pd = PowerCutDevice.of("d", d.image(), 8, timeline);
+        DeviceStart.Outcome start = DeviceStart.open(drivers(pa, pd), SEGMENT, false, List.of(), () -> 10_200_000L);
+        assertEquals(-1, start.formerSpace(1));
+        java.util.SplittableRandom random = new java.util.SplittableRandom(1);
+        int checked = 0;
+        for (long t = 0; t <= timeline.get(); t++) {
+            for (int k = 0; k < 8; k++) {
+                MemoryDevice cutA = new MemoryDevice("a", pa.crashImage(pa.cutAt(t), random), 8);
+                MemoryDevice cutD = new MemoryDevice("d", pd.crashImage(pd.cutAt(t), random), 8);
+                CacheEngine next = open(10_300_000, cutA, cutD);
+                int served = readAll(next, 200);
+                String what = next.start() + " " + next.recovered();
+                next.close();
+                assertEquals(0, served, "cut at " + t + ": chunks invalidated while d was away came back: " + what);
+                checked++;
+            }
+        }
+        assertTrue(checked > 8, "cuts checked: " + checked);
     }
 }

@@ -65,7 +65,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * twice; then the recovered engine rewrites some chunks and appends them over flash full of older
  * records, and every chunk read after that is its newest version or a miss. Half of those engines
  * then write a checkpoint and crash; half of those crashes are followed by a start cut while it
- * writes the superblocks (half with the devices named in the other order, a new run), and the start
+ * writes the superblocks (half with the devices named in the other order, a new run; half of them
+ * followed by a second start cut the same way), and the start
  * after it must bring back every chunk that checkpoint named (with the order unchanged) and serve
  * none changed. A broken promise throws.
  * CI runs a few hundred cuts ({@link PowerCutTest}); {@code scripts/sim-power-cut.sh} runs
@@ -809,25 +810,31 @@ public final class PowerCutSimulation {
             // and the one after starts from what that cut left. With the same devices in the same order
             // nothing may be lost; with the order changed (a new run) chunks may be, never misread.
             crashedStart = random.nextBoolean();
+            List<String> startCuts = new ArrayList<>();
             crashedStartChanged = crashedStart && random.nextBoolean();
             if (crashedStart) {
                 if (crashedStartChanged) {
                     java.util.Collections.reverse(java.util.Arrays.asList(images));
                 }
-                images = cutWithinAStart(images, random);
+                images = cutWithinAStart(images, random, startCuts);
+                if (random.nextBoolean()) { // and the start after it too
+                    images = cutWithinAStart(images, random, startCuts);
+                }
             }
             CacheEngine after = open(images);
             try {
                 String at = where + ", then a crash after the recovered run's checkpoint " + checkpoint
                         + (crashedStart ? ", then a crash while the next start wrote the superblocks"
-                                + (crashedStartChanged ? " (the devices named in the other order)" : "") : "");
+                                + (crashedStartChanged ? " (the devices named in the other order)" : "")
+                                + " (cut at " + startCuts + ")" : "");
                 int hits = 0;
                 for (int k = 0; k < KEYS; k++) {
                     long key = key(k);
                     ByteBuffer read = read(after, key);
                     ByteBuffer before = served.get(key);
                     if (named.contains(key) && !crashedStartChanged) {
-                        assertEquals(before, read, at + ": chunk " + k + " was served when the checkpoint was written");
+                        assertEquals(before, read, at + ": chunk " + k + " was served when the checkpoint was written"
+                                + " (start " + after.start() + ", recovered " + after.recovered() + ")");
                     } else if (named.contains(key)) {
                         assertTrue(read == null || before.equals(read), at + ": chunk " + k + " came back changed");
                     } else if (before != null) {
@@ -866,7 +873,8 @@ public final class PowerCutSimulation {
          * settle its sequences), and the cut falls at one of its writes or flushes, each device's
          * unflushed writes kept or lost at random.
          */
-        private MemoryDevice[] cutWithinAStart(MemoryDevice[] devices, SplittableRandom random) throws Exception {
+        private MemoryDevice[] cutWithinAStart(MemoryDevice[] devices, SplittableRandom random, List<String> cuts)
+                throws Exception {
             AtomicLong timeline = new AtomicLong();
             PowerCutDevice[] cut = new PowerCutDevice[devices.length];
             List<StorageDriver> drivers = new ArrayList<>();
@@ -881,6 +889,7 @@ public final class PowerCutSimulation {
             long started = timeline.get();
             starting.close();
             long t = random.nextLong(started + 1);
+            cuts.add(t + " of " + started);
             MemoryDevice[] images = new MemoryDevice[devices.length];
             for (int i = 0; i < devices.length; i++) {
                 images[i] = new MemoryDevice(devices[i].path(), cut[i].crashImage(cut[i].cutAt(t), random), 8);

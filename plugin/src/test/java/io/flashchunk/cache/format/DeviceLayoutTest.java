@@ -194,35 +194,34 @@ class DeviceLayoutTest {
     }
 
     /**
-     * The run fields (run id, previous limit, settled) come back as written; a release before them
-     * leaves zeros there, read as run 0 and settled; a run field changed fails their own checksum and
-     * reads as that release's, never as another run.
+     * The start stamp comes back as written; a release before it leaves zeros there, read as none
+     * recorded (run 0, settled); a stamp changed fails its own checksum and reads as that release's,
+     * never as another run or start.
      */
     @Test
-    void theRunFieldsRoundTripAndAnEarlierReleasesZerosReadAsRunZeroSettled() throws Exception {
+    void theStartStampRoundTripsAndAnEarlierReleasesZerosReadAsNone() throws Exception {
         DeviceLayout layout = DeviceLayout.forDevice((64L << 20) / BlockDevice.BLOCK_SIZE, 1 << 20);
-        Superblock written = new Superblock(UUID.randomUUID(), 1, 2, layout, 5L << 36, -42, 3L << 36, false,
-                1_795_000_000_000L);
+        StartStamp stamp = new StartStamp(-42, 7, 5, 1_795_000_000_000L, false);
+        Superblock written = new Superblock(UUID.randomUUID(), 1, 2, layout, 5L << 36, stamp);
         assertEquals(written, Superblock.decode(written.encode(), "dev"));
+        assertEquals(stamp, Superblock.decode(written.encode(), "dev").stamp());
         assertEquals(written.asSettled(), Superblock.decode(written.asSettled().encode(), "dev"));
-        assertTrue(Superblock.decode(written.asSettled().encode(), "dev").settled());
+        assertTrue(Superblock.decode(written.asSettled().encode(), "dev").stamp().settled());
 
         var earlier = written.encode().order(ByteOrder.LITTLE_ENDIAN);
-        for (int at = 96; at < 128; at++) {
+        for (int at = 96; at < 136; at++) {
             earlier.put(at, (byte) 0);
         }
         Superblock read = Superblock.decode(earlier, "dev");
         assertEquals(new Superblock(written.instance(), 1, 2, layout, 5L << 36), read);
-        assertEquals(0, read.runId());
-        assertTrue(read.settled());
+        assertEquals(StartStamp.NONE, read.stamp());
 
-        var flipped = written.encode().order(ByteOrder.LITTLE_ENDIAN);
-        flipped.put(97, (byte) (flipped.get(97) ^ 1));
-        assertEquals(0, Superblock.decode(flipped, "dev").runId(), "a run id that does not check is none");
-
-        assertThrows(IllegalArgumentException.class,
-                () -> new Superblock(written.instance(), 0, 1, layout, 1L << 36, 1, 2L << 36, true, 0),
-                "a previous limit above the limit");
+        for (int at : new int[] {97, 105, 113, 121, 128}) {
+            var flipped = written.encode().order(ByteOrder.LITTLE_ENDIAN);
+            flipped.put(at, (byte) (flipped.get(at) ^ 1));
+            assertEquals(StartStamp.NONE, Superblock.decode(flipped, "dev").stamp(),
+                    "a stamp whose byte " + at + " changed is none recorded");
+        }
     }
 
     private static int crcOf(java.nio.ByteBuffer block, int crcAt) {
@@ -236,7 +235,8 @@ class DeviceLayoutTest {
         List<String> none = new ArrayList<>();
         none.add(null);
         // As one device of a run of this release holds it (a release before run ids' is kept only in its own place).
-        Superblock ofARun = new Superblock(found.instance(), 0, 1, found.layout(), found.sequenceLimit(), 7, 0, true, 0);
+        Superblock ofARun = new Superblock(found.instance(), 0, 1, found.layout(), found.sequenceLimit(),
+                new StartStamp(7, 8, 0, 0, true));
         return DeviceSet.decide(List.of("/dev/nvme1n1"), List.of(blocks), List.of(ofARun), none,
                 found.layout().segmentBytes()).reason(0);
     }

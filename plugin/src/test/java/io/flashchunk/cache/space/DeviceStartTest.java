@@ -116,7 +116,7 @@ class DeviceStartTest {
         assertFalse(added.formatted(), added.why());
         assertEquals(instance, added.instance());
         assertEquals(List.of(0, -1, 1), List.of(added.formerSpace(0), added.formerSpace(1), added.formerSpace(2)));
-        assertFalse(added.runId() == swapped.runId(), "a changed set is a new run");
+        assertFalse(added.stamp().runId() == swapped.stamp().runId(), "a changed set is a new run");
         assertEquals("recovered; formatted c", added.why());
         Superblock onC = Superblock.decode(DeviceStart.readBlock(driver(c), 0), "c");
         assertEquals(instance, onC.instance(), "the device added is the cache's now");
@@ -125,7 +125,7 @@ class DeviceStartTest {
         assertFalse(removed.formatted(), removed.why());
         assertEquals(List.of(1, 2), List.of(removed.formerSpace(0), removed.formerSpace(1)));
         DeviceStart.Outcome again = open(true, List.of(), c, a);
-        assertEquals(removed.runId(), again.runId(), "an unchanged set goes on with its run");
+        assertEquals(removed.stamp().runId(), again.stamp().runId(), "an unchanged set goes on with its run");
     }
 
     @Test
@@ -149,7 +149,7 @@ class DeviceStartTest {
             start(a, d);
             // each run on its own: each gives out file ids from where they parted
             UUID instance = start(aFirst ? a : d).instance();
-            long last = start(aFirst ? d : a).runId();
+            long last = start(aFirst ? d : a).stamp().runId();
             String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, d)).getMessage();
             assertTrue(refused.contains((aFirst ? "a" : "d") + " holds this cache as it was before a run it was not part of"),
                     refused);
@@ -157,7 +157,7 @@ class DeviceStartTest {
             assertEquals(instance, back.instance());
             assertEquals(aFirst ? List.of(-1, 0) : List.of(0, -1), List.of(back.formerSpace(0), back.formerSpace(1)),
                     "the run that started last keeps its device, the other joins it empty: " + back);
-            assertFalse(back.runId() == last, "a changed set is a new run");
+            assertFalse(back.stamp().runId() == last, "a changed set is a new run");
         }
     }
 
@@ -193,7 +193,7 @@ class DeviceStartTest {
                 List.of(driver(a), new StorageDriver(scratchB, 2, TimeUnit.SECONDS.toNanos(5))), next,
                 next.sequenceFloor()));
         Superblock onA = Superblock.decode(DeviceStart.readBlock(driver(a), 0), "a");
-        assertFalse(onA.settled());
+        assertFalse(onA.stamp().settled());
         DeviceStart.Outcome afterCrash = open(true, List.of(), a, b);
         assertEquals(List.of(0, 1), List.of(afterCrash.formerSpace(0), afterCrash.formerSpace(1)),
                 "b was left behind by a crash before any device of the start settled: kept");
@@ -214,13 +214,13 @@ class DeviceStartTest {
         MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
         MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
         MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
-        writeBlock0(a, new Superblock(instance, 0, 1, layout, 3L << 36).encode());
-        writeBlock0(b, new Superblock(instance, 0, 2, layout, 3L << 36).encode());
-        writeBlock0(c, new Superblock(instance, 1, 2, layout, 3L << 36).encode());
+        writeBlock0(a, asARunIdlessReleaseWrites(new Superblock(instance, 0, 1, layout, 3L << 36)));
+        writeBlock0(b, asARunIdlessReleaseWrites(new Superblock(instance, 0, 2, layout, 3L << 36)));
+        writeBlock0(c, asARunIdlessReleaseWrites(new Superblock(instance, 1, 2, layout, 3L << 36)));
         for (MemoryDevice[] listed : new MemoryDevice[][] {{a, c}, {c, b}, {b, c, a}}) {
             String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), listed))
                     .getMessage();
-            assertTrue(refused.contains("was written by a release before run ids, and the list of devices changed since"),
+            assertTrue(refused.contains("was written by a release before start stamps, and the devices' superblocks do not show"),
                     refused);
         }
         DeviceStart.Outcome asBefore = open(true, List.of(), b, c);
@@ -229,6 +229,110 @@ class DeviceStartTest {
                 "every device where that release left it: kept");
         DeviceStart.Outcome alone = open(true, List.of(), a);
         assertEquals(List.of(0), List.of(alone.formerSpace(0)));
+    }
+
+    /** Block 0 as a release before start stamps writes it: zeros where the stamp lies. */
+    private static ByteBuffer asARunIdlessReleaseWrites(Superblock superblock) {
+        ByteBuffer block = superblock.encode();
+        for (int at = 96; at < 136; at++) {
+            block.put(at, (byte) 0);
+        }
+        return block;
+    }
+
+    /** A start of the devices cut after its first superblock write: a's reaches it, b's is lost. */
+    private void startCutAfterTheFirstDevice(MemoryDevice a, MemoryDevice b) throws Exception {
+        DeviceStart.Outcome outcome = open(false, List.of(), a, b);
+        FaultyDevice scratchB = new FaultyDevice(new MemoryDevice("b", b.image(), 8));
+        scratchB.failNth(FaultyDevice.Op.WRITE, 1);
+        assertThrows(java.io.IOException.class, () -> DeviceStart.reserveSequences(
+                List.of(driver(a), new StorageDriver(scratchB, 2, TimeUnit.SECONDS.toNanos(5))), outcome,
+                outcome.sequenceFloor()));
+    }
+
+    @Test
+    void cutsInARowDuringStartsWithTheListUnchangedLoseNothingEvenInStrictMode() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        start(a, b);
+        for (int cuts = 1; cuts <= 3; cuts++) {
+            startCutAfterTheFirstDevice(a, b);
+            DeviceStart.Outcome next = open(true, List.of(), a, b);
+            assertEquals(List.of(0, 1), List.of(next.formerSpace(0), next.formerSpace(1)),
+                    "after " + cuts + " cut start(s), b missed only starts that never served: " + next.why());
+        }
+        start(a, b);
+        assertEquals(List.of(0, 1), List.of(open(true, List.of(), a, b).formerSpace(0),
+                open(true, List.of(), a, b).formerSpace(1)));
+    }
+
+    /** A start of {@code devices} whose superblock writes reach those before {@code cut} and stop there. */
+    private void startCutAt(int cut, MemoryDevice... devices) throws Exception {
+        DeviceStart.Outcome outcome = open(false, List.of(), devices);
+        List<StorageDriver> drivers = new java.util.ArrayList<>();
+        for (int i = 0; i < devices.length; i++) {
+            if (i == cut) {
+                FaultyDevice scratch = new FaultyDevice(new MemoryDevice(devices[i].path(), devices[i].image(), 8));
+                scratch.failNth(FaultyDevice.Op.WRITE, 1);
+                drivers.add(new StorageDriver(scratch, 2, TimeUnit.SECONDS.toNanos(5)));
+            } else {
+                drivers.add(driver(devices[i]));
+            }
+        }
+        assertThrows(java.io.IOException.class, () -> DeviceStart.reserveSequences(drivers, outcome,
+                outcome.sequenceFloor()));
+    }
+
+    @Test
+    void cutStartsThatLeaveEachDeviceOfADifferentOneLoseNothing() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        MemoryDevice c = MemoryDevice.blank("c", BLOCKS, 8);
+        start(a, b, c);
+        startCutAt(2, a, b, c); // a and b of the first cut start, c of the settled one
+        startCutAt(1, a, b, c); // a of the second, b of the first, c of the settled one
+        DeviceStart.Outcome next = open(true, List.of(), a, b, c);
+        assertEquals(List.of(0, 1, 2), List.of(next.formerSpace(0), next.formerSpace(1), next.formerSpace(2)),
+                "no start since the settled one served: every device is of the cache's last state: " + next.why());
+        startCutAt(1, a, b, c);
+        assertEquals(List.of(0, 1, 2), List.of(open(true, List.of(), a, b, c).formerSpace(0),
+                open(true, List.of(), a, b, c).formerSpace(1), open(true, List.of(), a, b, c).formerSpace(2)));
+    }
+
+    @Test
+    void copiesOfEveryDeviceRunApartWithTheClockBehindAreNeverMixed() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        start(a, b);
+        MemoryDevice a2 = new MemoryDevice("a2", a.image(), 8);
+        MemoryDevice b2 = new MemoryDevice("b2", b.image(), 8);
+        // Both sets go on with the same run; a clock stepped back makes their reservations alike.
+        clock.set(0);
+        start(a, b);
+        start(a2, b2);
+        DeviceStart.Outcome mixed = open(false, List.of(), a, b2);
+        assertTrue(mixed.formerSpace(0) == -1 || mixed.formerSpace(1) == -1,
+                "a and b2 took part in different starts: one joins empty: " + mixed);
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), b, a2)).getMessage();
+        assertTrue(refused.contains("as it was before a start it was not part of"), refused);
+        // At the same clock too, their starts tie: neither is kept.
+        clock.set(0);
+        start(a, b);
+        clock.set(0);
+        start(a2, b2);
+        assertTrue(open(false, List.of(), a, b2).formatted(), "two starts at the same limit and time: neither kept");
+    }
+
+    @Test
+    void aDeviceOfThePerChunkEngineAddedIsFormattedIntoTheCacheEvenInStrictMode() throws Exception {
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        UUID instance = start(a, b).instance();
+        MemoryDevice old = MemoryDevice.blank("/dev/old", BLOCKS, 8);
+        writeBlock0(old, PerChunkSuperblock.block(UUID.randomUUID(), BLOCKS));
+        DeviceStart.Outcome outcome = open(true, List.of(), a, b, old);
+        assertEquals(instance, outcome.instance(), "the cache on a and b is kept: " + outcome.why());
+        assertEquals(List.of(0, 1, -1), List.of(outcome.formerSpace(0), outcome.formerSpace(1), outcome.formerSpace(2)));
     }
 
     @Test
