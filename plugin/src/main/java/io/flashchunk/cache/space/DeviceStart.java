@@ -52,9 +52,9 @@ public final class DeviceStart {
     /**
      * What start found: the instance, each device's layout, whether every device was formatted (and
      * why), each device's address space in the cache's last run (-1 for a device formatted now), and
-     * {@code sequenceFloor}: on recovered devices, the highest sequence limit their superblocks hold
-     * (and at least the clock's {@code millis << 20} when one is of version 3, which reserved none, or
-     * a device was formatted); on formatted ones, the first sequence of the range the format reserved.
+     * {@code sequenceFloor}: above the highest sequence limit the devices' superblocks held and the
+     * clock's {@code millis << 20} (the first sequence of the range a format reserved); the start's
+     * stamp, and the highest limit the superblocks hold as start left them.
      */
     public static final class Outcome {
         private final UUID instance;
