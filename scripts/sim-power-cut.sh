@@ -62,9 +62,9 @@ lines = ["# Power-cut simulation", "",
          f"rewritten while their ends ran on a thread of their own; "
          f"{total('cuts_with_devices_changed'):,} cut images were started with the devices changed (in the "
          f"other order, or a blank one added between them, the index then of another size); "
-         f"{total('crashes_in_starts'):,} starts were cut while they wrote the superblocks "
-         f"({total('crashes_in_starts_with_devices_changed'):,} of them with the devices in the other order) and "
-         f"started again.", "",
+         f"{total('crashes_in_starts'):,} times a crash was followed by a start cut while it wrote the "
+         f"superblocks (half of them by a second such start; {total('crashes_in_starts_with_devices_changed'):,} "
+         f"with the devices in the other order), then started again.", "",
          f"Recovered images checked: {total('chunks_served'):,} chunks served; "
          f"{total('named_by_the_durable_checkpoint'):,} times a chunk named by a durable checkpoint had to come back "
          f"(at the cuts, and after the second crashes); "
