@@ -39,7 +39,7 @@ import java.util.stream.Collectors;
  * view): each device's superblock, whether the devices form one cache in the order given, both
  * checkpoint areas of each space, and what recovery restores, into parts wired as the engine wires
  * its own ({@link EngineParts}) and never written: nothing here writes to a device. Every rule is
- * the engine's (the device-set rule of {@link Superblock}, the area judgement and recovery of
+ * the engine's (the device-set rule of {@link DeviceSet}, the area judgement and recovery of
  * {@link Recovery}, the summary and record checks of the reader).
  */
 public final class CacheInspection {

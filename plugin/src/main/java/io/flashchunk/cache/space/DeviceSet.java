@@ -86,6 +86,10 @@ public final class DeviceSet {
         // one, or of another unsettled start that went on from it, was left behind by crashes during the
         // superblock writes of the starts since, none of which served.
         long behind = chosen == null ? 0 : behindStart(superblocks, chosen);
+        // The first start of this release on devices a release before stamps left in place, cut while it
+        // wrote them: the devices it did not reach are as that release left them, and it did not serve.
+        boolean fromUnstamped = chosen != null && run != 0 && top.previousStartId() == 0
+                && !anySettled(superblocks, chosen);
         boolean anyBehind = false;
         // The segment size to judge by: the configuration's, or (the checkpoint tool) the run's.
         int segment = segmentBytes > 0 || chosen == null ? segmentBytes : chosen.layout().segmentBytes();
@@ -104,6 +108,10 @@ public final class DeviceSet {
             } else if (!found.instance().equals(instance)) {
                 reasons.set(i, path + " belongs to cache instance " + found.instance() + "; the cache kept is "
                         + instance + ", which started after it (a device replaced, or moved from another cache)");
+            } else if (fromUnstamped && found.stamp().equals(StartStamp.NONE) && found.spaceIndex() == i
+                    && found.spaceCount() == count) {
+                holders.computeIfAbsent(found.spaceIndex(), space -> new ArrayList<>()).add(i);
+                anyBehind = true;
             } else if (found.stamp().runId() != run) {
                 reasons.set(i, path + " holds this cache as it was before a run it was not part of (the device was "
                         + "removed and listed again, or run apart from the others; or a power cut while a start that changed "
@@ -153,7 +161,7 @@ public final class DeviceSet {
             }
         }
         boolean anyKept = kept.stream().anyMatch(layout -> layout != null);
-        boolean unchanged = anyKept && run != 0;
+        boolean unchanged = anyKept;
         for (int i = 0; i < count && unchanged; i++) {
             unchanged = kept.get(i) != null && formerSpaces.get(i) == i && superblocks.get(i).spaceCount() == count;
         }
@@ -203,13 +211,18 @@ public final class DeviceSet {
      * last state: none of the starts since served); else 0.
      */
     private static long behindStart(List<Superblock> superblocks, Superblock last) {
+        return anySettled(superblocks, last) ? 0 : last.stamp().previousStartId();
+    }
+
+    /** Whether a device of {@code last}'s start holds it settled. */
+    private static boolean anySettled(List<Superblock> superblocks, Superblock last) {
         for (Superblock found : superblocks) {
             if (found != null && found.instance().equals(last.instance()) && found.stamp().sameStart(last.stamp())
                     && found.stamp().settled()) {
-                return 0;
+                return true;
             }
         }
-        return last.stamp().previousStartId();
+        return false;
     }
 
     /** Whether every device holds {@code instance} as a release before run ids left it: device i space i of them all. */
@@ -279,7 +292,8 @@ public final class DeviceSet {
 
     /**
      * Whether the devices are the cache's last run's, each where it stood, none added or left out:
-     * then a start goes on with the same run id; any change gives the set a new one.
+     * then a start goes on with the same run id (or gives a set a release before stamps left its
+     * first, in its reservation); any change gives the set a new one.
      */
     public boolean unchanged() {
         return unchanged;

@@ -279,8 +279,9 @@ public final class DeviceStart {
                 formatted.add(paths.get(i));
             }
         }
-        StartStamp stamp = new StartStamp(set.unchanged() ? set.runId() : newId(), newId(), set.goesOnFrom(), now,
-                false);
+        // A set kept as a release before stamps left it gets its first run id from this start's reservation.
+        StartStamp stamp = new StartStamp(set.unchanged() && set.runId() != 0 ? set.runId() : newId(), newId(),
+                set.goesOnFrom(), now, false);
         long deviceLimit = set.highestLimit();
         if (!set.unchanged()) {
             // The devices kept join the new run at a new limit first, then the others are formatted into
@@ -343,8 +344,8 @@ public final class DeviceStart {
     }
 
     /**
-     * Formats every device as one new cache: both area headers cleared, then the superblock, then a
-     * flush. The superblock reserves the sequences from {@code floor}: the new cache's first range.
+     * Formats every device as one new cache ({@link #formatInto}). The superblock reserves the
+     * sequences from {@code floor}: the new cache's first range.
      */
     private static Outcome format(List<StorageDriver> drivers, List<DeviceLayout> layouts, String why,
                                   long floor, long now) throws IOException {

@@ -225,6 +225,30 @@ class DeviceStartTest {
         assertEquals(List.of(0), List.of(alone.formerSpace(0)));
     }
 
+    @Test
+    void aPowerCutDuringTheFirstStartOnDevicesARunIdlessReleaseLeftLosesNothing() throws Exception {
+        UUID instance = UUID.randomUUID();
+        DeviceLayout layout = DeviceLayout.forDevice(BLOCKS, SEGMENT);
+        MemoryDevice a = MemoryDevice.blank("a", BLOCKS, 8);
+        MemoryDevice b = MemoryDevice.blank("b", BLOCKS, 8);
+        writeBlock0(a, asARunIdlessReleaseWrites(new Superblock(instance, 0, 2, layout, 3L << 36)));
+        writeBlock0(b, asARunIdlessReleaseWrites(new Superblock(instance, 1, 2, layout, 3L << 36)));
+        MemoryDevice earlierB = new MemoryDevice("b", b.image(), 8);
+        startCutAt(1, a, b); // the first start of this release reaches a, then the power goes
+        assertFalse(Superblock.decode(DeviceStart.readBlock(driver(a), 0), "a").stamp().settled());
+        DeviceStart.Outcome next = open(true, List.of(), a, b);
+        assertEquals(instance, next.instance());
+        assertEquals(List.of(0, 1), List.of(next.formerSpace(0), next.formerSpace(1)),
+                "b is as that release left it, and the cut start did not serve: kept");
+        startCutAt(1, a, b); // and again
+        assertEquals(List.of(0, 1), List.of(open(true, List.of(), a, b).formerSpace(0),
+                open(true, List.of(), a, b).formerSpace(1)));
+        start(a, b); // a start that settles: from now on b's stamp-less state is a start behind
+        String refused = assertThrows(CacheRecoveryException.class, () -> open(true, List.of(), a, earlierB))
+                .getMessage();
+        assertTrue(refused.contains("b holds this cache as it was before a run it was not part of"), refused);
+    }
+
     /** Block 0 as a release before start stamps writes it: zeros where the stamp lies. */
     private static ByteBuffer asARunIdlessReleaseWrites(Superblock superblock) {
         ByteBuffer block = superblock.encode();
