@@ -750,9 +750,8 @@ def fmt(value, digits=1):
 
 
 def plot(report, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import benchlib  # pyplot, installed with pip first if missing: a fresh machine has no matplotlib
+    plt = benchlib.import_pyplot(log)
     timed = [e for e in report["steps"].values() if e.get("timeline")]
     if not timed:
         return
@@ -772,8 +771,7 @@ def plot(report, path):
     ax.set_xlabel("seconds")
     ax.set_ylabel(f"YCSB ops/s (QUORUM; {report['args']['status_interval']} s windows)")
     ax.set_title("Cluster steps under YCSB: throughput; shaded: a step's load, dotted: its actions")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    benchlib.save_figure(plt, fig, path)
 
 
 STEPS = (("kill", step_kill), ("join", step_join), ("leave", step_leave), ("maintain", step_maintain),
