@@ -6,6 +6,7 @@ import io.flashchunk.cache.engine.CacheInspection;
 import io.flashchunk.cache.format.CheckpointHeader;
 import io.flashchunk.cache.format.DeltaHeader;
 import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.format.StartStamp;
 import io.flashchunk.cache.format.Superblock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,6 +53,37 @@ final class Reports {
         return out.append("summary:").append(System.lineSeparator()).append(summary.format()).toString();
     }
 
+    /**
+     * The start that last wrote a superblock: which devices the next start keeps depends on it (every
+     * device of a cache shows the same run and start once its start settled; docs/operations.md,
+     * "Changing the devices").
+     */
+    static String startText(StartStamp stamp) {
+        if (stamp.equals(StartStamp.NONE)) {
+            return "none recorded (written by a release before start stamps)";
+        }
+        return "run " + hex(stamp.runId()) + ", start " + hex(stamp.startId()) + " after "
+                + (stamp.previousStartId() == 0 ? "none" : hex(stamp.previousStartId())) + ", "
+                + Instant.ofEpochMilli(stamp.startedMillis()) + ", "
+                + (stamp.settled() ? "settled" : "unsettled (that start stopped while it wrote the superblocks)");
+    }
+
+    private static void putStart(ObjectNode superblock, StartStamp stamp) {
+        if (stamp.equals(StartStamp.NONE)) {
+            superblock.putNull("start");
+            return;
+        }
+        superblock.putObject("start").put("runId", hex(stamp.runId())).put("startId", hex(stamp.startId()))
+                .put("previousStartId", stamp.previousStartId() == 0 ? null : hex(stamp.previousStartId()))
+                .put("time", Instant.ofEpochMilli(stamp.startedMillis()).toString())
+                .put("settled", stamp.settled());
+    }
+
+    /** Ids as 16 hex digits: the same on every device of a start, and safe from JSON readers' doubles. */
+    private static String hex(long id) {
+        return String.format("%016x", id);
+    }
+
     private static TextFields deviceFields(CacheInspection cache, int i) {
         CacheInspection.Device device = cache.devices().get(i);
         TextFields fields = new TextFields("  ");
@@ -75,6 +107,7 @@ final class Reports {
                 ? " (addresses reach " + superblock.layout().addressedBlocks() + " blocks of the device)" : ""));
         fields.add("segment-sequences-below", superblock.sequenceLimit() == 0
                 ? "none reserved (a superblock of format version 3)" : superblock.sequenceLimit());
+        fields.add("start", startText(superblock.stamp()));
         for (int area = 0; area < device.areas().size(); area++) {
             fields.add("area " + name(area), describeArea(cache, i, area));
             List<Recovery.DeltaAt> deltas = device.deltas(area);
@@ -141,6 +174,7 @@ final class Reports {
                         .put("segmentBytes", segments.segmentBytes()).put("segmentsFromByte", segments.firstByte())
                         .put("sectorBytes", segments.sectorBytes())
                         .put("sequenceLimit", superblock.sequenceLimit());
+                putStart(sb, superblock.stamp());
             }
             var areas = node.putArray("areas");
             for (int area = 0; area < device.areas().size(); area++) {

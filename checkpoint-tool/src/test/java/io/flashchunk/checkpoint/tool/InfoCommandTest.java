@@ -86,6 +86,46 @@ class InfoCommandTest {
     }
 
     @Test
+    void everyDeviceShowsTheStartThatLastWroteItsSuperblock() throws Exception {
+        long before = System.currentTimeMillis();
+        TestCache cache = TestCache.standard(2);
+
+        JsonNode devices = JsonRun.of(0, cache.args("info")).get("devices");
+        CommandRun human = CommandRun.of(cache.args("info"));
+
+        JsonNode start = devices.get(0).get("superblock").get("start");
+        String runId = start.get("runId").textValue();
+        String startId = start.get("startId").textValue();
+        assertTrue(runId.matches("[0-9a-f]{16}") && !runId.equals("0000000000000000"), start.toString());
+        assertTrue(startId.matches("[0-9a-f]{16}") && !startId.equals("0000000000000000"), start.toString());
+        assertTrue(start.get("settled").booleanValue(), start.toString());
+        Instant time = Instant.parse(start.get("time").textValue());
+        assertTrue(!time.isBefore(Instant.ofEpochMilli(before)) && !time.isAfter(Instant.now()), time.toString());
+        assertEquals(start, devices.get(1).get("superblock").get("start"), "both devices of the start");
+        String line = "  start: +run " + runId + ", start " + startId + " after ([0-9a-f]{16}|none), "
+                + time + ", settled\n";
+        assertEquals(0, human.exitCode(), human.err());
+        assertTrue(human.out().matches("(?s)device 0: .*" + line + ".*device 1: .*" + line + ".*"), human.out());
+    }
+
+    @Test
+    void aSuperblockOfAReleaseBeforeStartStampsShowsNone() throws Exception {
+        TestCache cache = TestCache.standard(1);
+        try (RandomAccessFile device = new RandomAccessFile(cache.devices.get(0).toFile(), "rw")) {
+            device.seek(96);  // the stamp and its checksum, bytes 96..135, as that release left them
+            device.write(new byte[40]);
+        }
+
+        JsonNode superblock = JsonRun.of(0, cache.args("info")).get("devices").get(0).get("superblock");
+        CommandRun human = CommandRun.of(cache.args("info"));
+
+        assertEquals("valid", superblock.get("state").textValue());
+        assertTrue(superblock.get("start").isNull(), superblock.toString());
+        assertTrue(human.out().matches("(?s).*\n  start: +none recorded \\(written by a release before start stamps\\)\n.*"),
+                human.out());
+    }
+
+    @Test
     void aLaterCheckpointReplacesTheOlderAreaAndRecoveryUsesIt() throws Exception {
         TestCache cache = TestCache.standard(1);
         JsonNode first = JsonRun.of(0, cache.args("info")).get("devices").get(0).get("areas");
