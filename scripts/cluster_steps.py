@@ -750,11 +750,11 @@ def fmt(value, digits=1):
 
 
 def plot(report, path):
-    import benchlib  # pyplot, installed with pip first if missing: a fresh machine has no matplotlib
-    plt = benchlib.import_pyplot(log)
     timed = [e for e in report["steps"].values() if e.get("timeline")]
     if not timed:
         return
+    import benchlib  # pyplot, installed with pip first if missing: a fresh machine has no matplotlib
+    plt = benchlib.import_pyplot(log)
     origin = min(e["started"] for e in timed)
     fig, ax = plt.subplots(figsize=(12, 4.5))
     for e in timed:  # one line per client: no line across the checks between steps

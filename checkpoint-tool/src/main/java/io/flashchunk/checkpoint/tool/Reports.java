@@ -60,7 +60,7 @@ final class Reports {
      */
     static String startText(StartStamp stamp) {
         if (stamp.equals(StartStamp.NONE)) {
-            return "none recorded (written by a release before start stamps)";
+            return "none recorded (zeros, as a release before start stamps leaves them, or a stamp that fails its checksum)";
         }
         return "run " + hex(stamp.runId()) + ", start " + hex(stamp.startId()) + " after "
                 + (stamp.previousStartId() == 0 ? "none" : hex(stamp.previousStartId())) + ", "

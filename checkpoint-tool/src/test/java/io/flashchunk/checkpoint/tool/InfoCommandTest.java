@@ -109,6 +109,24 @@ class InfoCommandTest {
     }
 
     @Test
+    void aRestartGoesOnFromTheStartBeforeIt() throws Exception {
+        TestCache cache = TestCache.standard(2);
+        JsonNode first = JsonRun.of(0, cache.args("info")).get("devices").get(0).get("superblock").get("start");
+        cache.fill(List.of(TestCache.chunk(cache.dataDir.resolve("nb-1-big-Data.db"), 3 * TestCache.CHUNK, TestCache.CHUNK)));
+
+        JsonNode devices = JsonRun.of(0, cache.args("info")).get("devices");
+        CommandRun human = CommandRun.of(cache.args("info"));
+
+        JsonNode second = devices.get(0).get("superblock").get("start");
+        assertEquals(first.get("runId"), second.get("runId"), "the same devices: the same run");
+        assertFalse(first.get("startId").equals(second.get("startId")), second.toString());
+        assertEquals(first.get("startId"), second.get("previousStartId"), second.toString());
+        assertEquals(second, devices.get(1).get("superblock").get("start"));
+        assertTrue(human.out().contains(", start " + second.get("startId").textValue() + " after "
+                + first.get("startId").textValue() + ", "), human.out());
+    }
+
+    @Test
     void aSuperblockOfAReleaseBeforeStartStampsShowsNone() throws Exception {
         TestCache cache = TestCache.standard(1);
         try (RandomAccessFile device = new RandomAccessFile(cache.devices.get(0).toFile(), "rw")) {
@@ -121,7 +139,7 @@ class InfoCommandTest {
 
         assertEquals("valid", superblock.get("state").textValue());
         assertTrue(superblock.get("start").isNull(), superblock.toString());
-        assertTrue(human.out().matches("(?s).*\n  start: +none recorded \\(written by a release before start stamps\\)\n.*"),
+        assertTrue(human.out().matches("(?s).*\n  start: +none recorded \\(zeros, as a release before start stamps leaves them, or a stamp that fails its checksum\\)\n.*"),
                 human.out());
     }
 
