@@ -58,7 +58,7 @@ final class Reports {
      * device of a cache shows the same run and start once its start settled; docs/operations.md,
      * "Changing the devices").
      */
-    static String startText(StartStamp stamp) {
+    private static String startText(StartStamp stamp) {
         if (stamp.equals(StartStamp.NONE)) {
             return "none recorded (zeros, as a release before start stamps leaves them, or a stamp that fails its checksum)";
         }
