@@ -54,7 +54,9 @@ class CrashRecoveryTest {
             boolean changed = false;
             // at least MIN_CRASHES however slow the machine; more while the budget lasts
             while (crashes < MIN_CRASHES || (crashes < MAX_CRASHES && System.nanoTime() < deadline)) {
-                runAndKill(fixture, 300 + random.nextInt(1500));
+                // Every other run is killed only after a checkpoint of its own is durable, so that a
+                // starved machine still checks recoveries; the others at any moment from their start.
+                runAndKill(fixture, crashes % 2 == 0, 300 + random.nextInt(1500));
                 crashes++;
                 if (crashes % 4 == 0) {
                     changeOneFile(fixture, random);
@@ -102,8 +104,11 @@ class CrashRecoveryTest {
         return served;
     }
 
-    /** Starts the workload in a child JVM, lets it run, then kills it with SIGKILL. */
-    private static void runAndKill(RestartFixture fixture, long runMillis) throws Exception {
+    /**
+     * Starts the workload in a child JVM, lets it run {@code runMillis} from its start (or, with
+     * {@code afterDurable}, from its first durable checkpoint), then kills it with SIGKILL.
+     */
+    private static void runAndKill(RestartFixture fixture, boolean afterDurable, long runMillis) throws Exception {
         List<String> command = new java.util.ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
                 "-cp", System.getProperty("java.class.path"), CrashWorkload.class.getName(),
@@ -116,6 +121,12 @@ class CrashRecoveryTest {
             String ready = out.readLine();
             if (ready == null || !ready.startsWith("READY")) {
                 fail("the workload did not start: " + ready + "\n" + Files.readString(log));
+            }
+            if (afterDurable) {
+                String durable = out.readLine();
+                if (durable == null || !durable.equals("DURABLE")) {
+                    fail("the workload ended or printed something else before a durable checkpoint: " + durable + "\n" + Files.readString(log));
+                }
             }
             Thread.sleep(runMillis);
             if (!child.isAlive()) {

@@ -14,7 +14,8 @@ import java.util.stream.Stream;
 /**
  * The child JVM of {@link CrashRecoveryTest}: runs a cache under load (gets with puts on misses,
  * reclaims, invalidations, frequent checkpoints) until it is killed. Arguments: the data directory,
- * the devices. Prints READY once recovered; prints MISMATCH and exits 3 if it is ever served a wrong byte.
+ * the devices. Prints READY once recovered, then DURABLE once a checkpoint that began after its first
+ * put is durable; prints MISMATCH and exits 3 if it is ever served a wrong byte.
  */
 public final class CrashWorkload {
     static final int CHUNK = 16384;
@@ -55,9 +56,27 @@ public final class CrashWorkload {
         }
         threads.add(new Thread(() -> churnForever(cache, files)));
         threads.forEach(Thread::start);
+        announceDurable(cache);
         for (Thread thread : threads) {
             thread.join();
         }
+    }
+
+    /**
+     * Prints DURABLE once a checkpoint begun after the first put is durable, so that the test can
+     * kill a run that has something to recover however slow the machine is.
+     */
+    private static void announceDurable(FlashCache cache) throws InterruptedException {
+        while (cache.stats().puts() == 0) {
+            Thread.sleep(1);
+        }
+        // The checkpoint under way at the first put may have begun before it: wait for the one after.
+        long before = cache.stats().engine().checkpoints();
+        while (cache.stats().engine().checkpoints() < before + 2) {
+            Thread.sleep(1);
+        }
+        System.out.println("DURABLE");
+        System.out.flush();
     }
 
     private static void readForever(FlashCache cache, List<CachedFile> files, List<Long> seeds, long seed) {
