@@ -108,7 +108,12 @@ public final class SegmentFlashCache implements FlashCache {
         this.engine = CacheEngine.open(drivers, engineSettings(config, drivers), new RegistryFiles(files),
                 System::currentTimeMillis, clock, reads);
         this.recoveredEntries = engine.recovered().restoredEntries();
-        restoreFiles(engine.recovered().files(), engine.recovered().nextFileId());
+        Map<Integer, FileIdentity> named = engine.recovered().files();
+        if (!named.isEmpty()) {
+            LOG.info("flash cache: recovered {} chunks of {} files; {} files dropped (gone or changed: their chunks "
+                    + "are never served and leave the index)", recoveredEntries, named.size(),
+                    named.size() - files.liveFiles());
+        }
         this.dram = config.dramTierBytes() > 0 ? new DramTier(config.dramTierBytes()) : null;
         LOG.info("flash chunk cache: {} device(s), capacity {} MiB, {} chunks recovered{}",
                 devices.size(), capacityBytes() >> 20, recoveredEntries,
@@ -129,27 +134,6 @@ public final class SegmentFlashCache implements FlashCache {
                 config.strict(),
                 config.devices().stream().map(DeviceSpec::forceFormat).collect(Collectors.toUnmodifiableList()))
                 .withDiscard(config.devices().stream().map(DeviceSpec::discard).collect(Collectors.toUnmodifiableList()));
-    }
-
-    /**
-     * Registers the files the checkpoint named, each only if provably the file it was: a file
-     * changed or gone keeps its chunks unreachable (its id is never handed out again), and they go
-     * with their segments.
-     */
-    private void restoreFiles(Map<Integer, FileIdentity> named, int nextFileId) {
-        files.reserveIdsBelow(nextFileId);
-        Map<FileIdentity, Boolean> onDisk = new HashMap<>();
-        int dropped = 0;
-        for (Map.Entry<Integer, FileIdentity> file : named.entrySet()) {
-            if (!onDisk.computeIfAbsent(file.getValue(), FileIdentity::unchangedOnDisk)
-                    || !files.restore(file.getKey(), file.getValue())) {
-                dropped++;
-            }
-        }
-        if (!named.isEmpty()) {
-            LOG.info("flash cache: recovered {} chunks of {} files; {} files dropped (gone or changed: their chunks "
-                    + "are never served and leave with their segments)", recoveredEntries, named.size(), dropped);
-        }
     }
 
     @Override
@@ -301,7 +285,7 @@ public final class SegmentFlashCache implements FlashCache {
     @Override
     public void invalidateFile(CachedFile file) {
         if (files.invalidate(file)) {
-            engine.filesDied();
+            engine.fileDied(file.id());
             if (dram != null) {
                 dram.removeIf(key -> ChunkKeys.fileId(key) == file.id());
             }
@@ -499,6 +483,22 @@ public final class SegmentFlashCache implements FlashCache {
         @Override
         public boolean isLive(int fileId) {
             return files.isLive(fileId);
+        }
+
+        /**
+         * Registers the files the checkpoint named, each only if provably the file it was: a file
+         * changed or gone keeps its chunks unreachable (its id is never handed out again), and the
+         * writer takes them out of the index as it reads the recovered segments' summaries.
+         */
+        @Override
+        public void recovered(Map<Integer, FileIdentity> named, int nextFileId) {
+            files.reserveIdsBelow(nextFileId);
+            Map<FileIdentity, Boolean> onDisk = new HashMap<>();
+            for (Map.Entry<Integer, FileIdentity> file : named.entrySet()) {
+                if (onDisk.computeIfAbsent(file.getValue(), FileIdentity::unchangedOnDisk)) {
+                    files.restore(file.getKey(), file.getValue());
+                }
+            }
         }
 
         @Override

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.files.FileIdentity;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
@@ -372,8 +373,11 @@ class SegmentFlashCacheTest {
         CachedFile other = sstable("d-Data.db");
         putAll(old, 4, 8);
         putAll(other, 5, 8);
+        assertEquals(16, cache.stats().engine().entries());
         cache.invalidateFile(old);
         assertMiss(old, 0);
+        assertTrue(engineOf(cache).awaitDeadFilesSwept(20, TimeUnit.SECONDS));
+        assertEquals(8, cache.stats().engine().entries(), "the writer took the dead file's chunks out of the index");
         assertNull(cache.files().byId(old.id()), "an invalidated file has no entries to wait for: forgotten at once");
         CachedFile renewed = sstable("c-Data.db");
         assertNotEquals(old.id(), renewed.id(), "the same path is a new file");
@@ -385,6 +389,32 @@ class SegmentFlashCacheTest {
         assertEquals(other.id(), otherAgain.id());
         for (int i = 0; i < 8; i++) {
             assertHit(otherAgain, 5, (long) i * CHUNK);
+        }
+    }
+
+    /**
+     * A dropped file's segments are free once the writer has swept its chunks out of the index and the
+     * next checkpoint is durable: the checkpoint releases the segments left with no live chunk, and
+     * the writer frees them without waiting to need them.
+     */
+    @Test
+    void aDroppedFilesSegmentsAreFreeAfterTheNextCheckpoint() throws Exception {
+        open(c -> { });
+        CachedFile dropped = sstable("g-Data.db");
+        CachedFile kept = sstable("h-Data.db");
+        putAll(dropped, 8, 250); // three segments of 1 MiB (60-odd chunks each) and most of a fourth
+        putAll(kept, 9, 60);
+        long freeBefore = cache.spaceStats().get(0).segments(SegmentState.FREE);
+        cache.invalidateFile(dropped);
+        assertTrue(engineOf(cache).awaitDeadFilesSwept(20, TimeUnit.SECONDS));
+        assertEquals(60, cache.stats().engine().entries(), "the dropped file's chunks left the index");
+        assertEquals(freeBefore, cache.spaceStats().get(0).segments(SegmentState.FREE), "not before a checkpoint");
+        assertTrue(cache.checkpointNow().contains("checkpoint written"));
+        assertTrue(engineOf(cache).awaitWritten(20, TimeUnit.SECONDS));
+        long freed = cache.spaceStats().get(0).segments(SegmentState.FREE) - freeBefore;
+        assertTrue(freed >= 3, "the segments of only its chunks are free: " + freed);
+        for (int i = 0; i < 60; i++) {
+            assertHit(kept, 9, (long) i * CHUNK);
         }
     }
 

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -75,6 +76,17 @@ public final class CacheEngine implements AutoCloseable {
      */
     private static final int SAMPLES_WHEN_IDLE = 4;
     private static final int TAKES_PER_SAMPLE = 64;
+    /** The writer's wait for work when idle, and so the pace of its idle steps. */
+    private static final long IDLE_TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * Keys of dead files the writer looks up per chunk it takes, and per turn when idle (it then
+     * goes on without pause): a few index lookups beside each chunk's append, so the sweep does not
+     * hold up the chunks queued behind it.
+     */
+    private static final int SWEEP_PER_TAKE = 64;
+    private static final int SWEEP_WHEN_IDLE = 4096;
+    /** Released segments with no live chunk freed per turn of the writer: a state change each, no read. */
+    private static final int EMPTY_RECLAIMS_PER_TURN = 64;
 
     public static final class Settings {
         private final int segmentBytes;
@@ -252,7 +264,7 @@ public final class CacheEngine implements AutoCloseable {
     /** How long an invalidation's time is kept: an offer whose file read began longer ago than this is not expected. */
     private static final long INVALIDATION_MEMORY_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-    private enum Kind { CHUNK, INVALIDATION, DAMAGED, FILES_DIED, MARKER, CHECKPOINTS_SETTLED, CHECKPOINT, FULL_CHECKPOINT }
+    private enum Kind { CHUNK, INVALIDATION, DAMAGED, FILES_DIED, MARKER, CHECKPOINTS_SETTLED, DEAD_FILES_SWEPT, CHECKPOINT, FULL_CHECKPOINT }
 
     /**
      * What the writer is to do: append a chunk (read from its file from {@code readStartedNanos}),
@@ -326,6 +338,10 @@ public final class CacheEngine implements AutoCloseable {
             return new Pending(Kind.CHECKPOINTS_SETTLED, 0, null, 0, reached, null);
         }
 
+        static Pending deadFilesSwept(CountDownLatch reached) {
+            return new Pending(Kind.DEAD_FILES_SWEPT, 0, null, 0, reached, null);
+        }
+
         static Pending checkpoint(CountDownLatch reached, boolean[] durable, boolean full) {
             return new Pending(full ? Kind.FULL_CHECKPOINT : Kind.CHECKPOINT, 0, null, 0, reached, durable);
         }
@@ -352,6 +368,8 @@ public final class CacheEngine implements AutoCloseable {
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     /** Waiting for the checkpoint under way to end ({@link #awaitCheckpointsSettled}); the writer's alone. */
     private final List<CountDownLatch> awaitingSettled = new ArrayList<>();
+    /** Waiting for the dead files' chunks to have left the index (the writer's alone). */
+    private final List<CountDownLatch> awaitingSwept = new ArrayList<>();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final Thread writerThread;
     /** Discards of freed segments, where a device's settings ask for them; else null. */
@@ -362,6 +380,8 @@ public final class CacheEngine implements AutoCloseable {
     private final AddressSpaces addressSpaces;
     private volatile boolean checkpointAsked;
     private final AtomicBoolean filesDiedQueued = new AtomicBoolean();
+    /** Files died and not yet handed to the writer. */
+    private final ConcurrentLinkedQueue<Integer> diedFiles = new ConcurrentLinkedQueue<>();
     /** Counted down once the writer has drawn samples for every recovered segment (see SegmentWriter.sampleRecovered). */
     private final CountDownLatch recoveredSampled = new CountDownLatch(1);
     private final LongAdder refused = new LongAdder();
@@ -434,6 +454,8 @@ public final class CacheEngine implements AutoCloseable {
                 settings.checkpointIntervalMillis(), settings.segmentBytes(), checkpointer.recoveredBytes(), clockMillis);
         this.writer = parts.writer(checkpointer, schedule, files, clockMillis);
         this.discards = settings.discardsAny() ? parts.discardFreedSegments(discardingSpaces(settings, spaces)) : null;
+        // Before the writer's first step: it judges recovered chunks by whether their files are live.
+        files.recovered(recovered.files(), recovered.nextFileId());
         this.writerThread = new Thread(this::writeLoop, "flashchunk-writer");
         writerThread.setDaemon(true);
         writerThread.start();
@@ -571,11 +593,12 @@ public final class CacheEngine implements AutoCloseable {
     }
 
     /**
-     * A file died (its {@link NamedFiles#isLive} is false from now on): segments holding only dead
-     * chunks are reclaimed first, and admission stops weighing new chunks against them. Any thread.
+     * A file died (its {@link NamedFiles#isLive} is false from now on): its chunks leave the index,
+     * and the segments that leaves mostly dead are reclaimed first. Any thread.
      */
-    public void filesDied() {
-        // One queued at a time: a DROP of a thousand files is one look at the segments, not a thousand.
+    public void fileDied(int fileId) {
+        diedFiles.add(fileId);
+        // One queued at a time: a DROP of a thousand files is one turn of the writer, not a thousand.
         if (filesDiedQueued.compareAndSet(false, true)) {
             queue.add(Pending.filesDied());
         }
@@ -602,6 +625,16 @@ public final class CacheEngine implements AutoCloseable {
     public boolean awaitCheckpointsSettled(long timeout, TimeUnit unit) throws InterruptedException {
         CountDownLatch reached = new CountDownLatch(1);
         queue.add(Pending.checkpointsSettled(reached));
+        return reached.await(timeout, unit);
+    }
+
+    /**
+     * Waits until the chunks of every file that died before this call have left the index (the
+     * segments that left mostly dead are doomed by then); false on timeout.
+     */
+    public boolean awaitDeadFilesSwept(long timeout, TimeUnit unit) throws InterruptedException {
+        CountDownLatch reached = new CountDownLatch(1);
+        queue.add(Pending.deadFilesSwept(reached));
         return reached.await(timeout, unit);
     }
 
@@ -639,13 +672,17 @@ public final class CacheEngine implements AutoCloseable {
 
     private void writeLoop() {
         boolean unsampled = true;
+        long checkpointsSeen = writer.checkpoints();
+        long lastIdleSample = System.nanoTime() - IDLE_TURN_NANOS;
+        boolean emptyReleasedLeft = false;
         long takes = 0;
         while (!closing || !queue.isEmpty()) {
             Pending pending;
             try {
                 // A full checkpoint under way goes on in steps between chunks, and without pause when idle
-                // unless it waits for its own writes.
-                pending = !writer.checkpointUnderWay() ? queue.poll(50, TimeUnit.MILLISECONDS)
+                // unless it waits for its own writes; so does the sweep of dead files' chunks.
+                pending = segmentWriter.deadFilesPending() ? queue.poll()
+                        : !writer.checkpointUnderWay() ? queue.poll(50, TimeUnit.MILLISECONDS)
                         : writer.checkpointWaitsForWrites() ? queue.poll(1, TimeUnit.MILLISECONDS) : queue.poll();
             } catch (InterruptedException e) {
                 break;
@@ -654,11 +691,20 @@ public final class CacheEngine implements AutoCloseable {
                 if (pending != null) {
                     take(pending);
                 }
-                if (unsampled && (pending == null || ++takes % TAKES_PER_SAMPLE == 0)) {
+                // Idle: a few summaries each 50 ms of real time, however fast a sweep or a checkpoint in
+                // steps turns the loop (a pace, not a moment anything waits for: not the injected clock).
+                boolean idleTurn = pending == null && System.nanoTime() - lastIdleSample >= IDLE_TURN_NANOS;
+                if (unsampled && (idleTurn || pending != null && ++takes % TAKES_PER_SAMPLE == 0)) {
+                    if (idleTurn) {
+                        lastIdleSample = System.nanoTime();
+                    }
                     unsampled = segmentWriter.sampleRecovered(pending == null ? SAMPLES_WHEN_IDLE : 1);
                     if (!unsampled) {
                         recoveredSampled.countDown();
                     }
+                }
+                if (segmentWriter.deadFilesPending()) {
+                    segmentWriter.sweepDeadFiles(pending == null ? SWEEP_WHEN_IDLE : SWEEP_PER_TAKE);
                 }
                 pruneInvalidations();
                 // Cleared only when it was set: a request made after this read stays for the next pass,
@@ -668,6 +714,16 @@ public final class CacheEngine implements AutoCloseable {
                     checkpointAsked = false;
                 }
                 writer.checkpointIfDue(asked);
+                if (writer.checkpoints() != checkpointsSeen || emptyReleasedLeft) {
+                    // A checkpoint released doomed segments: those left with no live chunk (a dropped
+                    // table's) are free now rather than when the writer needs them, a few a turn.
+                    checkpointsSeen = writer.checkpoints();
+                    emptyReleasedLeft = segmentWriter.reclaimEmptyReleased(EMPTY_RECLAIMS_PER_TURN);
+                }
+                if (!awaitingSwept.isEmpty() && !segmentWriter.deadFilesPending()) {
+                    awaitingSwept.forEach(CountDownLatch::countDown);
+                    awaitingSwept.clear();
+                }
                 if (!awaitingSettled.isEmpty() && !writer.checkpointUnderWay()) {
                     awaitingSettled.forEach(CountDownLatch::countDown);
                     awaitingSettled.clear();
@@ -685,6 +741,7 @@ public final class CacheEngine implements AutoCloseable {
             // release (which reads no delta) comes back as warm.
             closingCheckpointDurable = writer.checkpoint("closing", true);
             awaitingSettled.forEach(CountDownLatch::countDown); // the closing checkpoint ended what was under way
+            awaitingSwept.forEach(CountDownLatch::countDown); // no more sweeping: waiting would be for nothing
         }
     }
 
@@ -693,6 +750,8 @@ public final class CacheEngine implements AutoCloseable {
             pending.reached().countDown();
         } else if (pending.kind() == Kind.CHECKPOINTS_SETTLED) {
             awaitingSettled.add(pending.reached());
+        } else if (pending.kind() == Kind.DEAD_FILES_SWEPT) {
+            awaitingSwept.add(pending.reached());
         } else if (pending.kind() == Kind.CHECKPOINT || pending.kind() == Kind.FULL_CHECKPOINT) {
             try {
                 pending.durable()[0] = writer.checkpoint("asked for", pending.kind() == Kind.FULL_CHECKPOINT);
@@ -700,8 +759,10 @@ public final class CacheEngine implements AutoCloseable {
                 pending.reached().countDown();
             }
         } else if (pending.kind() == Kind.FILES_DIED) {
-            filesDiedQueued.set(false); // before the look: a death from now on queues another
-            segmentWriter.filesDied();
+            filesDiedQueued.set(false); // before the queue is drained: a death from now on queues another
+            for (Integer id = diedFiles.poll(); id != null; id = diedFiles.poll()) {
+                segmentWriter.filesDied(id);
+            }
         } else if (pending.kind() == Kind.DAMAGED) {
             // The entry that pointed at the damaged record, or one put since (a cached chunk lost, never a wrong byte).
             writer.invalidate(pending.key());

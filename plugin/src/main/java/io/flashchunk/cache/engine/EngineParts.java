@@ -172,7 +172,11 @@ public final class EngineParts {
 
     /** Recovers these (unused) parts from their spaces' checkpoints of cache {@code instance}. */
     public Recovery.Outcome recover(UUID instance) {
-        return Recovery.recover(spaces, instance, index, table, order);
+        Recovery.Outcome outcome = Recovery.recover(spaces, instance, index, table, order);
+        if (segmentWriter != null) {
+            segmentWriter.recovered();
+        }
+        return outcome;
     }
 
     /**

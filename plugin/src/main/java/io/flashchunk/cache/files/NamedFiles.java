@@ -1,5 +1,6 @@
 package io.flashchunk.cache.files;
 
+import java.util.Map;
 
 /**
  * What a checkpoint names besides the index: the files whose chunks it may hold and the next file id
@@ -17,4 +18,12 @@ public interface NamedFiles {
      * weighs new chunks against them at admission nor writes them again. Any thread.
      */
     boolean isLive(int fileId);
+
+    /**
+     * Once, after recovery and before the writer starts: the files the recovered checkpoint named
+     * (id to identity) and its next file id, each to be taken back only if provably the file it was.
+     * The writer judges recovered chunks by {@link #isLive} from its first step, so this comes first.
+     */
+    default void recovered(Map<Integer, FileIdentity> named, int nextFileId) {
+    }
 }

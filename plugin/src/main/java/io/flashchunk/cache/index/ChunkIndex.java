@@ -3,6 +3,7 @@ package io.flashchunk.cache.index;
 import io.flashchunk.cache.format.RecordAddress;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.LongConsumer;
 import java.util.function.LongPredicate;
 
 /**
@@ -196,6 +197,11 @@ public final class ChunkIndex {
 
     /** Removes every entry whose address the predicate accepts (writer only); returns how many. */
     long removeIf(LongPredicate onAddress) {
+        return removeIf(onAddress, address -> { });
+    }
+
+    /** As {@link #removeIf(LongPredicate)}, handing each removed entry's address to {@code removed}. */
+    long removeIf(LongPredicate onAddress, LongConsumer removedAddress) {
         long removed = 0;
         try {
             for (long[] page : pages) {
@@ -204,6 +210,7 @@ public final class ChunkIndex {
                     if (value != EMPTY && onAddress.test(value & RecordAddress.MASK)) {
                         SLOTS.setRelease(page, i, EMPTY);
                         removed++;
+                        removedAddress.accept(value & RecordAddress.MASK);
                     }
                 }
             }

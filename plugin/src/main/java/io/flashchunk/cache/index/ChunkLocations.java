@@ -12,9 +12,18 @@ import java.util.function.LongPredicate;
  */
 public final class ChunkLocations {
     private final ChunkIndex index;
+    /** Told of every change, or null (recovery's: the writer counts the index once recovered). */
+    private final SegmentEntries entries;
 
+    /** Locations that no one counts per segment (recovery's). */
     public ChunkLocations(ChunkIndex index) {
+        this(index, null);
+    }
+
+    /** Locations whose every change {@code entries} counts. */
+    public ChunkLocations(ChunkIndex index, SegmentEntries entries) {
         this.index = index;
+        this.entries = entries;
     }
 
     /** The index these locations change, for reading. */
@@ -27,7 +36,14 @@ public final class ChunkLocations {
      * Returns the address it took the place of ({@link ChunkIndex#put}), {@link RecordAddress#NONE} if none.
      */
     public long placed(long key, long address) {
-        return index.put(key, address);
+        long displaced = index.put(key, address);
+        if (entries != null) {
+            entries.placed(address);
+            if (displaced != RecordAddress.NONE) {
+                entries.gone(displaced);
+            }
+        }
+        return displaced;
     }
 
     /**
@@ -35,20 +51,24 @@ public final class ChunkLocations {
      * entry goes if it still points there; returns whether it did.
      */
     public boolean dropped(long key, long address) {
-        return index.remove(key, address);
+        boolean removed = index.remove(key, address);
+        if (removed && entries != null) {
+            entries.gone(address);
+        }
+        return removed;
     }
 
     /** Whatever {@code key} points at goes: its chunk changed in its file, or its record is damaged. */
     public void forget(long key) {
         long address = index.find(key);
         if (address != RecordAddress.NONE) {
-            index.remove(key, address);
+            dropped(key, address);
         }
     }
 
     /** Every entry whose address {@code onAddress} accepts goes (a range of flash no longer holds them); returns how many. */
     public long droppedWhere(LongPredicate onAddress) {
-        return index.removeIf(onAddress);
+        return entries == null ? index.removeIf(onAddress) : index.removeIf(onAddress, entries::gone);
     }
 
     /**

@@ -4,20 +4,21 @@ import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.index.ChunkLocations;
+import io.flashchunk.cache.index.SegmentEntries;
 import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceBalancer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.function.LongPredicate;
 
 /**
  * Where space is freed. Each segment the {@link ReclaimOrder} gives up is doomed as it goes, and so is
- * a segment found to hold only dead files' chunks (those go first, whatever their past reads): a
- * doomed segment keeps serving until a later checkpoint is durable (one that no longer names it) and
+ * each durable segment whose live chunks fell to a quarter of its records or fewer
+ * ({@link SegmentEntries#isMostlyDead}: dropped and compacted files' chunks, taken out of the index by
+ * the {@link DeadFileSweep}; those go first, whatever their past reads): a doomed segment keeps
+ * serving until a later checkpoint is durable (one that no longer names it) and
  * the writer needs a segment; only then is it reclaimed, its read chunks kept for {@link Reinsertion}
  * and its entries taken out of the index by its summary, and it is free (or retired) once its reads
  * have ended. When a segment is needed and none is doomed, a batch is doomed at once, so that one
@@ -29,15 +30,12 @@ public final class Reclaimer {
     private final AddressSpaces spaces;
     private final ChunkLocations locations;
     private final ReclaimOrder order;
-    private final SegmentSamples samples;
-    private final LongPredicate liveKey;
+    private final SegmentEntries entries;
     private final int batch;
     private final SpaceBalancer balancer;
     private final Reinsertion reinsertion;
-    /** Segments whose sampled chunks are all dead, reclaimed before the order's choice. */
-    private final ArrayDeque<Integer> deadFirst = new ArrayDeque<>();
-    /** Files died since the segments were last looked at for dead ones. */
-    private boolean deadUnlooked;
+    /** The mostly dead segment found next, left for the caller to take; -1 when none is known. */
+    private int deadNext = -1;
     /** Segments being reclaimed (or abandoned) whose reads had not ended when last looked at. */
     private final List<Integer> draining = new ArrayList<>();
     /** The last segment could not be had only because doomed segments wait for a checkpoint. */
@@ -45,19 +43,17 @@ public final class Reclaimer {
     private volatile long reclaimed;
 
     /**
-     * @param samples  chunks sampled per segment: which segments hold only dead chunks
-     * @param liveKey  keys whose chunks may still be served
+     * @param entries  each segment's live chunks: which segments are mostly dead
      * @param batch    segments doomed at once when one is needed and none is doomed
      */
     public Reclaimer(SegmentTable table, AddressSpaces spaces, ChunkLocations locations,
-                     ReclaimOrder order, SegmentSamples samples, LongPredicate liveKey, int batch,
+                     ReclaimOrder order, SegmentEntries entries, int batch,
                      SpaceBalancer balancer, Reinsertion reinsertion) {
         this.table = table;
         this.spaces = spaces;
         this.locations = locations;
         this.order = order;
-        this.samples = samples;
-        this.liveKey = liveKey;
+        this.entries = entries;
         this.batch = batch;
         this.balancer = balancer;
         this.reinsertion = reinsertion;
@@ -109,33 +105,33 @@ public final class Reclaimer {
         return waitsForCheckpoint;
     }
 
-    /** A segment's write ended well: it joins the order, and whatever the order gave up for it is doomed. */
+    /**
+     * A segment's write ended well: it joins the order (or, mostly dead already, goes first), and
+     * whatever the order gave up for it is doomed.
+     */
     public void written(int segment) {
         order.written(segment);
+        if (entries.isMostlyDead(segment)) {
+            entries.queue(segment); // its chunks died while it was open or being written
+        }
         doomEvicted();
     }
 
-    /** Files died: before the next reclaim, the durable segments of only dead chunks are looked for. */
-    public void filesDied() {
-        deadUnlooked = true;
+    /** Dooms the segments found mostly dead (after the dead file sweep, or a recovered segment's summary). */
+    public void doomMostlyDead() {
+        doomEvicted();
     }
 
-    /** The first durable segment found holding only dead chunks and still in the order, left queued; or -1. */
+    /** The next durable segment found mostly dead, left for the caller to take; or -1. */
     int nextDead() {
-        if (deadUnlooked) {
-            deadUnlooked = false;
-            deadFirst.clear();
-            for (int segment = 0; segment < table.segments(); segment++) {
-                if (table.state(segment) == SegmentState.DURABLE && samples.noneLive(segment, liveKey)) {
-                    deadFirst.add(segment);
-                }
+        while (deadNext == -1 || table.state(deadNext) != SegmentState.DURABLE || !entries.isMostlyDead(deadNext)) {
+            // (one found earlier may have been reclaimed, or reused for live chunks, since)
+            deadNext = entries.takeMostlyDead();
+            if (deadNext == -1) {
+                return -1;
             }
         }
-        while (!deadFirst.isEmpty() && (table.state(deadFirst.peek()) != SegmentState.DURABLE
-                || !samples.noneLive(deadFirst.peek(), liveKey))) {
-            deadFirst.poll(); // reclaimed, or reused for live chunks, since it was found
-        }
-        return deadFirst.isEmpty() ? -1 : deadFirst.peek();
+        return deadNext;
     }
 
     /** The records {@code summary} names in {@code segment} leave the index (entries that still point there). */
@@ -168,8 +164,9 @@ public final class Reclaimer {
     }
 
     /**
-     * Dooms each segment the order gave up as it took a new one, and the segments found to hold only
-     * dead chunks: one at a time, chosen by the order's own eviction as it goes, each serving until a
+     * Dooms each segment the order gave up as it took a new one, and the segments found mostly dead
+     * (a batch at most waiting for a checkpoint): one at a time, chosen by the order's own eviction
+     * as it goes, each serving until a
      * checkpoint has released it and the writer needs it. (The order's room is a batch short of every
      * segment, so that the doomed have room to wait.)
      */
@@ -181,8 +178,10 @@ public final class Reclaimer {
                 table.doom(victim);
             }
         }
-        for (int dead = nextDead(); dead != -1; dead = nextDead()) {
-            deadFirst.poll();
+        // At most a batch waiting for a checkpoint: a drop of many files dooms the rest as checkpoints
+        // release these, so that each delta stays small and no full checkpoint is forced on the writer.
+        for (int dead = nextDead(); dead != -1 && table.waitingForCheckpoint() < batch; dead = nextDead()) {
+            deadNext = -1;
             if (order.take(dead)) {
                 table.doom(dead);
             }
@@ -214,11 +213,33 @@ public final class Reclaimer {
         return true;
     }
 
-    /** Takes out of the order a durable segment of dead chunks if there is one, else the one it names; -1 when none. */
+    /**
+     * Reclaims now up to {@code max} released segments that hold no live chunk (a dropped table's,
+     * say): free (and discarded, where that is on) without waiting for the writer to need them. With
+     * no chunk to keep or take out of the index, no summary is read. Returns whether more are left.
+     */
+    public boolean reclaimEmptyReleased(int max) {
+        int left = max;
+        for (int space = 0; space < table.spaces() && left > 0; space++) {
+            if (table.releasedSegments(space) == 0) {
+                continue;
+            }
+            for (int segment : table.takeReleased(space, s -> entries.live(s) == 0, left)) {
+                table.startReclaim(segment);
+                draining.add(segment);
+                reclaimed++;
+                left--;
+            }
+        }
+        retireDrained();
+        return left == 0;
+    }
+
+    /** Takes out of the order a durable mostly dead segment if there is one, else the one it names; -1 when none. */
     private int nextVictim() {
         int victim = -1;
         for (int dead = nextDead(); dead != -1 && victim == -1; dead = nextDead()) {
-            deadFirst.poll();
+            deadNext = -1;
             victim = order.take(dead) ? dead : -1;
         }
         return victim == -1 ? order.victim() : victim;

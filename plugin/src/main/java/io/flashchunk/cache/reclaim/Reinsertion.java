@@ -127,6 +127,9 @@ public final class Reinsertion {
 
     /** The next kept chunk to append, or null when none is kept. */
     public Kept next() {
+        while (!kept.isEmpty() && !liveKey.test(kept.peek().key())) {
+            kept.poll(); // kept before its file died: never written again
+        }
         return kept.peek();
     }
 

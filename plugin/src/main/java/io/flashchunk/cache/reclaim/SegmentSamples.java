@@ -2,7 +2,6 @@ package io.flashchunk.cache.reclaim;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
-import java.util.function.LongPredicate;
 
 /**
  * A few keys of each segment's current use, drawn evenly from its chunks (reservoir sampling), so
@@ -33,17 +32,6 @@ public final class SegmentSamples {
         if (at < PER_SEGMENT) {
             keys[segment * PER_SEGMENT + at] = key;
         }
-    }
-
-    /** Whether the segment's current use has chunks and {@code live} refuses every sampled key. */
-    boolean noneLive(int segment, LongPredicate live) {
-        int n = Math.min(PER_SEGMENT, seen[segment]);
-        for (int i = 0; i < n; i++) {
-            if (live.test(keys[segment * PER_SEGMENT + i])) {
-                return false;
-            }
-        }
-        return n > 0;
     }
 
     /** The sampled keys of the segment's current use (none if it has no chunk). */

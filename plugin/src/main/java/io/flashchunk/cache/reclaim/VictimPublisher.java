@@ -8,7 +8,6 @@ import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import java.io.IOException;
 import java.util.Objects;
-import java.util.function.LongPredicate;
 
 /**
  * Tells admission which chunks the next reclaim would drop (a sample of the segment the order names
@@ -24,21 +23,33 @@ public final class VictimPublisher {
     private final VictimAdmission admission;
     private final SegmentSamples samples;
     private final Reclaimer reclaimer;
-    private final LongPredicate liveKey;
+    private final RecoveredSummary alsoRead;
+    /**
+     * What else is learnt from a recovered segment's summary once it has been read for samples (its
+     * records, its keys' files, its dead files' chunks); returns whether the segment is mostly dead.
+     */
+    @FunctionalInterface
+    public interface RecoveredSummary {
+        boolean read(int segment, SegmentSummary summary);
+    }
+
     /** The next segment {@link #sampleRecovered} looks at; one pass over all of them after a start. */
     private int sampleCursor;
 
-    /** @param admission where victims are published, or null: none are */
+    /**
+     * @param admission where victims are published, or null: none are
+     * @param alsoRead  what else is done with a recovered segment's summary once read for samples
+     */
     public VictimPublisher(SegmentTable table, AddressSpaces spaces, ReclaimOrder order,
                            VictimAdmission admission, SegmentSamples samples, Reclaimer reclaimer,
-                           LongPredicate liveKey) {
+                           RecoveredSummary alsoRead) {
         this.table = table;
         this.spaces = spaces;
         this.order = order;
         this.admission = admission;
         this.samples = samples;
         this.reclaimer = reclaimer;
-        this.liveKey = liveKey;
+        this.alsoRead = alsoRead;
     }
 
     /**
@@ -68,6 +79,7 @@ public final class VictimPublisher {
             SegmentSummary summary = spaces.summaryOrNull(table, next);
             if (summary != null) {
                 sampleFrom(next, summary);
+                alsoRead.read(next, summary); // the pass will not read it again
             }
         }
         admission.victims(next == -1 ? NONE : samples.of(next));
@@ -76,14 +88,12 @@ public final class VictimPublisher {
     /**
      * Draws samples for up to {@code max} durable segments that have none (the segments recovery
      * brought back: samples are drawn as chunks are appended, and a restart starts without them),
-     * from their summaries, one read each; returns whether segments are left to look at, and tells
-     * the reclaimer when it found a segment of only dead chunks (a death, as far as it is concerned).
-     * Without samples a recovered segment of dead files' chunks is found only when the order reaches
-     * it, so it would keep live chunks out of flash until then. A segment whose summary does not
-     * check stays without samples and goes in the order's turn; a device that fails or times out
-     * ends the pass. One pass after a start.
+     * from their summaries, one read each, each summary then handed to {@code alsoRead}; returns
+     * whether segments are left to look at, and whether {@code alsoRead} found a segment mostly dead.
+     * A segment whose summary does not check stays without samples and goes in the order's turn; a
+     * device that fails or times out ends the pass. One pass after a start.
      *
-     * @return whether segments are left to look at, and whether a dead one was found
+     * @return whether segments are left to look at, and whether a mostly dead one was found
      */
     public Pass sampleRecovered(int max) {
         int drawn = 0;
@@ -105,7 +115,7 @@ public final class VictimPublisher {
                 break;
             }
             sampleFrom(segment, summary);
-            foundDead |= samples.noneLive(segment, liveKey);
+            foundDead |= alsoRead.read(segment, summary);
         }
         return new Pass(sampleCursor < table.segments(), foundDead);
     }

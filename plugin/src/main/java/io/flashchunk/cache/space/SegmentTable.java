@@ -3,6 +3,9 @@ package io.flashchunk.cache.space;
 import io.flashchunk.cache.format.RecordAddress;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.function.IntPredicate;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -267,6 +270,23 @@ public final class SegmentTable {
     public synchronized int takeReleased(int space) {
         Integer segment = released[space].poll();
         return segment == null ? -1 : segment;
+    }
+
+    /**
+     * As {@link #takeReleased(int)}, up to {@code max} released segments of {@code space} that
+     * {@code which} accepts, in one pass over them; the others stay released in their order.
+     */
+    public synchronized int[] takeReleased(int space, IntPredicate which, int max) {
+        int[] taken = new int[Math.min(max, released[space].size())];
+        int n = 0;
+        for (Iterator<Integer> it = released[space].iterator(); it.hasNext() && n < taken.length; ) {
+            int segment = it.next();
+            if (which.test(segment)) {
+                it.remove();
+                taken[n++] = segment;
+            }
+        }
+        return Arrays.copyOf(taken, n);
     }
 
     /**

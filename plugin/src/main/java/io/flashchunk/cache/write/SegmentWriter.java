@@ -5,6 +5,8 @@ import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.SegmentSummary;
 import io.flashchunk.cache.index.ChunkIndex;
 import io.flashchunk.cache.index.ChunkLocations;
+import io.flashchunk.cache.index.SegmentEntries;
+import io.flashchunk.cache.reclaim.DeadFileSweep;
 import io.flashchunk.cache.reclaim.ReclaimOrder;
 import io.flashchunk.cache.reclaim.Reclaimer;
 import io.flashchunk.cache.reclaim.Reinsertion;
@@ -53,6 +55,9 @@ public final class SegmentWriter {
     private final Reclaimer reclaimer;
     private final VictimPublisher victims;
     private final SegmentSamples samples;
+    private final SegmentEntries entries;
+    private final DeadFileSweep sweep;
+    private final LongPredicate liveKey;
     private final int segmentBytes;
     private final SegmentBuffer[] buffers;
     private final ArrayDeque<SegmentBuffer> freeBuffers = new ArrayDeque<>();
@@ -129,27 +134,37 @@ public final class SegmentWriter {
         }
         this.table = table;
         this.spaces = spaces;
-        this.locations = new ChunkLocations(index);
+        this.entries = new SegmentEntries(table.segments(), address -> {
+            int space = RecordAddress.space(address);
+            return space < spaces.count() && spaces.layout(space).contains(address)
+                    ? table.segment(space, spaces.layout(space).index(address)) : -1;
+        });
+        this.locations = new ChunkLocations(index, entries);
+        this.sweep = new DeadFileSweep(locations);
         this.order = order;
         this.buffers = buffers.clone();
-        // Keys whose chunks may still be served: segments of only the others go first, and they are never reinserted.
-        LongPredicate liveKey = policy.liveKey() != null ? policy.liveKey() : key -> true;
+        // Keys whose chunks may still be served: the others leave the index, and are never reinserted.
+        this.liveKey = policy.liveKey() != null ? policy.liveKey() : key -> true;
         this.samples = new SegmentSamples(table.segments());
         this.balancer = new SpaceBalancer(table, policy.load());
         this.reinsertion = new Reinsertion(table, spaces, index, policy.admission(), liveKey,
                 (long) (policy.reinsertShare() * segmentBytes));
-        this.reclaimer = new Reclaimer(table, spaces, locations, order, samples, liveKey,
+        this.reclaimer = new Reclaimer(table, spaces, locations, order, entries,
                 policy.reclaimBatch(), balancer, reinsertion);
         this.victims = new VictimPublisher(table, spaces, order, policy.admission(), samples, reclaimer,
-                liveKey);
+                this::readRecovered);
         freeBuffers.addAll(List.of(buffers));
     }
 
     /**
      * Writes {@code chunk} (position to limit, left unchanged) as the chunk of {@code key}; returns
-     * false when it is not cached (larger than a segment, or no segment or buffer to be had now).
+     * false when it is not cached (its file died since it was offered, larger than a segment, or no
+     * segment or buffer to be had now).
      */
     public boolean append(long key, ByteBuffer chunk) {
+        if (!liveKey.test(key)) {
+            return false; // its file's sweep may have run already: it would stay on flash, counted live
+        }
         if (!chunk.hasRemaining() || chunk.remaining() > RecordFormat.MAX_CHUNK_BYTES
                 || RecordFormat.recordBytes(chunk.remaining(), RecordAddress.MAX_SECTOR_BYTES) + SegmentSummary.bytes(1)
                 > segmentBytes) {
@@ -222,6 +237,7 @@ public final class SegmentWriter {
         int space = table.space(segment);
         locations.placed(key, spaces.layout(space).address(space, table.index(segment), sector));
         samples.appended(segment, key);
+        sweep.onFlash(key);
     }
 
     /**
@@ -280,16 +296,64 @@ public final class SegmentWriter {
     }
 
     /**
-     * Files died (compacted away, dropped): before the next reclaim, the durable segments whose sampled
-     * chunks are all of dead files are found, and they go first, whatever the order thinks of their
-     * past reads, and admission's victims are published again (a dead segment next: none). One look
-     * however many files died since the last reclaim.
+     * Files died (compacted away, dropped, changed): their chunks leave the index in the coming
+     * {@link #sweepDeadFiles} steps, and the segments that leaves mostly dead go first, whatever the
+     * order thinks of their past reads.
      */
-    public void filesDied() {
-        reclaimer.filesDied();
+    public void filesDied(int... fileIds) {
+        for (int id : fileIds) {
+            sweep.died(id);
+        }
+    }
+
+    /** Whether dead files' chunks are left for {@link #sweepDeadFiles} to take out of the index. */
+    public boolean deadFilesPending() {
+        return sweep.pending();
+    }
+
+    /**
+     * Looks up at most {@code max} keys of the files died, taking those found out of the index; once
+     * none is left, dooms the segments that left mostly dead and publishes admission's victims again
+     * (a dead segment next: none). Returns whether keys are left to look up.
+     */
+    public boolean sweepDeadFiles(int max) {
+        if (sweep.sweep(max)) {
+            return true;
+        }
+        reclaimer.doomMostlyDead();
         if (open != null) {
             victims.publish(); // the victims published when the open segment opened may be of dead files
         }
+        return false;
+    }
+
+    /**
+     * Reclaims up to {@code max} released segments that hold no live chunk (after a checkpoint
+     * released them): their space is free at once rather than when the writer next needs a segment.
+     * Returns whether more may be left.
+     */
+    public boolean reclaimEmptyReleased(int max) {
+        boolean more = reclaimer.reclaimEmptyReleased(max);
+        reclaimer.doomMostlyDead(); // those a batch's bound held back, now that the batch is released
+        return more;
+    }
+
+    /** Chunks of dead files taken out of the index by {@link #sweepDeadFiles}. */
+    public long deadFilesChunksRemoved() {
+        return sweep.removed();
+    }
+
+    /** Each segment's live chunks against its records. */
+    public SegmentEntries entries() {
+        return entries;
+    }
+
+    /**
+     * Recovery filled the index (before the writer starts): each segment's live chunks are counted
+     * from it, to be weighed against the records its summary names as {@link #sampleRecovered} reads it.
+     */
+    public void recovered() {
+        entries.count(locations.index());
     }
 
     /**
@@ -303,10 +367,30 @@ public final class SegmentWriter {
      */
     public boolean sampleRecovered(int max) {
         VictimPublisher.Pass pass = victims.sampleRecovered(max);
-        if (pass.foundDead()) {
-            filesDied(); // the same look for dead segments as after a death
+        if (pass.foundDead() && open != null) {
+            victims.publish(); // a dead segment may go next
         }
         return pass.more();
+    }
+
+    /**
+     * What a recovered segment's summary tells besides samples: how many records it holds, which
+     * files' extents its keys widen, and which of its chunks are of files that died (changed while
+     * the cache was down, or since): those leave the index. Returns whether it is mostly dead.
+     */
+    private boolean readRecovered(int segment, SegmentSummary summary) {
+        entries.recordsAre(segment, summary.count());
+        int space = table.space(segment);
+        int at = table.index(segment);
+        for (int i = 0; i < summary.count(); i++) {
+            long key = summary.keys()[i];
+            if (liveKey.test(key)) {
+                sweep.onFlash(key);
+            } else {
+                locations.dropped(key, spaces.layout(space).address(space, at, summary.sectors()[i]));
+            }
+        }
+        return entries.isMostlyDead(segment);
     }
 
     /** The buffers readers look in for chunks not yet on flash. */
@@ -368,6 +452,7 @@ public final class SegmentWriter {
         open.start(segment, table.sequence(segment), spaces.layout(table.space(segment)).sectorBytes());
         order.opened(segment);
         samples.opened(segment);
+        entries.opened(segment);
         victims.publish();
         reinsertKept();
         return open != null; // a failed write of a window of the kept chunks abandons the segment

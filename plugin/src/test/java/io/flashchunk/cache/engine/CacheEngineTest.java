@@ -146,6 +146,59 @@ class CacheEngineTest {
                 INTERVAL_MILLIS, false, List.of()), NO_FILES, clockMillis);
     }
 
+    /**
+     * The files a recovered checkpoint named are handed over before the writer's first step, which
+     * takes chunks of files not live out of the index as it reads the recovered segments' summaries:
+     * had the writer started first, it would have judged every recovered chunk dead.
+     */
+    @Test
+    void theRecoveredFilesAreHandedOverBeforeTheWriterJudgesAChunkByThem() throws Exception {
+        MemoryDevice device = device("a", 8);
+        CacheEngine engine = open(device);
+        for (int i = 0; i < 40; i++) {
+            offer(engine, key(i), chunk(key(i)));
+        }
+        assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, true));
+        engine.close();
+        List<String> calls = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.atomic.AtomicBoolean restored = new java.util.concurrent.atomic.AtomicBoolean();
+        NamedFiles files = new NamedFiles() {
+            @Override
+            public io.flashchunk.cache.files.FileTableCodec.Encoded table() {
+                return NO_FILES.table();
+            }
+
+            @Override
+            public int nextFileId() {
+                return NO_FILES.nextFileId();
+            }
+
+            @Override
+            public boolean isLive(int fileId) {
+                calls.add("isLive");
+                return restored.get();
+            }
+
+            @Override
+            public void recovered(java.util.Map<Integer, io.flashchunk.cache.files.FileIdentity> named, int nextFileId) {
+                calls.add("recovered");
+                restored.set(true);
+            }
+        };
+        List<StorageDriver> drivers = List.of(new StorageDriver(device, 2, TimeUnit.SECONDS.toNanos(5)));
+        CacheEngine again = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20, 4,
+                INTERVAL_MILLIS, false, List.of()), files, () -> 1_000);
+        try {
+            assertTrue(again.awaitRecoveredSampled(10, TimeUnit.SECONDS));
+            assertEquals("recovered", calls.get(0));
+            assertTrue(calls.contains("isLive"), "the pass judged the recovered chunks");
+            assertEquals(40, again.recovered().restoredEntries());
+            assertEquals(40, readAll(again, 40), "every recovered chunk is still served");
+        } finally {
+            again.close();
+        }
+    }
+
     /** Two rounds of the writer's loop: whatever the first one decided after taking its marker is done. */
     private static void awaitWriterRounds(CacheEngine engine) throws InterruptedException {
         assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));

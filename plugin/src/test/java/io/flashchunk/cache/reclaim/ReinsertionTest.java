@@ -62,10 +62,19 @@ class ReinsertionTest {
     @Test
     void readChunksOfADeadFileAreNotWrittenAgain() throws Exception {
         // Chunks 0-4 read, then their file dies (compacted away) before their segment is reclaimed.
+        java.util.concurrent.atomic.AtomicBoolean died = new java.util.concurrent.atomic.AtomicBoolean();
         EngineFixture engine = engine(new WriterPolicy(null, 0.5, 1, null,
-                key -> ChunkKeys.fileId(key) != ChunkKeys.fileId(key(0))), device("a", 4));
-        assertEquals(ChunkKeys.fileId(key(0)), ChunkKeys.fileId(key(4)), "the first segment's chunks share a file");
-        fillReadAndReclaim(engine, 5);
+                key -> !died.get() || ChunkKeys.fileId(key) != ChunkKeys.fileId(key(0))), device("a", 4));
+        assertEquals(ChunkKeys.fileId(key(0)), ChunkKeys.fileId(key(4 * PER_SEGMENT)), "the four segments' chunks share a file");
+        for (int i = 0; i < 4 * PER_SEGMENT; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        engine.segmentWriter.flush();
+        for (int i = 0; i < 5; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i + " on flash");
+        }
+        died.set(true);
+        assertTrue(engine.writer.append(key(1000), chunk(key(1000)))); // another file's: reclaims the first segment
         assertEquals(1, engine.segmentWriter.reclaimed());
         assertEquals(0, engine.segmentWriter.reinserted(), "a dead file's chunks go with their segment, read or not");
     }
@@ -116,6 +125,39 @@ class ReinsertionTest {
             assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i + " written again");
         }
         assertNull(engine.read(key(5)), "an unread chunk of the reclaimed segment is gone");
+    }
+
+    /** A chunk kept for reinsertion whose file dies before it is written again is not written, nor is a new chunk of it. */
+    @Test
+    void aKeptChunkWhoseFileDiedMeanwhileIsNotWrittenAgain() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean firstFileDead = new java.util.concurrent.atomic.AtomicBoolean();
+        int firstFile = ChunkKeys.fileId(key(0));
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
+                new WriterPolicy(null, 0.5, 1, null, key -> !(firstFileDead.get() && ChunkKeys.fileId(key) == firstFile)),
+                device("a", 4));
+        for (int i = 0; i < 4 * PER_SEGMENT; i++) {
+            assertTrue(engine.segmentWriter.append(key(i), chunk(key(i))));
+        }
+        engine.segmentWriter.flush();
+        for (int i = 0; i < 5; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)));
+        }
+        long next = key(1000); // another file's
+        assertFalse(engine.segmentWriter.append(next, chunk(next)), "the first segment is doomed and waits");
+        int doomed = engine.firstIn(SegmentState.DOOMED);
+        engine.checkpointer(java.util.UUID.randomUUID()).checkpoint(EngineFixture.NO_FILES);
+        // A read in flight holds it: reclaimed with its read chunks kept, nothing opens yet.
+        assertTrue(engine.table.pin(doomed) > 0);
+        assertFalse(engine.segmentWriter.append(next, chunk(next)));
+        assertEquals(1, engine.segmentWriter.reclaimed());
+        firstFileDead.set(true); // compacted away while its chunks were kept
+        engine.table.unpin(doomed);
+        assertFalse(engine.segmentWriter.append(key(5), chunk(key(5))), "a dead file's chunk is not appended");
+        assertTrue(engine.segmentWriter.append(next, chunk(next)));
+        assertEquals(0, engine.segmentWriter.reinserted(), "none of the dead file's kept chunks written again");
+        for (int i = 0; i < 5; i++) {
+            assertNull(engine.read(key(i)), "chunk " + i);
+        }
     }
 
     @Test

@@ -103,12 +103,33 @@ class SegmentWriterTest {
         assertEquals(0, spaceOf(engine, next + PER_SEGMENT), "opened away from the space read since");
     }
 
+
+    /** Live keys for a policy: all, until {@link #kill} marks the file dead (its chunks are appended while it lives). */
+    private static final class DyingFile implements java.util.function.LongPredicate {
+        private final int file;
+        private volatile boolean dead;
+
+        DyingFile(int file) {
+            this.file = file;
+        }
+
+        void kill() {
+            dead = true;
+        }
+
+        @Override
+        public boolean test(long key) {
+            return !dead || ChunkKeys.fileId(key) != file;
+        }
+    }
+
     @Test
     void segmentsHoldingOnlyDeadFilesChunksAreReclaimedBeforeTheOrdersTurn() throws Exception {
         int deadFile = ChunkKeys.fileId(key(0));
+        DyingFile dying = new DyingFile(deadFile);
         // Oldest first, so the order alone would reclaim the live file's first segment.
         EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
-                new WriterPolicy(null, 0, 1, null, key -> ChunkKeys.fileId(key) != deadFile), device("a", 8));
+                new WriterPolicy(null, 0, 1, null, dying), device("a", 8));
         for (int i = 0; i < 6 * PER_SEGMENT; i++) {
             assertTrue(engine.writer.append(key(1000 + i), chunk(key(1000 + i)))); // six segments of a live file
         }
@@ -116,7 +137,10 @@ class SegmentWriterTest {
             assertTrue(engine.writer.append(key(i), chunk(key(i)))); // the seventh: a file compacted since
         }
         engine.segmentWriter.flush();
-        engine.segmentWriter.filesDied();
+        dying.kill();
+        engine.segmentWriter.filesDied(deadFile);
+        assertFalse(engine.segmentWriter.sweepDeadFiles(Integer.MAX_VALUE), "one sweep looks up every key of the file");
+        assertEquals(PER_SEGMENT, engine.segmentWriter.deadFilesChunksRemoved(), "the dead file's chunks left the index");
         assertTheDeadSegmentGoesFirst(engine, 6 * PER_SEGMENT);
     }
 
@@ -150,9 +174,198 @@ class SegmentWriterTest {
                     appendAll(before, 3000, 3 * PER_SEGMENT);
                 });
         assertEquals(7 * PER_SEGMENT, after.index.entries());
+        assertEquals(7 * PER_SEGMENT, after.segmentWriter.entries().liveTotal(), "recovery's entries counted");
         assertTrue(after.segmentWriter.sampleRecovered(2), "two of seven looked at: more to look at");
         assertFalse(after.segmentWriter.sampleRecovered(100), "one pass looks at every segment");
+        assertEquals(6 * PER_SEGMENT, after.index.entries(), "the changed file's chunks left the index as the pass read them");
+        assertLiveCountsExact(after);
         assertTheDeadSegmentGoesFirst(after, 3 * PER_SEGMENT); // the order's first stays
+    }
+
+    /**
+     * A segment three quarters of whose chunks are of a file compacted away goes before the order's
+     * turn, once the sweep has taken that file's chunks out of the index; one with half is left to the order.
+     */
+    @Test
+    void aSegmentWhoseChunksAreMostlyDeadIsReclaimedBeforeTheOrdersTurn() throws Exception {
+        int deadFile = ChunkKeys.fileId(key(0));
+        DyingFile dying = new DyingFile(deadFile);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
+                new WriterPolicy(null, 0, 1, null, dying), device("a", 8));
+        int half = PER_SEGMENT / 2;
+        int quarter = PER_SEGMENT / 4;
+        // The oldest segment: half dead; five of a live file; the seventh: three quarters dead.
+        for (int i = 0; i < PER_SEGMENT; i++) {
+            long key = i < half ? key(i) : key(2000 + i);
+            assertTrue(engine.writer.append(key, chunk(key)));
+        }
+        appendAll(engine, 1000, 5 * PER_SEGMENT);
+        for (int i = 0; i < PER_SEGMENT; i++) {
+            long key = i < PER_SEGMENT - quarter ? key(half + i) : key(3000 + i);
+            assertTrue(engine.writer.append(key, chunk(key)));
+        }
+        engine.segmentWriter.flush();
+        int mostlyDead = segmentOf(engine, key(3000 + PER_SEGMENT - 1));
+        dying.kill();
+        engine.segmentWriter.filesDied(deadFile);
+        engine.segmentWriter.sweepDeadFiles(Integer.MAX_VALUE);
+        assertEquals(half + PER_SEGMENT - quarter, engine.segmentWriter.deadFilesChunksRemoved());
+        assertLiveCountsExact(engine);
+        assertEquals(SegmentState.DOOMED, engine.table.state(mostlyDead), "doomed once the sweep ended");
+        assertEquals(SegmentState.DURABLE, engine.table.state(segmentOf(engine, key(2000 + PER_SEGMENT - 1))),
+                "half live: left to the order");
+        // The last free segment filled, and one chunk more: the mostly dead segment is the one reclaimed.
+        appendAll(engine, 5000, PER_SEGMENT + 1);
+        assertEquals(1, engine.segmentWriter.reclaimed());
+        assertNull(engine.read(key(3000 + PER_SEGMENT - 1)), "its live quarter went with it");
+        assertEquals(chunk(key(2000 + PER_SEGMENT - 1)), engine.read(key(2000 + PER_SEGMENT - 1)), "the oldest stays");
+    }
+
+    /**
+     * After a restart a segment's live chunks are weighed against the records its summary names, not
+     * against what the index still holds: one whose chunks mostly changed after the last full checkpoint
+     * (a delta names them) goes first.
+     */
+    @Test
+    void aRecoveredSegmentWhoseChunksMostlyChangedBeforeTheRestartGoesFirst() throws Exception {
+        int quarter = PER_SEGMENT / 4;
+        MemoryDevice device = device("a", 8);
+        EngineFixture before = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST, device);
+        appendAll(before, 1000, 3 * PER_SEGMENT);
+        appendAll(before, 0, PER_SEGMENT);
+        appendAll(before, 3000, 3 * PER_SEGMENT);
+        before.segmentWriter.flush();
+        assertTrue(before.writer.checkpoint("full", true));
+        for (int i = quarter; i < PER_SEGMENT; i++) {
+            before.writer.invalidate(key(i)); // changed in their file
+        }
+        assertTrue(before.writer.checkpoint("delta"));
+        EngineFixture after = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST, device);
+        after.recover(EngineFixture.INSTANCE);
+        assertEquals(6 * PER_SEGMENT + quarter, after.index.entries());
+        assertFalse(after.segmentWriter.sampleRecovered(100));
+        int changed = segmentOf(after, key(0));
+        assertEquals(PER_SEGMENT, after.segmentWriter.entries().records(changed), "as its summary names them");
+        appendAll(after, 5000, PER_SEGMENT + 1);
+        assertEquals(1, after.segmentWriter.reclaimed());
+        assertNull(after.read(key(0)), "the mostly changed segment went first");
+        assertEquals(chunk(key(1000)), after.read(key(1000)), "the order's first stays");
+    }
+
+    /**
+     * A dropped file's segments, all their chunks dead, are free as soon as a checkpoint has released
+     * them, not when the writer next needs a segment; the live file's stay.
+     */
+    @Test
+    void segmentsLeftWithNoLiveChunkAreFreeOnceACheckpointReleasedThem() throws Exception {
+        int deadFile = ChunkKeys.fileId(key(0));
+        DyingFile dying = new DyingFile(deadFile);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
+                new WriterPolicy(null, 0, 8, null, dying), device("a", 8));
+        appendAll(engine, 0, 3 * PER_SEGMENT);
+        appendAll(engine, 1000, 3 * PER_SEGMENT);
+        engine.segmentWriter.flush();
+        assertEquals(2, engine.table.freeSegments(0));
+        dying.kill();
+        engine.segmentWriter.filesDied(deadFile);
+        engine.segmentWriter.sweepDeadFiles(Integer.MAX_VALUE);
+        assertFalse(engine.segmentWriter.reclaimEmptyReleased(10), "doomed, not yet released");
+        assertEquals(2, engine.table.freeSegments(0));
+        assertTrue(engine.writer.checkpoint("test"));
+        long reclaimedBefore = engine.segmentWriter.reclaimed();
+        assertTrue(engine.segmentWriter.reclaimEmptyReleased(2), "two at most in a call: more may be left");
+        assertFalse(engine.segmentWriter.reclaimEmptyReleased(2));
+        assertEquals(reclaimedBefore + 3, engine.segmentWriter.reclaimed());
+        assertEquals(5, engine.table.freeSegments(0), "the dead file's three segments are free");
+        for (int i = 0; i < 3 * PER_SEGMENT; i++) {
+            assertEquals(chunk(key(1000 + i)), engine.read(key(1000 + i)), "the live file's chunks stay: " + i);
+        }
+    }
+
+    /**
+     * A drop that leaves more segments mostly dead than a reclaim batch dooms a batch at a time, each
+     * released by a checkpoint before the next is doomed, so that no delta grows past what one names.
+     */
+    @Test
+    void aDropOfMoreSegmentsThanABatchIsFreedABatchPerCheckpoint() throws Exception {
+        int deadFile = ChunkKeys.fileId(key(0));
+        DyingFile dying = new DyingFile(deadFile);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
+                new WriterPolicy(null, 0, 2, null, dying), device("a", 8));
+        appendAll(engine, 0, 3 * PER_SEGMENT);
+        appendAll(engine, 1000, 3 * PER_SEGMENT);
+        engine.segmentWriter.flush();
+        dying.kill();
+        engine.segmentWriter.filesDied(deadFile);
+        engine.segmentWriter.sweepDeadFiles(Integer.MAX_VALUE);
+        assertEquals(2, engine.table.count(0, SegmentState.DOOMED), "a batch of two");
+        assertTrue(engine.writer.checkpoint("first"));
+        engine.segmentWriter.reclaimEmptyReleased(64);
+        assertEquals(4, engine.table.freeSegments(0));
+        assertEquals(1, engine.table.count(0, SegmentState.DOOMED), "the third, once the first two were released");
+        assertTrue(engine.writer.checkpoint("second"));
+        engine.segmentWriter.reclaimEmptyReleased(64);
+        assertEquals(5, engine.table.freeSegments(0));
+        assertEquals(0, engine.table.count(0, SegmentState.DOOMED));
+    }
+
+    /** A file that dies while its chunks are still in the open segment: that segment goes first once written. */
+    @Test
+    void aSegmentWhoseChunksDiedBeforeItWasWrittenGoesFirstOnceWritten() throws Exception {
+        int deadFile = ChunkKeys.fileId(key(0));
+        DyingFile dying = new DyingFile(deadFile);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
+                new WriterPolicy(null, 0, 1, null, dying), device("a", 8));
+        appendAll(engine, 1000, PER_SEGMENT);
+        appendAll(engine, 0, PER_SEGMENT - 1); // the open segment, not yet written
+        int open = segmentOf(engine, key(0));
+        dying.kill();
+        engine.segmentWriter.filesDied(deadFile);
+        engine.segmentWriter.sweepDeadFiles(Integer.MAX_VALUE);
+        assertEquals(SegmentState.OPEN, engine.table.state(open));
+        assertTrue(engine.writer.append(key(3000), chunk(key(3000))));
+        engine.segmentWriter.flush();
+        assertEquals(SegmentState.DOOMED, engine.table.state(open), "doomed as it was written");
+        assertEquals(SegmentState.DURABLE, engine.table.state(segmentOf(engine, key(1000))));
+    }
+
+    /** The live chunks the writer counts per segment are what the index holds. */
+    private static void assertLiveCountsExact(EngineFixture engine) {
+        int[] counted = new int[engine.table.segments()];
+        engine.index.forEachSlot((bucket, slot) -> {
+            long address = io.flashchunk.cache.index.ChunkIndex.address(slot);
+            int space = RecordAddress.space(address);
+            counted[engine.table.segment(space, engine.spaces.layout(space).index(address))]++;
+        });
+        for (int segment = 0; segment < counted.length; segment++) {
+            assertEquals(counted[segment], engine.segmentWriter.entries().live(segment), "segment " + segment);
+        }
+    }
+
+    private static int segmentOf(EngineFixture engine, long key) {
+        long address = engine.index.find(key);
+        int space = RecordAddress.space(address);
+        return engine.table.segment(space, engine.spaces.layout(space).index(address));
+    }
+
+    /**
+     * A recovered segment whose summary admission reads first (the order's next when a segment opens)
+     * is handled as the pass would: its dead file's chunks leave the index, and the pass skips it.
+     */
+    @Test
+    void aRecoveredSummaryReadForAdmissionIsHandledAsThePassWould() throws Exception {
+        int deadFile = ChunkKeys.fileId(key(0));
+        EngineFixture after = recovered(device("a", 5), Order.OLDEST_FIRST,
+                new WriterPolicy(new io.flashchunk.cache.admission.VictimAdmission(1 << 10, 1), 0, 1, null,
+                        key -> ChunkKeys.fileId(key) != deadFile), before -> {
+                    appendAll(before, 0, PER_SEGMENT); // the oldest: the order's next
+                    appendAll(before, 1000, 3 * PER_SEGMENT);
+                });
+        assertEquals(4 * PER_SEGMENT, after.index.entries());
+        // The last free segment opens: admission's victims are drawn from the order's next, read from flash.
+        assertTrue(after.writer.append(key(2000), chunk(key(2000))));
+        assertEquals(3 * PER_SEGMENT + 1, after.index.entries(), "the dead file's chunks left as its summary was read");
+        assertLiveCountsExact(after);
     }
 
     /** Sampling after a start ends at the first summary the device fails to read: the writer waits one device timeout at most. */

@@ -1,0 +1,131 @@
+package io.flashchunk.cache.index;
+
+import java.util.ArrayDeque;
+import java.util.BitSet;
+import java.util.function.LongToIntFunction;
+
+/**
+ * How many of each segment's records the index still points at (its live chunks), against how many
+ * records its current use holds: exact, since {@link ChunkLocations}, the one place an entry is added
+ * or removed, counts every change here. A segment whose live chunks fall to a quarter of its records
+ * or fewer ({@link #mostlyDead}) is queued for the reclaimer, which takes it before the order's turn:
+ * the space of dropped and compacted files' chunks comes back without waiting for the order to reach
+ * their segments. Two ints a segment. Writer thread only (recovery's before the writer starts).
+ */
+public final class SegmentEntries {
+    /** A segment with at most this share of its records live is reclaimed before the order's turn. */
+    public static final double MOSTLY_DEAD_SHARE = 0.25;
+
+    private final int[] live;
+    private final int[] records;
+    private final LongToIntFunction segmentOf;
+    private final ArrayDeque<Integer> mostlyDead = new ArrayDeque<>();
+    private final BitSet queued;
+    private long liveTotal;
+
+    /** @param segmentOf the segment a record address lies in, -1 when none */
+    public SegmentEntries(int segments, LongToIntFunction segmentOf) {
+        live = new int[segments];
+        records = new int[segments];
+        queued = new BitSet(segments);
+        this.segmentOf = segmentOf;
+    }
+
+    /** Memory for {@code segments} segments. */
+    public static long bytesFor(int segments) {
+        return 8L * segments + segments / 8;
+    }
+
+    /** The segment starts a new use: no records, none live. */
+    public void opened(int segment) {
+        liveTotal -= live[segment];
+        live[segment] = 0;
+        records[segment] = 0;
+    }
+
+    /** A record was appended at {@code address} and the index points at it. */
+    void placed(long address) {
+        int segment = segmentOf.applyAsInt(address);
+        if (segment >= 0) {
+            live[segment]++;
+            records[segment]++;
+            liveTotal++;
+        }
+    }
+
+    /** The index no longer points at the record at {@code address}. */
+    void gone(long address) {
+        int segment = segmentOf.applyAsInt(address);
+        if (segment >= 0 && live[segment] > 0) {
+            boolean wasAbove = !isMostlyDead(segment);
+            live[segment]--;
+            liveTotal--;
+            if (wasAbove && isMostlyDead(segment)) {
+                queue(segment);
+            }
+        }
+    }
+
+    /**
+     * After recovery, before the writer starts: the live chunks of each segment counted from the
+     * index, and each taken as the segment's records until its summary says how many it holds
+     * ({@link #recordsAre}).
+     */
+    public void count(ChunkIndex index) {
+        java.util.Arrays.fill(live, 0);
+        java.util.Arrays.fill(records, 0);
+        liveTotal = 0;
+        index.forEachSlot((bucket, slot) -> placed(ChunkIndex.address(slot)));
+    }
+
+    /** A recovered segment's summary names {@code count} records: its live chunks are weighed against them. */
+    public void recordsAre(int segment, int count) {
+        records[segment] = Math.max(count, live[segment]);
+        if (isMostlyDead(segment)) {
+            queue(segment);
+        }
+    }
+
+    /** Whether the segment holds records of which at most {@link #MOSTLY_DEAD_SHARE} are live. */
+    public boolean isMostlyDead(int segment) {
+        return records[segment] > 0 && live[segment] <= records[segment] * MOSTLY_DEAD_SHARE;
+    }
+
+    /** Queues a segment found mostly dead for the reclaimer (once until taken). */
+    public void queue(int segment) {
+        if (!queued.get(segment)) {
+            queued.set(segment);
+            mostlyDead.add(segment);
+        }
+    }
+
+    /** The next segment queued as mostly dead, taken off the queue; -1 when none. The caller checks it still is. */
+    public int takeMostlyDead() {
+        Integer segment = mostlyDead.poll();
+        if (segment == null) {
+            return -1;
+        }
+        queued.clear(segment);
+        return segment;
+    }
+
+    /** Whether a segment is queued as mostly dead. */
+    public boolean anyMostlyDead() {
+        return !mostlyDead.isEmpty();
+    }
+
+    /** The segment's live chunks: records the index points at. */
+    public int live(int segment) {
+        return live[segment];
+    }
+
+    /** The records of the segment's current use (for a recovered one, as its summary or the index says). */
+    public int records(int segment) {
+        return records[segment];
+    }
+
+    /** Live chunks in all segments: the index's entries that point at a segment. */
+    public long liveTotal() {
+        return liveTotal;
+    }
+}
