@@ -196,7 +196,7 @@ public final class CacheStats {
                 + e.refusedRecords() + ", invalidations=" + e.invalidations() + ", checkpoints=" + e.checkpoints()
                 + " (failed " + e.failedCheckpoints() + ", last #" + e.lastCheckpointSequence() + ", appended since "
                 + e.appendedSinceCheckpoint() + "), recovered=" + recoveredEntries + ", entries=" + e.entries() + " ("
-                + usedBlocks + " blocks), queued=" + e.queuedBytes() + " B, spaces=" + spaces;
+                + usedBlocks + " blocks), " + e.deadSpace() + ", queued=" + e.queuedBytes() + " B, spaces=" + spaces;
     }
 
     /**

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.engine.EngineStats;
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.files.FileIdentity;
@@ -405,14 +406,27 @@ class SegmentFlashCacheTest {
         putAll(dropped, 8, 250); // three segments of 1 MiB (60-odd chunks each) and most of a fourth
         putAll(kept, 9, 60);
         long freeBefore = cache.spaceStats().get(0).segments(SegmentState.FREE);
+        long cachedBefore = cache.stats().engine().entries();
+        long checkpointsBefore = cache.stats().engine().checkpoints();
+        assertEquals(0, cache.stats().engine().deadSpace().deadRecords(), "nothing replaced or dropped yet");
         cache.invalidateFile(dropped);
         assertTrue(engineOf(cache).awaitDeadFilesSwept(20, TimeUnit.SECONDS));
         assertEquals(60, cache.stats().engine().entries(), "the dropped file's chunks left the index");
-        assertEquals(freeBefore, cache.spaceStats().get(0).segments(SegmentState.FREE), "not before a checkpoint");
+        EngineStats.DeadSpace swept = cache.stats().engine().deadSpace();
+        assertEquals(cachedBefore - 60, swept.deadFileChunksRemoved(), "every chunk of the file, found by the sweep");
+        assertEquals(swept.deadFileChunksRemoved(), swept.deadRecords(), "its records hold flash until reclaimed");
+        assertEquals(0, swept.deadFilesPending());
+        if (cache.stats().engine().checkpoints() == checkpointsBefore) { // (a slow machine: one for dead space may come)
+            assertEquals(freeBefore, cache.spaceStats().get(0).segments(SegmentState.FREE), "not before a checkpoint");
+        }
         assertTrue(cache.checkpointNow().contains("checkpoint written"));
         assertTrue(engineOf(cache).awaitWritten(20, TimeUnit.SECONDS));
         long freed = cache.spaceStats().get(0).segments(SegmentState.FREE) - freeBefore;
         assertTrue(freed >= 3, "the segments of only its chunks are free: " + freed);
+        EngineStats.DeadSpace reclaimed = cache.stats().engine().deadSpace();
+        assertTrue(reclaimed.mostlyDeadSegmentsDoomed() >= freed, "doomed as mostly dead: " + reclaimed);
+        assertTrue(reclaimed.deadRecords() <= swept.deadRecords() - 60 * freed,
+                "the freed segments' records are no longer dead space: " + reclaimed);
         for (int i = 0; i < 60; i++) {
             assertHit(kept, 9, (long) i * CHUNK);
         }

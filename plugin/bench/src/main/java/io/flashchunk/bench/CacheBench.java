@@ -123,7 +123,11 @@ public final class CacheBench {
             var table = new io.flashchunk.cache.space.SegmentTable(segments);
             var order = new io.flashchunk.cache.reclaim.TinyLfuReclaimOrder(segments, Math.max(1, segments - 2));
             var index = new io.flashchunk.cache.index.ChunkIndex(entries);
-            var locations = new ChunkLocations(index);
+            // Each segment's live count and each file's extent, as the engine's writer keeps them.
+            var segmentEntries = new io.flashchunk.cache.index.SegmentEntries(segments,
+                    address -> layout.contains(address) ? table.segment(0, layout.index(address)) : -1);
+            var locations = new ChunkLocations(index, segmentEntries);
+            var sweep = new io.flashchunk.cache.reclaim.DeadFileSweep(locations);
             int counters = sketchCounters.equals("auto")
                     ? io.flashchunk.cache.admission.VictimAdmission.DEFAULT_SKETCH_COUNTERS
                     : Integer.parseInt(sketchCounters);
@@ -149,6 +153,7 @@ public final class CacheBench {
                     long key = ChunkKeys.key(cachedFile.id(), (i % perFile) * chunkBytes);
                     displaced += locations.placed(key, layout.address(0, segment, r * recordSectors)) == 0 ? 0 : 1;
                     samples.appended(segment, key);
+                    sweep.onFlash(key);
                     if (admission != null) {
                         admission.accessed(key);
                     }
@@ -171,6 +176,7 @@ public final class CacheBench {
                     (after - before) / (double) size, (after - before + direct) / (double) size, histogram);
             // Keep everything reachable until measured.
             if (registry.liveFiles() < 0 || table.segments() < 0 || order.victim() < -1 || samples.of(0).length < 0
+                    || segmentEntries.liveTotal() != size || sweep.filesKnown() != files
                     || (admission != null && admission.frequency(0) < 0)) {
                 throw new IllegalStateException();
             }

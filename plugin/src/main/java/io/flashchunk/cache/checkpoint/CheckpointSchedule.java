@@ -7,8 +7,12 @@ import java.util.function.LongSupplier;
  * {@code everySegments} segments sealed (what a crash can lose follows how much the cache changed),
  * and when chunks appended since the last durable checkpoint have waited {@code intervalMillis}
  * unnamed (a quiet cache loses at most that much time of chunks), provided, once the last checkpoint
- * was larger than a segment, their bytes outweigh it {@link #INTERVAL_PAYBACK} to 1. Not by time,
- * nor forced by need, within {@link #RETRY_MILLIS} of a failed checkpoint (it would fail the same way).
+ * was larger than a segment, their bytes outweigh it {@link #INTERVAL_PAYBACK} to 1; and on a cache
+ * that appended nothing since the last durable checkpoint (where no other would come), while segments
+ * doomed for being mostly dead wait for one to release them (a dropped table's space), once
+ * {@link #DEAD_SPACE_SPACING_MILLIS} (or the interval, if shorter) have passed since the last began and
+ * since the last failure. Not by time, nor forced by need, within {@link #RETRY_MILLIS} of a failed
+ * checkpoint (it would fail the same way).
  *
  * <p>Why the payback: each checkpoint writes the whole index (12 bytes a chunk, 1.2 GB at 100 M
  * chunks), so in a large cache a checkpoint every interval would write more than the chunks it names
@@ -26,6 +30,11 @@ public final class CheckpointSchedule {
     public static final int INTERVAL_PAYBACK = 50;
     /** After a failed checkpoint, none by time or need for this long. */
     static final long RETRY_MILLIS = 1_000;
+    /**
+     * While dead space waits, a checkpoint no sooner than this after the last began: a drop of half
+     * the cache is freed a reclaim batch each, so in about five of these, at the cost of a small delta each.
+     */
+    public static final long DEAD_SPACE_SPACING_MILLIS = 10_000;
 
     private final int everySegments;
     private final long intervalMillis;
@@ -50,6 +59,8 @@ public final class CheckpointSchedule {
      */
     private long unnamedSinceMillis;
     private long lastFailureMillis = Long.MIN_VALUE;
+    /** When the last durable checkpoint started (at first, when the schedule was made). */
+    private long lastStartedMillis;
 
     /**
      * @param recoveredBytes what the checkpoint the engine recovered from holds (0 if none): the first
@@ -68,6 +79,7 @@ public final class CheckpointSchedule {
         this.lastBytes = recoveredBytes;
         this.clockMillis = clockMillis;
         this.unnamedSinceMillis = clockMillis.getAsLong();
+        this.lastStartedMillis = unnamedSinceMillis;
     }
 
     /** Whether {@code sealed} segments in all make a checkpoint due by count. */
@@ -97,6 +109,26 @@ public final class CheckpointSchedule {
         return lastBytes <= segmentBytes || appendedBytes - appendedBytesAtLast >= INTERVAL_PAYBACK * lastBytes;
     }
 
+    /**
+     * Whether a checkpoint is due for segments doomed as mostly dead that wait for one (the caller
+     * knows they do), {@code appended} chunks in all: only when none was appended since the last
+     * durable checkpoint began (else checkpoints by count, time or need release them, and a node whose
+     * compactions kill files all the time does not checkpoint every few seconds for it), and
+     * {@link #DEAD_SPACE_SPACING_MILLIS}, or the interval if shorter, after that checkpoint began and
+     * after the last failure (a failing device is not tried every second for it).
+     */
+    public boolean dueForDeadSpace(long appended) {
+        if (appendedSince(appended) > 0) {
+            return false;
+        }
+        long now = clockMillis.getAsLong();
+        long spacing = Math.min(DEAD_SPACE_SPACING_MILLIS, intervalMillis);
+        long since = now - lastStartedMillis;
+        long sinceFailure = now - lastFailureMillis;
+        return (since < 0 || since >= spacing)
+                && (lastFailureMillis == Long.MIN_VALUE || sinceFailure < 0 || sinceFailure >= spacing);
+    }
+
     /** Whether {@link #RETRY_MILLIS} have passed since the last failed checkpoint (or none failed). */
     public boolean retryPassed() {
         if (lastFailureMillis == Long.MIN_VALUE) {
@@ -116,6 +148,7 @@ public final class CheckpointSchedule {
         lastBytes = bytes;
         sealedAtLast = Math.max(sealedAtLast, sealed);
         unnamedSinceMillis = startedMillis; // what is appended next is no older than this
+        lastStartedMillis = Math.max(lastStartedMillis, startedMillis);
     }
 
     /** A checkpoint failed now. */

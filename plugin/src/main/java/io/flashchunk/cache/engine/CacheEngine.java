@@ -817,7 +817,9 @@ public final class CacheEngine implements AutoCloseable {
                 reader.timeouts(), reader.busyMisses(), readErrors(), refusedRecords(), damagedRecords(), invalidations(), checkpoints(),
                 failedCheckpoints(), writer.deltaCheckpoints(), writer.checkpointBytesWritten(),
                 last == null ? 0 : last.sequence(),
-                last == null ? recovered.checkpointMillis() : last.startedMillis(), appendedSince(appended));
+                last == null ? recovered.checkpointMillis() : last.startedMillis(), appendedSince(appended),
+                new EngineStats.DeadSpace(segmentWriter.entries().deadRecords(), segmentWriter.deadFilesPendingCount(),
+                        segmentWriter.deadFilesChunksRemoved(), segmentWriter.mostlyDeadDoomed()));
     }
 
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */

@@ -39,6 +39,7 @@ public final class EngineStats {
     private final long lastCheckpointSequence;
     private final long lastCheckpointMillis;
     private final long appendedSinceCheckpoint;
+    private final DeadSpace deadSpace;
 
     /**
      * @param entries                   chunks in the index
@@ -75,6 +76,7 @@ public final class EngineStats {
      * @param lastCheckpointMillis      when the newest durable checkpoint started, on the engine's clock: this
      *     run's, else the one the start recovered from (0: none)
      * @param appendedSinceCheckpoint   records appended since the last durable checkpoint began: what a crash could lose
+     * @param deadSpace                 flash held by chunks no longer served, and what frees it
      */
     public EngineStats(long entries, long queuedBytes, long alreadyCached, long queueFull, long notAdmitted,
                        long dropped, long offeredBeforeInvalidation, long appended, long reinserted,
@@ -83,7 +85,7 @@ public final class EngineStats {
                        long busyMisses, long readErrors, long refusedRecords, long damagedRecords, long invalidations,
                        long checkpoints, long failedCheckpoints, long deltaCheckpoints,
                        long checkpointBytesWritten, long lastCheckpointSequence,
-                       long lastCheckpointMillis, long appendedSinceCheckpoint) {
+                       long lastCheckpointMillis, long appendedSinceCheckpoint, DeadSpace deadSpace) {
         this.entries = entries;
         this.queuedBytes = queuedBytes;
         this.alreadyCached = alreadyCached;
@@ -114,6 +116,75 @@ public final class EngineStats {
         this.lastCheckpointSequence = lastCheckpointSequence;
         this.lastCheckpointMillis = lastCheckpointMillis;
         this.appendedSinceCheckpoint = appendedSinceCheckpoint;
+        this.deadSpace = Objects.requireNonNull(deadSpace, "deadSpace");
+    }
+
+    /**
+     * Flash held by records the index no longer points at (chunks replaced, invalidated, or of dropped
+     * and compacted files), and the work that frees it.
+     */
+    public static final class DeadSpace {
+        private final long deadRecords;
+        private final int deadFilesPending;
+        private final long deadFileChunksRemoved;
+        private final long mostlyDeadSegmentsDoomed;
+
+        /**
+         * @param deadRecords              records in segments not yet reclaimed whose chunk is no longer served
+         * @param deadFilesPending         dead files whose chunks are still being looked up in the index
+         * @param deadFileChunksRemoved    chunks of dead files taken out of the index since start
+         * @param mostlyDeadSegmentsDoomed segments chosen for reclaim before the order's turn because a
+         *     quarter of their records or fewer were live
+         */
+        public DeadSpace(long deadRecords, int deadFilesPending, long deadFileChunksRemoved,
+                         long mostlyDeadSegmentsDoomed) {
+            this.deadRecords = deadRecords;
+            this.deadFilesPending = deadFilesPending;
+            this.deadFileChunksRemoved = deadFileChunksRemoved;
+            this.mostlyDeadSegmentsDoomed = mostlyDeadSegmentsDoomed;
+        }
+
+        public long deadRecords() {
+            return deadRecords;
+        }
+
+        public int deadFilesPending() {
+            return deadFilesPending;
+        }
+
+        public long deadFileChunksRemoved() {
+            return deadFileChunksRemoved;
+        }
+
+        public long mostlyDeadSegmentsDoomed() {
+            return mostlyDeadSegmentsDoomed;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof DeadSpace)) {
+                return false;
+            }
+            DeadSpace other = (DeadSpace) o;
+            return deadRecords == other.deadRecords && deadFilesPending == other.deadFilesPending
+                    && deadFileChunksRemoved == other.deadFileChunksRemoved
+                    && mostlyDeadSegmentsDoomed == other.mostlyDeadSegmentsDoomed;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(deadRecords, deadFilesPending, deadFileChunksRemoved, mostlyDeadSegmentsDoomed);
+        }
+
+        @Override
+        public String toString() {
+            return "dead records=" + deadRecords + " (files being swept " + deadFilesPending + ", their chunks removed "
+                    + deadFileChunksRemoved + ", mostly dead segments doomed " + mostlyDeadSegmentsDoomed + ")";
+        }
+    }
+
+    public DeadSpace deadSpace() {
+        return deadSpace;
     }
 
     public long entries() {
@@ -274,7 +345,8 @@ public final class EngineStats {
                 && checkpointBytesWritten == other.checkpointBytesWritten
                 && lastCheckpointSequence == other.lastCheckpointSequence
                 && lastCheckpointMillis == other.lastCheckpointMillis
-                && appendedSinceCheckpoint == other.appendedSinceCheckpoint;
+                && appendedSinceCheckpoint == other.appendedSinceCheckpoint
+                && deadSpace.equals(other.deadSpace);
     }
 
     @Override
@@ -284,7 +356,7 @@ public final class EngineStats {
                 failedSegmentWrites, writerErrors, memoryReads, flashBytesRead, pairedReads, readTimeouts, busyMisses,
                 readErrors, refusedRecords, damagedRecords, invalidations, checkpoints, failedCheckpoints,
                 deltaCheckpoints, checkpointBytesWritten,
-                lastCheckpointSequence, lastCheckpointMillis, appendedSinceCheckpoint);
+                lastCheckpointSequence, lastCheckpointMillis, appendedSinceCheckpoint, deadSpace);
     }
 
     @Override
@@ -302,6 +374,6 @@ public final class EngineStats {
                 + ", failedCheckpoints=" + failedCheckpoints + ", deltaCheckpoints=" + deltaCheckpoints
                 + ", checkpointBytesWritten=" + checkpointBytesWritten + ", lastCheckpointSequence=" + lastCheckpointSequence
                 + ", lastCheckpointMillis=" + lastCheckpointMillis
-                + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + "]";
+                + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + ", " + deadSpace + "]";
     }
 }

@@ -2,6 +2,7 @@ package io.flashchunk.cache.index;
 
 import java.util.ArrayDeque;
 import java.util.BitSet;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongToIntFunction;
 
 /**
@@ -10,7 +11,8 @@ import java.util.function.LongToIntFunction;
  * or removed, counts every change here. A segment whose live chunks fall to a quarter of its records
  * or fewer ({@link #mostlyDead}) is queued for the reclaimer, which takes it before the order's turn:
  * the space of dropped and compacted files' chunks comes back without waiting for the order to reach
- * their segments. Two ints a segment. Writer thread only (recovery's before the writer starts).
+ * their segments. Two ints a segment. Writer thread only (recovery's before the writer starts), but
+ * for the totals, which any thread may read ({@link #deadRecords}).
  */
 public final class SegmentEntries {
     /** A segment with at most this share of its records live is reclaimed before the order's turn. */
@@ -21,7 +23,9 @@ public final class SegmentEntries {
     private final LongToIntFunction segmentOf;
     private final ArrayDeque<Integer> mostlyDead = new ArrayDeque<>();
     private final BitSet queued;
-    private long liveTotal;
+    // Written by the writer alone (plain read, opaque write: no fence on the append path), read by stats.
+    private final AtomicLong liveTotal = new AtomicLong();
+    private final AtomicLong recordsTotal = new AtomicLong();
 
     /** @param segmentOf the segment a record address lies in, -1 when none */
     public SegmentEntries(int segments, LongToIntFunction segmentOf) {
@@ -38,9 +42,19 @@ public final class SegmentEntries {
 
     /** The segment starts a new use: no records, none live. */
     public void opened(int segment) {
-        liveTotal -= live[segment];
+        addLive(-live[segment]);
+        addRecords(-records[segment]);
         live[segment] = 0;
         records[segment] = 0;
+    }
+
+    /**
+     * The segment was reclaimed (or its write abandoned) and its chunks left the index: none of its
+     * records holds flash any more, so none is counted dead.
+     */
+    public void emptied(int segment) {
+        addRecords(live[segment] - records[segment]);
+        records[segment] = live[segment];
     }
 
     /** A record was appended at {@code address} and the index points at it. */
@@ -49,7 +63,8 @@ public final class SegmentEntries {
         if (segment >= 0) {
             live[segment]++;
             records[segment]++;
-            liveTotal++;
+            addLive(1);
+            addRecords(1);
         }
     }
 
@@ -59,7 +74,7 @@ public final class SegmentEntries {
         if (segment >= 0 && live[segment] > 0) {
             boolean wasAbove = !isMostlyDead(segment);
             live[segment]--;
-            liveTotal--;
+            addLive(-1);
             if (wasAbove && isMostlyDead(segment)) {
                 queue(segment);
             }
@@ -74,13 +89,16 @@ public final class SegmentEntries {
     public void count(ChunkIndex index) {
         java.util.Arrays.fill(live, 0);
         java.util.Arrays.fill(records, 0);
-        liveTotal = 0;
+        liveTotal.setOpaque(0);
+        recordsTotal.setOpaque(0);
         index.forEachSlot((bucket, slot) -> placed(ChunkIndex.address(slot)));
     }
 
     /** A recovered segment's summary names {@code count} records: its live chunks are weighed against them. */
     public void recordsAre(int segment, int count) {
-        records[segment] = Math.max(count, live[segment]);
+        int now = Math.max(count, live[segment]);
+        addRecords(now - records[segment]);
+        records[segment] = now;
         if (isMostlyDead(segment)) {
             queue(segment);
         }
@@ -124,8 +142,26 @@ public final class SegmentEntries {
         return records[segment];
     }
 
-    /** Live chunks in all segments: the index's entries that point at a segment. */
+    /** Live chunks in all segments: the index's entries that point at a segment. Any thread. */
     public long liveTotal() {
-        return liveTotal;
+        return liveTotal.getOpaque();
+    }
+
+    /**
+     * Records on flash (or in an open segment) that the index no longer points at: chunks replaced,
+     * invalidated, or of dead files. Their space comes back when their segments are reclaimed. A
+     * recovered segment's are counted once the writer has read its summary. Any thread; the two
+     * totals are read one after the other, so the figure may be a few records off while the writer moves.
+     */
+    public long deadRecords() {
+        return Math.max(0, recordsTotal.getOpaque() - liveTotal.getOpaque());
+    }
+
+    private void addLive(long delta) {
+        liveTotal.setOpaque(liveTotal.getPlain() + delta);
+    }
+
+    private void addRecords(long delta) {
+        recordsTotal.setOpaque(recordsTotal.getPlain() + delta);
     }
 }

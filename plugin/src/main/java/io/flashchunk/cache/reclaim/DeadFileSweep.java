@@ -19,6 +19,7 @@ public final class DeadFileSweep {
     private final ChunkLocations locations;
     private final ArrayDeque<Job> jobs = new ArrayDeque<>();
     private volatile long removed; // read by stats from any thread
+    private volatile int pendingFiles; // jobs' size, for any thread
 
     /** One dead file's keys still to look up. */
     private static final class Job {
@@ -48,6 +49,7 @@ public final class DeadFileSweep {
         FileExtents.Extent extent = extents.remove(fileId);
         if (extent != null) {
             jobs.add(new Job(fileId, extent));
+            pendingFiles = jobs.size();
         }
     }
 
@@ -82,7 +84,13 @@ public final class DeadFileSweep {
                 jobs.add(job);
             }
         }
+        pendingFiles = jobs.size();
         return !jobs.isEmpty();
+    }
+
+    /** Dead files whose keys are left to look up. Any thread. */
+    public int pendingFiles() {
+        return pendingFiles;
     }
 
     /** Entries of dead files taken out of the index so far. */

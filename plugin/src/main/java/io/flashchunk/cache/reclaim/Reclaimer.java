@@ -41,6 +41,7 @@ public final class Reclaimer {
     /** The last segment could not be had only because doomed segments wait for a checkpoint. */
     private boolean waitsForCheckpoint;
     private volatile long reclaimed;
+    private volatile long mostlyDeadDoomed;
 
     /**
      * @param entries  each segment's live chunks: which segments are mostly dead
@@ -163,6 +164,11 @@ public final class Reclaimer {
         return reclaimed;
     }
 
+    /** Segments doomed before the order's turn because a quarter of their records or fewer were live. */
+    public long mostlyDeadDoomed() {
+        return mostlyDeadDoomed;
+    }
+
     /**
      * Dooms each segment the order gave up as it took a new one, and the segments found mostly dead
      * (a batch at most waiting for a checkpoint): one at a time, chosen by the order's own eviction
@@ -184,6 +190,7 @@ public final class Reclaimer {
             deadNext = -1;
             if (order.take(dead)) {
                 table.doom(dead);
+                mostlyDeadDoomed++; // the writer's alone: no lost update
             }
         }
     }
@@ -226,6 +233,7 @@ public final class Reclaimer {
             }
             for (int segment : table.takeReleased(space, s -> entries.live(s) == 0, left)) {
                 table.startReclaim(segment);
+                entries.emptied(segment);
                 draining.add(segment);
                 reclaimed++;
                 left--;
@@ -241,6 +249,9 @@ public final class Reclaimer {
         for (int dead = nextDead(); dead != -1 && victim == -1; dead = nextDead()) {
             deadNext = -1;
             victim = order.take(dead) ? dead : -1;
+        }
+        if (victim != -1) {
+            mostlyDeadDoomed++; // doomed by the caller
         }
         return victim == -1 ? order.victim() : victim;
     }
@@ -266,6 +277,7 @@ public final class Reclaimer {
             locations.droppedWhere(address -> RecordAddress.space(address) == space && layout.contains(address)
                     && layout.index(address) == at);
         }
+        entries.emptied(victim);
         retireDrained();
     }
 }

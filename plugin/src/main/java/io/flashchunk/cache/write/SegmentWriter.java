@@ -343,6 +343,16 @@ public final class SegmentWriter {
         return sweep.removed();
     }
 
+    /** Dead files whose keys are still being looked up. Any thread. */
+    public int deadFilesPendingCount() {
+        return sweep.pendingFiles();
+    }
+
+    /** Segments doomed before the order's turn because mostly dead. Any thread. */
+    public long mostlyDeadDoomed() {
+        return reclaimer.mostlyDeadDoomed();
+    }
+
     /** Each segment's live chunks against its records. */
     public SegmentEntries entries() {
         return entries;
@@ -587,6 +597,7 @@ public final class SegmentWriter {
      */
     private void dropWritten(int segment, SegmentBuffer buffer, CompletableFuture<Void> pending) {
         reclaimer.dropRecords(segment, buffer.summary());
+        entries.emptied(segment);
         if (pending.isDone()) {
             release(buffer);
             reclaimer.drain(segment);

@@ -46,6 +46,8 @@ public final class Writer {
     private volatile Checkpointer.Result lastCheckpoint;
     /** When the full checkpoint under way started, or null. */
     private Started underWay;
+    /** Segments doomed as mostly dead that the last durable checkpoint had seen doomed (and so releases). */
+    private long mostlyDeadNamed;
     /**
      * Index buckets a step of a full checkpoint copies: 32,768 slots (a page of the index), about a
      * tenth of a millisecond, with a 4 MiB write of the body every dozen steps or so.
@@ -87,8 +89,9 @@ public final class Writer {
      * After each step of the writer thread: a checkpoint when {@code asked} (written whole, after any
      * under way); else a step of the full checkpoint under way, if any (its end started once the copy
      * is done, and taken once it ran); else, or once that ended, a checkpoint when the schedule says
-     * one is due by segments written or by time (a delta is written whole, a full one starts, to go on
-     * in steps).
+     * one is due by segments written, by time, or (on a quiet cache) for segments doomed as mostly dead
+     * that no durable checkpoint has released yet (a delta is written whole, a full one starts, to go
+     * on in steps).
      */
     public void checkpointIfDue(boolean asked) {
         if (asked) {
@@ -109,6 +112,10 @@ public final class Writer {
         } else if (schedule.dueByTime(segments.appended(), segments.appendedBytes())) {
             schedule.tried(segments.sealed());
             start("interval");
+        } else if (segments.mostlyDeadDoomed() > mostlyDeadNamed && schedule.dueForDeadSpace(segments.appended())) {
+            // A dropped table's segments free only once a checkpoint no longer names them: on a quiet
+            // cache none other would come.
+            start("dead space");
         }
     }
 
@@ -210,6 +217,7 @@ public final class Writer {
     private void written(Checkpointer.Result result, Started started) {
         lastCheckpoint = result;
         schedule.written(started.millis, started.sealed, started.appended, started.appendedBytes, result.bytes());
+        mostlyDeadNamed = Math.max(mostlyDeadNamed, started.mostlyDeadDoomed);
         checkpoints.incrementAndGet();
         deltaCheckpoints.addAndGet(result.deltaSpaces() > 0 ? 1 : 0);
         checkpointBytes.addAndGet(result.bytes());
@@ -227,6 +235,7 @@ public final class Writer {
         final int sealed = segments.sealed();
         final long appended = segments.appended();
         final long appendedBytes = segments.appendedBytes();
+        final long mostlyDeadDoomed = segments.mostlyDeadDoomed();
         final long millis = clockMillis.getAsLong();
 
         Started(String why) {

@@ -107,6 +107,22 @@ public interface FlashChunkCacheMXBean {
     @Deprecated
     long getEvictions();
 
+    /**
+     * Records on flash (or in the segment being filled) no longer served: chunks of dropped and
+     * compacted SSTables, chunks replaced or invalidated. Their space comes back as their segments are reclaimed: segments with a quarter of
+     * their records live or fewer go first, a reclaim batch per checkpoint.
+     */
+    long getDeadChunks();
+
+    /** Dropped or compacted SSTables whose cached chunks are still being taken out of the index. */
+    int getDeadFilesPending();
+
+    /** Chunks of dropped and compacted SSTables taken out of the index since start. */
+    long getDeadFileChunksRemoved();
+
+    /** Segments chosen for reclaim (doomed) before their turn because a quarter of their records or fewer were live. */
+    long getMostlyDeadSegmentsDoomed();
+
     /** Flash hits that read the file's next chunk with the same I/O (the paper's overflow read). */
     long getPairedReads();
 

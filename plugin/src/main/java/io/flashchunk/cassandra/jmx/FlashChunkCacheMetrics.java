@@ -249,6 +249,26 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
+    public long getDeadChunks() {
+        return stats().engine().deadSpace().deadRecords();
+    }
+
+    @Override
+    public int getDeadFilesPending() {
+        return stats().engine().deadSpace().deadFilesPending();
+    }
+
+    @Override
+    public long getDeadFileChunksRemoved() {
+        return stats().engine().deadSpace().deadFileChunksRemoved();
+    }
+
+    @Override
+    public long getMostlyDeadSegmentsDoomed() {
+        return stats().engine().deadSpace().mostlyDeadSegmentsDoomed();
+    }
+
+    @Override
     public long getPairedReads() {
         return stats().engine().pairedReads();
     }

@@ -33,6 +33,36 @@ class CheckpointScheduleTest {
     }
 
     @Test
+    void forDeadSpaceOnAQuietCacheTheSpacingAfterTheLastCheckpointBeganOrTheIntervalIfShorter() {
+        CheckpointSchedule schedule = schedule(0);
+        long spacing = CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS;
+        clock.addAndGet(spacing - 1);
+        assertFalse(schedule.dueForDeadSpace(0), "counted from when the schedule was made");
+        clock.addAndGet(1);
+        assertTrue(schedule.dueForDeadSpace(0));
+        assertFalse(schedule.dueForDeadSpace(1), "not while chunks are appended: other checkpoints come");
+        long started = clock.get();
+        clock.addAndGet(5);
+        schedule.written(started, 0, 1, CHUNK, 100);
+        clock.addAndGet(spacing - 6);
+        assertFalse(schedule.dueForDeadSpace(1), "from when the last durable checkpoint began");
+        clock.addAndGet(1);
+        assertTrue(schedule.dueForDeadSpace(1), "nothing appended since it");
+        schedule.failed();
+        clock.addAndGet(spacing - 1);
+        assertTrue(schedule.retryPassed());
+        assertFalse(schedule.dueForDeadSpace(1), "the spacing after a failure too, not the retry time");
+        clock.addAndGet(1);
+        assertTrue(schedule.dueForDeadSpace(1));
+
+        CheckpointSchedule shortInterval = new CheckpointSchedule(EVERY, spacing / 4, SEGMENT, 0, clock::get);
+        clock.addAndGet(spacing / 4 - 1);
+        assertFalse(shortInterval.dueForDeadSpace(0));
+        clock.addAndGet(1);
+        assertTrue(shortInterval.dueForDeadSpace(0), "an interval shorter than the spacing rules");
+    }
+
+    @Test
     void byTimeOnceTheFirstChunkUnnamedHasWaitedTheInterval() {
         CheckpointSchedule schedule = schedule(0);
         clock.addAndGet(10 * INTERVAL);

@@ -215,6 +215,56 @@ class CacheEngineTest {
         return MemoryDevice.blank(name, (long) megabytes * (1 << 20) / BlockDevice.BLOCK_SIZE, 8);
     }
 
+    /**
+     * No checkpoint asked for and nothing appended since the last one when a file died: its segments
+     * are freed by checkpoints the schedule makes for the dead space once its spacing has passed, and
+     * none follows once none waits. (With chunks appended, checkpoints by count, time or need free them.)
+     */
+    @Test
+    void aDeadFilesSegmentsAreFreedByACheckpointForDeadSpaceOnAQuietCache() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000);
+        MemoryDevice a = device("a", 8);
+        CacheEngine engine = open(clock::get, a);
+        for (int i = 0; i < 60; i++) { // file 1: about four segments of 256 KiB
+            assertTrue(engine.offer(key(i), chunk(key(i))));
+        }
+        for (int i = 1000; i < 1010; i++) { // file 2
+            assertTrue(engine.offer(key(i), chunk(key(i))));
+        }
+        assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, false)); // nothing unnamed: a quiet cache from here
+        awaitCheckpointsSettled(engine);
+        long checkpoints = engine.checkpoints();
+        int freeBefore = engine.table().freeSegments(0);
+        engine.fileDied(1);
+        assertTrue(engine.awaitDeadFilesSwept(10, TimeUnit.SECONDS));
+        awaitCheckpointsSettled(engine);
+        assertEquals(checkpoints, engine.checkpoints(), "none before the spacing has passed");
+        assertEquals(freeBefore, engine.table().freeSegments(0));
+        assertTrue(engine.stats().deadSpace().mostlyDeadSegmentsDoomed() >= 3, engine.stats().toString());
+
+        clock.addAndGet(CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS);
+        awaitCheckpointsSettled(engine);
+        awaitWriterRounds(engine);
+        assertEquals(checkpoints + 1, engine.checkpoints(), "one, for the dead space");
+        int freed = engine.table().freeSegments(0) - freeBefore;
+        assertTrue(freed >= 3, "a batch of the segments of only its chunks is free: " + freed);
+        for (int i = 1000; i < 1010; i++) {
+            ByteBuffer into = ByteBuffer.allocate(CHUNK);
+            assertEquals(CHUNK, engine.read(key(i), CHUNK, into), "file 2's chunk " + i);
+            assertEquals(chunk(key(i)), into.flip());
+        }
+        // A batch (3 segments here) waits for a checkpoint at most: the fourth went once the first three were freed.
+        clock.addAndGet(CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS);
+        awaitCheckpointsSettled(engine);
+        awaitWriterRounds(engine);
+        assertEquals(0, engine.stats().deadSpace().deadRecords(), engine.stats().toString());
+        long afterAll = engine.checkpoints();
+        clock.addAndGet(CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS);
+        awaitCheckpointsSettled(engine);
+        assertEquals(afterAll, engine.checkpoints(), "none once no doomed dead segment waits");
+        engine.close();
+    }
+
     @Test
     void aFailedIntervalCheckpointIsTriedAgainOnlyASecondLaterOnTheEnginesClock() throws Exception {
         FaultyDevice a = new FaultyDevice(device("a", 4));

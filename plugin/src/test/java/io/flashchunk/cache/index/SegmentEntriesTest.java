@@ -51,7 +51,8 @@ class SegmentEntriesTest {
         SplittableRandom random = new SplittableRandom(7);
         int[] nextSector = new int[SEGMENTS];
         long displaced = 0;
-        for (int step = 0; step < 20_000; step++) {
+        boolean[] emptied = new boolean[SEGMENTS];
+        for (int step = 0; step < 40_000; step++) { // 28,000 placements: every segment reused
             int op = random.nextInt(10);
             int k = random.nextInt(1500);
             if (op < 7) {
@@ -59,6 +60,9 @@ class SegmentEntriesTest {
                 if (nextSector[segment] == SECTORS_PER_SEGMENT) {
                     // The segment is reclaimed and reused: whatever still points there goes first.
                     locations.droppedWhere(a -> segmentOf(a) == segment);
+                    entries.emptied(segment);
+                    emptied[segment] = true;
+                    assertEquals(0, entries.records(segment), "a reclaimed segment holds no dead record");
                     entries.opened(segment);
                     nextSector[segment] = 0;
                 }
@@ -75,6 +79,15 @@ class SegmentEntriesTest {
         assertTrue(displaced > 1000, "the test must overwrite and displace entries: " + displaced);
         assertArrayEquals(countedFrom(index), live(entries));
         assertEquals(index.entries(), entries.liveTotal());
+        int segmentsReused = 0;
+        long records = 0;
+        for (int s = 0; s < SEGMENTS; s++) {
+            assertEquals(nextSector[s], entries.records(s), "segment " + s + "'s records: those of its current use");
+            records += nextSector[s];
+            segmentsReused += emptied[s] ? 1 : 0;
+        }
+        assertTrue(segmentsReused > 0, "the test must reclaim and reuse segments");
+        assertEquals(records - index.entries(), entries.deadRecords(), "dead: records the index no longer points at");
     }
 
     @Test
@@ -115,8 +128,18 @@ class SegmentEntriesTest {
         assertEquals(10, entries.liveTotal());
         entries.recordsAre(2, 9); // one of its records had been overwritten before the restart
         assertFalse(entries.isMostlyDead(2));
+        assertEquals(1, entries.deadRecords(), "the overwritten record of segment 2");
         entries.recordsAre(5, 8); // six of its eight records had left the index
         assertTrue(entries.isMostlyDead(5));
         assertEquals(5, entries.takeMostlyDead());
+        assertEquals(7, entries.deadRecords());
+        recovery.dropped(key(8), address(5, 8)); // reclaim: both live records leave, then the segment is emptied
+        recovery.dropped(key(9), address(5, 9));
+        entries.count(index);
+        entries.recordsAre(2, 9);
+        entries.recordsAre(5, 8);
+        assertEquals(1 + 8, entries.deadRecords());
+        entries.emptied(5);
+        assertEquals(1, entries.deadRecords(), "an emptied segment's records hold no flash");
     }
 }

@@ -102,6 +102,52 @@ class InvalidationIT {
         assertTrue(node.flashStat("Invalidations") > 0);
     }
 
+    /**
+     * DROP TABLE of a table cached into segments of its own: its chunks leave the index at once
+     * (counted as dead-file chunks), and its segments are freed by the cache's own checkpoints, with
+     * no operator asking for one and nothing else read (which rule makes them, for the dead space or
+     * by time after the node's own tables' chunks, is CacheEngineTest's to tell); the other table is
+     * still served right.
+     */
+    @Test
+    void aDroppedTablesFlashIsFreedWithoutAskingForACheckpoint() throws Exception {
+        CqlSession session = node.session();
+        String dropped = "space_dropped";
+        String kept = "space_kept";
+        int droppedRows = 3000; // about 7 MB in 16 KiB chunks: 400-odd chunks, eight or so 1 MiB segments
+        int keptRows = 400;
+        TestTables.createTable(session, dropped, "LZ4Compressor", 16);
+        TestTables.createTable(session, kept, "LZ4Compressor", 16);
+        TestTables.write(session, dropped, 0, droppedRows, 1);
+        TestTables.write(session, kept, 0, keptRows, 1);
+        node.nodetool("flush", TestTables.KEYSPACE);
+        for (int pass = 0; pass < 2; pass++) { // the first offers the chunks, the second finds them cached
+            TestTables.readAndCheck(session, dropped, 0, droppedRows, TestTables.versions(droppedRows, 1));
+        }
+        TestTables.readAndCheck(session, kept, 0, keptRows, TestTables.versions(keptRows, 1));
+        TestTables.readAndCheck(session, kept, 0, keptRows, TestTables.versions(keptRows, 1));
+        long entries = node.flashStat("Entries");
+        long removedBefore = node.flashStat("DeadFileChunksRemoved");
+        long doomedBefore = node.flashStat("MostlyDeadSegmentsDoomed");
+        long usedBefore = node.flashStat("UsedBytes");
+        long checkpointsBefore = node.flashStat("Checkpoints");
+
+        session.execute("DROP TABLE " + TestTables.KEYSPACE + "." + dropped);
+        Eventually.until("the dropped table's chunks to leave the index",
+                () -> node.flashStat("DeadFilesPending") == 0 && node.flashStat("DeadFileChunksRemoved") - removedBefore >= 300);
+        long removed = node.flashStat("DeadFileChunksRemoved") - removedBefore;
+        // (the node's own tables may be read meanwhile: a few chunks come in)
+        assertTrue(node.flashStat("Entries") <= entries - 300, "they left the index: " + node.flashStat("Entries")
+                + " of " + entries + ", " + removed + " removed");
+        // Freed by the cache's own checkpoints, no other read or checkpoint asked for.
+        Eventually.until("the dropped table's segments to be free",
+                () -> node.flashStat("UsedBytes") <= usedBefore - (4L << 20));
+        assertTrue(node.flashStat("MostlyDeadSegmentsDoomed") - doomedBefore >= 4);
+        assertTrue(node.flashStat("Checkpoints") > checkpointsBefore);
+        TestTables.readAndCheck(session, kept, 0, keptRows, TestTables.versions(keptRows, 1));
+        assertEquals(0, node.flashStat("ChecksumErrors"));
+    }
+
     private static void writeVersion(CqlSession session, String table, int rows, int version) {
         int[] ids = java.util.stream.IntStream.range(0, rows).filter(id -> version == 1 || id % 3 == version - 2)
                 .toArray();

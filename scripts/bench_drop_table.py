@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""What a DROP TABLE gives back on a real node: a Cassandra 5.0.9 node with the flash cache, two YCSB
+tables of equal size cached whole (each read twice through a full count), then one dropped with nothing
+else read and no checkpoint asked for. The flash cache's JMX bean is sampled until the dropped table's
+flash is free: when its chunks left the index (DeadFilesPending 0), and when half and 90% of the flash it
+held were free again (UsedBytes), with the checkpoints that took. Run by scripts/bench-drop-table.sh;
+samples to OUT/raw.jsonl, a table to OUT/table.md, a plot to OUT/drop-table.png."""
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+
+import node_control
+from node_control import Node, flash_yaml, run, log
+
+KEYSPACES = ("drop_kept", "drop_dropped")
+WORKLOAD = os.path.join(node_control.REPO, "ycsb-workloads", "workloads", "paper-read100")
+ATTRIBUTES = ("Entries", "UsedBytes", "CapacityBytes", "DeadChunks", "DeadFilesPending", "DeadFileChunksRemoved",
+              "MostlyDeadSegmentsDoomed", "SegmentsReclaimed", "Checkpoints", "DeltaCheckpoints",
+              "CheckpointBytesWritten", "ChecksumErrors")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--records", type=int, default=6000, help="records of 64 KB in each table (default 6000)")
+    p.add_argument("--flash-mib", type=int, default=1024)
+    p.add_argument("--heap", default="1G")
+    p.add_argument("--timeout", type=int, default=900, help="seconds to wait for the flash to come back")
+    p.add_argument("--work", required=True)
+    p.add_argument("--out", required=True)
+    return p.parse_args(argv)
+
+
+def bean(node):
+    values = node.flash_bean()
+    missing = [a for a in ATTRIBUTES if a not in values]
+    if missing:
+        raise RuntimeError(f"the flash cache's bean lacks {missing}: {sorted(values)[:20]}")
+    return {a: values[a] for a in ATTRIBUTES}
+
+
+def cql(node, statement):
+    return run([node_control.NODE_SCRIPT, "cqlsh", node.dir, "--request-timeout", "600", "-e", statement])
+
+
+def main(argv):
+    args = parse_args(argv)
+    args.work, args.out = os.path.abspath(args.work), os.path.abspath(args.out)
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    os.makedirs(args.out, exist_ok=True)
+    device = os.path.join(args.work, "flash.img")
+    capacity = args.flash_mib << 20
+    with open(device, "wb") as f:
+        f.truncate(capacity)
+    node = Node(os.path.join(args.work, "node"))
+    node.init()
+    node.configure(flash_yaml(device, capacity))
+    node.start(args.heap)
+    try:
+        for keyspace in KEYSPACES:
+            run([node_control.YCSB_SCRIPT, "create-table", "--native-port", str(node.native), "--keyspace", keyspace,
+                 "--drop"])
+            run([node_control.YCSB_SCRIPT, "load", "--native-port", str(node.native), "-P", WORKLOAD,
+                 "-p", f"recordcount={args.records}", "-p", f"cassandra.keyspace={keyspace}", "-threads", "4"])
+            node.nodetool("flush", keyspace)
+            node.nodetool("compact", keyspace)
+        # Each table read whole twice, one after the other: their chunks go to segments of their own.
+        for keyspace in KEYSPACES:
+            for _ in range(2):
+                out = cql(node, f"SELECT count(*) FROM {keyspace}.usertable")
+                if str(args.records) not in out:
+                    raise RuntimeError(f"{keyspace}: count(*) did not find {args.records} rows:\n{out}")
+        node.nodetool("flush")  # nothing more to write; the cache has taken its queue by the first sample
+        before = bean(node)
+        log(f"before the drop: {before}")
+        samples = [dict(before, t=0.0)]
+        dropped_at = time.time()
+        cql(node, f"DROP TABLE {KEYSPACES[1]}.usertable")
+        log("dropped; sampling the bean")
+        while time.time() - dropped_at < args.timeout:
+            now = bean(node)
+            now["t"] = round(time.time() - dropped_at, 1)
+            samples.append(now)
+            if now["DeadFilesPending"] == 0 and before["UsedBytes"] - now["UsedBytes"] >= 0.95 * held(before, now):
+                break
+    finally:
+        node.stop()
+    with open(os.path.join(args.out, "raw.jsonl"), "w") as raw:
+        for s in samples:
+            raw.write(json.dumps(s) + "\n")
+    report(args, before, samples)
+
+
+def held(before, sample):
+    """The flash the dropped table's chunks held: their share of the chunks cached, of the flash in use."""
+    removed = sample["DeadFileChunksRemoved"] - before["DeadFileChunksRemoved"]
+    return before["UsedBytes"] * removed / max(1, before["Entries"])
+
+
+def first_time(samples, test):
+    for s in samples[1:]:
+        if test(s):
+            return s["t"]
+    return None
+
+
+def report(args, before, samples):
+    after = samples[-1]
+    freed = before["UsedBytes"] - after["UsedBytes"]
+    held_bytes = held(before, after)
+    removed = after["DeadFileChunksRemoved"] - before["DeadFileChunksRemoved"]
+    swept = first_time(samples, lambda s: s["DeadFilesPending"] == 0
+                       and s["DeadFileChunksRemoved"] - before["DeadFileChunksRemoved"] == removed)
+    half = first_time(samples, lambda s: before["UsedBytes"] - s["UsedBytes"] >= 0.5 * held_bytes)
+    most = first_time(samples, lambda s: before["UsedBytes"] - s["UsedBytes"] >= 0.9 * held_bytes)
+    fmt = lambda t: "not within the run" if t is None else f"{t:.1f} s"
+    rows = [
+        ("chunks cached before the drop", f"{before['Entries']:,}"),
+        ("flash in use before the drop", f"{before['UsedBytes'] / 2**20:,.0f} MiB of {before['CapacityBytes'] / 2**20:,.0f} MiB"),
+        ("chunks of the dropped table taken out of the index", f"{removed:,}"),
+        ("their chunks out of the index (DeadFilesPending 0)", fmt(swept)),
+        ("half the dropped table's flash free", fmt(half)),
+        ("90% of it free", fmt(most)),
+        ("flash freed by the end", f"{freed / 2**20:,.0f} MiB ({freed / max(1, held_bytes):.0%} of the "
+                                   f"{held_bytes / 2**20:,.0f} MiB its chunks' share of the flash in use came to)"),
+        ("checkpoints meanwhile (of them deltas)", f"{after['Checkpoints'] - before['Checkpoints']} "
+                                                   f"({after['DeltaCheckpoints'] - before['DeltaCheckpoints']}), "
+                                                   f"{(after['CheckpointBytesWritten'] - before['CheckpointBytesWritten']) / 2**10:,.0f} KiB"),
+        ("segments doomed as mostly dead", f"{after['MostlyDeadSegmentsDoomed'] - before['MostlyDeadSegmentsDoomed']}"),
+        ("dead chunks left at the end", f"{after['DeadChunks']:,}"),
+        ("checksum errors", f"{after['ChecksumErrors']}"),
+    ]
+    table = "| after DROP TABLE of half the cached data | |\n|---|---:|\n" + "\n".join(f"| {a} | {b} |" for a, b in rows) + "\n"
+    with open(os.path.join(args.out, "table.md"), "w") as f:
+        f.write(table)
+    print(table)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib not installed: no plot")
+        return
+    t = [s["t"] for s in samples]
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    ax.plot(t, [s["UsedBytes"] / 2**20 for s in samples], label="flash in use (MiB)")
+    ax.plot(t, [s["DeadChunks"] * (before["UsedBytes"] / max(1, before["Entries"])) / 2**20 for s in samples],
+            label="dead chunks (MiB, at the mean record size)", linestyle="--")
+    ax.set_xlabel("seconds after DROP TABLE")
+    ax.set_ylabel("MiB")
+    ax.set_title(f"DROP TABLE of half the cached data ({args.records:,} records of 64 KB a table)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(args.out, "drop-table.png"), dpi=110)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
