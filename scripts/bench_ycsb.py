@@ -320,6 +320,20 @@ def disk_of(path):
     return parent if os.path.exists(f"/sys/block/{parent}") else name
 
 
+RESOURCE_WINDOW_S = 15  # the warm node's resources, measured before the restarts
+
+
+def resource_rates(before, after):
+    """The node's CPU (cores) and its data device's reads a second between two clock_counters samples."""
+    seconds = max(1e-6, after["at"] - before["at"])
+    rates = {"cpu": round((after["cpu"] - before["cpu"]) / seconds, 3),
+             "data_read_iops": round((after["data"][0] - before["data"][0]) / seconds, 1),
+             "data_read_mb_s": round((after["data"][1] - before["data"][1]) / seconds / 1e6, 2)}
+    if before.get("io") is not None:
+        rates["cap_read_iops"] = round((after["io"]["read_ios"] - before["io"]["read_ios"]) / seconds, 1)
+    return rates
+
+
 def disk_reads(disk):
     """(reads completed, bytes read) of a disk since boot."""
     with open("/proc/diskstats") as f:
@@ -885,7 +899,12 @@ class Bench:
         try:
             clients.wait_for_window(args.restart_warm)
             warm = ycsb_output.measured(clients.texts(), args.restart_warm - 30, args.restart_warm)["ops_per_s"]
-            log(f"{config.label} ({case.describe()}): warm clients see {warm:,.0f} ops/s before the restarts")
+            # The warm node's CPU and data-device reads a second, to set the ramp's beside (a measuring window).
+            warm_from = self.clock_counters(self.node.pid())
+            time.sleep(RESOURCE_WINDOW_S)
+            warm_resources = resource_rates(warm_from, self.clock_counters(self.node.pid()))
+            log(f"{config.label} ({case.describe()}): warm clients see {warm:,.0f} ops/s before the restarts; "
+                f"the node {warm_resources}")
             for kind in kinds:
                 delay = entries = None
                 if kind == "clean":
@@ -908,9 +927,11 @@ class Bench:
                                      False) if args.profile else None)
                 if profiling:
                     profiling.__enter__()
+                resources = [self.clock_counters(self.node.pid())]
                 try:
                     while time.time() - ready < args.restart_seconds:
                         time.sleep(1)
+                        resources.append(self.clock_counters(self.node.pid()))
                         if profiling and time.time() - ready >= RESTART_PROFILE_S:
                             profiling, done = None, profiling
                             done.__exit__(None, None, None)
@@ -922,7 +943,9 @@ class Bench:
                     if profiling:
                         profiling.__exit__(None, None, None)
                 timeline = [w for w in ycsb_output.since(clients.texts(), ready) if w[0] > -30]
-                self.record_restart(config, case, kind, startup, timeline, warm, delay, entries, recovered)
+                ramp = [dict(resource_rates(a, b), t=round(b["at"] - ready, 1)) for a, b in zip(resources, resources[1:])]
+                self.record_restart(config, case, kind, startup, timeline, warm, delay, entries, recovered,
+                                    ramp, warm_resources)
         finally:
             clients.stop()
             self.keep_output(config, case, "restarts", clients.wait())
@@ -934,7 +957,8 @@ class Bench:
         return os.path.join(self.args.out,
                             f"restart-profile-{case.workload}-{case.table}-{storage}-{config.name}-{kind}{suffix}")
 
-    def record_restart(self, config, case, kind, startup, timeline, warm_ops, delay, entries, recovered):
+    def record_restart(self, config, case, kind, startup, timeline, warm_ops, delay, entries, recovered,
+                       ramp=None, warm_resources=None):
         # Windows before CQL-ready (the warm level, the stop) are kept for the plot, not for the reach.
         after = [w for w in timeline if w[0] > 0]
         reached = ycsb_output.time_to_reach(after, warm_ops, RESTART_SHARE) if warm_ops else None
@@ -944,7 +968,10 @@ class Bench:
                "followed_s": after[-1][0] if after else None,
                "ops_per_s_first_30s": ycsb_output.mean_until(after, 30), "kill_after_s": delay,
                "entries_at_kill": entries, "recovered_entries": recovered,
-               "recovered_share": recovered / entries if entries and recovered is not None else None}
+               "recovered_share": recovered / entries if entries and recovered is not None else None,
+               # a second at a time after CQL-ready: the node's CPU and its data device's reads (the capped
+               # volume's, as the blkio group counts them); the warm node's beside them
+               "ramp_resources": ramp, "warm_resources": warm_resources}
         self.record(row)
         text = f"{config.label} ({case.describe()}) after a {kind} restart: CQL after {startup} s"
         if recovered is not None:
@@ -952,6 +979,13 @@ class Bench:
         if warm_ops:
             text += (f"; {RESTART_SHARE:.0%} of warm ({warm_ops:,.0f} ops/s) "
                      + (f"after {reached:.0f} s" if reached is not None else f"not reached in {row['followed_s']} s"))
+        if ramp:
+            first = [r for r in ramp if r["t"] <= 30]
+            if first:
+                text += (f"; first 30 s: CPU {sum(r['cpu'] for r in first) / len(first):.2f} cores, data device "
+                         f"{sum(r['data_read_iops'] for r in first) / len(first):,.0f} reads/s"
+                         + (f" (capped group {sum(r['cap_read_iops'] for r in first) / len(first):,.0f})"
+                            if first[0].get("cap_read_iops") is not None else ""))
         log(text)
 
 
@@ -1227,6 +1261,11 @@ def self_test():
           "\n    - path: /f\n      capacity: 4096\n      engine: io_uring\n  queue_size: 1MiB\n"
           in flash_yaml("/f", 4096, ("queue_size: 1MiB",), ("engine: io_uring",)), True)
     check("same-disk regime by default", parse_args(["--out", "x"]).caps, [None])
+    a = {"at": 10.0, "cpu": 5.0, "data": (100, 4096 * 100), "io": {"read_ios": 50}}
+    b = {"at": 12.0, "cpu": 6.5, "data": (1600, 4096 * 1600), "io": {"read_ios": 1550}}
+    check("a ramp second's rates", resource_rates(a, b),
+          {"cpu": 0.75, "data_read_iops": 750.0, "data_read_mb_s": 3.07, "cap_read_iops": 750.0})
+    check("no capped group, no capped reads", "cap_read_iops" in resource_rates(dict(a, io=None), dict(b, io=None)), False)
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(tmp, "logs"))
         logged = Node.__new__(Node)
