@@ -17,6 +17,7 @@ from node_control import Node, flash_yaml, run, log
 
 KEYSPACES = ("drop_kept", "drop_dropped")
 WORKLOAD = os.path.join(node_control.REPO, "ycsb-workloads", "workloads", "paper-read100")
+STILL_S = 60  # the run ends once the flash in use has not moved for this long (90% back)
 ATTRIBUTES = ("Entries", "UsedBytes", "CapacityBytes", "DeadChunks", "DeadFilesPending", "DeadFileChunksRemoved",
               "MostlyDeadSegmentsDoomed", "SegmentsReclaimed", "Checkpoints", "DeltaCheckpoints",
               "CheckpointBytesWritten", "ChecksumErrors")
@@ -84,7 +85,13 @@ def main(argv):
             now = bean(node)
             now["t"] = round(time.time() - dropped_at, 1)
             samples.append(now)
-            if now["DeadFilesPending"] == 0 and before["UsedBytes"] - now["UsedBytes"] >= 0.95 * held(before, now):
+            freed = before["UsedBytes"] - now["UsedBytes"]
+            log(f"{now['t']:.0f} s: {freed / 2**20:,.0f} MiB free again, {now['DeadChunks']:,} dead chunks, "
+                f"{now['Checkpoints'] - before['Checkpoints']} checkpoints")
+            # Done once 90% is back and nothing more came back for a minute (what stays is others' or mixed).
+            settled = [s for s in samples if now["t"] - s["t"] <= STILL_S]
+            if (now["DeadFilesPending"] == 0 and freed >= 0.9 * held(before, now) and settled[0]["t"] <= now["t"] - STILL_S + 5
+                    and all(s["UsedBytes"] == now["UsedBytes"] for s in settled)):
                 break
     finally:
         node.stop()
@@ -95,9 +102,9 @@ def main(argv):
 
 
 def held(before, sample):
-    """The flash the dropped table's chunks held: their share of the chunks cached, of the flash in use."""
+    """The flash the dropped table's chunks held: their share of the records (live and dead) on the flash in use."""
     removed = sample["DeadFileChunksRemoved"] - before["DeadFileChunksRemoved"]
-    return before["UsedBytes"] * removed / max(1, before["Entries"])
+    return before["UsedBytes"] * removed / max(1, before["Entries"] + before["DeadChunks"])
 
 
 def first_time(samples, test):

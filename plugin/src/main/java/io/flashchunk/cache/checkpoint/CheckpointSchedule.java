@@ -7,9 +7,9 @@ import java.util.function.LongSupplier;
  * {@code everySegments} segments sealed (what a crash can lose follows how much the cache changed),
  * and when chunks appended since the last durable checkpoint have waited {@code intervalMillis}
  * unnamed (a quiet cache loses at most that much time of chunks), provided, once the last checkpoint
- * was larger than a segment, their bytes outweigh it {@link #INTERVAL_PAYBACK} to 1; and on a cache
- * that appended nothing since the last durable checkpoint (where no other would come), while segments
- * doomed for being mostly dead wait for one to release them (a dropped table's space), once
+ * was larger than a segment, their bytes outweigh it {@link #INTERVAL_PAYBACK} to 1; and while
+ * segments doomed for being mostly dead wait for one to release them (a dropped table's space), once
+ * their bytes outweigh the last checkpoint's {@link #DEAD_SPACE_PAYBACK} to 1 and
  * {@link #DEAD_SPACE_SPACING_MILLIS} (or the interval, if shorter) have passed since the last began and
  * since the last failure. Not by time, nor forced by need, within {@link #RETRY_MILLIS} of a failed
  * checkpoint (it would fail the same way).
@@ -35,6 +35,12 @@ public final class CheckpointSchedule {
      * the cache is freed a reclaim batch each, so in about five of these, at the cost of a small delta each.
      */
     public static final long DEAD_SPACE_SPACING_MILLIS = 10_000;
+    /**
+     * A checkpoint for dead space waits until the segments it releases hold this many times the last
+     * checkpoint's bytes: no segment is freed twice, so such checkpoints write at most 1% of the bytes
+     * appended, however often compactions leave segments mostly dead.
+     */
+    public static final int DEAD_SPACE_PAYBACK = 100;
 
     private final int everySegments;
     private final long intervalMillis;
@@ -110,15 +116,15 @@ public final class CheckpointSchedule {
     }
 
     /**
-     * Whether a checkpoint is due for segments doomed as mostly dead that wait for one (the caller
-     * knows they do), {@code appended} chunks in all: only when none was appended since the last
-     * durable checkpoint began (else checkpoints by count, time or need release them, and a node whose
-     * compactions kill files all the time does not checkpoint every few seconds for it), and
-     * {@link #DEAD_SPACE_SPACING_MILLIS}, or the interval if shorter, after that checkpoint began and
-     * after the last failure (a failing device is not tried every second for it).
+     * Whether a checkpoint is due for {@code segmentsWaiting} segments doomed as mostly dead that no
+     * durable checkpoint has released yet: their bytes outweigh the last checkpoint's
+     * {@link #DEAD_SPACE_PAYBACK} to 1 (a node whose compactions kill files all the time does not
+     * checkpoint every few seconds for a segment or two), and {@link #DEAD_SPACE_SPACING_MILLIS}, or the
+     * interval if shorter, have passed since that checkpoint began and since the last failure (a failing
+     * device is not tried every second for it).
      */
-    public boolean dueForDeadSpace(long appended) {
-        if (appendedSince(appended) > 0) {
+    public boolean dueForDeadSpace(long segmentsWaiting) {
+        if (segmentsWaiting <= 0 || segmentsWaiting * segmentBytes < DEAD_SPACE_PAYBACK * lastBytes) {
             return false;
         }
         long now = clockMillis.getAsLong();

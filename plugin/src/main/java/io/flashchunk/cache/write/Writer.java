@@ -89,9 +89,8 @@ public final class Writer {
      * After each step of the writer thread: a checkpoint when {@code asked} (written whole, after any
      * under way); else a step of the full checkpoint under way, if any (its end started once the copy
      * is done, and taken once it ran); else, or once that ended, a checkpoint when the schedule says
-     * one is due by segments written, by time, or (on a quiet cache) for segments doomed as mostly dead
-     * that no durable checkpoint has released yet (a delta is written whole, a full one starts, to go
-     * on in steps).
+     * one is due by segments written, by time, or for segments doomed as mostly dead that no durable
+     * checkpoint has released yet (a delta is written whole, a full one starts, to go on in steps).
      */
     public void checkpointIfDue(boolean asked) {
         if (asked) {
@@ -112,9 +111,9 @@ public final class Writer {
         } else if (schedule.dueByTime(segments.appended(), segments.appendedBytes())) {
             schedule.tried(segments.sealed());
             start("interval");
-        } else if (segments.mostlyDeadDoomed() > mostlyDeadNamed && schedule.dueForDeadSpace(segments.appended())) {
-            // A dropped table's segments free only once a checkpoint no longer names them: on a quiet
-            // cache none other would come.
+        } else if (schedule.dueForDeadSpace(segments.mostlyDeadDoomed() - mostlyDeadNamed)) {
+            // A dropped table's segments free only once a checkpoint no longer names them: soon, not
+            // at the next by count or time (minutes on a quiet node), nor at need.
             start("dead space");
         }
     }

@@ -33,33 +33,35 @@ class CheckpointScheduleTest {
     }
 
     @Test
-    void forDeadSpaceOnAQuietCacheTheSpacingAfterTheLastCheckpointBeganOrTheIntervalIfShorter() {
+    void forDeadSpaceOnceTheSegmentsWaitingOutweighTheLastCheckpointAndTheSpacingPassed() {
         CheckpointSchedule schedule = schedule(0);
         long spacing = CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS;
         clock.addAndGet(spacing - 1);
-        assertFalse(schedule.dueForDeadSpace(0), "counted from when the schedule was made");
+        assertFalse(schedule.dueForDeadSpace(1), "counted from when the schedule was made");
         clock.addAndGet(1);
-        assertTrue(schedule.dueForDeadSpace(0));
-        assertFalse(schedule.dueForDeadSpace(1), "not while chunks are appended: other checkpoints come");
+        assertTrue(schedule.dueForDeadSpace(1));
+        assertFalse(schedule.dueForDeadSpace(0), "none waiting");
+        // A checkpoint of a tenth of a segment: a segment waiting outweighs it 10 to 1 only.
         long started = clock.get();
         clock.addAndGet(5);
-        schedule.written(started, 0, 1, CHUNK, 100);
+        schedule.written(started, 0, 1, CHUNK, SEGMENT / 10);
         clock.addAndGet(spacing - 6);
-        assertFalse(schedule.dueForDeadSpace(1), "from when the last durable checkpoint began");
+        assertFalse(schedule.dueForDeadSpace(10), "from when the last durable checkpoint began");
         clock.addAndGet(1);
-        assertTrue(schedule.dueForDeadSpace(1), "nothing appended since it");
+        assertFalse(schedule.dueForDeadSpace(9), "9 segments: 90 times the checkpoint's bytes");
+        assertTrue(schedule.dueForDeadSpace(10), "10 segments: " + CheckpointSchedule.DEAD_SPACE_PAYBACK + " times");
         schedule.failed();
         clock.addAndGet(spacing - 1);
         assertTrue(schedule.retryPassed());
-        assertFalse(schedule.dueForDeadSpace(1), "the spacing after a failure too, not the retry time");
+        assertFalse(schedule.dueForDeadSpace(10), "the spacing after a failure too, not the retry time");
         clock.addAndGet(1);
-        assertTrue(schedule.dueForDeadSpace(1));
+        assertTrue(schedule.dueForDeadSpace(10));
 
         CheckpointSchedule shortInterval = new CheckpointSchedule(EVERY, spacing / 4, SEGMENT, 0, clock::get);
         clock.addAndGet(spacing / 4 - 1);
-        assertFalse(shortInterval.dueForDeadSpace(0));
+        assertFalse(shortInterval.dueForDeadSpace(1));
         clock.addAndGet(1);
-        assertTrue(shortInterval.dueForDeadSpace(0), "an interval shorter than the spacing rules");
+        assertTrue(shortInterval.dueForDeadSpace(1), "an interval shorter than the spacing rules");
     }
 
     @Test

@@ -216,9 +216,9 @@ class CacheEngineTest {
     }
 
     /**
-     * No checkpoint asked for and nothing appended since the last one when a file died: its segments
-     * are freed by checkpoints the schedule makes for the dead space once its spacing has passed, and
-     * none follows once none waits. (With chunks appended, checkpoints by count, time or need free them.)
+     * No checkpoint asked for after a file died and nothing appended: its segments are freed by
+     * checkpoints the schedule makes for the dead space once its spacing has passed, a reclaim batch
+     * each, and none follows once none waits.
      */
     @Test
     void aDeadFilesSegmentsAreFreedByACheckpointForDeadSpaceOnAQuietCache() throws Exception {
@@ -231,7 +231,7 @@ class CacheEngineTest {
         for (int i = 1000; i < 1010; i++) { // file 2
             assertTrue(engine.offer(key(i), chunk(key(i))));
         }
-        assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, false)); // nothing unnamed: a quiet cache from here
+        assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, false)); // a small one: the dead segments outweigh it
         awaitCheckpointsSettled(engine);
         long checkpoints = engine.checkpoints();
         int freeBefore = engine.table().freeSegments(0);
