@@ -29,9 +29,13 @@ def parse_args(argv):
     p.add_argument("--flash-mib", type=int, default=1024)
     p.add_argument("--heap", default="1G")
     p.add_argument("--timeout", type=int, default=900, help="seconds to wait for the flash to come back")
-    p.add_argument("--work", required=True)
+    p.add_argument("--work")
     p.add_argument("--out", required=True)
-    return p.parse_args(argv)
+    p.add_argument("--report-only", action="store_true", help="the table and plot again from OUT/raw.jsonl")
+    args = p.parse_args(argv)
+    if not args.report_only and not args.work:
+        p.error("--work is required unless --report-only")
+    return args
 
 
 def bean(node):
@@ -48,6 +52,11 @@ def cql(node, statement):
 
 def main(argv):
     args = parse_args(argv)
+    if args.report_only:
+        with open(os.path.join(args.out, "raw.jsonl")) as f:
+            samples = [json.loads(line) for line in f if line.strip()]
+        report(args, samples[0], samples)
+        return
     args.work, args.out = os.path.abspath(args.work), os.path.abspath(args.out)
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
@@ -154,7 +163,8 @@ def report(args, before, samples):
     t = [s["t"] for s in samples]
     fig, ax = plt.subplots(figsize=(7, 3.6))
     ax.plot(t, [s["UsedBytes"] / 2**20 for s in samples], label="flash in use (MiB)")
-    ax.plot(t, [s["DeadChunks"] * (before["UsedBytes"] / max(1, before["Entries"])) / 2**20 for s in samples],
+    record = before["UsedBytes"] / max(1, before["Entries"] + before["DeadChunks"])
+    ax.plot(t, [s["DeadChunks"] * record / 2**20 for s in samples],
             label="dead chunks (MiB, at the mean record size)", linestyle="--")
     ax.set_xlabel("seconds after DROP TABLE")
     ax.set_ylabel("MiB")

@@ -14,9 +14,10 @@ import java.util.function.LongSupplier;
  * since the last failure. Not by time, nor forced by need, within {@link #RETRY_MILLIS} of a failed
  * checkpoint (it would fail the same way).
  *
- * <p>Why the payback: each checkpoint writes the whole index (12 bytes a chunk, 1.2 GB at 100 M
- * chunks), so in a large cache a checkpoint every interval would write more than the chunks it names
- * (at 2 TB, 1.5 GB every 5 minutes however little was admitted). Waiting for 50 times its bytes keeps
+ * <p>Why the payback: a full checkpoint writes the whole index (12 bytes a chunk, 1.2 GB at 100 M
+ * chunks), so in a large cache a full one every interval would write more than the chunks it names
+ * (at 2 TB, 1.5 GB every 5 minutes however little was admitted); a delta after one is small, and then
+ * the next waits only the interval, since its bytes are the last's. Waiting for 50 times its bytes keeps
  * checkpoints by time within 2% of the bytes written; with 16 KiB chunks that is about 3.7% of the
  * flash's chunks, with chunks under about 6 KiB more than the 10% after which one comes by count
  * anyway. A checkpoint no larger than a segment is always worth it: an interval's checkpoints then
