@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory per cached chunk of the engine (issue 15) at 10 M and 100 M chunks of 16 KiB: heap after
 # full GCs (index, segment table, reclaim order, admission sketch and doorkeeper sized as the engine sizes
-# them by default, victim samples, file registry) plus its two segment buffers (direct).
+# them by default, victim samples, live counts a segment, file extents, file registry) plus its two segment
+# buffers (direct).
 # Raw JSON lines and a table go to target/results/memory-<UTC time>/ (or --out DIR). About 3 minutes.
 set -euo pipefail
 command_line="$0 $*"  # before the options are shifted away, for machine.txt
