@@ -10,13 +10,15 @@
 #   writes  the cache's flash bytes written per admitted byte under a hotspot stream (30% of the keys
 #           get 80% of the requests); in full mode also the same stream with discard off and on
 #           (off, on, on, off): what discarding each freed segment costs the writer on a file
+#   sweep   the dead-file sweep: an index of two files' chunks, one dies; its lookups timed a writer's
+#           idle turn at a time (what a dropped table's chunks cost the writer)
 #
 # Memory per cached chunk is scripts/bench-memory.sh's. Each step is one JVM. Its JSON lines go to
 # $OUT/raw.jsonl, its stderr to $OUT/logs/<step>.log, the profiles to $OUT/profiles/ (collapsed
 # stacks, xz); scripts/bench_cache_report.py then writes $OUT/tables.md and $OUT/cache-hits.png and
 # prints the tables.
 #
-# Usage: scripts/bench-cache.sh [--quick] [--only hits|writes] [--out DIR] [--skip-build]
+# Usage: scripts/bench-cache.sh [--quick] [--only hits|writes|sweep] [--out DIR] [--skip-build]
 set -euo pipefail
 
 repo_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,13 +29,13 @@ usage() {
     cat <<EOF
 Usage: scripts/bench-cache.sh [options]
 
-Cache-core benchmarks (CacheBench hits, compact-writes); results in one directory.
+Cache-core benchmarks (CacheBench hits, compact-writes, dead-file-sweep); results in one directory.
 Memory per cached chunk: scripts/bench-memory.sh.
 
   --quick         hits at 64 KiB only, threads 1,8, 3 s, 1 round (profiled at 8); writes with 200000 requests
-                  over 20000 keys, 1 MiB segments
+                  over 20000 keys, 1 MiB segments; the sweep at 1 M chunks (10 M in full)
   --only STEP     run only the hits or writes steps, or one step by name (e.g. hits-16384,
-                  writes-compact, writes-discard)
+                  writes-compact, writes-discard, sweep)
   --out DIR       results directory (default: target/results/cache-<UTC timestamp>)
   --skip-build    do not run Maven (plugin/bench must already be built, with its classpath file: mvn -pl
                   plugin/bench -am package -DskipTests dependency:build-classpath
@@ -82,6 +84,7 @@ steps=()
 if [[ $quick -eq 1 ]]; then
     steps+=("hits-65536|hits --chunk-bytes 65536 --threads 1,8 --seconds 3 --repeat 1|600|hits vs device, 64 KiB chunks, threads 1,8, 3 s x 1 round")
     steps+=("writes-compact|compact-writes --keys 20000 --requests 200000 --segment-mib 1|300|writes, hotspot stream of 200000 requests, 1 MiB segments")
+    steps+=("sweep|dead-file-sweep --entries 1000000 --repeat 2|300|dead-file sweep, 1 M chunks, 2 rounds")
 else
     for bytes in 4096 16384 65536; do
         steps+=("hits-$bytes|hits --chunk-bytes $bytes --threads 1,8,32 --seconds 5 --repeat 2|1200|hits vs device, $((bytes / 1024)) KiB chunks, threads 1,8,32, 5 s x 2 rounds")
@@ -93,6 +96,7 @@ else
         [[ "$run" == on-* ]] && flag=" --discard"
         steps+=("writes-discard-$run|compact-writes --keys 100000 --requests 1000000 --segment-mib 16$flag|900|writes with discard ${run%-*} (round ${run#*-}), the same stream")
     done
+    steps+=("sweep|dead-file-sweep --entries 10000000 --repeat 3|900|dead-file sweep, 10 M chunks, 3 rounds")
 fi
 
 if [[ -n "$only" ]]; then
@@ -228,6 +232,8 @@ for _, r in rows:
         parts.append(f"{r['path']} t={r['threads']} r{r['round']}: {r['ops_per_s']:.0f} ops/s")
     elif r["bench"] == "compact-writes":
         parts.append(f"compact: hit rate {r['hit_rate']:.3f}, written/admitted {r['written_per_admitted']:.3f}")
+    elif r["bench"] == "dead-file-sweep":
+        parts.append(f"sweep r{r['round']}: {r['ns_per_lookup']:.0f} ns a lookup, a turn at most {r['turn_max_us']:.0f} µs")
 print("; ".join(parts))
 PY
 }

@@ -13,6 +13,8 @@ raw.jsonl holds CacheBench's JSON lines, told apart by "bench":
   compact-writes  a hotspot stream from one reader: hit_rate, admitted_bytes, appended, reinserted,
           segment_bytes_written, device_bytes_written, written_per_admitted (the device's bytes, target <= 1.05),
           segments_written_per_admitted (whole sealed segments: the count before windows), not_admitted
+  dead-file-sweep  an index of two files' chunks, one dead: entries, removed, lookups, sweep_ms,
+          ns_per_lookup, turn_p50_us, turn_p99_us, turn_max_us (a writer's idle turn: 4,096 lookups)
 
 Hits: "compact" is a hit through the cache, "device" a bare device read of the chunk's size at the
 same places, "device-record" one of the record's size (what a hit reads), "fio-libaio" and
@@ -76,7 +78,7 @@ def is_removed_engine(row):
 
 def load(raw_path):
     """({"hits": [...], "compact-writes": [...]}, rows of the removed engine); other lines are skipped."""
-    rows = {"hits": [], "hits-profile": [], "compact-writes": []}
+    rows = {"hits": [], "hits-profile": [], "compact-writes": [], "dead-file-sweep": []}
     removed = 0
     with open(raw_path, encoding="utf-8") as f:
         for number, text in enumerate(f, 1):
@@ -98,6 +100,9 @@ def load(raw_path):
                 elif kind == "compact-writes":
                     row["written_per_admitted"] = float(row["written_per_admitted"])
                     row["admitted_bytes"] = int(row["admitted_bytes"])
+                elif kind == "dead-file-sweep":
+                    row["ns_per_lookup"] = float(row["ns_per_lookup"])
+                    row["entries"] = int(row["entries"])
                 else:
                     raise ValueError(f"unknown bench {kind!r}")
                 rows[kind].append(row)
@@ -302,6 +307,23 @@ def compact_writes_lines(rows):
     return lines
 
 
+def sweep_lines(rows):
+    """One line a round of the dead-file sweep, and the medians."""
+    if not rows:
+        return []
+    lines = ["| round | chunks cached | the dead file's, removed | sweep ms | ns a lookup | a turn p50 µs | p99 µs | max µs |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['round']} | {r['entries']:,} | {r['removed']:,} | {r['sweep_ms']:,.0f} | {r['ns_per_lookup']:.0f} "
+                     f"| {r['turn_p50_us']:,.0f} | {r['turn_p99_us']:,.0f} | {r['turn_max_us']:,.0f} |")
+    lines.append(f"| median | | | {statistics.median(r['sweep_ms'] for r in rows):,.0f} "
+                 f"| {statistics.median(r['ns_per_lookup'] for r in rows):.0f} "
+                 f"| {statistics.median(r['turn_p50_us'] for r in rows):,.0f} "
+                 f"| {statistics.median(r['turn_p99_us'] for r in rows):,.0f} "
+                 f"| {statistics.median(r['turn_max_us'] for r in rows):,.0f} |")
+    return lines
+
+
 def discard_lines(rows):
     """Discard off against on, the same stream: per run, then the per-round ratio of the run times.
     Rows come in the order off, on, on, off; a round pairs the nth off with the nth on."""
@@ -454,6 +476,14 @@ def build(rows, removed, out_dir=None):
                "(admission turned away the rest). Whole sealed segments: the count used before segments were "
                "written a window at a time. A hotspot stream (30% of the keys get 80% of the reads) from one "
                "reader.", ""]
+    if rows["dead-file-sweep"]:
+        md += ["## The dead-file sweep: what a dropped or compacted file's lookups cost the writer", ""]
+        md += sweep_lines(rows["dead-file-sweep"]) + [""]
+        md += ["An index of 16 KiB chunks of two files, interleaved in the segments, half of them each; one file "
+               "dies and the sweep looks up each of its positions (one lookup a chunk here: it had every one "
+               "cached), taking those found out of the index and counting them off their segments. Timed a "
+               "writer's idle turn at a time (4,096 lookups): a chunk queued meanwhile waits at most a turn; "
+               "under load the writer looks up 64 keys an item it takes. The index alone, no device.", ""]
     if not md:
         md += ["No measurements of the current engine in this directory.", ""]
     if removed:
@@ -539,6 +569,12 @@ def self_test():
         check("hits rows", len(rows["hits"]), 36)
         check("rows of the removed engine", removed, 14)
         check("compact-writes rows", len(rows["compact-writes"]), 1)
+        sweep = [{"bench": "dead-file-sweep", "round": r, "entries": 1000, "removed": 500, "lookups": 500,
+                  "sweep_ms": ms, "ns_per_lookup": ns, "turn_p50_us": 10.0, "turn_p99_us": 20.0, "turn_max_us": mx}
+                 for r, ms, ns, mx in ((0, 3.0, 600.0, 90.0), (1, 1.0, 200.0, 30.0), (2, 2.0, 400.0, 50.0))]
+        table = sweep_lines(sweep)
+        check("sweep table rows", len(table), 2 + 3 + 1)
+        check("sweep medians", table[-1], "| median | | | 2 | 400 | 10 | 20 | 50 |")
         # Discard off, on, on, off: run times 10, 12, 15, 10 -> rounds 1.20x and 1.50x.
         base = {"bench": "compact-writes", "keys": 1, "requests": 1, "cache_fraction": 0.25, "segment_bytes": 1,
                 "hit_rate": 0.5, "admitted_bytes": 1, "appended": 1, "reinserted": 0, "segment_bytes_written": 1,

@@ -46,7 +46,7 @@ import picocli.CommandLine;
  */
 @Command(name = "cache-bench", mixinStandardHelpOptions = true,
         subcommands = {CacheBench.EngineHeap.class, CacheBench.Hits.class, CacheBench.EngineCheckpoint.class,
-            CacheBench.EngineWrites.class, CacheBench.WriterDuringFullCheckpoint.class})
+            CacheBench.EngineWrites.class, CacheBench.WriterDuringFullCheckpoint.class, CacheBench.DeadFileSweepCost.class})
 public final class CacheBench {
     /** The record sector of every device the benchmarks use (each under 4 TiB). */
     private static final int SECTOR = io.flashchunk.cache.format.RecordAddress.MIN_SECTOR_BYTES;
@@ -983,6 +983,67 @@ public final class CacheBench {
                             + "\"marker_p50_ms\":%.3f,\"marker_p99_ms\":%.3f,\"marker_max_ms\":%.3f}%n",
                     inSteps, round, result.entries(), result.bytes(), checkpointNanos.get() / 1e6, waits.getTotalCount(),
                     waits.getValueAtPercentile(50) / 1e6, waits.getValueAtPercentile(99) / 1e6, waits.getMaxValue() / 1e6);
+        }
+    }
+
+    /**
+     * What the dead-file sweep costs the writer (issue 40): an index of {@code --entries} chunks of two
+     * files, one of which dies; the sweep's lookups timed a writer's idle turn (4,096) at a time, as the
+     * writer runs them when it has nothing else to do, until the file's chunks have all left the index.
+     * A chunk waiting in the queue waits at most one such turn; under load the writer looks up 64 keys
+     * an item it takes.
+     */
+    @Command(name = "dead-file-sweep", description = "The dead-file sweep's lookups: time a key and a writer's turn.")
+    static final class DeadFileSweepCost implements Callable<Integer> {
+        @Option(names = "--entries", defaultValue = "10000000", description = "Chunks of 16 KiB cached, half of them the dead file's.")
+        long entries;
+
+        @Option(names = "--repeat", defaultValue = "2")
+        int repeat;
+
+        private static final int CHUNK = 16384;
+        private static final int TURN = 4096;
+
+        @Override
+        public Integer call() {
+            int perSegment = 800;
+            int segments = Math.toIntExact(entries / perSegment + 1);
+            var layout = new io.flashchunk.cache.format.SegmentLayout(1 << 20, 16 << 20, segments, SECTOR);
+            int recordSectors = RecordFormat.recordBytes(CHUNK, SECTOR) / SECTOR;
+            for (int round = 0; round < repeat; round++) {
+                var index = new io.flashchunk.cache.index.ChunkIndex(entries);
+                var segmentEntries = new io.flashchunk.cache.index.SegmentEntries(segments,
+                        address -> layout.contains(address) ? layout.index(address) : -1);
+                var locations = new ChunkLocations(index, segmentEntries);
+                var sweep = new io.flashchunk.cache.reclaim.DeadFileSweep(locations);
+                // Two files, each half the chunks, interleaved in the segments as reads of both would leave them.
+                for (long i = 0; i < entries; i++) {
+                    long key = ChunkKeys.key(1 + (int) (i & 1), (i >> 1) * CHUNK);
+                    locations.placed(key, layout.address(0, (int) (i / perSegment), (int) (i % perSegment) * recordSectors));
+                    sweep.onFlash(key);
+                }
+                long cached = index.entries();
+                Histogram turns = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+                sweep.died(1);
+                long started = System.nanoTime();
+                boolean more = true;
+                long calls = 0;
+                while (more) {
+                    long t = System.nanoTime();
+                    more = sweep.sweep(TURN);
+                    turns.recordValue(System.nanoTime() - t);
+                    calls++;
+                }
+                long nanos = System.nanoTime() - started;
+                long lookups = (entries + 1) / 2; // the dead file's positions, one lookup each
+                System.out.printf(Locale.ROOT, "{\"bench\":\"dead-file-sweep\",\"round\":%d,\"entries\":%d,"
+                                + "\"removed\":%d,\"lookups\":%d,\"turns\":%d,\"sweep_ms\":%.1f,\"ns_per_lookup\":%.1f,"
+                                + "\"turn_p50_us\":%.1f,\"turn_p99_us\":%.1f,\"turn_max_us\":%.1f,\"left_in_index\":%d}%n",
+                        round, cached, sweep.removed(), lookups, calls, nanos / 1e6, nanos / (double) lookups,
+                        turns.getValueAtPercentile(50) / 1e3, turns.getValueAtPercentile(99) / 1e3,
+                        turns.getMaxValue() / 1e3, index.entries());
+            }
+            return 0;
         }
     }
 }
