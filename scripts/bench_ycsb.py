@@ -927,12 +927,12 @@ class Bench:
                 ready = time.time()
                 recovered = self.node.recovered_chunks() if config.flash else None
                 clients.resume()
+                resources = [self.clock_counters(self.node.pid())]  # before the profiler, if any, attaches
                 # With --profile, the node's CPU in the first RESTART_PROFILE_S after CQL-ready: the ramp.
                 profiling = (Profile(profiler_library(args), self.node.pid(), self.restart_profile(config, case, kind),
                                      False) if args.profile else None)
                 if profiling:
                     profiling.__enter__()
-                resources = [self.clock_counters(self.node.pid())]
                 try:
                     while time.time() - ready < args.restart_seconds:
                         time.sleep(1)

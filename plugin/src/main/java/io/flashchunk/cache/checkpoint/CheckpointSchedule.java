@@ -1,5 +1,6 @@
 package io.flashchunk.cache.checkpoint;
 
+import io.flashchunk.cache.format.DeltaHeader;
 import java.util.function.LongSupplier;
 
 /**
@@ -9,7 +10,7 @@ import java.util.function.LongSupplier;
  * unnamed (a quiet cache loses at most that much time of chunks), provided, once the last checkpoint
  * was larger than a segment, their bytes outweigh it {@link #INTERVAL_PAYBACK} to 1; and while
  * segments doomed for being mostly dead wait for one to release them (a dropped table's space), once
- * their bytes outweigh the last checkpoint's {@link #DEAD_SPACE_PAYBACK} to 1 and
+ * their bytes outweigh {@link #DEAD_SPACE_PAYBACK} to 1 what a checkpoint costs ({@link #deadSpaceCost}) and
  * {@link #DEAD_SPACE_SPACING_MILLIS} (or the interval, if shorter) have passed since the last began and
  * since the last failure. Not by time, nor forced by need, within {@link #RETRY_MILLIS} of a failed
  * checkpoint (it would fail the same way).
@@ -37,9 +38,9 @@ public final class CheckpointSchedule {
      */
     public static final long DEAD_SPACE_SPACING_MILLIS = 10_000;
     /**
-     * A checkpoint for dead space waits until the segments it releases hold this many times the last
-     * checkpoint's bytes: no segment is freed twice, so such checkpoints write at most 1% of the bytes
-     * appended, however often compactions leave segments mostly dead.
+     * A checkpoint for dead space waits until the segments it releases hold this many times what it
+     * costs ({@link #deadSpaceCost}): a segment is freed once a use, so what such checkpoints write
+     * stays near a hundredth of the bytes appended, however often compactions leave segments mostly dead.
      */
     public static final int DEAD_SPACE_PAYBACK = 100;
 
@@ -68,6 +69,10 @@ public final class CheckpointSchedule {
     private long lastFailureMillis = Long.MIN_VALUE;
     /** When the last durable checkpoint started (at first, when the schedule was made). */
     private long lastStartedMillis;
+    /** Bytes the last durable delta wrote (0 before the first). */
+    private long lastDeltaBytes;
+    /** Bytes the last durable full checkpoint wrote (at first, what the start recovered). */
+    private long lastFullBytes;
 
     /**
      * @param recoveredBytes what the checkpoint the engine recovered from holds (0 if none): the first
@@ -87,6 +92,7 @@ public final class CheckpointSchedule {
         this.clockMillis = clockMillis;
         this.unnamedSinceMillis = clockMillis.getAsLong();
         this.lastStartedMillis = unnamedSinceMillis;
+        this.lastFullBytes = recoveredBytes;
     }
 
     /** Whether {@code sealed} segments in all make a checkpoint due by count. */
@@ -118,14 +124,14 @@ public final class CheckpointSchedule {
 
     /**
      * Whether a checkpoint is due for {@code segmentsWaiting} segments doomed as mostly dead that no
-     * durable checkpoint has released yet: their bytes outweigh the last checkpoint's
+     * durable checkpoint has released yet: their bytes outweigh {@link #deadSpaceCost}
      * {@link #DEAD_SPACE_PAYBACK} to 1 (a node whose compactions kill files all the time does not
      * checkpoint every few seconds for a segment or two), and {@link #DEAD_SPACE_SPACING_MILLIS}, or the
      * interval if shorter, have passed since that checkpoint began and since the last failure (a failing
      * device is not tried every second for it).
      */
     public boolean dueForDeadSpace(long segmentsWaiting) {
-        if (segmentsWaiting <= 0 || segmentsWaiting * segmentBytes < DEAD_SPACE_PAYBACK * lastBytes) {
+        if (segmentsWaiting <= 0 || segmentsWaiting * segmentBytes < DEAD_SPACE_PAYBACK * deadSpaceCost()) {
             return false;
         }
         long now = clockMillis.getAsLong();
@@ -134,6 +140,16 @@ public final class CheckpointSchedule {
         long sinceFailure = now - lastFailureMillis;
         return (since < 0 || since >= spacing)
                 && (lastFailureMillis == Long.MIN_VALUE || sinceFailure < 0 || sinceFailure >= spacing);
+    }
+
+    /**
+     * What a checkpoint for dead space is taken to cost: a delta like the last one, and its share of the
+     * full checkpoint that a chain of {@link DeltaHeader#MAX_DELTAS} deltas ends in. (The chain also
+     * asks for a full one once a quarter of the segments changed; a freed segment is one of those
+     * changes, and at any chunk of 4 KiB or more a full checkpoint's share of it is under a hundredth of it.)
+     */
+    long deadSpaceCost() {
+        return lastDeltaBytes + (lastFullBytes + DeltaHeader.MAX_DELTAS - 1) / DeltaHeader.MAX_DELTAS;
     }
 
     /** Whether {@link #RETRY_MILLIS} have passed since the last failed checkpoint (or none failed). */
@@ -147,15 +163,21 @@ public final class CheckpointSchedule {
 
     /**
      * A checkpoint that started at {@code startedMillis}, when {@code sealed}, {@code appended} and
-     * {@code appendedBytes} were the writer's counts, is durable and wrote {@code bytes}.
+     * {@code appendedBytes} were the writer's counts, is durable and wrote {@code bytes}; a
+     * {@code delta}, or a full one.
      */
-    public void written(long startedMillis, int sealed, long appended, long appendedBytes, long bytes) {
+    public void written(long startedMillis, int sealed, long appended, long appendedBytes, long bytes, boolean delta) {
         appendedAtLast = appended;
         appendedBytesAtLast = appendedBytes;
         lastBytes = bytes;
         sealedAtLast = Math.max(sealedAtLast, sealed);
         unnamedSinceMillis = startedMillis; // what is appended next is no older than this
         lastStartedMillis = Math.max(lastStartedMillis, startedMillis);
+        if (delta) {
+            lastDeltaBytes = bytes;
+        } else {
+            lastFullBytes = bytes;
+        }
     }
 
     /** A checkpoint failed now. */

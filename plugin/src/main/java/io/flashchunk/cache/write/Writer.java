@@ -215,7 +215,8 @@ public final class Writer {
 
     private void written(Checkpointer.Result result, Started started) {
         lastCheckpoint = result;
-        schedule.written(started.millis, started.sealed, started.appended, started.appendedBytes, result.bytes());
+        schedule.written(started.millis, started.sealed, started.appended, started.appendedBytes, result.bytes(),
+                result.deltaSpaces() > 0);
         mostlyDeadNamed = Math.max(mostlyDeadNamed, started.mostlyDeadDoomed);
         checkpoints.incrementAndGet();
         deltaCheckpoints.addAndGet(result.deltaSpaces() > 0 ? 1 : 0);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.format.DeltaHeader;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -27,13 +28,13 @@ class CheckpointScheduleTest {
         assertTrue(schedule.dueByCount(EVERY));
         schedule.tried(EVERY);
         assertFalse(schedule.dueByCount(EVERY + 1), "a try restarts the count, failed or not");
-        schedule.written(clock.get(), EVERY + 2, 0, 0, 100);
+        schedule.written(clock.get(), EVERY + 2, 0, 0, 100, false);
         assertFalse(schedule.dueByCount(EVERY + 2 + EVERY - 1), "any checkpoint restarts it too");
         assertTrue(schedule.dueByCount(EVERY + 2 + EVERY));
     }
 
     @Test
-    void forDeadSpaceOnceTheSegmentsWaitingOutweighTheLastCheckpointAndTheSpacingPassed() {
+    void forDeadSpaceOnceTheSegmentsWaitingOutweighADeltaAndItsShareOfAFullCheckpointAndTheSpacingPassed() {
         CheckpointSchedule schedule = schedule(0);
         long spacing = CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS;
         clock.addAndGet(spacing - 1);
@@ -41,27 +42,37 @@ class CheckpointScheduleTest {
         clock.addAndGet(1);
         assertTrue(schedule.dueForDeadSpace(1));
         assertFalse(schedule.dueForDeadSpace(0), "none waiting");
-        // A checkpoint of a tenth of a segment: a segment waiting outweighs it 10 to 1 only.
+        // A delta of a tenth of a segment: a segment waiting outweighs it 10 to 1 only.
         long started = clock.get();
         clock.addAndGet(5);
-        schedule.written(started, 0, 1, CHUNK, SEGMENT / 10);
+        schedule.written(started, 0, 1, CHUNK, SEGMENT / 10, true);
         clock.addAndGet(spacing - 6);
         assertFalse(schedule.dueForDeadSpace(10), "from when the last durable checkpoint began");
         clock.addAndGet(1);
-        assertFalse(schedule.dueForDeadSpace(9), "9 segments: 90 times the checkpoint's bytes");
+        assertFalse(schedule.dueForDeadSpace(9), "9 segments: 90 times the delta's bytes");
         assertTrue(schedule.dueForDeadSpace(10), "10 segments: " + CheckpointSchedule.DEAD_SPACE_PAYBACK + " times");
+        // A full checkpoint of 1,024 segments' bytes after it: each delta's share of the next is one segment.
+        schedule.written(clock.get(), 0, 1, CHUNK, DeltaHeader.MAX_DELTAS * SEGMENT, false);
+        clock.addAndGet(spacing);
+        assertFalse(schedule.dueForDeadSpace(109), "109 segments against the delta and a segment's share");
+        assertTrue(schedule.dueForDeadSpace(110));
         schedule.failed();
         clock.addAndGet(spacing - 1);
         assertTrue(schedule.retryPassed());
-        assertFalse(schedule.dueForDeadSpace(10), "the spacing after a failure too, not the retry time");
+        assertFalse(schedule.dueForDeadSpace(110), "the spacing after a failure too, not the retry time");
         clock.addAndGet(1);
-        assertTrue(schedule.dueForDeadSpace(10));
+        assertTrue(schedule.dueForDeadSpace(110));
 
         CheckpointSchedule shortInterval = new CheckpointSchedule(EVERY, spacing / 4, SEGMENT, 0, clock::get);
         clock.addAndGet(spacing / 4 - 1);
         assertFalse(shortInterval.dueForDeadSpace(1));
         clock.addAndGet(1);
         assertTrue(shortInterval.dueForDeadSpace(1), "an interval shorter than the spacing rules");
+        CheckpointSchedule recovered = new CheckpointSchedule(EVERY, INTERVAL, SEGMENT, DeltaHeader.MAX_DELTAS * SEGMENT,
+                clock::get);
+        clock.addAndGet(spacing);
+        assertFalse(recovered.dueForDeadSpace(99), "the recovered full checkpoint's share: a segment");
+        assertTrue(recovered.dueForDeadSpace(100));
     }
 
     @Test
@@ -75,7 +86,7 @@ class CheckpointScheduleTest {
         clock.addAndGet(1);
         assertTrue(schedule.dueByTime(1, CHUNK));
         assertEquals(1, schedule.appendedSince(1));
-        schedule.written(clock.get(), 0, 1, CHUNK, 1_000);
+        schedule.written(clock.get(), 0, 1, CHUNK, 1_000, false);
         assertEquals(0, schedule.appendedSince(1));
         clock.addAndGet(INTERVAL);
         assertTrue(schedule.dueByTime(2, 2 * CHUNK), "counted from when the checkpoint started");
@@ -86,11 +97,11 @@ class CheckpointScheduleTest {
         CheckpointSchedule schedule = schedule(0);
         long large = SEGMENT + 1;
         long needed = CheckpointSchedule.INTERVAL_PAYBACK * large;
-        schedule.written(clock.get(), 0, 10, 10 * CHUNK, large);
+        schedule.written(clock.get(), 0, 10, 10 * CHUNK, large, false);
         clock.addAndGet(100 * INTERVAL);
         assertFalse(schedule.dueByTime(11, 10 * CHUNK + needed - 1), "a byte short");
         assertTrue(schedule.dueByTime(12, 10 * CHUNK + needed));
-        schedule.written(clock.get(), 0, 12, 10 * CHUNK + needed, SEGMENT);
+        schedule.written(clock.get(), 0, 12, 10 * CHUNK + needed, SEGMENT, false);
         clock.addAndGet(INTERVAL);
         assertTrue(schedule.dueByTime(13, 10 * CHUNK + needed + 1), "no larger than a segment: one byte will do");
     }
