@@ -576,6 +576,45 @@ def plot_restarts(out, setup, rows):
     return written
 
 
+RAMP_BIN_S = 15
+
+
+def ramp_table(rows):
+    """What each followed restart's ramp is made of: per 15 s after CQL-ready, YCSB's ops/s, the node's CPU
+    (cores) and CPU a operation, and its data device's reads a second; the warm node's beside them."""
+    followed = [r for r in rows if r.get("ramp_resources") and r.get("timeline") and r.get("warm_resources")]
+    if not followed:
+        return []
+    lines = ["What the ramp is made of: per 15 s from the node answering CQL, its throughput, the node's CPU and CPU "
+             "an operation, and its data device's reads (the warm node's in the first column, before the restart):", "",
+             "| restart | | warm | " + " | ".join(f"{lo}-{lo + RAMP_BIN_S} s" for lo in range(0, 120, RAMP_BIN_S)) + " |",
+             "|---|---|---:|" + "---:|" * (120 // RAMP_BIN_S)]
+    for r in followed:
+        warm = r["warm_resources"]
+        bins = []
+        for lo in range(0, 120, RAMP_BIN_S):
+            ops = [w[1] for w in r["timeline"] if lo < w[0] <= lo + RAMP_BIN_S]
+            res = [x for x in r["ramp_resources"] if lo < x["t"] <= lo + RAMP_BIN_S]
+            if ops and res:
+                o = sum(ops) / len(ops)
+                cpu = sum(x["cpu"] for x in res) / len(res)
+                reads = sum(x["data_read_iops"] for x in res) / len(res)
+                bins.append((o, cpu, cpu / o * 1000 if o else None, reads))
+            else:
+                bins.append(None)
+        w_ops = r["warm_ops_per_s"]
+        name = f'{r["label"]}, {r.get("kind", "clean")}' + (f' (round {r.get("round", 0) + 1})' if r.get("round") else "")
+        cells = lambda f, warm_value: [name if f == 0 else "", ("ops/s", "CPU cores", "CPU ms/op", "data reads/s")[f],
+                                       warm_value] + ["" if b is None or b[f] is None else (
+                                           f"{b[f]:,.0f}" if f in (0, 3) else f"{b[f]:.2f}" if f == 1 else f"{b[f]:.3f}")
+                                           for b in bins]
+        lines.append("| " + " | ".join(cells(0, f"{w_ops:,.0f}")) + " |")
+        lines.append("| " + " | ".join(cells(1, f"{warm['cpu']:.2f}")) + " |")
+        lines.append("| " + " | ".join(cells(2, f"{warm['cpu'] / w_ops * 1000:.3f}")) + " |")
+        lines.append("| " + " | ".join(cells(3, f"{warm['data_read_iops']:,.0f}")) + " |")
+    return lines
+
+
 def summary(setup, rows, merged):
     """A few plain sentences per case: what the storage was, and what each configuration did at the
     highest target, against the baseline at M; then each restart's time to its warm share."""
@@ -651,6 +690,9 @@ def report_text(setup, rows, failed, merged):
                  + "\n".join(checks) + "\n")
     if restarts(rows):
         text += "\n" + "\n".join(restart_table(setup, rows)) + "\n"
+        ramp = ramp_table(restarts(rows))
+        if ramp:
+            text += "\n" + "\n".join(ramp) + "\n"
     stats = [r for r in rows if r.get("phase") == "cache-stats"]
     if stats:
         text += "\n" + "\n".join(cache_stats_table(stats)) + "\n"
@@ -732,6 +774,15 @@ def self_test():
                  "reinserted 770), device bytes written=3140403200, segments sealed=188")
     check("device bytes per admitted byte over a life", cache_stats_table([{"workload": "w", "table": "lz4", "cap_iops": 750,
           "label": "x", "life": "l", "summary": life_line}])[-1].endswith("| 1.037 |"), True)
+    ramped = dict(restart, timeline=[[-5.0, 2000.0, 1.0], [5.0, 500.0, 4.0], [10.0, 1500.0, 2.0], [20.0, 1800.0, 1.5]],
+                  warm_resources={"cpu": 1.0, "data_read_iops": 20.0},
+                  ramp_resources=[{"t": 1.0, "cpu": 1.5, "data_read_iops": 40.0}, {"t": 14.0, "cpu": 1.5, "data_read_iops": 20.0},
+                                  {"t": 16.0, "cpu": 1.2, "data_read_iops": 10.0}])
+    ramp = ramp_table([ramped])
+    check("ramp: ops/s a bin (the mean of its windows), the warm level first", ramp[4].split(" | ")[2:5],
+          ["2,000", "1,000", "1,800"])
+    check("ramp: CPU a operation a bin", ramp[6].split(" | ")[2:5], ["0.500", "1.500", "0.667"])
+    check("ramp: data reads a bin", ramp[7].split(" | ")[2:5], ["20", "30", "10"])
     text = "\n".join(summary(setup, rows + [restart], aggregate(rows)))
     check("summary names the cap", "capped at 750 read IOPS and 31.25 MiB/s" in text, True)
     check("summary compares with the baseline at M", "(11.6x the baseline at M's throughput)" in text, True)
