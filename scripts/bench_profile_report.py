@@ -37,6 +37,8 @@ CATEGORIES = [
      None),
     ("flash cache: other", None, r"io/flashchunk", None),
     ("Caffeine (maintenance, lookups)", None, r"com/github/benmanes/caffeine", None),
+    # A read whose key the key cache did not have looks its partition up in the SSTable's index.
+    ("Cassandra: partition index lookups", None, r"getRowIndexEntry|IndexSummary|RowIndexEntry|getPosition", None),
     ("network (Netty, epoll)", None, None, r"io/netty|epoll"),
     ("kernel: other", None, r"\[k\]", None),
     ("Cassandra and JVM: other", None, None, None),
@@ -130,25 +132,61 @@ RESTART_NAME = re.compile(r"restart-profile-(?P<case>.+)-(?P<config>(base|flash)
                           r"(-round\d+)?\.collapsed(\.xz)?$")
 
 
+RESTART_PROFILE_S = 30
+
+
+def first_seconds_cpu_per_op(rows, seconds=RESTART_PROFILE_S):
+    """{(case, config, kind): the node's CPU ms per YCSB op over the first seconds after CQL-ready}, from the
+    restart rows that carry the node's CPU a second (ramp_resources; rounds averaged)."""
+    found = collections.defaultdict(list)
+    for r in rows:
+        if r.get("phase") != "restart" or not r.get("ramp_resources") or not r.get("ops_per_s_first_30s"):
+            continue
+        cpu = [x["cpu"] for x in r["ramp_resources"] if x["t"] <= seconds]
+        if cpu:
+            key = (section(r["workload"], r.get("table"), storage_of(r)), r["config"], r.get("kind", "clean"))
+            found[key].append(sum(cpu) / len(cpu) * 1000 / r["ops_per_s_first_30s"])
+    return {k: statistics.mean(v) for k, v in found.items()}
+
+
 def restart_section(out):
     """Shares of the samples by category in the first 30 s after each restart's CQL-ready, beside the
-    warm profile of the same configuration: what the restarted node spends its CPU on while it ramps."""
+    warm profile of the same configuration: what the restarted node spends its CPU on while it ramps;
+    with the node's CPU a second in raw.jsonl, each share as CPU ms per op too."""
     restarts = collections.defaultdict(collections.Counter)
+    keys = {}
     for path in sorted(glob.glob(os.path.join(out, "restart-profile-*.collapsed*"))):
         m = RESTART_NAME.search(os.path.basename(path))
         if m:
-            categorize(path, restarts[f"{m['config']}, {m['kind']} restart ({m['case']})"])
+            name = f"{m['config']}, {m['kind']} restart ({m['case']})"
+            categorize(path, restarts[name])
+            keys[name] = (m["case"], m["config"], m["kind"])
     if not restarts:
         return []
+    rows = []
+    raw = os.path.join(out, "raw.jsonl")
+    if os.path.exists(raw):
+        with open(raw) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    per_op = first_seconds_cpu_per_op(rows)
     names = list(restarts)
     totals = {n: sum(restarts[n].values()) for n in names}
     lines = ["## The first 30 s after a restart", "", "Share of the node's CPU samples by category (all rounds "
-             "pooled), from CQL-ready on.", "", "| category | " + " | ".join(names) + " |",
-             "|---|" + "---:|" * len(names)]
+             "pooled), from CQL-ready on; in brackets, CPU ms per op, where the run recorded the node's CPU a second "
+             "(the share times the node's CPU over those seconds divided by YCSB's operations then).", "",
+             "| category | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+
+    def cell(n, count):
+        share = count / totals[n] if totals[n] else 0
+        ms = per_op.get(keys[n])
+        return f"{share:.0%}" + (f" ({share * ms:.3f})" if ms is not None else "")
+
     for name, *_ in CATEGORIES:
-        lines.append(f"| {name} | " + " | ".join(
-            f"{restarts[n][name] / totals[n]:.0%}" if totals[n] else "0%" for n in names) + " |")
+        lines.append(f"| {name} | " + " | ".join(cell(n, restarts[n][name]) for n in names) + " |")
     lines.append("| samples (1 ms each, all threads) | " + " | ".join(f"{totals[n]:,}" for n in names) + " |")
+    if any(keys[n] in per_op for n in names):
+        lines.append("| **CPU ms per op** | " + " | ".join(
+            f"**{per_op[keys[n]]:.3f}**" if keys[n] in per_op else "" for n in names) + " |")
     lines.append("")
     return lines
 
@@ -198,6 +236,11 @@ def self_test():
                             ("paper-read80-update20-zstd-9-cap750", "base-c-2M"))):
             m = NAME.search(name)
             check(f"name {name}", (section(m["workload"], m["table"], m["storage"]), m["config"]), want)
+        ramp = {"phase": "restart", "workload": "paper-read100", "table": "lz4", "cap_iops": 750, "config": "flash-4x",
+                "kind": "kill", "ops_per_s_first_30s": 1000.0,
+                "ramp_resources": [{"t": 1.0, "cpu": 1.0}, {"t": 30.0, "cpu": 2.0}, {"t": 31.0, "cpu": 9.0}]}
+        check("CPU per op over a restart's first 30 s", first_seconds_cpu_per_op([ramp, dict(ramp, phase="measure")]),
+              {("paper-read100-lz4-cap750", "flash-4x", "kill"): 1.5})
         m = RESTART_NAME.search("restart-profile-paper-read100-lz4-cap750-flash-4x-clean-round2.collapsed.xz")
         check("restart profile name", (m["case"], m["config"], m["kind"]), ("paper-read100-lz4-cap750", "flash-4x", "clean"))
         counts = categorize(path)
