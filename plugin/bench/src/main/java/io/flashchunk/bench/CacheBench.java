@@ -1001,6 +1001,9 @@ public final class CacheBench {
         @Option(names = "--repeat", defaultValue = "2")
         int repeat;
 
+        @Option(names = "--dir", defaultValue = "target/bench", description = "Scratch directory (none is needed: the index alone).")
+        Path dir;
+
         private static final int CHUNK = 16384;
         private static final int TURN = 4096;
 
