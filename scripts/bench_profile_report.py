@@ -140,12 +140,17 @@ def first_seconds_cpu_per_op(rows, seconds=RESTART_PROFILE_S):
     restart rows that carry the node's CPU a second (ramp_resources; rounds averaged)."""
     found = collections.defaultdict(list)
     for r in rows:
-        if r.get("phase") != "restart" or not r.get("ramp_resources") or not r.get("ops_per_s_first_30s"):
+        if r.get("phase") != "restart" or not r.get("ramp_resources") or not r.get("timeline"):
             continue
-        cpu = [x["cpu"] for x in r["ramp_resources"] if x["t"] <= seconds]
-        if cpu:
+        # YCSB's 5 s windows that ended within the seconds, and the node's CPU over the same span.
+        windows = [w for w in r["timeline"] if 0 < w[0] <= seconds]
+        if not windows:
+            continue
+        ops = sum(w[1] for w in windows) / len(windows)
+        cpu = benchlib.interval_mean(r["ramp_resources"], "cpu", 0, max(w[0] for w in windows))
+        if cpu is not None and ops:
             key = (section(r["workload"], r.get("table"), storage_of(r)), r["config"], r.get("kind", "clean"))
-            found[key].append(sum(cpu) / len(cpu) * 1000 / r["ops_per_s_first_30s"])
+            found[key].append(cpu * 1000 / ops)
     return {k: statistics.mean(v) for k, v in found.items()}
 
 
@@ -237,10 +242,11 @@ def self_test():
             m = NAME.search(name)
             check(f"name {name}", (section(m["workload"], m["table"], m["storage"]), m["config"]), want)
         ramp = {"phase": "restart", "workload": "paper-read100", "table": "lz4", "cap_iops": 750, "config": "flash-4x",
-                "kind": "kill", "ops_per_s_first_30s": 1000.0,
+                "kind": "kill", "timeline": [[-5.0, 9000.0, 1.0], [5.0, 900.0, 1.0], [10.0, 1100.0, 1.0], [35.0, 5000.0, 1.0]],
                 "ramp_resources": [{"t": 1.0, "cpu": 1.0}, {"t": 30.0, "cpu": 2.0}, {"t": 31.0, "cpu": 9.0}]}
+        # ops: the windows ending by 30 s (1,000/s, the last at 10 s); CPU over [0, 10] s, weighted: (1 + 2 x 9) / 10
         check("CPU per op over a restart's first 30 s", first_seconds_cpu_per_op([ramp, dict(ramp, phase="measure")]),
-              {("paper-read100-lz4-cap750", "flash-4x", "kill"): 1.5})
+              {("paper-read100-lz4-cap750", "flash-4x", "kill"): 1.9})
         m = RESTART_NAME.search("restart-profile-paper-read100-lz4-cap750-flash-4x-clean-round2.collapsed.xz")
         check("restart profile name", (m["case"], m["config"], m["kind"]), ("paper-read100-lz4-cap750", "flash-4x", "clean"))
         counts = categorize(path)

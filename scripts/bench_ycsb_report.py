@@ -586,7 +586,9 @@ def ramp_table(rows):
     if not followed:
         return []
     lines = ["What the ramp is made of: per 15 s from the node answering CQL, its throughput, the node's CPU and CPU "
-             "an operation, and its data device's reads (the warm node's in the first column, before the restart):", "",
+             "an operation, and its data device's reads (each rate weighted by the time it covers in the bin); in the "
+             "first column the warm node's: its clients' rate over their last 30 s before the restarts, the node's CPU "
+             "and reads over the 15 s right after:", "",
              "| restart | | warm | " + " | ".join(f"{lo}-{lo + RAMP_BIN_S} s" for lo in range(0, 120, RAMP_BIN_S)) + " |",
              "|---|---|---:|" + "---:|" * (120 // RAMP_BIN_S)]
     for r in followed:
@@ -594,11 +596,11 @@ def ramp_table(rows):
         bins = []
         for lo in range(0, 120, RAMP_BIN_S):
             ops = [w[1] for w in r["timeline"] if lo < w[0] <= lo + RAMP_BIN_S]
-            res = [x for x in r["ramp_resources"] if lo < x["t"] <= lo + RAMP_BIN_S]
-            if ops and res:
+            # Each sample is a rate over the interval since the one before (longer where the sampler stalled).
+            cpu = benchlib.interval_mean(r["ramp_resources"], "cpu", lo, lo + RAMP_BIN_S)
+            reads = benchlib.interval_mean(r["ramp_resources"], "data_read_iops", lo, lo + RAMP_BIN_S)
+            if ops and cpu is not None:
                 o = sum(ops) / len(ops)
-                cpu = sum(x["cpu"] for x in res) / len(res)
-                reads = sum(x["data_read_iops"] for x in res) / len(res)
                 bins.append((o, cpu, cpu / o * 1000 if o else None, reads))
             else:
                 bins.append(None)
@@ -781,8 +783,9 @@ def self_test():
     ramp = ramp_table([ramped])
     check("ramp: ops/s a bin (the mean of its windows), the warm level first", ramp[4].split(" | ")[2:5],
           ["2,000", "1,000", "1,800"])
-    check("ramp: CPU a operation a bin", ramp[6].split(" | ")[2:5], ["0.500", "1.500", "0.667"])
-    check("ramp: data reads a bin", ramp[7].split(" | ")[2:5], ["20", "30", "10"])
+    check("ramp: CPU a operation a bin, each rate weighted by its time in it", ramp[6].split(" | ")[2:5],
+          ["0.500", "1.480", "0.667"])
+    check("ramp: data reads a bin", ramp[7].split(" | ")[2:5], ["20", "21", "10"])
     text = "\n".join(summary(setup, rows + [restart], aggregate(rows)))
     check("summary names the cap", "capped at 750 read IOPS and 31.25 MiB/s" in text, True)
     check("summary compares with the baseline at M", "(11.6x the baseline at M's throughput)" in text, True)

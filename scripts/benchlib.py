@@ -14,6 +14,22 @@ def fmt(value, digits):
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
+def interval_mean(samples, field, lo, hi):
+    """The mean over [lo, hi] seconds of a rate sampled as intervals: each sample holds the rate over the
+    interval ending at its "t" (from the previous sample's t, the first from 0), weighted by how much of
+    that interval lies in [lo, hi]; None when none does."""
+    total = weight = 0.0
+    start = 0.0
+    for sample in samples:
+        end = sample["t"]
+        overlap = min(end, hi) - max(start, lo)
+        if overlap > 0:
+            total += sample[field] * overlap
+            weight += overlap
+        start = end
+    return total / weight if weight else None
+
+
 def import_pyplot(log):
     """matplotlib's pyplot on the Agg backend, installed with pip first if missing."""
     try:
