@@ -113,6 +113,7 @@ class Config:
     device_settings: tuple = ()  # extra lines of its device's entry
     other_jar: bool = False  # the agent jar of --other-jar, not this tree's
     node_settings: tuple = ()  # extra lines of cassandra.yaml, Cassandra's own settings
+    jvm_options: tuple = ()  # JVM options the node adds last
 
     @property
     def flash(self):
@@ -147,6 +148,13 @@ CONFIGS = {c.name: c for c in [
     # even after a SIGKILL, loads it rather than reading the partition index through a cold page cache.
     Config("flash-4x-keys", "flash cache 4x hot set, key cache saved every 30 s, M", hot_multiple=4,
            node_settings=("key_cache_save_period: 30s",)),
+    # Not in the default sweep: the JIT's C2 thresholds at a quarter of JDK 17's (a method compiled
+    # sooner after a restart), for the ramp (issue 39).
+    Config("flash-4x-jit-sooner", "flash cache 4x hot set, C2 thresholds x0.25, M", hot_multiple=4,
+           jvm_options=("-XX:CompileThresholdScaling=0.25",)),
+    # Not in the default sweep: two C2 compiler threads rather than JDK 17's one on 2 cores, for the ramp.
+    Config("flash-4x-jit-threads", "flash cache 4x hot set, 2 C2 compiler threads, M", hot_multiple=4,
+           jvm_options=("-XX:CICompilerCount=3",)),
     # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb.
     Config("base-c-M-ra", "baseline at M, machine readahead", machine_read_ahead=True),
 ]}
@@ -687,9 +695,10 @@ class Bench:
                 record = os.path.join(args.record_reads, f"{config.name}-{case.workload}-{case.table}-round{case.round}.reads")
                 log(f"{config.label}: recording its chunk reads to {record}")
             self.node.configure(flash_yaml(device, capacity, config.flash_settings, config.device_settings), record,
-                                args.other_jar if config.other_jar else None, config.node_settings)
+                                args.other_jar if config.other_jar else None, config.node_settings,
+                                config.jvm_options)
         else:
-            self.node.configure(None, node_settings=config.node_settings)
+            self.node.configure(None, node_settings=config.node_settings, jvm_options=config.jvm_options)
         self.dataset.restore(self.node, [config.table or case.table])
         drop_page_cache()
         # Linux copies read_ahead_kb into each file when it is opened: set before the node opens its SSTables.
@@ -1273,6 +1282,15 @@ def self_test():
         configured.configure(None, node_settings=CONFIGS["flash-4x-keys"].node_settings)
         check("a configuration's own Cassandra settings go in cassandra.yaml", open(configured.yaml).read(),
               "cluster_name: x\nkey_cache_save_period: 30s\n")
+        check("a stock node with no JVM options of its own has no extra options file",
+              os.path.exists(configured.extra_options), False)
+        configured.configure(flash_yaml("/f", 4096), jvm_options=CONFIGS["flash-4x-jit-sooner"].jvm_options)
+        check("a configuration's JVM options come before the agent's",
+              open(configured.extra_options).read().splitlines()[:2],
+              ["-XX:CompileThresholdScaling=0.25", f"-javaagent:{node_control.AGENT_JAR}"])
+        configured.configure(None, jvm_options=CONFIGS["flash-4x-jit-threads"].jvm_options)
+        check("a stock node's JVM options, without the agent", open(configured.extra_options).read(),
+              "-XX:CICompilerCount=3\n")
     a = {"at": 10.0, "cpu": 5.0, "data": (100, 4096 * 100), "io": {"read_ios": 50}}
     b = {"at": 12.0, "cpu": 6.5, "data": (1600, 4096 * 1600), "io": {"read_ios": 1550}}
     check("a ramp second's rates", resource_rates(a, b),

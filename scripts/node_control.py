@@ -101,18 +101,22 @@ class Node:
             self.base_yaml = "".join(line for line in f if not line.startswith(("file_cache_enabled:", "file_cache_size:")))
         self.base_yaml += "file_cache_enabled: false\n"
 
-    def configure(self, flash_block, record_reads=None, agent_jar=None, node_settings=()):
+    def configure(self, flash_block, record_reads=None, agent_jar=None, node_settings=(), jvm_options=()):
         """Stock Cassandra when flash_block is None; else the agent (AGENT_JAR, or agent_jar), the loader and
         the flash cache block, and with record_reads a file the cache records every chunk read to (for
-        scripts/sim-cache.sh). node_settings: lines of cassandra.yaml of Cassandra's own, either way."""
+        scripts/sim-cache.sh). node_settings: lines of cassandra.yaml of Cassandra's own, either way;
+        jvm_options: JVM options added last, either way."""
         with open(self.yaml, "w") as f:
             f.write(self.base_yaml + "".join(line + "\n" for line in node_settings)
                     + ("\n" + flash_block if flash_block else ""))
+        options = list(jvm_options)
         if flash_block:
+            options += [f"-javaagent:{agent_jar or AGENT_JAR}", f"-Dcassandra.config.loader={LOADER}"]
+            if record_reads:
+                options.append(f"-Dflashchunk.record_reads={record_reads}")
+        if options:
             with open(self.extra_options, "w") as f:
-                f.write(f"-javaagent:{agent_jar or AGENT_JAR}\n-Dcassandra.config.loader={LOADER}\n")
-                if record_reads:
-                    f.write(f"-Dflashchunk.record_reads={record_reads}\n")
+                f.write("".join(option + "\n" for option in options))
         elif os.path.exists(self.extra_options):
             os.remove(self.extra_options)
 
