@@ -114,6 +114,7 @@ class Config:
     other_jar: bool = False  # the agent jar of --other-jar, not this tree's
     node_settings: tuple = ()  # extra lines of cassandra.yaml, Cassandra's own settings
     jvm_options: tuple = ()  # JVM options the node adds last
+    capped_second_device: bool = False  # the flash split in two devices, the second on the capped data volume
 
     @property
     def flash(self):
@@ -155,6 +156,16 @@ CONFIGS = {c.name: c for c in [
     # Not in the default sweep: two C2 compiler threads rather than JDK 17's one on 2 cores, for the ramp.
     Config("flash-4x-jit-threads", "flash cache 4x hot set, 2 C2 compiler threads, M", hot_multiple=4,
            jvm_options=("-XX:CICompilerCount=3",)),
+    # Not in the default sweep: flash 2x split over two devices, the second a file on the capped data volume
+    # (its reads and writes share the cap with the data's), hot chunks moved off the loaded one (issue 40).
+    Config("flash-2x-two", "flash cache 2x hot set on two devices, one capped, M", hot_multiple=2,
+           capped_second_device=True),
+    # Not in the default sweep: the same with no hot chunk moved.
+    Config("flash-2x-two-still", "flash cache 2x hot set on two devices, one capped, no moves, M", hot_multiple=2,
+           capped_second_device=True, flash_settings=("hot_chunk_move_rate: 0B/s",)),
+    # Not in the default sweep: the same with --other-jar (an engine that balanced by read counts, before moves).
+    Config("flash-2x-two-other", "flash cache 2x hot set on two devices, one capped, other jar, M", hot_multiple=2,
+           capped_second_device=True, other_jar=True),
     # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb.
     Config("base-c-M-ra", "baseline at M, machine readahead", machine_read_ahead=True),
 ]}
@@ -258,18 +269,25 @@ def window_hit_ratio(before, after):
 SUMMARY_WRITES = re.compile(r"flash writes=(\d+) \((\d+) B, reinserted (\d+)\)")
 
 
-def flash_counters(bean):
-    """The flash cache's counters the per-run figures need, from its JMX bean's attributes ({} if unreadable).
-    Appended and reinserted chunks are not attributes of their own: they come from its Summary."""
+def flash_counters(bean, devices=()):
+    """The flash cache's counters the per-run figures need, from its JMX bean's attributes ({} if unreadable)
+    and its devices' beans (their hit reads, in order). Appended and reinserted chunks are not attributes of
+    their own: they come from its Summary."""
     if not bean:
         return {}
+    devices = sorted(devices, key=lambda device: str(device.get("name", "")))  # space=0, space=1, ...
     counters = {"hits": bean.get("Hits"), "misses": bean.get("Misses"), "puts": bean.get("Puts"),
                 # AdmissionRefusals since 1.0; the same counter's older name for builds before it
                 "not_admitted": bean.get("AdmissionRefusals", bean.get("DroppedEvictedBeforeWrite")),
                 "flash_bytes_written": bean.get("FlashBytesWritten"),
                 "segment_bytes_written": bean.get("SegmentBytesWritten"),
                 # since CheckpointBytesWritten exists (2026-11-29); None before
-                "checkpoint_bytes_written": bean.get("CheckpointBytesWritten")}
+                "checkpoint_bytes_written": bean.get("CheckpointBytesWritten"),
+                # since hot chunks move (2026-11-30); None before
+                "hot_chunks_moved": bean.get("HotChunksMoved"),
+                # the last device's hit reads, with more than one device
+                "last_device_hit_reads": devices[-1].get("HitReads") if len(devices) > 1 else None,
+                "device_hit_reads": sum(d.get("HitReads") or 0 for d in devices) if len(devices) > 1 else None}
     m = SUMMARY_WRITES.search(bean.get("Summary") or "")
     counters["appended"], counters["reinserted"] = (int(m.group(1)), int(m.group(3))) if m else (None, None)
     return counters
@@ -287,7 +305,9 @@ def cache_figures(before, after, chunk_bytes):
     def share(part, whole):
         return part / whole if part is not None and whole else None
     hits, misses, appended, reinserted = d["hits"], d["misses"], d["appended"], d["reinserted"]
-    admitted = appended - reinserted if appended is not None and reinserted is not None else None
+    # hot chunks moved between devices are appended too: written again, not admitted
+    admitted = (appended - reinserted - (d.get("hot_chunks_moved") or 0)
+                if appended is not None and reinserted is not None else None)
     admitted_bytes = admitted * chunk_bytes if admitted is not None and chunk_bytes else None
     return {"flash_hit_ratio": share(hits, hits + misses) if hits is not None and misses is not None else None,
             "flash_written_per_admitted_byte": share(d["flash_bytes_written"], admitted_bytes),
@@ -296,7 +316,8 @@ def cache_figures(before, after, chunk_bytes):
             "checkpoint_bytes_written": d["checkpoint_bytes_written"],
             "checkpoint_share_of_flash_writes": share(d["checkpoint_bytes_written"], d["flash_bytes_written"]),
             "admitted_chunks": admitted, "reinserted": reinserted, "reinserted_share": share(reinserted, appended),
-            "puts": d["puts"], "not_admitted": d["not_admitted"]}
+            "puts": d["puts"], "not_admitted": d["not_admitted"], "hot_chunks_moved": d.get("hot_chunks_moved"),
+            "last_device_read_share": share(d.get("last_device_hit_reads"), d.get("device_hit_reads"))}
 
 
 # ---------------------------------------------------------------- the machine
@@ -684,17 +705,25 @@ class Bench:
         args = self.args
         keyspace = TABLES[config.table or case.table].keyspace
         device = os.path.join(args.work, "flash.img")
-        if os.path.exists(device):
-            os.remove(device)
+        # on the capped volume when the data is (the node's directory is on it)
+        second = os.path.join(os.path.dirname(self.node.dir), "flash-capped.img")
+        for path in (device, second):
+            if os.path.exists(path):
+                os.remove(path)
         if config.flash:
             capacity = flash_capacity(args, config.hot_multiple)
-            with open(device, "wb") as f:
-                f.truncate(capacity)
+            more = ()
+            if config.capped_second_device:
+                capacity = capacity // 2 // 4096 * 4096
+                more = ((second, capacity),)
+            for path in (device, *(p for p, _ in more)):
+                with open(path, "wb") as f:
+                    f.truncate(capacity)
             record = None
             if args.record_reads and case.round == 0 and (not args.record_configs or config.name in args.record_configs):
                 record = os.path.join(args.record_reads, f"{config.name}-{case.workload}-{case.table}-round{case.round}.reads")
                 log(f"{config.label}: recording its chunk reads to {record}")
-            self.node.configure(flash_yaml(device, capacity, config.flash_settings, config.device_settings), record,
+            self.node.configure(flash_yaml(device, capacity, config.flash_settings, config.device_settings, more), record,
                                 args.other_jar if config.other_jar else None, config.node_settings,
                                 config.jvm_options)
         else:
@@ -753,7 +782,8 @@ class Bench:
     def cache_counters(self, flash=False):
         """The chunk cache's and the flash cache's counters: they only give ratios. nodetool and sjk start JVMs
         of their own and take seconds under load (15 s seen), so they are read outside the measured window."""
-        return {"cache": self.node.chunk_cache(), "flash": flash_counters(self.node.flash_bean()) if flash else {}}
+        return {"cache": self.node.chunk_cache(),
+                "flash": flash_counters(self.node.flash_bean(), self.node.device_beans()) if flash else {}}
 
     def warm_until_steady(self, config, case, keyspace):
         """--warmup steady: YCSB at full rate on the cold node until the flash cache's hit ratio is steady
@@ -1101,7 +1131,8 @@ def parse_args(argv):
     p.add_argument("--record-configs", type=lambda text: text.split(","), default=[],
                    help="with --record-reads: only these configurations record (default: every flash one)")
     p.add_argument("--other-jar", metavar="JAR", default=None,
-                   help="the agent jar of another build (e.g. an earlier commit's) for configuration flash-4x-other, "
+                   help="the agent jar of another build (e.g. an earlier commit's) for the configurations flash-4x-other and "
+                        "flash-2x-two-other, "
                         "to compare builds side by side in one run")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
     p.add_argument("--append", action="store_true",
@@ -1476,13 +1507,15 @@ def evidence_self_test(check):
           (False, 180))
     # Per-run cache figures from the bean's counters at both ends of a window.
     summary = "hits memory=0 dram=0 flash=9, misses=1, puts=5 (...), flash writes={} ({} B, reinserted {}), device"
-    before = flash_counters({"Hits": 100, "Misses": 100, "Puts": 50, "AdmissionRefusals": 5,
-                             "FlashBytesWritten": 1000, "SegmentBytesWritten": 800, "CheckpointBytesWritten": 100,
-                             "Summary": summary.format(40, 7, 10)})
-    after = flash_counters({"Hits": 1000, "Misses": 200, "Puts": 150, "DroppedEvictedBeforeWrite": 25,  # a build before 1.0
-                            "FlashBytesWritten": 1000 + 3 * 65536 * 100, "SegmentBytesWritten": 800 + 2 * 65536 * 100,
-                            "CheckpointBytesWritten": 100 + 65536 * 3,
-                            "Summary": summary.format(140, 9, 30)})
+    before_bean = {"Hits": 100, "Misses": 100, "Puts": 50, "AdmissionRefusals": 5,
+                   "FlashBytesWritten": 1000, "SegmentBytesWritten": 800, "CheckpointBytesWritten": 100,
+                   "Summary": summary.format(40, 7, 10)}
+    before = flash_counters(before_bean)
+    after_bean = {"Hits": 1000, "Misses": 200, "Puts": 150, "DroppedEvictedBeforeWrite": 25,  # a build before 1.0
+                  "FlashBytesWritten": 1000 + 3 * 65536 * 100, "SegmentBytesWritten": 800 + 2 * 65536 * 100,
+                  "CheckpointBytesWritten": 100 + 65536 * 3,
+                  "Summary": summary.format(140, 9, 30)}
+    after = flash_counters(after_bean)
     check("appended and reinserted from the Summary", (after["appended"], after["reinserted"]), (140, 30))
     got = cache_figures(before, after, 65536)
     check("flash hit ratio over the window", got["flash_hit_ratio"], 0.9)
@@ -1492,6 +1525,16 @@ def evidence_self_test(check):
     check("reinsertions", (got["reinserted"], got["reinserted_share"]), (20, 0.2))
     check("checkpoints' share of the flash bytes written", got["checkpoint_share_of_flash_writes"], 1 / 100)
     check("no figures for a stock node", cache_figures({}, {}, 65536), {})
+    check("one device: no share of the last one", got["last_device_read_share"], None)
+    two = [{"name": "io.flashchunk:type=FlashChunkDevice,space=1", "HitReads": 300},
+           {"name": "io.flashchunk:type=FlashChunkDevice,space=0", "HitReads": 500}]
+    moved = cache_figures(flash_counters(dict(before_bean, HotChunksMoved=5), two),
+                          flash_counters(dict(after_bean, HotChunksMoved=45),
+                                         [dict(two[0], HitReads=400), dict(two[1], HitReads=800)]), 65536)
+    check("hot chunks moved over the window", moved["hot_chunks_moved"], 40)
+    check("chunks moved are not admitted ones", moved["admitted_chunks"], 80 - 40)
+    check("the last device's share of the flash reads over the window (the beans in device order)",
+          moved["last_device_read_share"], 100 / 400)
     check("an unreadable bean gives no figures", flash_counters({}), {})
     check("an uncompressed table's chunk size is unknown", cache_figures(before, after, None)["flash_written_per_admitted_byte"],
           None)

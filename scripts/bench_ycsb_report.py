@@ -100,7 +100,7 @@ MEASURED = ("ops_per_s", "ops_per_s_settled", "read_avg_ms", "read_avg_ms_settle
             "flash_disk_read_mb_s", "cap_read_iops", "cap_read_mb_s", "cap_write_iops", "chunk_cache_hit_ratio",
             "rss_mib", "page_cache_mib", "read_failed", "update_failed", "fill_s", "flash_hit_ratio",
             "flash_written_per_admitted_byte", "segment_written_per_admitted_byte", "reinserted", "reinserted_share",
-            "checkpoint_share_of_flash_writes")
+            "checkpoint_share_of_flash_writes", "hot_chunks_moved", "last_device_read_share")
 
 
 def group_key(r):
@@ -318,7 +318,9 @@ CACHE_FIGURES = (("flash hit ratio", "flash_hit_ratio", 3), ("flash B written / 
                  "flash_written_per_admitted_byte", 2), ("segment B written / admitted B",
                  "segment_written_per_admitted_byte", 2), ("reinserted chunks", "reinserted", 0),
                  ("reinserted share of appended", "reinserted_share", 3),
-                 ("checkpoint B / flash B written", "checkpoint_share_of_flash_writes", 4))
+                 ("checkpoint B / flash B written", "checkpoint_share_of_flash_writes", 4),
+                 ("hot chunks moved", "hot_chunks_moved", 0),
+                 ("last device's share of flash reads", "last_device_read_share", 3))
 
 
 def cache_figures_table(setup, rows):
@@ -328,7 +330,7 @@ def cache_figures_table(setup, rows):
     if not flash:
         return []
     lines = ["The flash cache over each measured window (its JMX counters' deltas; admitted bytes: chunks appended "
-             "less those reinserted, at the table's chunk length):", "",
+             "less those reinserted or moved between devices, at the table's chunk length):", "",
              "| case | configuration | target | ops/s | read avg ms | CPU ms/op | "
              + " | ".join(name for name, _, _ in CACHE_FIGURES) + " |",
              "|---|---|---:|---:|---:|---:|" + "---:|" * len(CACHE_FIGURES)]
@@ -830,7 +832,8 @@ def evidence_self_test(check, setup, row):
         ("flash-0.5x", 2000, {"fill_s": 90 + 30 * i, "steady_reached": True, "flash_hit_ratio": 0.6 + 0.1 * i,
                               "flash_written_per_admitted_byte": 1.1, "segment_written_per_admitted_byte": 1.0,
                               "reinserted": 10, "reinserted_share": 0.05,
-                              "checkpoint_share_of_flash_writes": 0.01}))]
+                              "checkpoint_share_of_flash_writes": 0.01, "hot_chunks_moved": 100,
+                              "last_device_read_share": 0.25}))]
     ratios = "\n".join(paired_ratios(four, rounds))
     check("flash against the baseline at 4M", "flash-0.5x / base-c-4M, target max, per round: throughput 0.50x, 0.50x"
           in ratios, True)
@@ -848,7 +851,8 @@ def evidence_self_test(check, setup, row):
     check("a cache-figures line per flash configuration", len(figures), 5)
     check("cache figures: hit ratio median and range, write amplification, reinsertions",
           figures[-1].endswith("| 0.650 (0.600-0.700) | 1.10 (1.10-1.10) | 1.00 (1.00-1.00) | 10 (10-10) "
-                           "| 0.050 (0.050-0.050) | 0.0100 (0.0100-0.0100) |"), True)
+                           "| 0.050 (0.050-0.050) | 0.0100 (0.0100-0.0100) | 100 (100-100) | 0.250 (0.250-0.250) |"),
+          True)
     check("the report carries the cache figures", "| flash B written / admitted B |" in report_text(
         four, rounds, [], merged), True)
     check("no cache figures for stock nodes alone", cache_figures_table(four, [row("base-c-M", 0, 1, 1, 1)]), [])

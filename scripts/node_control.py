@@ -25,6 +25,7 @@ LOADER = "io.flashchunk.cassandra.config.FlashChunkConfigurationLoader"
 CACHE_CLASS = "io.flashchunk.cassandra.CassandraFlashCache"
 MEMORY_CGROUP = "flashchunk-bench"
 FLASH_BEAN = "io.flashchunk:type=FlashChunkCache"
+DEVICE_BEANS = "io.flashchunk:type=FlashChunkDevice,*"
 
 START = time.time()
 
@@ -73,11 +74,15 @@ def free_ports(count):
     return ports
 
 
-def flash_yaml(device, capacity, settings=(), device_settings=()):
+def flash_yaml(device, capacity, settings=(), device_settings=(), more_devices=()):
+    """The flash cache block: one device (device_settings: extra lines of its entry), and more_devices, each
+    a (path, capacity) pair, after it."""
     # strict: a flash configuration whose cache cannot start must not be measured as one.
     lines = (["chunk_cache_class: " + CACHE_CLASS, "flash_chunk_cache:", "  strict: true", "  devices:",
-              f"    - path: {device}", f"      capacity: {capacity}"] + [f"      {s}" for s in device_settings]
-             + [f"  {s}" for s in settings])
+              f"    - path: {device}", f"      capacity: {capacity}"] + [f"      {s}" for s in device_settings])
+    for path, size in more_devices:
+        lines += [f"    - path: {path}", f"      capacity: {size}"]
+    lines += [f"  {s}" for s in settings]
     return "\n".join(lines) + "\n"
 
 
@@ -154,6 +159,16 @@ class Node:
                     return {"entries": int(m.group(1)), "capacity": m.group(2), "misses": int(m.group(3)),
                             "requests": int(m.group(4))}
         return {"entries": 0, "capacity": "none", "misses": 0, "requests": 0}
+
+    def device_beans(self):
+        """The flash cache's device beans' attributes, each with its name ([] if unreadable)."""
+        text = run([NODE_SCRIPT, "nodetool", self.dir, "sjk", "mxdump", "-q", DEVICE_BEANS], check=False)
+        start = text.find("{")
+        try:
+            beans = json.loads(text[start:])["beans"] if start >= 0 else []
+        except (ValueError, KeyError):
+            return []
+        return beans
 
     def flash_bean(self):
         """{attribute: value} of the flash cache's JMX bean through nodetool's sjk ({} if unreadable)."""

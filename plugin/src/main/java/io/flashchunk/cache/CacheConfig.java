@@ -25,6 +25,9 @@ public final class CacheConfig {
     /** {@code admission_sketch_counters: auto}: the engine's choice, 4 bytes a chunk (engine.MemoryBudget). */
     public static final int SKETCH_COUNTERS_AUTO = 0;
 
+    /** {@code hot_chunk_move_rate}'s default: 8 MiB a second, 512 chunks of 16 KiB. */
+    public static final long DEFAULT_HOT_CHUNK_MOVE_BYTES_PER_SECOND = 8L << 20;
+
     /** Segments: at least this size (a chunk's record must fit), at most {@link #MAX_SEGMENT_BYTES}. */
     public static final int MIN_SEGMENT_BYTES = 1 << 20;
     public static final int MAX_SEGMENT_BYTES = 256 << 20;
@@ -48,6 +51,7 @@ public final class CacheConfig {
     private final int admissionSketchCounters;
     private final int admissionDoorkeeperBits;
     private final int admissionSampleReads;
+    private final long hotChunkMoveBytesPerSecond;
 
     /**
      * @param devices                one address space per device
@@ -90,13 +94,16 @@ public final class CacheConfig {
      * @param admissionDoorkeeperBits bits per cached chunk of the doorkeeper in front of the sketch (0: none)
      * @param admissionSampleReads   reads per cached chunk the sketch counts before it halves every count:
      *     how far back "read lately" reaches
+     * @param hotChunkMoveBytesPerSecond with more than one device, chunk bytes a second hits read from a
+     *     device whose reads take 1.5 times the time of the least loaded one's may
+     *     write again where the reads take least (the paper's move of hot chunks); 0: none
      */
     public CacheConfig(List<DeviceSpec> devices, long queueBytes, int maxWritesInFlight, long readTimeoutMillis,
                        boolean readInCallerThread, long dramTierBytes, boolean overflowRead,
                        long checkpointIntervalMillis, double checkpointChangePercent, boolean strict,
                        long deviceTimeoutMillis, long slowReadMillis, long slowDeviceRetryMillis, int segmentBytes,
                        int expectedChunkBytes, double reinsertPercent, int admissionSketchCounters,
-                       int admissionDoorkeeperBits, int admissionSampleReads) {
+                       int admissionDoorkeeperBits, int admissionSampleReads, long hotChunkMoveBytesPerSecond) {
         devices = devices == null ? null : List.copyOf(devices);
         this.devices = devices;
         this.queueBytes = queueBytes;
@@ -117,6 +124,11 @@ public final class CacheConfig {
         this.admissionSketchCounters = admissionSketchCounters;
         this.admissionDoorkeeperBits = admissionDoorkeeperBits;
         this.admissionSampleReads = admissionSampleReads;
+        this.hotChunkMoveBytesPerSecond = hotChunkMoveBytesPerSecond;
+    }
+
+    public long hotChunkMoveBytesPerSecond() {
+        return hotChunkMoveBytesPerSecond;
     }
 
     public List<DeviceSpec> devices() {
@@ -255,6 +267,7 @@ public final class CacheConfig {
         if (admissionSampleReads < 1 || admissionSampleReads > 100) {
             throw new IllegalArgumentException("admission_sample_reads: must be 1..100, got " + admissionSampleReads);
         }
+        notNegative("hot_chunk_move_rate", hotChunkMoveBytesPerSecond);
         return this;
     }
 
@@ -291,6 +304,7 @@ public final class CacheConfig {
         private int admissionSketchCounters = SKETCH_COUNTERS_AUTO;
         private int admissionDoorkeeperBits = 8;
         private int admissionSampleReads = DEFAULT_ADMISSION_SAMPLE_READS;
+        private long hotChunkMoveBytesPerSecond = DEFAULT_HOT_CHUNK_MOVE_BYTES_PER_SECOND;
 
         public Builder device(DeviceSpec device) {
             devices.add(device);
@@ -387,11 +401,17 @@ public final class CacheConfig {
             return this;
         }
 
+        public Builder hotChunkMoveBytesPerSecond(long bytesPerSecond) {
+            this.hotChunkMoveBytesPerSecond = bytesPerSecond;
+            return this;
+        }
+
         public CacheConfig build() {
             return new CacheConfig(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
                     dramTierBytes, overflowRead, checkpointIntervalMillis, checkpointChangePercent, strict,
                     deviceTimeoutMillis, slowReadMillis, slowDeviceRetryMillis, segmentBytes, expectedChunkBytes,
-                    reinsertPercent, admissionSketchCounters, admissionDoorkeeperBits, admissionSampleReads).validate();
+                    reinsertPercent, admissionSketchCounters, admissionDoorkeeperBits, admissionSampleReads,
+                    hotChunkMoveBytesPerSecond).validate();
         }
     }
 
@@ -422,7 +442,8 @@ public final class CacheConfig {
                 && Double.compare(reinsertPercent, other.reinsertPercent) == 0
                 && admissionSketchCounters == other.admissionSketchCounters
                 && admissionDoorkeeperBits == other.admissionDoorkeeperBits
-                && admissionSampleReads == other.admissionSampleReads;
+                && admissionSampleReads == other.admissionSampleReads
+                && hotChunkMoveBytesPerSecond == other.hotChunkMoveBytesPerSecond;
     }
 
     @Override
@@ -430,7 +451,8 @@ public final class CacheConfig {
         return Objects.hash(devices, queueBytes, maxWritesInFlight, readTimeoutMillis, readInCallerThread,
                 dramTierBytes, overflowRead, checkpointIntervalMillis, checkpointChangePercent, strict,
                 deviceTimeoutMillis, slowReadMillis, slowDeviceRetryMillis, segmentBytes, expectedChunkBytes,
-                reinsertPercent, admissionSketchCounters, admissionDoorkeeperBits, admissionSampleReads);
+                reinsertPercent, admissionSketchCounters, admissionDoorkeeperBits, admissionSampleReads,
+                hotChunkMoveBytesPerSecond);
     }
 
     @Override
@@ -445,6 +467,7 @@ public final class CacheConfig {
                 + ", expectedChunkBytes=" + expectedChunkBytes + ", reinsertPercent=" + reinsertPercent
                 + ", admissionSketchCounters=" + admissionSketchCounters
                 + ", admissionDoorkeeperBits=" + admissionDoorkeeperBits
-                + ", admissionSampleReads=" + admissionSampleReads + "]";
+                + ", admissionSampleReads=" + admissionSampleReads
+                + ", hotChunkMoveBytesPerSecond=" + hotChunkMoveBytesPerSecond + "]";
     }
 }

@@ -133,7 +133,8 @@ public final class SegmentFlashCache implements FlashCache {
                 config.checkpointIntervalMillis(),
                 config.strict(),
                 config.devices().stream().map(DeviceSpec::forceFormat).collect(Collectors.toUnmodifiableList()))
-                .withDiscard(config.devices().stream().map(DeviceSpec::discard).collect(Collectors.toUnmodifiableList()));
+                .withDiscard(config.devices().stream().map(DeviceSpec::discard).collect(Collectors.toUnmodifiableList()))
+                .withHotChunkMoves(config.hotChunkMoveBytesPerSecond());
     }
 
     @Override
@@ -436,6 +437,11 @@ public final class SegmentFlashCache implements FlashCache {
         @Override
         public void gaveUp(int space, long nanos) {
             judge(space, nanos, true); // judged as a failed read, counted as none
+        }
+
+        @Override
+        public boolean inUse(int space) {
+            return !breakers.get(space).bypassed();
         }
 
         @Override

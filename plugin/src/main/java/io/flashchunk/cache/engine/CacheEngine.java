@@ -17,6 +17,7 @@ import io.flashchunk.cache.read.FlashReadPolicy;
 import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.space.AddressSpaces;
 import io.flashchunk.cache.space.DeviceStart;
+import io.flashchunk.cache.space.HotChunkMoves;
 import io.flashchunk.cache.space.SegmentDiscards;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
@@ -101,6 +102,7 @@ public final class CacheEngine implements AutoCloseable {
         private final boolean strict;
         private final List<Boolean> forceFormat;
         private final List<Boolean> discard;
+        private final long moveBytesPerSecond;
 
         /**
          * @param segmentBytes            segment size (a multiple of 4 KiB)
@@ -123,12 +125,13 @@ public final class CacheEngine implements AutoCloseable {
                         long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat) {
             this(segmentBytes, expectedChunkBytes, reinsertShare, sketchCountersPerKey, doorkeeperBitsPerKey,
                     sampleReadsPerKey, queueBytes, checkpointEverySegments, checkpointIntervalMillis, strict,
-                    forceFormat, List.of());
+                    forceFormat, List.of(), 0);
         }
 
         private Settings(int segmentBytes, int expectedChunkBytes, double reinsertShare, int sketchCountersPerKey,
                          int doorkeeperBitsPerKey, int sampleReadsPerKey, long queueBytes, int checkpointEverySegments,
-                         long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat, List<Boolean> discard) {
+                         long checkpointIntervalMillis, boolean strict, List<Boolean> forceFormat, List<Boolean> discard,
+                         long moveBytesPerSecond) {
             if (expectedChunkBytes < 1 || sketchCountersPerKey < 0 || doorkeeperBitsPerKey < 0
                     || sampleReadsPerKey < 1 || queueBytes < 1 || checkpointEverySegments < 1
                     || checkpointIntervalMillis < 1) {
@@ -150,6 +153,10 @@ public final class CacheEngine implements AutoCloseable {
             this.strict = strict;
             this.forceFormat = forceFormat;
             this.discard = List.copyOf(discard);
+            if (moveBytesPerSecond < 0) {
+                throw new IllegalArgumentException("bytes moved a second must not be negative, got " + moveBytesPerSecond);
+            }
+            this.moveBytesPerSecond = moveBytesPerSecond;
         }
 
         /**
@@ -159,7 +166,23 @@ public final class CacheEngine implements AutoCloseable {
         public Settings withDiscard(List<Boolean> perDevice) {
             return new Settings(segmentBytes, expectedChunkBytes, reinsertShare, sketchCountersPerKey,
                     doorkeeperBitsPerKey, sampleReadsPerKey, queueBytes, checkpointEverySegments,
-                    checkpointIntervalMillis, strict, forceFormat, perDevice);
+                    checkpointIntervalMillis, strict, forceFormat, perDevice, moveBytesPerSecond);
+        }
+
+        /**
+         * These settings, with hot chunks read from a loaded device written again into a less loaded
+         * one, at most {@code bytesPerSecond} a second (0: never; {@link HotChunkMoves}). Not
+         * with one device.
+         */
+        public Settings withHotChunkMoves(long bytesPerSecond) {
+            return new Settings(segmentBytes, expectedChunkBytes, reinsertShare, sketchCountersPerKey,
+                    doorkeeperBitsPerKey, sampleReadsPerKey, queueBytes, checkpointEverySegments,
+                    checkpointIntervalMillis, strict, forceFormat, discard, bytesPerSecond);
+        }
+
+        /** Chunk bytes moved a second at most to balance reads across devices (0: none). */
+        public long moveBytesPerSecond() {
+            return moveBytesPerSecond;
         }
 
         /** Whether the free segments of device {@code device} are discarded before reuse. */
@@ -240,14 +263,15 @@ public final class CacheEngine implements AutoCloseable {
                     && checkpointIntervalMillis == other.checkpointIntervalMillis
                     && strict == other.strict
                     && Objects.equals(forceFormat, other.forceFormat)
-                    && discard.equals(other.discard);
+                    && discard.equals(other.discard)
+                    && moveBytesPerSecond == other.moveBytesPerSecond;
         }
 
         @Override
         public int hashCode() {
             return Objects.hash(segmentBytes, expectedChunkBytes, reinsertShare, sketchCountersPerKey,
                     doorkeeperBitsPerKey, sampleReadsPerKey, queueBytes, checkpointEverySegments,
-                    checkpointIntervalMillis, strict, forceFormat, discard);
+                    checkpointIntervalMillis, strict, forceFormat, discard, moveBytesPerSecond);
         }
 
         @Override
@@ -257,18 +281,20 @@ public final class CacheEngine implements AutoCloseable {
                     + ", doorkeeperBitsPerKey=" + doorkeeperBitsPerKey + ", sampleReadsPerKey=" + sampleReadsPerKey
                     + ", queueBytes=" + queueBytes + ", checkpointEverySegments=" + checkpointEverySegments
                     + ", checkpointIntervalMillis=" + checkpointIntervalMillis + ", strict=" + strict
-                    + ", forceFormat=" + forceFormat + ", discard=" + discard + "]";
+                    + ", forceFormat=" + forceFormat + ", discard=" + discard
+                    + ", moveBytesPerSecond=" + moveBytesPerSecond + "]";
         }
     }
 
     /** How long an invalidation's time is kept: an offer whose file read began longer ago than this is not expected. */
     private static final long INVALIDATION_MEMORY_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-    private enum Kind { CHUNK, INVALIDATION, DAMAGED, FILES_DIED, MARKER, CHECKPOINTS_SETTLED, DEAD_FILES_SWEPT, CHECKPOINT, FULL_CHECKPOINT }
+    private enum Kind { CHUNK, MOVE, INVALIDATION, DAMAGED, FILES_DIED, MARKER, CHECKPOINTS_SETTLED, DEAD_FILES_SWEPT, CHECKPOINT, FULL_CHECKPOINT }
 
     /**
      * What the writer is to do: append a chunk (read from its file from {@code readStartedNanos}),
-     * take an invalidated key out of the index, count down {@code reached} when it gets there, or
+     * write again a hot chunk a hit read from {@code from} from {@code readStartedNanos} on, take an
+     * invalidated key out of the index, count down {@code reached} when it gets there, or
      * write a checkpoint and then count down {@code reached} (setting {@code durable} if it is), or
      * drop the entry of a key whose record failed its checksum.
      */
@@ -279,9 +305,18 @@ public final class CacheEngine implements AutoCloseable {
         private final long readStartedNanos;
         private final CountDownLatch reached;
         private final boolean[] durable;
+        private final long from;
+        private final long fromSequence;
 
         private Pending(Kind kind, long key, ByteBuffer chunk, long readStartedNanos, CountDownLatch reached,
                         boolean[] durable) {
+            this(kind, key, chunk, readStartedNanos, reached, durable, RecordAddress.NONE, -1);
+        }
+
+        private Pending(Kind kind, long key, ByteBuffer chunk, long readStartedNanos, CountDownLatch reached,
+                        boolean[] durable, long from, long fromSequence) {
+            this.from = from;
+            this.fromSequence = fromSequence;
             this.kind = kind;
             this.key = key;
             this.chunk = chunk;
@@ -314,8 +349,20 @@ public final class CacheEngine implements AutoCloseable {
             return durable;
         }
 
+        public long from() {
+            return from;
+        }
+
+        public long fromSequence() {
+            return fromSequence;
+        }
+
         static Pending chunk(long key, ByteBuffer chunk, long readStartedNanos) {
             return new Pending(Kind.CHUNK, key, chunk, readStartedNanos, null, null);
+        }
+
+        static Pending move(long key, ByteBuffer chunk, long readStartedNanos, long from, long fromSequence) {
+            return new Pending(Kind.MOVE, key, chunk, readStartedNanos, null, null, from, fromSequence);
         }
 
         static Pending invalidation(long key) {
@@ -349,7 +396,8 @@ public final class CacheEngine implements AutoCloseable {
         @Override
         public String toString() {
             return "Pending[kind=" + kind + ", key=" + key + ", chunk=" + chunk
-                    + ", readStartedNanos=" + readStartedNanos + ", reached=" + reached + ", durable=" + durable + "]";
+                    + ", readStartedNanos=" + readStartedNanos + ", reached=" + reached + ", durable=" + durable
+                    + ", from=" + from + ", fromSequence=" + fromSequence + "]";
         }
     }
 
@@ -393,6 +441,10 @@ public final class CacheEngine implements AutoCloseable {
     private final LongAdder alreadyCached = new LongAdder();
     private final LongAdder offeredBeforeInvalidation = new LongAdder();
     private final LongAdder invalidations = new LongAdder();
+    /** Hot chunks moved off a loaded device into a less loaded one (written again). */
+    private final LongAdder moved = new LongAdder();
+    /** Moves of hot chunks off loaded devices, or null: one device, or none asked for. */
+    private final HotChunkMoves moves;
     /**
      * Invalidated keys, each with how many of its invalidations the writer has still to take out of
      * the index: every read misses them. A count, not a set: a second invalidation while the first is
@@ -437,8 +489,12 @@ public final class CacheEngine implements AutoCloseable {
         int window = SegmentBuffer.windowFor(settings.segmentBytes());
         // doomed segments wait for a checkpoint, and one releases all doomed before it
         int batch = EngineParts.reclaimBatch(all, settings.checkpointEverySegments());
+        SpaceReads load = new SpaceReads(spaces);
+        this.moves = settings.moveBytesPerSecond() > 0 && spaces > 1
+                ? new HotChunkMoves(load, settings.moveBytesPerSecond(), nanoClock.getAsLong(), readPolicy.gate()::inUse)
+                : null;
         EngineParts parts = EngineParts.wire(addressSpaces, new EngineParts.Spec(
-                records, true, new WriterPolicy(admission, settings.reinsertShare(), batch, new SpaceReads(spaces), liveKey),
+                records, true, new WriterPolicy(admission, settings.reinsertShare(), batch, load, liveKey, moves),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy));
         this.table = parts.table;
         this.index = parts.index;
@@ -513,11 +569,19 @@ public final class CacheEngine implements AutoCloseable {
      */
     public SegmentReader.Hit read(long key, int chunkLength, long nextKey) {
         admission.accessed(key);
+        // Taken before the set is looked at when chunks may move: an invalidation that the look misses is
+        // timed after it, so invalidatedSince keeps the move out (invalidate() takes its time after the set).
+        long started = moves != null ? nanoClock.getAsLong() : 0;
         if (!awaitingRemoval.isEmpty() && awaitingRemoval.containsKey(key)) {
             return null;
         }
         try {
-            return reader.read(key, chunkLength, nextKey);
+            SegmentReader.Hit hit = reader.read(key, chunkLength, nextKey);
+            if (hit != null && moves != null && hit.fromFlash() && moves.take(RecordAddress.space(hit.flashAddress()),
+                    hit.sequence(), hit.chunk().remaining())) {
+                queueMove(key, hit, started);
+            }
+            return hit;
         } catch (RecordMismatchException e) {
             (e.damaged() ? damaged : refused).increment();
             if (e.damaged()) {
@@ -543,6 +607,20 @@ public final class CacheEngine implements AutoCloseable {
             return false;
         }
         return true;
+    }
+
+    /** A hit read from a loaded device, for the writer to write again in a less loaded one, if the queue has room. */
+    private void queueMove(long key, SegmentReader.Hit hit, long readStartedNanos) {
+        int bytes = hit.chunk().remaining();
+        if (closing || !writerThread.isAlive()) {
+            return;
+        }
+        if (queuedBytes.addAndGet(bytes) > settings.queueBytes()) {
+            queuedBytes.addAndGet(-bytes);
+            return;
+        }
+        queue.add(Pending.move(key, ByteBuffer.allocate(bytes).put(hit.chunk().duplicate()).flip(), readStartedNanos,
+                hit.flashAddress(), hit.sequence()));
     }
 
     /** As {@link #offer(long, ByteBuffer, long)} for bytes no invalidation can race with (tests, the simulator). */
@@ -707,6 +785,9 @@ public final class CacheEngine implements AutoCloseable {
                     segmentWriter.sweepDeadFiles(pending == null ? SWEEP_WHEN_IDLE : SWEEP_PER_TAKE);
                 }
                 pruneInvalidations();
+                if (moves != null) {
+                    moves.tick(nanoClock.getAsLong(), segmentWriter.nextRecordSequence());
+                }
                 // Cleared only when it was set: a request made after this read stays for the next pass,
                 // and one made between the read and the clear is covered by the checkpoint that follows.
                 boolean asked = checkpointAsked;
@@ -771,6 +852,14 @@ public final class CacheEngine implements AutoCloseable {
             // readers miss the key all the while.
             writer.invalidate(pending.key());
             awaitingRemoval.computeIfPresent(pending.key(), (key, left) -> left == 1 ? null : left - 1);
+        } else if (pending.kind() == Kind.MOVE) {
+            queuedBytes.addAndGet(-pending.chunk().remaining());
+            // The writer checks the index still points at the record read, in the use of its segment read;
+            // the invalidation's time is checked too, as for offers.
+            if (!invalidatedSince(pending.key(), pending.readStartedNanos())
+                    && writer.move(pending.key(), pending.chunk(), pending.from(), pending.fromSequence())) {
+                moved.increment();
+            }
         } else {
             queuedBytes.addAndGet(-pending.chunk().remaining());
             if (invalidatedSince(pending.key(), pending.readStartedNanos())) {
@@ -819,7 +908,8 @@ public final class CacheEngine implements AutoCloseable {
                 last == null ? 0 : last.sequence(),
                 last == null ? recovered.checkpointMillis() : last.startedMillis(), appendedSince(appended),
                 new EngineStats.DeadSpace(segmentWriter.entries().deadRecords(), segmentWriter.deadFilesPendingCount(),
-                        segmentWriter.deadFilesChunksRemoved(), segmentWriter.mostlyDeadDoomed()));
+                        segmentWriter.deadFilesChunksRemoved(), segmentWriter.mostlyDeadDoomed()),
+                moves == null ? 0 : moves.taken(), moved.sum());
     }
 
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */

@@ -40,6 +40,8 @@ public final class EngineStats {
     private final long lastCheckpointMillis;
     private final long appendedSinceCheckpoint;
     private final DeadSpace deadSpace;
+    private final long hotChunkMovesTaken;
+    private final long hotChunksMoved;
 
     /**
      * @param entries                   chunks in the index
@@ -77,6 +79,9 @@ public final class EngineStats {
      *     run's, else the one the start recovered from (0: none)
      * @param appendedSinceCheckpoint   records appended since the last durable checkpoint began: what a crash could lose
      * @param deadSpace                 flash held by chunks no longer served, and what frees it
+     * @param hotChunkMovesTaken        hits read from a loaded device taken to be written again in a less loaded one
+     * @param hotChunksMoved            of those, the ones written again (the rest stayed where they were: the
+     *     queue was full, no less loaded segment was open, or the chunk changed place first)
      */
     public EngineStats(long entries, long queuedBytes, long alreadyCached, long queueFull, long notAdmitted,
                        long dropped, long offeredBeforeInvalidation, long appended, long reinserted,
@@ -85,7 +90,8 @@ public final class EngineStats {
                        long busyMisses, long readErrors, long refusedRecords, long damagedRecords, long invalidations,
                        long checkpoints, long failedCheckpoints, long deltaCheckpoints,
                        long checkpointBytesWritten, long lastCheckpointSequence,
-                       long lastCheckpointMillis, long appendedSinceCheckpoint, DeadSpace deadSpace) {
+                       long lastCheckpointMillis, long appendedSinceCheckpoint, DeadSpace deadSpace,
+                       long hotChunkMovesTaken, long hotChunksMoved) {
         this.entries = entries;
         this.queuedBytes = queuedBytes;
         this.alreadyCached = alreadyCached;
@@ -117,6 +123,8 @@ public final class EngineStats {
         this.lastCheckpointMillis = lastCheckpointMillis;
         this.appendedSinceCheckpoint = appendedSinceCheckpoint;
         this.deadSpace = Objects.requireNonNull(deadSpace, "deadSpace");
+        this.hotChunkMovesTaken = hotChunkMovesTaken;
+        this.hotChunksMoved = hotChunksMoved;
     }
 
     /**
@@ -185,6 +193,14 @@ public final class EngineStats {
 
     public DeadSpace deadSpace() {
         return deadSpace;
+    }
+
+    public long hotChunkMovesTaken() {
+        return hotChunkMovesTaken;
+    }
+
+    public long hotChunksMoved() {
+        return hotChunksMoved;
     }
 
     public long entries() {
@@ -346,7 +362,9 @@ public final class EngineStats {
                 && lastCheckpointSequence == other.lastCheckpointSequence
                 && lastCheckpointMillis == other.lastCheckpointMillis
                 && appendedSinceCheckpoint == other.appendedSinceCheckpoint
-                && deadSpace.equals(other.deadSpace);
+                && deadSpace.equals(other.deadSpace)
+                && hotChunkMovesTaken == other.hotChunkMovesTaken
+                && hotChunksMoved == other.hotChunksMoved;
     }
 
     @Override
@@ -356,7 +374,8 @@ public final class EngineStats {
                 failedSegmentWrites, writerErrors, memoryReads, flashBytesRead, pairedReads, readTimeouts, busyMisses,
                 readErrors, refusedRecords, damagedRecords, invalidations, checkpoints, failedCheckpoints,
                 deltaCheckpoints, checkpointBytesWritten,
-                lastCheckpointSequence, lastCheckpointMillis, appendedSinceCheckpoint, deadSpace);
+                lastCheckpointSequence, lastCheckpointMillis, appendedSinceCheckpoint, deadSpace,
+                hotChunkMovesTaken, hotChunksMoved);
     }
 
     @Override
@@ -374,6 +393,7 @@ public final class EngineStats {
                 + ", failedCheckpoints=" + failedCheckpoints + ", deltaCheckpoints=" + deltaCheckpoints
                 + ", checkpointBytesWritten=" + checkpointBytesWritten + ", lastCheckpointSequence=" + lastCheckpointSequence
                 + ", lastCheckpointMillis=" + lastCheckpointMillis
-                + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + ", " + deadSpace + "]";
+                + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + ", " + deadSpace
+                + ", hotChunkMovesTaken=" + hotChunkMovesTaken + ", hotChunksMoved=" + hotChunksMoved + "]";
     }
 }

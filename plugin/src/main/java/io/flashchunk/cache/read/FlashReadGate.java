@@ -30,4 +30,9 @@ public interface FlashReadGate {
     default void gaveUp(int space, long nanos) {
         end(space, nanos, true);
     }
+
+    /** Whether {@code space}'s device is in use now (not taken out of use by a breaker). */
+    default boolean inUse(int space) {
+        return true;
+    }
 }

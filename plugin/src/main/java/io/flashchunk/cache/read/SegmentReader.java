@@ -101,11 +101,18 @@ public final class SegmentReader {
         private final ByteBuffer buffer;
         private final AlignedBufferPool pool;
         private final Follower next;
-        private final boolean fromFlash;
+        private final long flashAddress;
+        private final long sequence;
 
-        /** @param fromFlash read from flash (else from a segment still in memory) */
-        public Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next, boolean fromFlash) {
-            this.fromFlash = fromFlash;
+        /**
+         * @param flashAddress the record's address, read from flash; {@link RecordAddress#NONE}: read from
+         *                     a segment still in memory
+         * @param sequence     the use of the record's segment the hit read
+         */
+        public Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next, long flashAddress,
+                   long sequence) {
+            this.flashAddress = flashAddress;
+            this.sequence = sequence;
             this.chunk = chunk;
             this.buffer = buffer;
             this.pool = pool;
@@ -129,7 +136,17 @@ public final class SegmentReader {
         }
 
         public boolean fromFlash() {
-            return fromFlash;
+            return flashAddress != RecordAddress.NONE;
+        }
+
+        /** The record's address when read from flash, else {@link RecordAddress#NONE}. */
+        public long flashAddress() {
+            return flashAddress;
+        }
+
+        /** The use of the record's segment the hit read (a segment reused since holds other records). */
+        public long sequence() {
+            return sequence;
         }
 
         public void release() {
@@ -313,7 +330,7 @@ public final class SegmentReader {
             for (SegmentBuffer buffer : buffers) {
                 int length = buffer.read(segment, sequence, sector, key, chunkLength, into);
                 if (length != -1) {
-                    Hit hit = new Hit(into.flip(), into, pool, null, false);
+                    Hit hit = new Hit(into.flip(), into, pool, null, RecordAddress.NONE, sequence);
                     into = null;
                     return hit;
                 }
@@ -358,6 +375,7 @@ public final class SegmentReader {
         int bytes = (int) ((end + BlockDevice.BLOCK_SIZE - 1) / BlockDevice.BLOCK_SIZE - firstBlock) * BlockDevice.BLOCK_SIZE;
         if (!startRead(space)) {
             busyMisses.increment();
+            spaceReads.busy(space, policy.timeoutNanos()); // loaded: a device whose reads do not start
             if (givenUp.get(space) > 0 && policy.gate().begin(space)) {
                 // Full of reads it does not answer: told to the breaker as a failed read, so that a hung
                 // device is still taken out of use once no read of it can start.
@@ -386,6 +404,7 @@ public final class SegmentReader {
             return null;
         }
         long started = policy.clock().getAsLong();
+        long took = 0;
         boolean failed = true;
         try {
             if (policy.inCallerThread()) {
@@ -395,11 +414,12 @@ public final class SegmentReader {
             }
             failed = false;
         } finally {
-            policy.gate().end(space, policy.clock().getAsLong() - started, failed);
+            took = policy.clock().getAsLong() - started;
+            policy.gate().end(space, took, failed);
+            spaceReads.read(space, took); // a failed or timed-out read loads its device too
         }
         flashReads.increment();
         flashBytesRead.add(bytes);
-        spaceReads.read(space);
         boolean served = false;
         try {
             long base = firstBlock * BlockDevice.BLOCK_SIZE;
@@ -417,7 +437,7 @@ public final class SegmentReader {
                 pairedReads.increment();
             }
             served = true;
-            return new Hit(chunk, buffer, pool, next, true);
+            return new Hit(chunk, buffer, pool, next, address, sequence);
         } finally {
             if (!served) {
                 pool.release(buffer);

@@ -5,28 +5,52 @@ import io.flashchunk.cache.write.SegmentWriter;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Flash reads per address space, counted by the {@link SegmentReader} as hits read their records,
- * looked at by the {@link SegmentWriter} to open the next segment where reads load the devices least
- * (the paper's load-balanced address spaces). Thread-safe.
+ * Flash reads per address space and the time they took, counted by the {@link SegmentReader} as hits
+ * read their records. The time is the load the {@link SegmentWriter} opens the next segment by (where
+ * reads loaded the devices least) and {@link HotChunkMoves} moves hot chunks by: time in reads over a
+ * span is the reads in flight on average (Little's law), so a slow or throttled device counts as
+ * loaded sooner than a fast one serving as many reads (the paper's load-balanced address spaces).
+ * Thread-safe.
  */
 public final class SpaceReads {
     private final LongAdder[] reads;
+    private final LongAdder[] busy;
 
     public SpaceReads(int spaces) {
         reads = new LongAdder[spaces];
+        busy = new LongAdder[spaces];
         for (int space = 0; space < spaces; space++) {
             reads[space] = new LongAdder();
+            busy[space] = new LongAdder();
         }
     }
 
-    /** A record was read from the flash of {@code space}. */
-    public void read(int space) {
+    /**
+     * A record was read from the flash of {@code space} in {@code nanos}, or the read failed or timed
+     * out after it; a read counts as at least 1 ns, so reads timed on a clock that did not move still
+     * load their space.
+     */
+    public void read(int space, long nanos) {
         reads[space].increment();
+        busy[space].add(Math.max(1, nanos));
+    }
+
+    /**
+     * No read of {@code space} could start (as many in flight as it may, none answering): its device
+     * counts as busy for {@code nanos} (the read timeout), with no read counted.
+     */
+    public void busy(int space, long nanos) {
+        busy[space].add(Math.max(1, nanos));
     }
 
     /** Flash reads of {@code space} so far. */
     public long count(int space) {
         return reads[space].sum();
+    }
+
+    /** Nanoseconds the flash reads of {@code space} took so far (at least 1 each). */
+    public long busyNanos(int space) {
+        return busy[space].sum();
     }
 
     public int spaces() {

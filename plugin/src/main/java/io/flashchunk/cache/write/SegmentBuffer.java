@@ -213,6 +213,12 @@ public final class SegmentBuffer {
         return records;
     }
 
+    /** Whether a record of {@code chunkBytes} fits beside the summary in what is left of the segment. */
+    public boolean fits(int chunkBytes) {
+        return (long) fill + RecordFormat.recordBytes(chunkBytes, sectorBytes) + SegmentSummary.bytes(records + 1)
+                <= segmentBytes;
+    }
+
     /**
      * Appends the record of {@code chunk} (position to limit; left unchanged) and returns its offset
      * in sectors from the segment's start, {@link #SEGMENT_FULL} when it does not fit beside the

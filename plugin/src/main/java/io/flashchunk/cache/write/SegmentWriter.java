@@ -13,6 +13,7 @@ import io.flashchunk.cache.reclaim.Reinsertion;
 import io.flashchunk.cache.reclaim.SegmentSamples;
 import io.flashchunk.cache.reclaim.VictimPublisher;
 import io.flashchunk.cache.space.AddressSpaces;
+import io.flashchunk.cache.space.HotChunkMoves;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceBalancer;
 import io.flashchunk.device.BlockDevice;
@@ -51,6 +52,8 @@ public final class SegmentWriter {
     private final ChunkLocations locations;
     private final ReclaimOrder order;
     private final SpaceBalancer balancer;
+    /** Moves of hot chunks off loaded spaces, or null: none. */
+    private final HotChunkMoves moves;
     private final Reinsertion reinsertion;
     private final Reclaimer reclaimer;
     private final VictimPublisher victims;
@@ -70,6 +73,7 @@ public final class SegmentWriter {
     private boolean writingWindow;
     // Counters: the writer thread alone changes them; volatile so statistics read them whole and current.
     private volatile long appended;
+    private volatile long sealedForMoves;
     private volatile long appendedBytes;
     private volatile long failedWrites;
     private volatile int sealed;
@@ -146,7 +150,8 @@ public final class SegmentWriter {
         // Keys whose chunks may still be served: the others leave the index, and are never reinserted.
         this.liveKey = policy.liveKey() != null ? policy.liveKey() : key -> true;
         this.samples = new SegmentSamples(table.segments());
-        this.balancer = new SpaceBalancer(table, policy.load());
+        this.balancer = new SpaceBalancer(table, policy.load(), policy.moves());
+        this.moves = policy.moves();
         this.reinsertion = new Reinsertion(table, spaces, index, policy.admission(), liveKey,
                 (long) (policy.reinsertShare() * segmentBytes));
         this.reclaimer = new Reclaimer(table, spaces, locations, order, entries,
@@ -188,6 +193,69 @@ public final class SegmentWriter {
         appended++;
         appendedBytes += chunk.remaining();
         return true;
+    }
+
+    /**
+     * Writes again the chunk of {@code key} (position to limit, left unchanged) that a hit read from
+     * the record at {@code from}, in use {@code sequence} of its segment, to take its reads off a
+     * loaded space ({@link HotChunkMoves}): only while the index still points at that record (not
+     * invalidated, reclaimed or moved since: the bytes are the current chunk's), and only into an
+     * open segment of a space {@link HotChunkMoves#lessLoaded} than {@code from}'s. An open segment in
+     * a space chunks are moved off is sealed first, part full, when a space chunks may move to has a
+     * free segment (on a cache mostly read it could stay open for long, and no move would be made
+     * meanwhile); the next then opens outside the spaces chunks are moved off ({@link SpaceBalancer}),
+     * so this seals no segment opened after it. Returns whether it did; the record at {@code from} is
+     * then dead.
+     */
+    public boolean move(long key, ByteBuffer chunk, long from, long sequence) {
+        if (moves == null || !stillAt(key, from, sequence) || !liveKey.test(key)) {
+            return false;
+        }
+        int source = RecordAddress.space(from);
+        if (open != null && open.records() > 0 && moves.source(table.space(open.segment()))
+                && freeSegmentToMoveTo(source)) {
+            int before = sealed;
+            sealOpen();
+            if (sealed != before) {
+                sealedForMoves++;
+            }
+        }
+        // Room first: the segment opened for it must be checked like the open one (and its reinsertions
+        // may have placed the key already).
+        if (open != null && !open.fits(chunk.remaining())) {
+            sealOpen();
+        }
+        if (open == null && (!openSegment() || !stillAt(key, from, sequence))) {
+            return false;
+        }
+        if (!moves.lessLoaded(table.space(open.segment()), source) || !open.fits(chunk.remaining())) {
+            return false;
+        }
+        return append(key, chunk);
+    }
+
+    /** Whether the index points {@code key} at {@code address}, in use {@code sequence} of its segment. */
+    private boolean stillAt(long key, long address, long sequence) {
+        if (locations.index().find(key) != address) {
+            return false;
+        }
+        int space = RecordAddress.space(address);
+        return table.sequence(table.segment(space, spaces.layout(space).index(address))) == sequence;
+    }
+
+    /** Whether a space hot chunks of {@code source} may move to has a free segment. */
+    private boolean freeSegmentToMoveTo(int source) {
+        for (int space = 0; space < table.spaces(); space++) {
+            if (table.freeSegments(space) > 0 && !moves.source(space) && moves.lessLoaded(space, source)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Segments sealed part full because they were open in a space hot chunks were being moved off. */
+    public long sealedForMoves() {
+        return sealedForMoves;
     }
 
     /**

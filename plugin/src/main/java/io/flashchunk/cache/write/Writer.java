@@ -86,6 +86,15 @@ public final class Writer {
     }
 
     /**
+     * Writes again a hot chunk a hit read from the record at {@code from} (in use {@code sequence} of
+     * its segment), into a space loaded less ({@link SegmentWriter#move}); returns whether it did. A
+     * move not made is not a dropped chunk: the chunk stays cached where it was.
+     */
+    public boolean move(long key, ByteBuffer chunk, long from, long sequence) {
+        return segments.move(key, chunk, from, sequence);
+    }
+
+    /**
      * After each step of the writer thread: a checkpoint when {@code asked} (written whole, after any
      * under way); else a step of the full checkpoint under way, if any (its end started once the copy
      * is done, and taken once it ran); else, or once that ended, a checkpoint when the schedule says

@@ -1,6 +1,7 @@
 package io.flashchunk.cache.write;
 
 import io.flashchunk.cache.admission.VictimAdmission;
+import io.flashchunk.cache.space.HotChunkMoves;
 import io.flashchunk.cache.space.SpaceReads;
 import java.util.function.LongPredicate;
 
@@ -18,20 +19,27 @@ import java.util.function.LongPredicate;
  * With {@code liveKey} (or null: every key), segments holding only chunks of keys it refuses (their
  * file is gone) are reclaimed first, and such chunks are not written again: a compacted SSTable's hot
  * chunks must not keep its successor's out of flash (admission, which owns the victim rule, skips
- * them too: {@link VictimAdmission}).
+ * them too: {@link VictimAdmission}). With {@code moves} (or null: none), hot chunks read from a loaded
+ * space are written again into a less loaded one ({@link SegmentWriter#move}).
  */
 public final class WriterPolicy {
     /** No admission, no reinsertion, one segment chosen at a time, spaces in turn. */
-    public static final WriterPolicy NONE = new WriterPolicy(null, 0, 1, null, null);
+    public static final WriterPolicy NONE = new WriterPolicy(null, 0, 1, null, null, null);
 
     private final VictimAdmission admission;
     private final double reinsertShare;
     private final int reclaimBatch;
     private final SpaceReads load;
     private final LongPredicate liveKey;
+    private final HotChunkMoves moves;
 
     public WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
                         LongPredicate liveKey) {
+        this(admission, reinsertShare, reclaimBatch, load, liveKey, null);
+    }
+
+    public WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
+                        LongPredicate liveKey, HotChunkMoves moves) {
         if (!(reinsertShare >= 0 && reinsertShare <= 0.5)) {
             throw new IllegalArgumentException("reinsertion share " + reinsertShare + " is outside 0..0.5");
         }
@@ -43,6 +51,7 @@ public final class WriterPolicy {
         this.reclaimBatch = reclaimBatch;
         this.load = load;
         this.liveKey = liveKey;
+        this.moves = moves;
     }
 
     public VictimAdmission admission() {
@@ -65,6 +74,11 @@ public final class WriterPolicy {
         return liveKey;
     }
 
+    /** The moves of hot chunks off loaded spaces, or null: none. */
+    public HotChunkMoves moves() {
+        return moves;
+    }
+
     public WriterPolicy(VictimAdmission admission, double reinsertShare) {
         this(admission, reinsertShare, 1, null, null);
     }
@@ -77,6 +91,6 @@ public final class WriterPolicy {
     @Override
     public String toString() {
         return "WriterPolicy[admission=" + admission + ", reinsertShare=" + reinsertShare
-                + ", reclaimBatch=" + reclaimBatch + ", load=" + load + ", liveKey=" + liveKey + "]";
+                + ", reclaimBatch=" + reclaimBatch + ", load=" + load + ", liveKey=" + liveKey + ", moves=" + moves + "]";
     }
 }

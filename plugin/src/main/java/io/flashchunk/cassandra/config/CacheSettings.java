@@ -15,6 +15,7 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.apache.cassandra.config.DataRateSpec;
 import org.apache.cassandra.config.DataStorageSpec;
 import org.apache.cassandra.config.DurationSpec;
 import org.slf4j.Logger;
@@ -36,7 +37,7 @@ public final class CacheSettings {
             "read_timeout", "read_in_caller_thread", "dram_tier_size", "overflow_read", "checkpoint_interval",
             "checkpoint_change_percent", "strict", "device_timeout", "slow_read", "slow_device_retry",
             "segment_size", "expected_chunk_size", "reinsert_percent", "admission_sketch_counters",
-            "admission_doorkeeper_bits", "admission_sample_reads");
+            "admission_doorkeeper_bits", "admission_sample_reads", "hot_chunk_move_rate");
     /**
      * Each setting named as Cassandra names its own since 4.1 (the unit in the value: {@code 300s},
      * {@code 64MiB}), and the name it had before, with the unit in the key, which is still read with
@@ -222,6 +223,9 @@ public final class CacheSettings {
         if (map.containsKey("admission_sample_reads")) {
             builder.admissionSampleReads(intValue(at + "admission_sample_reads", map.get("admission_sample_reads")));
         }
+        if (map.containsKey("hot_chunk_move_rate")) {
+            builder.hotChunkMoveBytesPerSecond(cassandraRate(at + "hot_chunk_move_rate", map.get("hot_chunk_move_rate")));
+        }
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
@@ -318,6 +322,16 @@ public final class CacheSettings {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(setting + ": '" + value + "' is not a size as Cassandra writes them: a number"
                     + " and one of B, KiB, MiB, GiB (e.g. 64MiB, 0B) (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** A rate as Cassandra writes its own (DataRateSpec): a number and B/s, KiB/s or MiB/s; in bytes a second. */
+    static long cassandraRate(String setting, Object value) {
+        try {
+            return (long) new DataRateSpec.LongBytesPerSecondBound(String.valueOf(value)).toBytesPerSecond();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(setting + ": '" + value + "' is not a rate as Cassandra writes them: a number"
+                    + " and one of B/s, KiB/s, MiB/s (e.g. 8MiB/s, 0B/s) (" + e.getMessage() + ")", e);
         }
     }
 

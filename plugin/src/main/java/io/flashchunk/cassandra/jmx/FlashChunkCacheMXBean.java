@@ -123,6 +123,18 @@ public interface FlashChunkCacheMXBean {
     /** Segments chosen for reclaim (doomed) before their turn because a quarter of their records or fewer were live. */
     long getMostlyDeadSegmentsDoomed();
 
+    /**
+     * Flash hits read from a device whose reads took 1.5 times the time of the least loaded device's,
+     * taken to be written again where reads take least ({@code hot_chunk_move_rate} a second at most).
+     */
+    long getHotChunkMovesTaken();
+
+    /**
+     * Of those, the chunks written again (the rest stayed where they were: the write queue was full,
+     * no segment of a less loaded device was open, or the chunk moved or changed first).
+     */
+    long getHotChunksMoved();
+
     /** Flash hits that read the file's next chunk with the same I/O (the paper's overflow read). */
     long getPairedReads();
 

@@ -269,6 +269,16 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
+    public long getHotChunkMovesTaken() {
+        return stats().engine().hotChunkMovesTaken();
+    }
+
+    @Override
+    public long getHotChunksMoved() {
+        return stats().engine().hotChunksMoved();
+    }
+
+    @Override
     public long getPairedReads() {
         return stats().engine().pairedReads();
     }

@@ -14,10 +14,14 @@ import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.NamedFiles;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.SegmentLayout;
+import io.flashchunk.cache.read.FlashReadGate;
+import io.flashchunk.cache.read.FlashReadPolicy;
+import io.flashchunk.cache.space.HotChunkMoves;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
+import io.flashchunk.testing.ManualClock;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -197,6 +201,75 @@ class CacheEngineTest {
         } finally {
             again.close();
         }
+    }
+
+    /**
+     * The paper's move of hot chunks, end to end: once the records have settled and a second has shown
+     * one device's reads taking 10 ms each (on the test's clock) and the other's no time, hits read
+     * from the slow one are written again on the fast one, a second's budget of them, and every chunk
+     * still serves its own bytes.
+     */
+    @Test
+    void hotChunksReadFromASlowDeviceMoveToTheFastOneASecondsBudgetAtATime() throws Exception {
+        ManualClock clock = new ManualClock();
+        FaultyDevice slow = new FaultyDevice(device("slow", 8));
+        // The slow device second: space 1.
+        List<StorageDriver> drivers = List.of(new StorageDriver(device("fast", 8), 2, TimeUnit.SECONDS.toNanos(5)),
+                new StorageDriver(slow, 2, TimeUnit.SECONDS.toNanos(5)));
+        int budget = 8;
+        CacheEngine engine = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20,
+                        4, INTERVAL_MILLIS, false, List.of()).withHotChunkMoves((long) budget * CHUNK), NO_FILES,
+                () -> 1_000, clock, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN, clock));
+        try {
+            int n = 60; // five segments of 12, the last open
+            for (int i = 0; i < n; i++) {
+                offer(engine, key(i), chunk(key(i)));
+            }
+            assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, true));
+            List<Integer> onSlow = new java.util.ArrayList<>();
+            for (int i = 0; i < 48; i++) {
+                if (RecordAddress.space(engine.index().find(key(i))) == 1) {
+                    onSlow.add(i);
+                }
+            }
+            assertTrue(onSlow.size() >= 2 * budget, onSlow.size() + " chunks on the slow device, in sealed segments");
+            // The segment open now holds the last chunk offered: sealed part full for the moves if on the slow device.
+            int openOnSlow = RecordAddress.space(engine.index().find(key(n - 1)));
+            for (int i = 0; i < HotChunkMoves.SETTLE_SECONDS; i++) {
+                clock.advance(java.time.Duration.ofSeconds(1));
+                awaitWriterRounds(engine); // a tick of the writer's: the records settle
+            }
+            slow.delay(FaultyDevice.Op.READ, () -> clock.advance(java.time.Duration.ofMillis(10)));
+            for (int round = 0; round < 3; round++) {
+                for (int i : onSlow) {
+                    assertEquals(chunk(key(i)), read(engine, i));
+                }
+            }
+            assertEquals(0, engine.stats().hotChunkMovesTaken(), "not a source before the next tick");
+            clock.advance(java.time.Duration.ofSeconds(1));
+            awaitWriterRounds(engine); // the writer's tick: 0.72 s of reads in 1.72 s, a source
+            for (int i : onSlow) {
+                assertEquals(chunk(key(i)), read(engine, i));
+            }
+            awaitWriterRounds(engine);
+            EngineStats stats = engine.stats();
+            assertEquals(budget, stats.hotChunkMovesTaken(), "a second's budget");
+            assertEquals(budget, stats.hotChunksMoved());
+            for (int j = 0; j < onSlow.size(); j++) {
+                int space = RecordAddress.space(engine.index().find(key(onSlow.get(j))));
+                assertEquals(j < budget ? 0 : 1, space, "chunk " + onSlow.get(j));
+            }
+            assertEquals(openOnSlow, engine.segmentWriter().sealedForMoves(), "the segment open on the slow device, if it was");
+            assertEquals(n, readAll(engine, n), "every chunk serves its own bytes");
+        } finally {
+            engine.close();
+        }
+    }
+
+    private static ByteBuffer read(CacheEngine engine, int i) {
+        ByteBuffer into = ByteBuffer.allocate(CHUNK);
+        assertEquals(CHUNK, engine.read(key(i), CHUNK, into), "chunk " + i);
+        return into.flip();
     }
 
     /** Two rounds of the writer's loop: whatever the first one decided after taking its marker is done. */

@@ -21,6 +21,7 @@ import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.reclaim.FifoReclaimOrder;
+import io.flashchunk.cache.space.HotChunkMoves;
 import io.flashchunk.cache.space.SegmentState;
 import io.flashchunk.cache.space.SegmentTable;
 import io.flashchunk.cache.space.SpaceReads;
@@ -103,6 +104,128 @@ class SegmentWriterTest {
         assertEquals(0, spaceOf(engine, next + PER_SEGMENT), "opened away from the space read since");
     }
 
+
+    /** Two spaces whose hot chunks move, with space 0's reads taking ten times space 1's over the last second. */
+    private static EngineFixture movingOffSpaceZero(SpaceReads load, HotChunkMoves moves, int chunks, int segmentsOfA,
+                                                    int segmentsOfB) throws Exception {
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE,
+                new WriterPolicy(null, 0, 1, load, null, moves), device("a", segmentsOfA), device("b", segmentsOfB));
+        for (int i = 0; i < chunks; i++) {
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        load.read(0, TimeUnit.MILLISECONDS.toNanos(500));
+        load.read(1, TimeUnit.MILLISECONDS.toNanos(50));
+        moves.tick(TimeUnit.SECONDS.toNanos(1), engine.segmentWriter.nextRecordSequence());
+        assertTrue(moves.source(0));
+        return engine;
+    }
+
+    private static boolean move(EngineFixture engine, int i) {
+        return move(engine, i, engine.index.find(key(i)));
+    }
+
+    /** Moves chunk {@code i} as a hit that read it at {@code from}, in the use of that segment now. */
+    private static boolean move(EngineFixture engine, int i, long from) {
+        int space = RecordAddress.space(from);
+        long sequence = engine.table.sequence(engine.table.segment(space, engine.spaces.layout(space).index(from)));
+        return engine.writer.move(key(i), chunk(key(i)), from, sequence);
+    }
+
+    @Test
+    void aHotChunkMovesIntoTheLessLoadedSpaceOnlyWhileTheIndexStillPointsWhereItWasRead() throws Exception {
+        SpaceReads load = new SpaceReads(2);
+        HotChunkMoves moves = new HotChunkMoves(load, 1 << 20, 0, space -> true);
+        EngineFixture engine = movingOffSpaceZero(load, moves, 2 * PER_SEGMENT, 8, 8);
+        engine.segmentWriter.flush();
+        assertEquals(0, spaceOf(engine, 0));
+        assertEquals(1, spaceOf(engine, PER_SEGMENT));
+        long from = engine.index.find(key(0));
+        long deadBefore = engine.segmentWriter.entries().deadRecords();
+        assertTrue(move(engine, 0, from));
+        assertEquals(1, spaceOf(engine, 0), "written again in space 1");
+        assertEquals(chunk(key(0)), engine.read(key(0)));
+        assertEquals(deadBefore + 1, engine.segmentWriter.entries().deadRecords(), "the record it was read from is dead");
+        assertFalse(move(engine, 0, from), "moved since that read");
+        long invalidatedFrom = engine.index.find(key(3));
+        engine.writer.invalidate(key(3));
+        assertFalse(move(engine, 3, invalidatedFrom), "invalidated since its read");
+        assertNull(engine.read(key(3)), "not brought back");
+        long at = engine.index.find(key(4));
+        int segment = engine.table.segment(0, engine.spaces.layout(0).index(at));
+        long read = engine.table.sequence(segment);
+        assertFalse(engine.writer.move(key(4), chunk(key(4)), at, read - 1),
+                "read in another use of its segment: the same address, another record");
+        assertEquals(0, spaceOf(engine, 4));
+        long lessLoaded = engine.index.find(key(PER_SEGMENT));
+        assertFalse(move(engine, PER_SEGMENT, lessLoaded), "read from the less loaded space: stays");
+        assertEquals(1, spaceOf(engine, PER_SEGMENT));
+        assertEquals(0, engine.segmentWriter.sealedForMoves());
+    }
+
+    @Test
+    void aSegmentOpenInTheLoadedSpaceIsSealedPartFullForAMoveAndTheNextOpensElsewhere() throws Exception {
+        SpaceReads load = new SpaceReads(2);
+        HotChunkMoves moves = new HotChunkMoves(load, 1 << 20, 0, space -> true);
+        // Segments in turn: space 0, space 1, then space 0 open with three chunks.
+        EngineFixture engine = movingOffSpaceZero(load, moves, 2 * PER_SEGMENT + 3, 8, 8);
+        assertEquals(0, spaceOf(engine, 2 * PER_SEGMENT));
+        assertTrue(move(engine, 1));
+        assertEquals(1, engine.segmentWriter.sealedForMoves());
+        assertEquals(1, spaceOf(engine, 1), "moved into a segment opened in space 1");
+        assertTrue(move(engine, 2));
+        assertEquals(1, engine.segmentWriter.sealedForMoves(), "the segment open in space 1 takes moves");
+        engine.segmentWriter.flush();
+        for (int i = 0; i < 2 * PER_SEGMENT + 3; i++) {
+            assertEquals(chunk(key(i)), engine.read(key(i)), "chunk " + i);
+        }
+        // Without moves the same open segment takes appends on.
+        EngineFixture still = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE,
+                new WriterPolicy(null, 0, 1, new SpaceReads(2), null), device("a", 8), device("b", 8));
+        for (int i = 0; i < 2 * PER_SEGMENT + 3; i++) {
+            assertTrue(still.writer.append(key(i), chunk(key(i))));
+        }
+        assertFalse(move(still, 1), "no moves asked for");
+        assertEquals(0, still.segmentWriter.sealedForMoves());
+    }
+
+    /**
+     * Space 1 has no free segment left: sealing the segment open in the loaded space would only open
+     * another there, so it stays open and the move waits.
+     */
+    @Test
+    void noSegmentIsSealedForAMoveWhenNoLessLoadedSpaceHasAFreeOne() throws Exception {
+        SpaceReads load = new SpaceReads(2);
+        HotChunkMoves moves = new HotChunkMoves(load, 1 << 20, 0, space -> true);
+        // Space 0 holds two segments, space 1 one: segments 0 (space 0), 1 (space 1, in turn when both have
+        // one free), then 2 (space 0) open with three chunks, and none free.
+        EngineFixture engine = movingOffSpaceZero(load, moves, 2 * PER_SEGMENT + 3, 2, 1);
+        assertEquals(0, engine.table.freeSegments(1));
+        assertEquals(1, spaceOf(engine, PER_SEGMENT));
+        assertEquals(0, spaceOf(engine, 2 * PER_SEGMENT));
+        assertFalse(move(engine, 1), "nowhere less loaded to write it");
+        assertEquals(0, engine.segmentWriter.sealedForMoves());
+        assertEquals(0, spaceOf(engine, 1));
+        assertTrue(engine.writer.append(key(2 * PER_SEGMENT + 3), chunk(key(2 * PER_SEGMENT + 3))));
+        assertEquals(0, spaceOf(engine, 2 * PER_SEGMENT + 3), "the open segment took the next chunk");
+    }
+
+    /**
+     * A space hot chunks are moved off opens a segment only when no other can, even when its reads
+     * since the last segment opened took less time (what it takes in, the moves would take out).
+     */
+    @Test
+    void aSegmentOpensOutsideTheSpaceChunksAreMovedOffThoughItWasReadLessSinceTheLastOpened() throws Exception {
+        SpaceReads load = new SpaceReads(2);
+        HotChunkMoves moves = new HotChunkMoves(load, 1 << 20, 0, space -> true);
+        EngineFixture engine = movingOffSpaceZero(load, moves, 2 * PER_SEGMENT, 8, 8);
+        engine.segmentWriter.flush();
+        // Since the last segment opened, space 1's reads took longer than space 0's: without the moves,
+        // the next segment would open in space 0 (the first test of this class shows the rule).
+        load.read(1, TimeUnit.MILLISECONDS.toNanos(900));
+        int next = 2 * PER_SEGMENT;
+        assertTrue(engine.writer.append(key(next), chunk(key(next))));
+        assertEquals(1, spaceOf(engine, next), "opened outside the space chunks are moved off");
+    }
 
     /** Live keys for a policy: all, until {@link #kill} marks the file dead (its chunks are appended while it lives). */
     private static final class DyingFile implements java.util.function.LongPredicate {

@@ -204,6 +204,7 @@ class CacheSettingsTest {
                   slow_device_retry: 2m
                   segment_size: 32MiB
                   expected_chunk_size: 4KiB
+                  hot_chunk_move_rate: 2MiB/s
                 """));
         assertEquals(128L << 20, config.queueBytes());
         assertEquals(150, config.readTimeoutMillis());
@@ -214,6 +215,7 @@ class CacheSettingsTest {
         assertEquals(120_000, config.slowDeviceRetryMillis());
         assertEquals(32 << 20, config.segmentBytes());
         assertEquals(4 << 10, config.expectedChunkBytes());
+        assertEquals(2L << 20, config.hotChunkMoveBytesPerSecond());
 
         String device = "flash_chunk_cache:\n  devices:\n    - path: /dev/nvme0n1\n";
         assertTrue(error(device + "  checkpoint_interval: 5m\n  checkpoint_interval_ms: 300000\n").startsWith(
@@ -225,6 +227,13 @@ class CacheSettingsTest {
                 "flash_chunk_cache.checkpoint_interval: '300' is not a duration as Cassandra writes them"));
         assertTrue(error(device + "  read_timeout: 500us\n").startsWith("flash_chunk_cache.read_timeout: '500us' is not a duration"));
         assertEquals("flash_chunk_cache.queue_size: must be positive, got 0", error(device + "  queue_size: 0B\n"));
+        assertTrue(error(device + "  hot_chunk_move_rate: 8MiB\n").startsWith(
+                "flash_chunk_cache.hot_chunk_move_rate: '8MiB' is not a rate as Cassandra writes them: a number and one of"
+                        + " B/s, KiB/s, MiB/s"));
+        assertEquals(0, CacheSettings.parse(block(device + "  hot_chunk_move_rate: 0B/s\n")).hotChunkMoveBytesPerSecond(),
+                "0 turns the moves off");
+        assertEquals(CacheConfig.DEFAULT_HOT_CHUNK_MOVE_BYTES_PER_SECOND,
+                CacheSettings.parse(block(device)).hotChunkMoveBytesPerSecond(), "8MiB/s when not set");
         assertTrue(error(device + "  segment_size: 1536KiB\n").startsWith(
                 "flash_chunk_cache.segment_size: must be a whole number of MiB from 1MiB to 256MiB"));
     }
