@@ -160,25 +160,24 @@ class Node:
                             "requests": int(m.group(4))}
         return {"entries": 0, "capacity": "none", "misses": 0, "requests": 0}
 
-    def device_beans(self):
-        """The flash cache's device beans' attributes, each with its name ([] if unreadable)."""
-        text = run([NODE_SCRIPT, "nodetool", self.dir, "sjk", "mxdump", "-q", DEVICE_BEANS], check=False)
+    def beans(self, query):
+        """The attributes of the JMX beans a query names (each with its name), through nodetool's sjk
+        ([] if unreadable)."""
+        text = run([NODE_SCRIPT, "nodetool", self.dir, "sjk", "mxdump", "-q", query], check=False)
         start = text.find("{")
         try:
-            beans = json.loads(text[start:])["beans"] if start >= 0 else []
+            return json.loads(text[start:])["beans"] if start >= 0 else []
         except (ValueError, KeyError):
             return []
-        return beans
+
+    def device_beans(self):
+        """The flash cache's device beans' attributes ([] if unreadable)."""
+        return self.beans(DEVICE_BEANS)
 
     def flash_bean(self):
-        """{attribute: value} of the flash cache's JMX bean through nodetool's sjk ({} if unreadable)."""
-        text = run([NODE_SCRIPT, "nodetool", self.dir, "sjk", "mxdump", "-q", FLASH_BEAN], check=False)
-        start = text.find("{")
-        try:
-            beans = json.loads(text[start:])["beans"] if start >= 0 else []
-        except (ValueError, KeyError):
-            return {}
-        return beans[0] if beans else {}
+        """{attribute: value} of the flash cache's JMX bean ({} if unreadable)."""
+        found = self.beans(FLASH_BEAN)
+        return found[0] if found else {}
 
     def closing_stats(self):
         """The flash cache's counters as it logged them when it last closed (system.log), or None."""
