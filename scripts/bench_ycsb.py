@@ -115,6 +115,9 @@ class Config:
     node_settings: tuple = ()  # extra lines of cassandra.yaml, Cassandra's own settings
     jvm_options: tuple = ()  # JVM options the node adds last
     capped_second_device: bool = False  # the flash split in two devices, the second on the capped data volume
+    # the flash split in two devices, the second a loop device of its own, capped (--slowed-iops) when the
+    # warm-up ends: a device that slows once full of hot chunks (needs --warmup steady and a capped volume)
+    slowed_second_device: bool = False
 
     @property
     def flash(self):
@@ -166,6 +169,13 @@ CONFIGS = {c.name: c for c in [
     # Not in the default sweep: the same with --other-jar (an engine that balanced by read counts, before moves).
     Config("flash-2x-two-other", "flash cache 2x hot set on two devices, one capped, other jar, M", hot_multiple=2,
            capped_second_device=True, other_jar=True),
+    # Not in the default sweep: flash 2x split over two devices of one speed, the second capped when the
+    # warm-up ends, its hot chunks moved off it (issue 40); the devices' reads sampled after the cap.
+    Config("flash-2x-slowed", "flash cache 2x hot set on two devices, one capped after the warm-up, M", hot_multiple=2,
+           slowed_second_device=True),
+    # Not in the default sweep: the same with no hot chunk moved.
+    Config("flash-2x-slowed-still", "flash cache 2x hot set on two devices, one capped after the warm-up, no moves, M",
+           hot_multiple=2, slowed_second_device=True, flash_settings=("hot_chunk_move_rate: 0B/s",)),
     # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb.
     Config("base-c-M-ra", "baseline at M, machine readahead", machine_read_ahead=True),
 ]}
@@ -702,7 +712,61 @@ class Bench:
         return config.memory_factor * self.args.memory
 
     def measure(self, config, case):
+        # a loop device of the configuration's own goes after the node has stopped
+        with contextlib.ExitStack() as devices:
+            self.measure_on(config, case, devices)
+
+    def slowed_device(self, devices, capacity):
+        """The second flash device of a flash-2x-slowed configuration: a fresh loop device of its own on the
+        flash file's disk, uncapped until the warm-up ends; its cap lifted before it is detached."""
+        image = os.path.join(self.args.work, "flash-slowed.img")
+        if os.path.exists(image):
+            os.remove(image)
+        devices.callback(lambda: os.path.exists(image) and os.remove(image))
+        loop = devices.enter_context(capped_storage.LoopDevice(image, capacity))
+        devices.callback(self.io_group.set_device, loop.majmin, Cap(0, 0))
+        return loop
+
+    def slow_down(self, config, slowed, running, at):
+        """Caps the slowed device (--slowed-iops) at second `at` of the warm clients' run; the figures it adds
+        to the measurement's row, with the devices' first sample (measure_target() samples on)."""
+        cap = self.args.slowed_cap
+        self.io_group.set_device(slowed.majmin, cap)
+        log(f"{config.label}: second device {slowed.device} capped at {cap.label()} at {at} s")
+        first = self.device_sample(at)
+        if len(first["devices"]) != 2 or first["devices"][1].get("hit_read_nanos") is None:
+            raise RuntimeError(f"{config.label}: the devices' beans did not read as two with their read time: {first}")
+        return {"slowed_at_s": at, "slowed_cap_iops": cap.iops, "slowed_cap_mib_s": cap.mib_s,
+                "device_samples": [first] if running else []}
+
+    def device_sample(self, t):
+        """The devices' hit reads and their time, and the hot chunks moved, at second t of the clients' run
+        (read just after it: one sjk JVM, seconds under load)."""
+        beans = self.node.beans("io.flashchunk:*")
+        devices = sorted((b for b in beans if "FlashChunkDevice" in str(b.get("name", ""))),
+                         key=lambda b: str(b.get("name", "")))  # space=0, space=1, ...
+        cache = next((b for b in beans if "type=FlashChunkCache" in str(b.get("name", ""))), {})
+        return {"t": t, "at": time.time(), "hot_chunks_moved": cache.get("HotChunksMoved"),
+                "devices": [{"hit_reads": d.get("HitReads"), "failed_hit_reads": d.get("FailedHitReads"),
+                             "hit_read_nanos": d.get("HitReadNanos"), "bytes_read": d.get("BytesRead")}
+                            for d in devices]}
+
+    def wait_sampling(self, clients, end, samples):
+        """Waits for the clients' window `end`; with a list of device samples, samples the devices every
+        --device-sample-s s after its last one until then, and at `end`."""
+        if samples:
+            t = samples[-1]["t"] + self.args.device_sample_s
+            while t < end:
+                clients.wait_for_window(t)
+                samples.append(self.device_sample(t))
+                t += self.args.device_sample_s
+        clients.wait_for_window(end)
+        if samples:
+            samples.append(self.device_sample(end))
+
+    def measure_on(self, config, case, devices):
         args = self.args
+        slowed = None
         keyspace = TABLES[config.table or case.table].keyspace
         device = os.path.join(args.work, "flash.img")
         # on the capped volume when the data is (the node's directory is on it)
@@ -713,10 +777,12 @@ class Bench:
         if config.flash:
             capacity = flash_capacity(args, config.hot_multiple)
             more = ()
-            if config.capped_second_device:
+            if config.capped_second_device or config.slowed_second_device:
                 capacity = capacity // 2 // 4096 * 4096
-                more = ((second, capacity),)
-            for path in (device, *(p for p, _ in more)):
+                if config.slowed_second_device:
+                    slowed = self.slowed_device(devices, capacity)
+                more = ((slowed.device if slowed else second, capacity),)
+            for path in (device, *(p for p, _ in more if not slowed)):
                 with open(path, "wb") as f:
                     f.truncate(capacity)
             record = None
@@ -745,6 +811,8 @@ class Bench:
                     # The fill time is from a cold cache and a fresh start; the measurement goes on with the
                     # warm-up's clients, SLOW_COUNTERS_LEAD_S after it ended.
                     warm, running, ended_at = self.warm_until_steady(config, case, keyspace)
+                    if slowed:
+                        warm = dict(warm, **self.slow_down(config, slowed, running, ended_at))
                     if running and targets[0] != 0:  # unthrottled clients: no use for a target rate
                         running.stop()
                         self.keep_output(config, case, "warmup", running.wait())
@@ -849,7 +917,7 @@ class Bench:
             # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
             with (Profile(profiler_library(args), pid, prefix, case.round == 0) if profiled
                   else contextlib.nullcontext()):
-                clients.wait_for_window(settle + args.measure)
+                self.wait_sampling(clients, settle + args.measure, (warm or {}).get("device_samples"))
             after = self.clock_counters(pid)
             after.update(self.cache_counters(config.flash))
         finally:
@@ -1134,6 +1202,13 @@ def parse_args(argv):
                    help="the agent jar of another build (e.g. an earlier commit's) for the configurations flash-4x-other and "
                         "flash-2x-two-other, "
                         "to compare builds side by side in one run")
+    p.add_argument("--slowed-iops", default="default",
+                   help="the cap the flash-2x-slowed configurations put on their second device when the warm-up "
+                        "ends: IOPS (the bandwidth scaled like --storage-iops) or 'default' (the cloud volume's "
+                        "share, as --storage-iops default)")
+    p.add_argument("--device-sample-s", type=int, default=30,
+                   help="with a flash-2x-slowed configuration: seconds between samples of each device's reads "
+                        "and their time, from the cap to the end of the measurement")
     p.add_argument("--reuse-data", action="store_true", help="keep the loaded node from an earlier run of the same size")
     p.add_argument("--append", action="store_true",
                    help="add to the results already in --out (another part of a sweep, measured the same way): "
@@ -1179,6 +1254,20 @@ def parse_args(argv):
         if not os.path.isfile(args.other_jar):
             p.error(f"--other-jar: no such file {args.other_jar}")
         args.other_jar = os.path.abspath(args.other_jar)
+    if args.slowed_iops != "default" and not args.slowed_iops.isdigit():
+        p.error(f"--slowed-iops: IOPS or 'default', got {args.slowed_iops}")
+    args.slowed_cap = capped_storage.Cap.scaled(
+        capped_storage.default_cap().iops if args.slowed_iops == "default" else int(args.slowed_iops))
+    if any(c.slowed_second_device for c in args.configs):
+        if not args.steady:
+            p.error("the flash-2x-slowed configurations cap their second device when a --warmup steady ends: "
+                    "give --warmup steady")
+        if args.caps == [None]:
+            p.error("the flash-2x-slowed configurations cap their second device through the node's blkio "
+                    "group: give --storage-iops")
+        if args.slowed_cap.iops <= 0 or args.device_sample_s <= 0:
+            p.error(f"--slowed-iops and --device-sample-s must be positive, got {args.slowed_iops}, "
+                    f"{args.device_sample_s}")
     if args.record_configs and not args.record_reads:
         p.error("--record-configs needs --record-reads DIR")
     strangers = [c for c in args.record_configs if c not in {config.name for config in args.configs if config.flash}]

@@ -6,7 +6,9 @@ phase "restart"). A case is a table (its compression) and the data device's cap 
 as the flash file). Writes DIR/table.md and the plots, and prints the table:
 - ycsb-<workload>[-<case>].png: throughput, latency, CPU and disk reads against the target rate;
 - ycsb-sweep-<workload>-<table>.png: the same at the highest rate against the cap, when several caps ran;
-- ycsb-restart-<workload>-<case>.png: throughput from the moment a restarted node answered CQL.
+- ycsb-restart-<workload>-<case>.png: throughput from the moment a restarted node answered CQL;
+- ycsb-slowed-<workload>.png: with a device capped after the warm-up (flash-2x-slowed), its share of the
+  flash reads and the throughput from the cap on.
 """
 import itertools
 import json
@@ -578,6 +580,87 @@ def plot_restarts(out, setup, rows):
     return written
 
 
+def slowed_rows(rows):
+    """Measurements with a device capped after the warm-up and its devices sampled from then on."""
+    return [r for r in rows if len(r.get("device_samples") or []) > 1 and r.get("slowed_at_s") is not None]
+
+
+def device_intervals(row):
+    """Per interval between two device samples of a flash-2x-slowed measurement: its end in seconds since
+    the cap, the clients' ops/s in it, the capped (last) device's share of the flash reads, each device's
+    mean read time in ms (None without reads) and the hot chunks moved."""
+    out = []
+    samples = row["device_samples"]
+    for a, b in zip(samples, samples[1:]):
+        ops = [w[1] for w in row.get("timeline") or [] if a["t"] < w[0] <= b["t"]]
+        reads, millis = [], []
+        for da, db in zip(a["devices"], b["devices"]):
+            n = sum((db.get(k) or 0) - (da.get(k) or 0) for k in ("hit_reads", "failed_hit_reads"))
+            nanos = (db.get("hit_read_nanos") or 0) - (da.get("hit_read_nanos") or 0) \
+                if db.get("hit_read_nanos") is not None and da.get("hit_read_nanos") is not None else None
+            reads.append(n)
+            millis.append(nanos / n / 1e6 if n and nanos is not None else None)
+        moved = (b["hot_chunks_moved"] - a["hot_chunks_moved"]
+                 if b.get("hot_chunks_moved") is not None and a.get("hot_chunks_moved") is not None else None)
+        out.append({"since_cap_s": b["t"] - row["slowed_at_s"],
+                    "ops_per_s": statistics.mean(ops) if ops else None,
+                    "capped_share": reads[-1] / sum(reads) if reads and sum(reads) else None,
+                    "read_ms": millis, "moved": moved})
+    return out
+
+
+def slowed_table(setup, rows):
+    """Per flash-2x-slowed measurement: its devices interval by interval after the second was capped."""
+    lines = []
+    for r in slowed_rows(rows):
+        which = f", round {r.get('round', 0) + 1}" if setup.get("rounds", 1) > 1 else ""
+        lines += [f"{r['label']}{which}: the second device capped at {r['slowed_cap_iops']:,} IOPS and "
+                  f"{r['slowed_cap_mib_s']:g} MiB/s {r['slowed_at_s']:.0f} s into the clients' run "
+                  "(flash reads by device, from the devices' beans; the first interval includes the settle "
+                  "before the measured window):", "",
+                  "| s since the cap | ops/s | capped device's share of flash reads | read ms, first device | "
+                  "read ms, capped device | hot chunks moved |", "|---|---|---|---|---|---|"]
+        for i in device_intervals(r):
+            ms = i["read_ms"] + [None] * (2 - len(i["read_ms"]))
+            lines.append(f"| {i['since_cap_s']:.0f} | {fmt(i['ops_per_s'], 0)} | {fmt(i['capped_share'], 3)} | "
+                         f"{fmt(ms[0], 2)} | {fmt(ms[-1], 2)} | {fmt(i['moved'], 0)} |")
+        lines.append("")
+    return lines
+
+
+def plot_slowed(out, setup, rows):
+    """The capped device's share of the flash reads and the throughput from the cap on, a line per
+    flash-2x-slowed measurement."""
+    selected = slowed_rows(rows)
+    if not selected:
+        return []
+    plt = benchlib.import_pyplot(log)
+    written = []
+    for workload in sorted({r["workload"] for r in selected}):
+        fig, (share_ax, ops_ax) = plt.subplots(1, 2, figsize=(13, 4.5))
+        for i, config in enumerate(setup["configs"]):
+            for r in (r for r in selected if r["config"] == config and r["workload"] == workload):
+                label = r["label"] + (f' (round {r.get("round", 0) + 1})' if setup.get("rounds", 1) > 1 else "")
+                intervals = device_intervals(r)
+                share_ax.plot([x["since_cap_s"] for x in intervals],
+                              [float("nan") if x["capped_share"] is None else x["capped_share"] for x in intervals],
+                              "-o", color=f"C{i}", markersize=3, label=label)
+                timeline = [w for w in r.get("timeline") or [] if w[0] >= r["slowed_at_s"] - 60]
+                ops_ax.plot([w[0] - r["slowed_at_s"] for w in timeline], [w[1] for w in timeline], "-",
+                            color=f"C{i}", linewidth=1, label=label)
+        for ax in (share_ax, ops_ax):
+            ax.axvline(0, color="grey", linewidth=0.8)
+            ax.set_xlabel("seconds since the second device was capped")
+            ax.grid(alpha=0.3)
+        share_ax.set_ylabel("capped device's share of flash reads")
+        share_ax.set_ylim(0, 1)
+        ops_ax.set_ylabel("ops/s (YCSB, 5 s windows)")
+        share_ax.legend(fontsize=7)
+        fig.suptitle(f"YCSB {workload}: two flash devices, the second capped after the warm-up")
+        written.append(benchlib.save_figure(plt, fig, os.path.join(out, f"ycsb-slowed-{workload}.png")))
+    return written
+
+
 RAMP_BIN_S = 15
 
 
@@ -672,7 +755,8 @@ def report(out):
     text = report_text(setup, rows, failed, merged)
     open(os.path.join(out, "table.md"), "w").write(text + "\n")
     print(text)
-    for path in plot_targets(out, setup, merged) + plot_sweep(out, setup, merged) + plot_restarts(out, setup, restarts(rows)):
+    for path in (plot_targets(out, setup, merged) + plot_sweep(out, setup, merged)
+                 + plot_restarts(out, setup, restarts(rows)) + plot_slowed(out, setup, rows)):
         log(f"plot: {path}")
     return 0
 
@@ -697,6 +781,9 @@ def report_text(setup, rows, failed, merged):
         ramp = ramp_table(restarts(rows))
         if ramp:
             text += "\n" + "\n".join(ramp) + "\n"
+    slowed = slowed_table(setup, rows)
+    if slowed:
+        text += "\n" + "\n".join(slowed)
     stats = [r for r in rows if r.get("phase") == "cache-stats"]
     if stats:
         text += "\n" + "\n".join(cache_stats_table(stats)) + "\n"
@@ -797,6 +884,24 @@ def self_test():
     check("restart line", line, "| w, lz4-cap750 | x | kill | 1 | 9.5 | 2,000 | 12 | 1,900 | 900 / 1,000 (90%) |")
     check("not reached", restart_table(setup, [dict(restart, time_to_share_s=None)])[-1].split("|")[7].strip(),
           "not in 27")
+    slowed = {"config": "flash-2x-slowed", "label": "s", "workload": "w", "slowed_at_s": 300, "slowed_cap_iops": 750,
+              "slowed_cap_mib_s": 31.25, "timeline": [[305.0, 900.0], [310.0, 1100.0], [335.0, 1500.0], [340.0, 1700.0]],
+              "device_samples": [
+                  {"t": 300, "hot_chunks_moved": 10, "devices": [{"hit_reads": 100, "failed_hit_reads": 0, "hit_read_nanos": 10**8},
+                                                                 {"hit_reads": 100, "failed_hit_reads": 0, "hit_read_nanos": 10**8}]},
+                  {"t": 310, "hot_chunks_moved": 60, "devices": [{"hit_reads": 400, "failed_hit_reads": 0, "hit_read_nanos": 4 * 10**8},
+                                                                 {"hit_reads": 199, "failed_hit_reads": 1, "hit_read_nanos": 11 * 10**8}]},
+                  {"t": 340, "hot_chunks_moved": 60, "devices": [{"hit_reads": 1300, "failed_hit_reads": 0, "hit_read_nanos": 13 * 10**8},
+                                                                 {"hit_reads": 300, "failed_hit_reads": 0, "hit_read_nanos": 21 * 10**8}]}]}
+    intervals = device_intervals(slowed)
+    check("slowed: seconds since the cap", [i["since_cap_s"] for i in intervals], [10, 40])
+    check("slowed: ops/s of the windows in each interval", [i["ops_per_s"] for i in intervals], [1000.0, 1600.0])
+    check("slowed: the capped device's share, failed reads counted", [round(i["capped_share"], 3) for i in intervals],
+          [0.25, 0.1])
+    check("slowed: each device's mean read ms", [i["read_ms"] for i in intervals], [[1.0, 10.0], [1.0, 10.0]])
+    check("slowed: hot chunks moved in each", [i["moved"] for i in intervals], [50, 0])
+    check("slowed: a table row per interval", slowed_table({}, [slowed])[-2], "| 40 | 1600 | 0.100 | 1.00 | 10.00 | 0 |")
+    check("slowed: no samples, no table", slowed_table({}, [dict(slowed, device_samples=[])]), [])
     evidence_self_test(check, setup, row)
     with tempfile.TemporaryDirectory() as out:
         json.dump(setup, open(os.path.join(out, "setup.json"), "w"))

@@ -5,6 +5,7 @@ cloud volume's rate, while the flash cache's device stays uncapped.
 - LoopVolume: an ext4 file system on a loop device (`losetup --direct-io=on`, so the loop's reads
   go to its backing file with O_DIRECT and no second page cache outside the node's memory cgroup
   serves them), mounted for the run and detached afterwards.
+- LoopDevice: a raw loop device over an image file (LoopVolume's, and a flash device to cap on its own).
 - IoCapGroup: a cgroup v1 blkio group whose `blkio.throttle.*` caps apply to that device only; the
   node runs inside it (scripts/cassandra-node.sh start --blkio-cgroup NAME), so its direct and
   buffered reads (page-cache misses and read-ahead) are capped, and `blkio.throttle.io_serviced`
@@ -63,13 +64,12 @@ def run(command):
     return result.stdout
 
 
-class LoopVolume:
-    """An ext4 file system on a loop device over a sparse image file, mounted while in use.
+class LoopDevice:
+    """A loop device over a sparse image file (`losetup --direct-io=on`: its reads reach the file with
+    O_DIRECT, no second page cache), attached while in use; the image outlives it."""
 
-    The image (and so the data on it) outlives the run; the loop device and the mount do not."""
-
-    def __init__(self, image, mountpoint, size_bytes):
-        self.image, self.mountpoint, self.size_bytes = image, mountpoint, size_bytes
+    def __init__(self, image, size_bytes):
+        self.image, self.size_bytes = image, size_bytes
         self.device = None
 
     def __enter__(self):
@@ -80,6 +80,35 @@ class LoopVolume:
             raise RuntimeError(f"{self.image} holds {os.path.getsize(self.image)} bytes, less than the "
                                f"{self.size_bytes} asked for: remove it (its data is reloaded) or ask for less")
         self.device = run(["losetup", "-f", "--show", "--direct-io=on", self.image]).strip()
+        return self
+
+    def __exit__(self, *exc):
+        if self.device:
+            subprocess.run(["losetup", "-d", self.device], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.device = None
+
+    @property
+    def disk(self):
+        """The device's name in /proc/diskstats and /sys/block (loopN)."""
+        return os.path.basename(self.device)
+
+    @property
+    def majmin(self):
+        rdev = os.stat(self.device).st_rdev
+        return f"{os.major(rdev)}:{os.minor(rdev)}"
+
+
+class LoopVolume(LoopDevice):
+    """An ext4 file system on a loop device over a sparse image file, mounted while in use.
+
+    The image (and so the data on it) outlives the run; the loop device and the mount do not."""
+
+    def __init__(self, image, mountpoint, size_bytes):
+        super().__init__(image, size_bytes)
+        self.mountpoint = mountpoint
+
+    def __enter__(self):
+        super().__enter__()
         try:
             if not self._has_fs():
                 # A new image: no reserved blocks, inode tables initialised lazily (seconds, not minutes).
@@ -87,7 +116,7 @@ class LoopVolume:
             os.makedirs(self.mountpoint, exist_ok=True)
             run(["mount", "-o", "noatime", self.device, self.mountpoint])
         except Exception:
-            self._detach()
+            super().__exit__()
             raise
         return self
 
@@ -108,22 +137,7 @@ class LoopVolume:
             else:
                 raise RuntimeError(f"cannot unmount {self.mountpoint}: {result.stdout.strip()}")
         finally:
-            self._detach()
-
-    def _detach(self):
-        if self.device:
-            subprocess.run(["losetup", "-d", self.device], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            self.device = None
-
-    @property
-    def disk(self):
-        """The device's name in /proc/diskstats and /sys/block (loopN)."""
-        return os.path.basename(self.device)
-
-    @property
-    def majmin(self):
-        rdev = os.stat(self.device).st_rdev
-        return f"{os.major(rdev)}:{os.minor(rdev)}"
+            super().__exit__()
 
 
 class IoCapGroup:
@@ -157,10 +171,15 @@ class IoCapGroup:
 
     def set(self, cap):
         """Caps reads and writes on the device; Cap(0, 0) lifts every cap (a 0 rule removes it)."""
+        self.set_device(self.majmin, cap)
+
+    def set_device(self, majmin, cap):
+        """Caps reads and writes on another device (major:minor) for the group's tasks; Cap(0, 0) lifts
+        them. A rule outlives its device: lift it before the device goes (its number is reused)."""
         for name, field in self.FILES.items():
             value = getattr(cap, field) if cap.iops else 0
             with open(os.path.join(self.path, f"blkio.throttle.{name}"), "w") as f:
-                f.write(f"{self.majmin} {value}\n")
+                f.write(f"{majmin} {value}\n")
 
     def join(self, pid):
         with open(os.path.join(self.path, "cgroup.procs"), "w") as f:
@@ -192,7 +211,7 @@ group, path, seconds, block = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(
 with open(os.path.join(group, "cgroup.procs"), "w") as f:
     f.write(str(os.getpid()))
 fd = os.open(path, os.O_RDONLY)
-blocks = os.fstat(fd).st_size // block
+blocks = os.lseek(fd, 0, os.SEEK_END) // block  # a block device: its size, which fstat does not give
 reads, end = 0, time.monotonic() + seconds
 while time.monotonic() < end:
     os.pread(fd, block, random.randrange(blocks) * block)
@@ -231,7 +250,19 @@ def self_test():
             with open(data, "wb") as f:
                 for _ in range(64):
                     f.write(os.urandom(1 << 20))
-            with IoCapGroup(group_name, volume.majmin) as group:
+            with IoCapGroup(group_name, volume.majmin) as group, \
+                    LoopDevice(os.path.join(work, "second.img"), 64 << 20) as second:
+                # a second device capped for the same group, then lifted: the volume's cap is its own
+                with open(second.device, "wb") as f:
+                    f.write(os.urandom(64 << 20))
+                group.set_device(second.majmin, Cap(200, 10))
+                second_capped = probe(group, second.device, seconds=2.0)
+                group.set_device(second.majmin, Cap(0, 0))
+                second_lifted = probe(group, second.device, seconds=1.5)
+                print(f"capped_storage self-test: a second device's buffered 4 KiB reads {second_capped:,.0f}/s "
+                      f"at a 200 IOPS cap, {second_lifted:,.0f}/s lifted")
+                check("a second device's cap holds its reads", 100 <= second_capped <= 240, True)
+                check("a lifted cap lets them run", second_lifted > 3 * second_capped, True)
                 uncapped = probe(group, data, seconds=1.5)
                 before = group.counters()
                 group.set(Cap(200, 10))
@@ -245,6 +276,7 @@ def self_test():
             check("cgroup removed", os.path.exists(group.path), False)
         check("unmounted", os.path.ismount(mountpoint), False)
         check("loop device detached", run(["losetup", "-j", image]).strip(), "")
+        check("second loop device detached", run(["losetup", "-j", os.path.join(work, "second.img")]).strip(), "")
         # The image keeps its file system: a second attach mounts it without formatting.
         with LoopVolume(image, mountpoint, 256 << 20):
             check("data kept across attaches", os.path.getsize(os.path.join(mountpoint, "data")), 64 << 20)

@@ -216,6 +216,7 @@ public final class CacheStats {
         private final long bypassedReads;
         private final long hitReads;
         private final long failedHitReads;
+        private final long hitReadNanos;
         private final DeviceStats device;
 
         /**
@@ -227,12 +228,15 @@ public final class CacheStats {
          * @param bypassedReads  hits that were misses because it was out of use
          * @param hitReads       flash reads of hits that returned the record (checked or not later)
          * @param failedHitReads flash reads of hits that failed or were given up
+         * @param hitReadNanos   time the hits' flash reads took, the failed ones included, and a read
+         *                       timeout for each hit that found the device with as many reads in
+         *                       flight as it may: the load new segments and hot chunk moves go by
          * @param device         the device's own counters since the cache opened it, everything counted
          */
         public SpaceStats(int index, String path, io.flashchunk.device.IoEngine engine, long dataBlocks, long[] segments,
                           long segmentBlocks,
                           int writesInFlight, boolean bypassed, long bypasses, long bypassedReads, long hitReads,
-                          long failedHitReads, DeviceStats device) {
+                          long failedHitReads, long hitReadNanos, DeviceStats device) {
             if (segments.length != SegmentState.values().length) {
                 throw new IllegalArgumentException("one count per segment state, not " + segments.length);
             }
@@ -248,6 +252,7 @@ public final class CacheStats {
             this.bypassedReads = bypassedReads;
             this.hitReads = hitReads;
             this.failedHitReads = failedHitReads;
+            this.hitReadNanos = hitReadNanos;
             this.device = device;
         }
 
@@ -311,6 +316,10 @@ public final class CacheStats {
             return failedHitReads;
         }
 
+        public long hitReadNanos() {
+            return hitReadNanos;
+        }
+
         public DeviceStats device() {
             return device;
         }
@@ -326,7 +335,7 @@ public final class CacheStats {
                     + ", usedBlocks=" + usedBlocks() + ", freeBlocks=" + freeBlocks() + ", heldBlocks=" + heldBlocks()
                     + ", writesInFlight=" + writesInFlight + ", bypassed=" + bypassed + ", bypasses=" + bypasses
                     + ", bypassedReads=" + bypassedReads + ", hitReads=" + hitReads + ", failedHitReads="
-                    + failedHitReads + ", bytesWritten=" + bytesWritten() + "]";
+                    + failedHitReads + ", hitReadNanos=" + hitReadNanos + ", bytesWritten=" + bytesWritten() + "]";
         }
     }
 }

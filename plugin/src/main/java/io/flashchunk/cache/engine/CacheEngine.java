@@ -445,6 +445,8 @@ public final class CacheEngine implements AutoCloseable {
     private final LongAdder moved = new LongAdder();
     /** Moves of hot chunks off loaded devices, or null: one device, or none asked for. */
     private final HotChunkMoves moves;
+    /** Each space's flash reads and the time they took, as the reader counts them. */
+    private final SpaceReads load;
     /**
      * Invalidated keys, each with how many of its invalidations the writer has still to take out of
      * the index: every read misses them. A count, not a set: a second invalidation while the first is
@@ -490,6 +492,7 @@ public final class CacheEngine implements AutoCloseable {
         // doomed segments wait for a checkpoint, and one releases all doomed before it
         int batch = EngineParts.reclaimBatch(all, settings.checkpointEverySegments());
         SpaceReads load = new SpaceReads(spaces);
+        this.load = load;
         this.moves = settings.moveBytesPerSecond() > 0 && spaces > 1
                 ? new HotChunkMoves(load, settings.moveBytesPerSecond(), nanoClock.getAsLong(), readPolicy.gate()::inUse)
                 : null;
@@ -892,6 +895,14 @@ public final class CacheEngine implements AutoCloseable {
         long limit = DeviceStart.reserveSequences(drivers, start, first);
         table.continueSequencesFrom(first);
         table.limitSequences(limit);
+    }
+
+    /**
+     * Nanoseconds the flash reads of hits on {@code space} took so far, failed and timed-out ones
+     * included, and a read timeout for each hit that could not start a read there: the device's load.
+     */
+    public long hitReadNanos(int space) {
+        return load.busyNanos(space);
     }
 
     /** Every counter of the engine, read together (see {@link EngineStats}). */

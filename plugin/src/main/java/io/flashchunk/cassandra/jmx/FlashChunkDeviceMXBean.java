@@ -18,6 +18,14 @@ public interface FlashChunkDeviceMXBean {
     /** Flash reads of lookups that failed or were given up after the read timeout: misses. */
     long getFailedHitReads();
 
+    /**
+     * Nanoseconds the flash reads of lookups on this device took, failed ones included, and a read
+     * timeout for each lookup that found it with as many reads in flight as it may: its load, which
+     * new segments and hot chunk moves go by. Its rate over that of {@link #getHitReads()} plus
+     * {@link #getFailedHitReads()} is about a read's mean time.
+     */
+    long getHitReadNanos();
+
     /** Read operations the device completed, everything counted (lookups, recovery, the checkpoint tool's none). */
     long getReads();
 

@@ -71,6 +71,11 @@ final class FlashChunkDeviceMetrics implements FlashChunkDeviceMXBean {
     }
 
     @Override
+    public long getHitReadNanos() {
+        return stats().hitReadNanos();
+    }
+
+    @Override
     public long getReads() {
         return stats().device().readOps();
     }
