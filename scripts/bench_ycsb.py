@@ -516,18 +516,21 @@ class YcsbRun:
     def running(self):
         return any(p.poll() is None for p in self.processes)
 
+    def reached(self):
+        """The last status window every client has reported (-1: none yet)."""
+        return min(max((t for t in ycsb_output.windows([text])), default=-1) for text in self.texts())
+
     def wait_for_window(self, seconds, timeout=600):
         """Blocks until every client has closed its status window at `seconds` (or a later one)."""
         deadline = time.time() + timeout
         while True:
-            reached = [max((t for t in ycsb_output.windows([text])), default=-1) for text in self.texts()]
-            if min(reached) >= seconds:
+            if self.reached() >= seconds:
                 return
             if not self.running() or time.time() > deadline:
                 if not self.running():
                     for reader in self.readers:  # the last lines, the reason among them, still being read
                         reader.join(5)
-                raise RuntimeError(f"YCSB {self.phase} did not report {seconds} s of status (reached {reached}):\n"
+                raise RuntimeError(f"YCSB {self.phase} did not report {seconds} s of status (reached {self.reached()}):\n"
                                    + self.texts()[0][-2000:])
             time.sleep(0.25)
 
@@ -727,33 +730,45 @@ class Bench:
         devices.callback(self.io_group.set_device, loop.majmin, Cap(0, 0))
         return loop
 
+    def check_devices(self, config):
+        """A flash-2x-slowed node's devices must read as two, with their read time, before its warm-up."""
+        sample = self.device_sample(0)
+        if len(sample["devices"]) != 2 or any(d.get("hit_read_nanos") is None for d in sample["devices"]):
+            raise RuntimeError(f"{config.label}: the devices' beans did not read as two with their read time "
+                               f"(an agent jar before HitReadNanos?): {sample}")
+
     def slow_down(self, config, slowed, running, at):
-        """Caps the slowed device (--slowed-iops) at second `at` of the warm clients' run; the figures it adds
-        to the measurement's row, with the devices' first sample (measure_target() samples on)."""
+        """Caps the slowed device (--slowed-iops) once the warm-up's clients have reported second `at`: the
+        devices sampled first (measure_target() samples on), the cap at the last window the clients had
+        reported then (within a status window of it). The figures it adds to the measurement's row."""
+        first = self.device_sample(at)
         cap = self.args.slowed_cap
         self.io_group.set_device(slowed.majmin, cap)
-        log(f"{config.label}: second device {slowed.device} capped at {cap.label()} at {at} s")
-        first = self.device_sample(at)
-        if len(first["devices"]) != 2 or first["devices"][1].get("hit_read_nanos") is None:
-            raise RuntimeError(f"{config.label}: the devices' beans did not read as two with their read time: {first}")
-        return {"slowed_at_s": at, "slowed_cap_iops": cap.iops, "slowed_cap_mib_s": cap.mib_s,
-                "device_samples": [first] if running else []}
+        capped_at = running.reached()
+        log(f"{config.label}: second device {slowed.device} capped at {cap.label()} at {capped_at} s")
+        return {"slowed_at_s": capped_at, "slowed_cap_iops": cap.iops, "slowed_cap_mib_s": cap.mib_s,
+                "device_samples": [first]}
 
     def device_sample(self, t):
-        """The devices' hit reads and their time, and the hot chunks moved, at second t of the clients' run
-        (read just after it: one sjk JVM, seconds under load)."""
+        """The devices' hit reads and their time, and the hot chunks moved, once the clients have reported
+        second t (read just after it: one sjk JVM, seconds under load; each attribute read on its own)."""
         beans = self.node.beans("io.flashchunk:*")
-        devices = sorted((b for b in beans if "FlashChunkDevice" in str(b.get("name", ""))),
-                         key=lambda b: str(b.get("name", "")))  # space=0, space=1, ...
+
+        def space(bean):
+            m = re.search(r"space=(\d+)", str(bean.get("name", "")))
+            return int(m.group(1)) if m else -1
+        devices = sorted((b for b in beans if "type=FlashChunkDevice" in str(b.get("name", ""))), key=space)
         cache = next((b for b in beans if "type=FlashChunkCache" in str(b.get("name", ""))), {})
         return {"t": t, "at": time.time(), "hot_chunks_moved": cache.get("HotChunksMoved"),
                 "devices": [{"hit_reads": d.get("HitReads"), "failed_hit_reads": d.get("FailedHitReads"),
-                             "hit_read_nanos": d.get("HitReadNanos"), "bytes_read": d.get("BytesRead")}
+                             "hit_read_nanos": d.get("HitReadNanos"), "busy_misses": d.get("BusyMisses"),
+                             "bytes_read": d.get("BytesRead")}
                             for d in devices]}
 
     def wait_sampling(self, clients, end, samples):
         """Waits for the clients' window `end`; with a list of device samples, samples the devices every
-        --device-sample-s s after its last one until then, and at `end`."""
+        --device-sample-s s after its last one before then (inside the measured window: an sjk JVM each,
+        the same for every configuration that samples)."""
         if samples:
             t = samples[-1]["t"] + self.args.device_sample_s
             while t < end:
@@ -761,8 +776,6 @@ class Bench:
                 samples.append(self.device_sample(t))
                 t += self.args.device_sample_s
         clients.wait_for_window(end)
-        if samples:
-            samples.append(self.device_sample(end))
 
     def measure_on(self, config, case, devices):
         args = self.args
@@ -800,6 +813,8 @@ class Bench:
         with ReadAhead(self.data_disk, args.machine_read_ahead_kb if config.machine_read_ahead else None):
             try:
                 self.node.start(args.heap, self.memory(config))
+                if slowed:
+                    self.check_devices(config)
                 if "kill-cold" in args.restarts:
                     self.kill_while_filling(config, case, keyspace)
                 # The unthrottled measurement first: the warm-up is its clients' own first part, so the
@@ -811,8 +826,13 @@ class Bench:
                     # The fill time is from a cold cache and a fresh start; the measurement goes on with the
                     # warm-up's clients, SLOW_COUNTERS_LEAD_S after it ended.
                     warm, running, ended_at = self.warm_until_steady(config, case, keyspace)
-                    if slowed:
-                        warm = dict(warm, **self.slow_down(config, slowed, running, ended_at))
+                    if slowed and running:
+                        try:
+                            warm = dict(warm, **self.slow_down(config, slowed, running, ended_at))
+                        except BaseException:
+                            running.stop()  # not left to load the next configuration's node
+                            running.wait()
+                            raise
                     if running and targets[0] != 0:  # unthrottled clients: no use for a target rate
                         running.stop()
                         self.keep_output(config, case, "warmup", running.wait())
@@ -917,8 +937,11 @@ class Bench:
             # A flame graph (600 KB) of the first round only; every round's stacks feed the report.
             with (Profile(profiler_library(args), pid, prefix, case.round == 0) if profiled
                   else contextlib.nullcontext()):
-                self.wait_sampling(clients, settle + args.measure, (warm or {}).get("device_samples"))
+                samples = (warm or {}).get("device_samples")
+                self.wait_sampling(clients, settle + args.measure, samples)
             after = self.clock_counters(pid)
+            if samples:  # the last, after the window's clock and CPU were read
+                samples.append(self.device_sample(settle + args.measure))
             after.update(self.cache_counters(config.flash))
         finally:
             clients.stop()
@@ -1265,9 +1288,14 @@ def parse_args(argv):
         if args.caps == [None]:
             p.error("the flash-2x-slowed configurations cap their second device through the node's blkio "
                     "group: give --storage-iops")
-        if args.slowed_cap.iops <= 0 or args.device_sample_s <= 0:
-            p.error(f"--slowed-iops and --device-sample-s must be positive, got {args.slowed_iops}, "
-                    f"{args.device_sample_s}")
+        if args.targets != [0]:
+            p.error("the flash-2x-slowed configurations are measured on the warm-up's unthrottled clients: "
+                    f"give --targets 0, not {','.join(map(str, args.targets))}")
+        if args.slowed_cap.iops <= 0:
+            p.error(f"--slowed-iops must be positive, got {args.slowed_iops}")
+        if args.device_sample_s <= 0 or args.device_sample_s % ycsb_output.STATUS_INTERVAL_S:
+            p.error(f"--device-sample-s must be a positive multiple of {ycsb_output.STATUS_INTERVAL_S}, "
+                    f"got {args.device_sample_s}")
     if args.record_configs and not args.record_reads:
         p.error("--record-configs needs --record-reads DIR")
     strangers = [c for c in args.record_configs if c not in {config.name for config in args.configs if config.flash}]

@@ -6,7 +6,8 @@ cloud volume's rate, while the flash cache's device stays uncapped.
   go to its backing file with O_DIRECT and no second page cache outside the node's memory cgroup
   serves them), mounted for the run and detached afterwards.
 - LoopDevice: a raw loop device over an image file (LoopVolume's, and a flash device to cap on its own).
-- IoCapGroup: a cgroup v1 blkio group whose `blkio.throttle.*` caps apply to that device only; the
+- IoCapGroup: a cgroup v1 blkio group whose `blkio.throttle.*` caps apply to that device (and to any
+  other it is told to cap, such as a flash device slowed during a run); the
   node runs inside it (scripts/cassandra-node.sh start --blkio-cgroup NAME), so its direct and
   buffered reads (page-cache misses and read-ahead) are capped, and `blkio.throttle.io_serviced`
   counts what the device served it.
@@ -154,6 +155,13 @@ class IoCapGroup:
         if not os.path.isdir(os.path.dirname(self.path)):
             raise RuntimeError(f"no cgroup v1 blkio controller at {os.path.dirname(self.path)}")
         os.makedirs(self.path, exist_ok=True)
+        # a group left by a run that was killed may still cap devices whose numbers are now another's
+        for name in self.FILES:
+            with open(os.path.join(self.path, f"blkio.throttle.{name}")) as f:
+                stale = [line.split()[0] for line in f if line.strip()]
+            for majmin in stale:
+                with open(os.path.join(self.path, f"blkio.throttle.{name}"), "w") as f:
+                    f.write(f"{majmin} 0\n")
         self.set(Cap(0, 0))
         return self
 
@@ -256,8 +264,10 @@ def self_test():
                 with open(second.device, "wb") as f:
                     f.write(os.urandom(64 << 20))
                 group.set_device(second.majmin, Cap(200, 10))
-                second_capped = probe(group, second.device, seconds=2.0)
-                group.set_device(second.majmin, Cap(0, 0))
+                try:
+                    second_capped = probe(group, second.device, seconds=2.0)
+                finally:
+                    group.set_device(second.majmin, Cap(0, 0))
                 second_lifted = probe(group, second.device, seconds=1.5)
                 print(f"capped_storage self-test: a second device's buffered 4 KiB reads {second_capped:,.0f}/s "
                       f"at a 200 IOPS cap, {second_lifted:,.0f}/s lifted")

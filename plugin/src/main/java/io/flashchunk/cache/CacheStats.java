@@ -217,6 +217,7 @@ public final class CacheStats {
         private final long hitReads;
         private final long failedHitReads;
         private final long hitReadNanos;
+        private final long busyMisses;
         private final DeviceStats device;
 
         /**
@@ -228,15 +229,16 @@ public final class CacheStats {
          * @param bypassedReads  hits that were misses because it was out of use
          * @param hitReads       flash reads of hits that returned the record (checked or not later)
          * @param failedHitReads flash reads of hits that failed or were given up
-         * @param hitReadNanos   time the hits' flash reads took, the failed ones included, and a read
-         *                       timeout for each hit that found the device with as many reads in
-         *                       flight as it may: the load new segments and hot chunk moves go by
+         * @param hitReadNanos   time the hits' flash reads took, the failed ones included (at least
+         *                       1 ns each)
+         * @param busyMisses     hits that found the device with as many reads in flight as it may
+         *                       and were misses without a read (each counts a read timeout of load)
          * @param device         the device's own counters since the cache opened it, everything counted
          */
         public SpaceStats(int index, String path, io.flashchunk.device.IoEngine engine, long dataBlocks, long[] segments,
                           long segmentBlocks,
                           int writesInFlight, boolean bypassed, long bypasses, long bypassedReads, long hitReads,
-                          long failedHitReads, long hitReadNanos, DeviceStats device) {
+                          long failedHitReads, long hitReadNanos, long busyMisses, DeviceStats device) {
             if (segments.length != SegmentState.values().length) {
                 throw new IllegalArgumentException("one count per segment state, not " + segments.length);
             }
@@ -253,6 +255,7 @@ public final class CacheStats {
             this.hitReads = hitReads;
             this.failedHitReads = failedHitReads;
             this.hitReadNanos = hitReadNanos;
+            this.busyMisses = busyMisses;
             this.device = device;
         }
 
@@ -320,6 +323,10 @@ public final class CacheStats {
             return hitReadNanos;
         }
 
+        public long busyMisses() {
+            return busyMisses;
+        }
+
         public DeviceStats device() {
             return device;
         }
@@ -335,7 +342,7 @@ public final class CacheStats {
                     + ", usedBlocks=" + usedBlocks() + ", freeBlocks=" + freeBlocks() + ", heldBlocks=" + heldBlocks()
                     + ", writesInFlight=" + writesInFlight + ", bypassed=" + bypassed + ", bypasses=" + bypasses
                     + ", bypassedReads=" + bypassedReads + ", hitReads=" + hitReads + ", failedHitReads="
-                    + failedHitReads + ", hitReadNanos=" + hitReadNanos + ", bytesWritten=" + bytesWritten() + "]";
+                    + failedHitReads + ", hitReadNanos=" + hitReadNanos + ", busyMisses=" + busyMisses + ", bytesWritten=" + bytesWritten() + "]";
         }
     }
 }

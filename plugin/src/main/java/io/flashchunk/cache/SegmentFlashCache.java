@@ -304,7 +304,7 @@ public final class SegmentFlashCache implements FlashCache {
             spaces.add(new CacheStats.SpaceStats(s, drivers.get(s).path(), drivers.get(s).device().engine(),
                     table.segmentsIn(s) * segmentBlocks,
                     byState[s], segmentBlocks, drivers.get(s).writesInFlight(), breaker.bypassed(), breaker.trips(),
-                    breaker.refusedReads(), metrics.hitReads(s), metrics.failedHitReads(s), engine.hitReadNanos(s),
+                    breaker.refusedReads(), metrics.hitReads(s), metrics.failedHitReads(s), engine.hitReadNanos(s), engine.busyMisses(s),
                     drivers.get(s).device().stats()));
         }
         return List.copyOf(spaces);

@@ -899,10 +899,15 @@ public final class CacheEngine implements AutoCloseable {
 
     /**
      * Nanoseconds the flash reads of hits on {@code space} took so far, failed and timed-out ones
-     * included, and a read timeout for each hit that could not start a read there: the device's load.
+     * included (at least 1 ns each): over those reads, a read's mean time.
      */
     public long hitReadNanos(int space) {
-        return load.busyNanos(space);
+        return load.readNanos(space);
+    }
+
+    /** Hits that found {@code space} with as many reads in flight as it may, and were misses without a read. */
+    public long busyMisses(int space) {
+        return load.refusals(space);
     }
 
     /** Every counter of the engine, read together (see {@link EngineStats}). */

@@ -14,15 +14,23 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class SpaceReads {
     private final LongAdder[] reads;
-    private final LongAdder[] busy;
+    private final LongAdder[] readNanos;
+    private final LongAdder[] refusals;
+    private final LongAdder[] refusalNanos;
 
     public SpaceReads(int spaces) {
-        reads = new LongAdder[spaces];
-        busy = new LongAdder[spaces];
+        reads = adders(spaces);
+        readNanos = adders(spaces);
+        refusals = adders(spaces);
+        refusalNanos = adders(spaces);
+    }
+
+    private static LongAdder[] adders(int spaces) {
+        LongAdder[] adders = new LongAdder[spaces];
         for (int space = 0; space < spaces; space++) {
-            reads[space] = new LongAdder();
-            busy[space] = new LongAdder();
+            adders[space] = new LongAdder();
         }
+        return adders;
     }
 
     /**
@@ -32,7 +40,7 @@ public final class SpaceReads {
      */
     public void read(int space, long nanos) {
         reads[space].increment();
-        busy[space].add(Math.max(1, nanos));
+        readNanos[space].add(Math.max(1, nanos));
     }
 
     /**
@@ -40,7 +48,8 @@ public final class SpaceReads {
      * counts as busy for {@code nanos} (the read timeout), with no read counted.
      */
     public void busy(int space, long nanos) {
-        busy[space].add(Math.max(1, nanos));
+        refusals[space].increment();
+        refusalNanos[space].add(Math.max(1, nanos));
     }
 
     /** Flash reads of {@code space} so far. */
@@ -48,9 +57,22 @@ public final class SpaceReads {
         return reads[space].sum();
     }
 
-    /** Nanoseconds the flash reads of {@code space} took so far (at least 1 each). */
+    /** Nanoseconds the flash reads of {@code space} took so far (at least 1 each): reads made only. */
+    public long readNanos(int space) {
+        return readNanos[space].sum();
+    }
+
+    /** Hits that found {@code space} with as many reads in flight as it may, and made none. */
+    public long refusals(int space) {
+        return refusals[space].sum();
+    }
+
+    /**
+     * The load of {@code space} so far: the time its reads took, and a read timeout for each hit that
+     * could not start one.
+     */
     public long busyNanos(int space) {
-        return busy[space].sum();
+        return readNanos[space].sum() + refusalNanos[space].sum();
     }
 
     public int spaces() {

@@ -19,12 +19,15 @@ public interface FlashChunkDeviceMXBean {
     long getFailedHitReads();
 
     /**
-     * Nanoseconds the flash reads of lookups on this device took, failed ones included, and a read
-     * timeout for each lookup that found it with as many reads in flight as it may: its load, which
-     * new segments and hot chunk moves go by. Its rate over that of {@link #getHitReads()} plus
-     * {@link #getFailedHitReads()} is about a read's mean time.
+     * Nanoseconds the flash reads of lookups on this device took, failed ones included: its rate is
+     * the reads in flight on average, and over the rate of {@link #getHitReads()} plus
+     * {@link #getFailedHitReads()} a read's mean time. With {@link #getBusyMisses()} (a read timeout
+     * each) it is the load new segments and hot chunk moves go by.
      */
     long getHitReadNanos();
+
+    /** Lookups that found this device with as many reads in flight as it may, and were misses without a read. */
+    long getBusyMisses();
 
     /** Read operations the device completed, everything counted (lookups, recovery, the checkpoint tool's none). */
     long getReads();

@@ -76,6 +76,11 @@ final class FlashChunkDeviceMetrics implements FlashChunkDeviceMXBean {
     }
 
     @Override
+    public long getBusyMisses() {
+        return stats().busyMisses();
+    }
+
+    @Override
     public long getReads() {
         return stats().device().readOps();
     }

@@ -246,6 +246,10 @@ class CacheEngineTest {
                 }
             }
             assertEquals(0, engine.stats().hotChunkMovesTaken(), "not a source before the next tick");
+            assertEquals(3L * onSlow.size() * java.time.Duration.ofMillis(10).toNanos(), engine.hitReadNanos(1),
+                    "each read of the slow device took 10 ms on the clock");
+            assertEquals(0, engine.hitReadNanos(0), "none of the fast one's was read");
+            assertEquals(0, engine.busyMisses(1));
             clock.advance(java.time.Duration.ofSeconds(1));
             awaitWriterRounds(engine); // the writer's tick: 0.72 s of reads in 1.72 s, a source
             for (int i : onSlow) {

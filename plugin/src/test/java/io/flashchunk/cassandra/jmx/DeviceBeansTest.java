@@ -110,8 +110,10 @@ class DeviceBeansTest {
                 long reads = (Long) server.getAttribute(name, "HitReads");
                 assertTrue(reads > 0, "the load is spread over both devices: " + name);
                 assertTrue((Long) server.getAttribute(name, "Reads") >= reads, "every read of a hit is a device read");
-                assertTrue((Long) server.getAttribute(name, "HitReadNanos") >= reads,
-                        "each hit read's time (at least 1 ns each) is the device's load: " + name);
+                assertEquals(cache.spaceStats().get(space).hitReadNanos(), server.getAttribute(name, "HitReadNanos"),
+                        "the device's own read time (the cache is idle): " + name);
+                assertTrue((Long) server.getAttribute(name, "HitReadNanos") >= reads, "at least 1 ns a read: " + name);
+                assertEquals(0L, server.getAttribute(name, "BusyMisses"));
                 assertTrue((Long) server.getAttribute(name, "BytesWritten") > 0, "the superblock at least");
                 assertFalse((Boolean) server.getAttribute(name, "Bypassed"));
                 long segments = 0;
