@@ -1288,6 +1288,9 @@ def parse_args(argv):
         if args.caps == [None]:
             p.error("the flash-2x-slowed configurations cap their second device through the node's blkio "
                     "group: give --storage-iops")
+        if any(moves_hot_set(w) for w in args.workloads):
+            p.error("the flash-2x-slowed configurations cap their second device on the warm-up's clients, which a "
+                    "workload whose hot set moves does not keep: give workloads whose hot set stays")
         if args.targets != [0]:
             p.error("the flash-2x-slowed configurations are measured on the warm-up's unthrottled clients: "
                     f"give --targets 0, not {','.join(map(str, args.targets))}")
