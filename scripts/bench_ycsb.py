@@ -176,6 +176,9 @@ CONFIGS = {c.name: c for c in [
     # Not in the default sweep: the same with no hot chunk moved.
     Config("flash-2x-slowed-still", "flash cache 2x hot set on two devices, one capped after the warm-up, no moves, M",
            hot_multiple=2, slowed_second_device=True, flash_settings=("hot_chunk_move_rate: 0B/s",)),
+    # Not in the default sweep: the same, moving four times the default's bytes a second.
+    Config("flash-2x-slowed-32m", "flash cache 2x hot set on two devices, one capped after the warm-up, moves 32 MiB/s, M",
+           hot_multiple=2, slowed_second_device=True, flash_settings=("hot_chunk_move_rate: 32MiB/s",)),
     # Not in the default sweep: the baseline as an untuned node runs it, at the disk's own read_ahead_kb.
     Config("base-c-M-ra", "baseline at M, machine readahead", machine_read_ahead=True),
 ]}
