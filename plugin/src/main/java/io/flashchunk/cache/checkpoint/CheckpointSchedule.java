@@ -9,9 +9,10 @@ import java.util.function.LongSupplier;
  * and when chunks appended since the last durable checkpoint have waited {@code intervalMillis}
  * unnamed (a quiet cache loses at most that much time of chunks), provided, once the last checkpoint
  * was larger than a segment, their bytes outweigh it {@link #INTERVAL_PAYBACK} to 1; and while
- * segments doomed for being mostly dead wait for one to release them (a dropped table's space), once
- * their bytes outweigh {@link #DEAD_SPACE_PAYBACK} to 1 what a checkpoint costs ({@link #deadSpaceCost}) and
- * {@link #DEAD_SPACE_SPACING_MILLIS} (or the interval, if shorter) have passed since the last began and
+ * segments doomed ahead of need wait for one to release them (a dropped table's space, the room made
+ * for hot chunks moved off a loaded device), once
+ * their bytes outweigh {@link #DOOMED_SPACE_PAYBACK} to 1 what a checkpoint costs ({@link #doomedSpaceCost}) and
+ * {@link #DOOMED_SPACE_SPACING_MILLIS} (or the interval, if shorter) have passed since the last began and
  * since the last failure. Not by time, nor forced by need, within {@link #RETRY_MILLIS} of a failed
  * checkpoint (it would fail the same way).
  *
@@ -33,16 +34,17 @@ public final class CheckpointSchedule {
     /** After a failed checkpoint, none by time or need for this long. */
     static final long RETRY_MILLIS = 1_000;
     /**
-     * While dead space waits, a checkpoint no sooner than this after the last began: a drop of half
-     * the cache is freed a reclaim batch each, so in about five of these, at the cost of a small delta each.
+     * While doomed space waits, a checkpoint no sooner than this after the last began: a drop of half
+     * the cache is freed a reclaim batch each, so in about five of these, at the cost of a small delta
+     * each; hot chunk moves keep room for this long ahead.
      */
-    public static final long DEAD_SPACE_SPACING_MILLIS = 10_000;
+    public static final long DOOMED_SPACE_SPACING_MILLIS = 10_000;
     /**
-     * A checkpoint for dead space waits until the segments it releases hold this many times what it
-     * costs ({@link #deadSpaceCost}): a segment is freed once a use, so what such checkpoints write
+     * A checkpoint for doomed space waits until the segments it releases hold this many times what it
+     * costs ({@link #doomedSpaceCost}): a segment is freed once a use, so what such checkpoints write
      * stays near a hundredth of the bytes appended, however often compactions leave segments mostly dead.
      */
-    public static final int DEAD_SPACE_PAYBACK = 100;
+    public static final int DOOMED_SPACE_PAYBACK = 100;
 
     private final int everySegments;
     private final long intervalMillis;
@@ -123,19 +125,19 @@ public final class CheckpointSchedule {
     }
 
     /**
-     * Whether a checkpoint is due for {@code segmentsWaiting} segments doomed as mostly dead that no
-     * durable checkpoint has released yet: their bytes outweigh {@link #deadSpaceCost}
-     * {@link #DEAD_SPACE_PAYBACK} to 1 (a node whose compactions kill files all the time does not
-     * checkpoint every few seconds for a segment or two), and {@link #DEAD_SPACE_SPACING_MILLIS}, or the
+     * Whether a checkpoint is due for {@code segmentsWaiting} segments doomed ahead of need (mostly
+     * dead, or to make room for hot chunk moves) that no durable checkpoint has released yet: their bytes outweigh {@link #doomedSpaceCost}
+     * {@link #DOOMED_SPACE_PAYBACK} to 1 (a node whose compactions kill files all the time does not
+     * checkpoint every few seconds for a segment or two), and {@link #DOOMED_SPACE_SPACING_MILLIS}, or the
      * interval if shorter, have passed since that checkpoint began and since the last failure (a failing
      * device is not tried every second for it).
      */
-    public boolean dueForDeadSpace(long segmentsWaiting) {
-        if (segmentsWaiting <= 0 || segmentsWaiting * segmentBytes < DEAD_SPACE_PAYBACK * deadSpaceCost()) {
+    public boolean dueForDoomedSpace(long segmentsWaiting) {
+        if (segmentsWaiting <= 0 || segmentsWaiting * segmentBytes < DOOMED_SPACE_PAYBACK * doomedSpaceCost()) {
             return false;
         }
         long now = clockMillis.getAsLong();
-        long spacing = Math.min(DEAD_SPACE_SPACING_MILLIS, intervalMillis);
+        long spacing = Math.min(DOOMED_SPACE_SPACING_MILLIS, intervalMillis);
         long since = now - lastStartedMillis;
         long sinceFailure = now - lastFailureMillis;
         return (since < 0 || since >= spacing)
@@ -143,12 +145,12 @@ public final class CheckpointSchedule {
     }
 
     /**
-     * What a checkpoint for dead space is taken to cost: a delta like the last one, and its share of the
+     * What a checkpoint for doomed space is taken to cost: a delta like the last one, and its share of the
      * full checkpoint that a chain of {@link DeltaHeader#MAX_DELTAS} deltas ends in. (The chain also
      * asks for a full one once a quarter of the segments changed; a freed segment is one of those
      * changes, and at any chunk of 4 KiB or more a full checkpoint's share of it is under a hundredth of it.)
      */
-    long deadSpaceCost() {
+    long doomedSpaceCost() {
         return lastDeltaBytes + (lastFullBytes + DeltaHeader.MAX_DELTAS - 1) / DeltaHeader.MAX_DELTAS;
     }
 

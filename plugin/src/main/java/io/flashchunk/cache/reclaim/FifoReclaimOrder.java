@@ -1,6 +1,7 @@
 package io.flashchunk.cache.reclaim;
 
 import java.util.ArrayDeque;
+import java.util.function.IntPredicate;
 
 /** The oldest segment first (Navy's region FIFO, Segcache's time order); reads do not count. */
 public final class FifoReclaimOrder implements ReclaimOrder {
@@ -19,6 +20,16 @@ public final class FifoReclaimOrder implements ReclaimOrder {
     public int next() {
         Integer oldest = written.peek();
         return oldest == null ? -1 : oldest;
+    }
+
+    @Override
+    public int coldest(IntPredicate which) {
+        for (int segment : written) {
+            if (which.test(segment)) {
+                return segment;
+            }
+        }
+        return -1;
     }
 
     @Override

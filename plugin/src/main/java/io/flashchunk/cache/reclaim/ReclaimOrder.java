@@ -1,5 +1,7 @@
 package io.flashchunk.cache.reclaim;
 
+import java.util.function.IntPredicate;
+
 /**
  * Which durable segment is reclaimed next: the eviction policy at segment granularity. The writer
  * calls {@link #written} and {@link #victim} from its thread; readers call {@link #read} from any.
@@ -28,6 +30,13 @@ public interface ReclaimOrder {
 
     /** The segment {@link #victim} would return now, left in the order; -1 when none. Writer thread. */
     int next();
+
+    /**
+     * Of the segments in the order that {@code which} accepts, the one it would give up first, left
+     * in the order; -1 when none. Walks the order from its coldest end, so a rare {@code which} costs
+     * a walk of the order. Writer thread.
+     */
+    int coldest(IntPredicate which);
 
     /**
      * Takes {@code segment} out of the order to be reclaimed now, ahead of its turn (its chunks are

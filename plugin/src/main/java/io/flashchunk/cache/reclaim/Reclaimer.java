@@ -12,6 +12,7 @@ import io.flashchunk.cache.space.SpaceBalancer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * Where space is freed. Each segment the {@link ReclaimOrder} gives up is doomed as it goes, and so is
@@ -42,6 +43,7 @@ public final class Reclaimer {
     private boolean waitsForCheckpoint;
     private volatile long reclaimed;
     private volatile long mostlyDeadDoomed;
+    private volatile long doomedForMoves;
 
     /**
      * @param entries  each segment's live chunks: which segments are mostly dead
@@ -67,6 +69,11 @@ public final class Reclaimer {
      */
     public int segmentToOpen() {
         waitsForCheckpoint = false;
+        if (draining.isEmpty() && balancer.freeOnlyWhereMovedOff()) {
+            // Rather a released segment where hot chunks may move than a free one of a space they
+            // leave: what it would take in, they would move out (once its reads end it is free).
+            reclaimReleased(space -> !balancer.movedOff(space));
+        }
         int segment = balancer.openFree();
         while (segment == -1) {
             if (!draining.isEmpty()) {
@@ -195,6 +202,39 @@ public final class Reclaimer {
         }
     }
 
+    /**
+     * Dooms the coldest durable segments of {@code space}, as the order ranks them, until
+     * {@code wanted} of its segments are free or on their way to it (doomed, reclaimed, retired or
+     * being discarded), so that hot chunks moved off a loaded space find room in a full one: the
+     * paper's exchange, the target's coldest chunks given up for the source's hottest (a checkpoint
+     * releases them; the reclaim keeps their read chunks for {@link Reinsertion} as ever). At most a
+     * batch waits for a checkpoint. Returns how many it doomed.
+     */
+    public int makeRoom(int space, int wanted) {
+        int doomedNow = 0;
+        while (comingFree(space) < wanted && table.waitingForCheckpoint() < batch) {
+            int victim = order.coldest(segment -> table.space(segment) == space);
+            if (victim == -1 || !order.take(victim)) {
+                break;
+            }
+            table.doom(victim);
+            doomedNow++;
+            doomedForMoves++; // the writer's alone: no lost update
+        }
+        return doomedNow;
+    }
+
+    /** Segments of {@code space} free, or to be free without the order giving any more up. */
+    private int comingFree(int space) {
+        return table.segmentsIn(space) - table.count(space, SegmentState.OPEN) - table.count(space, SegmentState.SEALED)
+                - table.count(space, SegmentState.DURABLE);
+    }
+
+    /** Segments doomed to make room for hot chunk moves ({@link #makeRoom}). Any thread. */
+    public long doomedForMoves() {
+        return doomedForMoves;
+    }
+
     /** Dooms a batch of segments when one is needed and none is doomed (the order gave none up of its own accord). */
     private void doomBatch() {
         for (int i = 0; i < batch; i++) {
@@ -211,8 +251,13 @@ public final class Reclaimer {
      * (ties: the most released), of those with no segment waiting for its discard; false when none has one.
      */
     private boolean reclaimReleased() {
+        return reclaimReleased(space -> true);
+    }
+
+    /** As {@link #reclaimReleased()}, in a space {@code allowed} accepts. */
+    private boolean reclaimReleased(IntPredicate allowed) {
         // Not in a space whose freed segment still waits for its discard: one at a time there.
-        int space = balancer.leastLoaded(s -> table.discarding(s) > 0 ? 0 : table.releasedSegments(s));
+        int space = balancer.leastLoaded(s -> !allowed.test(s) || table.discarding(s) > 0 ? 0 : table.releasedSegments(s));
         if (space == -1) {
             return false;
         }

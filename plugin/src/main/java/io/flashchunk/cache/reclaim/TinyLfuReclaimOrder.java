@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntPredicate;
 
 /**
  * Caffeine's W-TinyLFU over whole segments: a read of any chunk counts for its segment, and once the
@@ -98,6 +99,19 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
         }
         var coldest = generations.policy().eviction().orElseThrow().coldest(1);
         return coldest.isEmpty() ? -1 : coldest.values().iterator().next();
+    }
+
+    /**
+     * {@inheritDoc} In Caffeine's own order of eviction ({@code coldest}: the entries its policy
+     * would give up first); those it gave up already, queued for {@link #victim}, are out of it.
+     */
+    @Override
+    public int coldest(IntPredicate which) {
+        return generations.policy().eviction().orElseThrow().coldest(entries -> entries
+                .mapToInt(entry -> entry.getValue())
+                .filter(which)
+                .findFirst()
+                .orElse(-1));
     }
 
     @Override

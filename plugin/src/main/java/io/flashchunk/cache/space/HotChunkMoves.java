@@ -48,6 +48,8 @@ public final class HotChunkMoves {
     private boolean averaged;
     /** Per space, whether hits read from it are moved: replaced whole at each tick. */
     private volatile boolean[] sources;
+    /** The space in use loaded least at the last tick, while any is a source; else -1. The writer's alone. */
+    private int target = -1;
     private final AtomicLong budget = new AtomicLong();
     private final LongAdder taken = new LongAdder();
 
@@ -90,6 +92,7 @@ public final class HotChunkMoves {
         sequencesAtTicks[slot] = nextSequence;
         ticks++;
         double least = Double.MAX_VALUE;
+        int leastSpace = -1;
         int measured = 0;
         for (int space = 0; space < average.length; space++) {
             long busy = load.busyNanos(space);
@@ -97,16 +100,22 @@ public final class HotChunkMoves {
             busyAtTick[space] = busy;
             average[space] = averaged ? average[space] + WEIGHT * (inFlight - average[space]) : inFlight;
             if (inUse.test(space)) {
-                least = Math.min(least, average[space]);
+                if (average[space] < least) {
+                    least = average[space];
+                    leastSpace = space;
+                }
                 measured++;
             }
         }
         averaged = true;
         boolean[] next = new boolean[average.length];
+        boolean any = false;
         for (int space = 0; space < average.length && measured > 1; space++) {
             next[space] = inUse.test(space) && average[space] >= MIN_IN_FLIGHT && average[space] > LOADED_RATIO * least;
+            any |= next[space];
         }
         sources = next;
+        target = any ? leastSpace : -1;
         budget.set(bytesPerSecond);
     }
 
@@ -133,6 +142,25 @@ public final class HotChunkMoves {
      */
     public boolean lessLoaded(int target, int source) {
         return target != source && inUse.test(target) && average[source] > LOADED_RATIO * average[target];
+    }
+
+    /**
+     * The space the moves make room in when it is full: the one in use loaded least at the last tick,
+     * while some space is a source (the least loaded never is one); -1 when none is. Writer thread.
+     */
+    public int target() {
+        return target;
+    }
+
+    /** Ticks that averaged the loads so far: what the moves decided may have changed since a count seen. Writer thread. */
+    public int ticks() {
+        return ticks;
+    }
+
+    /** Segments of {@code segmentBytes} the moves' budget fills in {@code millis} at most (rounded up). */
+    public int segmentsFilledIn(long millis, int segmentBytes) {
+        double bytes = (double) bytesPerSecond * millis / 1000;
+        return (int) Math.min(Integer.MAX_VALUE, Math.ceil(bytes / segmentBytes));
     }
 
     /** Whether hits read from {@code space} are moved now. */

@@ -1,5 +1,6 @@
 package io.flashchunk.cache.write;
 
+import io.flashchunk.cache.checkpoint.CheckpointSchedule;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.SegmentSummary;
@@ -77,6 +78,10 @@ public final class SegmentWriter {
     private volatile long appendedBytes;
     private volatile long failedWrites;
     private volatile int sealed;
+    /** Segments a space the moves go to keeps free or on their way to it: what they fill between two checkpoints for doomed space. */
+    private final int roomForMoves;
+    /** The moves' tick at which room was last looked at: once a tick, since a look may walk the order. */
+    private int roomMadeAtTick = -1;
 
     /** A failed write that has not ended: its buffer and its segment wait until it does. */
     private static final class Parked {
@@ -152,6 +157,8 @@ public final class SegmentWriter {
         this.samples = new SegmentSamples(table.segments());
         this.balancer = new SpaceBalancer(table, policy.load(), policy.moves());
         this.moves = policy.moves();
+        this.roomForMoves = moves == null ? 0
+                : moves.segmentsFilledIn(CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS, segmentBytes) + 1;
         this.reinsertion = new Reinsertion(table, spaces, index, policy.admission(), liveKey,
                 (long) (policy.reinsertShare() * segmentBytes));
         this.reclaimer = new Reclaimer(table, spaces, locations, order, entries,
@@ -200,20 +207,29 @@ public final class SegmentWriter {
      * the record at {@code from}, in use {@code sequence} of its segment, to take its reads off a
      * loaded space ({@link HotChunkMoves}): only while the index still points at that record (not
      * invalidated, reclaimed or moved since: the bytes are the current chunk's), and only into an
-     * open segment of a space {@link HotChunkMoves#lessLoaded} than {@code from}'s. An open segment in
-     * a space chunks are moved off is sealed first, part full, when a space chunks may move to has a
-     * free segment (on a cache mostly read it could stay open for long, and no move would be made
-     * meanwhile); the next then opens outside the spaces chunks are moved off ({@link SpaceBalancer}),
-     * so this seals no segment opened after it. Returns whether it did; the record at {@code from} is
-     * then dead.
+     * open segment of a space {@link HotChunkMoves#lessLoaded} than {@code from}'s. Once a second at
+     * most, the least loaded space is made room in when it has fewer segments free or on their way to
+     * it than the moves fill between two checkpoints that free doomed space
+     * ({@link Reclaimer#makeRoom}: its coldest segments are doomed, and the next such checkpoint
+     * releases them). An open segment in a space chunks are moved off is sealed first, part full,
+     * when a space chunks may move to has a free or released segment (on a cache mostly read it
+     * could stay open for long, and no move would be made meanwhile); the next then opens outside the
+     * spaces chunks are moved off ({@link SpaceBalancer}, {@link Reclaimer#segmentToOpen}), so this
+     * seals no segment opened after it. Returns whether it did; the record at {@code from} is then dead.
      */
     public boolean move(long key, ByteBuffer chunk, long from, long sequence) {
         if (moves == null || !stillAt(key, from, sequence) || !liveKey.test(key)) {
             return false;
         }
         int source = RecordAddress.space(from);
-        if (open != null && open.records() > 0 && moves.source(table.space(open.segment()))
-                && freeSegmentToMoveTo(source)) {
+        if (moves.ticks() != roomMadeAtTick) {
+            roomMadeAtTick = moves.ticks();
+            int target = moves.target();
+            if (target != -1 && moves.lessLoaded(target, source)) {
+                reclaimer.makeRoom(target, roomForMoves);
+            }
+        }
+        if (open != null && moves.source(table.space(open.segment())) && roomToMoveTo(source, open.records() == 0)) {
             int before = sealed;
             sealOpen();
             if (sealed != before) {
@@ -225,8 +241,8 @@ public final class SegmentWriter {
         if (open != null && !open.fits(chunk.remaining())) {
             sealOpen();
         }
-        if (open == null && (!openSegment() || !stillAt(key, from, sequence))) {
-            return false;
+        if (open == null && (!roomToMoveTo(source, false) || !openSegment() || !stillAt(key, from, sequence))) {
+            return false; // not opened where it would only take what the moves take out
         }
         if (!moves.lessLoaded(table.space(open.segment()), source) || !open.fits(chunk.remaining())) {
             return false;
@@ -243,14 +259,35 @@ public final class SegmentWriter {
         return table.sequence(table.segment(space, spaces.layout(space).index(address))) == sequence;
     }
 
-    /** Whether a space hot chunks of {@code source} may move to has a free segment. */
-    private boolean freeSegmentToMoveTo(int source) {
+    /**
+     * Whether a space hot chunks of {@code source} may move to has a free segment, or a released one
+     * unless {@code freeOnly}: one the next segment opened is sure to be (an empty open segment is
+     * sealed only for that: a released one may still be read, and the next would open where this is).
+     */
+    private boolean roomToMoveTo(int source, boolean freeOnly) {
+        if (freeOnly) {
+            reclaimer.retireDrained(); // a reclaimed segment whose last read ended since is free now
+        }
         for (int space = 0; space < table.spaces(); space++) {
-            if (table.freeSegments(space) > 0 && !moves.source(space) && moves.lessLoaded(space, source)) {
+            int room = table.freeSegments(space) + (freeOnly ? 0 : table.releasedSegments(space));
+            if (room > 0 && !moves.source(space) && moves.lessLoaded(space, source)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** Segments doomed to make room for hot chunks moved off a loaded space. Any thread. */
+    public long doomedForMoves() {
+        return reclaimer.doomedForMoves();
+    }
+
+    /**
+     * Segments doomed ahead of the order's need, which only a checkpoint releases: those mostly dead,
+     * and those doomed to make room for moves. Any thread.
+     */
+    public long doomedAhead() {
+        return reclaimer.mostlyDeadDoomed() + reclaimer.doomedForMoves();
     }
 
     /** Segments sealed part full because they were open in a space hot chunks were being moved off. */

@@ -46,8 +46,11 @@ public final class Writer {
     private volatile Checkpointer.Result lastCheckpoint;
     /** When the full checkpoint under way started, or null. */
     private Started underWay;
-    /** Segments doomed as mostly dead that the last durable checkpoint had seen doomed (and so releases). */
-    private long mostlyDeadNamed;
+    /**
+     * Segments doomed ahead of need (mostly dead, or room for moves) that the last durable checkpoint
+     * had seen doomed (and so released).
+     */
+    private long doomedAheadNamed;
     /**
      * Index buckets a step of a full checkpoint copies: 32,768 slots (a page of the index), about a
      * tenth of a millisecond, with a 4 MiB write of the body every dozen steps or so.
@@ -98,8 +101,8 @@ public final class Writer {
      * After each step of the writer thread: a checkpoint when {@code asked} (written whole, after any
      * under way); else a step of the full checkpoint under way, if any (its end started once the copy
      * is done, and taken once it ran); else, or once that ended, a checkpoint when the schedule says
-     * one is due by segments written, by time, or for segments doomed as mostly dead that no durable
-     * checkpoint has released yet (a delta is written whole, a full one starts, to go on in steps).
+     * one is due by segments written, by time, or for segments doomed ahead of need (mostly dead, or
+     * room for hot chunk moves) that no durable checkpoint has released yet (a delta is written whole, a full one starts, to go on in steps).
      */
     public void checkpointIfDue(boolean asked) {
         if (asked) {
@@ -120,10 +123,11 @@ public final class Writer {
         } else if (schedule.dueByTime(segments.appended(), segments.appendedBytes())) {
             schedule.tried(segments.sealed());
             start("interval");
-        } else if (schedule.dueForDeadSpace(segments.mostlyDeadDoomed() - mostlyDeadNamed)) {
-            // A dropped table's segments free only once a checkpoint no longer names them: soon, not
-            // at the next by count or time (minutes on a quiet node), nor at need.
-            start("dead space");
+        } else if (schedule.dueForDoomedSpace(segments.doomedAhead() - doomedAheadNamed)) {
+            // A dropped table's segments, and the room made for hot chunk moves, free only once a
+            // checkpoint no longer names them: soon, not at the next by count or time (minutes on a
+            // quiet node), nor at need.
+            start("space doomed ahead");
         }
     }
 
@@ -226,7 +230,7 @@ public final class Writer {
         lastCheckpoint = result;
         schedule.written(started.millis, started.sealed, started.appended, started.appendedBytes, result.bytes(),
                 result.deltaSpaces() > 0);
-        mostlyDeadNamed = Math.max(mostlyDeadNamed, started.mostlyDeadDoomed);
+        doomedAheadNamed = Math.max(doomedAheadNamed, started.doomedAhead);
         checkpoints.incrementAndGet();
         deltaCheckpoints.addAndGet(result.deltaSpaces() > 0 ? 1 : 0);
         checkpointBytes.addAndGet(result.bytes());
@@ -244,7 +248,7 @@ public final class Writer {
         final int sealed = segments.sealed();
         final long appended = segments.appended();
         final long appendedBytes = segments.appendedBytes();
-        final long mostlyDeadDoomed = segments.mostlyDeadDoomed();
+        final long doomedAhead = segments.doomedAhead();
         final long millis = clockMillis.getAsLong();
 
         Started(String why) {

@@ -36,43 +36,43 @@ class CheckpointScheduleTest {
     @Test
     void forDeadSpaceOnceTheSegmentsWaitingOutweighADeltaAndItsShareOfAFullCheckpointAndTheSpacingPassed() {
         CheckpointSchedule schedule = schedule(0);
-        long spacing = CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS;
+        long spacing = CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS;
         clock.addAndGet(spacing - 1);
-        assertFalse(schedule.dueForDeadSpace(1), "counted from when the schedule was made");
+        assertFalse(schedule.dueForDoomedSpace(1), "counted from when the schedule was made");
         clock.addAndGet(1);
-        assertTrue(schedule.dueForDeadSpace(1));
-        assertFalse(schedule.dueForDeadSpace(0), "none waiting");
+        assertTrue(schedule.dueForDoomedSpace(1));
+        assertFalse(schedule.dueForDoomedSpace(0), "none waiting");
         // A delta of a tenth of a segment: a segment waiting outweighs it 10 to 1 only.
         long started = clock.get();
         clock.addAndGet(5);
         schedule.written(started, 0, 1, CHUNK, SEGMENT / 10, true);
         clock.addAndGet(spacing - 6);
-        assertFalse(schedule.dueForDeadSpace(10), "from when the last durable checkpoint began");
+        assertFalse(schedule.dueForDoomedSpace(10), "from when the last durable checkpoint began");
         clock.addAndGet(1);
-        assertFalse(schedule.dueForDeadSpace(9), "9 segments: 90 times the delta's bytes");
-        assertTrue(schedule.dueForDeadSpace(10), "10 segments: " + CheckpointSchedule.DEAD_SPACE_PAYBACK + " times");
+        assertFalse(schedule.dueForDoomedSpace(9), "9 segments: 90 times the delta's bytes");
+        assertTrue(schedule.dueForDoomedSpace(10), "10 segments: " + CheckpointSchedule.DOOMED_SPACE_PAYBACK + " times");
         // A full checkpoint of 1,024 segments' bytes after it: each delta's share of the next is one segment.
         schedule.written(clock.get(), 0, 1, CHUNK, DeltaHeader.MAX_DELTAS * SEGMENT, false);
         clock.addAndGet(spacing);
-        assertFalse(schedule.dueForDeadSpace(109), "109 segments against the delta and a segment's share");
-        assertTrue(schedule.dueForDeadSpace(110));
+        assertFalse(schedule.dueForDoomedSpace(109), "109 segments against the delta and a segment's share");
+        assertTrue(schedule.dueForDoomedSpace(110));
         schedule.failed();
         clock.addAndGet(spacing - 1);
         assertTrue(schedule.retryPassed());
-        assertFalse(schedule.dueForDeadSpace(110), "the spacing after a failure too, not the retry time");
+        assertFalse(schedule.dueForDoomedSpace(110), "the spacing after a failure too, not the retry time");
         clock.addAndGet(1);
-        assertTrue(schedule.dueForDeadSpace(110));
+        assertTrue(schedule.dueForDoomedSpace(110));
 
         CheckpointSchedule shortInterval = new CheckpointSchedule(EVERY, spacing / 4, SEGMENT, 0, clock::get);
         clock.addAndGet(spacing / 4 - 1);
-        assertFalse(shortInterval.dueForDeadSpace(1));
+        assertFalse(shortInterval.dueForDoomedSpace(1));
         clock.addAndGet(1);
-        assertTrue(shortInterval.dueForDeadSpace(1), "an interval shorter than the spacing rules");
+        assertTrue(shortInterval.dueForDoomedSpace(1), "an interval shorter than the spacing rules");
         CheckpointSchedule recovered = new CheckpointSchedule(EVERY, INTERVAL, SEGMENT, DeltaHeader.MAX_DELTAS * SEGMENT,
                 clock::get);
         clock.addAndGet(spacing);
-        assertFalse(recovered.dueForDeadSpace(99), "the recovered full checkpoint's share: a segment");
-        assertTrue(recovered.dueForDeadSpace(100));
+        assertFalse(recovered.dueForDoomedSpace(99), "the recovered full checkpoint's share: a segment");
+        assertTrue(recovered.dueForDoomedSpace(100));
     }
 
     @Test

@@ -319,7 +319,7 @@ class CacheEngineTest {
         assertEquals(freeBefore, engine.table().freeSegments(0));
         assertTrue(engine.stats().deadSpace().mostlyDeadSegmentsDoomed() >= 3, engine.stats().toString());
 
-        clock.addAndGet(CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS);
+        clock.addAndGet(CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS);
         awaitCheckpointsSettled(engine);
         awaitWriterRounds(engine);
         assertEquals(checkpoints + 1, engine.checkpoints(), "one, for the dead space");
@@ -331,12 +331,12 @@ class CacheEngineTest {
             assertEquals(chunk(key(i)), into.flip());
         }
         // A batch (3 segments here) waits for a checkpoint at most: the fourth went once the first three were freed.
-        clock.addAndGet(CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS);
+        clock.addAndGet(CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS);
         awaitCheckpointsSettled(engine);
         awaitWriterRounds(engine);
         assertEquals(0, engine.stats().deadSpace().deadRecords(), engine.stats().toString());
         long afterAll = engine.checkpoints();
-        clock.addAndGet(CheckpointSchedule.DEAD_SPACE_SPACING_MILLIS);
+        clock.addAndGet(CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS);
         awaitCheckpointsSettled(engine);
         assertEquals(afterAll, engine.checkpoints(), "none once no doomed dead segment waits");
         engine.close();

@@ -93,6 +93,29 @@ class TinyLfuReclaimOrderTest {
         }
     }
 
+    /**
+     * The coldest of the segments a predicate accepts (the engine's room for moves in one space) is
+     * the one the order would give up first among them, left in the order; none when none is accepted.
+     */
+    @Test
+    void theColdestOfSomeSegmentsIsTheOneTheOrderWouldGiveUpFirstAmongThem() {
+        for (ReclaimOrder order : new ReclaimOrder[] {new TinyLfuReclaimOrder(8, 6), new FifoReclaimOrder()}) {
+            String name = order.getClass().getSimpleName();
+            for (int segment = 0; segment < 4; segment++) {
+                order.written(segment);
+            }
+            for (int i = 0; i < 5; i++) {
+                order.read(1); // the FIFO does not count reads: its coldest odd one is 1 all the same
+            }
+            assertEquals(order.next(), order.coldest(segment -> true), name);
+            int coldestOdd = order.coldest(segment -> segment % 2 == 1);
+            assertEquals(order instanceof FifoReclaimOrder ? 1 : 3, coldestOdd, name + ": 1 was read, 3 was not");
+            assertEquals(-1, order.coldest(segment -> segment > 5), name);
+            assertTrue(order.take(coldestOdd), name + ": left in the order");
+            assertEquals(coldestOdd == 1 ? 3 : 1, order.coldest(segment -> segment % 2 == 1), name + ": the other odd one");
+        }
+    }
+
     /** Writes segments, each read twice once written, and the favourite once a round if {@code readFavourite}. */
     private static void churn(TinyLfuReclaimOrder order, int favourite, boolean readFavourite, int rounds,
                               Set<Integer> free) {

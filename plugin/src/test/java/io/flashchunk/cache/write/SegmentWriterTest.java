@@ -190,7 +190,8 @@ class SegmentWriterTest {
 
     /**
      * Space 1 has no free segment left: sealing the segment open in the loaded space would only open
-     * another there, so it stays open and the move waits.
+     * another there, so it stays open and the move waits (for the checkpoint that releases the
+     * segment doomed to make room, the next test).
      */
     @Test
     void noSegmentIsSealedForAMoveWhenNoLessLoadedSpaceHasAFreeOne() throws Exception {
@@ -207,6 +208,75 @@ class SegmentWriterTest {
         assertEquals(0, spaceOf(engine, 1));
         assertTrue(engine.writer.append(key(2 * PER_SEGMENT + 3), chunk(key(2 * PER_SEGMENT + 3))));
         assertEquals(0, spaceOf(engine, 2 * PER_SEGMENT + 3), "the open segment took the next chunk");
+    }
+
+    /**
+     * The paper's exchange: the less loaded space is full, so its coldest segment (by the order: the
+     * one not read) is doomed for the moves, no more than the batch; once a checkpoint released it,
+     * the segment open in the loaded space is sealed part full, the doomed one is reclaimed (its
+     * chunks are misses from then on) and opened for the move, though the loaded space has free
+     * segments. The hot segment of the full space and every other chunk stay.
+     */
+    @Test
+    void aFullLessLoadedSpaceGivesItsColdestSegmentUpForTheMovesOnceACheckpointReleasedIt() throws Exception {
+        SpaceReads load = new SpaceReads(2);
+        HotChunkMoves moves = new HotChunkMoves(load, 1 << 20, 0, space -> true);
+        EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.ENGINE,
+                new WriterPolicy(null, 0, 1, load, null, moves), device("a", 8), device("b", 2));
+        // Space 0 read before each segment opens: space 1's two segments first, then space 0's, the
+        // fifth open with three chunks.
+        int n = 4 * PER_SEGMENT + 3;
+        for (int i = 0; i < n; i++) {
+            if (i % PER_SEGMENT == 0) {
+                load.read(0, TimeUnit.MILLISECONDS.toNanos(1));
+            }
+            assertTrue(engine.writer.append(key(i), chunk(key(i))));
+        }
+        assertEquals(0, engine.table.freeSegments(1));
+        assertEquals(1, spaceOf(engine, 0));
+        assertEquals(1, spaceOf(engine, PER_SEGMENT));
+        assertEquals(0, spaceOf(engine, 2 * PER_SEGMENT));
+        assertEquals(0, spaceOf(engine, 4 * PER_SEGMENT));
+        load.read(0, TimeUnit.MILLISECONDS.toNanos(500));
+        load.read(1, TimeUnit.MILLISECONDS.toNanos(50));
+        moves.tick(TimeUnit.SECONDS.toNanos(1), engine.segmentWriter.nextRecordSequence());
+        assertTrue(moves.source(0));
+        assertEquals(1, moves.target());
+        int cold = engine.table.segment(1, engine.spaces.layout(1).index(engine.index.find(key(0))));
+        int hot = engine.table.segment(1, engine.spaces.layout(1).index(engine.index.find(key(PER_SEGMENT))));
+        for (int round = 0; round < 3; round++) {
+            for (int i = PER_SEGMENT; i < 2 * PER_SEGMENT; i++) {
+                assertEquals(chunk(key(i)), engine.read(key(i)));
+            }
+        }
+        assertEquals(cold, engine.order.coldest(segment -> engine.table.space(segment) == 1));
+        int moved = 2 * PER_SEGMENT + 1;
+
+        assertFalse(move(engine, moved), "no room until a checkpoint released the doomed segment");
+        assertEquals(SegmentState.DOOMED, engine.table.state(cold), "the full space's coldest segment");
+        assertEquals(SegmentState.DURABLE, engine.table.state(hot));
+        assertEquals(1, engine.segmentWriter.doomedForMoves(), "no more than the reclaim batch waits");
+        assertEquals(0, engine.segmentWriter.sealedForMoves());
+        assertEquals(chunk(key(0)), engine.read(key(0)), "a doomed segment still serves");
+        assertEquals(0, engine.table.releasedSegments(1));
+
+        assertTrue(engine.writer.checkpoint("the schedule's"));
+        assertEquals(1, engine.table.releasedSegments(1));
+        assertTrue(move(engine, moved));
+        assertEquals(1, engine.segmentWriter.sealedForMoves(), "the segment open in space 0, part full");
+        assertEquals(1, spaceOf(engine, moved), "moved into the reclaimed segment");
+        assertEquals(cold, engine.table.segment(1, engine.spaces.layout(1).index(engine.index.find(key(moved)))));
+        assertEquals(1, engine.segmentWriter.doomedForMoves(), "room is made once a tick of the moves");
+        assertTrue(engine.table.freeSegments(0) > 0, "though space 0 had free segments");
+        engine.segmentWriter.flush();
+        for (int i = 0; i < n; i++) {
+            ByteBuffer read = engine.read(key(i));
+            if (i < PER_SEGMENT) {
+                assertNull(read, "the cold segment's chunk " + i + " is a miss");
+            } else {
+                assertEquals(chunk(key(i)), read, "chunk " + i);
+            }
+        }
     }
 
     /**
