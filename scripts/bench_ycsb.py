@@ -763,6 +763,8 @@ class Bench:
         devices = sorted((b for b in beans if "type=FlashChunkDevice" in str(b.get("name", ""))), key=space)
         cache = next((b for b in beans if "type=FlashChunkCache" in str(b.get("name", ""))), {})
         return {"t": t, "at": time.time(), "hot_chunks_moved": cache.get("HotChunksMoved"),
+                # segments given up to make room for the moves (since 2026-11-30's second build; None before)
+                "room_segments": cache.get("HotChunkMoveRoomSegments"),
                 "devices": [{"hit_reads": d.get("HitReads"), "failed_hit_reads": d.get("FailedHitReads"),
                              "hit_read_nanos": d.get("HitReadNanos"), "busy_misses": d.get("BusyMisses"),
                              "bytes_read": d.get("BytesRead")}

@@ -589,7 +589,8 @@ def device_intervals(row):
     """Per interval between two device samples of a flash-2x-slowed measurement: its end in seconds since
     the cap, the clients' ops/s in it, the capped (last) device's share of the flash reads, each device's
     mean read time in ms (None without reads), the capped device's busy misses (lookups it refused, a
-    read's worth of its slots in flight; None from builds before the count) and the hot chunks moved."""
+    read's worth of its slots in flight; None from builds before the count), the hot chunks moved and the
+    segments given up to make room for them (None from builds before)."""
     out = []
     samples = row["device_samples"]
     for a, b in zip(samples, samples[1:]):
@@ -606,10 +607,12 @@ def device_intervals(row):
                 if last_a.get("busy_misses") is not None and last_b.get("busy_misses") is not None else None)
         moved = (b["hot_chunks_moved"] - a["hot_chunks_moved"]
                  if b.get("hot_chunks_moved") is not None and a.get("hot_chunks_moved") is not None else None)
+        room = (b["room_segments"] - a["room_segments"]
+                if b.get("room_segments") is not None and a.get("room_segments") is not None else None)
         out.append({"since_cap_s": b["t"] - row["slowed_at_s"],
                     "ops_per_s": statistics.mean(ops) if ops else None,
                     "capped_share": reads[-1] / sum(reads) if reads and sum(reads) else None,
-                    "read_ms": millis, "busy": busy, "moved": moved})
+                    "read_ms": millis, "busy": busy, "moved": moved, "room": room})
     return out
 
 
@@ -623,12 +626,14 @@ def slowed_table(setup, rows):
                   "(flash reads by device, from the devices' beans; the first interval includes the settle "
                   "before the measured window):", "",
                   "| s since the cap | ops/s | capped device's share of flash reads | read ms, first device | "
-                  "read ms, capped device | busy misses, capped device | hot chunks moved |",
-                  "|---|---|---|---|---|---|---|"]
+                  "read ms, capped device | busy misses, capped device | hot chunks moved | "
+                  "segments given up for room |",
+                  "|---|---|---|---|---|---|---|---|"]
         for i in device_intervals(r):
             ms = i["read_ms"] + [None] * (2 - len(i["read_ms"]))
             lines.append(f"| {i['since_cap_s']:.0f} | {fmt(i['ops_per_s'], 0)} | {fmt(i['capped_share'], 3)} | "
-                         f"{fmt(ms[0], 2)} | {fmt(ms[-1], 2)} | {fmt(i['busy'], 0)} | {fmt(i['moved'], 0)} |")
+                         f"{fmt(ms[0], 2)} | {fmt(ms[-1], 2)} | {fmt(i['busy'], 0)} | {fmt(i['moved'], 0)} | "
+                         f"{fmt(i['room'], 0)} |")
         lines.append("")
     return lines
 
@@ -894,10 +899,10 @@ def self_test():
               "device_samples": [
                   {"t": 300, "hot_chunks_moved": 10, "devices": [{"hit_reads": 100, "failed_hit_reads": 0, "hit_read_nanos": 10**8},
                                                                  {"hit_reads": 100, "failed_hit_reads": 0, "hit_read_nanos": 10**8}]},
-                  {"t": 310, "hot_chunks_moved": 60, "devices": [{"hit_reads": 400, "failed_hit_reads": 0, "hit_read_nanos": 4 * 10**8},
+                  {"t": 310, "hot_chunks_moved": 60, "room_segments": 2, "devices": [{"hit_reads": 400, "failed_hit_reads": 0, "hit_read_nanos": 4 * 10**8},
                                                                  {"hit_reads": 199, "failed_hit_reads": 1, "hit_read_nanos": 11 * 10**8,
                                                                   "busy_misses": 2}]},
-                  {"t": 340, "hot_chunks_moved": 60, "devices": [{"hit_reads": 1300, "failed_hit_reads": 0, "hit_read_nanos": 13 * 10**8},
+                  {"t": 340, "hot_chunks_moved": 60, "room_segments": 6, "devices": [{"hit_reads": 1300, "failed_hit_reads": 0, "hit_read_nanos": 13 * 10**8},
                                                                  {"hit_reads": 300, "failed_hit_reads": 0, "hit_read_nanos": 21 * 10**8,
                                                                   "busy_misses": 5}]}]}
     intervals = device_intervals(slowed)
@@ -907,7 +912,10 @@ def self_test():
           [0.25, 0.1])
     check("slowed: each device's mean read ms", [i["read_ms"] for i in intervals], [[1.0, 10.0], [1.0, 10.0]])
     check("slowed: hot chunks moved in each", [i["moved"] for i in intervals], [50, 0])
-    check("slowed: a table row per interval", slowed_table({}, [slowed])[-2], "| 40 | 1600 | 0.100 | 1.00 | 10.00 | 3 | 0 |")
+    check("slowed: segments given up for room in each (none known before the first count)",
+          [i["room"] for i in intervals], [None, 4])
+    check("slowed: a table row per interval", slowed_table({}, [slowed])[-2],
+          "| 40 | 1600 | 0.100 | 1.00 | 10.00 | 3 | 0 | 4 |")
     check("slowed: no samples, no table", slowed_table({}, [dict(slowed, device_samples=[])]), [])
     evidence_self_test(check, setup, row)
     with tempfile.TemporaryDirectory() as out:

@@ -125,8 +125,9 @@ public final class CheckpointSchedule {
     }
 
     /**
-     * Whether a checkpoint is due for {@code segmentsWaiting} segments doomed ahead of need (mostly
-     * dead, or to make room for hot chunk moves) that no durable checkpoint has released yet: their bytes outweigh {@link #doomedSpaceCost}
+     * Whether a checkpoint is due, while segments doomed ahead of need (mostly dead, or to make room
+     * for hot chunk moves) wait for one, for the {@code segmentsWaiting} segments it would release (all
+     * those doomed or retired that no durable checkpoint has released yet): their bytes outweigh {@link #doomedSpaceCost}
      * {@link #DOOMED_SPACE_PAYBACK} to 1 (a node whose compactions kill files all the time does not
      * checkpoint every few seconds for a segment or two), and {@link #DOOMED_SPACE_SPACING_MILLIS}, or the
      * interval if shorter, have passed since that checkpoint began and since the last failure (a failing
@@ -152,6 +153,17 @@ public final class CheckpointSchedule {
      */
     long doomedSpaceCost() {
         return lastDeltaBytes + (lastFullBytes + DeltaHeader.MAX_DELTAS - 1) / DeltaHeader.MAX_DELTAS;
+    }
+
+    /**
+     * Segments whose release outweighs a checkpoint for doomed space {@link #DOOMED_SPACE_PAYBACK} to 1
+     * ({@link #doomedSpaceCost}): the fewest that make one due (at least one). At 100 M chunks of 16
+     * KiB, a full checkpoint's share (1.2 GB / 1,024) asks for 7 segments of 16 MiB, 9 with a delta of
+     * 256 KiB.
+     */
+    public int segmentsPayingBack() {
+        double bytes = (double) DOOMED_SPACE_PAYBACK * doomedSpaceCost();
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.ceil(bytes / segmentBytes)));
     }
 
     /** Whether {@link #RETRY_MILLIS} have passed since the last failed checkpoint (or none failed). */

@@ -925,7 +925,7 @@ public final class CacheEngine implements AutoCloseable {
                 last == null ? recovered.checkpointMillis() : last.startedMillis(), appendedSince(appended),
                 new EngineStats.DeadSpace(segmentWriter.entries().deadRecords(), segmentWriter.deadFilesPendingCount(),
                         segmentWriter.deadFilesChunksRemoved(), segmentWriter.mostlyDeadDoomed()),
-                moves == null ? 0 : moves.taken(), moved.sum());
+                moves == null ? 0 : moves.taken(), moved.sum(), segmentWriter.doomedForMoves());
     }
 
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */

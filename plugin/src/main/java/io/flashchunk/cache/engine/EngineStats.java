@@ -42,6 +42,7 @@ public final class EngineStats {
     private final DeadSpace deadSpace;
     private final long hotChunkMovesTaken;
     private final long hotChunksMoved;
+    private final long segmentsDoomedForMoves;
 
     /**
      * @param entries                   chunks in the index
@@ -82,6 +83,8 @@ public final class EngineStats {
      * @param hotChunkMovesTaken        hits read from a loaded device taken to be written again in a less loaded one
      * @param hotChunksMoved            of those, the ones written again (the rest stayed where they were: the
      *     queue was full, no less loaded segment was open, or the chunk changed place first)
+     * @param segmentsDoomedForMoves    segments of a less loaded device given up to make room for the moves
+     *     (its coldest, when it had too few free)
      */
     public EngineStats(long entries, long queuedBytes, long alreadyCached, long queueFull, long notAdmitted,
                        long dropped, long offeredBeforeInvalidation, long appended, long reinserted,
@@ -91,7 +94,7 @@ public final class EngineStats {
                        long checkpoints, long failedCheckpoints, long deltaCheckpoints,
                        long checkpointBytesWritten, long lastCheckpointSequence,
                        long lastCheckpointMillis, long appendedSinceCheckpoint, DeadSpace deadSpace,
-                       long hotChunkMovesTaken, long hotChunksMoved) {
+                       long hotChunkMovesTaken, long hotChunksMoved, long segmentsDoomedForMoves) {
         this.entries = entries;
         this.queuedBytes = queuedBytes;
         this.alreadyCached = alreadyCached;
@@ -125,6 +128,7 @@ public final class EngineStats {
         this.deadSpace = Objects.requireNonNull(deadSpace, "deadSpace");
         this.hotChunkMovesTaken = hotChunkMovesTaken;
         this.hotChunksMoved = hotChunksMoved;
+        this.segmentsDoomedForMoves = segmentsDoomedForMoves;
     }
 
     /**
@@ -201,6 +205,10 @@ public final class EngineStats {
 
     public long hotChunksMoved() {
         return hotChunksMoved;
+    }
+
+    public long segmentsDoomedForMoves() {
+        return segmentsDoomedForMoves;
     }
 
     public long entries() {
@@ -364,7 +372,8 @@ public final class EngineStats {
                 && appendedSinceCheckpoint == other.appendedSinceCheckpoint
                 && deadSpace.equals(other.deadSpace)
                 && hotChunkMovesTaken == other.hotChunkMovesTaken
-                && hotChunksMoved == other.hotChunksMoved;
+                && hotChunksMoved == other.hotChunksMoved
+                && segmentsDoomedForMoves == other.segmentsDoomedForMoves;
     }
 
     @Override
@@ -375,7 +384,7 @@ public final class EngineStats {
                 readErrors, refusedRecords, damagedRecords, invalidations, checkpoints, failedCheckpoints,
                 deltaCheckpoints, checkpointBytesWritten,
                 lastCheckpointSequence, lastCheckpointMillis, appendedSinceCheckpoint, deadSpace,
-                hotChunkMovesTaken, hotChunksMoved);
+                hotChunkMovesTaken, hotChunksMoved, segmentsDoomedForMoves);
     }
 
     @Override
@@ -394,6 +403,7 @@ public final class EngineStats {
                 + ", checkpointBytesWritten=" + checkpointBytesWritten + ", lastCheckpointSequence=" + lastCheckpointSequence
                 + ", lastCheckpointMillis=" + lastCheckpointMillis
                 + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + ", " + deadSpace
-                + ", hotChunkMovesTaken=" + hotChunkMovesTaken + ", hotChunksMoved=" + hotChunksMoved + "]";
+                + ", hotChunkMovesTaken=" + hotChunkMovesTaken + ", hotChunksMoved=" + hotChunksMoved
+                + ", segmentsDoomedForMoves=" + segmentsDoomedForMoves + "]";
     }
 }

@@ -23,13 +23,8 @@ public final class FifoReclaimOrder implements ReclaimOrder {
     }
 
     @Override
-    public int coldest(IntPredicate which) {
-        for (int segment : written) {
-            if (which.test(segment)) {
-                return segment;
-            }
-        }
-        return -1;
+    public int[] coldest(IntPredicate which, int max) {
+        return written.stream().mapToInt(Integer::intValue).filter(which).limit(max).toArray();
     }
 
     @Override

@@ -32,11 +32,11 @@ public interface ReclaimOrder {
     int next();
 
     /**
-     * Of the segments in the order that {@code which} accepts, the one it would give up first, left
-     * in the order; -1 when none. Walks the order from its coldest end, so a rare {@code which} costs
-     * a walk of the order. Writer thread.
+     * Of the segments in the order that {@code which} accepts, up to {@code max} in the order it would
+     * give them up, left in the order (none accepted: an empty array). One walk from the coldest end,
+     * which a rare {@code which} makes a walk of the whole order. Writer thread.
      */
-    int coldest(IntPredicate which);
+    int[] coldest(IntPredicate which, int max);
 
     /**
      * Takes {@code segment} out of the order to be reclaimed now, ahead of its turn (its chunks are

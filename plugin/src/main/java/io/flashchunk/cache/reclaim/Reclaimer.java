@@ -69,11 +69,6 @@ public final class Reclaimer {
      */
     public int segmentToOpen() {
         waitsForCheckpoint = false;
-        if (draining.isEmpty() && balancer.freeOnlyWhereMovedOff()) {
-            // Rather a released segment where hot chunks may move than a free one of a space they
-            // leave: what it would take in, they would move out (once its reads end it is free).
-            reclaimReleased(space -> !balancer.movedOff(space));
-        }
         int segment = balancer.openFree();
         while (segment == -1) {
             if (!draining.isEmpty()) {
@@ -207,21 +202,35 @@ public final class Reclaimer {
      * {@code wanted} of its segments are free or on their way to it (doomed, reclaimed, retired or
      * being discarded), so that hot chunks moved off a loaded space find room in a full one: the
      * paper's exchange, the target's coldest chunks given up for the source's hottest (a checkpoint
-     * releases them; the reclaim keeps their read chunks for {@link Reinsertion} as ever). At most a
-     * batch waits for a checkpoint. Returns how many it doomed.
+     * releases them, {@link #reclaimReleasedIn} reclaims them for a move; their read chunks are kept
+     * for {@link Reinsertion} as in any reclaim). At most half a batch (at least one) waits for a
+     * checkpoint, so that the segments the dead file sweep finds mostly dead still go first. Returns
+     * how many it doomed.
      */
     public int makeRoom(int space, int wanted) {
+        int waitingAtMost = Math.max(1, batch / 2);
+        int missing = Math.min(wanted - comingFree(space), waitingAtMost - table.waitingForCheckpoint());
+        if (missing <= 0) {
+            return 0;
+        }
         int doomedNow = 0;
-        while (comingFree(space) < wanted && table.waitingForCheckpoint() < batch) {
-            int victim = order.coldest(segment -> table.space(segment) == space);
-            if (victim == -1 || !order.take(victim)) {
-                break;
+        for (int victim : order.coldest(segment -> table.space(segment) == space, missing)) {
+            if (order.take(victim)) {
+                table.doom(victim);
+                doomedNow++;
+                doomedForMoves++; // the writer's alone: no lost update
             }
-            table.doom(victim);
-            doomedNow++;
-            doomedForMoves++; // the writer's alone: no lost update
         }
         return doomedNow;
+    }
+
+    /**
+     * Reclaims a released segment of a space {@code allowed} accepts, the least loaded of them (none
+     * while a reclaimed segment's reads have not ended): free once its reads end (after its discard,
+     * where that is on). Returns whether it took one.
+     */
+    public boolean reclaimReleasedIn(IntPredicate allowed) {
+        return draining.isEmpty() && reclaimReleased(allowed);
     }
 
     /** Segments of {@code space} free, or to be free without the order giving any more up. */

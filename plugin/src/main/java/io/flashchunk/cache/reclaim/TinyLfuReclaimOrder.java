@@ -106,12 +106,12 @@ public final class TinyLfuReclaimOrder implements ReclaimOrder {
      * would give up first); those it gave up already, queued for {@link #victim}, are out of it.
      */
     @Override
-    public int coldest(IntPredicate which) {
+    public int[] coldest(IntPredicate which, int max) {
         return generations.policy().eviction().orElseThrow().coldest(entries -> entries
                 .mapToInt(entry -> entry.getValue())
                 .filter(which)
-                .findFirst()
-                .orElse(-1));
+                .limit(max)
+                .toArray());
     }
 
     @Override

@@ -49,7 +49,9 @@ public final class HotChunkMoves {
     /** Per space, whether hits read from it are moved: replaced whole at each tick. */
     private volatile boolean[] sources;
     /** The space in use loaded least at the last tick, while any is a source; else -1. The writer's alone. */
-    private int target = -1;
+    private int leastWithSources = -1;
+    /** Ticks in a row at which {@link #leastWithSources} was the same space. The writer's alone. */
+    private int leastTicks;
     private final AtomicLong budget = new AtomicLong();
     private final LongAdder taken = new LongAdder();
 
@@ -115,7 +117,9 @@ public final class HotChunkMoves {
             any |= next[space];
         }
         sources = next;
-        target = any ? leastSpace : -1;
+        int leastNow = any ? leastSpace : -1;
+        leastTicks = leastNow == leastWithSources ? leastTicks + 1 : 1;
+        leastWithSources = leastNow;
         budget.set(bytesPerSecond);
     }
 
@@ -145,11 +149,14 @@ public final class HotChunkMoves {
     }
 
     /**
-     * The space the moves make room in when it is full: the one in use loaded least at the last tick,
-     * while some space is a source (the least loaded never is one); -1 when none is. Writer thread.
+     * The space the moves make room in when it is full: the one in use loaded least, once it has been
+     * so with some space a source (the least loaded never is one) for {@link #SETTLE_SECONDS} ticks in
+     * a row; else -1. Giving up its coldest chunks is worth it only for an imbalance that lasts: a
+     * swing of the loads, which the moves themselves may cause, must not make room on each side in
+     * turn. Writer thread.
      */
     public int target() {
-        return target;
+        return leastWithSources != -1 && leastTicks >= SETTLE_SECONDS ? leastWithSources : -1;
     }
 
     /** Ticks that averaged the loads so far: what the moves decided may have changed since a count seen. Writer thread. */

@@ -53,28 +53,6 @@ public final class SpaceBalancer {
         return table.open(best);
     }
 
-    /** Whether hot chunks are moved off {@code space} now. */
-    public boolean movedOff(int space) {
-        return moves != null && moves.source(space);
-    }
-
-    /** Whether some space has a free segment, and every space that has one is a space hot chunks are moved off. */
-    public boolean freeOnlyWhereMovedOff() {
-        if (moves == null) {
-            return false;
-        }
-        boolean anyFree = false;
-        for (int space = 0; space < table.spaces(); space++) {
-            if (table.freeSegments(space) > 0) {
-                if (!moves.source(space)) {
-                    return false;
-                }
-                anyFree = true;
-            }
-        }
-        return anyFree;
-    }
-
     /**
      * Of the spaces with {@code available} segments, the one whose flash reads took least time since
      * the last segment opened (ties: the most available, then the next in turn), a space chunks are
@@ -91,7 +69,7 @@ public final class SpaceBalancer {
             if (count == 0) {
                 continue;
             }
-            boolean movedOff = movedOff(space);
+            boolean movedOff = moves != null && moves.source(space);
             long busy = load == null ? 0 : load.busyNanos(space) - busyAtLastOpen[space];
             boolean better = best == -1 || (bestMovedOff && !movedOff)
                     || (movedOff == bestMovedOff && (busy < leastBusy || (busy == leastBusy && count > bestAvailable)));

@@ -78,8 +78,10 @@ public final class SegmentWriter {
     private volatile long appendedBytes;
     private volatile long failedWrites;
     private volatile int sealed;
-    /** Segments a space the moves go to keeps free or on their way to it: what they fill between two checkpoints for doomed space. */
-    private final int roomForMoves;
+    /** Segments the moves fill between two checkpoints for doomed space (their spacing), and one more. */
+    private final int roomForMovesByRate;
+    /** Segments whose release pays for a checkpoint for doomed space ({@link #roomForMovesAtLeast}). */
+    private int roomForMovesToPayBack;
     /** The moves' tick at which room was last looked at: once a tick, since a look may walk the order. */
     private int roomMadeAtTick = -1;
 
@@ -157,7 +159,7 @@ public final class SegmentWriter {
         this.samples = new SegmentSamples(table.segments());
         this.balancer = new SpaceBalancer(table, policy.load(), policy.moves());
         this.moves = policy.moves();
-        this.roomForMoves = moves == null ? 0
+        this.roomForMovesByRate = moves == null ? 0
                 : moves.segmentsFilledIn(CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS, segmentBytes) + 1;
         this.reinsertion = new Reinsertion(table, spaces, index, policy.admission(), liveKey,
                 (long) (policy.reinsertShare() * segmentBytes));
@@ -207,15 +209,18 @@ public final class SegmentWriter {
      * the record at {@code from}, in use {@code sequence} of its segment, to take its reads off a
      * loaded space ({@link HotChunkMoves}): only while the index still points at that record (not
      * invalidated, reclaimed or moved since: the bytes are the current chunk's), and only into an
-     * open segment of a space {@link HotChunkMoves#lessLoaded} than {@code from}'s. Once a second at
-     * most, the least loaded space is made room in when it has fewer segments free or on their way to
-     * it than the moves fill between two checkpoints that free doomed space
-     * ({@link Reclaimer#makeRoom}: its coldest segments are doomed, and the next such checkpoint
-     * releases them). An open segment in a space chunks are moved off is sealed first, part full,
-     * when a space chunks may move to has a free or released segment (on a cache mostly read it
-     * could stay open for long, and no move would be made meanwhile); the next then opens outside the
-     * spaces chunks are moved off ({@link SpaceBalancer}, {@link Reclaimer#segmentToOpen}), so this
-     * seals no segment opened after it. Returns whether it did; the record at {@code from} is then dead.
+     * open segment of a space {@link HotChunkMoves#lessLoaded} than {@code from}'s. Returns whether
+     * it did; the record at {@code from} is then dead.
+     *
+     * <p>Where it goes: the open segment, if it is in such a space and has room; else a new segment,
+     * opened only when such a space (and no space chunks are moved off) has a free one, so that it
+     * opens there ({@link SpaceBalancer}). When none has, a released segment of such a space is
+     * reclaimed first (free once its reads end). A segment open in a space chunks are moved off is
+     * then sealed part full (on a cache mostly read it could stay open for long, and no move would
+     * be made meanwhile); the next opens elsewhere, so this seals no segment opened after it, and
+     * never an empty one. Once a tick of the moves, their {@link HotChunkMoves#target} is made room
+     * in when it has fewer segments free or on their way to it than {@link #roomForMoves}
+     * ({@link Reclaimer#makeRoom}: its coldest segments doomed, for a checkpoint to release).
      */
     public boolean move(long key, ByteBuffer chunk, long from, long sequence) {
         if (moves == null || !stillAt(key, from, sequence) || !liveKey.test(key)) {
@@ -226,23 +231,35 @@ public final class SegmentWriter {
             roomMadeAtTick = moves.ticks();
             int target = moves.target();
             if (target != -1 && moves.lessLoaded(target, source)) {
-                reclaimer.makeRoom(target, roomForMoves);
+                reclaimer.makeRoom(target, roomForMoves());
             }
         }
-        if (open != null && moves.source(table.space(open.segment())) && roomToMoveTo(source, open.records() == 0)) {
+        if (open != null && moves.lessLoaded(table.space(open.segment()), source)) {
+            if (open.fits(chunk.remaining())) {
+                return append(key, chunk);
+            }
+            sealOpen(); // full: the move needs the next segment
+        }
+        if (!freeToMoveTo(source)) {
+            reclaimer.reclaimReleasedIn(space -> !moves.source(space) && moves.lessLoaded(space, source));
+            if (!freeToMoveTo(source)) {
+                return false; // the released one's reads (or discard) end first, or none is released yet
+            }
+        }
+        if (open != null) {
+            if (open.records() == 0 || !moves.source(table.space(open.segment()))) {
+                return false; // left to fill: an empty one would be wasted, another space's is not the moves' to seal
+            }
             int before = sealed;
             sealOpen();
             if (sealed != before) {
                 sealedForMoves++;
             }
         }
-        // Room first: the segment opened for it must be checked like the open one (and its reinsertions
-        // may have placed the key already).
-        if (open != null && !open.fits(chunk.remaining())) {
-            sealOpen();
-        }
-        if (open == null && (!roomToMoveTo(source, false) || !openSegment() || !stillAt(key, from, sequence))) {
-            return false; // not opened where it would only take what the moves take out
+        // The segment opened for it must be checked like the open one (and its reinsertions may have
+        // placed the key already, or filled it).
+        if (open == null && (!openSegment() || !stillAt(key, from, sequence))) {
+            return false;
         }
         if (!moves.lessLoaded(table.space(open.segment()), source) || !open.fits(chunk.remaining())) {
             return false;
@@ -260,21 +277,40 @@ public final class SegmentWriter {
     }
 
     /**
-     * Whether a space hot chunks of {@code source} may move to has a free segment, or a released one
-     * unless {@code freeOnly}: one the next segment opened is sure to be (an empty open segment is
-     * sealed only for that: a released one may still be read, and the next would open where this is).
+     * Whether a space hot chunks of {@code source} may move to, and none are moved off, has a free
+     * segment: the next segment opened is then sure to be outside the spaces chunks are moved off.
      */
-    private boolean roomToMoveTo(int source, boolean freeOnly) {
-        if (freeOnly) {
-            reclaimer.retireDrained(); // a reclaimed segment whose last read ended since is free now
-        }
+    private boolean freeToMoveTo(int source) {
+        reclaimer.retireDrained(); // a reclaimed segment whose last read ended since is free now
         for (int space = 0; space < table.spaces(); space++) {
-            int room = table.freeSegments(space) + (freeOnly ? 0 : table.releasedSegments(space));
-            if (room > 0 && !moves.source(space) && moves.lessLoaded(space, source)) {
+            if (table.freeSegments(space) > 0 && !moves.source(space) && moves.lessLoaded(space, source)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * Segments the moves' target keeps free or on their way to it: what the moves fill between two
+     * checkpoints for doomed space, and at least what makes such a checkpoint pay for itself
+     * ({@link #roomForMovesAtLeast}).
+     */
+    private int roomForMoves() {
+        return Math.max(roomForMovesByRate, roomForMovesToPayBack);
+    }
+
+    /**
+     * A checkpoint for doomed space is due only once the segments it releases outweigh its cost
+     * ({@link CheckpointSchedule#segmentsPayingBack}): the room made for moves is at least that many,
+     * else the segments doomed for it would wait for a checkpoint by count or time. Writer thread.
+     */
+    public void roomForMovesAtLeast(int segments) {
+        roomForMovesToPayBack = segments;
+    }
+
+    /** Segments retired or doomed that wait for a checkpoint to free or release them. */
+    public int waitingForCheckpoint() {
+        return table.waitingForCheckpoint();
     }
 
     /** Segments doomed to make room for hot chunks moved off a loaded space. Any thread. */

@@ -102,7 +102,8 @@ public final class Writer {
      * under way); else a step of the full checkpoint under way, if any (its end started once the copy
      * is done, and taken once it ran); else, or once that ended, a checkpoint when the schedule says
      * one is due by segments written, by time, or for segments doomed ahead of need (mostly dead, or
-     * room for hot chunk moves) that no durable checkpoint has released yet (a delta is written whole, a full one starts, to go on in steps).
+     * room for hot chunk moves) that no durable checkpoint has released yet, once all it would release
+     * outweighs its cost (a delta is written whole, a full one starts, to go on in steps).
      */
     public void checkpointIfDue(boolean asked) {
         if (asked) {
@@ -123,10 +124,11 @@ public final class Writer {
         } else if (schedule.dueByTime(segments.appended(), segments.appendedBytes())) {
             schedule.tried(segments.sealed());
             start("interval");
-        } else if (schedule.dueForDoomedSpace(segments.doomedAhead() - doomedAheadNamed)) {
+        } else if (segments.doomedAhead() > doomedAheadNamed
+                && schedule.dueForDoomedSpace(segments.waitingForCheckpoint())) {
             // A dropped table's segments, and the room made for hot chunk moves, free only once a
             // checkpoint no longer names them: soon, not at the next by count or time (minutes on a
-            // quiet node), nor at need.
+            // quiet node), nor at need. It releases every segment waiting: their bytes weigh its cost.
             start("space doomed ahead");
         }
     }
@@ -231,6 +233,7 @@ public final class Writer {
         schedule.written(started.millis, started.sealed, started.appended, started.appendedBytes, result.bytes(),
                 result.deltaSpaces() > 0);
         doomedAheadNamed = Math.max(doomedAheadNamed, started.doomedAhead);
+        segments.roomForMovesAtLeast(schedule.segmentsPayingBack());
         checkpoints.incrementAndGet();
         deltaCheckpoints.addAndGet(result.deltaSpaces() > 0 ? 1 : 0);
         checkpointBytes.addAndGet(result.bytes());

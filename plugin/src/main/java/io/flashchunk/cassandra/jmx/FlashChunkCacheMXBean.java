@@ -135,6 +135,12 @@ public interface FlashChunkCacheMXBean {
      */
     long getHotChunksMoved();
 
+    /**
+     * Segments of a less loaded device given up (its coldest, by the reclaim order) to make room for
+     * the moves when it had too few free: their chunks become misses as they are reclaimed.
+     */
+    long getHotChunkMoveRoomSegments();
+
     /** Flash hits that read the file's next chunk with the same I/O (the paper's overflow read). */
     long getPairedReads();
 

@@ -279,6 +279,11 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
+    public long getHotChunkMoveRoomSegments() {
+        return stats().engine().segmentsDoomedForMoves();
+    }
+
+    @Override
     public long getPairedReads() {
         return stats().engine().pairedReads();
     }

@@ -56,6 +56,7 @@ class CheckpointScheduleTest {
         clock.addAndGet(spacing);
         assertFalse(schedule.dueForDoomedSpace(109), "109 segments against the delta and a segment's share");
         assertTrue(schedule.dueForDoomedSpace(110));
+        assertEquals(110, schedule.segmentsPayingBack(), "the fewest that make one due");
         schedule.failed();
         clock.addAndGet(spacing - 1);
         assertTrue(schedule.retryPassed());
@@ -73,6 +74,24 @@ class CheckpointScheduleTest {
         clock.addAndGet(spacing);
         assertFalse(recovered.dueForDoomedSpace(99), "the recovered full checkpoint's share: a segment");
         assertTrue(recovered.dueForDoomedSpace(100));
+    }
+
+    /**
+     * The room hot chunk moves make is at least what pays for the checkpoint that releases it: at 100 M
+     * chunks of 16 KiB a full checkpoint is about 1.2 GB, whose share in a delta chain (a 1,024th) and a
+     * small delta ask for 9 segments of 16 MiB, not the one or two a top-up of the room dooms.
+     */
+    @Test
+    void theSegmentsPayingBackACheckpointForDoomedSpaceFollowTheLastFullCheckpointsSize() {
+        int segment = 16 << 20;
+        CheckpointSchedule schedule = new CheckpointSchedule(EVERY, INTERVAL, segment, 1_200_000_000L, clock::get);
+        assertEquals(7, schedule.segmentsPayingBack(), "1.2 GB / 1,024 a hundred times: 117 MB");
+        schedule.written(clock.get(), 0, 1, CHUNK, 256 << 10, true);
+        assertEquals(9, schedule.segmentsPayingBack(), "and a delta of 256 KiB: 143 MB");
+        clock.addAndGet(CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS);
+        assertFalse(schedule.dueForDoomedSpace(8));
+        assertTrue(schedule.dueForDoomedSpace(9));
+        assertEquals(1, schedule(0).segmentsPayingBack(), "a new cache: one segment");
     }
 
     @Test

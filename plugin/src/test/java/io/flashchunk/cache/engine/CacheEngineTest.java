@@ -270,6 +270,126 @@ class CacheEngineTest {
         }
     }
 
+    /**
+     * The fast device is full and the slow one is not. While the slow device's reads take 10 ms each
+     * on the clock, its hits are taken to be moved, but none can be until the fast device has been
+     * the least loaded for {@link HotChunkMoves#SETTLE_SECONDS} ticks: then a move dooms the fast
+     * device's coldest segments (half a reclaim batch at most), and the writer's schedule
+     * checkpoints for that doomed space once its spacing has passed, on the engine's clock. The
+     * moves after it reclaim one of them and fill it, though the slow device has free segments.
+     * Only the reclaimed segment's chunks become misses; every other chunk serves its own bytes.
+     */
+    @Test
+    void hotChunksMoveIntoAFullFastDeviceInPlaceOfItsColdestSegmentsOnceTheScheduleReleasedThem() throws Exception {
+        ManualClock clock = new ManualClock();
+        FaultyDevice slow = new FaultyDevice(device("slow", 24));
+        List<StorageDriver> drivers = List.of(new StorageDriver(device("fast", 8), 2, TimeUnit.SECONDS.toNanos(5)),
+                new StorageDriver(slow, 2, TimeUnit.SECONDS.toNanos(5)));
+        int budget = 8;
+        CacheEngine engine = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20,
+                        64, INTERVAL_MILLIS, false, List.of()).withHotChunkMoves((long) budget * CHUNK), NO_FILES,
+                () -> TimeUnit.NANOSECONDS.toMillis(clock.getAsLong()), clock,
+                new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN, clock));
+        try {
+            SegmentTable table = engine.table();
+            slow.delay(FaultyDevice.Op.READ, () -> clock.advance(java.time.Duration.ofMillis(10)));
+            // The first segment opens on the slow device (the most free); then a read of it before each
+            // chunk makes the slow device the more loaded at every opening: the fast one fills first.
+            int n = 0;
+            do {
+                if (n > 0) {
+                    read(engine, 0);
+                }
+                assertTrue(engine.offer(key(n), chunk(key(n))));
+                assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+                n++;
+            } while (table.freeSegments(0) > 0 || RecordAddress.space(engine.index().find(key(n - 1))) != 1);
+            for (int more = n + 30; n < more; n++) { // two segments more on the slow device, at least
+                assertTrue(engine.offer(key(n), chunk(key(n))));
+                assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
+            }
+            assertEquals(1, RecordAddress.space(engine.index().find(key(0))));
+            assertEquals(1, RecordAddress.space(engine.index().find(key(n - 1))), "the segment open is on the slow device");
+            assertTrue(table.freeSegments(1) > 0, "the slow device has free segments");
+            assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, true));
+            List<Integer> onSlow = new java.util.ArrayList<>();
+            List<Integer> onFast = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                long address = engine.index().find(key(i));
+                int space = RecordAddress.space(address);
+                int segment = table.segment(space, engine.start().layouts().get(space).segmentLayout().index(address));
+                if (table.state(segment) == SegmentState.DURABLE) {
+                    (space == 1 ? onSlow : onFast).add(i);
+                }
+            }
+            assertTrue(onSlow.size() >= 24, onSlow.size() + " chunks on the slow device, in written segments");
+            // The hot chunks: a round of their reads takes 0.24 s on the clock, within a tick.
+            List<Integer> hot = onSlow.subList(0, 24);
+            // Ticks of the writer's: the records settle, and the fill's reads are forgotten (no source).
+            for (int i = 0; i < 2 * HotChunkMoves.SETTLE_SECONDS; i++) {
+                clock.advance(java.time.Duration.ofSeconds(1));
+                awaitWriterRounds(engine);
+            }
+            awaitCheckpointsSettled(engine);
+
+            // A tick a round, each round's hits taken while the budget lasts; a checkpoint asked for at
+            // the start of each keeps the schedule's spacing from passing meanwhile.
+            int rounds = 0;
+            while (engine.stats().segmentsDoomedForMoves() == 0) {
+                assertTrue(++rounds <= 3 * HotChunkMoves.SETTLE_SECONDS, "no room made in " + rounds + " rounds");
+                assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, false));
+                for (int i : hot) {
+                    assertEquals(chunk(key(i)), read(engine, i));
+                }
+                clock.advance(java.time.Duration.ofMillis(760));
+                awaitWriterRounds(engine);
+                assertEquals(0, engine.stats().hotChunksMoved(), "no free segment on the fast device, none released");
+            }
+            assertTrue(rounds > HotChunkMoves.SETTLE_SECONDS, rounds + " rounds: the fast device the target only after "
+                    + HotChunkMoves.SETTLE_SECONDS + " ticks as the least loaded");
+            assertTrue(engine.stats().hotChunkMovesTaken() > 0);
+            long doomed = engine.stats().segmentsDoomedForMoves();
+            assertEquals(doomed, table.count(0, SegmentState.DOOMED), "the fast device's segments");
+            assertEquals(0, table.releasedSegments(0));
+
+            long checkpoints = engine.checkpoints();
+            clock.advance(java.time.Duration.ofMillis(CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS));
+            awaitCheckpointsSettled(engine);
+            awaitWriterRounds(engine);
+            assertEquals(checkpoints + 1, engine.checkpoints(), "one for the doomed space, its spacing passed");
+            assertEquals(doomed, table.releasedSegments(0), "released by it");
+            long movedBefore = engine.stats().hotChunksMoved();
+            assertEquals(0, movedBefore);
+            for (int i : hot) {
+                assertEquals(chunk(key(i)), read(engine, i));
+            }
+            awaitWriterRounds(engine);
+            assertEquals(budget, engine.stats().hotChunksMoved(), "a second's budget, into the fast device");
+            for (int j = 0; j < hot.size(); j++) {
+                int space = RecordAddress.space(engine.index().find(key(hot.get(j))));
+                assertEquals(j < budget ? 0 : 1, space, "chunk " + hot.get(j));
+            }
+            assertEquals(doomed - 1, table.releasedSegments(0), "one reclaimed for the moves");
+            assertEquals(1, engine.segmentWriter().sealedForMoves(), "the segment open on the slow device");
+            assertTrue(table.freeSegments(1) > 0, "while the slow device's free segments wait");
+
+            slow.delay(FaultyDevice.Op.READ, () -> { }); // no more ticks of the moves while all is read
+            int misses = 0;
+            for (int i = 0; i < n; i++) {
+                ByteBuffer into = ByteBuffer.allocate(CHUNK);
+                if (engine.read(key(i), CHUNK, into) == -1) {
+                    assertTrue(onFast.contains(i), "only the fast device's coldest chunks are dropped: " + i);
+                    misses++;
+                } else {
+                    assertEquals(chunk(key(i)), into.flip(), "chunk " + i);
+                }
+            }
+            assertTrue(misses > 0 && misses <= SEGMENT / CHUNK, misses + " misses: one segment's chunks");
+        } finally {
+            engine.close();
+        }
+    }
+
     private static ByteBuffer read(CacheEngine engine, int i) {
         ByteBuffer into = ByteBuffer.allocate(CHUNK);
         assertEquals(CHUNK, engine.read(key(i), CHUNK, into), "chunk " + i);

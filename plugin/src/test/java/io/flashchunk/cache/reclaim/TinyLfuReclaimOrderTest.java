@@ -1,5 +1,6 @@
 package io.flashchunk.cache.reclaim;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -94,25 +95,25 @@ class TinyLfuReclaimOrderTest {
     }
 
     /**
-     * The coldest of the segments a predicate accepts (the engine's room for moves in one space) is
-     * the one the order would give up first among them, left in the order; none when none is accepted.
+     * The coldest of the segments a predicate accepts (the engine's room for moves in one space) are
+     * those the order would give up first among them, in that order, left in the order.
      */
     @Test
-    void theColdestOfSomeSegmentsIsTheOneTheOrderWouldGiveUpFirstAmongThem() {
+    void theColdestOfSomeSegmentsAreThoseTheOrderWouldGiveUpFirstAmongThem() {
         for (ReclaimOrder order : new ReclaimOrder[] {new TinyLfuReclaimOrder(8, 6), new FifoReclaimOrder()}) {
             String name = order.getClass().getSimpleName();
             for (int segment = 0; segment < 4; segment++) {
                 order.written(segment);
             }
             for (int i = 0; i < 5; i++) {
-                order.read(1); // the FIFO does not count reads: its coldest odd one is 1 all the same
+                order.read(3); // the newest, and read: the W-TinyLFU gives it up last; the FIFO too, as newest
             }
-            assertEquals(order.next(), order.coldest(segment -> true), name);
-            int coldestOdd = order.coldest(segment -> segment % 2 == 1);
-            assertEquals(order instanceof FifoReclaimOrder ? 1 : 3, coldestOdd, name + ": 1 was read, 3 was not");
-            assertEquals(-1, order.coldest(segment -> segment > 5), name);
-            assertTrue(order.take(coldestOdd), name + ": left in the order");
-            assertEquals(coldestOdd == 1 ? 3 : 1, order.coldest(segment -> segment % 2 == 1), name + ": the other odd one");
+            assertEquals(order.next(), order.coldest(segment -> true, 1)[0], name);
+            assertArrayEquals(new int[] {1, 3}, order.coldest(segment -> segment % 2 == 1, 5), name);
+            assertArrayEquals(new int[] {1}, order.coldest(segment -> segment % 2 == 1, 1), name + ": at most max");
+            assertArrayEquals(new int[0], order.coldest(segment -> segment > 5, 1), name);
+            assertTrue(order.take(1), name + ": left in the order");
+            assertArrayEquals(new int[] {3}, order.coldest(segment -> segment % 2 == 1, 5), name);
         }
     }
 

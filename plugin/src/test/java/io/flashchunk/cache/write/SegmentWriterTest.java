@@ -237,10 +237,14 @@ class SegmentWriterTest {
         assertEquals(1, spaceOf(engine, PER_SEGMENT));
         assertEquals(0, spaceOf(engine, 2 * PER_SEGMENT));
         assertEquals(0, spaceOf(engine, 4 * PER_SEGMENT));
-        load.read(0, TimeUnit.MILLISECONDS.toNanos(500));
-        load.read(1, TimeUnit.MILLISECONDS.toNanos(50));
-        moves.tick(TimeUnit.SECONDS.toNanos(1), engine.segmentWriter.nextRecordSequence());
-        assertTrue(moves.source(0));
+        // Space 0's reads take ten times space 1's for as many ticks as the target needs to last.
+        for (int second = 1; second <= HotChunkMoves.SETTLE_SECONDS; second++) {
+            assertEquals(-1, moves.target(), "no target until the imbalance has lasted");
+            load.read(0, TimeUnit.MILLISECONDS.toNanos(500));
+            load.read(1, TimeUnit.MILLISECONDS.toNanos(50));
+            moves.tick(TimeUnit.SECONDS.toNanos(second), engine.segmentWriter.nextRecordSequence());
+            assertTrue(moves.source(0));
+        }
         assertEquals(1, moves.target());
         int cold = engine.table.segment(1, engine.spaces.layout(1).index(engine.index.find(key(0))));
         int hot = engine.table.segment(1, engine.spaces.layout(1).index(engine.index.find(key(PER_SEGMENT))));
@@ -249,13 +253,13 @@ class SegmentWriterTest {
                 assertEquals(chunk(key(i)), engine.read(key(i)));
             }
         }
-        assertEquals(cold, engine.order.coldest(segment -> engine.table.space(segment) == 1));
+        assertEquals(cold, engine.order.coldest(segment -> engine.table.space(segment) == 1, 1)[0]);
         int moved = 2 * PER_SEGMENT + 1;
 
         assertFalse(move(engine, moved), "no room until a checkpoint released the doomed segment");
         assertEquals(SegmentState.DOOMED, engine.table.state(cold), "the full space's coldest segment");
         assertEquals(SegmentState.DURABLE, engine.table.state(hot));
-        assertEquals(1, engine.segmentWriter.doomedForMoves(), "no more than the reclaim batch waits");
+        assertEquals(1, engine.segmentWriter.doomedForMoves(), "no more than the reclaim batch (of one) waits");
         assertEquals(0, engine.segmentWriter.sealedForMoves());
         assertEquals(chunk(key(0)), engine.read(key(0)), "a doomed segment still serves");
         assertEquals(0, engine.table.releasedSegments(1));
