@@ -1335,10 +1335,19 @@ def merge_setup(earlier, later):
     return merged
 
 
+def refuse_earlier_results(args):
+    """Results are appended to OUT/raw.jsonl as they come: without --append, another run's there would be
+    mixed into this one's report."""
+    if not args.append and os.path.exists(os.path.join(args.out, "raw.jsonl")):
+        raise SystemExit(f"bench-ycsb: --out {args.out} already holds results (raw.jsonl): choose another "
+                         "directory, or --append to add this run's to them")
+
+
 def main(argv):
     args = parse_args(argv)
     if os.geteuid() != 0:
         raise SystemExit("bench-ycsb: needs root (cgroups, loop devices, dropping the page cache, read_ahead_kb)")
+    refuse_earlier_results(args)
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
     capped = args.caps != [None]
@@ -1422,6 +1431,15 @@ def self_test():
     import benchlib
     failures = []
     check = benchlib.checker(failures)
+    with tempfile.TemporaryDirectory() as out:
+        refuse_earlier_results(parse_args(["--out", out]))  # an empty directory: nothing to refuse
+        open(os.path.join(out, "raw.jsonl"), "w").close()
+        try:
+            refuse_earlier_results(parse_args(["--out", out]))
+            check("an --out holding raw.jsonl is refused", "not refused", "refused")
+        except SystemExit as e:
+            check("an --out holding raw.jsonl is refused, named", out in str(e), True)
+        refuse_earlier_results(parse_args(["--out", out, "--append"]))  # added to, when asked
     work = parse_args(["--out", "unused", "--work", "relative/work"]).work
     check("--work made absolute (the node's yaml names the device by it)", work, os.path.join(os.getcwd(), "relative/work"))
     check("flash configuration is strict", "\n  strict: true\n" in flash_yaml("/flash.img", 1 << 30), True)
