@@ -20,7 +20,9 @@ import java.util.function.IntPredicate;
  * and moves stop once the loads are within the ratio: the flash they write is bounded by the
  * imbalance and by the rate. A record written in the last {@link #SETTLE_SECONDS} seconds is not
  * moved: the averages lag a few seconds behind the moves, and a chunk moved on their word must not
- * be moved back before they have seen what its move did.
+ * be moved back before they have seen what its move did. Where the least loaded space has been so
+ * for as long ({@link #target}), the writer makes room in it when it is full, giving up its coldest
+ * segments for the moves.
  */
 public final class HotChunkMoves {
     /** How much more loaded than the least loaded space a source is. */
