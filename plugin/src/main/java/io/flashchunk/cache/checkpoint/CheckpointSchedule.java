@@ -125,9 +125,9 @@ public final class CheckpointSchedule {
     }
 
     /**
-     * Whether a checkpoint is due, while segments doomed ahead of need (mostly dead, or to make room
-     * for hot chunk moves) wait for one, for the {@code segmentsWaiting} segments it would release (all
-     * those doomed or retired that no durable checkpoint has released yet): their bytes outweigh {@link #doomedSpaceCost}
+     * Whether a checkpoint is due for {@code segmentsWaiting} segments doomed ahead of need (mostly
+     * dead, or to make room for hot chunk moves) that no durable checkpoint has released yet: their
+     * bytes outweigh {@link #doomedSpaceCost}
      * {@link #DOOMED_SPACE_PAYBACK} to 1 (a node whose compactions kill files all the time does not
      * checkpoint every few seconds for a segment or two), and {@link #DOOMED_SPACE_SPACING_MILLIS}, or the
      * interval if shorter, have passed since that checkpoint began and since the last failure (a failing

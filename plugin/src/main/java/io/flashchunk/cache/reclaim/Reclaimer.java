@@ -215,7 +215,8 @@ public final class Reclaimer {
         }
         int doomedNow = 0;
         for (int victim : order.coldest(segment -> table.space(segment) == space, missing)) {
-            if (order.take(victim)) {
+            // Only durable segments are in the order, and only the writer changes a state: always durable.
+            if (table.state(victim) == SegmentState.DURABLE && order.take(victim)) {
                 table.doom(victim);
                 doomedNow++;
                 doomedForMoves++; // the writer's alone: no lost update

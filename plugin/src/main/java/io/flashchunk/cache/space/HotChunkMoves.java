@@ -20,7 +20,7 @@ import java.util.function.IntPredicate;
  * and moves stop once the loads are within the ratio: the flash they write is bounded by the
  * imbalance and by the rate. A record written in the last {@link #SETTLE_SECONDS} seconds is not
  * moved: the averages lag a few seconds behind the moves, and a chunk moved on their word must not
- * be moved back before they have seen what its move did. Where the least loaded space has been so
+ * be moved back before they have seen what its move did. Where a space has taken the sources' chunks
  * for as long ({@link #target}), the writer makes room in it when it is full, giving up its coldest
  * segments for the moves.
  */
@@ -50,10 +50,11 @@ public final class HotChunkMoves {
     private boolean averaged;
     /** Per space, whether hits read from it are moved: replaced whole at each tick. */
     private volatile boolean[] sources;
-    /** The space in use loaded least at the last tick, while any is a source; else -1. The writer's alone. */
-    private int leastWithSources = -1;
-    /** Ticks in a row at which {@link #leastWithSources} was the same space. The writer's alone. */
-    private int leastTicks;
+    /**
+     * Per space, the ticks in a row at which it was in use, not a source, and loaded
+     * {@link #LOADED_RATIO} times less than every source (0 at a tick without sources). The writer's alone.
+     */
+    private final int[] targetTicks;
     private final AtomicLong budget = new AtomicLong();
     private final LongAdder taken = new LongAdder();
 
@@ -73,6 +74,7 @@ public final class HotChunkMoves {
         this.busyAtTick = new long[load.spaces()];
         this.average = new double[load.spaces()];
         this.sources = new boolean[load.spaces()];
+        this.targetTicks = new int[load.spaces()];
         this.lastTick = nowNanos;
         for (int space = 0; space < load.spaces(); space++) {
             busyAtTick[space] = load.busyNanos(space);
@@ -96,7 +98,6 @@ public final class HotChunkMoves {
         sequencesAtTicks[slot] = nextSequence;
         ticks++;
         double least = Double.MAX_VALUE;
-        int leastSpace = -1;
         int measured = 0;
         for (int space = 0; space < average.length; space++) {
             long busy = load.busyNanos(space);
@@ -104,24 +105,26 @@ public final class HotChunkMoves {
             busyAtTick[space] = busy;
             average[space] = averaged ? average[space] + WEIGHT * (inFlight - average[space]) : inFlight;
             if (inUse.test(space)) {
-                if (average[space] < least) {
-                    least = average[space];
-                    leastSpace = space;
-                }
+                least = Math.min(least, average[space]);
                 measured++;
             }
         }
         averaged = true;
         boolean[] next = new boolean[average.length];
-        boolean any = false;
+        double leastSource = Double.MAX_VALUE;
         for (int space = 0; space < average.length && measured > 1; space++) {
             next[space] = inUse.test(space) && average[space] >= MIN_IN_FLIGHT && average[space] > LOADED_RATIO * least;
-            any |= next[space];
+            if (next[space]) {
+                leastSource = Math.min(leastSource, average[space]);
+            }
         }
         sources = next;
-        int leastNow = any ? leastSpace : -1;
-        leastTicks = leastNow == leastWithSources ? leastTicks + 1 : 1;
-        leastWithSources = leastNow;
+        // Each space that every source's chunks may move to counts its ticks as such in a row.
+        for (int space = 0; space < average.length; space++) {
+            boolean eligible = leastSource != Double.MAX_VALUE && inUse.test(space) && !next[space]
+                    && leastSource > LOADED_RATIO * average[space];
+            targetTicks[space] = eligible ? targetTicks[space] + 1 : 0;
+        }
         budget.set(bytesPerSecond);
     }
 
@@ -151,14 +154,21 @@ public final class HotChunkMoves {
     }
 
     /**
-     * The space the moves make room in when it is full: the one in use loaded least, once it has been
-     * so with some space a source (the least loaded never is one) for {@link #SETTLE_SECONDS} ticks in
-     * a row; else -1. Giving up its coldest chunks is worth it only for an imbalance that lasts: a
-     * swing of the loads, which the moves themselves may cause, must not make room on each side in
-     * turn. Writer thread.
+     * The space the moves make room in when it is full: of the spaces every source's chunks may move
+     * to (in use, not a source, loaded {@link #LOADED_RATIO} times less than each source) at each of
+     * the last {@link #SETTLE_SECONDS} ticks, the least loaded now; -1 when none. Giving up its
+     * coldest chunks is worth it only for an imbalance that lasts: a swing of the loads, which the
+     * moves themselves may cause, must not make room on each side in turn; and two healthy devices
+     * that swap places as the least loaded tick by tick are both targets. Writer thread.
      */
     public int target() {
-        return leastWithSources != -1 && leastTicks >= SETTLE_SECONDS ? leastWithSources : -1;
+        int best = -1;
+        for (int space = 0; space < targetTicks.length; space++) {
+            if (targetTicks[space] >= SETTLE_SECONDS && (best == -1 || average[space] < average[best])) {
+                best = space;
+            }
+        }
+        return best;
     }
 
     /** Ticks that averaged the loads so far: what the moves decided may have changed since a count seen. Writer thread. */

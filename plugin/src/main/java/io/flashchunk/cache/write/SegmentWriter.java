@@ -240,6 +240,9 @@ public final class SegmentWriter {
             }
             sealOpen(); // full: the move needs the next segment
         }
+        if (open != null && (open.records() == 0 || !moves.source(table.space(open.segment())))) {
+            return false; // left to fill: an empty one would be wasted, another space's is not the moves' to seal
+        }
         if (!freeToMoveTo(source)) {
             reclaimer.reclaimReleasedIn(space -> !moves.source(space) && moves.lessLoaded(space, source));
             if (!freeToMoveTo(source)) {
@@ -247,9 +250,6 @@ public final class SegmentWriter {
             }
         }
         if (open != null) {
-            if (open.records() == 0 || !moves.source(table.space(open.segment()))) {
-                return false; // left to fill: an empty one would be wasted, another space's is not the moves' to seal
-            }
             int before = sealed;
             sealOpen();
             if (sealed != before) {
@@ -306,11 +306,6 @@ public final class SegmentWriter {
      */
     public void roomForMovesAtLeast(int segments) {
         roomForMovesToPayBack = segments;
-    }
-
-    /** Segments retired or doomed that wait for a checkpoint to free or release them. */
-    public int waitingForCheckpoint() {
-        return table.waitingForCheckpoint();
     }
 
     /** Segments doomed to make room for hot chunks moved off a loaded space. Any thread. */

@@ -68,6 +68,8 @@ public final class Writer {
         this.schedule = schedule;
         this.files = files;
         this.clockMillis = clockMillis;
+        // From the start: after a restart the first checkpoint's cost is the recovered one's.
+        segments.roomForMovesAtLeast(schedule.segmentsPayingBack());
     }
 
     /**
@@ -102,8 +104,8 @@ public final class Writer {
      * under way); else a step of the full checkpoint under way, if any (its end started once the copy
      * is done, and taken once it ran); else, or once that ended, a checkpoint when the schedule says
      * one is due by segments written, by time, or for segments doomed ahead of need (mostly dead, or
-     * room for hot chunk moves) that no durable checkpoint has released yet, once all it would release
-     * outweighs its cost (a delta is written whole, a full one starts, to go on in steps).
+     * room for hot chunk moves) that no durable checkpoint has released yet, once they outweigh its
+     * cost (a delta is written whole, a full one starts, to go on in steps).
      */
     public void checkpointIfDue(boolean asked) {
         if (asked) {
@@ -124,11 +126,10 @@ public final class Writer {
         } else if (schedule.dueByTime(segments.appended(), segments.appendedBytes())) {
             schedule.tried(segments.sealed());
             start("interval");
-        } else if (segments.doomedAhead() > doomedAheadNamed
-                && schedule.dueForDoomedSpace(segments.waitingForCheckpoint())) {
+        } else if (schedule.dueForDoomedSpace(segments.doomedAhead() - doomedAheadNamed)) {
             // A dropped table's segments, and the room made for hot chunk moves, free only once a
             // checkpoint no longer names them: soon, not at the next by count or time (minutes on a
-            // quiet node), nor at need. It releases every segment waiting: their bytes weigh its cost.
+            // quiet node), nor at need.
             start("space doomed ahead");
         }
     }

@@ -58,6 +58,38 @@ class HotChunkMovesTest {
         assertFalse(moves.lessLoaded(0, 1), "not into a more loaded space");
     }
 
+    /**
+     * Room is made only in a space that has taken every source's chunks for {@link HotChunkMoves#SETTLE_SECONDS}
+     * ticks in a row, the least loaded of those: two healthy spaces that swap places as the least loaded
+     * tick by tick are both such spaces, and one that stopped being such starts its count again.
+     */
+    @Test
+    void theTargetIsTheLeastLoadedOfTheSpacesThatTookTheSourcesChunksForTheSettleTicks() {
+        HotChunkMoves moves = new HotChunkMoves(load, 4 * CHUNK, now, ALL_IN_USE);
+        for (int i = 0; i < HotChunkMoves.SETTLE_SECONDS - 1; i++) {
+            // Space 0 loaded; spaces 1 and 2 each the least loaded every other tick.
+            second(moves, 800, i % 2 == 0 ? 100 : 120, i % 2 == 0 ? 120 : 100);
+            assertTrue(moves.source(0));
+            assertEquals(-1, moves.target(), "tick " + i + ": not yet lasted");
+        }
+        second(moves, 800, 120, 100);
+        int target = moves.target();
+        assertTrue(target == 1 || target == 2, "either healthy space, though they swap: " + target);
+        assertTrue(moves.lessLoaded(target, 3 - target) || !moves.lessLoaded(3 - target, target), "the less loaded of them");
+        second(moves, 800, 2500, 300); // space 1 a source now
+        assertTrue(moves.source(1));
+        assertEquals(2, moves.target(), "the one that lasted");
+        int ticks = 0;
+        while (moves.target() == 2) {
+            second(moves, 800, 90, 100); // space 1 calms down, and ends the least loaded
+            ticks++;
+            assertTrue(ticks < 3 * HotChunkMoves.SETTLE_SECONDS, "space 1 never became the target");
+        }
+        assertEquals(1, moves.target());
+        assertTrue(ticks > HotChunkMoves.SETTLE_SECONDS, ticks + " ticks: space 1 counted again from when it took "
+                + "the sources' chunks once more");
+    }
+
     @Test
     void noSourceWhileTheLoadsAreWithinTheRatioOrTooSmallToMatter() {
         HotChunkMoves moves = new HotChunkMoves(load, 4 * CHUNK, now, ALL_IN_USE);
