@@ -213,13 +213,8 @@ class CacheEngineTest {
     void hotChunksReadFromASlowDeviceMoveToTheFastOneASecondsBudgetAtATime() throws Exception {
         ManualClock clock = new ManualClock();
         FaultyDevice slow = new FaultyDevice(device("slow", 8));
-        // The slow device second: space 1.
-        List<StorageDriver> drivers = List.of(new StorageDriver(device("fast", 8), 2, TimeUnit.SECONDS.toNanos(5)),
-                new StorageDriver(slow, 2, TimeUnit.SECONDS.toNanos(5)));
         int budget = 8;
-        CacheEngine engine = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20,
-                        4, INTERVAL_MILLIS, false, List.of()).withHotChunkMoves((long) budget * CHUNK), NO_FILES,
-                () -> 1_000, clock, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN, clock));
+        CacheEngine engine = openMoving(8, slow, budget, 4, () -> 1_000, clock);
         try {
             int n = 60; // five segments of 12, the last open
             for (int i = 0; i < n; i++) {
@@ -272,8 +267,8 @@ class CacheEngineTest {
 
     /**
      * The fast device is full and the slow one is not. While the slow device's reads take 10 ms each
-     * on the clock, its hits are taken to be moved, but none can be until the fast device has been
-     * the least loaded for {@link HotChunkMoves#SETTLE_SECONDS} ticks: then a move dooms the fast
+     * on the clock, its hits are taken to be moved, but none can be until the fast device has taken
+     * the slow one's chunks for {@link HotChunkMoves#SETTLE_SECONDS} ticks: then a move dooms the fast
      * device's coldest segments (half a reclaim batch at most), and the writer's schedule
      * checkpoints for that doomed space once its spacing has passed, on the engine's clock. The
      * moves after it reclaim one of them and fill it, though the slow device has free segments.
@@ -283,13 +278,8 @@ class CacheEngineTest {
     void hotChunksMoveIntoAFullFastDeviceInPlaceOfItsColdestSegmentsOnceTheScheduleReleasedThem() throws Exception {
         ManualClock clock = new ManualClock();
         FaultyDevice slow = new FaultyDevice(device("slow", 24));
-        List<StorageDriver> drivers = List.of(new StorageDriver(device("fast", 8), 2, TimeUnit.SECONDS.toNanos(5)),
-                new StorageDriver(slow, 2, TimeUnit.SECONDS.toNanos(5)));
         int budget = 8;
-        CacheEngine engine = CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20,
-                        64, INTERVAL_MILLIS, false, List.of()).withHotChunkMoves((long) budget * CHUNK), NO_FILES,
-                () -> TimeUnit.NANOSECONDS.toMillis(clock.getAsLong()), clock,
-                new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN, clock));
+        CacheEngine engine = openMoving(8, slow, budget, 64, () -> TimeUnit.NANOSECONDS.toMillis(clock.getAsLong()), clock);
         try {
             SegmentTable table = engine.table();
             slow.delay(FaultyDevice.Op.READ, () -> clock.advance(java.time.Duration.ofMillis(10)));
@@ -346,7 +336,7 @@ class CacheEngineTest {
                 assertEquals(0, engine.stats().hotChunksMoved(), "no free segment on the fast device, none released");
             }
             assertTrue(rounds > HotChunkMoves.SETTLE_SECONDS, rounds + " rounds: the fast device the target only after "
-                    + HotChunkMoves.SETTLE_SECONDS + " ticks as the least loaded");
+                    + HotChunkMoves.SETTLE_SECONDS + " ticks taking the slow one's chunks");
             assertTrue(engine.stats().hotChunkMovesTaken() > 0);
             long doomed = engine.stats().segmentsDoomedForMoves();
             assertEquals(doomed, table.count(0, SegmentState.DOOMED), "the fast device's segments");
@@ -388,6 +378,20 @@ class CacheEngineTest {
         } finally {
             engine.close();
         }
+    }
+
+    /**
+     * An engine over a fast device of {@code fastMegabytes} (space 0) and {@code slow} (space 1) that
+     * moves {@code budget} chunks a second, its reads timed by {@code clock}.
+     */
+    private static CacheEngine openMoving(int fastMegabytes, FaultyDevice slow, int budget, int checkpointEverySegments,
+                                          LongSupplier clockMillis, ManualClock clock) throws Exception {
+        List<StorageDriver> drivers = List.of(
+                new StorageDriver(device("fast", fastMegabytes), 2, TimeUnit.SECONDS.toNanos(5)),
+                new StorageDriver(slow, 2, TimeUnit.SECONDS.toNanos(5)));
+        return CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20,
+                        checkpointEverySegments, INTERVAL_MILLIS, false, List.of()).withHotChunkMoves((long) budget * CHUNK),
+                NO_FILES, clockMillis, clock, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN, clock));
     }
 
     private static ByteBuffer read(CacheEngine engine, int i) {
