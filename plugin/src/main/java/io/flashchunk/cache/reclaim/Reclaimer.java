@@ -204,25 +204,21 @@ public final class Reclaimer {
      * paper's exchange, the target's coldest chunks given up for the source's hottest (a checkpoint
      * releases them, {@link #reclaimReleasedIn} reclaims them for a move; their read chunks are kept
      * for {@link Reinsertion} as in any reclaim). At most half a batch (at least one) waits for a
-     * checkpoint, so that the segments the dead file sweep finds mostly dead still go first. Returns
-     * how many it doomed.
+     * checkpoint, so that the segments the dead file sweep finds mostly dead still go first.
      */
-    public int makeRoom(int space, int wanted) {
+    public void makeRoom(int space, int wanted) {
         int waitingAtMost = Math.max(1, batch / 2);
         int missing = Math.min(wanted - comingFree(space), waitingAtMost - table.waitingForCheckpoint());
         if (missing <= 0) {
-            return 0;
+            return;
         }
-        int doomedNow = 0;
         for (int victim : order.coldest(segment -> table.space(segment) == space, missing)) {
             // Only durable segments are in the order, and only the writer changes a state: always durable.
             if (table.state(victim) == SegmentState.DURABLE && order.take(victim)) {
                 table.doom(victim);
-                doomedNow++;
                 doomedForMoves++; // the writer's alone: no lost update
             }
         }
-        return doomedNow;
     }
 
     /**
