@@ -11,7 +11,8 @@ import java.util.function.LongToIntFunction;
  * or removed, counts every change here. A segment whose live chunks fall to a quarter of its records
  * or fewer ({@link #mostlyDead}) is queued for the reclaimer, which takes it before the order's turn:
  * the space of dropped and compacted files' chunks comes back without waiting for the order to reach
- * their segments. Two ints a segment. Writer thread only (recovery's before the writer starts), but
+ * their segments. One left with no live chunk at all is queued apart too ({@link #takeEmpty}): it
+ * costs nothing to reclaim, so the reclaimer takes every such one at once. Two ints a segment. Writer thread only (recovery's before the writer starts), but
  * for the totals, which any thread may read ({@link #deadRecords}).
  */
 public final class SegmentEntries {
@@ -23,6 +24,8 @@ public final class SegmentEntries {
     private final LongToIntFunction segmentOf;
     private final ArrayDeque<Integer> mostlyDead = new ArrayDeque<>();
     private final BitSet queued;
+    private final ArrayDeque<Integer> empty = new ArrayDeque<>();
+    private final BitSet queuedEmpty;
     // Written by the writer alone (plain read, opaque write: no fence on the append path), read by stats.
     private final AtomicLong liveTotal = new AtomicLong();
     private final AtomicLong recordsTotal = new AtomicLong();
@@ -32,12 +35,13 @@ public final class SegmentEntries {
         live = new int[segments];
         records = new int[segments];
         queued = new BitSet(segments);
+        queuedEmpty = new BitSet(segments);
         this.segmentOf = segmentOf;
     }
 
     /** Memory for {@code segments} segments. */
     public static long bytesFor(int segments) {
-        return 8L * segments + segments / 8;
+        return 8L * segments + 2L * (segments / 8);
     }
 
     /** The segment starts a new use: no records, none live. */
@@ -78,6 +82,9 @@ public final class SegmentEntries {
             if (wasAbove && isMostlyDead(segment)) {
                 queue(segment);
             }
+            if (live[segment] == 0) {
+                queueEmpty(segment);
+            }
         }
     }
 
@@ -104,17 +111,46 @@ public final class SegmentEntries {
         }
     }
 
+    /** Whether the segment holds records and none of them is live. */
+    public boolean isEmpty(int segment) {
+        return records[segment] > 0 && live[segment] == 0;
+    }
+
     /** Whether the segment holds records of which at most {@link #MOSTLY_DEAD_SHARE} are live. */
     public boolean isMostlyDead(int segment) {
         return records[segment] > 0 && live[segment] <= records[segment] * MOSTLY_DEAD_SHARE;
     }
 
-    /** Queues a segment found mostly dead for the reclaimer (once until taken). */
+    /**
+     * Queues a segment found mostly dead for the reclaimer (once until taken), and also apart from the
+     * others when it has no live chunk left (once until taken from that queue).
+     */
     public void queue(int segment) {
         if (!queued.get(segment)) {
             queued.set(segment);
             mostlyDead.add(segment);
         }
+        queueEmpty(segment);
+    }
+
+    private void queueEmpty(int segment) {
+        if (isEmpty(segment) && !queuedEmpty.get(segment)) {
+            queuedEmpty.set(segment);
+            empty.add(segment);
+        }
+    }
+
+    /**
+     * The next segment queued as having no live chunk, taken off that queue; -1 when none. The caller
+     * checks it still has none (it may have been reclaimed and reused since).
+     */
+    public int takeEmpty() {
+        Integer segment = empty.poll();
+        if (segment == null) {
+            return -1;
+        }
+        queuedEmpty.clear(segment);
+        return segment;
     }
 
     /** The next segment queued as mostly dead, taken off the queue; -1 when none. The caller checks it still is. */

@@ -186,8 +186,17 @@ public final class Reclaimer {
                 table.doom(victim);
             }
         }
-        // At most a batch waiting for a checkpoint: a drop of many files dooms the rest as checkpoints
-        // release these, so that each delta stays small and no full checkpoint is forced on the writer.
+        // Those with no live chunk all at once: nothing of theirs is read or reinserted when they are
+        // reclaimed, so one checkpoint frees a dropped table's flash, however much (a checkpoint that
+        // names more changed segments than a delta may is a full one, written in steps).
+        for (int empty = entries.takeEmpty(); empty != -1; empty = entries.takeEmpty()) {
+            if (table.state(empty) == SegmentState.DURABLE && entries.isEmpty(empty) && order.take(empty)) {
+                table.doom(empty);
+                mostlyDeadDoomed++;
+            }
+        }
+        // Of the others at most a batch waiting for a checkpoint: their live chunks are lost or
+        // reinserted, so a drop that leaves many dooms the rest as checkpoints release these.
         for (int dead = nextDead(); dead != -1 && table.waitingForCheckpoint() < batch; dead = nextDead()) {
             deadNext = -1;
             if (order.take(dead)) {

@@ -417,9 +417,9 @@ class CacheEngineTest {
     }
 
     /**
-     * No checkpoint asked for after a file died and nothing appended: its segments are freed by
-     * checkpoints the schedule makes for the dead space once its spacing has passed, a reclaim batch
-     * each, and none follows once none waits.
+     * No checkpoint asked for after a file died and nothing appended: the segments of only its chunks
+     * (more than a reclaim batch) are freed by the one checkpoint the schedule makes for the dead space
+     * once its spacing has passed, and none follows once none waits.
      */
     @Test
     void aDeadFilesSegmentsAreFreedByACheckpointForDeadSpaceOnAQuietCache() throws Exception {
@@ -448,13 +448,12 @@ class CacheEngineTest {
         awaitWriterRounds(engine);
         assertEquals(checkpoints + 1, engine.checkpoints(), "one, for the dead space");
         int freed = engine.table().freeSegments(0) - freeBefore;
-        assertTrue(freed >= 3, "a batch of the segments of only its chunks is free: " + freed);
+        assertEquals(4, freed, "its four segments, more than a batch (3 here), are free");
         for (int i = 1000; i < 1010; i++) {
             ByteBuffer into = ByteBuffer.allocate(CHUNK);
             assertEquals(CHUNK, engine.read(key(i), CHUNK, into), "file 2's chunk " + i);
             assertEquals(chunk(key(i)), into.flip());
         }
-        // A batch (3 segments here) waits for a checkpoint at most: the fourth went once the first three were freed.
         clock.addAndGet(CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS);
         awaitCheckpointsSettled(engine);
         awaitWriterRounds(engine);

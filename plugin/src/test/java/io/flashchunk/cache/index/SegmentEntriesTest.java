@@ -109,7 +109,13 @@ class SegmentEntriesTest {
         assertEquals(-1, entries.takeMostlyDead(), "queued once");
         locations.forget(key(6));
         assertEquals(-1, entries.takeMostlyDead(), "not queued again once past the line");
+        assertEquals(-1, entries.takeEmpty(), "one live chunk left: not empty");
+        locations.forget(key(7));
+        assertTrue(entries.isEmpty(3));
+        assertEquals(3, entries.takeEmpty(), "queued apart once none is live");
+        assertEquals(-1, entries.takeEmpty(), "queued once");
         entries.opened(3);
+        assertFalse(entries.isEmpty(3), "a new use has no records");
         assertFalse(entries.isMostlyDead(3), "a new use has no records");
         assertEquals(0, entries.live(3));
     }

@@ -29,6 +29,8 @@ import io.flashchunk.device.BlockDevice;
 import io.flashchunk.testing.FaultyDevice;
 import io.flashchunk.testing.MemoryDevice;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -481,30 +483,49 @@ class SegmentWriterTest {
     }
 
     /**
-     * A drop that leaves more segments mostly dead than a reclaim batch dooms a batch at a time, each
-     * released by a checkpoint before the next is doomed, so that no delta grows past what one names.
+     * A drop that leaves more segments with no live chunk than a reclaim batch dooms them all at once,
+     * and one checkpoint frees them; the segments it leaves mostly dead but with live chunks (lost or
+     * reinserted when reclaimed) still go a batch per checkpoint.
      */
     @Test
-    void aDropOfMoreSegmentsThanABatchIsFreedABatchPerCheckpoint() throws Exception {
+    void aDropFreesEverySegmentItEmptiedAtOneCheckpointAndThoseItLeftMostlyDeadABatchAtATime() throws Exception {
         int deadFile = ChunkKeys.fileId(key(0));
         DyingFile dying = new DyingFile(deadFile);
         EngineFixture engine = new EngineFixture(TimeUnit.SECONDS.toNanos(5), Order.OLDEST_FIRST,
-                new WriterPolicy(null, 0, 2, null, dying), device("a", 8));
-        appendAll(engine, 0, 3 * PER_SEGMENT);
-        appendAll(engine, 1000, 3 * PER_SEGMENT);
+                new WriterPolicy(null, 0, 1, null, dying), device("a", 8));
+        appendAll(engine, 0, 3 * PER_SEGMENT); // three segments of the dying file alone
+        int eighth = Math.max(1, PER_SEGMENT / 8);
+        List<Integer> mostlyDead = new ArrayList<>();
+        for (int s = 0; s < 2; s++) { // two of it but for an eighth of a live file's chunks
+            for (int i = 0; i < PER_SEGMENT; i++) {
+                int k = i < PER_SEGMENT - eighth ? 3 * PER_SEGMENT + s * PER_SEGMENT + i : 2000 + s * PER_SEGMENT + i;
+                assertTrue(engine.writer.append(key(k), chunk(key(k))));
+            }
+            mostlyDead.add(segmentOf(engine, key(2000 + s * PER_SEGMENT + PER_SEGMENT - 1)));
+        }
         engine.segmentWriter.flush();
+        assertTrue(5 * PER_SEGMENT < 1000, "the dying file's keys stay in one file");
+        int free = engine.table.freeSegments(0);
         dying.kill();
         engine.segmentWriter.filesDied(deadFile);
         engine.segmentWriter.sweepDeadFiles(Integer.MAX_VALUE);
-        assertEquals(2, engine.table.count(0, SegmentState.DOOMED), "a batch of two");
+        assertLiveCountsExact(engine);
+        assertEquals(3, engine.table.count(0, SegmentState.DOOMED), "the three emptied, beyond the batch (one)");
         assertTrue(engine.writer.checkpoint("first"));
         engine.segmentWriter.reclaimEmptyReleased(64);
-        assertEquals(4, engine.table.freeSegments(0));
-        assertEquals(1, engine.table.count(0, SegmentState.DOOMED), "the third, once the first two were released");
+        assertEquals(free + 3, engine.table.freeSegments(0), "the three emptied are free after one checkpoint");
+        assertEquals(1, engine.table.count(0, SegmentState.DOOMED), "a batch of the others, once the empties were released");
+        assertEquals(SegmentState.DOOMED, engine.table.state(mostlyDead.get(0)));
+        assertEquals(SegmentState.DURABLE, engine.table.state(mostlyDead.get(1)));
+        for (int s = 0; s < 2; s++) {
+            long live = key(2000 + s * PER_SEGMENT + PER_SEGMENT - 1);
+            assertEquals(chunk(live), engine.read(live), "a live chunk serves until its segment is reclaimed: " + s);
+        }
         assertTrue(engine.writer.checkpoint("second"));
         engine.segmentWriter.reclaimEmptyReleased(64);
-        assertEquals(5, engine.table.freeSegments(0));
-        assertEquals(0, engine.table.count(0, SegmentState.DOOMED));
+        assertEquals(SegmentState.DOOMED, engine.table.state(mostlyDead.get(1)), "the next batch");
+        assertEquals(SegmentState.DOOMED, engine.table.state(mostlyDead.get(0)), "released, reclaimed at need");
+        assertEquals(free + 3, engine.table.freeSegments(0), "those with live chunks are reclaimed at need");
     }
 
     /** A file that dies while its chunks are still in the open segment: that segment goes first once written. */
