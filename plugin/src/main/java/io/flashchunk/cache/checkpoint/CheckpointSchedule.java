@@ -34,9 +34,9 @@ public final class CheckpointSchedule {
     /** After a failed checkpoint, none by time or need for this long. */
     static final long RETRY_MILLIS = 1_000;
     /**
-     * While doomed space waits, a checkpoint no sooner than this after the last began: a drop of half
-     * the cache is freed a reclaim batch each, so in about five of these, at the cost of a small delta
-     * each; hot chunk moves keep room for this long ahead.
+     * While doomed space waits, a checkpoint no sooner than this after the last began: the segments a
+     * drop emptied are freed by the first, those it left mostly dead a reclaim batch each; hot chunk
+     * moves keep room for this long ahead.
      */
     public static final long DOOMED_SPACE_SPACING_MILLIS = 10_000;
     /**

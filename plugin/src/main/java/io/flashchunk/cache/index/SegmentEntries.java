@@ -141,16 +141,18 @@ public final class SegmentEntries {
     }
 
     /**
-     * The next segment queued as having no live chunk, taken off that queue; -1 when none. The caller
-     * checks it still has none (it may have been reclaimed and reused since).
+     * The next segment queued as having no live chunk that still has records and none live, taken off
+     * that queue (with those queued before it that no longer have: reclaimed, or reused since, as
+     * every segment reclaimed by its summary is queued on the way); -1 when none. The caller checks its state.
      */
     public int takeEmpty() {
-        Integer segment = empty.poll();
-        if (segment == null) {
-            return -1;
+        for (Integer segment = empty.poll(); segment != null; segment = empty.poll()) {
+            queuedEmpty.clear(segment);
+            if (isEmpty(segment)) {
+                return segment;
+            }
         }
-        queuedEmpty.clear(segment);
-        return segment;
+        return -1;
     }
 
     /** The next segment queued as mostly dead, taken off the queue; -1 when none. The caller checks it still is. */

@@ -187,10 +187,11 @@ public final class Reclaimer {
             }
         }
         // Those with no live chunk all at once: nothing of theirs is read or reinserted when they are
-        // reclaimed, so one checkpoint frees a dropped table's flash, however much (a checkpoint that
-        // names more changed segments than a delta may is a full one, written in steps).
+        // reclaimed, so one checkpoint frees a dropped table's flash, however much. (Where that names
+        // more segments changed since the last full checkpoint than a delta may, it is a full one: in
+        // steps when the schedule starts it, whole when the writer needs a segment first.)
         for (int empty = entries.takeEmpty(); empty != -1; empty = entries.takeEmpty()) {
-            if (table.state(empty) == SegmentState.DURABLE && entries.isEmpty(empty) && order.take(empty)) {
+            if (table.state(empty) == SegmentState.DURABLE && order.take(empty)) {
                 table.doom(empty);
                 mostlyDeadDoomed++;
             }

@@ -112,12 +112,16 @@ class SegmentEntriesTest {
         assertEquals(-1, entries.takeEmpty(), "one live chunk left: not empty");
         locations.forget(key(7));
         assertTrue(entries.isEmpty(3));
+        entries.queue(3); // as the reclaimer does when its write ends: found again
         assertEquals(3, entries.takeEmpty(), "queued apart once none is live");
         assertEquals(-1, entries.takeEmpty(), "queued once");
-        entries.opened(3);
+        entries.queue(3);
+        entries.opened(3); // reclaimed and reused before the reclaimer took it
         assertFalse(entries.isEmpty(3), "a new use has no records");
-        assertFalse(entries.isMostlyDead(3), "a new use has no records");
-        assertEquals(0, entries.live(3));
+        locations.placed(key(8), address(3, 0));
+        assertEquals(-1, entries.takeEmpty(), "a segment reused since it was queued is not given as empty");
+        assertFalse(entries.isMostlyDead(3), "one live of one");
+        assertEquals(1, entries.live(3));
     }
 
     @Test
@@ -138,12 +142,14 @@ class SegmentEntriesTest {
         entries.recordsAre(5, 8); // six of its eight records had left the index
         assertTrue(entries.isMostlyDead(5));
         assertEquals(5, entries.takeMostlyDead());
+        assertEquals(-1, entries.takeEmpty(), "two of its records live");
         assertEquals(7, entries.deadRecords());
         recovery.dropped(key(8), address(5, 8)); // reclaim: both live records leave, then the segment is emptied
         recovery.dropped(key(9), address(5, 9));
         entries.count(index);
         entries.recordsAre(2, 9);
         entries.recordsAre(5, 8);
+        assertEquals(5, entries.takeEmpty(), "a recovered segment of whose records none is live");
         assertEquals(1 + 8, entries.deadRecords());
         entries.emptied(5);
         assertEquals(1, entries.deadRecords(), "an emptied segment's records hold no flash");
