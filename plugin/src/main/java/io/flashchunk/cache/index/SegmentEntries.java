@@ -12,8 +12,9 @@ import java.util.function.LongToIntFunction;
  * or fewer ({@link #mostlyDead}) is queued for the reclaimer, which takes it before the order's turn:
  * the space of dropped and compacted files' chunks comes back without waiting for the order to reach
  * their segments. One left with no live chunk at all is queued apart too ({@link #takeEmpty}): it
- * costs nothing to reclaim, so the reclaimer takes every such one at once. Two ints a segment. Writer thread only (recovery's before the writer starts), but
- * for the totals, which any thread may read ({@link #deadRecords}).
+ * costs nothing to reclaim, so the reclaimer takes every such one at once. Two ints a segment.
+ * Writer thread only (recovery's before the writer starts), but for the totals, which any thread may
+ * read ({@link #deadRecords}).
  */
 public final class SegmentEntries {
     /** A segment with at most this share of its records live is reclaimed before the order's turn. */
@@ -143,7 +144,8 @@ public final class SegmentEntries {
     /**
      * The next segment queued as having no live chunk that still has records and none live, taken off
      * that queue (with those queued before it that no longer have: reclaimed, or reused since, as
-     * every segment reclaimed by its summary is queued on the way); -1 when none. The caller checks its state.
+     * every segment reclaimed by its summary is queued on the way); -1 when none. The caller checks
+     * its state.
      */
     public int takeEmpty() {
         for (Integer segment = empty.poll(); segment != null; segment = empty.poll()) {

@@ -173,9 +173,9 @@ public final class Reclaimer {
 
     /**
      * Dooms each segment the order gave up as it took a new one, and the segments found mostly dead
-     * (every one with no live chunk; of the others, a batch at most waiting for a checkpoint): one at a time, chosen by the order's own eviction
-     * as it goes, each serving until a
-     * checkpoint has released it and the writer needs it. (The order's room is a batch short of every
+     * (every one with no live chunk; of the others, a batch at most waiting for a checkpoint): one at
+     * a time, chosen by the order's own eviction as it goes, each serving until a checkpoint has
+     * released it and the writer needs it. (The order's room is a batch short of every
      * segment, so that the doomed have room to wait.)
      */
     private void doomEvicted() {

@@ -109,9 +109,9 @@ public interface FlashChunkCacheMXBean {
 
     /**
      * Records on flash (or in the segment being filled) no longer served: chunks of dropped and
-     * compacted SSTables, chunks replaced or invalidated. Their space comes back as their segments are reclaimed: segments with none live
-     * all at the next checkpoint, those with a quarter of their records live or fewer first, a
-     * reclaim batch per checkpoint.
+     * compacted SSTables, chunks replaced or invalidated. Their space comes back as their segments
+     * are reclaimed: segments with none live all at the next checkpoint, those with a quarter of their
+     * records live or fewer first, a reclaim batch per checkpoint.
      */
     long getDeadChunks();
 
