@@ -20,7 +20,8 @@ import net.bytebuddy.utility.JavaModule;
 
 /**
  * The java agent's work on Java 11 or later, called by {@link FlashChunkAgent#premain}: rewrites
- * Cassandra's {@code ChunkCache} as it loads so its methods ask the flash cache first. It only
+ * Cassandra's {@code ChunkCache} as it loads so its methods ask the flash cache first, and
+ * {@code CassandraDaemon} so that the warm-up before clients runs before it starts them. It only
  * installs the hooks; whether the flash cache runs is decided by the configuration loader from
  * cassandra.yaml, which first checks (through {@link HookCheck}) that the hooks took.
  *
@@ -30,9 +31,15 @@ import net.bytebuddy.utility.JavaModule;
  */
 public final class ChunkCacheRewriter {
     static final String CHUNK_CACHE = "org.apache.cassandra.cache.ChunkCache";
+    static final String DAEMON = "org.apache.cassandra.service.CassandraDaemon";
+    /** The daemon's method that starts the client transports, in 4.1, 5.0 and 6.0 alike. */
+    static final ElementMatcher<? super MethodDescription> START_CLIENT_TRANSPORTS =
+            named("startClientTransports").and(takesArguments(0));
 
     private static volatile boolean chunkCacheInstrumented;
     private static volatile boolean hooksApplied;
+    private static volatile boolean clientStartHooked;
+    private static volatile String clientStartProblem;
     private static final List<String> errors = new ArrayList<>();
 
     private ChunkCacheRewriter() {
@@ -44,44 +51,53 @@ public final class ChunkCacheRewriter {
                 .disableClassFormatChanges()
                 .type(named(CHUNK_CACHE))
                 .transform(ChunkCacheRewriter::instrument)
+                .type(named(DAEMON))
+                .transform(ChunkCacheRewriter::instrumentDaemon)
                 .with(new AgentBuilder.Listener.Adapter() {
                     @Override
                     public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module,
                                                  boolean loaded, DynamicType dynamicType) {
-                        chunkCacheInstrumented = hooksApplied;
+                        if (CHUNK_CACHE.equals(type.getName())) {
+                            chunkCacheInstrumented = hooksApplied;
+                        }
                     }
 
                     @Override
                     public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded,
                                         Throwable error) {
-                        report("the java agent could not rewrite " + typeName + ": " + error);
+                        if (DAEMON.equals(typeName)) {
+                            clientStartProblem = "the java agent could not rewrite " + typeName + ": " + error;
+                        } else {
+                            report("the java agent could not rewrite " + typeName + ": " + error);
+                        }
                     }
                 })
                 .makeRaw();
         // Byte Buddy would describe every class the node loads to find one; its name alone decides.
-        instrumentation.addTransformer(new OnlyChunkCache(rewriter));
+        instrumentation.addTransformer(new OnlyRewrittenClasses(rewriter));
     }
 
-    /** Hands Byte Buddy the one class it rewrites and nothing else. */
-    private static final class OnlyChunkCache implements ClassFileTransformer {
-        private static final String INTERNAL_NAME = CHUNK_CACHE.replace('.', '/');
+    /** Hands Byte Buddy the two classes it rewrites and nothing else. */
+    private static final class OnlyRewrittenClasses implements ClassFileTransformer {
+        private static final String CHUNK_CACHE_INTERNAL = CHUNK_CACHE.replace('.', '/');
+        private static final String DAEMON_INTERNAL = DAEMON.replace('.', '/');
 
         private final ClassFileTransformer rewriter;
 
-        private OnlyChunkCache(ClassFileTransformer rewriter) {
+        private OnlyRewrittenClasses(ClassFileTransformer rewriter) {
             this.rewriter = rewriter;
         }
 
         @Override
         public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
                                 ProtectionDomain domain, byte[] classFile) throws IllegalClassFormatException {
-            return INTERNAL_NAME.equals(className)
+            return CHUNK_CACHE_INTERNAL.equals(className) || DAEMON_INTERNAL.equals(className)
                     ? rewriter.transform(module, loader, className, redefined, domain, classFile) : null;
         }
 
         @Override
         public String toString() {
-            return "OnlyChunkCache[rewriter=" + rewriter + "]";
+            return "OnlyRewrittenClasses[rewriter=" + rewriter + "]";
         }
     }
 
@@ -161,6 +177,33 @@ public final class ChunkCacheRewriter {
         }
         hooksApplied = true;
         return builder;
+    }
+
+    /**
+     * The daemon's one hook, apart from the chunk cache's: without it only the warm-up before clients
+     * is lost, which the loader says when one is set.
+     */
+    private static DynamicType.Builder<?> instrumentDaemon(DynamicType.Builder<?> builder, TypeDescription type,
+                                                           ClassLoader loader, JavaModule module,
+                                                           java.security.ProtectionDomain domain) {
+        if (type.getDeclaredMethods().filter(START_CLIENT_TRANSPORTS).size() != 1) {
+            clientStartProblem = type.getName() + " of this Cassandra version has no single startClientTransports()";
+            return builder;
+        }
+        clientStartHooked = true;
+        return builder.visit(Advice.to(ClientStartAdvice.class).on(START_CLIENT_TRANSPORTS));
+    }
+
+    /**
+     * Null when {@code CassandraDaemon} was rewritten to run the warm-up before clients, else why not
+     * (what failed, or that the daemon has not been loaded, as in an offline tool).
+     */
+    public static String clientStartProblem() {
+        if (clientStartHooked) {
+            return null;
+        }
+        String problem = clientStartProblem;
+        return problem != null ? problem : DAEMON + " was not rewritten (not loaded through the java agent)";
     }
 
     /**

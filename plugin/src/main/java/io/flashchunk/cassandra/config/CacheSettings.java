@@ -37,7 +37,9 @@ public final class CacheSettings {
             "read_timeout", "read_in_caller_thread", "dram_tier_size", "overflow_read", "checkpoint_interval",
             "checkpoint_change_percent", "strict", "device_timeout", "slow_read", "slow_device_retry",
             "segment_size", "expected_chunk_size", "reinsert_percent", "admission_sketch_counters",
-            "admission_doorkeeper_bits", "admission_sample_reads", "hot_chunk_move_rate");
+            "admission_doorkeeper_bits", "admission_sample_reads", "hot_chunk_move_rate", "warm_up_before_clients");
+    /** The longest {@code warm_up_before_clients}: a typo must not keep a node from its clients for hours. */
+    public static final long MAX_WARM_UP_MILLIS = 600_000;
     /**
      * Each setting named as Cassandra names its own since 4.1 (the unit in the value: {@code 300s},
      * {@code 64MiB}), and the name it had before, with the unit in the key, which is still read with
@@ -226,6 +228,7 @@ public final class CacheSettings {
         if (map.containsKey("hot_chunk_move_rate")) {
             builder.hotChunkMoveBytesPerSecond(cassandraRate(at + "hot_chunk_move_rate", map.get("hot_chunk_move_rate")));
         }
+        warmUpBeforeClientsMillis(map); // the adapter's alone, checked with the rest
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
@@ -239,6 +242,24 @@ public final class CacheSettings {
             }
             throw new IllegalArgumentException(at + message, e);
         }
+    }
+
+    /**
+     * {@code warm_up_before_clients}: how long the node reads its own tables through Cassandra's read
+     * path before it starts its client transports (0, the default, for not at all). The adapter's
+     * setting, not the cache core's, so it is read apart from {@link CacheConfig}.
+     */
+    public static long warmUpBeforeClientsMillis(Map<?, ?> block) {
+        String at = BLOCK + ".warm_up_before_clients";
+        if (!block.containsKey("warm_up_before_clients")) {
+            return 0;
+        }
+        long millis = cassandraMillis(at, block.get("warm_up_before_clients"));
+        if (millis < 0 || millis > MAX_WARM_UP_MILLIS) {
+            throw new IllegalArgumentException(at + ": must be 0s to " + MAX_WARM_UP_MILLIS / 1000 + "s, got "
+                    + block.get("warm_up_before_clients"));
+        }
+        return millis;
     }
 
     private static DeviceSpec device(String at, Object value, String defaultLibrary) {

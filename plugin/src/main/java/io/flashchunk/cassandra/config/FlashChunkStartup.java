@@ -2,8 +2,11 @@ package io.flashchunk.cassandra.config;
 
 import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cassandra.CassandraFlashCache;
+import io.flashchunk.cassandra.agent.ChunkCacheRewriter;
 import io.flashchunk.cassandra.agent.FlashChunkAgent;
 import io.flashchunk.cassandra.agent.HookCheck;
+import io.flashchunk.cassandra.warmup.ReadPathWarmUp;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.cassandra.exceptions.ConfigurationException;
 import org.slf4j.Logger;
@@ -38,15 +41,19 @@ final class FlashChunkStartup {
     static final class Agent {
         private final boolean installed;
         private final Supplier<String> hooksProblem;
+        private final Supplier<String> clientStartProblem;
 
         /**
          * @param installed    whether the JVM runs with {@code -javaagent} (premain ran)
          * @param hooksProblem asked only when the flash cache is about to start: null when Cassandra's
          *     ChunkCache carries the hooks, else what stands in the way
+         * @param clientStartProblem asked only when a warm-up before clients is set: null when
+         *     CassandraDaemon runs it before starting its clients, else why it cannot
          */
-        Agent(boolean installed, Supplier<String> hooksProblem) {
+        Agent(boolean installed, Supplier<String> hooksProblem, Supplier<String> clientStartProblem) {
             this.installed = installed;
             this.hooksProblem = hooksProblem;
+            this.clientStartProblem = clientStartProblem;
         }
 
         public boolean installed() {
@@ -57,14 +64,20 @@ final class FlashChunkStartup {
             return hooksProblem;
         }
 
+        public Supplier<String> clientStartProblem() {
+            return clientStartProblem;
+        }
+
         /** This JVM's agent; its hook check loads ChunkCache, uninitialised, if Cassandra has not yet. */
         static Agent ofThisJvm() {
-            return new Agent(FlashChunkAgent.isInstalled(), () -> HookCheck.problem(FlashChunkStartup.class.getClassLoader()));
+            return new Agent(FlashChunkAgent.isInstalled(), () -> HookCheck.problem(FlashChunkStartup.class.getClassLoader()),
+                    ChunkCacheRewriter::clientStartProblem);
         }
 
         @Override
         public String toString() {
-            return "Agent[installed=" + installed + ", hooksProblem=" + hooksProblem + "]";
+            return "Agent[installed=" + installed + ", hooksProblem=" + hooksProblem + ", clientStartProblem="
+                    + clientStartProblem + "]";
         }
     }
 
@@ -120,11 +133,19 @@ final class FlashChunkStartup {
         }
         try {
             starter.start(config);
-            return true;
         } catch (Throwable e) {
             return refuse(config.strict(), CacheSettings.BLOCK + ": the cache could not start: "
                     + (e instanceof Exception && e.getMessage() != null ? e.getMessage() : e.toString()));
         }
+        long warmUpMillis = CacheSettings.warmUpBeforeClientsMillis((Map<?, ?>) block);
+        String warmUpProblem = warmUpMillis > 0 ? agent.clientStartProblem().get() : null;
+        if (warmUpProblem != null) {
+            LOG.warn("{}.warm_up_before_clients is set, but the node will start its clients without it: {}",
+                    CacheSettings.BLOCK, warmUpProblem);
+        } else {
+            ReadPathWarmUp.configure(warmUpMillis);
+        }
+        return true;
     }
 
     private static boolean refuse(boolean strict, String problem) {

@@ -236,6 +236,18 @@ class CacheSettingsTest {
                 CacheSettings.parse(block(device)).hotChunkMoveBytesPerSecond(), "8MiB/s when not set");
         assertTrue(error(device + "  segment_size: 1536KiB\n").startsWith(
                 "flash_chunk_cache.segment_size: must be a whole number of MiB from 1MiB to 256MiB"));
+
+    }
+
+    @Test
+    void theWarmUpBeforeClientsIsADurationOfAtMostTenMinutesAndOffWhenNotSet() {
+        String device = "flash_chunk_cache:\n  devices:\n    - path: /dev/nvme0n1\n";
+        assertEquals(45_000, CacheSettings.warmUpBeforeClientsMillis((Map<?, ?>) block(device + "  warm_up_before_clients: 45s\n")));
+        assertEquals(0, CacheSettings.warmUpBeforeClientsMillis((Map<?, ?>) block(device)));
+        assertTrue(error(device + "  warm_up_before_clients: 30\n").startsWith(
+                "flash_chunk_cache.warm_up_before_clients: '30' is not a duration as Cassandra writes them"));
+        assertEquals("flash_chunk_cache.warm_up_before_clients: must be 0s to 600s, got 2h",
+                error(device + "  warm_up_before_clients: 2h\n"));
     }
 
     @Test

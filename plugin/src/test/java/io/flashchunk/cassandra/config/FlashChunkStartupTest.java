@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cassandra.CassandraFlashCache;
+import io.flashchunk.cassandra.warmup.ReadPathWarmUp;
 import java.util.List;
 import java.util.Map;
 import org.apache.cassandra.exceptions.ConfigurationException;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class FlashChunkStartupTest {
     /** An agent whose hooks took. */
-    private static final FlashChunkStartup.Agent HOOKED = new FlashChunkStartup.Agent(true, () -> null);
+    private static final FlashChunkStartup.Agent HOOKED = new FlashChunkStartup.Agent(true, () -> null, () -> null);
 
     private static Map<String, Object> block(boolean strict) {
         return Map.of("devices", List.of(Map.of("path", "/dev/flash0")), "strict", strict);
@@ -32,7 +33,8 @@ class FlashChunkStartupTest {
     @Test
     void hooksThatDidNotTakeLeaveTheNodeOnItsOwnCacheAndTheCacheUnstarted() {
         FlashChunkStartup.Agent unhooked = new FlashChunkStartup.Agent(true,
-                () -> "org.apache.cassandra.cache.ChunkCache of this Cassandra version has no single method close()");
+                () -> "org.apache.cassandra.cache.ChunkCache of this Cassandra version has no single method close()",
+                () -> null);
         assertFalse(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), unhooked,
                 FlashChunkStartupTest::mustNotStart));
     }
@@ -40,7 +42,8 @@ class FlashChunkStartupTest {
     @Test
     void hooksThatDidNotTakeRefuseToStartInStrictMode() {
         FlashChunkStartup.Agent unhooked = new FlashChunkStartup.Agent(true,
-                () -> "org.apache.cassandra.cache.ChunkCache of this Cassandra version has no single method close()");
+                () -> "org.apache.cassandra.cache.ChunkCache of this Cassandra version has no single method close()",
+                () -> null);
         ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(true), unhooked,
                         FlashChunkStartupTest::mustNotStart));
@@ -53,7 +56,7 @@ class FlashChunkStartupTest {
     void anErrorInPremainIsNamedAndTheCacheIsNotStarted() {
         String premainProblem = "the java agent could not install its hooks: java.lang.UnsupportedOperationException: "
                 + "no transformers in this JVM";
-        FlashChunkStartup.Agent failed = new FlashChunkStartup.Agent(true, () -> premainProblem);
+        FlashChunkStartup.Agent failed = new FlashChunkStartup.Agent(true, () -> premainProblem, () -> null);
         assertFalse(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), failed,
                 FlashChunkStartupTest::mustNotStart));
         ConfigurationException e = assertThrows(ConfigurationException.class,
@@ -66,7 +69,7 @@ class FlashChunkStartupTest {
     void aHookCheckThatThrowsIsARefusalToo() {
         FlashChunkStartup.Agent broken = new FlashChunkStartup.Agent(true, () -> {
             throw new NoClassDefFoundError("org/apache/cassandra/cache/ChunkCache");
-        });
+        }, () -> null);
         assertFalse(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), broken,
                 FlashChunkStartupTest::mustNotStart));
     }
@@ -102,5 +105,23 @@ class FlashChunkStartupTest {
         assertTrue(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block(false), HOOKED,
                 config -> started[0] = config.devices().size() == 1));
         assertTrue(started[0]);
+    }
+
+    @Test
+    void aWarmUpBeforeClientsIsSetOnlyWhereTheDaemonRunsItAndItsAbsenceStopsNothing() {
+        Map<String, Object> block = Map.of("devices", List.of(Map.of("path", "/dev/flash0")),
+                "warm_up_before_clients", "30s");
+        try {
+            assertTrue(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block, HOOKED, config -> { }));
+            assertEquals(30_000, ReadPathWarmUp.configuredMillis());
+            FlashChunkStartup.Agent noDaemonHook = new FlashChunkStartup.Agent(true, () -> null,
+                    () -> "org.apache.cassandra.service.CassandraDaemon of this Cassandra version has no single "
+                            + "startClientTransports()");
+            ReadPathWarmUp.configure(0);
+            assertTrue(FlashChunkStartup.decide(CassandraFlashCache.CHUNK_CACHE_CLASS, block, noDaemonHook, config -> { }));
+            assertEquals(0, ReadPathWarmUp.configuredMillis());
+        } finally {
+            ReadPathWarmUp.configure(0);
+        }
     }
 }

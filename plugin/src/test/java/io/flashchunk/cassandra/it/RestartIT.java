@@ -18,7 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
-/** The cache stays warm across a clean restart and a SIGKILL, and forgets files deleted while the node was down. */
+/**
+ * The cache stays warm across a clean restart and a SIGKILL, and forgets files deleted while the node
+ * was down; each start reads the node's tables for a while before it lets clients in.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RestartIT {
@@ -27,6 +30,8 @@ class RestartIT {
 
     /** 1 MiB segments: the 256 MiB device then holds many, as a real device does at 16 MiB. */
     private static final String SEGMENTS = "segment_size_mib: 1";
+    private static final Pattern WARMED_UP = Pattern.compile(
+            "read path warmed up in (\\d+) ms: (\\d+) partition reads, (\\d+) tokens past a table's last partition, (\\d+) failed");
 
     private CassandraNode node;
 
@@ -36,7 +41,7 @@ class RestartIT {
         // in one CI run), and the breaker rightly takes such a device out of use; what is tested here
         // is that a restart serves the recovered chunks. The breaker has tests of its own.
         node = CassandraNode.withFlashCache("restart", 256L << 20,
-                "checkpoint_interval_ms: 2s\nslow_read_ms: 60s\n" + SEGMENTS, "");
+                "checkpoint_interval_ms: 2s\nslow_read_ms: 60s\nwarm_up_before_clients: 3s\n" + SEGMENTS, "");
         node.start();
         TestTables.createKeyspace(node.session());
         for (String table : TABLES) {
@@ -102,6 +107,22 @@ class RestartIT {
         long flashHits = node.flashStat("FlashHits");
         TestTables.readAndCheck(node.session(), "kept", 0, ROWS, TestTables.versions(ROWS, 1));
         assertTrue(node.flashStat("FlashHits") - flashHits >= ROWS, "the kept table's chunks were not served");
+    }
+
+    /** The start in the test before this one: the warm-up read the tables for its 3 s, then clients came in. */
+    @Test
+    @Order(4)
+    void theWarmUpReadTheTablesThroughTheCachesBeforeTheClientsCameIn() throws Exception {
+        String log = lastStartLog();
+        Matcher warmed = WARMED_UP.matcher(log);
+        assertTrue(warmed.find(), "no warm-up line in the log of the last start");
+        assertTrue(Long.parseLong(warmed.group(1)) >= 3000, warmed.group());
+        assertTrue(Long.parseLong(warmed.group(2)) > 100, warmed.group());
+        assertEquals(0, Long.parseLong(warmed.group(4)), warmed.group());
+        int clientsAt = log.indexOf("Starting listening for CQL clients");
+        assertTrue(clientsAt > warmed.end(), "clients were let in before the warm-up ended");
+        // The first start, before any table of ours, had nothing to read and did not wait.
+        assertTrue(node.systemLog().contains("no table to warm the read path up with"), "first start's line");
     }
 
     private void assertFirstReadsHit() throws Exception {

@@ -1,0 +1,169 @@
+package io.flashchunk.cassandra.warmup;
+
+import io.flashchunk.cassandra.CassandraFlashCache;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.cassandra.config.DatabaseDescriptor;
+import org.apache.cassandra.cql3.QueryProcessor;
+import org.apache.cassandra.cql3.UntypedResultSet;
+import org.apache.cassandra.db.ConsistencyLevel;
+import org.apache.cassandra.dht.IPartitioner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code warm_up_before_clients}: before a node starts its client transports, reads its own tables
+ * through Cassandra's CQL read path for the time set, from as many threads as it has cores, so that
+ * the JIT compiles that path while no client waits on it. After a restart a node otherwise serves at a
+ * third of its warm rate for a minute or more with the flash cache already hitting 99% of reads,
+ * because its code is not yet compiled (docs/ycsb-benchmark.md, "What a restart's ramp is made of").
+ *
+ * <p>Each read finds the partition at or after a random token with a local read, then reads that
+ * partition whole at consistency ONE, as a client's point read does. Whatever fails is counted and
+ * logged, never thrown: the node starts its clients once the time is up whatever happened.
+ */
+public final class ReadPathWarmUp {
+    private static final Logger LOG = LoggerFactory.getLogger(ReadPathWarmUp.class);
+    /** A warm-up whose reads keep failing stops early: past this many failures, and more than it read. */
+    static final long FAILURES_BEFORE_GIVING_UP = 100;
+
+    private static volatile long configuredMillis;
+
+    private final List<WarmUpTable> tables;
+    private final long deadlineNanos;
+    private final LongAdder reads = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+    private final LongAdder noPartition = new LongAdder();
+    private final AtomicReference<Throwable> lastFailure = new AtomicReference<>();
+
+    private ReadPathWarmUp(List<WarmUpTable> tables, long deadlineNanos) {
+        this.tables = tables;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    /** Sets the warm-up's length, from the configuration loader once the flash cache has started. */
+    public static void configure(long millis) {
+        configuredMillis = millis;
+    }
+
+    /** The warm-up's length as configured; 0 when none is set or the daemon cannot run it. */
+    public static long configuredMillis() {
+        return configuredMillis;
+    }
+
+    /**
+     * The agent's advice calls this as {@code CassandraDaemon} starts its client transports: runs the
+     * warm-up when one is set and the flash cache runs, and returns when it is over. Never throws.
+     */
+    public static void beforeClientTransports() {
+        long millis = configuredMillis;
+        if (millis <= 0 || CassandraFlashCache.active() == null) {
+            return;
+        }
+        try {
+            List<WarmUpTable> tables = userTables();
+            if (tables.isEmpty()) {
+                LOG.info("flash chunk cache: no table to warm the read path up with (warm_up_before_clients)");
+                return;
+            }
+            LOG.info("flash chunk cache: warming the read path up for {} ms before clients, reading {} table(s)",
+                    millis, tables.size());
+            long start = System.nanoTime();
+            ReadPathWarmUp warmUp = new ReadPathWarmUp(tables, start + millis * 1_000_000L);
+            warmUp.run(Math.max(1, Runtime.getRuntime().availableProcessors()));
+            LOG.info("flash chunk cache: read path warmed up in {} ms: {}", (System.nanoTime() - start) / 1_000_000,
+                    warmUp.summary());
+        } catch (Throwable t) {
+            LOG.warn("flash chunk cache: the warm-up before clients stopped: {}", t.toString());
+        }
+    }
+
+    /** Tables of the keyspaces not Cassandra's own (not named system*), views left out. */
+    static List<WarmUpTable> userTables() {
+        Set<String> tables = new HashSet<>();
+        for (UntypedResultSet.Row row : QueryProcessor.executeInternal(
+                "SELECT keyspace_name, table_name FROM system_schema.tables")) {
+            tables.add(row.getString("keyspace_name") + "\u0000" + row.getString("table_name"));
+        }
+        Map<String, TreeMap<Integer, String>> keys = new LinkedHashMap<>();
+        for (UntypedResultSet.Row row : QueryProcessor.executeInternal(
+                "SELECT keyspace_name, table_name, column_name, kind, position FROM system_schema.columns")) {
+            String keyspace = row.getString("keyspace_name");
+            String table = keyspace + "\u0000" + row.getString("table_name");
+            if (!keyspace.startsWith("system") && tables.contains(table) && "partition_key".equals(row.getString("kind"))) {
+                keys.computeIfAbsent(table, t -> new TreeMap<>()).put(row.getInt("position"), row.getString("column_name"));
+            }
+        }
+        List<WarmUpTable> result = new ArrayList<>();
+        keys.forEach((table, columns) -> {
+            String[] names = table.split("\u0000", 2);
+            result.add(new WarmUpTable(names[0], names[1], new ArrayList<>(columns.values())));
+        });
+        return result;
+    }
+
+    private void run(int threads) throws InterruptedException {
+        List<Thread> readers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Thread reader = new Thread(this::readUntilDeadline, "flashchunk-warm-up-" + i);
+            reader.setDaemon(true);
+            reader.start();
+            readers.add(reader);
+        }
+        for (Thread reader : readers) {
+            // A read in flight at the deadline ends within Cassandra's read timeout; the node does not wait for more.
+            long leftMillis = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000
+                    + DatabaseDescriptor.getReadRpcTimeout(java.util.concurrent.TimeUnit.MILLISECONDS));
+            reader.join(leftMillis);
+        }
+    }
+
+    private void readUntilDeadline() {
+        IPartitioner partitioner = DatabaseDescriptor.getPartitioner();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (System.nanoTime() - deadlineNanos < 0 && !givenUp()) {
+            WarmUpTable table = tables.get(random.nextInt(tables.size()));
+            try {
+                ByteBuffer token = partitioner.getTokenFactory().toByteArray(partitioner.getRandomToken());
+                UntypedResultSet found = QueryProcessor.executeInternal(table.keyAtTokenQuery(), token);
+                if (found.isEmpty()) {
+                    noPartition.increment();
+                    continue;
+                }
+                UntypedResultSet.Row row = found.one();
+                Object[] key = new Object[table.partitionKey().size()];
+                for (int i = 0; i < key.length; i++) {
+                    key[i] = row.getBytes(table.partitionKey().get(i));
+                }
+                QueryProcessor.execute(table.partitionQuery(), ConsistencyLevel.ONE, key);
+                reads.increment();
+            } catch (Throwable t) {
+                failures.increment();
+                lastFailure.set(t);
+            }
+        }
+    }
+
+    private boolean givenUp() {
+        long failed = failures.sum();
+        // A table set with no partition at all reads nothing: no reason to hold the clients back
+        return failed > FAILURES_BEFORE_GIVING_UP && failed > reads.sum()
+                || noPartition.sum() > FAILURES_BEFORE_GIVING_UP && reads.sum() == 0;
+    }
+
+    private String summary() {
+        Throwable failure = lastFailure.get();
+        return reads.sum() + " partition reads, " + noPartition.sum() + " tokens past a table's last partition, "
+                + failures.sum() + " failed" + (failure == null ? "" : " (the last: " + failure + ")")
+                + (givenUp() ? "; stopped early" : "");
+    }
+}
