@@ -38,6 +38,7 @@ public final class ChunkCacheRewriter {
 
     private static volatile boolean chunkCacheInstrumented;
     private static volatile boolean hooksApplied;
+    private static volatile boolean clientStartAdviceBuilt;
     private static volatile boolean clientStartHooked;
     private static volatile String clientStartProblem;
     private static final List<String> errors = new ArrayList<>();
@@ -59,6 +60,8 @@ public final class ChunkCacheRewriter {
                                                  boolean loaded, DynamicType dynamicType) {
                         if (CHUNK_CACHE.equals(type.getName())) {
                             chunkCacheInstrumented = hooksApplied;
+                        } else if (DAEMON.equals(type.getName())) {
+                            clientStartHooked = clientStartAdviceBuilt;
                         }
                     }
 
@@ -190,7 +193,7 @@ public final class ChunkCacheRewriter {
             clientStartProblem = type.getName() + " of this Cassandra version has no single startClientTransports()";
             return builder;
         }
-        clientStartHooked = true;
+        clientStartAdviceBuilt = true;
         return builder.visit(Advice.to(ClientStartAdvice.class).on(START_CLIENT_TRANSPORTS));
     }
 

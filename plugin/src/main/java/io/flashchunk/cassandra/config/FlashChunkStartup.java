@@ -138,7 +138,12 @@ final class FlashChunkStartup {
                     + (e instanceof Exception && e.getMessage() != null ? e.getMessage() : e.toString()));
         }
         long warmUpMillis = CacheSettings.warmUpBeforeClientsMillis((Map<?, ?>) block);
-        String warmUpProblem = warmUpMillis > 0 ? agent.clientStartProblem().get() : null;
+        String warmUpProblem;
+        try {
+            warmUpProblem = warmUpMillis > 0 ? agent.clientStartProblem().get() : null;
+        } catch (Throwable e) {
+            warmUpProblem = "the java agent's hook on the daemon could not be checked: " + e;
+        }
         if (warmUpProblem != null) {
             LOG.warn("{}.warm_up_before_clients is set, but the node will start its clients without it: {}",
                     CacheSettings.BLOCK, warmUpProblem);

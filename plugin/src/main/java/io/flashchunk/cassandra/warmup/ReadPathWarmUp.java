@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.cassandra.config.DatabaseDescriptor;
@@ -17,6 +19,9 @@ import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.db.ConsistencyLevel;
 import org.apache.cassandra.dht.IPartitioner;
+import org.apache.cassandra.schema.SchemaConstants;
+import org.apache.cassandra.service.StorageService;
+import org.apache.cassandra.utils.FBUtilities;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,9 +32,13 @@ import org.slf4j.LoggerFactory;
  * third of its warm rate for a minute or more with the flash cache already hitting 99% of reads,
  * because its code is not yet compiled (docs/ycsb-benchmark.md, "What a restart's ramp is made of").
  *
- * <p>Each read finds the partition at or after a random token with a local read, then reads that
- * partition whole at consistency ONE, as a client's point read does. Whatever fails is counted and
- * logged, never thrown: the node starts its clients once the time is up whatever happened.
+ * <p>Each read finds the partition at or after a random token with a local read, and when this node
+ * is one of its replicas reads that partition's first rows at consistency LOCAL_ONE, as a client's
+ * point read does (the coordinator reads its own replica first, as Cassandra's network-aware snitches
+ * order replicas). Tables with no partition here are left out. Whatever fails is counted and logged,
+ * never thrown: the node starts its clients once the time is up whatever happened; a drain or
+ * shutdown ends it sooner. It runs once per JVM: {@code CassandraDaemon.start()} is called again
+ * when a node leaves write-survey mode or resumes a bootstrap, under StorageService's lock.
  */
 public final class ReadPathWarmUp {
     private static final Logger LOG = LoggerFactory.getLogger(ReadPathWarmUp.class);
@@ -37,12 +46,13 @@ public final class ReadPathWarmUp {
     static final long FAILURES_BEFORE_GIVING_UP = 100;
 
     private static volatile long configuredMillis;
+    private static final AtomicBoolean RAN = new AtomicBoolean();
 
     private final List<WarmUpTable> tables;
     private final long deadlineNanos;
     private final LongAdder reads = new LongAdder();
     private final LongAdder failures = new LongAdder();
-    private final LongAdder noPartition = new LongAdder();
+    private final LongAdder notLocal = new LongAdder();
     private final AtomicReference<Throwable> lastFailure = new AtomicReference<>();
 
     private ReadPathWarmUp(List<WarmUpTable> tables, long deadlineNanos) {
@@ -66,7 +76,11 @@ public final class ReadPathWarmUp {
      */
     public static void beforeClientTransports() {
         long millis = configuredMillis;
-        if (millis <= 0 || CassandraFlashCache.active() == null) {
+        if (millis <= 0 || CassandraFlashCache.active() == null || !RAN.compareAndSet(false, true)) {
+            return;
+        }
+        if (!DatabaseDescriptor.startNativeTransport()) {
+            LOG.info("flash chunk cache: no warm-up before clients: start_native_transport is false");
             return;
         }
         try {
@@ -79,15 +93,21 @@ public final class ReadPathWarmUp {
                     millis, tables.size());
             long start = System.nanoTime();
             ReadPathWarmUp warmUp = new ReadPathWarmUp(tables, start + millis * 1_000_000L);
-            warmUp.run(Math.max(1, Runtime.getRuntime().availableProcessors()));
+            warmUp.run(Math.max(1, FBUtilities.getAvailableProcessors()));
             LOG.info("flash chunk cache: read path warmed up in {} ms: {}", (System.nanoTime() - start) / 1_000_000,
                     warmUp.summary());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("flash chunk cache: the warm-up before clients was interrupted");
         } catch (Throwable t) {
             LOG.warn("flash chunk cache: the warm-up before clients stopped: {}", t.toString());
         }
     }
 
-    /** Tables of the keyspaces not Cassandra's own (not named system*), views left out. */
+    /**
+     * Tables of the keyspaces not Cassandra's own, views left out, that hold a partition on this
+     * node (a local read of the first one).
+     */
     static List<WarmUpTable> userTables() {
         Set<String> tables = new HashSet<>();
         for (UntypedResultSet.Row row : QueryProcessor.executeInternal(
@@ -99,14 +119,18 @@ public final class ReadPathWarmUp {
                 "SELECT keyspace_name, table_name, column_name, kind, position FROM system_schema.columns")) {
             String keyspace = row.getString("keyspace_name");
             String table = keyspace + "\u0000" + row.getString("table_name");
-            if (!keyspace.startsWith("system") && tables.contains(table) && "partition_key".equals(row.getString("kind"))) {
+            if (!SchemaConstants.isSystemKeyspace(keyspace) && tables.contains(table)
+                    && "partition_key".equals(row.getString("kind"))) {
                 keys.computeIfAbsent(table, t -> new TreeMap<>()).put(row.getInt("position"), row.getString("column_name"));
             }
         }
         List<WarmUpTable> result = new ArrayList<>();
         keys.forEach((table, columns) -> {
             String[] names = table.split("\u0000", 2);
-            result.add(new WarmUpTable(names[0], names[1], new ArrayList<>(columns.values())));
+            WarmUpTable warmUpTable = new WarmUpTable(names[0], names[1], new ArrayList<>(columns.values()));
+            if (!QueryProcessor.executeInternal(warmUpTable.firstKeyQuery()).isEmpty()) {
+                result.add(warmUpTable);
+            }
         });
         return result;
     }
@@ -120,9 +144,10 @@ public final class ReadPathWarmUp {
             readers.add(reader);
         }
         for (Thread reader : readers) {
-            // A read in flight at the deadline ends within Cassandra's read timeout; the node does not wait for more.
+            // A point read in flight at the deadline ends within Cassandra's read timeout; past that the node
+            // lets its clients in, and the reader stops after its read.
             long leftMillis = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000
-                    + DatabaseDescriptor.getReadRpcTimeout(java.util.concurrent.TimeUnit.MILLISECONDS));
+                    + DatabaseDescriptor.getReadRpcTimeout(TimeUnit.MILLISECONDS));
             reader.join(leftMillis);
         }
     }
@@ -130,22 +155,33 @@ public final class ReadPathWarmUp {
     private void readUntilDeadline() {
         IPartitioner partitioner = DatabaseDescriptor.getPartitioner();
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (System.nanoTime() - deadlineNanos < 0 && !givenUp()) {
+        while (System.nanoTime() - deadlineNanos < 0 && !givenUp() && !nodeStopping()) {
             WarmUpTable table = tables.get(random.nextInt(tables.size()));
             try {
                 ByteBuffer token = partitioner.getTokenFactory().toByteArray(partitioner.getRandomToken());
                 UntypedResultSet found = QueryProcessor.executeInternal(table.keyAtTokenQuery(), token);
                 if (found.isEmpty()) {
-                    noPartition.increment();
-                    continue;
+                    found = QueryProcessor.executeInternal(table.firstKeyQuery()); // past the last: wrap around
+                    if (found.isEmpty()) {
+                        continue; // emptied since the warm-up began
+                    }
                 }
                 UntypedResultSet.Row row = found.one();
                 Object[] key = new Object[table.partitionKey().size()];
                 for (int i = 0; i < key.length; i++) {
                     key[i] = row.getBytes(table.partitionKey().get(i));
                 }
-                QueryProcessor.execute(table.partitionQuery(), ConsistencyLevel.ONE, key);
+                if (StorageService.instance.getNaturalReplicasForToken(table.keyspace(), table.partitionKeyBytes(key))
+                        .selfIfPresent() == null) {
+                    notLocal.increment(); // data this node no longer owns: another node would serve the read
+                    continue;
+                }
+                QueryProcessor.execute(table.partitionQuery(), ConsistencyLevel.LOCAL_ONE, key);
                 reads.increment();
+            } catch (VirtualMachineError e) {
+                lastFailure.set(e);
+                failures.increment();
+                throw e;
             } catch (Throwable t) {
                 failures.increment();
                 lastFailure.set(t);
@@ -153,17 +189,20 @@ public final class ReadPathWarmUp {
         }
     }
 
+    private static boolean nodeStopping() {
+        StorageService service = StorageService.instance;
+        return service.isDraining() || service.isDrained() || service.isShutdown();
+    }
+
     private boolean givenUp() {
         long failed = failures.sum();
-        // A table set with no partition at all reads nothing: no reason to hold the clients back
-        return failed > FAILURES_BEFORE_GIVING_UP && failed > reads.sum()
-                || noPartition.sum() > FAILURES_BEFORE_GIVING_UP && reads.sum() == 0;
+        return failed > FAILURES_BEFORE_GIVING_UP && failed > reads.sum();
     }
 
     private String summary() {
         Throwable failure = lastFailure.get();
-        return reads.sum() + " partition reads, " + noPartition.sum() + " tokens past a table's last partition, "
+        return reads.sum() + " partition reads, " + notLocal.sum() + " keys another node owns skipped, "
                 + failures.sum() + " failed" + (failure == null ? "" : " (the last: " + failure + ")")
-                + (givenUp() ? "; stopped early" : "");
+                + (givenUp() ? "; stopped early" : nodeStopping() ? "; stopped by a drain or shutdown" : "");
     }
 }

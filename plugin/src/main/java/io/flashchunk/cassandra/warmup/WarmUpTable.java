@@ -1,14 +1,18 @@
 package io.flashchunk.cassandra.warmup;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.apache.cassandra.cql3.ColumnIdentifier;
+import org.apache.cassandra.db.marshal.ByteBufferAccessor;
+import org.apache.cassandra.db.marshal.CompositeType;
 
 /**
  * A table the warm-up reads, and the two statements it reads it with: one that finds a partition key
  * at or after a token (a local read), and the point read by that key a client would send.
  */
 final class WarmUpTable {
+    static final int ROWS_A_READ = 10;
+
     private final String keyspace;
     private final String table;
     private final List<String> partitionKey;
@@ -23,8 +27,26 @@ final class WarmUpTable {
         this.partitionKey = List.copyOf(partitionKey);
     }
 
+    String keyspace() {
+        return keyspace;
+    }
+
     List<String> partitionKey() {
         return partitionKey;
+    }
+
+    /** The partition key as Cassandra hashes it to a token: the one column's bytes, or their composite. */
+    ByteBuffer partitionKeyBytes(Object[] columnValues) {
+        ByteBuffer[] values = new ByteBuffer[columnValues.length];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (ByteBuffer) columnValues[i];
+        }
+        return values.length == 1 ? values[0] : CompositeType.build(ByteBufferAccessor.instance, values);
+    }
+
+    /** The first partition in token order: its key columns (none when the table holds none here). */
+    String firstKeyQuery() {
+        return "SELECT " + quotedKey() + " FROM " + name() + " LIMIT 1";
     }
 
     /** The first partition at or after a token (bound as the token's bytes): its key columns. */
@@ -33,18 +55,30 @@ final class WarmUpTable {
         return "SELECT " + key + " FROM " + name() + " WHERE token(" + key + ") >= ? LIMIT 1";
     }
 
-    /** The whole partition of one key (each key column bound). */
+    /**
+     * The first {@value #ROWS_A_READ} rows of one key's partition (each key column bound): a client's
+     * point read, bounded so that a wide partition costs no more than a narrow one.
+     */
     String partitionQuery() {
         return "SELECT * FROM " + name() + " WHERE "
-                + partitionKey.stream().map(c -> ColumnIdentifier.maybeQuote(c) + " = ?").collect(Collectors.joining(" AND "));
+                + partitionKey.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND "))
+                + " LIMIT " + ROWS_A_READ;
     }
 
     String name() {
-        return ColumnIdentifier.maybeQuote(keyspace) + "." + ColumnIdentifier.maybeQuote(table);
+        return quote(keyspace) + "." + quote(table);
     }
 
     private String quotedKey() {
-        return partitionKey.stream().map(ColumnIdentifier::maybeQuote).collect(Collectors.joining(", "));
+        return partitionKey.stream().map(WarmUpTable::quote).collect(Collectors.joining(", "));
+    }
+
+    /**
+     * A name as CQL reads it whatever its case or characters: in double quotes, a quote doubled
+     * (system_schema holds names exactly as created, so a quoted name always matches).
+     */
+    static String quote(String name) {
+        return '"' + name.replace("\"", "\"\"") + '"';
     }
 
     @Override

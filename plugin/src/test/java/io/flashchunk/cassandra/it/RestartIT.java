@@ -31,9 +31,11 @@ class RestartIT {
     /** 1 MiB segments: the 256 MiB device then holds many, as a real device does at 16 MiB. */
     private static final String SEGMENTS = "segment_size_mib: 1";
     private static final Pattern WARMED_UP = Pattern.compile(
-            "read path warmed up in (\\d+) ms: (\\d+) partition reads, (\\d+) tokens past a table's last partition, (\\d+) failed");
+            "read path warmed up in (\\d+) ms: (\\d+) partition reads, (\\d+) keys another node owns skipped, (\\d+) failed");
 
     private CassandraNode node;
+    /** The cache's flash hits when the node of the third test first answered CQL: the warm-up's. */
+    private long flashHitsBeforeClients = -1;
 
     @BeforeAll
     void startNode() throws Exception {
@@ -97,6 +99,7 @@ class RestartIT {
             Files.delete(file);
         }
         node.start();
+        flashHitsBeforeClients = node.flashStat("FlashHits") + node.flashStat("FollowersServed");
         // Either engine's line: "recovered N chunks; M dropped" or "recovered N chunks of F files; M files dropped".
         Matcher recovered = Pattern.compile("recovered (\\d+) chunks(?: of \\d+ files)?; (\\d+) (?:files )?dropped")
                 .matcher(lastStartLog());
@@ -118,7 +121,10 @@ class RestartIT {
         assertTrue(warmed.find(), "no warm-up line in the log of the last start");
         assertTrue(Long.parseLong(warmed.group(1)) >= 3000, warmed.group());
         assertTrue(Long.parseLong(warmed.group(2)) > 100, warmed.group());
+        assertEquals(0, Long.parseLong(warmed.group(3)), "a single node owns every key: " + warmed.group());
         assertEquals(0, Long.parseLong(warmed.group(4)), warmed.group());
+        assertTrue(flashHitsBeforeClients >= Long.parseLong(warmed.group(2)),
+                "the warm-up's reads were not served by the flash cache: " + flashHitsBeforeClients + " hits, " + warmed.group());
         int clientsAt = log.indexOf("Starting listening for CQL clients");
         assertTrue(clientsAt > warmed.end(), "clients were let in before the warm-up ended");
         // The first start, before any table of ours, had nothing to read and did not wait.
