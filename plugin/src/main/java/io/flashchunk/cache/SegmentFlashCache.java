@@ -174,9 +174,14 @@ public final class SegmentFlashCache implements FlashCache {
             }
             // Taken before the read: an invalidation at or after it keeps the hit out of the DRAM tier.
             long started = clock.getAsLong();
+            // A file stored compressed reads what its records take; any other reads the longest a chunk can.
+            boolean compressed = file.storeCompressed();
             SegmentReader.Hit hit = engine.read(key, maxLength, withFollower ? nextKey(file, position, maxLength)
-                    : SegmentReader.NO_NEXT);
+                    : SegmentReader.NO_NEXT, compressed ? file.expectedRecordBytes() : 0);
             if (hit != null) {
+                if (hit.fromFlash() && compressed) {
+                    file.recordRead(hit.recordBytes());
+                }
                 CachedChunk chunk = cachedChunk(hit);
                 (hit.fromFlash() ? metrics.flashHits : metrics.memoryHits).increment();
                 metrics.recordHit(clock.getAsLong() - started);
@@ -258,7 +263,7 @@ public final class SegmentFlashCache implements FlashCache {
         }
         metrics.puts.increment();
         try {
-            engine.offer(key, chunk, readStartedNanos);
+            engine.offer(key, chunk, readStartedNanos, file.storeCompressed());
         } catch (RuntimeException e) {
             metrics.putFailures.increment();
             failures.warn(LOG, "flash cache: a put failed, the chunk is not cached: {}", e.toString());

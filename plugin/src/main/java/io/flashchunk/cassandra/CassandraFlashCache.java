@@ -3,6 +3,7 @@ package io.flashchunk.cassandra;
 import io.flashchunk.cache.CacheConfig;
 import io.flashchunk.cache.FlashCache;
 import io.flashchunk.cache.files.CachedFile;
+import io.flashchunk.cassandra.config.ChunksOnFlash;
 import io.flashchunk.cassandra.jmx.AdapterCounters;
 import io.flashchunk.cassandra.jmx.FlashChunkCacheMetrics;
 import io.flashchunk.device.BlockDevice;
@@ -39,6 +40,7 @@ public final class CassandraFlashCache implements AdapterCounters {
     private final ScheduledExecutorService releaseChecks;
     private final ChunkReadRecorder recorder;
     private final LongAdder uncachedFiles = new LongAdder();
+    private final TableChunkForms chunkForms = new TableChunkForms();
     private final LongAdder positionInvalidations = new LongAdder();
     private volatile ChunkService chunks;
 
@@ -53,6 +55,11 @@ public final class CassandraFlashCache implements AdapterCounters {
         });
         releaseChecks.scheduleWithFixedDelay(this::checkReleasedQuietly, RELEASE_CHECK_MILLIS, RELEASE_CHECK_MILLIS,
                 TimeUnit.MILLISECONDS);
+    }
+
+    /** What flash holds of each table's chunks, from now on (before {@link #start}: from the start). */
+    public static void storeChunks(ChunksOnFlash chunksOnFlash) {
+        TableChunkForms.configure(chunksOnFlash);
     }
 
     /**
@@ -116,7 +123,9 @@ public final class CassandraFlashCache implements AdapterCounters {
             uncachedFiles.increment();
             return reader;
         }
-        CachedFile file = files.open(reader.channel().filePath());
+        String path = reader.channel().filePath();
+        CachedFile file = files.open(path);
+        file.storeCompressed(chunkForms.compress(reader, path));
         return new FlashRebufferer(reader, file, chunks(stock));
     }
 

@@ -20,6 +20,16 @@ public final class ChunkContent {
         return bytes;
     }
 
+    /**
+     * Bytes LZ4 shrinks to about {@code randomBytes} (and a little): that many bytes of the seed's and
+     * position's, then zeros.
+     */
+    public static byte[] compressible(long seed, long position, int length, int randomBytes) {
+        byte[] bytes = new byte[length];
+        System.arraycopy(bytes(seed, position, Math.min(length, randomBytes)), 0, bytes, 0, Math.min(length, randomBytes));
+        return bytes;
+    }
+
     public static ByteBuffer buffer(long seed, long position, int length) {
         return ByteBuffer.wrap(bytes(seed, position, length));
     }

@@ -986,4 +986,128 @@ class SegmentFlashCacheTest {
         }
         assertTrue(hits >= 190, "the successor's chunks were admitted: " + hits + " of 200 cached; " + cache.stats());
     }
+
+    /** A quarter of a chunk of the seed's bytes, then zeros: LZ4 stores it in about a quarter of its bytes. */
+    private static final int COMPRESSIBLE_RANDOM = CHUNK / 4;
+
+    private void putCompressible(CachedFile file, long seed, int from, int to) throws InterruptedException {
+        for (int i = from; i < to; i++) {
+            long position = (long) i * CHUNK;
+            cache.put(file, position, ByteBuffer.wrap(ChunkContent.compressible(seed, position, CHUNK, COMPRESSIBLE_RANDOM)),
+                    System.nanoTime());
+        }
+        awaitWriter();
+    }
+
+    private void assertCompressibleHit(CachedFile file, long seed, long position) {
+        CachedChunk chunk = cache.get(file, position, CHUNK, false);
+        assertNotNull(chunk, "expected a hit for " + file + "@" + position);
+        try {
+            assertArrayEquals(ChunkContent.compressible(seed, position, CHUNK, COMPRESSIBLE_RANDOM), ChunkContent.read(chunk),
+                    "bytes of " + file + "@" + position);
+        } finally {
+            chunk.release();
+        }
+    }
+
+    @Test
+    void aFileStoredCompressedTakesAFractionOfTheFlashAndIsServedWholeFromMemoryFlashAndAfterARestart() throws Exception {
+        open(c -> { });
+        CachedFile compressed = sstable("lz4-Data.db");
+        CachedFile raw = sstable("raw-Data.db");
+        compressed.storeCompressed(true);
+        putCompressible(compressed, 21, 0, 200);
+        putCompressible(raw, 22, 0, 200);
+        for (int i = 0; i < 200; i++) {
+            assertCompressibleHit(compressed, 21, (long) i * CHUNK);
+            assertCompressibleHit(raw, 22, (long) i * CHUNK);
+        }
+        CacheStats stats = cache.stats();
+        EngineStats.Compression compression = stats.engine().compression();
+        assertEquals(200, compression.compressedChunks(), "only the file set to be stored compressed: " + compression);
+        assertEquals(200L * CHUNK, compression.chunkBytes());
+        assertTrue(compression.payloadBytes() < 200L * (COMPRESSIBLE_RANDOM + CHUNK / 16), compression.toString());
+        assertTrue(stats.flashHits() > 0 && compression.decompressed() > 0, "hits decompressed from flash: " + stats);
+        assertTrue(stats.memoryHits() > 0, "and from the segment still in memory: " + stats);
+        assertEquals(0, raw.expectedRecordBytes(), "a file not stored compressed reads the longest record: nothing learnt");
+        assertEquals(0, stats.engine().damagedRecords() + stats.engine().refusedRecords());
+
+        reopen();
+        CachedFile compressedAgain = sstable("lz4-Data.db");
+        CachedFile rawAgain = sstable("raw-Data.db");
+        assertFalse(compressedAgain.storeCompressed(), "the cache's user says it again after a restart");
+        for (int i = 0; i < 200; i++) {
+            assertCompressibleHit(compressedAgain, 21, (long) i * CHUNK);
+            assertCompressibleHit(rawAgain, 22, (long) i * CHUNK);
+        }
+        assertEquals(400, cache.stats().flashHits());
+        assertEquals(200, cache.stats().engine().compression().decompressed());
+    }
+
+    @Test
+    void aHitReadsAboutWhatItsFilesRecordsTakeAndReadsWholeOneThatGoesOnPastIt() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("mixed-Data.db");
+        file.storeCompressed(true);
+        putCompressible(file, 23, 0, 20);
+        // Chunk 20 does not compress: stored as it is, a record four times as long as its file's others.
+        cache.put(file, 20L * CHUNK, ChunkContent.buffer(23, 20L * CHUNK, CHUNK), System.nanoTime());
+        awaitWriter();
+        assertEquals(1, cache.stats().engine().compression().notWorthCompressing());
+        BlockDevice device = reopenOnFlash();
+        CachedFile again = sstable("mixed-Data.db");
+        again.storeCompressed(true); // as the adapter says at each registration
+        assertEquals(0, again.expectedRecordBytes(), "nothing learnt before a hit");
+
+        long bytesBefore = device.stats().readBytes();
+        assertCompressibleHit(again, 23, 0);
+        long firstRead = device.stats().readBytes() - bytesBefore;
+        assertTrue(firstRead >= CHUNK, "the first hit reads the longest record a chunk can take: " + firstRead);
+        assertTrue(again.expectedRecordBytes() > RecordFormat.HEADER_BYTES
+                && again.expectedRecordBytes() < CHUNK / 2, "learnt from it: " + again.expectedRecordBytes());
+        for (int i = 1; i < 20; i++) {
+            long before = device.stats().readBytes();
+            assertCompressibleHit(again, 23, (long) i * CHUNK);
+            long read = device.stats().readBytes() - before;
+            assertTrue(read <= 3 * BlockDevice.BLOCK_SIZE, "hit " + i + " read " + read + " bytes, the blocks its record spans");
+        }
+        assertEquals(0, cache.stats().engine().compression().secondReads());
+
+        long opsBefore = device.stats().readOps();
+        assertHit(again, 23, 20L * CHUNK);
+        assertEquals(2, device.stats().readOps() - opsBefore, "the record longer than expected is read again whole");
+        assertEquals(1, cache.stats().engine().compression().secondReads());
+        assertTrue(again.expectedRecordBytes() > CHUNK, "and the file's expectation rises to it");
+        assertEquals(0, cache.stats().engine().damagedRecords() + cache.stats().engine().refusedRecords());
+    }
+
+    @Test
+    void aCompressedHitBringsItsFilesNextChunkAlongDecompressedWithOneRead() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("pair-Data.db");
+        file.storeCompressed(true);
+        putCompressible(file, 24, 0, 6);
+        BlockDevice device = reopenOnFlash();
+        CachedFile again = sstable("pair-Data.db");
+        again.storeCompressed(true);
+        assertCompressibleHit(again, 24, 0); // learns the records' length
+        for (int i = 1; i + 1 < 6; i++) {
+            long position = (long) i * CHUNK;
+            long reads = device.stats().readOps();
+            CachedChunk hit = cache.get(again, position, CHUNK, true);
+            assertNotNull(hit);
+            assertArrayEquals(ChunkContent.compressible(24, position, CHUNK, COMPRESSIBLE_RANDOM), ChunkContent.read(hit));
+            FollowingChunk follower = hit.takeFollower();
+            assertNotNull(follower, "chunk " + i + "'s next record lies right after it");
+            hit.release();
+            CachedChunk next = cache.claim(again, follower);
+            assertNotNull(next);
+            assertArrayEquals(ChunkContent.compressible(24, position + CHUNK, CHUNK, COMPRESSIBLE_RANDOM),
+                    ChunkContent.read(next), "the follower decompressed");
+            next.release();
+            assertEquals(reads + 1, device.stats().readOps(), "one I/O for both");
+        }
+        assertEquals(0, cache.engine().reader().outstandingBuffers());
+        assertEquals(4, cache.stats().followersServed());
+    }
 }

@@ -85,6 +85,23 @@ final class TestCache {
         return cache;
     }
 
+    /**
+     * Three 16K chunks of one file, each a quarter pseudo-random bytes and zeros after, stored
+     * compressed (the cache's {@code chunks_on_flash: compressed}).
+     */
+    static TestCache compressed() throws IOException, InterruptedException {
+        TestCache cache = new TestCache(1);
+        Path file = cache.dataFile("nb-3-big-Data.db");
+        List<Chunk> chunks = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            byte[] bytes = new byte[CHUNK];
+            System.arraycopy(chunk(file, (long) i * CHUNK, CHUNK / 4).bytes(), 0, bytes, 0, CHUNK / 4);
+            chunks.add(new Chunk(file, (long) i * CHUNK, bytes));
+        }
+        cache.fill(chunks, true);
+        return cache;
+    }
+
     /** A real data file; its identity (path, size, modification time, inode) is what the cache records. */
     Path dataFile(String name) throws IOException {
         return Files.write(dataDir.resolve(name), ("data of " + name).getBytes(StandardCharsets.UTF_8));
@@ -104,12 +121,18 @@ final class TestCache {
      * which seals the open segment and writes another.
      */
     void fill(List<Chunk> newChunks) throws IOException, InterruptedException {
+        fill(newChunks, false);
+    }
+
+    /** As {@link #fill(List)}, the files' chunks stored compressed when {@code compressed}. */
+    void fill(List<Chunk> newChunks, boolean compressed) throws IOException, InterruptedException {
         CacheConfig built = onDevices(CacheConfig.builder().segmentBytes(1 << 20)
                 .checkpointIntervalMillis(3_600_000).checkpointChangePercent(0));
         try (SegmentFlashCache cache = new SegmentFlashCache(built, open(built), System::nanoTime)) {
             Map<Path, CachedFile> files = new HashMap<>();
             for (Chunk chunk : newChunks) {
                 CachedFile file = files.computeIfAbsent(chunk.file(), path -> register(cache, path));
+                file.storeCompressed(compressed);
                 if (chunk.bytes() == null) {
                     cache.invalidatePosition(file, chunk.position());
                     continue;
@@ -120,7 +143,8 @@ final class TestCache {
                 throw new AssertionError("no checkpoint: " + cache.stats());
             }
             long puts = newChunks.stream().filter(chunk -> chunk.bytes() != null).count();
-            if (cache.stats().puts() != puts || cache.stats().engine().notAdmitted() > 0) {
+            if (cache.stats().puts() != puts || cache.stats().engine().notAdmitted() > 0
+                    || compressed && cache.stats().engine().compression().compressedChunks() != puts) {
                 throw new AssertionError("not every chunk was taken: " + cache.stats());
             }
         }

@@ -42,6 +42,16 @@ class VerifyCommandTest {
     }
 
     @Test
+    void chunksStoredCompressedAreReadBackAndDecompressed() throws Exception {
+        TestCache cache = TestCache.compressed();
+
+        CommandRun run = CommandRun.of(cache.args("verify", "--data"));
+
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("3 entries, 3 chunk(s) read back (0 corrupt, 0 stale, 0 unreadable)"), run.out());
+    }
+
+    @Test
     void withoutProgressOptionOrTerminalNoBar() throws Exception {
         TestCache cache = TestCache.standard(1);
 

@@ -9,6 +9,8 @@ import io.flashchunk.cache.checkpoint.Recovery;
 import io.flashchunk.cache.driver.StorageDriver;
 import io.flashchunk.cache.files.ChunkKeys;
 import io.flashchunk.cache.files.NamedFiles;
+import io.flashchunk.cache.format.ChunkCompression;
+import io.flashchunk.cache.format.ChunkForm;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
@@ -307,14 +309,17 @@ public final class CacheEngine implements AutoCloseable {
         private final boolean[] durable;
         private final long from;
         private final long fromSequence;
+        /** A chunk (or move) the writer stores compressed when that pays ({@link ChunkCompression}). */
+        private final boolean compress;
 
         private Pending(Kind kind, long key, ByteBuffer chunk, long readStartedNanos, CountDownLatch reached,
                         boolean[] durable) {
-            this(kind, key, chunk, readStartedNanos, reached, durable, RecordAddress.NONE, -1);
+            this(kind, key, chunk, readStartedNanos, reached, durable, RecordAddress.NONE, -1, false);
         }
 
         private Pending(Kind kind, long key, ByteBuffer chunk, long readStartedNanos, CountDownLatch reached,
-                        boolean[] durable, long from, long fromSequence) {
+                        boolean[] durable, long from, long fromSequence, boolean compress) {
+            this.compress = compress;
             this.from = from;
             this.fromSequence = fromSequence;
             this.kind = kind;
@@ -357,12 +362,17 @@ public final class CacheEngine implements AutoCloseable {
             return fromSequence;
         }
 
-        static Pending chunk(long key, ByteBuffer chunk, long readStartedNanos) {
-            return new Pending(Kind.CHUNK, key, chunk, readStartedNanos, null, null);
+        public boolean compress() {
+            return compress;
         }
 
-        static Pending move(long key, ByteBuffer chunk, long readStartedNanos, long from, long fromSequence) {
-            return new Pending(Kind.MOVE, key, chunk, readStartedNanos, null, null, from, fromSequence);
+        static Pending chunk(long key, ByteBuffer chunk, long readStartedNanos, boolean compress) {
+            return new Pending(Kind.CHUNK, key, chunk, readStartedNanos, null, null, RecordAddress.NONE, -1, compress);
+        }
+
+        static Pending move(long key, ByteBuffer chunk, long readStartedNanos, long from, long fromSequence,
+                            boolean compress) {
+            return new Pending(Kind.MOVE, key, chunk, readStartedNanos, null, null, from, fromSequence, compress);
         }
 
         static Pending invalidation(long key) {
@@ -397,7 +407,7 @@ public final class CacheEngine implements AutoCloseable {
         public String toString() {
             return "Pending[kind=" + kind + ", key=" + key + ", chunk=" + chunk
                     + ", readStartedNanos=" + readStartedNanos + ", reached=" + reached + ", durable=" + durable
-                    + ", from=" + from + ", fromSequence=" + fromSequence + "]";
+                    + ", from=" + from + ", fromSequence=" + fromSequence + ", compress=" + compress + "]";
         }
     }
 
@@ -439,6 +449,12 @@ public final class CacheEngine implements AutoCloseable {
     private final LongAdder queueFull = new LongAdder();
     private final LongAdder writerErrors = new LongAdder();
     private final LongAdder alreadyCached = new LongAdder();
+    // Chunks the writer compressed, their bytes before and after, and those it stored as they were
+    // because compressing saved too little: what compression buys an operator, from the node's own data.
+    private final LongAdder compressedChunks = new LongAdder();
+    private final LongAdder compressedChunkBytes = new LongAdder();
+    private final LongAdder compressedPayloadBytes = new LongAdder();
+    private final LongAdder storedRawNotWorthCompressing = new LongAdder();
     private final LongAdder offeredBeforeInvalidation = new LongAdder();
     private final LongAdder invalidations = new LongAdder();
     /** Hot chunks moved off a loaded device into a less loaded one (written again). */
@@ -461,6 +477,7 @@ public final class CacheEngine implements AutoCloseable {
     private long lastPruneNanos;
     private final WarningThrottle errorLog = new WarningThrottle(1, TimeUnit.MINUTES);
     private final WarningThrottle mismatchLog = new WarningThrottle(1, TimeUnit.MINUTES);
+    private final WarningThrottle compressionUnavailable = new WarningThrottle(1, TimeUnit.HOURS);
     private final LongSupplier clockMillis;
 
     private CacheEngine(List<StorageDriver> drivers, Settings settings, NamedFiles files, LongSupplier clockMillis,
@@ -571,6 +588,14 @@ public final class CacheEngine implements AutoCloseable {
      * chunk read along ({@link SegmentReader#read(long, int, long)}). Any thread.
      */
     public SegmentReader.Hit read(long key, int chunkLength, long nextKey) {
+        return read(key, chunkLength, nextKey, 0);
+    }
+
+    /**
+     * As {@link #read(long, int, long)}, reading {@code expectedRecordBytes} of the record from flash
+     * ({@link SegmentReader#read(long, int, long, int)}: 0 for the longest a chunk can take).
+     */
+    public SegmentReader.Hit read(long key, int chunkLength, long nextKey, int expectedRecordBytes) {
         admission.accessed(key);
         // Taken before the set is looked at when chunks may move: an invalidation that the look misses is
         // timed after it, so invalidatedSince keeps the move out (invalidate() takes its time after the set).
@@ -579,7 +604,7 @@ public final class CacheEngine implements AutoCloseable {
             return null;
         }
         try {
-            SegmentReader.Hit hit = reader.read(key, chunkLength, nextKey);
+            SegmentReader.Hit hit = reader.read(key, chunkLength, nextKey, expectedRecordBytes);
             if (hit != null && moves != null && hit.fromFlash() && moves.take(RecordAddress.space(hit.flashAddress()),
                     hit.sequence(), hit.chunk().remaining())) {
                 queueMove(key, hit, started);
@@ -623,7 +648,7 @@ public final class CacheEngine implements AutoCloseable {
             return;
         }
         queue.add(Pending.move(key, ByteBuffer.allocate(bytes).put(hit.chunk().duplicate()).flip(), readStartedNanos,
-                hit.flashAddress(), hit.sequence()));
+                hit.flashAddress(), hit.sequence(), hit.form() == ChunkForm.LZ4));
     }
 
     /** As {@link #offer(long, ByteBuffer, long)} for bytes no invalidation can race with (tests, the simulator). */
@@ -631,13 +656,24 @@ public final class CacheEngine implements AutoCloseable {
         return offer(key, chunk, nanoClock.getAsLong());
     }
 
+    /** As {@link #offer(long, ByteBuffer)}, stored compressed when {@code compress} and that pays. */
+    public boolean offer(long key, ByteBuffer chunk, boolean compress) {
+        return offer(key, chunk, nanoClock.getAsLong(), compress);
+    }
+
+    /** As {@link #offer(long, ByteBuffer, long, boolean)}, to be stored as it is. */
+    public boolean offer(long key, ByteBuffer chunk, long readStartedNanos) {
+        return offer(key, chunk, readStartedNanos, false);
+    }
+
     /**
      * Offers the chunk of {@code key} just read on a miss (position to limit, left unchanged): copied
      * into the writer's queue if the key is not cached, admission takes it and the queue has room.
      * The writer drops it if the key is invalidated after {@code readStartedNanos} (the engine's
-     * nanoClock, taken before its file read began). Any thread.
+     * nanoClock, taken before its file read began). With {@code compress}, the writer stores it
+     * compressed if that saves enough ({@link ChunkCompression}). Any thread.
      */
-    public boolean offer(long key, ByteBuffer chunk, long readStartedNanos) {
+    public boolean offer(long key, ByteBuffer chunk, long readStartedNanos, boolean compress) {
         if (closing || !writerThread.isAlive() || !chunk.hasRemaining()) {
             return false;
         }
@@ -655,7 +691,8 @@ public final class CacheEngine implements AutoCloseable {
             queueFull.increment();
             return false;
         }
-        queue.add(Pending.chunk(key, ByteBuffer.allocate(bytes).put(chunk.duplicate()).flip(), readStartedNanos));
+        queue.add(Pending.chunk(key, ByteBuffer.allocate(bytes).put(chunk.duplicate()).flip(), readStartedNanos,
+                compress));
         return true;
     }
 
@@ -859,17 +896,50 @@ public final class CacheEngine implements AutoCloseable {
             queuedBytes.addAndGet(-pending.chunk().remaining());
             // The writer checks the index still points at the record read, in the use of its segment read;
             // the invalidation's time is checked too, as for offers.
-            if (!invalidatedSince(pending.key(), pending.readStartedNanos())
-                    && writer.move(pending.key(), pending.chunk(), pending.from(), pending.fromSequence())) {
-                moved.increment();
+            if (!invalidatedSince(pending.key(), pending.readStartedNanos())) {
+                ByteBuffer compressed = compressed(pending);
+                if (writer.move(pending.key(), compressed != null ? compressed : pending.chunk(),
+                        compressed != null ? ChunkForm.LZ4 : ChunkForm.RAW, pending.from(), pending.fromSequence())) {
+                    moved.increment();
+                    countStored(pending, compressed);
+                }
             }
         } else {
             queuedBytes.addAndGet(-pending.chunk().remaining());
             if (invalidatedSince(pending.key(), pending.readStartedNanos())) {
                 offeredBeforeInvalidation.increment();
             } else {
-                writer.append(pending.key(), pending.chunk());
+                ByteBuffer compressed = compressed(pending);
+                if (writer.append(pending.key(), compressed != null ? compressed : pending.chunk(),
+                        compressed != null ? ChunkForm.LZ4 : ChunkForm.RAW)) {
+                    countStored(pending, compressed);
+                }
             }
+        }
+    }
+
+    /** The payload of a chunk to store compressed, when compressing it pays; else null (stored as it is). */
+    private ByteBuffer compressed(Pending pending) {
+        if (!pending.compress()) {
+            return null;
+        }
+        try {
+            return ChunkCompression.compress(pending.chunk());
+        } catch (LinkageError e) {
+            compressionUnavailable.warn(LOG, "flash cache: chunks cannot be compressed here (lz4-java: {}); "
+                    + "they are stored uncompressed", e.toString());
+            return null;
+        }
+    }
+
+    /** Counts a chunk to be stored compressed once it is stored: compressed, or as it was when that did not pay. */
+    private void countStored(Pending pending, ByteBuffer compressed) {
+        if (compressed != null) {
+            compressedChunks.increment();
+            compressedChunkBytes.add(pending.chunk().remaining());
+            compressedPayloadBytes.add(compressed.remaining());
+        } else if (pending.compress()) {
+            storedRawNotWorthCompressing.increment();
         }
     }
 
@@ -925,7 +995,9 @@ public final class CacheEngine implements AutoCloseable {
                 last == null ? recovered.checkpointMillis() : last.startedMillis(), appendedSince(appended),
                 new EngineStats.DeadSpace(segmentWriter.entries().deadRecords(), segmentWriter.deadFilesPendingCount(),
                         segmentWriter.deadFilesChunksRemoved(), segmentWriter.mostlyDeadDoomed()),
-                moves == null ? 0 : moves.taken(), moved.sum(), segmentWriter.doomedForMoves());
+                moves == null ? 0 : moves.taken(), moved.sum(), segmentWriter.doomedForMoves(),
+                new EngineStats.Compression(compressedChunks(), compressedChunkBytes(), compressedPayloadBytes(),
+                        storedRawNotWorthCompressing(), reader.decompressed(), reader.secondReads()));
     }
 
     /** What the last durable checkpoint wrote (its sequence, entries, bytes), or null before the first. */
@@ -982,6 +1054,26 @@ public final class CacheEngine implements AutoCloseable {
     /** Unexpected failures of the writer on a chunk (logged, at most once a minute). */
     public long writerErrors() {
         return writerErrors.sum();
+    }
+
+    /** Chunks the writer stored compressed, hot chunk moves included (not reinsertion, which keeps each form). */
+    public long compressedChunks() {
+        return compressedChunks.sum();
+    }
+
+    /** The bytes of the chunks stored compressed, before compression. */
+    public long compressedChunkBytes() {
+        return compressedChunkBytes.sum();
+    }
+
+    /** The LZ4 payloads of the chunks stored compressed. */
+    public long compressedPayloadBytes() {
+        return compressedPayloadBytes.sum();
+    }
+
+    /** Chunks to be stored compressed that were stored as they were: compressing saved less than an eighth. */
+    public long storedRawNotWorthCompressing() {
+        return storedRawNotWorthCompressing.sum();
     }
 
     /** Offers of keys already in the index: not queued. */

@@ -600,7 +600,11 @@ public final class CacheInspection {
         UNREADABLE
     }
 
-    /** One record read back: its state, its length when read, and what went wrong otherwise. */
+    /**
+     * One record read back: its state, its payload's length when read (as the record holds it, so
+     * a compressed chunk's compressed bytes: what the segment's summary says), and what went wrong
+     * otherwise.
+     */
     public static final class RecordCheck {
         private final RecordState state;
         private final int length;
@@ -660,11 +664,14 @@ public final class CacheInspection {
             throw new IllegalStateException("recovery did not run: no records to check");
         }
         try {
-            SegmentReader.Hit hit = parts.reader.read(entry.key(), entry.length(), SegmentReader.NO_NEXT);
+            // The summary gives the record's payload, not its file's chunk length: any chunk length will do,
+            // and the record is read whole, as long as it is (a compressed chunk is longer than its payload).
+            SegmentReader.Hit hit = parts.reader.read(entry.key(), RecordFormat.MAX_CHUNK_BYTES, SegmentReader.NO_NEXT,
+                    RecordFormat.HEADER_BYTES + entry.length());
             if (hit == null) {
                 return new RecordCheck(RecordState.ABSENT, 0, "not found where the index points");
             }
-            int length = hit.chunk().remaining();
+            int length = hit.recordBytes() - RecordFormat.HEADER_BYTES; // decompressed whole, if compressed
             hit.release();
             return new RecordCheck(RecordState.READ, length, null);
         } catch (RecordMismatchException e) {

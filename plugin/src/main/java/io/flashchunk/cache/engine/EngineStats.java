@@ -43,6 +43,7 @@ public final class EngineStats {
     private final long hotChunkMovesTaken;
     private final long hotChunksMoved;
     private final long segmentsDoomedForMoves;
+    private final Compression compression;
 
     /**
      * @param entries                   chunks in the index
@@ -85,6 +86,7 @@ public final class EngineStats {
      *     queue was full, no less loaded segment was open, or the chunk changed place first)
      * @param segmentsDoomedForMoves    segments of a less loaded device given up to make room for the moves
      *     (its coldest, when it had too few free)
+     * @param compression               chunks stored compressed, and what that saved and cost
      */
     public EngineStats(long entries, long queuedBytes, long alreadyCached, long queueFull, long notAdmitted,
                        long dropped, long offeredBeforeInvalidation, long appended, long reinserted,
@@ -94,7 +96,9 @@ public final class EngineStats {
                        long checkpoints, long failedCheckpoints, long deltaCheckpoints,
                        long checkpointBytesWritten, long lastCheckpointSequence,
                        long lastCheckpointMillis, long appendedSinceCheckpoint, DeadSpace deadSpace,
-                       long hotChunkMovesTaken, long hotChunksMoved, long segmentsDoomedForMoves) {
+                       long hotChunkMovesTaken, long hotChunksMoved, long segmentsDoomedForMoves,
+                       Compression compression) {
+        this.compression = compression;
         this.entries = entries;
         this.queuedBytes = queuedBytes;
         this.alreadyCached = alreadyCached;
@@ -129,6 +133,81 @@ public final class EngineStats {
         this.hotChunkMovesTaken = hotChunkMovesTaken;
         this.hotChunksMoved = hotChunksMoved;
         this.segmentsDoomedForMoves = segmentsDoomedForMoves;
+    }
+
+    /** Chunks stored compressed on flash, and what that saved and cost. */
+    public static final class Compression {
+        private final long compressedChunks;
+        private final long chunkBytes;
+        private final long payloadBytes;
+        private final long notWorthCompressing;
+        private final long decompressed;
+        private final long secondReads;
+
+        /**
+         * @param compressedChunks    chunks the writer stored compressed (hot chunk moves included)
+         * @param chunkBytes          those chunks' bytes
+         * @param payloadBytes        their compressed payloads' bytes
+         * @param notWorthCompressing chunks to be compressed stored as they were: compressing saved less than an eighth
+         * @param decompressed        chunks decompressed for flash hits (followers included)
+         * @param secondReads         flash hits read twice because their record went on past the bytes expected
+         */
+        public Compression(long compressedChunks, long chunkBytes, long payloadBytes, long notWorthCompressing,
+                           long decompressed, long secondReads) {
+            this.compressedChunks = compressedChunks;
+            this.chunkBytes = chunkBytes;
+            this.payloadBytes = payloadBytes;
+            this.notWorthCompressing = notWorthCompressing;
+            this.decompressed = decompressed;
+            this.secondReads = secondReads;
+        }
+
+        public long compressedChunks() {
+            return compressedChunks;
+        }
+
+        public long chunkBytes() {
+            return chunkBytes;
+        }
+
+        public long payloadBytes() {
+            return payloadBytes;
+        }
+
+        public long notWorthCompressing() {
+            return notWorthCompressing;
+        }
+
+        public long decompressed() {
+            return decompressed;
+        }
+
+        public long secondReads() {
+            return secondReads;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Compression)) {
+                return false;
+            }
+            Compression other = (Compression) o;
+            return compressedChunks == other.compressedChunks && chunkBytes == other.chunkBytes
+                    && payloadBytes == other.payloadBytes && notWorthCompressing == other.notWorthCompressing
+                    && decompressed == other.decompressed && secondReads == other.secondReads;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(compressedChunks, chunkBytes, payloadBytes, notWorthCompressing, decompressed,
+                    secondReads);
+        }
+
+        @Override
+        public String toString() {
+            return "compressed=" + compressedChunks + " (" + chunkBytes + " B to " + payloadBytes + " B), notWorth="
+                    + notWorthCompressing + ", decompressed=" + decompressed + ", secondReads=" + secondReads;
+        }
     }
 
     /**
@@ -205,6 +284,10 @@ public final class EngineStats {
 
     public long hotChunksMoved() {
         return hotChunksMoved;
+    }
+
+    public Compression compression() {
+        return compression;
     }
 
     public long segmentsDoomedForMoves() {
@@ -373,7 +456,8 @@ public final class EngineStats {
                 && deadSpace.equals(other.deadSpace)
                 && hotChunkMovesTaken == other.hotChunkMovesTaken
                 && hotChunksMoved == other.hotChunksMoved
-                && segmentsDoomedForMoves == other.segmentsDoomedForMoves;
+                && segmentsDoomedForMoves == other.segmentsDoomedForMoves
+                && compression.equals(other.compression);
     }
 
     @Override
@@ -384,7 +468,7 @@ public final class EngineStats {
                 readErrors, refusedRecords, damagedRecords, invalidations, checkpoints, failedCheckpoints,
                 deltaCheckpoints, checkpointBytesWritten,
                 lastCheckpointSequence, lastCheckpointMillis, appendedSinceCheckpoint, deadSpace,
-                hotChunkMovesTaken, hotChunksMoved, segmentsDoomedForMoves);
+                hotChunkMovesTaken, hotChunksMoved, segmentsDoomedForMoves, compression);
     }
 
     @Override
@@ -404,6 +488,6 @@ public final class EngineStats {
                 + ", lastCheckpointMillis=" + lastCheckpointMillis
                 + ", appendedSinceCheckpoint=" + appendedSinceCheckpoint + ", " + deadSpace
                 + ", hotChunkMovesTaken=" + hotChunkMovesTaken + ", hotChunksMoved=" + hotChunksMoved
-                + ", segmentsDoomedForMoves=" + segmentsDoomedForMoves + "]";
+                + ", segmentsDoomedForMoves=" + segmentsDoomedForMoves + ", " + compression + "]";
     }
 }

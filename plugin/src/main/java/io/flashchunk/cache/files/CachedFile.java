@@ -5,6 +5,9 @@ public final class CachedFile {
     private final int id;
     private volatile FileIdentity identity;
     private volatile boolean invalidated;
+    private volatile boolean storeCompressed;
+    /** How much of a record of this file a hit reads first; 0 until a hit has read one. */
+    private volatile int expectedRecordBytes;
 
     CachedFile(int id, FileIdentity identity) {
         this.id = id;
@@ -29,6 +32,42 @@ public final class CachedFile {
 
     public String path() {
         return identity.path();
+    }
+
+    /**
+     * Whether chunks of this file offered from now on are stored compressed on flash (when that saves
+     * enough); the cache's user decides it, per file, and may change its mind (chunks already stored
+     * stay in their form).
+     */
+    public boolean storeCompressed() {
+        return storeCompressed;
+    }
+
+    public void storeCompressed(boolean compressed) {
+        this.storeCompressed = compressed;
+    }
+
+    /**
+     * How many bytes of a record of this file a flash hit reads first (header and payload), learnt
+     * from the records hits read ({@link #recordRead}); 0 (the longest a chunk can take) until then.
+     */
+    public int expectedRecordBytes() {
+        return expectedRecordBytes;
+    }
+
+    /**
+     * A hit read a record of {@code recordBytes} (header and payload): the expectation becomes the
+     * largest of the records read lately: it rises to any longer record at once, and decays by
+     * 1/32 a read toward shorter ones, so that a record longer than expected, read twice, stays rare.
+     * Any thread (a lost update only delays learning).
+     */
+    public void recordRead(int recordBytes) {
+        int expected = expectedRecordBytes;
+        int decayed = expected - (expected >> 5);
+        int next = Math.max(recordBytes, decayed);
+        if (next != expected) {
+            expectedRecordBytes = next;
+        }
     }
 
     public boolean isInvalidated() {

@@ -1,6 +1,8 @@
 package io.flashchunk.cache.read;
 
 import io.flashchunk.buffer.AlignedBufferPool;
+import io.flashchunk.cache.format.ChunkCompression;
+import io.flashchunk.cache.format.ChunkForm;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
@@ -25,7 +27,8 @@ import java.util.concurrent.atomic.LongAdder;
  * The engine's read path, safe from any thread: looks a chunk up in the index, pins its
  * segment, reads the record from the segment's buffer while it is in memory or else from flash, and
  * serves it only when the record is that chunk's, from that use of the segment, and whole.
- * Everything else is a miss. Flash reads go as its {@link FlashReadPolicy} says.
+ * Everything else is a miss. Flash reads go as its {@link FlashReadPolicy} says. A record that holds
+ * its chunk compressed is decompressed here: every hit is the chunk's bytes.
  */
 public final class SegmentReader {
     private final SegmentTable table;
@@ -43,6 +46,8 @@ public final class SegmentReader {
     private final LongAdder timeouts = new LongAdder();
     private final LongAdder pairedReads = new LongAdder();
     private final LongAdder busyMisses = new LongAdder();
+    private final LongAdder secondReads = new LongAdder();
+    private final LongAdder decompressed = new LongAdder();
     /**
      * Per space, hits' flash reads started and not yet answered by the device, those given up after
      * the timeout included (the device still holds their buffers); past {@link #maxInFlight} a hit is
@@ -103,6 +108,8 @@ public final class SegmentReader {
         private final Follower next;
         private final long flashAddress;
         private final long sequence;
+        private final ChunkForm form;
+        private final int recordBytes;
 
         /**
          * @param flashAddress the record's address, read from flash; {@link RecordAddress#NONE}: read from
@@ -111,12 +118,34 @@ public final class SegmentReader {
          */
         public Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next, long flashAddress,
                    long sequence) {
+            this(chunk, buffer, pool, next, flashAddress, sequence, ChunkForm.RAW,
+                    RecordFormat.HEADER_BYTES + chunk.remaining());
+        }
+
+        /**
+         * @param form        the form the record holds the chunk in ({@code chunk} is its bytes whatever it is)
+         * @param recordBytes the record's header and payload, as on flash (no padding)
+         */
+        Hit(ByteBuffer chunk, ByteBuffer buffer, AlignedBufferPool pool, Follower next, long flashAddress,
+            long sequence, ChunkForm form, int recordBytes) {
             this.flashAddress = flashAddress;
             this.sequence = sequence;
             this.chunk = chunk;
             this.buffer = buffer;
             this.pool = pool;
             this.next = next;
+            this.form = form;
+            this.recordBytes = recordBytes;
+        }
+
+        /** The form the record holds the chunk in: a chunk moved elsewhere is written in it again. */
+        public ChunkForm form() {
+            return form;
+        }
+
+        /** The record's header and payload as on flash (its padding not counted). */
+        public int recordBytes() {
+            return recordBytes;
         }
 
         public ByteBuffer chunk() {
@@ -180,12 +209,19 @@ public final class SegmentReader {
         private final long address;
         private final long sequence;
         private final ByteBuffer chunk;
+        /** The form its record holds: its {@link #chunk} is a payload in it until the hit decompresses it. */
+        private final ChunkForm form;
 
         public Follower(long key, long address, long sequence, ByteBuffer chunk) {
+            this(key, address, sequence, chunk, ChunkForm.RAW);
+        }
+
+        Follower(long key, long address, long sequence, ByteBuffer chunk, ChunkForm form) {
             this.key = key;
             this.address = address;
             this.sequence = sequence;
             this.chunk = chunk;
+            this.form = form;
         }
 
         public long key() {
@@ -220,7 +256,7 @@ public final class SegmentReader {
         if (chunkLength > into.remaining()) {
             throw new IllegalArgumentException("chunk length " + chunkLength + " with room for " + into.remaining());
         }
-        Hit hit = read(key, chunkLength, NO_NEXT);
+        Hit hit = read(key, chunkLength, NO_NEXT, 0);
         return hit == null ? -1 : hit.copyAndRelease(into);
     }
 
@@ -238,6 +274,18 @@ public final class SegmentReader {
      *         caller may count and log
      */
     public Hit read(long key, int chunkLength, long nextKey) throws IOException, RecordMismatchException {
+        return read(key, chunkLength, nextKey, 0);
+    }
+
+    /**
+     * As {@link #read(long, int, long)}, reading first {@code expectedRecordBytes} of the record.
+     *
+     * @param expectedRecordBytes how much of the record to read from flash (header and payload: records
+     *        of compressed chunks are shorter than the longest a chunk can take); 0 for the longest. A
+     *        record found to go on past it is read again whole (a second read, counted)
+     */
+    public Hit read(long key, int chunkLength, long nextKey, int expectedRecordBytes)
+            throws IOException, RecordMismatchException {
         if (chunkLength < 1) {
             throw new IllegalArgumentException("chunk length " + chunkLength + " is not positive");
         }
@@ -263,7 +311,8 @@ public final class SegmentReader {
             Hit hit;
             SegmentState state = table.state(segment);
             if (state == SegmentState.DURABLE || state == SegmentState.DOOMED || state == SegmentState.RECLAIMING) {
-                hit = readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, nextKey);
+                hit = readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, nextKey,
+                        expectedRecordBytes);
             } else {
                 hit = readFromMemory(segment, sequence, sector, key, chunkLength);
                 if (hit != null) {
@@ -276,7 +325,8 @@ public final class SegmentReader {
                             && sector >= table.readableSectors(segment)) {
                         return null;
                     }
-                    hit = readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, nextKey);
+                    hit = readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, nextKey,
+                        expectedRecordBytes);
                 }
             }
             if (hit == null) {
@@ -349,7 +399,8 @@ public final class SegmentReader {
      * use's records, or an earlier cache's, which may carry the same key and sequence.
      */
     private Hit readFromFlash(int space, SegmentLayout layout, int segment, long address, int sector, long key,
-                              long sequence, int chunkLength, long nextKey) throws IOException, RecordMismatchException {
+                              long sequence, int chunkLength, long nextKey, int expectedRecordBytes)
+            throws IOException, RecordMismatchException {
         long start = layout.byteOffset(address);
         long firstBlock = start / BlockDevice.BLOCK_SIZE;
         // Read after every look at the state: it only grows while the segment is pinned.
@@ -358,14 +409,17 @@ public final class SegmentReader {
         if (start >= readableEnd) {
             return null; // not written in this use (an abandoned segment's unwritten windows): a miss
         }
-        int recordBytes = RecordFormat.recordBytes(chunkLength, layout.sectorBytes());
+        int longest = RecordFormat.recordBytes(chunkLength, layout.sectorBytes());
+        int recordBytes = expectedRecordBytes > 0 ? Math.min(longest, expectedRecordBytes) : longest;
         long end = Math.min(readableEnd, start + recordBytes);
-        // The next chunk's record right after a whole chunk's, in the written part of the same segment:
-        // read it along (a record that starts below the written end lies whole below it).
+        // The next chunk's record, within the longest record's reach after this one's start in the written
+        // part of the same segment (right after it, as a file's chunks written in order are): read it along
+        // (a record that starts below the written end lies whole below it).
         long nextAddress = nextKey == NO_NEXT ? RecordAddress.NONE : index.find(nextKey);
         boolean withNext = nextAddress != RecordAddress.NONE
                 && RecordAddress.space(nextAddress) == space
-                && layout.byteOffset(nextAddress) == start + recordBytes
+                && layout.byteOffset(nextAddress) > start
+                && layout.byteOffset(nextAddress) <= start + longest
                 && layout.byteOffset(nextAddress) < readableEnd
                 && layout.contains(nextAddress)
                 && layout.index(nextAddress) == layout.index(address);
@@ -423,21 +477,36 @@ public final class SegmentReader {
         boolean served = false;
         try {
             long base = firstBlock * BlockDevice.BLOCK_SIZE;
-            buffer.limit((int) (end - base)); // the block read past the written end is looked at by no check
-            ByteBuffer chunk = RecordFormat.check(buffer, (int) (start - base), key, sequence);
-            if (chunk.remaining() > chunkLength) {
-                throw new RecordMismatchException("record at sector " + sector + " holds " + chunk.remaining()
+            int at = (int) (start - base);
+            // Every block read, but not past the written end: what lies beyond is looked at by no check.
+            buffer.limit((int) (Math.min(readableEnd, base + bytes) - base));
+            if (recordBytes < longest && RecordFormat.end(buffer, at) > buffer.limit()
+                    && RecordFormat.end(buffer, at) - at <= longest) {
+                // Longer than expected (a record of a chunk that compressed less, or not at all): read whole.
+                pool.release(buffer);
+                served = true; // released
+                secondReads.increment();
+                return readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, NO_NEXT, 0);
+            }
+            ByteBuffer payload = RecordFormat.check(buffer, at, key, sequence);
+            ChunkForm form = RecordFormat.form(buffer, at);
+            if (form == ChunkForm.RAW && payload.remaining() > chunkLength) {
+                throw new RecordMismatchException("record at sector " + sector + " holds " + payload.remaining()
                         + " bytes; the chunk has at most " + chunkLength);
             }
-            Follower next = withNext && chunk.remaining() == chunkLength
+            Follower next = withNext && (form != ChunkForm.RAW || payload.remaining() == chunkLength)
                     ? follower(buffer, (int) (layout.byteOffset(nextAddress) - base), nextKey, nextAddress,
                             sequence, chunkLength)
                     : null;
             if (next != null) {
                 pairedReads.increment();
             }
+            int record = RecordFormat.HEADER_BYTES + payload.remaining();
+            Hit hit = form == ChunkForm.RAW && (next == null || next.form == ChunkForm.RAW)
+                    ? new Hit(payload, buffer, pool, next, address, sequence, form, record)
+                    : decompressed(payload, form, next, buffer, chunkLength, address, sequence, record);
             served = true;
-            return new Hit(chunk, buffer, pool, next, address, sequence);
+            return hit;
         } finally {
             if (!served) {
                 pool.release(buffer);
@@ -445,12 +514,57 @@ public final class SegmentReader {
         }
     }
 
+    /**
+     * A hit whose chunk, or follower, the record holds compressed: both as chunks in a buffer of their own
+     * (the hit's, then the follower's), the read's buffer released, so that a hit and its follower share
+     * one buffer as raw ones do.
+     */
+    private Hit decompressed(ByteBuffer payload, ChunkForm form, Follower next, ByteBuffer read, int chunkLength,
+                             long address, long sequence, int recordBytes) throws RecordMismatchException {
+        ByteBuffer out = pool.acquire(next == null ? chunkLength : 2 * chunkLength);
+        boolean done = false;
+        try {
+            ByteBuffer chunk = chunkFrom(payload, form, out, chunkLength);
+            Follower follower = null;
+            if (next != null) {
+                try {
+                    ByteBuffer nextChunk = chunkFrom(next.chunk, next.form, out, chunkLength);
+                    follower = new Follower(next.key, next.address, next.sequence, nextChunk, next.form);
+                } catch (RecordMismatchException e) {
+                    follower = null; // left out; the hit stands
+                }
+            }
+            pool.release(read);
+            done = true;
+            return new Hit(chunk, out, pool, follower, address, sequence, form, recordBytes);
+        } finally {
+            if (!done) {
+                pool.release(out);
+            }
+        }
+    }
+
+    /** The chunk of a payload in {@code form}, written into {@code out} from its position, as a view of it. */
+    private ByteBuffer chunkFrom(ByteBuffer payload, ChunkForm form, ByteBuffer out, int chunkLength)
+            throws RecordMismatchException {
+        int from = out.position();
+        if (form == ChunkForm.LZ4) {
+            ChunkCompression.decompress(payload, out, chunkLength);
+            decompressed.increment();
+        } else {
+            out.put(payload.duplicate());
+        }
+        return out.duplicate().limit(out.position()).position(from).slice();
+    }
+
     /** The next record as read along, if it is that chunk's, from this use, whole and no longer than a chunk. */
     private static Follower follower(ByteBuffer buffer, int at, long nextKey, long nextAddress, long sequence,
                                      int chunkLength) {
         try {
             ByteBuffer chunk = RecordFormat.check(buffer, at, nextKey, sequence);
-            return chunk.remaining() <= chunkLength ? new Follower(nextKey, nextAddress, sequence, chunk) : null;
+            ChunkForm form = RecordFormat.form(buffer, at);
+            return form != ChunkForm.RAW || chunk.remaining() <= chunkLength
+                    ? new Follower(nextKey, nextAddress, sequence, chunk, form) : null;
         } catch (RecordMismatchException e) {
             return null; // not the record the index named when the read began: no follower, the hit stands
         }
@@ -539,6 +653,16 @@ public final class SegmentReader {
     /** Read buffers hits and followers still hold (0 when every one was released: a leak shows here). */
     public long outstandingBuffers() {
         return pool.outstanding();
+    }
+
+    /** Flash hits read twice: the record went on past the bytes expected of it. */
+    public long secondReads() {
+        return secondReads.sum();
+    }
+
+    /** Chunks decompressed from records that hold them compressed, followers included, from flash. */
+    public long decompressed() {
+        return decompressed.sum();
     }
 
     /** Flash hits whose read brought the file's next chunk along. */

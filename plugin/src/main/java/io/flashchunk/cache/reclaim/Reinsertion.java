@@ -3,6 +3,7 @@ package io.flashchunk.cache.reclaim;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.ChunkForm;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
 import io.flashchunk.cache.format.SegmentLayout;
@@ -27,14 +28,21 @@ import java.util.function.LongPredicate;
  * back. Writer thread only; the count is read from any thread.
  */
 public final class Reinsertion {
-    /** A chunk read back from a reclaimed segment, to be appended again. */
+    /** A chunk read back from a reclaimed segment, to be appended again in the form its record held it. */
     public static final class Kept {
         private final long key;
         private final ByteBuffer chunk;
+        private final ChunkForm form;
 
-        public Kept(long key, ByteBuffer chunk) {
+        public Kept(long key, ByteBuffer chunk, ChunkForm form) {
             this.key = key;
             this.chunk = chunk;
+            this.form = form;
+        }
+
+        /** The form {@link #chunk} is in: the payload of the record read back, as it was. */
+        public ChunkForm form() {
+            return form;
         }
 
         public long key() {
@@ -47,7 +55,7 @@ public final class Reinsertion {
 
         @Override
         public String toString() {
-            return "Kept[key=" + key + ", chunk=" + chunk + "]";
+            return "Kept[key=" + key + ", chunk=" + chunk + ", form=" + form + "]";
         }
     }
 
@@ -115,9 +123,10 @@ public final class Reinsertion {
             ByteBuffer blocks = AlignedBuffers.allocate((int) (endBlock - firstBlock) * BlockDevice.BLOCK_SIZE);
             try {
                 spaces.driver(space).await(spaces.driver(space).read(firstBlock, blocks), "reinsertion read of segment " + segment);
-                ByteBuffer chunk = RecordFormat.check(blocks, (int) (start - firstBlock * BlockDevice.BLOCK_SIZE),
-                        summary.keys()[i], table.sequence(segment));
-                kept.add(new Kept(summary.keys()[i], ByteBuffer.allocate(chunk.remaining()).put(chunk).flip()));
+                int recordAt = (int) (start - firstBlock * BlockDevice.BLOCK_SIZE);
+                ByteBuffer chunk = RecordFormat.check(blocks, recordAt, summary.keys()[i], table.sequence(segment));
+                kept.add(new Kept(summary.keys()[i], ByteBuffer.allocate(chunk.remaining()).put(chunk).flip(),
+                        RecordFormat.form(blocks, recordAt)));
                 budget -= bytes;
             } catch (IOException | RecordMismatchException e) {
                 // Not kept: a chunk the device cannot give back is a miss, never a wrong byte.

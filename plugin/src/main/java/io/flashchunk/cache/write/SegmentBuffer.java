@@ -1,6 +1,8 @@
 package io.flashchunk.cache.write;
 
 import io.flashchunk.buffer.AlignedBuffers;
+import io.flashchunk.cache.format.ChunkCompression;
+import io.flashchunk.cache.format.ChunkForm;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
@@ -213,18 +215,24 @@ public final class SegmentBuffer {
         return records;
     }
 
-    /** Whether a record of {@code chunkBytes} fits beside the summary in what is left of the segment. */
+    /** Whether a record of a {@code chunkBytes}-byte payload fits beside the summary in what is left of the segment. */
     public boolean fits(int chunkBytes) {
         return (long) fill + RecordFormat.recordBytes(chunkBytes, sectorBytes) + SegmentSummary.bytes(records + 1)
                 <= segmentBytes;
     }
 
-    /**
-     * Appends the record of {@code chunk} (position to limit; left unchanged) and returns its offset
-     * in sectors from the segment's start, {@link #SEGMENT_FULL} when it does not fit beside the
-     * summary, or {@link #WINDOW_FULL} when the segment has room but this window has not.
-     */
+    /** As {@link #append(long, ByteBuffer, ChunkForm)} for a chunk's bytes as they are. */
     public int append(long key, ByteBuffer chunk) {
+        return append(key, chunk, ChunkForm.RAW);
+    }
+
+    /**
+     * Appends the record of a chunk whose payload in {@code form} is {@code chunk} (position to limit;
+     * left unchanged) and returns its offset in sectors from the segment's start, {@link #SEGMENT_FULL}
+     * when it does not fit beside the summary, or {@link #WINDOW_FULL} when the segment has room but
+     * this window has not.
+     */
+    public int append(long key, ByteBuffer chunk, ChunkForm form) {
         if (closedToAppends || segment == -1) {
             throw new IllegalStateException("segment buffer is " + (closedToAppends ? "closed to appends" : "not started"));
         }
@@ -236,7 +244,7 @@ public final class SegmentBuffer {
         if ((long) at + recordBytes > (long) base + bytes.capacity()) {
             return WINDOW_FULL;
         }
-        RecordFormat.write(bytes, at - base, key, sequence, chunk, sectorBytes);
+        RecordFormat.write(bytes, at - base, key, sequence, chunk, form, sectorBytes);
         if (records == keys.length) {
             keys = Arrays.copyOf(keys, 2 * records);
             sectors = Arrays.copyOf(sectors, 2 * records);
@@ -354,9 +362,9 @@ public final class SegmentBuffer {
     /**
      * Copies into {@code into} (from its position) the chunk of {@code key} whose record starts at
      * {@code sector}, if this buffer holds use {@code sequence} of {@code segment} and that record is
-     * complete and in this window; returns the chunk's length, or -1 when the buffer holds something
-     * else (read from flash instead, or miss). Throws when the record is not that chunk's or longer
-     * than {@code chunkLength}.
+     * complete and in this window (decompressed, when the record holds it compressed); returns the
+     * chunk's length, or -1 when the buffer holds something else (read from flash instead, or miss).
+     * Throws when the record is not that chunk's or longer than {@code chunkLength}.
      */
     public int read(int segment, long sequence, int sector, long key, int chunkLength, ByteBuffer into)
             throws RecordMismatchException {
@@ -385,6 +393,9 @@ public final class SegmentBuffer {
             }
             ByteBuffer complete = bytes.asReadOnlyBuffer().limit(to - from).position(0);
             ByteBuffer chunk = RecordFormat.check(complete, at - from, key, sequence);
+            if (RecordFormat.form(complete, at - from) == ChunkForm.LZ4) {
+                return ChunkCompression.decompress(chunk, into, chunkLength);
+            }
             int length = chunk.remaining();
             if (length > chunkLength || length > into.remaining()) {
                 throw new RecordMismatchException("record at sector " + sector + " of segment " + segment + " holds "

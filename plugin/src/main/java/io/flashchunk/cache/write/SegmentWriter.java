@@ -1,6 +1,7 @@
 package io.flashchunk.cache.write;
 
 import io.flashchunk.cache.checkpoint.CheckpointSchedule;
+import io.flashchunk.cache.format.ChunkForm;
 import io.flashchunk.cache.format.RecordAddress;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.SegmentSummary;
@@ -176,6 +177,11 @@ public final class SegmentWriter {
      * segment or buffer to be had now).
      */
     public boolean append(long key, ByteBuffer chunk) {
+        return append(key, chunk, ChunkForm.RAW);
+    }
+
+    /** As {@link #append(long, ByteBuffer)} for a chunk whose payload in {@code form} is {@code chunk}. */
+    public boolean append(long key, ByteBuffer chunk, ChunkForm form) {
         if (!liveKey.test(key)) {
             return false; // its file's sweep may have run already: it would stay on flash, counted live
         }
@@ -187,13 +193,13 @@ public final class SegmentWriter {
         if (open == null && !openSegment()) {
             return false;
         }
-        int sector = appendToOpen(key, chunk);
+        int sector = appendToOpen(key, chunk, form);
         if (sector == SegmentBuffer.SEGMENT_FULL) {
             sealOpen();
             if (!openSegment()) {
                 return false;
             }
-            sector = appendToOpen(key, chunk);
+            sector = appendToOpen(key, chunk, form);
         }
         if (sector < 0) {
             return false; // chunks kept for reinsertion filled the new segment first, or no buffer for a window
@@ -222,7 +228,7 @@ public final class SegmentWriter {
      * in when it has fewer segments free or on their way to it than {@link #roomForMoves}
      * ({@link Reclaimer#makeRoom}: its coldest segments doomed, for a checkpoint to release).
      */
-    public boolean move(long key, ByteBuffer chunk, long from, long sequence) {
+    public boolean move(long key, ByteBuffer chunk, ChunkForm form, long from, long sequence) {
         if (moves == null || !stillAt(key, from, sequence) || !liveKey.test(key)) {
             return false;
         }
@@ -236,7 +242,7 @@ public final class SegmentWriter {
         }
         if (open != null && moves.lessLoaded(table.space(open.segment()), source)) {
             if (open.fits(chunk.remaining())) {
-                return append(key, chunk);
+                return append(key, chunk, form);
             }
             sealOpen(); // full: the move needs the next segment
         }
@@ -264,7 +270,7 @@ public final class SegmentWriter {
         if (!moves.lessLoaded(table.space(open.segment()), source) || !open.fits(chunk.remaining())) {
             return false;
         }
-        return append(key, chunk);
+        return append(key, chunk, form);
     }
 
     /** Whether the index points {@code key} at {@code address}, in use {@code sequence} of its segment. */
@@ -332,15 +338,15 @@ public final class SegmentWriter {
      * when no buffer could take the next window (the chunk is not cached; a failed write of the
      * window just full leaves no open segment).
      */
-    private int appendToOpen(long key, ByteBuffer chunk) {
-        int sector = open.append(key, chunk);
+    private int appendToOpen(long key, ByteBuffer chunk, ChunkForm form) {
+        int sector = open.append(key, chunk, form);
         if (sector != SegmentBuffer.WINDOW_FULL) {
             return sector;
         }
         if (!nextWindow()) {
             return SegmentBuffer.WINDOW_FULL;
         }
-        return open.append(key, chunk);
+        return open.append(key, chunk, form);
     }
 
     /**
@@ -607,7 +613,7 @@ public final class SegmentWriter {
     /** Appends the chunks kept from reclaimed segments to the segment just opened, as far as they fit. */
     private void reinsertKept() {
         for (Reinsertion.Kept kept = reinsertion.next(); kept != null && open != null; kept = reinsertion.next()) {
-            int sector = appendToOpen(kept.key(), kept.chunk());
+            int sector = appendToOpen(kept.key(), kept.chunk(), kept.form());
             if (sector < 0) {
                 return;
             }

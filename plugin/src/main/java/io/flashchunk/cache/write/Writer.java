@@ -4,6 +4,7 @@ import io.flashchunk.cache.checkpoint.CheckpointSchedule;
 import io.flashchunk.cache.checkpoint.Checkpointer;
 import io.flashchunk.cache.files.NamedFiles;
 import java.io.IOException;
+import io.flashchunk.cache.format.ChunkForm;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -79,11 +80,16 @@ public final class Writer {
      * the same way on every chunk). A chunk not cached is counted as dropped.
      */
     public boolean append(long key, ByteBuffer chunk) {
-        if (segments.append(key, chunk)) {
+        return append(key, chunk, ChunkForm.RAW);
+    }
+
+    /** As {@link #append(long, ByteBuffer)} for a chunk whose payload in {@code form} is {@code chunk}. */
+    public boolean append(long key, ByteBuffer chunk, ChunkForm form) {
+        if (segments.append(key, chunk, form)) {
             return true;
         }
         if (segments.waitsForCheckpoint() && schedule.retryPassed() && checkpoint("a doomed segment waits")
-                && segments.append(key, chunk)) {
+                && segments.append(key, chunk, form)) {
             return true;
         }
         dropped.increment();
@@ -95,8 +101,8 @@ public final class Writer {
      * its segment), into a space loaded less ({@link SegmentWriter#move}); returns whether it did. A
      * move not made is not a dropped chunk: the chunk stays cached where it was.
      */
-    public boolean move(long key, ByteBuffer chunk, long from, long sequence) {
-        return segments.move(key, chunk, from, sequence);
+    public boolean move(long key, ByteBuffer chunk, ChunkForm form, long from, long sequence) {
+        return segments.move(key, chunk, form, from, sequence);
     }
 
     /**

@@ -37,7 +37,8 @@ public final class CacheSettings {
             "read_timeout", "read_in_caller_thread", "dram_tier_size", "overflow_read", "checkpoint_interval",
             "checkpoint_change_percent", "strict", "device_timeout", "slow_read", "slow_device_retry",
             "segment_size", "expected_chunk_size", "reinsert_percent", "admission_sketch_counters",
-            "admission_doorkeeper_bits", "admission_sample_reads", "hot_chunk_move_rate", "warm_up_before_clients");
+            "admission_doorkeeper_bits", "admission_sample_reads", "hot_chunk_move_rate", "warm_up_before_clients",
+            "chunks_on_flash", "chunks_on_flash_by_table");
     /** The longest {@code warm_up_before_clients}: a typo must not keep a node from its clients for hours. */
     public static final long MAX_WARM_UP_MILLIS = 600_000;
     /**
@@ -229,6 +230,7 @@ public final class CacheSettings {
             builder.hotChunkMoveBytesPerSecond(cassandraRate(at + "hot_chunk_move_rate", map.get("hot_chunk_move_rate")));
         }
         warmUpBeforeClientsMillis(map); // the adapter's alone, checked with the rest
+        ChunksOnFlash.parse(map);
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {

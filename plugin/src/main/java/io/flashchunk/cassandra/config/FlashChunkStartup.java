@@ -132,6 +132,7 @@ final class FlashChunkStartup {
             return refuse(config.strict(), hooksProblem);
         }
         try {
+            CassandraFlashCache.storeChunks(ChunksOnFlash.parse((Map<?, ?>) block)); // checked by parse above
             starter.start(config);
         } catch (Throwable e) {
             return refuse(config.strict(), CacheSettings.BLOCK + ": the cache could not start: "

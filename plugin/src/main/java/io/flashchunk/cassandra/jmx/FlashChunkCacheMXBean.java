@@ -124,6 +124,27 @@ public interface FlashChunkCacheMXBean {
     /** Segments chosen for reclaim (doomed) before their turn because a quarter of their records or fewer were live. */
     long getMostlyDeadSegmentsDoomed();
 
+    /** Chunks stored compressed on flash since start ({@code chunks_on_flash}), hot chunk moves included. */
+    long getCompressedChunks();
+
+    /** The bytes of the chunks stored compressed, before compression. */
+    long getCompressedChunkBytes();
+
+    /** The compressed payloads of those chunks: their ratio to {@link #getCompressedChunkBytes()} is what compression saved. */
+    long getCompressedPayloadBytes();
+
+    /** Chunks of tables stored compressed that were stored uncompressed: compressing saved less than an eighth. */
+    long getChunksNotWorthCompressing();
+
+    /** Chunks decompressed for flash hits. */
+    long getChunksDecompressed();
+
+    /**
+     * Flash hits read twice because their record was longer than the bytes expected of its file's
+     * (a chunk that compressed less than its file's others): a small share of the flash hits.
+     */
+    long getSecondReads();
+
     /**
      * Flash hits read from a device whose reads took 1.5 times the time of the least loaded device's,
      * taken to be written again where reads take least ({@code hot_chunk_move_rate} a second at most).

@@ -269,6 +269,36 @@ public final class FlashChunkCacheMetrics implements FlashChunkCacheMXBean {
     }
 
     @Override
+    public long getCompressedChunks() {
+        return stats().engine().compression().compressedChunks();
+    }
+
+    @Override
+    public long getCompressedChunkBytes() {
+        return stats().engine().compression().chunkBytes();
+    }
+
+    @Override
+    public long getCompressedPayloadBytes() {
+        return stats().engine().compression().payloadBytes();
+    }
+
+    @Override
+    public long getChunksNotWorthCompressing() {
+        return stats().engine().compression().notWorthCompressing();
+    }
+
+    @Override
+    public long getChunksDecompressed() {
+        return stats().engine().compression().decompressed();
+    }
+
+    @Override
+    public long getSecondReads() {
+        return stats().engine().compression().secondReads();
+    }
+
+    @Override
     public long getHotChunkMovesTaken() {
         return stats().engine().hotChunkMovesTaken();
     }

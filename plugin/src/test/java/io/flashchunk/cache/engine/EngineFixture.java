@@ -133,7 +133,8 @@ public final class EngineFixture {
             }
             CheckpointAreas areas = start != null ? start.layouts().get(i).areas() : AREAS;
             list.add(new AddressSpace(i, new StorageDriver(devices[i], 2, timeoutNanos), layout, areas));
-            records += (long) layout.segments() * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK, layout.sectorBytes()));
+            // The index has room for every record the flash can hold, compressed ones too (a quarter of a chunk).
+            records += (long) layout.segments() * (SEGMENT_BYTES / RecordFormat.recordBytes(CHUNK / 4, layout.sectorBytes()));
         }
         spaces = new AddressSpaces(list);
         // The engine's wiring; reads wait as long as the drivers do (a shared machine may stall one

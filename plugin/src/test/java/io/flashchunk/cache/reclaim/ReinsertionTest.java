@@ -15,7 +15,10 @@ import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.files.ChunkKeys;
+import io.flashchunk.cache.format.ChunkCompression;
+import io.flashchunk.cache.format.ChunkForm;
 import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.read.SegmentReader;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.index.ChunkLocations;
 import io.flashchunk.cache.space.SegmentState;
@@ -231,5 +234,47 @@ class ReinsertionTest {
         for (int k = next; k < i; k++) {
             assertEquals(chunk(key(k)), engine.read(key(k)), "chunk " + k);
         }
+    }
+
+    /** A chunk of {@code key}'s bytes for a quarter of it, then zeros: LZ4 stores it in about a quarter. */
+    private static java.nio.ByteBuffer compressible(long key) {
+        java.nio.ByteBuffer chunk = java.nio.ByteBuffer.allocate(EngineFixture.CHUNK);
+        chunk.put(chunk(key).limit(EngineFixture.CHUNK / 4)).clear();
+        return chunk;
+    }
+
+    @Test
+    void aChunkStoredCompressedIsWrittenAgainCompressedAsItWasRead() throws Exception {
+        EngineFixture engine = engine(new WriterPolicy(null, 0.5), device("a", 4));
+        int i = 0;
+        while (engine.segmentWriter.sealed() == 0) {
+            assertTrue(engine.writer.append(key(i), ChunkCompression.compress(compressible(key(i))), ChunkForm.LZ4));
+            i++;
+        }
+        for (int k = 0; k < 5; k++) {
+            assertEquals(compressible(key(k)), engine.read(key(k)), "chunk " + k + " of the first segment");
+        }
+        while (engine.segmentWriter.reclaimed() == 0) {
+            assertTrue(engine.writer.append(key(i), ChunkCompression.compress(compressible(key(i))), ChunkForm.LZ4));
+            i++;
+        }
+        engine.segmentWriter.flush();
+        assertEquals(5, engine.segmentWriter.reinserted());
+        for (int k = 0; k < 5; k++) {
+            assertEquals(compressible(key(k)), engine.read(key(k)), "read chunk " + k + " kept");
+        }
+        for (int k = 0; k < i; k++) {
+            SegmentReader.Hit hit = engine.reader.read(key(k), EngineFixture.CHUNK, SegmentReader.NO_NEXT);
+            if (hit != null) {
+                try {
+                    assertEquals(compressible(key(k)), hit.chunk(), "chunk " + k);
+                    assertEquals(ChunkForm.LZ4, hit.form(), "chunk " + k + " stored as it was, compressed");
+                    assertTrue(hit.recordBytes() < EngineFixture.CHUNK / 2, "chunk " + k + ": " + hit.recordBytes());
+                } finally {
+                    hit.release();
+                }
+            }
+        }
+        assertEquals(0, engine.mismatches);
     }
 }

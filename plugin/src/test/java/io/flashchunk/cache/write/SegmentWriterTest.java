@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flashchunk.cache.format.ChunkForm;
 import io.flashchunk.cache.engine.EngineFixture;
 import io.flashchunk.cache.engine.EngineFixture.Order;
 import io.flashchunk.cache.files.ChunkKeys;
@@ -130,7 +131,7 @@ class SegmentWriterTest {
     private static boolean move(EngineFixture engine, int i, long from) {
         int space = RecordAddress.space(from);
         long sequence = engine.table.sequence(engine.table.segment(space, engine.spaces.layout(space).index(from)));
-        return engine.writer.move(key(i), chunk(key(i)), from, sequence);
+        return engine.writer.move(key(i), chunk(key(i)), ChunkForm.RAW, from, sequence);
     }
 
     @Test
@@ -155,7 +156,7 @@ class SegmentWriterTest {
         long at = engine.index.find(key(4));
         int segment = engine.table.segment(0, engine.spaces.layout(0).index(at));
         long read = engine.table.sequence(segment);
-        assertFalse(engine.writer.move(key(4), chunk(key(4)), at, read - 1),
+        assertFalse(engine.writer.move(key(4), chunk(key(4)), ChunkForm.RAW, at, read - 1),
                 "read in another use of its segment: the same address, another record");
         assertEquals(0, spaceOf(engine, 4));
         long lessLoaded = engine.index.find(key(PER_SEGMENT));

@@ -51,8 +51,10 @@ class FlashCacheReadsIT {
         // millisecond while this VM's disk, busy with both nodes' writes, serves hits in 10-25 ms, and
         // the breaker rightly takes such a device out of use (seen after DeviceErrorsIT, on the old code
         // too); what is tested here is that hits are served and counted. The breaker has tests of its own.
+        // LZ4 tables' chunks stored compressed (auto), and one Zstd table's too (set apart), the rest as they are.
         flash = CassandraNode.withFlashCache("reads-flash", 256L << 20,
-                "checkpoint_interval_ms: 5s\nsegment_size_mib: 1\nslow_read_ms: 60s", "");
+                "checkpoint_interval_ms: 5s\nsegment_size_mib: 1\nslow_read_ms: 60s\nchunks_on_flash: auto\n"
+                        + "chunks_on_flash_by_table:\n  " + TestTables.KEYSPACE + ".zstd_16: compressed", "");
         flash.jvmOption("-Dflashchunk.record_reads=" + flash.dir.resolve(RECORDING));
         stock = CassandraNode.create("reads-stock", true, "");
         for (CassandraNode node : List.of(flash, stock)) {
@@ -88,6 +90,28 @@ class FlashCacheReadsIT {
 
     @Test
     @Order(2)
+    void chunksOfTheTablesSetToBeStoredCompressedAreAndTheOthersAreNot() throws Exception {
+        String log = flash.systemLog();
+        for (String table : TABLES.keySet()) {
+            boolean compressed = table.startsWith("lz4_") || table.equals("zstd_16");
+            String line = "chunks of " + TestTables.KEYSPACE + "." + table + " are stored "
+                    + (compressed ? "compressed" : "uncompressed") + " on flash (the table's compressor: "
+                    + (TABLES.get(table)[0] == null ? "none" : TABLES.get(table)[0]) + ")";
+            assertTrue(log.contains(line), "the log says: " + line);
+        }
+        Eventually.until("the write queue to drain", () -> flash.flashStat("QueuedBytes") == 0);
+        long compressedChunks = flash.flashStat("CompressedChunks");
+        long chunkBytes = flash.flashStat("CompressedChunkBytes");
+        long payloadBytes = flash.flashStat("CompressedPayloadBytes");
+        // 4 tables of 500 rows of 1.5-3 KB in 4, 16 and 64 KiB chunks: at least 750 KB each, a chunk or more a 64 KiB
+        assertTrue(compressedChunks >= 4 * (ROWS * 1500 / 65536), "chunks stored compressed: " + compressedChunks);
+        assertTrue(payloadBytes > 0 && payloadBytes * 10 < chunkBytes * 9,
+                "these rows' runs of letters compress: " + payloadBytes + " B of " + chunkBytes + " B");
+        assertTrue(flash.flashStat("ChunksNotWorthCompressing") < compressedChunks, "few chunks not worth compressing");
+    }
+
+    @Test
+    @Order(3)
     void aSecondReadIsServedFromFlashAndCountedInCassandrasMetrics() throws Exception {
         int[] versions = TestTables.versions(ROWS, 1);
         Eventually.until("the write queue to drain", () -> flash.flashStat("QueuedBytes") == 0);
@@ -110,6 +134,7 @@ class FlashCacheReadsIT {
         assertTrue(newMisses * 20 < newHits, "misses on the second read: " + newMisses + " against " + newHits + " hits");
         assertEquals(0, flash.flashStat("ChecksumErrors"));
         assertEquals(0, flash.flashStat("CacheFailures"));
+        assertTrue(flash.flashStat("ChunksDecompressed") > 0, "compressed chunks served from flash");
         // Rows of 1.5-3 KB: in 4 KiB chunks many span two, read together on the first (missing) read,
         // placed side by side, so the second read serves some next chunks from the same I/O (every
         // value was checked above).
@@ -118,7 +143,7 @@ class FlashCacheReadsIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void nodetoolInfoAndSystemViewsShowTheFlashCache() throws Exception {
         String line = chunkCacheLine(flash);
         long capacity = flash.flashStat("CapacityBytes");
@@ -138,7 +163,7 @@ class FlashCacheReadsIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void withoutChunkCacheClassTheNodeKeepsCassandrasOwnCache() throws Exception {
         String line = chunkCacheLine(stock);
         // The template's file_cache_size of 256 MiB, less Cassandra's 32 MiB reserve.
@@ -149,7 +174,7 @@ class FlashCacheReadsIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void everyChunkReadIsRecordedForTheSimulatorWhenTheJvmOptionAsks() throws Exception {
         long hits = flash.flashStat("Hits");
         flash.stop(); // the recorder's buffer is written out as the cache closes
