@@ -27,8 +27,6 @@ final class TableChunkForms {
     private static final Logger LOG = LoggerFactory.getLogger(TableChunkForms.class);
     /** Set by the configuration loader before the cache starts; nothing compressed until then. */
     private static volatile ChunksOnFlash setting = ChunksOnFlash.UNCOMPRESSED;
-    /** The reader's compression metadata: a field of the reader's, package-private in 4.1, 5.0 and 6.0. */
-    private static final Field METADATA = metadataField();
 
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
@@ -39,12 +37,21 @@ final class TableChunkForms {
 
     /** Whether the chunks {@code reader} gives of the data file at {@code path} are stored compressed. */
     boolean compress(ChunkReader reader, String path) {
+        ChunksOnFlash chunksOnFlash = setting;
+        if (chunksOnFlash.allUncompressed()) {
+            return false; // the default: no table to look up, nothing to log
+        }
         String[] table = keyspaceAndTable(path);
-        String compressor = tableCompressor(table[0], table[1], reader);
-        boolean compress = setting.compress(table[0], table[1], compressor);
+        // The schema is asked only under auto: other choices need no compressor.
+        String compressor = chunksOnFlash.dependsOnCompressor(table[0], table[1])
+                ? tableCompressor(table[0], table[1], reader) : null;
+        boolean compress = chunksOnFlash.compress(table[0], table[1], compressor);
         if (logged.add(table[0] + "." + table[1])) {
-            LOG.info("flash chunk cache: chunks of {}.{} are stored {} on flash (the table's compressor: {})",
-                    table[0], table[1], compress ? "compressed" : "uncompressed", compressor == null ? "none" : compressor);
+            LOG.info("flash chunk cache: chunks of {}.{} are stored {} on flash ({})", table[0], table[1],
+                    compress ? "compressed" : "uncompressed",
+                    chunksOnFlash.dependsOnCompressor(table[0], table[1])
+                            ? "auto, the table's compressor: " + (compressor == null ? "none" : compressor)
+                            : "as set");
         }
         return compress;
     }
@@ -81,12 +88,15 @@ final class TableChunkForms {
     static String tableCompressor(String keyspace, String table, ChunkReader reader) {
         if (keyspace != null && table != null) {
             try {
-                TableMetadata metadata = Schema.instance.getTableMetadata(keyspace, table);
-                if (metadata != null) {
-                    CompressionParams compression = metadata.params.compression;
+                // Schema.instance is a Schema in 4.1 and 5.0, a SchemaProvider in 6.0: asked by reflection.
+                Object schema = Schema.class.getField("instance").get(null);
+                Object metadata = schema == null ? null : schema.getClass()
+                        .getMethod("getTableMetadata", String.class, String.class).invoke(schema, keyspace, table);
+                if (metadata instanceof TableMetadata) {
+                    CompressionParams compression = ((TableMetadata) metadata).params.compression;
                     return compression.isEnabled() ? compression.klass().getSimpleName() : null;
                 }
-            } catch (LinkageError | RuntimeException e) {
+            } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
                 // a release whose schema answers otherwise: the file's own compressor says it
             }
         }
@@ -95,16 +105,22 @@ final class TableChunkForms {
 
     /** The simple class name of the compressor of a compressed file's reader; null for any other reader. */
     static String compressor(ChunkReader reader) {
-        if (!(reader instanceof CompressedChunkReader) || METADATA == null) {
+        if (!(reader instanceof CompressedChunkReader) || ReaderMetadata.FIELD == null) {
             return null;
         }
         try {
-            CompressionMetadata metadata = (CompressionMetadata) METADATA.get(reader);
+            CompressionMetadata metadata = (CompressionMetadata) ReaderMetadata.FIELD.get(reader);
             return metadata == null || metadata.compressor() == null ? null
                     : metadata.compressor().getClass().getSimpleName();
         } catch (IllegalAccessException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** The reader's compression metadata, looked up once it is first needed. */
+    private static final class ReaderMetadata {
+        /** A field of the reader's, package-private in 4.1, 5.0 and 6.0; null when not there. */
+        static final Field FIELD = metadataField();
     }
 
     private static Field metadataField() {

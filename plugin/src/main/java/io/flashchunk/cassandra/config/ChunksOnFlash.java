@@ -90,6 +90,17 @@ public final class ChunksOnFlash {
         }
     }
 
+    /** Whether {@code keyspace.table}'s choice depends on its compressor ({@code auto} for it). */
+    public boolean dependsOnCompressor(String keyspace, String table) {
+        Choice chosen = keyspace == null || table == null ? null : byTable.get(keyspace + "." + table);
+        return (chosen != null ? chosen : choice) == Choice.AUTO;
+    }
+
+    /** Whether every table's chunks are stored uncompressed (the default): nothing to decide per table. */
+    public boolean allUncompressed() {
+        return choice == Choice.UNCOMPRESSED && !byTable.containsValue(Choice.COMPRESSED);
+    }
+
     /** The setting as an operator would write it, for the log. */
     public String describe() {
         return "chunks_on_flash: " + choice.name().toLowerCase(Locale.ROOT)

@@ -47,6 +47,20 @@ class ChunksOnFlashTest {
     }
 
     @Test
+    void onlyAutoAsksForTheCompressorAndTheDefaultDecidesNothingPerTable() {
+        assertTrue(ChunksOnFlash.parse(block()).allUncompressed());
+        assertTrue(ChunksOnFlash.parse(block("chunks_on_flash_by_table", Map.of("ks.t", "uncompressed"))).allUncompressed());
+        ChunksOnFlash oneTable = ChunksOnFlash.parse(block("chunks_on_flash_by_table", Map.of("ks.t", "compressed")));
+        assertFalse(oneTable.allUncompressed());
+        assertFalse(oneTable.dependsOnCompressor("ks", "t"));
+        ChunksOnFlash auto = ChunksOnFlash.parse(block("chunks_on_flash", "auto",
+                "chunks_on_flash_by_table", Map.of("ks.t", "uncompressed")));
+        assertFalse(auto.allUncompressed());
+        assertTrue(auto.dependsOnCompressor("ks", "other"));
+        assertFalse(auto.dependsOnCompressor("ks", "t"), "set apart");
+    }
+
+    @Test
     void aWrongValueIsRefusedNamingTheSetting() {
         assertRefused("flash_chunk_cache.chunks_on_flash: 'zstd' is not auto, compressed or uncompressed",
                 block("chunks_on_flash", "zstd"));

@@ -63,7 +63,7 @@ class CassandraVersionsIT {
         // (the open segment's are served from its buffer); the breaker out of the way as in FlashCacheReadsIT.
         // The settings as Cassandra writes its own: each release's DataStorageSpec and DurationSpec read them.
         try (CassandraNode node = CassandraNode.withFlashCache("cassandra-" + version, version, 64L << 20, "engine: " + engine,
-                "segment_size: 1MiB\nslow_read: 60s\ncheckpoint_interval: 2s\nwarm_up_before_clients: 2s", "")) {
+                "segment_size: 1MiB\nslow_read: 60s\ncheckpoint_interval: 2s\nwarm_up_before_clients: 2s\nchunks_on_flash: auto", "")) {
             if (onJava11) {
                 node.java(java11);
             }
@@ -89,6 +89,20 @@ class CassandraVersionsIT {
             TestTables.readAndCheck(node.session(), "t", 0, ROWS, versions);
             assertTrue(node.flashStat("Hits") - hits >= ROWS, "hits on the second read: " + (node.flashStat("Hits") - hits));
             assertTrue(node.flashStat("FlashHits") > 0, "no hit was read from flash");
+            // chunks_on_flash: auto stores the LZ4 table's chunks compressed, and decides by the table's
+            // compressor as the schema gives it: a Zstd table's flushed files are LZ4 (flush_compression: fast)
+            TestTables.createTable(node.session(), "z", "ZstdCompressor", 16);
+            TestTables.write(node.session(), "z", 0, 50, 1);
+            node.nodetool("flush", TestTables.KEYSPACE);
+            TestTables.readAndCheck(node.session(), "z", 0, 50, TestTables.versions(50, 1));
+            String log = node.systemLog();
+            for (String line : List.of(
+                    "chunks of fc.t are stored compressed on flash (auto, the table's compressor: LZ4Compressor)",
+                    "chunks of fc.z are stored uncompressed on flash (auto, the table's compressor: ZstdCompressor)")) {
+                assertTrue(log.contains(line), "the log says: " + line);
+            }
+            assertTrue(node.flashStat("CompressedChunks") > 0 && node.flashStat("ChunksDecompressed") > 0,
+                    "chunks stored compressed and served: " + node.flashStat("CompressedChunks"));
 
             // every other row rewritten, then compacted into new files: the old files' chunks must go
             int[] rewritten = new int[ROWS / 2];
