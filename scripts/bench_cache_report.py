@@ -48,7 +48,9 @@ COMPACT_TARGET = 0.90    # compact / device, every chunk size
 COMPACT_WRITES_TARGET = 1.05
 PATHS = ("compact", "device", "device-record")
 # Newer runs: hits and device reads in the caller's thread (a blocking pread; an io_uring ring), and fio.
-PREAD_PATHS = ("compact-pread", "compact-uring", "device-pread", "device-uring")
+PREAD_PATHS = ("compact-pread", "compact-uring", "device-pread", "device-uring",
+               # since chunks_on_flash: hits of chunks stored LZ4-compressed (half of each chunk zeros)
+               "compact-lz4")
 FIO_PATHS = ("fio-libaio", "fio-io_uring")
 ALL_PATHS = PATHS + PREAD_PATHS + FIO_PATHS
 # Where a read's CPU goes, from its stacks (thread name first): the first rule that matches a sample's

@@ -32,7 +32,9 @@ final class TableChunkForms {
 
     static void configure(ChunksOnFlash chunksOnFlash) {
         setting = chunksOnFlash;
-        LOG.info("flash chunk cache: {}", chunksOnFlash.describe());
+        if (!chunksOnFlash.allUncompressed()) {
+            LOG.info("flash chunk cache: {}", chunksOnFlash.describe());
+        }
     }
 
     /** Whether the chunks {@code reader} gives of the data file at {@code path} are stored compressed. */
@@ -43,15 +45,17 @@ final class TableChunkForms {
         }
         String[] table = keyspaceAndTable(path);
         // The schema is asked only under auto: other choices need no compressor.
-        String compressor = chunksOnFlash.dependsOnCompressor(table[0], table[1])
-                ? tableCompressor(table[0], table[1], reader) : null;
+        boolean auto = chunksOnFlash.dependsOnCompressor(table[0], table[1]);
+        String fromSchema = auto ? schemaCompressor(table[0], table[1]) : NOT_IN_SCHEMA;
+        boolean schemaKnows = !NOT_IN_SCHEMA.equals(fromSchema);
+        String compressor = !auto ? null : schemaKnows ? fromSchema : compressor(reader);
         boolean compress = chunksOnFlash.compress(table[0], table[1], compressor);
         if (logged.add(table[0] + "." + table[1])) {
             LOG.info("flash chunk cache: chunks of {}.{} are stored {} on flash ({})", table[0], table[1],
                     compress ? "compressed" : "uncompressed",
-                    chunksOnFlash.dependsOnCompressor(table[0], table[1])
-                            ? "auto, the table's compressor: " + (compressor == null ? "none" : compressor)
-                            : "as set");
+                    !auto ? "as set"
+                            : "auto, " + (schemaKnows ? "the table's" : "its file's (the schema did not say)")
+                                    + " compressor: " + (compressor == null ? "none" : compressor));
         }
         return compress;
     }
@@ -80,27 +84,31 @@ final class TableChunkForms {
         return dash > 0 && directory.length() - dash - 1 == 32 ? directory.substring(0, dash) : directory;
     }
 
+    /** {@link #schemaCompressor}'s answer when the schema does not know the table, or cannot be asked here. */
+    static final String NOT_IN_SCHEMA = "(not in the schema)";
+
     /**
      * The simple class name of the compressor the schema gives {@code keyspace.table}, null when it
-     * is not compressed; when the schema does not know it (or cannot be asked here), the compressor
-     * of the file {@code reader} reads.
+     * is not compressed, {@link #NOT_IN_SCHEMA} when the schema does not know it (or cannot be asked
+     * here: early in a start, or a release whose schema answers otherwise).
      */
-    static String tableCompressor(String keyspace, String table, ChunkReader reader) {
-        if (keyspace != null && table != null) {
-            try {
-                // Schema.instance is a Schema in 4.1 and 5.0, a SchemaProvider in 6.0: asked by reflection.
-                Object schema = Schema.class.getField("instance").get(null);
-                Object metadata = schema == null ? null : schema.getClass()
-                        .getMethod("getTableMetadata", String.class, String.class).invoke(schema, keyspace, table);
-                if (metadata instanceof TableMetadata) {
-                    CompressionParams compression = ((TableMetadata) metadata).params.compression;
-                    return compression.isEnabled() ? compression.klass().getSimpleName() : null;
-                }
-            } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
-                // a release whose schema answers otherwise: the file's own compressor says it
-            }
+    static String schemaCompressor(String keyspace, String table) {
+        if (keyspace == null || table == null) {
+            return NOT_IN_SCHEMA;
         }
-        return compressor(reader);
+        try {
+            // Schema.instance is a Schema in 4.1 and 5.0, a SchemaProvider in 6.0: asked by reflection.
+            Object schema = Schema.class.getField("instance").get(null);
+            Object metadata = schema == null ? null : schema.getClass()
+                    .getMethod("getTableMetadata", String.class, String.class).invoke(schema, keyspace, table);
+            if (metadata instanceof TableMetadata) {
+                CompressionParams compression = ((TableMetadata) metadata).params.compression;
+                return compression.isEnabled() ? compression.klass().getSimpleName() : null;
+            }
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+            // the file's own compressor says it
+        }
+        return NOT_IN_SCHEMA;
     }
 
     /** The simple class name of the compressor of a compressed file's reader; null for any other reader. */

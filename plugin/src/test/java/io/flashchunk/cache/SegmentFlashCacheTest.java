@@ -1110,4 +1110,60 @@ class SegmentFlashCacheTest {
         assertEquals(0, cache.engine().reader().outstandingBuffers());
         assertEquals(4, cache.stats().followersServed());
     }
+
+    @Test
+    void aRecordLongerThanExpectedButInsideTheBlocksReadIsNotReadAgain() throws Exception {
+        open(c -> { });
+        CachedFile file = sstable("uneven-Data.db");
+        file.storeCompressed(true);
+        // Chunk 0's record (about 4,370 bytes) starts the segment, chunk 1's (about 6,070) follows it at
+        // about 4,416.
+        cache.put(file, 0, ByteBuffer.wrap(ChunkContent.compressible(25, 0, CHUNK, 4300)), System.nanoTime());
+        cache.put(file, CHUNK, ByteBuffer.wrap(ChunkContent.compressible(25, CHUNK, CHUNK, 6000)), System.nanoTime());
+        awaitWriter();
+        BlockDevice device = reopenOnFlash();
+        CachedFile again = sstable("uneven-Data.db");
+        again.storeCompressed(true);
+        CachedChunk first = cache.get(again, 0, CHUNK, false); // learns chunk 0's record length
+        assertArrayEquals(ChunkContent.compressible(25, 0, CHUNK, 4300), ChunkContent.read(first));
+        first.release();
+        assertTrue(again.expectedRecordBytes() > 4300 && again.expectedRecordBytes() < 4500,
+                "learnt " + again.expectedRecordBytes());
+
+        long reads = device.stats().readOps();
+        CachedChunk second = cache.get(again, CHUNK, CHUNK, false);
+        assertArrayEquals(ChunkContent.compressible(25, CHUNK, CHUNK, 6000), ChunkContent.read(second));
+        second.release();
+        // It reads the expected length from about 4,416 (to about 8,800: blocks 1 and 2, to 12,288): its
+        // record ends at about 10,500, past the bytes expected but inside the blocks read, so one read.
+        assertEquals(reads + 1, device.stats().readOps(), "one read: the record lay in the blocks read");
+        assertEquals(0, cache.stats().engine().compression().secondReads());
+        assertTrue(again.expectedRecordBytes() > 6000, "and the expectation rises to it");
+    }
+
+    @Test
+    void onlyChunksStoredCompressedAreCountedSoNotThoseTheWriterCouldNotStore() throws Exception {
+        FaultyDevice[] faulty = new FaultyDevice[1];
+        open(c -> { }, device -> faulty[0] = new FaultyDevice(device));
+        CachedFile live = sstable("live-Data.db");
+        CachedFile dying = sstable("dying-Data.db");
+        live.storeCompressed(true);
+        dying.storeCompressed(true);
+        putCompressible(live, 26, 0, 2);
+        CountDownLatch release = holdWriterInACheckpoint(faulty[0]);
+        try {
+            // Offered while the writer is held, and its file dead before the writer gets to it.
+            cache.put(dying, 0, ByteBuffer.wrap(ChunkContent.compressible(27, 0, CHUNK, COMPRESSIBLE_RANDOM)),
+                    System.nanoTime());
+            cache.invalidateFile(dying);
+        } finally {
+            faulty[0].delay(FaultyDevice.Op.WRITE, null);
+            release.countDown();
+        }
+        awaitWriter();
+        EngineStats.Compression compression = cache.stats().engine().compression();
+        assertEquals(2, compression.compressedChunks(), "the dead file's chunk was not stored: " + compression);
+        assertEquals(0, compression.notWorthCompressing());
+        assertEquals(2L * CHUNK, compression.chunkBytes());
+    }
 }

@@ -297,18 +297,26 @@ public final class CacheBench {
                 Path sstable = dir.resolve("hits-compact-Data.db");
                 Files.write(sstable, new byte[4096]);
                 files.add(sstable);
-                SegmentFlashCache cache = filledCompact(file, FileIdentity.of(sstable), IoEngine.LIBAIO, false);
+                SegmentFlashCache cache = filledCompact(file, FileIdentity.of(sstable), IoEngine.LIBAIO, false, false);
                 open.add(cache);
                 // The same chunks on more devices: hits that read in the caller's thread with a blocking
                 // pread (read_in_caller_thread), and through io_uring rings (engine io_uring).
                 Path callerFile = sparseFile(dir, "hits-compact-pread-device.img", deviceBytes);
                 files.add(callerFile);
-                SegmentFlashCache callerCache = filledCompact(callerFile, FileIdentity.of(sstable), IoEngine.LIBAIO, true);
+                SegmentFlashCache callerCache = filledCompact(callerFile, FileIdentity.of(sstable), IoEngine.LIBAIO, true, false);
                 open.add(callerCache);
                 Path uringFile = sparseFile(dir, "hits-compact-uring-device.img", deviceBytes);
                 files.add(uringFile);
                 SegmentFlashCache uringCache = filledCompact(uringFile, FileIdentity.of(sstable), IoEngine.IO_URING, false);
                 open.add(uringCache);
+                // The same chunks but half of each zeros, stored compressed (chunks_on_flash: compressed, about
+                // 2:1): what a hit reads and what its decompression costs.
+                Path lz4File = sparseFile(dir, "hits-compact-lz4-device.img", deviceBytes);
+                files.add(lz4File);
+                SegmentFlashCache lz4Cache = filledCompact(lz4File, FileIdentity.of(sstable), IoEngine.LIBAIO, false, true);
+                open.add(lz4Cache);
+                CachedFile lz4Chunks = lz4Cache.files().live().get(0);
+                lz4Chunks.storeCompressed(true);
                 CachedFile cachedFile = cache.files().live().get(0);
                 long cached = cache.entries();
                 if (cached < chunks) {
@@ -325,6 +333,7 @@ public final class CacheBench {
                 paths.add(new InJvm("compact", hitOf(cache, cachedFile), this));
                 paths.add(new InJvm("compact-pread", hitOf(callerCache, callerCache.files().live().get(0)), this));
                 paths.add(new InJvm("compact-uring", hitOf(uringCache, uringCache.files().live().get(0)), this));
+                paths.add(new InJvm("compact-lz4", hitOf(lz4Cache, lz4Chunks), this));
                 AlignedBufferPool devicePool = new AlignedBufferPool(128 * 1024, 64L << 20); // a 64 KiB chunk's record is larger
                 // Buffers come and go through a pool, as on the cache's path: reading into one fixed
                 // buffer per thread measured markedly slower here.
@@ -369,6 +378,13 @@ public final class CacheBench {
                     }
                 }
                 System.err.println("cache after the run: " + cache.stats());
+                CacheStats lz4 = lz4Cache.stats();
+                System.err.printf("compact-lz4: %.0f bytes read a flash hit (%d hits, %d bytes), chunks of %d bytes stored"
+                                + " in %.0f bytes each, %d second reads%n",
+                        (double) lz4.engine().flashBytesRead() / Math.max(1, lz4.flashHits()), lz4.flashHits(),
+                        lz4.engine().flashBytesRead(), chunkBytes,
+                        (double) lz4.engine().compression().payloadBytes() / Math.max(1, lz4.engine().compression().compressedChunks()),
+                        lz4.engine().compression().secondReads());
             } finally {
                 for (int i = open.size() - 1; i >= 0; i--) {
                     open.get(i).close();
@@ -422,6 +438,12 @@ public final class CacheBench {
          */
         private SegmentFlashCache filledCompact(Path file, FileIdentity sstable, IoEngine engine, boolean readInCallerThread)
                 throws Exception {
+            return filledCompact(file, sstable, engine, readInCallerThread, false);
+        }
+
+        /** As above; with {@code compressed}, chunks half zeros stored compressed. */
+        private SegmentFlashCache filledCompact(Path file, FileIdentity sstable, IoEngine engine, boolean readInCallerThread,
+                                                boolean compressed) throws Exception {
             DeviceSpec spec = DeviceSpec.of(file).withEngine(engine).withQueueDepth(queueDepth);
             CacheConfig config = CacheConfig.builder().device(spec)
                     .maxWritesInFlight(Math.min(8, queueDepth)).queueBytes(256L << 20)
@@ -432,8 +454,11 @@ public final class CacheBench {
                     .readTimeoutMillis(5_000).build();
             try (SegmentFlashCache cache = new SegmentFlashCache(config, List.of(BlockDevices.open(spec)), System::nanoTime)) {
                 CachedFile cachedFile = cache.registerFile(sstable);
+                cachedFile.storeCompressed(compressed);
                 for (int i = 0; i < chunks; i++) {
-                    ByteBuffer chunk = ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes);
+                    ByteBuffer chunk = compressed
+                            ? ByteBuffer.wrap(ChunkContent.compressible(1, (long) i * chunkBytes, chunkBytes, chunkBytes / 2))
+                            : ChunkContent.buffer(1, (long) i * chunkBytes, chunkBytes);
                     cache.put(cachedFile, (long) i * chunkBytes, chunk, System.nanoTime());
                     while (cache.stats().engine().queuedBytes() > (128L << 20)) {
                         Thread.sleep(1);

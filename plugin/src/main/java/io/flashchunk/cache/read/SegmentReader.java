@@ -138,12 +138,18 @@ public final class SegmentReader {
             this.recordBytes = recordBytes;
         }
 
-        /** The form the record holds the chunk in: a chunk moved elsewhere is written in it again. */
+        /**
+         * The form the record holds the chunk in: a chunk moved elsewhere is written in it again. A hit
+         * from a segment still in memory says {@link ChunkForm#RAW} whatever its record's form.
+         */
         public ChunkForm form() {
             return form;
         }
 
-        /** The record's header and payload as on flash (its padding not counted). */
+        /**
+         * The record's header and payload as on flash (its padding not counted), for a hit read from
+         * flash; a hit from a segment still in memory gives the header and the chunk's length.
+         */
         public int recordBytes() {
             return recordBytes;
         }
@@ -485,8 +491,11 @@ public final class SegmentReader {
                 // Longer than expected (a record of a chunk that compressed less, or not at all): read whole.
                 pool.release(buffer);
                 served = true; // released
-                secondReads.increment();
-                return readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, NO_NEXT, 0);
+                Hit whole = readFromFlash(space, layout, segment, address, sector, key, sequence, chunkLength, NO_NEXT, 0);
+                if (whole != null) {
+                    secondReads.increment();
+                }
+                return whole;
             }
             ByteBuffer payload = RecordFormat.check(buffer, at, key, sequence);
             ChunkForm form = RecordFormat.form(buffer, at);
@@ -498,14 +507,14 @@ public final class SegmentReader {
                     ? follower(buffer, (int) (layout.byteOffset(nextAddress) - base), nextKey, nextAddress,
                             sequence, chunkLength)
                     : null;
-            if (next != null) {
-                pairedReads.increment();
-            }
             int record = RecordFormat.HEADER_BYTES + payload.remaining();
             Hit hit = form == ChunkForm.RAW && (next == null || next.form == ChunkForm.RAW)
                     ? new Hit(payload, buffer, pool, next, address, sequence, form, record)
                     : decompressed(payload, form, next, buffer, chunkLength, address, sequence, record);
             served = true;
+            if (hit.next() != null) {
+                pairedReads.increment(); // a follower that failed its decompression is not one
+            }
             return hit;
         } finally {
             if (!served) {

@@ -72,6 +72,11 @@ class ChunkCompressionTest {
         RecordMismatchException tooLong = assertThrows(RecordMismatchException.class,
                 () -> ChunkCompression.decompress(payload, ByteBuffer.allocate(70000), 16384));
         assertTrue(tooLong.damaged() && tooLong.getMessage().contains("at most 16384 bytes"), tooLong.getMessage());
+        ByteBuffer otherChunk = ByteBuffer.allocate(payload.remaining()).put(payload.duplicate()).flip();
+        otherChunk.put(4, (byte) (otherChunk.get(4) ^ 1)); // the chunk's CRC32C, as a faulty library would leave it
+        RecordMismatchException wrong = assertThrows(RecordMismatchException.class,
+                () -> ChunkCompression.decompress(otherChunk, ByteBuffer.allocate(65536), 65536));
+        assertTrue(wrong.damaged() && wrong.getMessage().contains("fails its CRC32C"), wrong.getMessage());
         ByteBuffer garbage = ByteBuffer.wrap(new byte[] {4, 0, 0, 0, (byte) 0xf0, 1, 2, 3});
         assertTrue(assertThrows(RecordMismatchException.class,
                 () -> ChunkCompression.decompress(garbage, ByteBuffer.allocate(16384), 16384)).damaged());
