@@ -127,7 +127,7 @@ fi
 # builds in this checkout would otherwise change them under the benchmark's feet.
 stage="$(mktemp -d "${TMPDIR:-/tmp}/bench-cache.XXXXXX")"
 step_pid=""
-scratch_files=(hits-compact-device.img hits-compact-pread-device.img hits-compact-uring-device.img hits-compact-Data.db compact-writes-device.img)  # CacheBench's names in --dir
+scratch_files=(hits-compact-device.img hits-compact-pread-device.img hits-compact-uring-device.img hits-compact-lz4-device.img hits-compact-Data.db compact-writes-device.img)  # CacheBench's names in --dir
 on_exit() {
     # A step still running (interrupted run) is ended, and its scratch file removed.
     if [[ -n "$step_pid" ]]; then
