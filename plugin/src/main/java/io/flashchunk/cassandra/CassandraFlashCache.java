@@ -63,6 +63,23 @@ public final class CassandraFlashCache implements AdapterCounters {
     }
 
     /**
+     * Checks the settings that name tables against the schema the node has loaded, logging what they
+     * name that it does not know; the agent calls it as the node starts its client transports. Never
+     * throws: a setting checked is never a reason for a node not to start.
+     */
+    public static void checkSettingsAgainstSchema() {
+        if (active == null) {
+            return;
+        }
+        try {
+            TableChunkForms.checkTablesSetApart();
+        } catch (RuntimeException | LinkageError e) {
+            LOG.info("flash chunk cache: the settings that name tables could not be checked against the schema ({})",
+                    e.toString());
+        }
+    }
+
+    /**
      * Opens the devices (recovering the last checkpoint) and makes this the chunk cache of the JVM.
      * Called once, by the configuration loader, before Cassandra creates its ChunkCache.
      */

@@ -1,10 +1,14 @@
 package io.flashchunk.cassandra;
 
+import io.flashchunk.cassandra.config.CacheSettings;
 import io.flashchunk.cassandra.config.ChunksOnFlash;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BinaryOperator;
 import org.apache.cassandra.io.compress.CompressionMetadata;
 import org.apache.cassandra.io.util.ChunkReader;
 import org.apache.cassandra.io.util.CompressedChunkReader;
@@ -35,6 +39,48 @@ final class TableChunkForms {
         if (!chunksOnFlash.allUncompressed()) {
             LOG.info("flash chunk cache: {}", chunksOnFlash.describe());
         }
+    }
+
+    /**
+     * Warns of each table {@code chunks_on_flash_by_table} names that the schema does not know, once the
+     * node has loaded it (before its client transports start): a name mistyped would otherwise leave its
+     * table's chunks as the general setting says, with nothing said.
+     */
+    static void checkTablesSetApart() {
+        ChunksOnFlash chunksOnFlash = setting;
+        List<String> unknown = tablesNotInSchema(chunksOnFlash, TableChunkForms::schemaCompressor);
+        if (unknown == null) {
+            LOG.info("flash chunk cache: the tables {}.chunks_on_flash_by_table names cannot be checked against "
+                    + "this node's schema", CacheSettings.BLOCK);
+            return;
+        }
+        for (String name : unknown) {
+            LOG.warn("flash chunk cache: {}.chunks_on_flash_by_table names {}, which is not a table of this node's "
+                    + "schema: its setting applies only if such a table is created", CacheSettings.BLOCK, name);
+        }
+    }
+
+    /**
+     * The tables {@code chunksOnFlash} sets apart that {@code schema} (keyspace and table to compressor,
+     * as {@link #schemaCompressor}) does not know; null when it knows not even {@code system.local}, so
+     * cannot be asked here, and no name can be called unknown.
+     */
+    static List<String> tablesNotInSchema(ChunksOnFlash chunksOnFlash, BinaryOperator<String> schema) {
+        List<String> names = chunksOnFlash.tablesSetApart();
+        if (names.isEmpty()) {
+            return List.of();
+        }
+        if (NOT_IN_SCHEMA.equals(schema.apply("system", "local"))) {
+            return null;
+        }
+        List<String> unknown = new ArrayList<>();
+        for (String name : names) {
+            int dot = name.indexOf('.');
+            if (NOT_IN_SCHEMA.equals(schema.apply(name.substring(0, dot), name.substring(dot + 1)))) {
+                unknown.add(name);
+            }
+        }
+        return unknown;
     }
 
     /** Whether the chunks {@code reader} gives of the data file at {@code path} are stored compressed. */

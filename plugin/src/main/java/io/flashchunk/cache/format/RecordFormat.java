@@ -112,7 +112,10 @@ public final class RecordFormat {
 
     /** The form of the record at {@code at}, which {@link #check} passed. */
     public static ChunkForm form(ByteBuffer bytes, int at) {
-        ChunkForm form = ChunkForm.of(bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(at + 4) >>> LENGTH_BITS);
+        // read in place, whatever the buffer's order: no copy of the buffer on a hit
+        int word = bytes.getInt(at + 4);
+        ChunkForm form = ChunkForm.of((bytes.order() == ByteOrder.LITTLE_ENDIAN ? word : Integer.reverseBytes(word))
+                >>> LENGTH_BITS);
         if (form == null) {
             throw new IllegalStateException("the record at " + at + " did not pass its check");
         }

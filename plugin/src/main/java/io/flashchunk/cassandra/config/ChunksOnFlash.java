@@ -1,8 +1,10 @@
 package io.flashchunk.cassandra.config;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * What flash holds of each table's chunks: {@code chunks_on_flash} ({@code uncompressed}, the
@@ -94,6 +96,11 @@ public final class ChunksOnFlash {
     public boolean dependsOnCompressor(String keyspace, String table) {
         Choice chosen = keyspace == null || table == null ? null : byTable.get(keyspace + "." + table);
         return (chosen != null ? chosen : choice) == Choice.AUTO;
+    }
+
+    /** The tables {@code chunks_on_flash_by_table} names ({@code keyspace.table}), sorted. */
+    public List<String> tablesSetApart() {
+        return byTable.keySet().stream().sorted().collect(Collectors.toList());
     }
 
     /** Whether every table's chunks are stored uncompressed (the default): nothing to decide per table. */
