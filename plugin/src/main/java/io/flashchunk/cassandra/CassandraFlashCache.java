@@ -73,7 +73,7 @@ public final class CassandraFlashCache implements AdapterCounters {
         }
         try {
             TableChunkForms.checkTablesSetApart();
-        } catch (RuntimeException | LinkageError e) {
+        } catch (Throwable e) { // whatever it was, the warm-up after this in the same advice must still run
             LOG.info("flash chunk cache: the settings that name tables could not be checked against the schema ({})",
                     e.toString());
         }

@@ -42,9 +42,10 @@ final class TableChunkForms {
     }
 
     /**
-     * Warns of each table {@code chunks_on_flash_by_table} names that the schema does not know, once the
-     * node has loaded it (before its client transports start): a name mistyped would otherwise leave its
-     * table's chunks as the general setting says, with nothing said.
+     * Warns of each table {@code chunks_on_flash_by_table} names that the schema does not know as the node
+     * starts its client transports (its own schema loaded; changes made elsewhere while it was down may
+     * not have arrived yet): a name mistyped would otherwise leave its table's chunks as the general
+     * setting says, with nothing said.
      */
     static void checkTablesSetApart() {
         ChunksOnFlash chunksOnFlash = setting;
@@ -55,8 +56,9 @@ final class TableChunkForms {
             return;
         }
         for (String name : unknown) {
-            LOG.warn("flash chunk cache: {}.chunks_on_flash_by_table names {}, which is not a table of this node's "
-                    + "schema: its setting applies only if such a table is created", CacheSettings.BLOCK, name);
+            LOG.warn("flash chunk cache: {}.chunks_on_flash_by_table names {}, which this node's schema does not "
+                    + "know as it starts: mistyped, or not created (or not yet received from the cluster); its line "
+                    + "applies once such a table exists here", CacheSettings.BLOCK, name);
         }
     }
 

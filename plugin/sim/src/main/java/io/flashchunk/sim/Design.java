@@ -75,6 +75,7 @@ record Design(String name, LongFunction<SimulatedCache> build) {
                         b -> tinyLfu(b, segmentBytes, 1, LOW_RETAINED, new VictimFrequencyAdmission(b / chunkBytes, 2, 8,
                                 CacheConfig.DEFAULT_ADMISSION_SAMPLE_READS)))));
         designs.addAll(reclaimingAsTheEngine(segmentBytes, chunkBytes));
+        designs.addAll(hitsInTheSlot(segmentBytes, chunkBytes));
         designs.addAll(List.of(
                 new Design("segments W-TinyLFU, reinsert most-hit chunks up to 4.5%, admit if read more than a victim "
                         + "(2-byte sketch, 8-bit doorkeeper, halved every 40 reads a key)", b -> tinyLfu(b, segmentBytes,
@@ -109,6 +110,43 @@ record Design(String name, LongFunction<SimulatedCache> build) {
             designs.add(new Design(String.format(name, 2 * counters,
                     "doomed as evicted, released 10% at a time: the engine's"),
                     b -> tinyLfuDoomedAsEvicted(b, segmentBytes, admission.apply(b))));
+        }
+        return designs;
+    }
+
+    /**
+     * The engine's design with {@link SlotCountAdmission}: hits counted in 2 bits of the index slot, a
+     * sketch of misses only, in less memory a chunk (the terabyte issue's 8 bytes a chunk). Each: the
+     * sketch's bytes a cached chunk (in halves), its doorkeeper's bits a chunk, and the misses a
+     * chunk between two halvings.
+     */
+    private static List<Design> hitsInTheSlot(long segmentBytes, int chunkBytes) {
+        int[][] sizes = {{4, 8, 20}, {2, 8, 20}, {2, 4, 20}, {2, 0, 20}, {1, 4, 20}, {2, 4, 5}};
+        List<Design> designs = new ArrayList<>();
+        for (int[] size : sizes) {
+            int halves = size[0];
+            int doorkeeperBits = size[1];
+            int samplePerChunk = size[2];
+            double sketchBytes = halves / 2.0 + doorkeeperBits / 8.0;
+            // "halved after", not "halved every": the older designs' names are filtered by that
+            String name = String.format("segments W-TinyLFU, reinsert most-hit chunks up to 4.5%%, hits in the slot "
+                    + "(2 bits), admit if missed more than a victim missed and hit (a sketch of misses of %.2f bytes a "
+                    + "chunk, %d-bit doorkeeper, halved after %d misses a chunk: %.2f bytes a chunk besides the slot's "
+                    + "bits), doomed as evicted, released 10%% at a time", halves / 2.0, doorkeeperBits, samplePerChunk,
+                    sketchBytes);
+            designs.add(new Design(name, b -> {
+                long chunks = b / chunkBytes;
+                // one counter a row per sketch key is 2 bytes: half a byte a chunk is a key every 4 chunks
+                long sketchKeys = Math.max(1, chunks * halves / 4);
+                double keysPerChunk = (double) sketchKeys / chunks;
+                int doorkeeperPerKey = (int) Math.round(doorkeeperBits / keysPerChunk);
+                int samplePerKey = (int) Math.round(samplePerChunk / keysPerChunk);
+                int batch = engineBatch(b, segmentBytes);
+                int segments = SegmentLog.segments(b, segmentBytes);
+                ReclaimOrder order = new TinyLfuReclaimOrder(segments, Math.max(1, segments - 1 - batch));
+                SegmentLog log = new SegmentLog(b, segmentBytes, order, 1, LOW_RETAINED, batch, true, true);
+                return new SegmentedCache(log, new SlotCountAdmission(log, sketchKeys, doorkeeperPerKey, samplePerKey));
+            }));
         }
         return designs;
     }

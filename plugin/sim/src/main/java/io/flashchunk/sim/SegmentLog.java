@@ -29,6 +29,8 @@ final class SegmentLog {
         final int segment;
         int epoch;
         int hits;
+        /** Hits counted as an index slot would: saturating at {@link #MAX_HIT_COUNT}, halved as a sketch ages. */
+        int hitCount;
 
         Slot(int segment, int epoch) {
             this.segment = segment;
@@ -121,6 +123,9 @@ final class SegmentLog {
         this.open = segments[neverUsed.pollFirst()];
     }
 
+    /** Largest value of a slot's hit counter: 2 bits. */
+    static final int MAX_HIT_COUNT = 3;
+
     /** What {@link #victimSample} returns while the log has room it never used: no chunk has to go. */
     static final long NO_VICTIM = Long.MIN_VALUE;
 
@@ -165,6 +170,9 @@ final class SegmentLog {
             return false;
         }
         slot.hits++;
+        if (slot.hitCount < MAX_HIT_COUNT) {
+            slot.hitCount++;
+        }
         if (!isDoomed[slot.segment]) {
             order.read(slot.segment);
         }
@@ -274,6 +282,23 @@ final class SegmentLog {
             } else {
                 index.remove(keys[i]);
             }
+        }
+    }
+
+    /**
+     * The hit counter of {@code key}'s slot (0 when not held): its hits since it was admitted, at most
+     * {@link #MAX_HIT_COUNT}, halved at each {@link #halveHitCounts}. Kept through reinsertion, as a
+     * writer copying the slot would.
+     */
+    int hitCount(long key) {
+        Slot slot = index.get(key);
+        return slot == null ? 0 : slot.hitCount;
+    }
+
+    /** Halves every slot's hit counter: the counts forget at the pace of the sketch beside them. */
+    void halveHitCounts() {
+        for (Slot slot : index.values()) {
+            slot.hitCount >>= 1;
         }
     }
 

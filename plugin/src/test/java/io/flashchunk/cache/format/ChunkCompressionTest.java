@@ -96,6 +96,9 @@ class ChunkCompressionTest {
         assertEquals(ChunkForm.LZ4, RecordFormat.form(segment, 0));
         assertEquals(chunk, RecordFormat.check(segment, rawAt, KEY + 1, SEQUENCE));
         assertEquals(ChunkForm.RAW, RecordFormat.form(segment, rawAt));
+        assertEquals(ChunkForm.LZ4, RecordFormat.form(segment.duplicate().order(ByteOrder.LITTLE_ENDIAN), 0),
+                "read in place whatever the buffer's byte order");
+        assertEquals(ChunkForm.RAW, RecordFormat.form(segment.duplicate().order(ByteOrder.LITTLE_ENDIAN), rawAt));
         assertEquals(RecordFormat.HEADER_BYTES + payload.remaining(), RecordFormat.end(segment, 0));
         assertEquals(rawAt + RecordFormat.HEADER_BYTES + 16384, RecordFormat.end(segment, rawAt));
 

@@ -55,7 +55,7 @@ class FlashCacheReadsIT {
         flash = CassandraNode.withFlashCache("reads-flash", 256L << 20,
                 "checkpoint_interval_ms: 5s\nsegment_size_mib: 1\nslow_read_ms: 60s\nchunks_on_flash: auto\n"
                         + "chunks_on_flash_by_table:\n  " + TestTables.KEYSPACE + ".zstd_16: compressed\n"
-                        + "  system.local: uncompressed", "");
+                        + "  system_schema.tables: uncompressed", "");
         flash.jvmOption("-Dflashchunk.record_reads=" + flash.dir.resolve(RECORDING));
         stock = CassandraNode.create("reads-stock", true, "");
         for (CassandraNode node : List.of(flash, stock)) {
@@ -103,9 +103,9 @@ class FlashCacheReadsIT {
             assertTrue(log.contains(line), "the log says: " + line);
         }
         // The tables were created after the node started its clients: the name set apart was then unknown.
-        String unknown = "flash_chunk_cache.chunks_on_flash_by_table names %s, which is not a table of this node's schema";
+        String unknown = "flash_chunk_cache.chunks_on_flash_by_table names %s, which this node's schema does not know";
         assertTrue(log.contains(String.format(unknown, TestTables.KEYSPACE + ".zstd_16")), "warned: not yet a table");
-        assertFalse(log.contains(String.format(unknown, "system.local")), "a table the schema knows is not warned of");
+        assertFalse(log.contains(String.format(unknown, "system_schema.tables")), "a table the schema knows is not warned of");
         Eventually.until("the write queue to drain", () -> flash.flashStat("QueuedBytes") == 0);
         long compressedChunks = flash.flashStat("CompressedChunks");
         long chunkBytes = flash.flashStat("CompressedChunkBytes");
