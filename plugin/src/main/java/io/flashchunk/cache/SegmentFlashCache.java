@@ -496,6 +496,12 @@ public final class SegmentFlashCache implements FlashCache {
             return files.isLive(fileId);
         }
 
+        @Override
+        public boolean storesUncompressed(int fileId) {
+            CachedFile file = files.byId(fileId);
+            return file != null && file.storesUncompressed();
+        }
+
         /**
          * Registers the files the checkpoint named, each only if provably the file it was: a file
          * changed or gone keeps its chunks unreachable (its id is never handed out again), and the

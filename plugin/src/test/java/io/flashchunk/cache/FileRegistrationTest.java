@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
@@ -68,6 +69,19 @@ class FileRegistrationTest {
             }
             assertNull(cache.files().byId(1), "the replaced file's id leads nowhere");
             assertFalse(cache.files().isLive(1));
+        }
+    }
+
+    @Test
+    void aFilesChunksAreKnownToBeStoredUncompressedOnlyOnceTheCachesUserHasSaidSo() throws Exception {
+        try (var fixture = new RestartFixture(1, DEVICE_BYTES); FlashCache cache = fixture.start(c -> { })) {
+            CachedFile file = cache.registerFile(new FileIdentity("/data/nb-3-big-Data.db", 1 << 20, 1_000, 80, 7_000, 11));
+            assertFalse(file.storesUncompressed(), "not said yet (a file recovered and not yet opened again): "
+                    + "its chunks kept compressed stay so");
+            file.storeCompressed(true);
+            assertFalse(file.storesUncompressed());
+            file.storeCompressed(false);
+            assertTrue(file.storesUncompressed(), "said: reinsertion stores its chunks as they are");
         }
     }
 }

@@ -514,7 +514,8 @@ public final class CacheEngine implements AutoCloseable {
                 ? new HotChunkMoves(load, settings.moveBytesPerSecond(), nanoClock.getAsLong(), readPolicy.gate()::inUse)
                 : null;
         EngineParts parts = EngineParts.wire(addressSpaces, new EngineParts.Spec(
-                records, true, new WriterPolicy(admission, settings.reinsertShare(), batch, load, liveKey, moves),
+                records, true, new WriterPolicy(admission, settings.reinsertShare(), batch, load, liveKey, moves,
+                        key -> files.storesUncompressed(ChunkKeys.fileId(key))),
                 new AlignedBufferPool(Integer.highestOneBit(settings.segmentBytes()), 16L << 20), readPolicy));
         this.table = parts.table;
         this.index = parts.index;

@@ -6,6 +6,8 @@ public final class CachedFile {
     private volatile FileIdentity identity;
     private volatile boolean invalidated;
     private volatile boolean storeCompressed;
+    /** Whether the cache's user has said, since this start, how this file's chunks are stored. */
+    private volatile boolean formChosen;
     /** How much of a record of this file a hit reads first; 0 until a hit has read one. */
     private volatile int expectedRecordBytes;
 
@@ -45,6 +47,16 @@ public final class CachedFile {
 
     public void storeCompressed(boolean compressed) {
         this.storeCompressed = compressed;
+        this.formChosen = true;
+    }
+
+    /**
+     * Whether the cache's user has said, since this start, that this file's chunks are stored as they
+     * are: a chunk of it kept compressed is then stored uncompressed when reinsertion writes it again.
+     * False until it has said either (a file recovered from a checkpoint and not yet opened again).
+     */
+    public boolean storesUncompressed() {
+        return formChosen && !storeCompressed;
     }
 
     /**

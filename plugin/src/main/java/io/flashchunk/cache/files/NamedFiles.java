@@ -20,6 +20,16 @@ public interface NamedFiles {
     boolean isLive(int fileId);
 
     /**
+     * Whether chunks of this file id are now to be stored as they are ({@link CachedFile#storesUncompressed}):
+     * reinsertion then writes a chunk of it kept compressed again uncompressed, so that turning
+     * {@code chunks_on_flash} off leaves no compressed chunk once the reclaim order has gone round.
+     * Any thread; false when not known.
+     */
+    default boolean storesUncompressed(int fileId) {
+        return false;
+    }
+
+    /**
      * Once, after recovery and before the writer starts: the files the recovered checkpoint named
      * (id to identity) and its next file id, each to be taken back only if provably the file it was.
      * The writer judges recovered chunks by {@link #isLive} from its first step, so this comes first.

@@ -3,6 +3,7 @@ package io.flashchunk.cache.reclaim;
 import io.flashchunk.buffer.AlignedBuffers;
 import io.flashchunk.cache.admission.VictimAdmission;
 import io.flashchunk.cache.format.RecordAddress;
+import io.flashchunk.cache.format.ChunkCompression;
 import io.flashchunk.cache.format.ChunkForm;
 import io.flashchunk.cache.format.RecordFormat;
 import io.flashchunk.cache.format.RecordMismatchException;
@@ -28,7 +29,10 @@ import java.util.function.LongPredicate;
  * back. Writer thread only; the count is read from any thread.
  */
 public final class Reinsertion {
-    /** A chunk read back from a reclaimed segment, to be appended again in the form its record held it. */
+    /**
+     * A chunk read back from a reclaimed segment, to be appended again in the form its record held it,
+     * or uncompressed when its file's chunks are now stored as they are.
+     */
     public static final class Kept {
         private final long key;
         private final ByteBuffer chunk;
@@ -40,7 +44,7 @@ public final class Reinsertion {
             this.form = form;
         }
 
-        /** The form {@link #chunk} is in: the payload of the record read back, as it was. */
+        /** The form {@link #chunk} is in: the record's payload as it was, or the chunk decompressed. */
         public ChunkForm form() {
             return form;
         }
@@ -65,6 +69,7 @@ public final class Reinsertion {
     private final VictimAdmission admission;
     private final LongPredicate liveKey;
     private final long shareBytes;
+    private final LongPredicate storeUncompressed;
     private final ArrayDeque<Kept> kept = new ArrayDeque<>();
     private volatile long reinserted;
 
@@ -75,12 +80,22 @@ public final class Reinsertion {
      */
     public Reinsertion(SegmentTable table, AddressSpaces spaces, ChunkIndex index,
                        VictimAdmission admission, LongPredicate liveKey, long shareBytes) {
+        this(table, spaces, index, admission, liveKey, shareBytes, null);
+    }
+
+    /**
+     * @param storeUncompressed keys whose chunks, kept compressed, are kept uncompressed (their file's
+     *                          chunks are now stored as they are), or null: every chunk kept as it was
+     */
+    public Reinsertion(SegmentTable table, AddressSpaces spaces, ChunkIndex index, VictimAdmission admission,
+                       LongPredicate liveKey, long shareBytes, LongPredicate storeUncompressed) {
         this.table = table;
         this.spaces = spaces;
         this.index = index;
         this.admission = admission;
         this.liveKey = liveKey;
         this.shareBytes = shareBytes;
+        this.storeUncompressed = storeUncompressed;
     }
 
     /**
@@ -124,9 +139,21 @@ public final class Reinsertion {
             try {
                 spaces.driver(space).await(spaces.driver(space).read(firstBlock, blocks), "reinsertion read of segment " + segment);
                 int recordAt = (int) (start - firstBlock * BlockDevice.BLOCK_SIZE);
-                ByteBuffer chunk = RecordFormat.check(blocks, recordAt, summary.keys()[i], table.sequence(segment));
-                kept.add(new Kept(summary.keys()[i], ByteBuffer.allocate(chunk.remaining()).put(chunk).flip(),
-                        RecordFormat.form(blocks, recordAt)));
+                long key = summary.keys()[i];
+                ByteBuffer chunk = RecordFormat.check(blocks, recordAt, key, table.sequence(segment));
+                ChunkForm form = RecordFormat.form(blocks, recordAt);
+                if (form == ChunkForm.LZ4 && storeUncompressed != null && storeUncompressed.test(key)) {
+                    // its file's chunks are stored as they are now: so is this one from here on
+                    ByteBuffer raw = ByteBuffer.allocate(RecordFormat.MAX_CHUNK_BYTES);
+                    ChunkCompression.decompress(chunk, raw, RecordFormat.MAX_CHUNK_BYTES);
+                    bytes = RecordFormat.recordBytes(raw.flip().remaining(), layout.sectorBytes());
+                    if (bytes > budget) {
+                        continue;
+                    }
+                    kept.add(new Kept(key, ByteBuffer.allocate(raw.remaining()).put(raw).flip(), ChunkForm.RAW));
+                } else {
+                    kept.add(new Kept(key, ByteBuffer.allocate(chunk.remaining()).put(chunk).flip(), form));
+                }
                 budget -= bytes;
             } catch (IOException | RecordMismatchException e) {
                 // Not kept: a chunk the device cannot give back is a miss, never a wrong byte.

@@ -163,7 +163,7 @@ public final class SegmentWriter {
         this.roomForMovesByRate = moves == null ? 0
                 : moves.segmentsFilledIn(CheckpointSchedule.DOOMED_SPACE_SPACING_MILLIS, segmentBytes) + 1;
         this.reinsertion = new Reinsertion(table, spaces, index, policy.admission(), liveKey,
-                (long) (policy.reinsertShare() * segmentBytes));
+                (long) (policy.reinsertShare() * segmentBytes), policy.storeUncompressed());
         this.reclaimer = new Reclaimer(table, spaces, locations, order, entries,
                 policy.reclaimBatch(), balancer, reinsertion);
         this.victims = new VictimPublisher(table, spaces, order, policy.admission(), samples, reclaimer,

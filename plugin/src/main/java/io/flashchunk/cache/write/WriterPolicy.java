@@ -20,7 +20,9 @@ import java.util.function.LongPredicate;
  * file is gone) are reclaimed first, and such chunks are not written again: a compacted SSTable's hot
  * chunks must not keep its successor's out of flash (admission, which owns the victim rule, skips
  * them too: {@link VictimAdmission}). With {@code moves} (or null: none), hot chunks read from a loaded
- * space are written again into a less loaded one ({@link SegmentWriter#move}).
+ * space are written again into a less loaded one ({@link SegmentWriter#move}). With
+ * {@code storeUncompressed} (or null: none), a chunk kept compressed whose key it accepts is written
+ * again uncompressed (its file's chunks are now stored as they are).
  */
 public final class WriterPolicy {
     /** No admission, no reinsertion, one segment chosen at a time, spaces in turn. */
@@ -32,6 +34,7 @@ public final class WriterPolicy {
     private final SpaceReads load;
     private final LongPredicate liveKey;
     private final HotChunkMoves moves;
+    private final LongPredicate storeUncompressed;
 
     public WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
                         LongPredicate liveKey) {
@@ -40,6 +43,11 @@ public final class WriterPolicy {
 
     public WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
                         LongPredicate liveKey, HotChunkMoves moves) {
+        this(admission, reinsertShare, reclaimBatch, load, liveKey, moves, null);
+    }
+
+    public WriterPolicy(VictimAdmission admission, double reinsertShare, int reclaimBatch, SpaceReads load,
+                        LongPredicate liveKey, HotChunkMoves moves, LongPredicate storeUncompressed) {
         if (!(reinsertShare >= 0 && reinsertShare <= 0.5)) {
             throw new IllegalArgumentException("reinsertion share " + reinsertShare + " is outside 0..0.5");
         }
@@ -52,6 +60,7 @@ public final class WriterPolicy {
         this.load = load;
         this.liveKey = liveKey;
         this.moves = moves;
+        this.storeUncompressed = storeUncompressed;
     }
 
     public VictimAdmission admission() {
@@ -74,6 +83,11 @@ public final class WriterPolicy {
         return liveKey;
     }
 
+    /** Keys whose chunks kept compressed are written again uncompressed, or null: none. */
+    public LongPredicate storeUncompressed() {
+        return storeUncompressed;
+    }
+
     /** The moves of hot chunks off loaded spaces, or null: none. */
     public HotChunkMoves moves() {
         return moves;
@@ -91,6 +105,6 @@ public final class WriterPolicy {
     @Override
     public String toString() {
         return "WriterPolicy[admission=" + admission + ", reinsertShare=" + reinsertShare
-                + ", reclaimBatch=" + reclaimBatch + ", load=" + load + ", liveKey=" + liveKey + ", moves=" + moves + "]";
+                + ", reclaimBatch=" + reclaimBatch + ", load=" + load + ", liveKey=" + liveKey + ", moves=" + moves + ", storeUncompressed=" + storeUncompressed + "]";
     }
 }

@@ -277,4 +277,44 @@ class ReinsertionTest {
         }
         assertEquals(0, engine.mismatches);
     }
+
+    /**
+     * After its file's chunks are set to be stored as they are, a chunk kept compressed is written
+     * again uncompressed (a roll back to a release that cannot read compressed records then finds none
+     * once the reclaim order has gone round); the chunks of other files stay as they were.
+     */
+    @Test
+    void aChunkKeptCompressedIsWrittenAgainUncompressedOnceItsFileIsStoredAsItIs() throws Exception {
+        java.util.function.LongPredicate evenUncompressed = key -> ChunkKeys.position(key) / EngineFixture.CHUNK % 2 == 0;
+        EngineFixture engine = engine(new WriterPolicy(null, 0.5, 1, null, null, null, evenUncompressed), device("a", 4));
+        int i = 0;
+        while (engine.segmentWriter.sealed() == 0) {
+            assertTrue(engine.writer.append(key(i), ChunkCompression.compress(compressible(key(i))), ChunkForm.LZ4));
+            i++;
+        }
+        for (int k = 0; k < 6; k++) {
+            assertEquals(compressible(key(k)), engine.read(key(k)), "chunk " + k + " of the first segment");
+        }
+        while (engine.segmentWriter.reclaimed() == 0) {
+            assertTrue(engine.writer.append(key(i), ChunkCompression.compress(compressible(key(i))), ChunkForm.LZ4));
+            i++;
+        }
+        engine.segmentWriter.flush();
+        assertEquals(6, engine.segmentWriter.reinserted());
+        int raw = 0;
+        for (int k = 0; k < 6; k++) {
+            SegmentReader.Hit hit = engine.reader.read(key(k), EngineFixture.CHUNK, SegmentReader.NO_NEXT);
+            assertTrue(hit != null, "read chunk " + k + " kept");
+            try {
+                assertEquals(compressible(key(k)), hit.chunk(), "chunk " + k);
+                boolean uncompressed = evenUncompressed.test(key(k));
+                assertEquals(uncompressed ? ChunkForm.RAW : ChunkForm.LZ4, hit.form(), "chunk " + k);
+                raw += uncompressed ? 1 : 0;
+            } finally {
+                hit.release();
+            }
+        }
+        assertTrue(raw > 0 && raw < 6, "both kinds among the kept: " + raw);
+        assertEquals(0, engine.mismatches);
+    }
 }
