@@ -498,8 +498,7 @@ public final class SegmentFlashCache implements FlashCache {
 
         @Override
         public boolean storesUncompressed(int fileId) {
-            CachedFile file = files.byId(fileId);
-            return file != null && file.storesUncompressed();
+            return files.storesUncompressed(fileId);
         }
 
         /**

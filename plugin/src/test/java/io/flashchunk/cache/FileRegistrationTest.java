@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashchunk.cache.files.CachedFile;
 import io.flashchunk.cache.files.FileIdentity;
+import io.flashchunk.cache.files.FileRegistry;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,15 +74,21 @@ class FileRegistrationTest {
     }
 
     @Test
-    void aFilesChunksAreKnownToBeStoredUncompressedOnlyOnceTheCachesUserHasSaidSo() throws Exception {
-        try (var fixture = new RestartFixture(1, DEVICE_BYTES); FlashCache cache = fixture.start(c -> { })) {
-            CachedFile file = cache.registerFile(new FileIdentity("/data/nb-3-big-Data.db", 1 << 20, 1_000, 80, 7_000, 11));
-            assertFalse(file.storesUncompressed(), "not said yet (a file recovered and not yet opened again): "
-                    + "its chunks kept compressed stay so");
-            file.storeCompressed(true);
-            assertFalse(file.storesUncompressed());
-            file.storeCompressed(false);
-            assertTrue(file.storesUncompressed(), "said: reinsertion stores its chunks as they are");
-        }
+    void aFilesChunksAreKnownToBeStoredUncompressedOnlyOnceTheCachesUserHasSaidSoSinceTheStart() {
+        FileRegistry registry = new FileRegistry();
+        FileIdentity restored = new FileIdentity("/data/nb-3-big-Data.db", 1 << 20, 1_000, 80, 7_000, 11);
+        assertTrue(registry.restore(7, restored));
+        assertFalse(registry.storesUncompressed(7), "recovered from a checkpoint, not yet opened again: its chunks "
+                + "kept compressed stay so");
+        CachedFile file = registry.register(restored, replaced -> { });
+        assertEquals(7, file.id(), "the recovered file, opened again");
+        assertFalse(registry.storesUncompressed(7), "opened, but nothing said yet");
+        file.storeCompressed(true);
+        assertFalse(registry.storesUncompressed(7));
+        file.storeCompressed(false);
+        assertTrue(registry.storesUncompressed(7), "said: reinsertion stores its chunks as they are");
+        assertFalse(registry.storesUncompressed(8), "an id not registered");
+        registry.invalidate(file);
+        assertFalse(registry.storesUncompressed(7), "a file gone: nothing to store");
     }
 }

@@ -97,6 +97,12 @@ public final class FileRegistry {
         return byPath.containsKey(path);
     }
 
+    /** Whether the file of this id is registered and its chunks are now stored as they are ({@link CachedFile#storesUncompressed}). */
+    public boolean storesUncompressed(int id) {
+        CachedFile file = byId.get(id);
+        return file != null && file.storesUncompressed();
+    }
+
     /** The live registration of this id, or null. */
     public CachedFile byId(int id) {
         return byId.get(id);

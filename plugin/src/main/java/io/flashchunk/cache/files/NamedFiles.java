@@ -21,8 +21,9 @@ public interface NamedFiles {
 
     /**
      * Whether chunks of this file id are now to be stored as they are ({@link CachedFile#storesUncompressed}):
-     * reinsertion then writes a chunk of it kept compressed again uncompressed, so that turning
-     * {@code chunks_on_flash} off leaves no compressed chunk once the reclaim order has gone round.
+     * reinsertion then writes a chunk of it kept compressed again uncompressed (when it fits in the
+     * share), so that turning {@code chunks_on_flash} off leaves fewer compressed chunks with each pass
+     * of the reclaim order (hot chunk moves keep the form they read).
      * Any thread; false when not known.
      */
     default boolean storesUncompressed(int fileId) {

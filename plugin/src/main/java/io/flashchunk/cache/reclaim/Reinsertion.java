@@ -70,6 +70,8 @@ public final class Reinsertion {
     private final LongPredicate liveKey;
     private final long shareBytes;
     private final LongPredicate storeUncompressed;
+    /** Where a chunk kept compressed is decompressed, once one is: the writer's alone. */
+    private ByteBuffer scratch;
     private final ArrayDeque<Kept> kept = new ArrayDeque<>();
     private volatile long reinserted;
 
@@ -142,16 +144,15 @@ public final class Reinsertion {
                 long key = summary.keys()[i];
                 ByteBuffer chunk = RecordFormat.check(blocks, recordAt, key, table.sequence(segment));
                 ChunkForm form = RecordFormat.form(blocks, recordAt);
-                if (form == ChunkForm.LZ4 && storeUncompressed != null && storeUncompressed.test(key)) {
+                ByteBuffer raw = form == ChunkForm.LZ4 && storeUncompressed != null && storeUncompressed.test(key)
+                        ? decompressed(chunk) : null;
+                int rawBytes = raw == null ? 0 : RecordFormat.recordBytes(raw.remaining(), layout.sectorBytes());
+                if (raw != null && rawBytes <= budget) {
                     // its file's chunks are stored as they are now: so is this one from here on
-                    ByteBuffer raw = ByteBuffer.allocate(RecordFormat.MAX_CHUNK_BYTES);
-                    ChunkCompression.decompress(chunk, raw, RecordFormat.MAX_CHUNK_BYTES);
-                    bytes = RecordFormat.recordBytes(raw.flip().remaining(), layout.sectorBytes());
-                    if (bytes > budget) {
-                        continue;
-                    }
                     kept.add(new Kept(key, ByteBuffer.allocate(raw.remaining()).put(raw).flip(), ChunkForm.RAW));
+                    bytes = rawBytes;
                 } else {
+                    // as it was (also when its chunk, uncompressed, would not fit in what is left of the share)
                     kept.add(new Kept(key, ByteBuffer.allocate(chunk.remaining()).put(chunk).flip(), form));
                 }
                 budget -= bytes;
@@ -159,6 +160,16 @@ public final class Reinsertion {
                 // Not kept: a chunk the device cannot give back is a miss, never a wrong byte.
             }
         }
+    }
+
+    /** {@code payload} (LZ4) decompressed into the scratch buffer, as a view of it; valid until the next call. */
+    private ByteBuffer decompressed(ByteBuffer payload) throws RecordMismatchException {
+        if (scratch == null) {
+            scratch = ByteBuffer.allocate(RecordFormat.MAX_CHUNK_BYTES);
+        }
+        scratch.clear();
+        ChunkCompression.decompress(payload, scratch, RecordFormat.MAX_CHUNK_BYTES);
+        return scratch.flip();
     }
 
     /** The next kept chunk to append, or null when none is kept. */
