@@ -243,15 +243,17 @@ class ReinsertionTest {
         return chunk;
     }
 
-    @Test
-    void aChunkStoredCompressedIsWrittenAgainCompressedAsItWasRead() throws Exception {
-        EngineFixture engine = engine(new WriterPolicy(null, 0.5), device("a", 4));
+    /**
+     * Appends compressible chunks stored compressed until the first segment is sealed, reads its first
+     * {@code reads} chunks, then appends on until that segment is reclaimed; returns the chunks appended.
+     */
+    private static int fillCompressedReadAndReclaim(EngineFixture engine, int reads) throws Exception {
         int i = 0;
         while (engine.segmentWriter.sealed() == 0) {
             assertTrue(engine.writer.append(key(i), ChunkCompression.compress(compressible(key(i))), ChunkForm.LZ4));
             i++;
         }
-        for (int k = 0; k < 5; k++) {
+        for (int k = 0; k < reads; k++) {
             assertEquals(compressible(key(k)), engine.read(key(k)), "chunk " + k + " of the first segment");
         }
         while (engine.segmentWriter.reclaimed() == 0) {
@@ -259,6 +261,13 @@ class ReinsertionTest {
             i++;
         }
         engine.segmentWriter.flush();
+        return i;
+    }
+
+    @Test
+    void aChunkStoredCompressedIsWrittenAgainCompressedAsItWasRead() throws Exception {
+        EngineFixture engine = engine(new WriterPolicy(null, 0.5), device("a", 4));
+        int i = fillCompressedReadAndReclaim(engine, 5);
         assertEquals(5, engine.segmentWriter.reinserted());
         for (int k = 0; k < 5; k++) {
             assertEquals(compressible(key(k)), engine.read(key(k)), "read chunk " + k + " kept");
@@ -287,19 +296,7 @@ class ReinsertionTest {
     void aChunkKeptCompressedIsWrittenAgainUncompressedOnceItsFileIsStoredAsItIs() throws Exception {
         java.util.function.LongPredicate evenUncompressed = key -> ChunkKeys.position(key) / EngineFixture.CHUNK % 2 == 0;
         EngineFixture engine = engine(new WriterPolicy(null, 0.5, 1, null, null, null, evenUncompressed), device("a", 4));
-        int i = 0;
-        while (engine.segmentWriter.sealed() == 0) {
-            assertTrue(engine.writer.append(key(i), ChunkCompression.compress(compressible(key(i))), ChunkForm.LZ4));
-            i++;
-        }
-        for (int k = 0; k < 6; k++) {
-            assertEquals(compressible(key(k)), engine.read(key(k)), "chunk " + k + " of the first segment");
-        }
-        while (engine.segmentWriter.reclaimed() == 0) {
-            assertTrue(engine.writer.append(key(i), ChunkCompression.compress(compressible(key(i))), ChunkForm.LZ4));
-            i++;
-        }
-        engine.segmentWriter.flush();
+        fillCompressedReadAndReclaim(engine, 6);
         assertEquals(6, engine.segmentWriter.reinserted());
         int raw = 0;
         for (int k = 0; k < 6; k++) {
@@ -326,19 +323,7 @@ class ReinsertionTest {
         // a share of half a chunk: room for compressed records (a quarter of a chunk each, a block at least), not a whole one
         double share = (double) (EngineFixture.CHUNK / 2) / SEGMENT_BYTES;
         EngineFixture engine = engine(new WriterPolicy(null, share, 1, null, null, null, key -> true), device("a", 4));
-        int i = 0;
-        while (engine.segmentWriter.sealed() == 0) {
-            assertTrue(engine.writer.append(key(i), ChunkCompression.compress(compressible(key(i))), ChunkForm.LZ4));
-            i++;
-        }
-        for (int k = 0; k < 6; k++) {
-            assertEquals(compressible(key(k)), engine.read(key(k)), "chunk " + k + " of the first segment");
-        }
-        while (engine.segmentWriter.reclaimed() == 0) {
-            assertTrue(engine.writer.append(key(i), ChunkCompression.compress(compressible(key(i))), ChunkForm.LZ4));
-            i++;
-        }
-        engine.segmentWriter.flush();
+        fillCompressedReadAndReclaim(engine, 6);
         long kept = engine.segmentWriter.reinserted();
         assertTrue(kept >= 1 && kept < 6, "as many as the share holds compressed: " + kept);
         for (int k = 0; k < 6; k++) {
