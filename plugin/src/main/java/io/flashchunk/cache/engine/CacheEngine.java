@@ -638,7 +638,11 @@ public final class CacheEngine implements AutoCloseable {
         return true;
     }
 
-    /** A hit read from a loaded device, for the writer to write again in a less loaded one, if the queue has room. */
+    /**
+     * A hit read from a loaded device, for the writer to write again in a less loaded one, if the queue
+     * has room: compressed again if it was read compressed, unless its file's chunks are now stored as
+     * they are.
+     */
     private void queueMove(long key, SegmentReader.Hit hit, long readStartedNanos) {
         int bytes = hit.chunk().remaining();
         if (closing || !writerThread.isAlive()) {
@@ -649,7 +653,8 @@ public final class CacheEngine implements AutoCloseable {
             return;
         }
         queue.add(Pending.move(key, ByteBuffer.allocate(bytes).put(hit.chunk().duplicate()).flip(), readStartedNanos,
-                hit.flashAddress(), hit.sequence(), hit.form() == ChunkForm.LZ4));
+                hit.flashAddress(), hit.sequence(),
+                hit.form() == ChunkForm.LZ4 && !files.storesUncompressed(ChunkKeys.fileId(key))));
     }
 
     /** As {@link #offer(long, ByteBuffer, long)} for bytes no invalidation can race with (tests, the simulator). */

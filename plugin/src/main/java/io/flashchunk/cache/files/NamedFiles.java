@@ -21,9 +21,9 @@ public interface NamedFiles {
 
     /**
      * Whether chunks of this file id are now to be stored as they are ({@link CachedFile#storesUncompressed}):
-     * reinsertion then writes a chunk of it kept compressed again uncompressed (when it fits in the
-     * share), so that turning {@code chunks_on_flash} off leaves fewer compressed chunks with each pass
-     * of the reclaim order (hot chunk moves keep the form they read).
+     * reinsertion (when it fits in the share) and hot chunk moves then write a chunk of it read
+     * compressed again uncompressed, so that turning {@code chunks_on_flash} off leaves fewer
+     * compressed chunks with each pass of the reclaim order.
      * Any thread; false when not known.
      */
     default boolean storesUncompressed(int fileId) {

@@ -30,6 +30,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The engine whole, over in-memory devices: offers, reads, automatic checkpoints, restarts. */
 class CacheEngineTest {
@@ -203,27 +205,36 @@ class CacheEngineTest {
         }
     }
 
+    /** How the chunks of the move test are stored, and how their file's are to be stored when moved. */
+    enum Stored { AS_THEY_ARE, COMPRESSED, COMPRESSED_THEN_AS_THEY_ARE }
+
     /**
      * The paper's move of hot chunks, end to end: once the records have settled and a second has shown
      * one device's reads taking 10 ms each (on the test's clock) and the other's no time, hits read
      * from the slow one are written again on the fast one, a second's budget of them, and every chunk
-     * still serves its own bytes.
+     * still serves its own bytes. A chunk read compressed is moved compressed, unless its file's chunks
+     * are now stored as they are.
      */
-    @Test
-    void hotChunksReadFromASlowDeviceMoveToTheFastOneASecondsBudgetAtATime() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Stored.class)
+    void hotChunksReadFromASlowDeviceMoveToTheFastOneASecondsBudgetAtATime(Stored stored) throws Exception {
         ManualClock clock = new ManualClock();
         FaultyDevice slow = new FaultyDevice(device("slow", 8));
         int budget = 8;
-        CacheEngine engine = openMoving(8, slow, budget, 4, () -> 1_000, clock);
+        boolean compress = stored != Stored.AS_THEY_ARE;
+        java.util.function.LongFunction<ByteBuffer> content = compress ? EngineFixture::compressible : EngineFixture::chunk;
+        CacheEngine engine = openMoving(8, slow, budget, 4, () -> 1_000, clock,
+                stored == Stored.COMPRESSED_THEN_AS_THEY_ARE ? EngineFixture.storingUncompressed(NO_FILES) : NO_FILES);
         try {
-            int n = 60; // five segments of 12, the last open
+            int n = compress ? 240 : 75; // five segments' worth (15 records a segment, about 50 compressed), the last open
             for (int i = 0; i < n; i++) {
-                offer(engine, key(i), chunk(key(i)));
+                offer(engine, key(i), content.apply(key(i)), compress);
             }
             assertTrue(engine.checkpoint(10, TimeUnit.SECONDS, true));
             List<Integer> onSlow = new java.util.ArrayList<>();
-            for (int i = 0; i < 48; i++) {
-                if (RecordAddress.space(engine.index().find(key(i))) == 1) {
+            int open = segmentOf(engine, key(n - 1));
+            for (int i = 0; i < n; i++) {
+                if (RecordAddress.space(engine.index().find(key(i))) == 1 && segmentOf(engine, key(i)) != open) {
                     onSlow.add(i);
                 }
             }
@@ -237,7 +248,7 @@ class CacheEngineTest {
             slow.delay(FaultyDevice.Op.READ, () -> clock.advance(java.time.Duration.ofMillis(10)));
             for (int round = 0; round < 3; round++) {
                 for (int i : onSlow) {
-                    assertEquals(chunk(key(i)), read(engine, i));
+                    assertEquals(content.apply(key(i)), read(engine, i));
                 }
             }
             assertEquals(0, engine.stats().hotChunkMovesTaken(), "not a source before the next tick");
@@ -248,7 +259,7 @@ class CacheEngineTest {
             clock.advance(java.time.Duration.ofSeconds(1));
             awaitWriterRounds(engine); // the writer's tick: 0.72 s of reads in 1.72 s, a source
             for (int i : onSlow) {
-                assertEquals(chunk(key(i)), read(engine, i));
+                assertEquals(content.apply(key(i)), read(engine, i));
             }
             awaitWriterRounds(engine);
             EngineStats stats = engine.stats();
@@ -259,7 +270,10 @@ class CacheEngineTest {
                 assertEquals(j < budget ? 0 : 1, space, "chunk " + onSlow.get(j));
             }
             assertEquals(openOnSlow, engine.segmentWriter().sealedForMoves(), "the segment open on the slow device, if it was");
-            assertEquals(n, readAll(engine, n), "every chunk serves its own bytes");
+            assertEquals(n, readAll(engine, n, content), "every chunk serves its own bytes");
+            // compressed again when moved, unless its file's chunks are now stored as they are
+            assertEquals(stored == Stored.COMPRESSED ? n + budget : compress ? n : 0,
+                    stats.compression().compressedChunks(), stored + ": " + stats.compression());
         } finally {
             engine.close();
         }
@@ -386,12 +400,24 @@ class CacheEngineTest {
      */
     private static CacheEngine openMoving(int fastMegabytes, FaultyDevice slow, int budget, int checkpointEverySegments,
                                           LongSupplier clockMillis, ManualClock clock) throws Exception {
+        return openMoving(fastMegabytes, slow, budget, checkpointEverySegments, clockMillis, clock, NO_FILES);
+    }
+
+    private static CacheEngine openMoving(int fastMegabytes, FaultyDevice slow, int budget, int checkpointEverySegments,
+                                          LongSupplier clockMillis, ManualClock clock, NamedFiles files) throws Exception {
         List<StorageDriver> drivers = List.of(
                 new StorageDriver(device("fast", fastMegabytes), 2, TimeUnit.SECONDS.toNanos(5)),
                 new StorageDriver(slow, 2, TimeUnit.SECONDS.toNanos(5)));
         return CacheEngine.open(drivers, new CacheEngine.Settings(SEGMENT, CHUNK, 0.1, 1, 8, 20, 8 << 20,
                         checkpointEverySegments, INTERVAL_MILLIS, false, List.of()).withHotChunkMoves((long) budget * CHUNK),
-                NO_FILES, clockMillis, clock, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN, clock));
+                files, clockMillis, clock, new FlashReadPolicy(false, TimeUnit.SECONDS.toNanos(5), FlashReadGate.OPEN, clock));
+    }
+
+    /** The segment that holds {@code key}'s record now. */
+    private static int segmentOf(CacheEngine engine, long key) {
+        long address = engine.index().find(key);
+        int space = RecordAddress.space(address);
+        return engine.table().segment(space, engine.start().layouts().get(space).segmentLayout().index(address));
     }
 
     private static ByteBuffer read(CacheEngine engine, int i) {
@@ -654,9 +680,13 @@ class CacheEngineTest {
     /** A chunk of {@code bytes} of key {@code i}'s own content. */
     /** Offers a chunk; when the queue is full (a loaded machine's writer behind), once more after it drained. */
     private static void offer(CacheEngine engine, long key, ByteBuffer chunk) throws InterruptedException {
-        if (!engine.offer(key, chunk)) {
+        offer(engine, key, chunk, false);
+    }
+
+    private static void offer(CacheEngine engine, long key, ByteBuffer chunk, boolean compress) throws InterruptedException {
+        if (!engine.offer(key, chunk, compress)) {
             assertTrue(engine.awaitWritten(10, TimeUnit.SECONDS));
-            assertTrue(engine.offer(key, chunk), "offered again once the queue drained");
+            assertTrue(engine.offer(key, chunk, compress), "offered again once the queue drained");
         }
     }
 

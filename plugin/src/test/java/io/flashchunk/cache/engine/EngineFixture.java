@@ -173,15 +173,52 @@ public final class EngineFixture {
 
     /** Reads chunks 0..n-1 through {@code engine}: each its own bytes or a miss; returns the hits. */
     public static int readAll(CacheEngine engine, int n) {
+        return readAll(engine, n, EngineFixture::chunk);
+    }
+
+    /** As {@link #readAll(CacheEngine, int)}, each chunk's bytes as {@code content} gives them for its key. */
+    public static int readAll(CacheEngine engine, int n, java.util.function.LongFunction<ByteBuffer> content) {
         int hits = 0;
         for (int i = 0; i < n; i++) {
             ByteBuffer into = ByteBuffer.allocate(CHUNK);
             if (engine.read(key(i), CHUNK, into) != -1) {
-                org.junit.jupiter.api.Assertions.assertEquals(chunk(key(i)), into.flip(), "chunk " + i);
+                org.junit.jupiter.api.Assertions.assertEquals(content.apply(key(i)), into.flip(), "chunk " + i);
                 hits++;
             }
         }
         return hits;
+    }
+
+    /** A chunk of {@code key}'s bytes for a quarter of it, then zeros: LZ4 stores it in about a quarter. */
+    public static ByteBuffer compressible(long key) {
+        ByteBuffer chunk = ByteBuffer.allocate(CHUNK);
+        chunk.put(chunk(key).limit(CHUNK / 4)).clear();
+        return chunk;
+    }
+
+    /** {@code files}, but with every file's chunks now stored as they are ({@link NamedFiles#storesUncompressed}). */
+    public static NamedFiles storingUncompressed(NamedFiles files) {
+        return new NamedFiles() {
+            @Override
+            public io.flashchunk.cache.files.FileTableCodec.Encoded table() {
+                return files.table();
+            }
+
+            @Override
+            public int nextFileId() {
+                return files.nextFileId();
+            }
+
+            @Override
+            public boolean isLive(int fileId) {
+                return files.isLive(fileId);
+            }
+
+            @Override
+            public boolean storesUncompressed(int fileId) {
+                return true;
+            }
+        };
     }
 
     /** A checkpoint's files: this table, this next id. */

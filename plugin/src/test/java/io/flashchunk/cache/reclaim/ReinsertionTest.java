@@ -3,6 +3,7 @@ package io.flashchunk.cache.reclaim;
 import static io.flashchunk.cache.engine.EngineFixture.PER_SEGMENT;
 import static io.flashchunk.cache.engine.EngineFixture.SEGMENT_BYTES;
 import static io.flashchunk.cache.engine.EngineFixture.chunk;
+import static io.flashchunk.cache.engine.EngineFixture.compressible;
 import static io.flashchunk.cache.engine.EngineFixture.device;
 import static io.flashchunk.cache.engine.EngineFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -234,13 +235,6 @@ class ReinsertionTest {
         for (int k = next; k < i; k++) {
             assertEquals(chunk(key(k)), engine.read(key(k)), "chunk " + k);
         }
-    }
-
-    /** A chunk of {@code key}'s bytes for a quarter of it, then zeros: LZ4 stores it in about a quarter. */
-    private static java.nio.ByteBuffer compressible(long key) {
-        java.nio.ByteBuffer chunk = java.nio.ByteBuffer.allocate(EngineFixture.CHUNK);
-        chunk.put(chunk(key).limit(EngineFixture.CHUNK / 4)).clear();
-        return chunk;
     }
 
     /**
