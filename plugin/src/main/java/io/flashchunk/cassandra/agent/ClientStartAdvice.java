@@ -15,8 +15,8 @@ final class ClientStartAdvice {
     }
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static void enter() {
+    static void enter(@Advice.This Object daemon) {
         CassandraFlashCache.checkSettingsAgainstSchema();
-        ReadPathWarmUp.beforeClientTransports();
+        ReadPathWarmUp.beforeClientTransports(daemon);
     }
 }

@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.LongAdder;
 import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
-import org.apache.cassandra.db.ConsistencyLevel;
 import org.apache.cassandra.dht.IPartitioner;
 import org.apache.cassandra.schema.SchemaConstants;
 import org.apache.cassandra.service.StorageService;
@@ -35,7 +34,10 @@ import org.slf4j.LoggerFactory;
  * <p>Each read finds the partition at or after a random token with a local read, and when this node
  * is one of its replicas reads that partition's first rows at consistency LOCAL_ONE, as a client's
  * point read does (the coordinator reads its own replica first, as Cassandra's network-aware snitches
- * order replicas). Tables with no partition here are left out. Whatever fails is counted and logged,
+ * order replicas). Tables with no partition here are left out. The point reads go through the native
+ * protocol, as a client's do ({@link NativeProtocolPointReads}), unless the node's authenticator
+ * requires a login or no loopback listener can be opened: then through Cassandra's internal CQL path
+ * ({@link InternalPointReads}), which leaves the protocol's part of the path cold. Whatever fails is counted and logged,
  * never thrown: the node starts its clients once the time is up whatever happened; a drain or
  * shutdown ends it sooner. It runs once per JVM: {@code CassandraDaemon.start()} is called again
  * when a node leaves write-survey mode or resumes a bootstrap, under StorageService's lock.
@@ -73,8 +75,10 @@ public final class ReadPathWarmUp {
     /**
      * The agent's advice calls this as {@code CassandraDaemon} starts its client transports: runs the
      * warm-up when one is set and the flash cache runs, and returns when it is over. Never throws.
+     *
+     * @param daemon the {@code CassandraDaemon}, whose client transport the native-protocol reads set up
      */
-    public static void beforeClientTransports() {
+    public static void beforeClientTransports(Object daemon) {
         long millis = configuredMillis;
         if (millis <= 0 || CassandraFlashCache.active() == null || !RAN.compareAndSet(false, true)) {
             return;
@@ -89,18 +93,39 @@ public final class ReadPathWarmUp {
                 LOG.info("flash chunk cache: no table to warm the read path up with (warm_up_before_clients)");
                 return;
             }
-            LOG.info("flash chunk cache: warming the read path up for {} ms before clients, reading {} table(s)",
-                    millis, tables.size());
-            long start = System.nanoTime();
-            ReadPathWarmUp warmUp = new ReadPathWarmUp(tables, start + millis * 1_000_000L);
-            warmUp.run(Math.max(1, FBUtilities.getAvailableProcessors()));
-            LOG.info("flash chunk cache: read path warmed up in {} ms: {}", (System.nanoTime() - start) / 1_000_000,
-                    warmUp.summary());
+            try (PointReads pointReads = pointReads(daemon)) {
+                LOG.info("flash chunk cache: warming the read path up for {} ms before clients, reading {} table(s) {}",
+                        millis, tables.size(), pointReads.path());
+                long start = System.nanoTime();
+                ReadPathWarmUp warmUp = new ReadPathWarmUp(tables, start + millis * 1_000_000L);
+                warmUp.run(pointReads, pointReads.threads(Math.max(1, FBUtilities.getAvailableProcessors())));
+                LOG.info("flash chunk cache: read path warmed up in {} ms: {}; read {}", (System.nanoTime() - start) / 1_000_000,
+                        warmUp.summary(), pointReads.path());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             LOG.warn("flash chunk cache: the warm-up before clients was interrupted");
         } catch (Throwable t) {
             LOG.warn("flash chunk cache: the warm-up before clients stopped: {}", t.toString());
+        }
+    }
+
+    /**
+     * The native protocol when a client may connect without logging in (the warm-up has no
+     * credentials) and a loopback listener opens; else the internal path, said in one line.
+     */
+    private static PointReads pointReads(Object daemon) {
+        if (DatabaseDescriptor.getAuthenticator().requireAuthentication()) {
+            LOG.info("flash chunk cache: the warm-up reads through Cassandra's internal CQL read path, not the native "
+                    + "protocol: this node's authenticator requires clients to log in");
+            return new InternalPointReads();
+        }
+        try {
+            return NativeProtocolPointReads.start(daemon);
+        } catch (Exception | LinkageError e) {
+            LOG.info("flash chunk cache: the warm-up reads through Cassandra's internal CQL read path, not the native "
+                    + "protocol: its loopback listener could not be opened: {}", e.toString());
+            return new InternalPointReads();
         }
     }
 
@@ -135,10 +160,10 @@ public final class ReadPathWarmUp {
         return result;
     }
 
-    private void run(int threads) throws InterruptedException {
+    private void run(PointReads pointReads, int threads) throws InterruptedException {
         List<Thread> readers = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            Thread reader = new Thread(this::readUntilDeadline, "flashchunk-warm-up-" + i);
+            Thread reader = new Thread(() -> readUntilDeadline(pointReads), "flashchunk-warm-up-" + i);
             reader.setDaemon(true);
             reader.start();
             readers.add(reader);
@@ -152,7 +177,23 @@ public final class ReadPathWarmUp {
         }
     }
 
-    private void readUntilDeadline() {
+    private void readUntilDeadline(PointReads pointReads) {
+        PointReads.Reader reader;
+        try {
+            reader = pointReads.reader();
+        } catch (Throwable t) {
+            failures.increment();
+            lastFailure.set(t);
+            return;
+        }
+        try {
+            readUntilDeadline(reader);
+        } finally {
+            reader.close();
+        }
+    }
+
+    private void readUntilDeadline(PointReads.Reader reader) {
         IPartitioner partitioner = DatabaseDescriptor.getPartitioner();
         ThreadLocalRandom random = ThreadLocalRandom.current();
         while (System.nanoTime() - deadlineNanos < 0 && !givenUp() && !nodeStopping()) {
@@ -167,16 +208,16 @@ public final class ReadPathWarmUp {
                     }
                 }
                 UntypedResultSet.Row row = found.one();
-                Object[] key = new Object[table.partitionKey().size()];
-                for (int i = 0; i < key.length; i++) {
-                    key[i] = row.getBytes(table.partitionKey().get(i));
+                List<ByteBuffer> key = new ArrayList<>(table.partitionKey().size());
+                for (String column : table.partitionKey()) {
+                    key.add(row.getBytes(column));
                 }
                 if (StorageService.instance.getNaturalReplicasForToken(table.keyspace(), table.partitionKeyBytes(key))
                         .selfIfPresent() == null) {
                     notLocal.increment(); // data this node no longer owns: another node would serve the read
                     continue;
                 }
-                QueryProcessor.execute(table.partitionQuery(), ConsistencyLevel.LOCAL_ONE, key);
+                reader.read(table, key);
                 reads.increment();
             } catch (VirtualMachineError e) {
                 lastFailure.set(e);

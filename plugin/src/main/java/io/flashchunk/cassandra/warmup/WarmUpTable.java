@@ -36,12 +36,9 @@ final class WarmUpTable {
     }
 
     /** The partition key as Cassandra hashes it to a token: the one column's bytes, or their composite. */
-    ByteBuffer partitionKeyBytes(Object[] columnValues) {
-        ByteBuffer[] values = new ByteBuffer[columnValues.length];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = (ByteBuffer) columnValues[i];
-        }
-        return values.length == 1 ? values[0] : CompositeType.build(ByteBufferAccessor.instance, values);
+    ByteBuffer partitionKeyBytes(List<ByteBuffer> columnValues) {
+        return columnValues.size() == 1 ? columnValues.get(0)
+                : CompositeType.build(ByteBufferAccessor.instance, columnValues.toArray(ByteBuffer[]::new));
     }
 
     /** The first partition in token order: its key columns (none when the table holds none here). */

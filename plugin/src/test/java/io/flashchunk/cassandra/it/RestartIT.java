@@ -1,9 +1,13 @@
 package io.flashchunk.cassandra.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,7 +35,10 @@ class RestartIT {
     /** 1 MiB segments: the 256 MiB device then holds many, as a real device does at 16 MiB. */
     private static final String SEGMENTS = "segment_size_mib: 1";
     private static final Pattern WARMED_UP = Pattern.compile(
-            "read path warmed up in (\\d+) ms: (\\d+) partition reads, (\\d+) keys another node owns skipped, (\\d+) failed");
+            "read path warmed up in (\\d+) ms: (\\d+) partition reads, (\\d+) keys another node owns skipped, (\\d+) failed; "
+                    + "read (through [^\\n]*)");
+    private static final Pattern LISTENER = Pattern.compile(
+            "through the native protocol \\(a listener of its own on 127\\.0\\.0\\.1:(\\d+), closed before clients come\\)");
 
     private CassandraNode node;
     /** The cache's flash hits when the node of the third test first answered CQL: the warm-up's. */
@@ -127,8 +134,48 @@ class RestartIT {
                 "the warm-up's reads were not served by the flash cache: " + flashHitsBeforeClients + " hits, " + warmed.group());
         int clientsAt = log.indexOf("Starting listening for CQL clients");
         assertTrue(clientsAt > warmed.end(), "clients were let in before the warm-up ended");
+        // Cassandra's line that tools take for readiness is written once, for the node's own listener.
+        assertEquals(clientsAt, log.lastIndexOf("Starting listening for CQL clients"), "two listener lines");
+        assertEquals(-1, log.indexOf("Stop listening for CQL clients"), "the warm-up listener's stop line");
+        assertEquals(-1, log.indexOf("the warm-up's loopback listener"), "what the warm-up's listener left");
+        // It read as a client does, through a listener of its own that is closed now.
+        Matcher listener = LISTENER.matcher(warmed.group(5));
+        assertTrue(listener.matches(), "not through the native protocol: " + warmed.group(5));
+        try (Socket socket = new Socket()) {
+            assertThrows(ConnectException.class, () -> socket.connect(
+                    new InetSocketAddress("127.0.0.1", Integer.parseInt(listener.group(1))), 10_000),
+                    "the warm-up's listener is still open");
+        }
+        assertTrue(node.session().execute("SELECT id FROM " + TestTables.KEYSPACE + ".kept LIMIT 1").one() != null,
+                "the node's own listener does not serve");
         // The first start, before any table of ours, had nothing to read and did not wait.
         assertTrue(node.systemLog().contains("no table to warm the read path up with"), "first start's line");
+    }
+
+    /** A node whose clients must log in: the warm-up, which has no login, reads through the internal path. */
+    @Test
+    @Order(5)
+    void whereClientsMustLogInTheWarmUpReadsInside() throws Exception {
+        node.stop();
+        Path yaml = node.dir.resolve("conf/cassandra.yaml");
+        String settings = Files.readString(yaml);
+        assertTrue(settings.contains("\nauthenticator: AllowAllAuthenticator\n"), "the node's authenticator line");
+        Files.writeString(yaml, settings.replace("\nauthenticator: AllowAllAuthenticator\n",
+                "\nauthenticator: PasswordAuthenticator\n"));
+        try {
+            node.start();
+            String log = lastStartLog();
+            assertTrue(log.contains("the warm-up reads through Cassandra's internal CQL read path, not the native "
+                    + "protocol: this node's authenticator requires clients to log in"), "no line saying why");
+            Matcher warmed = WARMED_UP.matcher(log);
+            assertTrue(warmed.find(), "no warm-up line in the log of the last start");
+            assertTrue(Long.parseLong(warmed.group(2)) > 100, warmed.group());
+            assertEquals(0, Long.parseLong(warmed.group(4)), warmed.group());
+            assertEquals("through Cassandra's internal CQL read path", warmed.group(5));
+        } finally {
+            node.stop();
+            Files.writeString(yaml, settings);
+        }
     }
 
     private void assertFirstReadsHit() throws Exception {

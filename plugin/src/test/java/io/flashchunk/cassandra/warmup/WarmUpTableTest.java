@@ -17,13 +17,13 @@ class WarmUpTableTest {
         assertEquals("SELECT * FROM \"ycsb\".\"usertable\" WHERE \"y_id\" = ? LIMIT 10", table.partitionQuery());
         assertEquals("SELECT \"y_id\" FROM \"ycsb\".\"usertable\" LIMIT 1", table.firstKeyQuery());
         ByteBuffer key = ByteBuffer.wrap(new byte[] {1, 2, 3});
-        assertSame(key, table.partitionKeyBytes(new Object[] {key}), "a one-column key is its column's bytes");
+        assertSame(key, table.partitionKeyBytes(List.of(key)), "a one-column key is its column's bytes");
     }
 
     @Test
     void aCompositeKeyIsHashedAsCassandraSerialisesIt() {
         WarmUpTable table = new WarmUpTable("ks", "t", List.of("a", "b"));
-        ByteBuffer built = table.partitionKeyBytes(new Object[] {ByteBuffer.wrap(new byte[] {7}), ByteBuffer.wrap(new byte[] {8, 9})});
+        ByteBuffer built = table.partitionKeyBytes(List.of(ByteBuffer.wrap(new byte[] {7}), ByteBuffer.wrap(new byte[] {8, 9})));
         // each component: a 2-byte length, the bytes, an end-of-component byte 0
         assertEquals(ByteBuffer.wrap(new byte[] {0, 1, 7, 0, 0, 2, 8, 9, 0}), built);
     }

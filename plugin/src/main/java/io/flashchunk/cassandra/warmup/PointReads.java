@@ -1,0 +1,33 @@
+package io.flashchunk.cassandra.warmup;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * How the warm-up sends a client's point read to the node: each warm-up thread reads through a
+ * {@link Reader} of its own, opened here and closed by that thread.
+ */
+interface PointReads extends AutoCloseable {
+    /** How the reads reach the node, for the warm-up's log lines. */
+    String path();
+
+    /** How many threads read at once on a node of {@code cores} cores. */
+    int threads(int cores);
+
+    /** A reader for one thread; the caller closes it. */
+    Reader reader() throws Exception;
+
+    /** Releases what reading needed, once every reader is closed. Never throws. */
+    @Override
+    void close();
+
+    /** One thread's point reads. */
+    interface Reader extends AutoCloseable {
+        /** Reads the first rows of the partition of {@code key} (each key column's bytes) at LOCAL_ONE. */
+        void read(WarmUpTable table, List<ByteBuffer> key) throws Exception;
+
+        /** Never throws. */
+        @Override
+        void close();
+    }
+}
