@@ -160,6 +160,8 @@ CONFIGS = {c.name: c for c in [
     # (warm_up_before_clients), so that the JIT has compiled the read path when they come (issue 39).
     Config("flash-4x-warm", "flash cache 4x hot set, 30 s warm-up before clients, M", hot_multiple=4,
            flash_settings=("warm_up_before_clients: 30s",)),
+    Config("flash-4x-warm60", "flash cache 4x hot set, 60 s warm-up before clients, M", hot_multiple=4,
+           flash_settings=("warm_up_before_clients: 60s",)),
     # Not in the default sweep: chunks stored LZ4-compressed on flash (chunks_on_flash), at half the hot
     # set: the same flash holds more chunks, each hit decompressed (issue 39).
     Config("flash-0.5x-lz4", "flash cache 0.5x hot set, chunks stored compressed, M", hot_multiple=0.5,

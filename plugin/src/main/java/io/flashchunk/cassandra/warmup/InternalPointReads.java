@@ -8,8 +8,8 @@ import org.apache.cassandra.db.ConsistencyLevel;
 /**
  * Point reads through Cassandra's CQL read path from inside the node ({@code QueryProcessor.execute}
  * at LOCAL_ONE): the coordinator's and replica's work a client's read causes, without the native
- * protocol, its connections or the request dispatch. The warm-up's path when no client may connect
- * without logging in.
+ * protocol, its connections or the request dispatch. The warm-up's path where the native protocol is
+ * not ({@link PointReadsChoice}).
  */
 final class InternalPointReads implements PointReads {
     @Override

@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * A native-protocol listener of Cassandra's own ({@code org.apache.cassandra.transport.Server}) on the
  * loopback address and a free port, for the warm-up's reads alone: its requests go through the same
  * pipeline, dispatch and request threads as a client's, while the node's own listeners are not yet
- * open. Closing it closes its connections and its event loop threads and unregisters it from the
- * node's topology and schema events, so nothing of it outlives the warm-up. Cassandra's lines of a
+ * open. Closing it closes its connections, tells its event loop threads to end (they do after Netty's
+ * quiet period, about 2 s) and unregisters it from the node's topology and schema events. Cassandra's lines of a
  * listener starting and stopping are held back for it ({@link ListenerLogLines}): the node's log
  * says "Starting listening for CQL clients" once a start, for the node's own listener.
  */
@@ -47,16 +47,21 @@ final class LoopbackNativeServer implements AutoCloseable {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             int port = freePort(loopback);
             Server.EventNotifier notifier = new Server.EventNotifier();
-            Server server = new Server.Builder().withHost(loopback).withPort(port).withEventNotifier(notifier).build();
+            Server server = null;
             try {
+                server = new Server.Builder().withHost(loopback).withPort(port).withEventNotifier(notifier).build();
+                Server started = server;
                 ListenerLogLines.heldBack(() -> {
-                    server.start();
+                    started.start();
                     return null;
                 });
                 return new LoopbackNativeServer(server, notifier, new InetSocketAddress(loopback, port));
-            } catch (IllegalStateException e) { // Cassandra's "Failed to bind port"
+            } catch (RuntimeException | Error e) {
                 release(server, notifier);
-                last = e;
+                if (!(e instanceof IllegalStateException) || !String.valueOf(e.getMessage()).startsWith("Failed to bind")) {
+                    throw e;
+                }
+                last = (IllegalStateException) e; // the port was taken since it was found free: another
             }
         }
         throw new IOException("no loopback port could be bound in " + ATTEMPTS + " attempts", last);
@@ -68,11 +73,16 @@ final class LoopbackNativeServer implements AutoCloseable {
 
     @Override
     public void close() {
-        ListenerLogLines.heldBack(() -> {
-            server.stop();
-            return null;
-        });
-        release(server, notifier);
+        try {
+            ListenerLogLines.heldBack(() -> {
+                server.stop();
+                return null;
+            });
+        } catch (RuntimeException e) {
+            LOG.info("flash chunk cache: the warm-up's loopback listener did not stop cleanly: {}", e.toString());
+        } finally {
+            release(server, notifier);
+        }
     }
 
     private static int freePort(InetAddress address) throws IOException {
@@ -88,13 +98,16 @@ final class LoopbackNativeServer implements AutoCloseable {
      * {@code instance} changed type in 6.0; a failure leaves idle threads or an idle listener, logged.
      */
     private static void release(Server server, Server.EventNotifier notifier) {
-        try {
-            Field group = Server.class.getDeclaredField("workerGroup");
-            group.setAccessible(true);
-            Object workerGroup = group.get(server);
-            workerGroup.getClass().getMethod("shutdownGracefully").invoke(workerGroup);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.info("flash chunk cache: the warm-up's loopback listener left its event loop threads: {}", e.toString());
+        // A Server whose build failed is out of reach, with whatever group its constructor had made.
+        if (server != null) {
+            try {
+                Field group = Server.class.getDeclaredField("workerGroup");
+                group.setAccessible(true);
+                Object workerGroup = group.get(server);
+                workerGroup.getClass().getMethod("shutdownGracefully").invoke(workerGroup);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                LOG.info("flash chunk cache: the warm-up's loopback listener left its event loop threads: {}", e.toString());
+            }
         }
         try {
             StorageService.instance.unregister(notifier);

@@ -7,7 +7,9 @@ import java.nio.ByteBuffer;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.db.ConsistencyLevel;
+import org.apache.cassandra.service.CassandraDaemon;
 import org.apache.cassandra.transport.SimpleClient;
 import org.apache.cassandra.transport.messages.ResultMessage;
 
@@ -20,10 +22,16 @@ import org.apache.cassandra.transport.messages.ResultMessage;
  */
 final class NativeProtocolPointReads implements PointReads {
     /**
-     * A thread waits for each answer over the loopback connection; four a core keep the node's
+     * A thread waits for each answer over the loopback connection; four a core keep a small node's
      * request threads as busy as a loaded client does.
      */
     static final int THREADS_A_CORE = 4;
+    /**
+     * At most this many connections: each SimpleClient opens a Netty selector for every event loop
+     * its group may run (twice the cores), so connections a core would grow file descriptors with the
+     * square of the cores; eight compile the path as well on a large node, only more slowly.
+     */
+    static final int MAX_CONNECTIONS = 8;
 
     private final LoopbackNativeServer server;
 
@@ -49,7 +57,7 @@ final class NativeProtocolPointReads implements PointReads {
      * which {@code start()} calls first when the daemon starts its clients a moment later.
      */
     static void initializeClientTransport(Object daemon) throws ReflectiveOperationException {
-        Field field = daemon.getClass().getDeclaredField("nativeTransportService");
+        Field field = CassandraDaemon.class.getDeclaredField("nativeTransportService");
         field.setAccessible(true);
         Object service = field.get(daemon);
         if (service == null) {
@@ -67,46 +75,92 @@ final class NativeProtocolPointReads implements PointReads {
                 + address.getPort() + ", closed before clients come)";
     }
 
+    /** Also under the node's limits of connections (all, and from one address), which this listener shares. */
     @Override
     public int threads(int cores) {
-        return THREADS_A_CORE * cores;
+        long threads = Math.min((long) THREADS_A_CORE * cores, MAX_CONNECTIONS);
+        for (long limit : new long[] {DatabaseDescriptor.getNativeTransportMaxConcurrentConnections(),
+                DatabaseDescriptor.getNativeTransportMaxConcurrentConnectionsPerIp()}) {
+            if (limit > 0) {
+                threads = Math.min(threads, limit);
+            }
+        }
+        return (int) Math.max(1, threads);
     }
 
     @Override
     public Reader reader() throws Exception {
-        InetSocketAddress address = server.address();
-        SimpleClient client = SimpleClient.builder(address.getAddress().getHostAddress(), address.getPort()).build();
-        try {
-            client.connect(false);
-        } catch (Exception | Error e) {
-            try {
-                client.close(); // what of the connection was made
-            } catch (RuntimeException closing) {
-                e.addSuppressed(closing);
-            }
-            throw e;
-        }
-        return new Reader() {
-            private final Map<WarmUpTable, ResultMessage.Prepared> prepared = new IdentityHashMap<>();
-
-            @Override
-            public void read(WarmUpTable table, List<ByteBuffer> key) {
-                ResultMessage.Prepared statement = prepared.computeIfAbsent(table, t -> client.prepare(t.partitionQuery()));
-                ResultMessage result = client.executePrepared(statement, key, ConsistencyLevel.LOCAL_ONE);
-                if (!(result instanceof ResultMessage.Rows)) {
-                    throw new IllegalStateException("a read answered " + result);
-                }
-            }
-
-            @Override
-            public void close() {
-                client.close();
-            }
-        };
+        return new ClientReader(server.address(), connect(server.address()));
     }
 
     @Override
     public void close() {
         server.close();
+    }
+
+    private static SimpleClient connect(InetSocketAddress address) throws Exception {
+        SimpleClient client = SimpleClient.builder(address.getAddress().getHostAddress(), address.getPort()).build();
+        try {
+            client.connect(false);
+            return client;
+        } catch (Exception | Error e) {
+            closeQuietly(client, e);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(SimpleClient client, Throwable cause) {
+        try {
+            client.close(); // what of the connection was made
+        } catch (RuntimeException | Error closing) {
+            if (cause != null) {
+                cause.addSuppressed(closing);
+            }
+        }
+    }
+
+    /**
+     * One thread's connection and the statements it prepared. A read that fails drops the connection
+     * (a late answer would otherwise be taken for the next request's) and the next read connects again.
+     */
+    private static final class ClientReader implements Reader {
+        private final InetSocketAddress address;
+        private final Map<WarmUpTable, ResultMessage.Prepared> prepared = new IdentityHashMap<>();
+        private SimpleClient client;
+
+        private ClientReader(InetSocketAddress address, SimpleClient client) {
+            this.address = address;
+            this.client = client;
+        }
+
+        @Override
+        public void read(WarmUpTable table, List<ByteBuffer> key) throws Exception {
+            if (client == null) {
+                client = connect(address);
+            }
+            try {
+                ResultMessage.Prepared statement = prepared.get(table);
+                if (statement == null) {
+                    statement = client.prepare(table.partitionQuery());
+                    prepared.put(table, statement);
+                }
+                ResultMessage result = client.executePrepared(statement, key, ConsistencyLevel.LOCAL_ONE);
+                if (!(result instanceof ResultMessage.Rows)) {
+                    throw new IllegalStateException("a read answered " + result);
+                }
+            } catch (RuntimeException | Error e) {
+                close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            if (client != null) {
+                closeQuietly(client, null);
+                client = null;
+                prepared.clear();
+            }
+        }
     }
 }

@@ -26,17 +26,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code warm_up_before_clients}: before a node starts its client transports, reads its own tables
- * through Cassandra's CQL read path for the time set, from as many threads as it has cores, so that
- * the JIT compiles that path while no client waits on it. After a restart a node otherwise serves at a
+ * through Cassandra's CQL read path for the time set, from several threads at once, so that the JIT
+ * compiles that path while no client waits on it. After a restart a node otherwise serves at a
  * third of its warm rate for a minute or more with the flash cache already hitting 99% of reads,
  * because its code is not yet compiled (docs/ycsb-benchmark.md, "What a restart's ramp is made of").
  *
- * <p>Each read finds the partition at or after a random token with a local read, and when this node
- * is one of its replicas reads that partition's first rows at consistency LOCAL_ONE, as a client's
- * point read does (the coordinator reads its own replica first, as Cassandra's network-aware snitches
- * order replicas). Tables with no partition here are left out. The point reads go through the native
- * protocol, as a client's do ({@link NativeProtocolPointReads}), unless the node's authenticator
- * requires a login or no loopback listener can be opened: then through Cassandra's internal CQL path
+ * <p>For the first quarter of the time each thread finds keys, the partition at or after a random
+ * token with a local read, and when this node is one of its replicas reads that partition's first
+ * rows at consistency LOCAL_ONE, as a client's point read does (the coordinator reads its own replica
+ * first, as Cassandra's network-aware snitches order replicas); then it reads the keys it found again,
+ * at random, with no range read between. Tables with no partition here are left out. The point reads go through the native
+ * protocol, as a client's do ({@link NativeProtocolPointReads}), where {@link PointReadsChoice} finds
+ * that as safe as the node's own listener and working; else through Cassandra's internal CQL path
  * ({@link InternalPointReads}), which leaves the protocol's part of the path cold. Whatever fails is counted and logged,
  * never thrown: the node starts its clients once the time is up whatever happened; a drain or
  * shutdown ends it sooner. It runs once per JVM: {@code CassandraDaemon.start()} is called again
@@ -46,19 +47,25 @@ public final class ReadPathWarmUp {
     private static final Logger LOG = LoggerFactory.getLogger(ReadPathWarmUp.class);
     /** A warm-up whose reads keep failing stops early: past this many failures, and more than it read. */
     static final long FAILURES_BEFORE_GIVING_UP = 100;
+    /** Keys a reader finds before it reads only those: enough to spread its reads over the node's data. */
+    static final int KEYS_A_READER = 2048;
 
     private static volatile long configuredMillis;
     private static final AtomicBoolean RAN = new AtomicBoolean();
 
     private final List<WarmUpTable> tables;
+    private final long startNanos;
     private final long deadlineNanos;
     private final LongAdder reads = new LongAdder();
+    private final LongAdder sampled = new LongAdder();
     private final LongAdder failures = new LongAdder();
     private final LongAdder notLocal = new LongAdder();
     private final AtomicReference<Throwable> lastFailure = new AtomicReference<>();
+    private volatile boolean stopped;
 
-    private ReadPathWarmUp(List<WarmUpTable> tables, long deadlineNanos) {
+    private ReadPathWarmUp(List<WarmUpTable> tables, long startNanos, long deadlineNanos) {
         this.tables = tables;
+        this.startNanos = startNanos;
         this.deadlineNanos = deadlineNanos;
     }
 
@@ -83,8 +90,9 @@ public final class ReadPathWarmUp {
         if (millis <= 0 || CassandraFlashCache.active() == null || !RAN.compareAndSet(false, true)) {
             return;
         }
-        if (!DatabaseDescriptor.startNativeTransport()) {
-            LOG.info("flash chunk cache: no warm-up before clients: start_native_transport is false");
+        if (!startsNativeTransport()) {
+            LOG.info("flash chunk cache: no warm-up before clients: the node does not start its native transport "
+                    + "(start_native_transport, or -Dcassandra.start_native_transport)");
             return;
         }
         try {
@@ -93,11 +101,11 @@ public final class ReadPathWarmUp {
                 LOG.info("flash chunk cache: no table to warm the read path up with (warm_up_before_clients)");
                 return;
             }
-            try (PointReads pointReads = pointReads(daemon)) {
+            try (PointReads pointReads = PointReadsChoice.choose(daemon, tables.get(0))) {
                 LOG.info("flash chunk cache: warming the read path up for {} ms before clients, reading {} table(s) {}",
                         millis, tables.size(), pointReads.path());
                 long start = System.nanoTime();
-                ReadPathWarmUp warmUp = new ReadPathWarmUp(tables, start + millis * 1_000_000L);
+                ReadPathWarmUp warmUp = new ReadPathWarmUp(tables, start, start + millis * 1_000_000L);
                 warmUp.run(pointReads, pointReads.threads(Math.max(1, FBUtilities.getAvailableProcessors())));
                 LOG.info("flash chunk cache: read path warmed up in {} ms: {}; read {}", (System.nanoTime() - start) / 1_000_000,
                         warmUp.summary(), pointReads.path());
@@ -110,23 +118,10 @@ public final class ReadPathWarmUp {
         }
     }
 
-    /**
-     * The native protocol when a client may connect without logging in (the warm-up has no
-     * credentials) and a loopback listener opens; else the internal path, said in one line.
-     */
-    private static PointReads pointReads(Object daemon) {
-        if (DatabaseDescriptor.getAuthenticator().requireAuthentication()) {
-            LOG.info("flash chunk cache: the warm-up reads through Cassandra's internal CQL read path, not the native "
-                    + "protocol: this node's authenticator requires clients to log in");
-            return new InternalPointReads();
-        }
-        try {
-            return NativeProtocolPointReads.start(daemon);
-        } catch (Exception | LinkageError e) {
-            LOG.info("flash chunk cache: the warm-up reads through Cassandra's internal CQL read path, not the native "
-                    + "protocol: its loopback listener could not be opened: {}", e.toString());
-            return new InternalPointReads();
-        }
+    /** Cassandra's own rule in {@code startClientTransports()}: the system property first, else the setting. */
+    private static boolean startsNativeTransport() {
+        String property = System.getProperty("cassandra.start_native_transport");
+        return property != null ? Boolean.parseBoolean(property) : DatabaseDescriptor.startNativeTransport();
     }
 
     /**
@@ -168,12 +163,17 @@ public final class ReadPathWarmUp {
             reader.start();
             readers.add(reader);
         }
-        for (Thread reader : readers) {
-            // A point read in flight at the deadline ends within Cassandra's read timeout; past that the node
-            // lets its clients in, and the reader stops after its read.
-            long leftMillis = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000
-                    + DatabaseDescriptor.getReadRpcTimeout(TimeUnit.MILLISECONDS));
-            reader.join(leftMillis);
+        try {
+            for (Thread reader : readers) {
+                // A point read in flight at the deadline ends within Cassandra's read timeout (or, through the
+                // native protocol, SimpleClient's 10 s); the node waits that long at most, then lets its clients
+                // in, and a reader still reading stops after its read.
+                long leftMillis = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000
+                        + DatabaseDescriptor.getReadRpcTimeout(TimeUnit.MILLISECONDS));
+                reader.join(leftMillis);
+            }
+        } finally {
+            stopped = true; // also when interrupted: no reader goes on past the warm-up
         }
     }
 
@@ -193,31 +193,30 @@ public final class ReadPathWarmUp {
         }
     }
 
+    /**
+     * Finds keys and reads them for the first quarter of the time (or until it has
+     * {@value #KEYS_A_READER}), then reads those keys again at random: from then on every read is a
+     * client's point read, the path the JIT should have compiled when clients come, with no range read
+     * beside it to find the next key.
+     */
     private void readUntilDeadline(PointReads.Reader reader) {
-        IPartitioner partitioner = DatabaseDescriptor.getPartitioner();
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (System.nanoTime() - deadlineNanos < 0 && !givenUp() && !nodeStopping()) {
-            WarmUpTable table = tables.get(random.nextInt(tables.size()));
+        List<SampledKey> sample = new ArrayList<>();
+        long findUntil = startNanos + (deadlineNanos - startNanos) / 4;
+        while (!stopped && System.nanoTime() - deadlineNanos < 0 && !givenUp() && !nodeStopping()) {
             try {
-                ByteBuffer token = partitioner.getTokenFactory().toByteArray(partitioner.getRandomToken());
-                UntypedResultSet found = QueryProcessor.executeInternal(table.keyAtTokenQuery(), token);
-                if (found.isEmpty()) {
-                    found = QueryProcessor.executeInternal(table.firstKeyQuery()); // past the last: wrap around
-                    if (found.isEmpty()) {
-                        continue; // emptied since the warm-up began
+                SampledKey key;
+                if (sample.size() < KEYS_A_READER && System.nanoTime() - findUntil < 0 || sample.isEmpty()) {
+                    key = findKey(tables.get(random.nextInt(tables.size())));
+                    if (key == null) {
+                        continue;
                     }
+                    sample.add(key);
+                    sampled.increment();
+                } else {
+                    key = sample.get(random.nextInt(sample.size()));
                 }
-                UntypedResultSet.Row row = found.one();
-                List<ByteBuffer> key = new ArrayList<>(table.partitionKey().size());
-                for (String column : table.partitionKey()) {
-                    key.add(row.getBytes(column));
-                }
-                if (StorageService.instance.getNaturalReplicasForToken(table.keyspace(), table.partitionKeyBytes(key))
-                        .selfIfPresent() == null) {
-                    notLocal.increment(); // data this node no longer owns: another node would serve the read
-                    continue;
-                }
-                reader.read(table, key);
+                reader.read(key.table, key.columns);
                 reads.increment();
             } catch (VirtualMachineError e) {
                 lastFailure.set(e);
@@ -227,6 +226,44 @@ public final class ReadPathWarmUp {
                 failures.increment();
                 lastFailure.set(t);
             }
+        }
+    }
+
+    /**
+     * The key of the partition at or after a random token (a local read), if this node is one of its
+     * replicas; null when it is not, or the table holds no partition any more.
+     */
+    private SampledKey findKey(WarmUpTable table) {
+        IPartitioner partitioner = DatabaseDescriptor.getPartitioner();
+        ByteBuffer token = partitioner.getTokenFactory().toByteArray(partitioner.getRandomToken());
+        UntypedResultSet found = QueryProcessor.executeInternal(table.keyAtTokenQuery(), token);
+        if (found.isEmpty()) {
+            found = QueryProcessor.executeInternal(table.firstKeyQuery()); // past the last: wrap around
+            if (found.isEmpty()) {
+                return null; // emptied since the warm-up began
+            }
+        }
+        UntypedResultSet.Row row = found.one();
+        List<ByteBuffer> key = new ArrayList<>(table.partitionKey().size());
+        for (String column : table.partitionKey()) {
+            key.add(row.getBytes(column));
+        }
+        if (StorageService.instance.getNaturalReplicasForToken(table.keyspace(), table.partitionKeyBytes(key))
+                .selfIfPresent() == null) {
+            notLocal.increment(); // data this node no longer owns: another node would serve the read
+            return null;
+        }
+        return new SampledKey(table, key);
+    }
+
+    /** A partition key a reader found, and its table. */
+    private static final class SampledKey {
+        final WarmUpTable table;
+        final List<ByteBuffer> columns;
+
+        SampledKey(WarmUpTable table, List<ByteBuffer> columns) {
+            this.table = table;
+            this.columns = columns;
         }
     }
 
@@ -242,7 +279,7 @@ public final class ReadPathWarmUp {
 
     private String summary() {
         Throwable failure = lastFailure.get();
-        return reads.sum() + " partition reads, " + notLocal.sum() + " keys another node owns skipped, "
+        return reads.sum() + " partition reads of " + sampled.sum() + " keys, " + notLocal.sum() + " keys another node owns skipped, "
                 + failures.sum() + " failed" + (failure == null ? "" : " (the last: " + failure + ")")
                 + (givenUp() ? "; stopped early" : nodeStopping() ? "; stopped by a drain or shutdown" : "");
     }

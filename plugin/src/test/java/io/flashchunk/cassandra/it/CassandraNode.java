@@ -5,6 +5,9 @@ import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -205,6 +208,20 @@ final class CassandraNode implements AutoCloseable {
         }
         MBeanServerConnection connection = jmx.getMBeanServerConnection();
         return connection.getAttribute(new ObjectName(objectName), attribute);
+    }
+
+    /** The names of the node's live threads, through its JMX port. */
+    List<String> threadNames() throws Exception {
+        jmxAttribute("java.lang:type=Threading", "ThreadCount"); // connects
+        ThreadMXBean threads = ManagementFactory.newPlatformMXBeanProxy(jmx.getMBeanServerConnection(),
+                ManagementFactory.THREAD_MXBEAN_NAME, ThreadMXBean.class);
+        List<String> names = new ArrayList<>();
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null) { // ended since the ids were taken
+                names.add(info.getThreadName());
+            }
+        }
+        return names;
     }
 
     long flashStat(String attribute) throws Exception {
