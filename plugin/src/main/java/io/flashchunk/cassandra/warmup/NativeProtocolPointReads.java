@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.db.ConsistencyLevel;
+import org.apache.cassandra.exceptions.TransportException;
 import org.apache.cassandra.service.CassandraDaemon;
 import org.apache.cassandra.transport.SimpleClient;
 import org.apache.cassandra.transport.messages.ResultMessage;
@@ -89,8 +90,8 @@ final class NativeProtocolPointReads implements PointReads {
     }
 
     @Override
-    public Reader reader() throws Exception {
-        return new ClientReader(server.address(), connect(server.address()));
+    public Reader reader() {
+        return new ClientReader(server.address());
     }
 
     @Override
@@ -120,17 +121,18 @@ final class NativeProtocolPointReads implements PointReads {
     }
 
     /**
-     * One thread's connection and the statements it prepared. A read that fails drops the connection
-     * (a late answer would otherwise be taken for the next request's) and the next read connects again.
+     * One thread's connection, made at its first read, and the statements it prepared. A read that
+     * fails but for the server's own answer (an error it sent, in order) drops the connection, closed
+     * on a thread of its own (a late answer would otherwise be taken for the next request's, and can
+     * block the connection's event loop, and so its close, for good); the next read connects again.
      */
     private static final class ClientReader implements Reader {
         private final InetSocketAddress address;
         private final Map<WarmUpTable, ResultMessage.Prepared> prepared = new IdentityHashMap<>();
         private SimpleClient client;
 
-        private ClientReader(InetSocketAddress address, SimpleClient client) {
+        private ClientReader(InetSocketAddress address) {
             this.address = address;
-            this.client = client;
         }
 
         @Override
@@ -148,10 +150,24 @@ final class NativeProtocolPointReads implements PointReads {
                 if (!(result instanceof ResultMessage.Rows)) {
                     throw new IllegalStateException("a read answered " + result);
                 }
-            } catch (RuntimeException | Error e) {
-                close();
+            } catch (RuntimeException e) {
+                if (!(e.getCause() instanceof TransportException)) {
+                    drop();
+                }
+                throw e;
+            } catch (Error e) {
+                drop();
                 throw e;
             }
+        }
+
+        private void drop() {
+            SimpleClient dropped = client;
+            client = null;
+            prepared.clear();
+            Thread closer = new Thread(() -> closeQuietly(dropped, null), "flashchunk-warm-up-close");
+            closer.setDaemon(true);
+            closer.start();
         }
 
         @Override

@@ -1,13 +1,11 @@
 package io.flashchunk.cassandra.warmup;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.cassandra.audit.AuditLogManager;
 import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.config.EncryptionOptions;
-import org.apache.cassandra.cql3.QueryProcessor;
-import org.apache.cassandra.cql3.UntypedResultSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +15,9 @@ import org.slf4j.LoggerFactory;
  * in one log line with the reason.
  *
  * <p>The warm-up's listener takes clients without a login and without TLS. So it is opened only when
- * the node's own authenticator asks no login of a client either, its client port needs no TLS (a
- * client certificate may be all that keeps clients out), and the audit log is off (it would record
+ * the node's own authenticator asks no login of a client either, its client port takes clients
+ * without TLS too (TLS required: a client certificate may be all that keeps clients out), and the
+ * audit log is off (it would record
  * each warm-up read as an anonymous client's). One read through it, before the warm-up's threads
  * start, must succeed: a connection limit, a guardrail or a firewall on the loopback that refuses it
  * turns the warm-up to the internal path rather than to a time of failed reads.
@@ -31,21 +30,27 @@ final class PointReadsChoice {
 
     /**
      * @param daemon the {@code CassandraDaemon} starting its client transports
-     * @param probe a table with a partition on this node, read once through the native protocol
+     * @param tables tables with a partition on this node, of which one key is read once through the
+     *     native protocol before it is chosen
      */
-    static PointReads choose(Object daemon, WarmUpTable probe) {
+    static PointReads choose(Object daemon, List<WarmUpTable> tables) {
         String refusal = nativeProtocolRefusal();
         if (refusal == null) {
             NativeProtocolPointReads reads = null;
+            boolean chosen = false;
             try {
                 reads = NativeProtocolPointReads.start(daemon);
-                probe(reads, probe);
-                return reads;
+                refusal = probe(reads, tables);
+                chosen = refusal == null;
             } catch (Exception | LinkageError | AssertionError e) {
-                if (reads != null) {
+                refusal = "its loopback listener could not be opened or read through: " + e;
+            } finally {
+                if (!chosen && reads != null) {
                     reads.close();
                 }
-                refusal = "its loopback listener could not be opened or read through: " + e;
+            }
+            if (chosen) {
+                return reads;
             }
         }
         LOG.info("flash chunk cache: the warm-up reads through Cassandra's internal CQL read path, not the native "
@@ -59,9 +64,12 @@ final class PointReadsChoice {
             return "this node's authenticator requires clients to log in";
         }
         EncryptionOptions.TlsEncryptionPolicy tls = clientTls();
-        if (tls != EncryptionOptions.TlsEncryptionPolicy.UNENCRYPTED) {
-            return tls == null ? "the client port's TLS settings could not be read"
-                    : "client_encryption_options are enabled, and the warm-up's listener would take clients without TLS";
+        if (tls == null) {
+            return "the client port's TLS settings could not be read";
+        }
+        if (tls == EncryptionOptions.TlsEncryptionPolicy.ENCRYPTED) {
+            return "client_encryption_options require TLS of every client, and the warm-up's listener takes clients "
+                    + "without it";
         }
         if (AuditLogManager.instance.isEnabled()) {
             return "the audit log is on, and would record each warm-up read";
@@ -84,18 +92,25 @@ final class PointReadsChoice {
         }
     }
 
-    private static void probe(PointReads reads, WarmUpTable table) throws Exception {
-        UntypedResultSet found = QueryProcessor.executeInternal(table.firstKeyQuery());
-        if (found.isEmpty()) {
-            return; // emptied since the tables were listed: nothing to read, nothing learnt
+    /** Tries of a random token for a key this node owns to read through the listener once. */
+    static final int PROBE_TRIES = 16;
+
+    /**
+     * One read through the listener of a key this node is a replica of (a key another node owns could
+     * fail for that node's sake); null when it worked, else why it was not tried.
+     */
+    private static String probe(PointReads reads, List<WarmUpTable> tables) throws Exception {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int i = 0; i < PROBE_TRIES; i++) {
+            WarmUpTable table = tables.get(random.nextInt(tables.size()));
+            List<ByteBuffer> key = table.keyAtOrAfter(ReadPathWarmUp.randomToken());
+            if (key != null && table.replicatedHere(key)) {
+                try (PointReads.Reader reader = reads.reader()) {
+                    reader.read(table, key);
+                }
+                return null;
+            }
         }
-        UntypedResultSet.Row row = found.one();
-        List<ByteBuffer> key = new ArrayList<>();
-        for (String column : table.partitionKey()) {
-            key.add(row.getBytes(column));
-        }
-        try (PointReads.Reader reader = reads.reader()) {
-            reader.read(table, key);
-        }
+        return "no key this node is a replica of was found in " + PROBE_TRIES + " tries to read through its listener";
     }
 }

@@ -101,7 +101,7 @@ public final class ReadPathWarmUp {
                 LOG.info("flash chunk cache: no table to warm the read path up with (warm_up_before_clients)");
                 return;
             }
-            try (PointReads pointReads = PointReadsChoice.choose(daemon, tables.get(0))) {
+            try (PointReads pointReads = PointReadsChoice.choose(daemon, tables)) {
                 LOG.info("flash chunk cache: warming the read path up for {} ms before clients, reading {} table(s) {}",
                         millis, tables.size(), pointReads.path());
                 long start = System.nanoTime();
@@ -165,9 +165,10 @@ public final class ReadPathWarmUp {
         }
         try {
             for (Thread reader : readers) {
-                // A point read in flight at the deadline ends within Cassandra's read timeout (or, through the
-                // native protocol, SimpleClient's 10 s); the node waits that long at most, then lets its clients
-                // in, and a reader still reading stops after its read.
+                // A point read in flight at the deadline ends within Cassandra's read timeout (through the native
+                // protocol, SimpleClient's 10 s); the node waits for the read timeout at most, then closes the
+                // warm-up's listener (5.0 and 6.0 wait up to native_transport_timeout for requests in flight)
+                // and lets its clients in; a reader still reading stops after its read.
                 long leftMillis = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000
                         + DatabaseDescriptor.getReadRpcTimeout(TimeUnit.MILLISECONDS));
                 reader.join(leftMillis);
@@ -206,7 +207,7 @@ public final class ReadPathWarmUp {
         while (!stopped && System.nanoTime() - deadlineNanos < 0 && !givenUp() && !nodeStopping()) {
             try {
                 SampledKey key;
-                if (sample.size() < KEYS_A_READER && System.nanoTime() - findUntil < 0 || sample.isEmpty()) {
+                if ((sample.size() < KEYS_A_READER && System.nanoTime() - findUntil < 0) || sample.isEmpty()) {
                     key = findKey(tables.get(random.nextInt(tables.size())));
                     if (key == null) {
                         continue;
@@ -234,26 +235,21 @@ public final class ReadPathWarmUp {
      * replicas; null when it is not, or the table holds no partition any more.
      */
     private SampledKey findKey(WarmUpTable table) {
-        IPartitioner partitioner = DatabaseDescriptor.getPartitioner();
-        ByteBuffer token = partitioner.getTokenFactory().toByteArray(partitioner.getRandomToken());
-        UntypedResultSet found = QueryProcessor.executeInternal(table.keyAtTokenQuery(), token);
-        if (found.isEmpty()) {
-            found = QueryProcessor.executeInternal(table.firstKeyQuery()); // past the last: wrap around
-            if (found.isEmpty()) {
-                return null; // emptied since the warm-up began
-            }
+        List<ByteBuffer> key = table.keyAtOrAfter(randomToken());
+        if (key == null) {
+            return null; // emptied since the warm-up began
         }
-        UntypedResultSet.Row row = found.one();
-        List<ByteBuffer> key = new ArrayList<>(table.partitionKey().size());
-        for (String column : table.partitionKey()) {
-            key.add(row.getBytes(column));
-        }
-        if (StorageService.instance.getNaturalReplicasForToken(table.keyspace(), table.partitionKeyBytes(key))
-                .selfIfPresent() == null) {
+        if (!table.replicatedHere(key)) {
             notLocal.increment(); // data this node no longer owns: another node would serve the read
             return null;
         }
         return new SampledKey(table, key);
+    }
+
+    /** A random token of the node's partitioner, as its bytes. */
+    static ByteBuffer randomToken() {
+        IPartitioner partitioner = DatabaseDescriptor.getPartitioner();
+        return partitioner.getTokenFactory().toByteArray(partitioner.getRandomToken());
     }
 
     /** A partition key a reader found, and its table. */

@@ -1,10 +1,14 @@
 package io.flashchunk.cassandra.warmup;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.apache.cassandra.cql3.QueryProcessor;
+import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.db.marshal.ByteBufferAccessor;
 import org.apache.cassandra.db.marshal.CompositeType;
+import org.apache.cassandra.service.StorageService;
 
 /**
  * A table the warm-up reads, and the two statements it reads it with: one that finds a partition key
@@ -39,6 +43,31 @@ final class WarmUpTable {
     ByteBuffer partitionKeyBytes(List<ByteBuffer> columnValues) {
         return columnValues.size() == 1 ? columnValues.get(0)
                 : CompositeType.build(ByteBufferAccessor.instance, columnValues.toArray(ByteBuffer[]::new));
+    }
+
+    /**
+     * The key (each key column's bytes) of the first partition at or after {@code token} on this node,
+     * wrapping past the last to the first; null when the table holds no partition here. Local reads.
+     */
+    List<ByteBuffer> keyAtOrAfter(ByteBuffer token) {
+        UntypedResultSet found = QueryProcessor.executeInternal(keyAtTokenQuery(), token);
+        if (found.isEmpty()) {
+            found = QueryProcessor.executeInternal(firstKeyQuery());
+            if (found.isEmpty()) {
+                return null;
+            }
+        }
+        UntypedResultSet.Row row = found.one();
+        List<ByteBuffer> key = new ArrayList<>(partitionKey.size());
+        for (String column : partitionKey) {
+            key.add(row.getBytes(column));
+        }
+        return key;
+    }
+
+    /** Whether this node is one of the replicas of the partition of {@code key}. */
+    boolean replicatedHere(List<ByteBuffer> key) {
+        return StorageService.instance.getNaturalReplicasForToken(keyspace, partitionKeyBytes(key)).selfIfPresent() != null;
     }
 
     /** The first partition in token order: its key columns (none when the table holds none here). */
