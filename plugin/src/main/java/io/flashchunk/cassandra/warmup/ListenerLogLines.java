@@ -26,7 +26,7 @@ final class ListenerLogLines {
     }
 
     /** Runs {@code action} with the listener's INFO lines held back. */
-    static <T, E extends Exception> T heldBack(Action<T, E> action) throws E {
+    static void heldBack(Runnable action) {
         List<Runnable> restores = new ArrayList<>();
         for (String name : LOGGERS) {
             try {
@@ -36,7 +36,7 @@ final class ListenerLogLines {
             }
         }
         try {
-            return action.run();
+            action.run();
         } finally {
             restores.forEach(Runnable::run);
         }
@@ -65,10 +65,5 @@ final class ListenerLogLines {
                 LOG.warn("flash chunk cache: the level of logger {} could not be put back: {}", logger.getName(), e.toString());
             }
         };
-    }
-
-    /** What runs with the lines held back. */
-    interface Action<T, E extends Exception> {
-        T run() throws E;
     }
 }

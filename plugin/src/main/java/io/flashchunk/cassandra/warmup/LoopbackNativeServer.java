@@ -50,11 +50,7 @@ final class LoopbackNativeServer implements AutoCloseable {
             Server server = null;
             try {
                 server = new Server.Builder().withHost(loopback).withPort(port).withEventNotifier(notifier).build();
-                Server started = server;
-                ListenerLogLines.heldBack(() -> {
-                    started.start();
-                    return null;
-                });
+                ListenerLogLines.heldBack(server::start);
                 return new LoopbackNativeServer(server, notifier, new InetSocketAddress(loopback, port));
             } catch (RuntimeException | Error e) {
                 release(server, notifier);
@@ -74,10 +70,7 @@ final class LoopbackNativeServer implements AutoCloseable {
     @Override
     public void close() {
         try {
-            ListenerLogLines.heldBack(() -> {
-                server.stop();
-                return null;
-            });
+            ListenerLogLines.heldBack(server::stop);
         } catch (RuntimeException e) {
             LOG.info("flash chunk cache: the warm-up's loopback listener did not stop cleanly: {}", e.toString());
         } finally {
