@@ -354,6 +354,36 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# The node's threads by what they do, as their names say (Linux keeps 15 characters of a name): where the CPU
+# of a restart's ramp goes, second by second. The first group that matches a name takes its thread.
+THREAD_GROUPS = (("jit", ("C1 CompilerThre", "C2 CompilerThre")),
+                 ("gc", ("GC Thread", "G1 ", "VM Thread", "VM Periodic")),
+                 ("transport", ("Native-Transpor",)),
+                 ("read_stage", ("ReadStage",)),
+                 ("flash_cache", ("flashchunk-",)))
+
+
+def thread_group(name):
+    return next((group for group, prefixes in THREAD_GROUPS if name.startswith(prefixes)), "other")
+
+
+def thread_cpu_seconds(pid):
+    """The node's CPU seconds so far by THREAD_GROUPS (threads that ended meanwhile are not counted: a
+    rate over an interval is over the threads alive at both ends, within the process total)."""
+    groups = dict.fromkeys([g for g, _ in THREAD_GROUPS] + ["other"], 0.0)
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                text = f.read()
+        except OSError:  # the thread ended
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text.rsplit(")", 1)[1].split()
+        groups[thread_group(name)] += (int(fields[11]) + int(fields[12])) / tick
+    return groups
+
+
 def cgroup_memory():
     """(rss, page cache) bytes of the benchmark's memory cgroup, or (None, None) outside one."""
     try:
@@ -390,6 +420,11 @@ def resource_rates(before, after):
              "data_read_mb_s": round((after["data"][1] - before["data"][1]) / seconds / 1e6, 2)}
     if before.get("io") is not None:
         rates["cap_read_iops"] = round((after["io"]["read_ios"] - before["io"]["read_ios"]) / seconds, 1)
+    if before.get("threads") is not None and after.get("threads") is not None:
+        rates["threads"] = {g: round(max(0.0, after["threads"][g] - before["threads"][g]) / seconds, 3)
+                            for g in after["threads"]}
+    if before.get("clients") is not None and after.get("clients") is not None:
+        rates["clients_cpu"] = round((after["clients"] - before["clients"]) / seconds, 3)
     return rates
 
 
@@ -553,6 +588,14 @@ class YcsbRun:
         for p in self.processes:
             if p.poll() is None:
                 p.send_signal(number)
+
+    def cpu_seconds(self):
+        """The client JVMs' CPU seconds so far (those still running)."""
+        total = 0.0
+        for p in self.processes:
+            with contextlib.suppress(OSError):
+                total += cpu_seconds(p.pid)
+        return total
 
     def freeze(self):
         """Stops the client JVMs where they are (SIGSTOP): warm, and not spinning on errors while the node is down."""
@@ -879,10 +922,15 @@ class Bench:
             self.record({"phase": "cache-stats", "config": config.name, "label": config.label, **case.fields(),
                          "life": life, "summary": self.node.closing_stats()})
 
-    def clock_counters(self, pid):
-        """The clock, the node's CPU and the disks' counters, read together: what the rates divide by the clock."""
-        return {"at": time.time(), "cpu": cpu_seconds(pid), "data": disk_reads(self.data_disk),
-                "root": disk_reads(self.root_disk), "io": self.io_group.counters() if self.io_group else None}
+    def clock_counters(self, pid, clients=None):
+        """The clock, the node's CPU and the disks' counters, read together: what the rates divide by the clock;
+        with clients, the node's CPU by thread group and the YCSB clients' CPU too."""
+        counters = {"at": time.time(), "cpu": cpu_seconds(pid), "data": disk_reads(self.data_disk),
+                    "root": disk_reads(self.root_disk), "io": self.io_group.counters() if self.io_group else None}
+        if clients is not None:
+            counters["threads"] = thread_cpu_seconds(pid)
+            counters["clients"] = clients.cpu_seconds()
+        return counters
 
     def cache_counters(self, flash=False):
         """The chunk cache's and the flash cache's counters: they only give ratios. nodetool and sjk start JVMs
@@ -1052,9 +1100,9 @@ class Bench:
             clients.wait_for_window(args.restart_warm)
             warm = ycsb_output.measured(clients.texts(), args.restart_warm - 30, args.restart_warm)["ops_per_s"]
             # The warm node's CPU and data-device reads a second, to set the ramp's beside (a measuring window).
-            warm_from = self.clock_counters(self.node.pid())
+            warm_from = self.clock_counters(self.node.pid(), clients)
             time.sleep(RESOURCE_WINDOW_S)
-            warm_resources = resource_rates(warm_from, self.clock_counters(self.node.pid()))
+            warm_resources = resource_rates(warm_from, self.clock_counters(self.node.pid(), clients))
             log(f"{config.label} ({case.describe()}): warm clients see {warm:,.0f} ops/s before the restarts; "
                 f"the node {warm_resources}")
             for kind in kinds:
@@ -1074,7 +1122,7 @@ class Bench:
                 ready = time.time()
                 recovered = self.node.recovered_chunks() if config.flash else None
                 clients.resume()
-                resources = [self.clock_counters(self.node.pid())]  # before the profiler, if any, attaches
+                resources = [self.clock_counters(self.node.pid(), clients)]  # before the profiler, if any, attaches
                 # With --profile, the node's CPU in the first RESTART_PROFILE_S after CQL-ready: the ramp.
                 profiling = (Profile(profiler_library(args), self.node.pid(), self.restart_profile(config, case, kind),
                                      False) if args.profile else None)
@@ -1083,7 +1131,7 @@ class Bench:
                 try:
                     while time.time() - ready < args.restart_seconds:
                         time.sleep(1)
-                        resources.append(self.clock_counters(self.node.pid()))
+                        resources.append(self.clock_counters(self.node.pid(), clients))
                         if profiling and time.time() - ready >= RESTART_PROFILE_S:
                             profiling, done = None, profiling
                             done.__exit__(None, None, None)

@@ -712,6 +712,34 @@ def ramp_table(rows):
     return lines
 
 
+RAMP_THREAD_GROUPS = ("jit", "gc", "transport", "read_stage", "flash_cache", "other")
+
+
+def ramp_threads_table(rows):
+    """Where the node's CPU goes in each followed restart's ramp: per 15 s after CQL-ready, the cores each
+    group of its threads took (by name: the JIT compilers, GC, the native transport's, ReadStage, the flash
+    cache's, the rest), the YCSB clients' cores beside; the warm node's first. Only restarts sampled so."""
+    followed = [r for r in rows if r.get("ramp_resources") and r.get("warm_resources", {}).get("threads")
+                and all("threads" in s for s in r["ramp_resources"])]
+    if not followed:
+        return []
+    lines = ["Where the node's CPU goes in the ramp: cores a group of its threads took per 15 s from the node "
+             "answering CQL (threads by name; each rate weighted by the time it covers in the bin), the YCSB "
+             "clients' cores last; in the first column the warm node's:", "",
+             "| restart | threads | warm | " + " | ".join(f"{lo}-{lo + RAMP_BIN_S} s" for lo in range(0, 60, RAMP_BIN_S)) + " |",
+             "|---|---|---:|" + "---:|" * (60 // RAMP_BIN_S)]
+    for r in followed:
+        name = f'{r["label"]}, {r.get("kind", "clean")}' + (f' (round {r.get("round", 0) + 1})' if r.get("round") else "")
+        flat = [dict(t=s["t"], clients=s.get("clients_cpu", 0.0), **s["threads"]) for s in r["ramp_resources"]]
+        warm = dict(r["warm_resources"]["threads"], clients=r["warm_resources"].get("clients_cpu"))
+        for i, group in enumerate(RAMP_THREAD_GROUPS + ("clients",)):
+            cells = [benchlib.interval_mean(flat, group, lo, lo + RAMP_BIN_S) for lo in range(0, 60, RAMP_BIN_S)]
+            lines.append("| " + " | ".join([name if i == 0 else "", group.replace("_", " "),
+                                            "" if warm.get(group) is None else f"{warm[group]:.2f}"]
+                                           + ["" if c is None else f"{c:.2f}" for c in cells]) + " |")
+    return lines
+
+
 def summary(setup, rows, merged):
     """A few plain sentences per case: what the storage was, and what each configuration did at the
     highest target, against the baseline at M; then each restart's time to its warm share."""
@@ -791,6 +819,9 @@ def report_text(setup, rows, failed, merged):
         ramp = ramp_table(restarts(rows))
         if ramp:
             text += "\n" + "\n".join(ramp) + "\n"
+        threads = ramp_threads_table(restarts(rows))
+        if threads:
+            text += "\n" + "\n".join(threads) + "\n"
     slowed = slowed_table(setup, rows)
     if slowed:
         text += "\n" + "\n".join(slowed)
@@ -885,6 +916,15 @@ def self_test():
     check("ramp: CPU a operation a bin, each rate weighted by its time in it", ramp[6].split(" | ")[2:5],
           ["0.500", "1.480", "0.667"])
     check("ramp: data reads a bin", ramp[7].split(" | ")[2:5], ["20", "21", "10"])
+    check("no thread table for restarts sampled without threads", ramp_threads_table([ramped]), [])
+    groups = dict.fromkeys(RAMP_THREAD_GROUPS, 0.1)
+    threaded = dict(ramped, warm_resources=dict(ramped["warm_resources"], threads=groups, clients_cpu=0.4),
+                    ramp_resources=[dict(s, threads=dict(groups, jit=jit), clients_cpu=0.2)
+                                    for s, jit in zip(ramped["ramp_resources"], (0.6, 0.3, 0.0))])
+    by_thread = ramp_threads_table([threaded])
+    check("threads: the JIT's cores a bin, the warm node's first", by_thread[4].split(" | ")[1:5],
+          ["jit", "0.10", "0.30", "0.00"])
+    check("threads: the clients' row last", by_thread[-1].split(" | ")[1:4], ["clients", "0.40", "0.20"])
     text = "\n".join(summary(setup, rows + [restart], aggregate(rows)))
     check("summary names the cap", "capped at 750 read IOPS and 31.25 MiB/s" in text, True)
     check("summary compares with the baseline at M", "(11.6x the baseline at M's throughput)" in text, True)
