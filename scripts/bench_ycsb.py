@@ -356,10 +356,12 @@ def cpu_seconds(pid):
 
 # The node's threads by what they do, as their names say (Linux keeps 15 characters of a name): where the CPU
 # of a restart's ramp goes, second by second. The first group that matches a name takes its thread.
+# Cassandra's shared pool names a worker after the stage it serves at the moment, so its stages are one
+# group: split by stage, a worker's whole CPU would jump from one to the other as it changes stage.
 THREAD_GROUPS = (("jit", ("C1 CompilerThre", "C2 CompilerThre")),
                  ("gc", ("GC Thread", "G1 ", "VM Thread", "VM Periodic")),
-                 ("transport", ("Native-Transpor",)),
-                 ("read_stage", ("ReadStage",)),
+                 ("requests", ("Native-Transpor", "ReadStage", "MutationStage", "CounterMutatio", "ViewMutationSt",
+                               "SharedPool-Wor")),
                  ("flash_cache", ("flashchunk-",)))
 
 
@@ -864,9 +866,10 @@ class Bench:
                 log(f"{config.label}: recording its chunk reads to {record}")
             self.node.configure(flash_yaml(device, capacity, config.flash_settings, config.device_settings, more), record,
                                 args.other_jar if config.other_jar else None, config.node_settings,
-                                config.jvm_options)
+                                config.jvm_options + self.jit_log(config, case))
         else:
-            self.node.configure(None, node_settings=config.node_settings, jvm_options=config.jvm_options)
+            self.node.configure(None, node_settings=config.node_settings,
+                                jvm_options=config.jvm_options + self.jit_log(config, case))
         self.dataset.restore(self.node, [config.table or case.table])
         drop_page_cache()
         # Linux copies read_ahead_kb into each file when it is opened: set before the node opens its SSTables.
@@ -1150,6 +1153,15 @@ class Bench:
             clients.stop()
             self.keep_output(config, case, "restarts", clients.wait())
 
+    def jit_log(self, config, case):
+        """With --jit-log, the JVM options that log each method the node's JIT compiles, with the JVM's uptime,
+        to OUT/jit-<case>-<config>-<pid>.log (a file each start: the node's own logs go with the run)."""
+        if not self.args.jit_log:
+            return ()
+        suffix = f"-round{case.round + 1}" if self.args.repeat > 1 else ""
+        name = f"jit-{case.workload}-{case.table}-{config.name}{suffix}-%p.log"
+        return (f"-Xlog:jit+compilation=debug:file={os.path.join(os.path.abspath(self.args.out), name)}:uptimemillis",)
+
     def restart_profile(self, config, case, kind):
         """OUT/restart-profile-<case>-<config>-<kind>[-round<n>]: apart from the warm profiles' names."""
         suffix = f"-round{case.round + 1}" if self.args.repeat > 1 else ""
@@ -1163,7 +1175,7 @@ class Bench:
         after = [w for w in timeline if w[0] > 0]
         reached = ycsb_output.time_to_reach(after, warm_ops, RESTART_SHARE) if warm_ops else None
         row = {"phase": "restart", "kind": kind, "config": config.name, "label": config.label, **case.fields(),
-               "flash_hot_multiple": config.hot_multiple, "startup_s": startup, "timeline": timeline,
+               "flash_hot_multiple": config.hot_multiple, "startup_s": startup, "pid": self.node.pid(), "timeline": timeline,
                "warm_ops_per_s": warm_ops, "share": RESTART_SHARE, "time_to_share_s": reached,
                "followed_s": after[-1][0] if after else None,
                "ops_per_s_first_30s": ycsb_output.mean_until(after, 30), "kill_after_s": delay,
@@ -1304,6 +1316,9 @@ def parse_args(argv):
     p.add_argument("--repeat", type=int, default=1,
                    help="run every configuration this many times, in rounds, odd ones in reverse order (A B, B A, ...: drift favours none); "
                         "the report gives medians, ranges and per-round ratios")
+    p.add_argument("--jit-log", action="store_true",
+                   help="log each method the node's JIT compiles, with the JVM's uptime (OUT/jit-*-<pid>.log, a file "
+                        "each start; scripts/bench_jit_report.py tells what a restart compiled after CQL-ready)")
     p.add_argument("--profile", action="store_true",
                    help="sample the node's CPU with async-profiler during the last target (profile-*.collapsed.xz, "
                         "profile-*.html; scripts/bench_profile_report.py sums them up) and in the first 30 s after "

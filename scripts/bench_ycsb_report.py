@@ -712,26 +712,38 @@ def ramp_table(rows):
     return lines
 
 
-RAMP_THREAD_GROUPS = ("jit", "gc", "transport", "read_stage", "flash_cache", "other")
+RAMP_THREAD_GROUPS = ("jit", "gc", "requests", "flash_cache", "other")
+
+
+def thread_rates(sample):
+    """A sample's cores by thread group. The samples of f34db66 split Cassandra's shared pool by stage
+    ("transport", "read_stage"), whose workers change names as they change stage: there "requests" is
+    the node's CPU less the other groups."""
+    groups = dict(sample["threads"])
+    if "requests" not in groups:
+        groups.pop("transport", None)
+        groups.pop("read_stage", None)
+        groups["requests"] = max(0.0, sample["cpu"] - sum(groups.values()))
+    return groups
 
 
 def ramp_threads_table(rows):
     """Where the node's CPU goes in each followed restart's ramp: per 15 s after CQL-ready, the cores each
-    group of its threads took (by name: the JIT compilers, GC, the native transport's, ReadStage, the flash
+    group of its threads took (by name: the JIT compilers, GC, Cassandra's request stages, the flash
     cache's, the rest), the YCSB clients' cores beside; the warm node's first. Only restarts sampled so."""
     followed = [r for r in rows if r.get("ramp_resources") and r.get("warm_resources", {}).get("threads")
                 and all("threads" in s for s in r["ramp_resources"])]
     if not followed:
         return []
     lines = ["Where the node's CPU goes in the ramp: cores a group of its threads took per 15 s from the node "
-             "answering CQL (threads by name; each rate weighted by the time it covers in the bin), the YCSB "
+             "answering CQL (threads by name, \"requests\" Cassandra's shared pool serving its stages; each rate weighted by the time it covers in the bin), the YCSB "
              "clients' cores last; in the first column the warm node's:", "",
              "| restart | threads | warm | " + " | ".join(f"{lo}-{lo + RAMP_BIN_S} s" for lo in range(0, 60, RAMP_BIN_S)) + " |",
              "|---|---|---:|" + "---:|" * (60 // RAMP_BIN_S)]
     for r in followed:
         name = f'{r["label"]}, {r.get("kind", "clean")}' + (f' (round {r.get("round", 0) + 1})' if r.get("round") else "")
-        flat = [dict(t=s["t"], clients=s.get("clients_cpu", 0.0), **s["threads"]) for s in r["ramp_resources"]]
-        warm = dict(r["warm_resources"]["threads"], clients=r["warm_resources"].get("clients_cpu"))
+        flat = [dict(t=s["t"], clients=s.get("clients_cpu", 0.0), **thread_rates(s)) for s in r["ramp_resources"]]
+        warm = dict(thread_rates(r["warm_resources"]), clients=r["warm_resources"].get("clients_cpu"))
         for i, group in enumerate(RAMP_THREAD_GROUPS + ("clients",)):
             cells = [benchlib.interval_mean(flat, group, lo, lo + RAMP_BIN_S) for lo in range(0, 60, RAMP_BIN_S)]
             lines.append("| " + " | ".join([name if i == 0 else "", group.replace("_", " "),
@@ -925,6 +937,10 @@ def self_test():
     check("threads: the JIT's cores a bin, the warm node's first", by_thread[4].split(" | ")[1:5],
           ["jit", "0.10", "0.30", "0.00"])
     check("threads: the clients' row last", by_thread[-1].split(" | ")[1:4], ["clients", "0.40", "0.20"])
+    legacy = {"cpu": 1.5, "threads": {"jit": 0.5, "gc": 0.1, "transport": 9.0, "read_stage": 0.0, "flash_cache": 0.1,
+                                      "other": 0.2}}
+    check("threads: the shared pool split by stage read as the rest of the node's CPU",
+          round(thread_rates(legacy)["requests"], 3), 0.6)
     text = "\n".join(summary(setup, rows + [restart], aggregate(rows)))
     check("summary names the cap", "capped at 750 read IOPS and 31.25 MiB/s" in text, True)
     check("summary compares with the baseline at M", "(11.6x the baseline at M's throughput)" in text, True)

@@ -16,7 +16,7 @@ step "native: libcflsh_block and libflashchunk_uring (make test)"
 make -s -C native all test
 
 step "benchmark scripts: self-tests (synthetic results; capped_storage attaches, caps and probes a real loop device)"
-for report in bench_ycsb ycsb_output cluster_steps capped_storage bench_io_cost bench_cache_report bench_device_report bench_ycsb_report bench_profile_report sim_cache_report plot_ycsb_timeline; do
+for report in bench_ycsb ycsb_output cluster_steps capped_storage bench_io_cost bench_cache_report bench_device_report bench_ycsb_report bench_profile_report bench_jit_report sim_cache_report plot_ycsb_timeline; do
   python3 "$repo/scripts/$report.py" --self-test
 done
 
