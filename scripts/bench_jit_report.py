@@ -19,18 +19,26 @@ import os
 import re
 import sys
 
-# [12345ms]  1234 %sb!n  4       org.example.Class::method @ 12 (345 bytes)   made not entrant
-LINE = re.compile(r"^\[(\d+)ms\]\s+(\d+)\s+([%sbn!]*)\s*(\d)\s+(\S+)")
+# [12345ms][jit,compilation]  1234 %sb!n  4       org.example.Class::method @ 12 (345 bytes)   made not entrant
+# (the tags' decoration is there when the log holds other tags too)
+LINE = re.compile(r"^\[(\d+)ms\](?:\[jit,compilation\])?\s+(\d+)\s+([%sbn!]*)\s*(\d)\s+(\S+)")
+# [12345ms][class,load] org.example.Class source: file:/...
+CLASS_LOAD = re.compile(r"^\[(\d+)ms\]\[class,load\] (\S+)")
 
 
-def parse(lines):
-    """(uptime s, compile id, tier, method, osr, made not entrant) for each compilation line."""
+def parse(lines, classes=None):
+    """(uptime s, compile id, tier, method, osr, made not entrant) for each compilation line; with a list as
+    classes, (uptime s, class name) of each class loaded is appended to it."""
     events = []
     for line in lines:
         m = LINE.match(line)
         if m:
             events.append((int(m.group(1)) / 1000, int(m.group(2)), int(m.group(4)), m.group(5), "%" in m.group(3),
                            line.rstrip().endswith("made not entrant")))
+        elif classes is not None:
+            c = CLASS_LOAD.match(line)
+            if c:
+                classes.append((int(c.group(1)) / 1000, c.group(2)))
     return events
 
 
@@ -69,15 +77,16 @@ def restarts_with_logs(out):
 
 def report(out, window, top):
     lines = [f"What each restarted node's JIT compiled: before CQL-ready (with the warm-up before clients, if any) and in "
-             f"the first {window} s after it (tier 1-3: C1, 4: C2; `-Xlog:jit+compilation=debug`; CQL-ready taken as "
+             f"the first {window} s after it (tier 1-3: C1, 4: C2; `-Xlog:jit+compilation=debug,class+load`; CQL-ready taken as "
              "the harness's startup time, up to about a second late)", "",
              "| restart | CQL after, s | to 90% of warm, s | C1 compiles before; after | C2 compiles before; after | "
              "C2 code of before made not entrant after | last C2 compile after CQL-ready, s |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     details = []
     for r, path in restarts_with_logs(out):
+        classes = []
         with open(path, errors="replace") as f:
-            s = summarise(parse(f), r["startup_s"], window)
+            s = summarise(parse(f, classes), r["startup_s"], window)
         c1 = lambda c: sum(v for t, v in c.items() if t in (1, 2, 3))
         name = f'{r["label"]}, {r["kind"]}' + (f' (round {r.get("round", 0) + 1})' if r.get("round") else "")
         reach = r.get("time_to_share_s")
@@ -86,6 +95,11 @@ def report(out, window, top):
                      f"{s['c2_invalidated']:,} | {'' if s['last_c2_after_ready_s'] is None else s['last_c2_after_ready_s']} |")
         details.append(f"- {name}: C2 compiles after CQL-ready by package: "
                        + ", ".join(f"{p} {n}" for p, n in s["c2_packages"].most_common(top)))
+        late = [(t - r["startup_s"], c) for t, c in classes if r["startup_s"] <= t < r["startup_s"] + window]
+        if classes:
+            details.append(f"  classes loaded after CQL-ready: {len(late)}"
+                           + (": " + ", ".join(f"{c} ({t:.1f} s)" for t, c in late[:top * 4])
+                              + (" ..." if len(late) > top * 4 else "") if late else ""))
     if len(lines) == 4:
         return None
     return "\n".join(lines + [""] + details) + "\n"
@@ -99,8 +113,11 @@ def self_test():
            "[2600ms]    8       4       org.apache.cassandra.transport.Message::decode (100 bytes)",
            "[2700ms]    9       2       io.netty.buffer.ByteBuf::get (10 bytes)",
            "[9000ms]   10       4       io.netty.buffer.ByteBuf::get (10 bytes)",
+           "[2650ms][jit,compilation]   11       1       a.b.c.D::g (4 bytes)",
+           "[2660ms][class,load] org.apache.cassandra.transport.messages.RegisterMessage source: jar:file:/x.jar",
            "not a compilation line"]
-    events = parse(log)
+    classes = []
+    events = parse(log, classes)
     s = summarise(events, 2.0, 5)
     problems = []
 
@@ -108,10 +125,11 @@ def self_test():
         if got != want:
             problems.append(f"{what}: got {got!r}, want {want!r}")
 
-    check("lines parsed", len(events), 7)
+    check("lines parsed", len(events), 8)
+    check("classes loaded", classes, [(2.66, "org.apache.cassandra.transport.messages.RegisterMessage")])
     check("osr flag", events[2][4], True)
     check("C2 before ready", s["before"][4], 2)
-    check("C1 after ready", s["after"][2], 1)
+    check("C1 after ready", s["after"][2] + s["after"][1], 2)
     check("C2 after ready, in the window only", s["after"][4], 1)
     check("C2 code of before invalidated after", s["c2_invalidated"], 1)
     check("packages", dict(s["c2_packages"]), {"org.apache.cassandra.transport": 1})

@@ -1160,7 +1160,10 @@ class Bench:
             return ()
         suffix = f"-round{case.round + 1}" if self.args.repeat > 1 else ""
         name = f"jit-{case.workload}-{case.table}-{config.name}{suffix}-%p.log"
-        return (f"-Xlog:jit+compilation=debug:file={os.path.join(os.path.abspath(self.args.out), name)}:uptimemillis",)
+        # The classes loaded too: one loaded late invalidates the compiled code that assumed it absent (JDK 17 has
+        # no log tag for the reasons of a deoptimization).
+        return (f"-Xlog:jit+compilation=debug,class+load=info"
+                f":file={os.path.join(os.path.abspath(self.args.out), name)}:uptimemillis,tags",)
 
     def restart_profile(self, config, case, kind):
         """OUT/restart-profile-<case>-<config>-<kind>[-round<n>]: apart from the warm profiles' names."""
@@ -1317,8 +1320,9 @@ def parse_args(argv):
                    help="run every configuration this many times, in rounds, odd ones in reverse order (A B, B A, ...: drift favours none); "
                         "the report gives medians, ranges and per-round ratios")
     p.add_argument("--jit-log", action="store_true",
-                   help="log each method the node's JIT compiles, with the JVM's uptime (OUT/jit-*-<pid>.log, a file "
-                        "each start; scripts/bench_jit_report.py tells what a restart compiled after CQL-ready)")
+                   help="log each method the node's JIT compiles and each class it loads, with the "
+                        "JVM's uptime (OUT/jit-*-<pid>.log, a file each start; scripts/bench_jit_report.py tells what a "
+                        "restart compiled after CQL-ready)")
     p.add_argument("--profile", action="store_true",
                    help="sample the node's CPU with async-profiler during the last target (profile-*.collapsed.xz, "
                         "profile-*.html; scripts/bench_profile_report.py sums them up) and in the first 30 s after "
