@@ -21,9 +21,9 @@ import sys
 
 # [12345ms][jit,compilation]  1234 %sb!n  4       org.example.Class::method @ 12 (345 bytes)   made not entrant
 # (the tags' decoration is there when the log holds other tags too)
-LINE = re.compile(r"^\[(\d+)ms\](?:\[jit,compilation\])?\s+(\d+)\s+([%sbn!]*)\s*(\d)\s+(\S+)")
-# [12345ms][class,load] org.example.Class source: file:/...
-CLASS_LOAD = re.compile(r"^\[(\d+)ms\]\[class,load\] (\S+)")
+LINE = re.compile(r"^\[(\d+)ms\](?:\[jit,compilation\s*\])?\s+(\d+)\s+([%sbn!]*)\s*(\d)\s+(\S+)")
+# [12345ms][class,load     ] org.example.Class source: file:/... (tags padded to the widest's length)
+CLASS_LOAD = re.compile(r"^\[(\d+)ms\]\[class,load\s*\] (\S+)")
 
 
 def parse(lines, classes=None):
@@ -114,7 +114,7 @@ def self_test():
            "[2700ms]    9       2       io.netty.buffer.ByteBuf::get (10 bytes)",
            "[9000ms]   10       4       io.netty.buffer.ByteBuf::get (10 bytes)",
            "[2650ms][jit,compilation]   11       1       a.b.c.D::g (4 bytes)",
-           "[2660ms][class,load] org.apache.cassandra.transport.messages.RegisterMessage source: jar:file:/x.jar",
+           "[2660ms][class,load     ] org.apache.cassandra.transport.messages.RegisterMessage source: jar:file:/x.jar",
            "not a compilation line"]
     classes = []
     events = parse(log, classes)

@@ -162,6 +162,9 @@ CONFIGS = {c.name: c for c in [
            flash_settings=("warm_up_before_clients: 30s",)),
     Config("flash-4x-warm60", "flash cache 4x hot set, 60 s warm-up before clients, M", hot_multiple=4,
            flash_settings=("warm_up_before_clients: 60s",)),
+    # Not in the default sweep: the 30 s warm-up with --other-jar (another build's warm-up), paired with flash-4x-warm.
+    Config("flash-4x-warm-other", "flash cache 4x hot set, 30 s warm-up before clients, M, other jar", hot_multiple=4,
+           flash_settings=("warm_up_before_clients: 30s",), other_jar=True),
     # Not in the default sweep: chunks stored LZ4-compressed on flash (chunks_on_flash), at half the hot
     # set: the same flash holds more chunks, each hit decompressed (issue 39).
     Config("flash-0.5x-lz4", "flash cache 0.5x hot set, chunks stored compressed, M", hot_multiple=0.5,
@@ -1356,7 +1359,8 @@ def parse_args(argv):
     # The node runs in its own directory: a relative flash device path in its yaml would point elsewhere.
     args.work = os.path.abspath(args.work)
     if any(c.other_jar for c in args.configs) != bool(args.other_jar):
-        p.error("--other-jar JAR and configuration flash-4x-other go together")
+        p.error("--other-jar JAR and a configuration of another jar (flash-4x-other, flash-4x-warm-other, "
+                "flash-2x-two-other) go together")
     if args.other_jar:
         if not os.path.isfile(args.other_jar):
             p.error(f"--other-jar: no such file {args.other_jar}")

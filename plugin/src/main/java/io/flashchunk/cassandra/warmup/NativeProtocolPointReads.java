@@ -8,18 +8,20 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.cassandra.config.DatabaseDescriptor;
-import org.apache.cassandra.db.ConsistencyLevel;
 import org.apache.cassandra.exceptions.TransportException;
 import org.apache.cassandra.service.CassandraDaemon;
+import org.apache.cassandra.transport.Message;
+import org.apache.cassandra.transport.ProtocolVersion;
 import org.apache.cassandra.transport.SimpleClient;
+import org.apache.cassandra.transport.messages.ExecuteMessage;
 import org.apache.cassandra.transport.messages.ResultMessage;
 
 /**
  * Point reads sent as a client sends them: prepared statements executed over the native protocol,
  * through a {@link LoopbackNativeServer}, by Cassandra's own {@code SimpleClient}, one connection a
- * thread. So the JIT compiles, before clients come, the parts of a client's read the internal path
- * leaves cold: the protocol's frames and codecs, Netty's pipeline, the request dispatch and the
- * native-transport request threads.
+ * thread, with the options drivers send ({@link DriverReadOptions}). So the JIT compiles, before
+ * clients come, the parts of a client's read the internal path leaves cold: the protocol's frames and
+ * codecs, Netty's pipeline, the request dispatch, the pager and the native-transport request threads.
  */
 final class NativeProtocolPointReads implements PointReads {
     /**
@@ -99,8 +101,12 @@ final class NativeProtocolPointReads implements PointReads {
         server.close();
     }
 
+    /** The protocol version the readers speak: each of 4.1, 5.0 and 6.0's newest, as drivers negotiate. */
+    private static final ProtocolVersion VERSION = ProtocolVersion.CURRENT;
+
     private static SimpleClient connect(InetSocketAddress address) throws Exception {
-        SimpleClient client = SimpleClient.builder(address.getAddress().getHostAddress(), address.getPort()).build();
+        SimpleClient client = SimpleClient.builder(address.getAddress().getHostAddress(), address.getPort())
+                .protocolVersion(VERSION).build();
         try {
             client.connect(false);
             return client;
@@ -130,6 +136,7 @@ final class NativeProtocolPointReads implements PointReads {
         private final InetSocketAddress address;
         private final Map<WarmUpTable, ResultMessage.Prepared> prepared = new IdentityHashMap<>();
         private SimpleClient client;
+        private long reads;
 
         private ClientReader(InetSocketAddress address) {
             this.address = address;
@@ -143,10 +150,11 @@ final class NativeProtocolPointReads implements PointReads {
             try {
                 ResultMessage.Prepared statement = prepared.get(table);
                 if (statement == null) {
-                    statement = client.prepare(table.partitionQuery());
+                    statement = client.prepare(table.pagedPartitionQuery());
                     prepared.put(table, statement);
                 }
-                ResultMessage result = client.executePrepared(statement, key, ConsistencyLevel.LOCAL_ONE);
+                Message.Response result = client.execute(new ExecuteMessage(statement.statementId,
+                        statement.resultMetadataId, DriverReadOptions.options(reads++, key, VERSION)));
                 if (!(result instanceof ResultMessage.Rows)) {
                     throw new IllegalStateException("a read answered " + result);
                 }

@@ -86,9 +86,17 @@ final class WarmUpTable {
      * point read, bounded so that a wide partition costs no more than a narrow one.
      */
     String partitionQuery() {
+        return pagedPartitionQuery() + " LIMIT " + ROWS_A_READ;
+    }
+
+    /**
+     * One key's partition with no limit, as a client's point read asks for it: read a page of
+     * {@value #ROWS_A_READ} rows at a time, so that it goes through Cassandra's pager as a driver's
+     * paged read does, and a wide partition costs no more than a narrow one.
+     */
+    String pagedPartitionQuery() {
         return "SELECT * FROM " + name() + " WHERE "
-                + partitionKey.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND "))
-                + " LIMIT " + ROWS_A_READ;
+                + partitionKey.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND "));
     }
 
     String name() {

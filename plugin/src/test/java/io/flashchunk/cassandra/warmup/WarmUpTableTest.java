@@ -15,6 +15,8 @@ class WarmUpTableTest {
         WarmUpTable table = new WarmUpTable("ycsb", "usertable", List.of("y_id"));
         assertEquals("SELECT \"y_id\" FROM \"ycsb\".\"usertable\" WHERE token(\"y_id\") >= ? LIMIT 1", table.keyAtTokenQuery());
         assertEquals("SELECT * FROM \"ycsb\".\"usertable\" WHERE \"y_id\" = ? LIMIT 10", table.partitionQuery());
+        assertEquals("SELECT * FROM \"ycsb\".\"usertable\" WHERE \"y_id\" = ?", table.pagedPartitionQuery(),
+                "no limit, so that the pager reads it a page at a time as it does a client's read");
         assertEquals("SELECT \"y_id\" FROM \"ycsb\".\"usertable\" LIMIT 1", table.firstKeyQuery());
         ByteBuffer key = ByteBuffer.wrap(new byte[] {1, 2, 3});
         assertSame(key, table.partitionKeyBytes(List.of(key)), "a one-column key is its column's bytes");
