@@ -19,22 +19,27 @@ import os
 import re
 import sys
 
-# [12345ms][jit,compilation]  1234 %sb!n  4       org.example.Class::method @ 12 (345 bytes)   made not entrant
-# (the tags' decoration is there when the log holds other tags too)
-LINE = re.compile(r"^\[(\d+)ms\](?:\[jit,compilation\s*\])?\s+(\d+)\s+([%sbn!]*)\s*(\d)\s+(\S+)")
+# [12345ms][jit,compilation]  1234 %s!bn  4       org.example.Class::method @ 12 (345 bytes)   made not entrant
+# (the tags' decoration is there when the log holds other tags too; the attributes are a field of five
+# characters, each a flag or a space; the tier is "-" where there is none; after the size, a message: none
+# for a compilation, "(static)" for a native wrapper, "made not entrant" or "made zombie" for code let go)
+LINE = re.compile(r"^\[(\d+)ms\](?:\[jit,compilation\s*\])?\s*(\d+) ([% ][s ][! ][b ][n ]) (\d|-)\s+(\S+)"
+                  r"(?: @ \d+)?\s+\((?:\d+ bytes|native)\)\s*(.*)$")
 # [12345ms][class,load     ] org.example.Class source: file:/... (tags padded to the widest's length)
 CLASS_LOAD = re.compile(r"^\[(\d+)ms\]\[class,load\s*\] (\S+)")
+KINDS = {"": "compiled", "(static)": "compiled", "made not entrant": "not entrant", "made zombie": "zombie"}
 
 
 def parse(lines, classes=None):
-    """(uptime s, compile id, tier, method, osr, made not entrant) for each compilation line; with a list as
+    """(uptime s, compile id, tier (-1: none), method, osr, kind) for each line of the JIT's: kind "compiled",
+    "not entrant" or "zombie" (the sweeper freeing code let go before; not a compilation); with a list as
     classes, (uptime s, class name) of each class loaded is appended to it."""
     events = []
     for line in lines:
-        m = LINE.match(line)
+        m = LINE.match(line.rstrip("\n"))
         if m:
-            events.append((int(m.group(1)) / 1000, int(m.group(2)), int(m.group(4)), m.group(5), "%" in m.group(3),
-                           line.rstrip().endswith("made not entrant")))
+            events.append((int(m.group(1)) / 1000, int(m.group(2)), -1 if m.group(4) == "-" else int(m.group(4)),
+                           m.group(5), "%" in m.group(3), KINDS.get(m.group(6).strip(), "other")))
         elif classes is not None:
             c = CLASS_LOAD.match(line)
             if c:
@@ -52,11 +57,12 @@ def package_of(method, depth=4):
 def summarise(events, ready, window):
     """Counts before CQL-ready and in [ready, ready + window): compilations by tier, C2 code compiled before
     ready and made not entrant after it, and C2 compilations after ready by package."""
-    compiled = [e for e in events if not e[5]]
+    compiled = [e for e in events if e[5] == "compiled"]
     before = collections.Counter(e[2] for e in compiled if e[0] < ready)
     after = collections.Counter(e[2] for e in compiled if ready <= e[0] < ready + window)
     c2_before = {e[1] for e in compiled if e[2] == 4 and e[0] < ready}
-    invalidated = [e for e in events if e[5] and e[2] == 4 and e[1] in c2_before and ready <= e[0] < ready + window]
+    invalidated = [e for e in events
+                   if e[5] == "not entrant" and e[2] == 4 and e[1] in c2_before and ready <= e[0] < ready + window]
     packages = collections.Counter(package_of(e[3]) for e in compiled if e[2] == 4 and ready <= e[0] < ready + window)
     last = max((e[0] for e in compiled if e[2] == 4 and ready <= e[0] < ready + window), default=None)
     return {"before": before, "after": after, "c2_invalidated": len(invalidated), "c2_packages": packages,
@@ -114,6 +120,9 @@ def self_test():
            "[2700ms]    9       2       io.netty.buffer.ByteBuf::get (10 bytes)",
            "[9000ms]   10       4       io.netty.buffer.ByteBuf::get (10 bytes)",
            "[2650ms][jit,compilation]   11       1       a.b.c.D::g (4 bytes)",
+           "[2655ms][jit,compilation]    5       3       a.b.c.D::f (8 bytes)   made zombie",
+           "[2656ms][jit,compilation] 2111 % !   4       java.util.concurrent.ConcurrentHashMap::transfer @ 372 (849 bytes)",
+           "[2657ms][jit,compilation]   19     n 0       java.lang.System::arraycopy (native)   (static)",
            "[2660ms][class,load     ] org.apache.cassandra.transport.messages.RegisterMessage source: jar:file:/x.jar",
            "not a compilation line"]
     classes = []
@@ -125,15 +134,19 @@ def self_test():
         if got != want:
             problems.append(f"{what}: got {got!r}, want {want!r}")
 
-    check("lines parsed", len(events), 8)
+    check("lines parsed", len(events), 11)
+    check("kinds", [e[5] for e in events].count("zombie"), 1)
+    check("an OSR compile with an exception handler", events[-2][2:5],
+          (4, "java.util.concurrent.ConcurrentHashMap::transfer", True))
     check("classes loaded", classes, [(2.66, "org.apache.cassandra.transport.messages.RegisterMessage")])
     check("osr flag", events[2][4], True)
     check("C2 before ready", s["before"][4], 2)
     check("C1 after ready", s["after"][2] + s["after"][1], 2)
-    check("C2 after ready, in the window only", s["after"][4], 1)
+    check("C2 after ready, in the window only", s["after"][4], 2)
+    check("a zombie is not a compilation, a native wrapper is", (s["after"][3], s["after"][0]), (0, 1))
     check("C2 code of before invalidated after", s["c2_invalidated"], 1)
-    check("packages", dict(s["c2_packages"]), {"org.apache.cassandra.transport": 1})
-    check("last C2 after ready", s["last_c2_after_ready_s"], 0.6)
+    check("packages", dict(s["c2_packages"]), {"org.apache.cassandra.transport": 1, "java.util.concurrent": 1})
+    check("last C2 after ready", s["last_c2_after_ready_s"], 0.7)
     check("short class name", package_of("T::f"), "T")
     if problems:
         print("\n".join(problems))

@@ -360,12 +360,14 @@ def cpu_seconds(pid):
 # The node's threads by what they do, as their names say (Linux keeps 15 characters of a name): where the CPU
 # of a restart's ramp goes, second by second. The first group that matches a name takes its thread.
 # Cassandra's shared pool names a worker after the stage it serves at the moment, so its stages are one
-# group: split by stage, a worker's whole CPU would jump from one to the other as it changes stage.
+# group; a thread's CPU over an interval goes to the group of its name at the interval's end.
 THREAD_GROUPS = (("jit", ("C1 CompilerThre", "C2 CompilerThre")),
                  ("gc", ("GC Thread", "G1 ", "VM Thread", "VM Periodic")),
                  ("requests", ("Native-Transpor", "ReadStage", "MutationStage", "CounterMutatio", "ViewMutationSt",
-                               "SharedPool-Wor")),
+                               "RequestRespons", "AccordMigratio", "SharedPool-Wor")),
+                 ("io", ("epollEventLoopG", "nioEventLoopGro", "Messaging-Event")),
                  ("flash_cache", ("flashchunk-",)))
+THREAD_GROUP_NAMES = tuple(g for g, _ in THREAD_GROUPS) + ("other",)
 
 
 def thread_group(name):
@@ -373,9 +375,9 @@ def thread_group(name):
 
 
 def thread_cpu_seconds(pid):
-    """The node's CPU seconds so far by THREAD_GROUPS (threads that ended meanwhile are not counted: a
-    rate over an interval is over the threads alive at both ends, within the process total)."""
-    groups = dict.fromkeys([g for g, _ in THREAD_GROUPS] + ["other"], 0.0)
+    """Each of the node's threads now: {(tid, start time in ticks): (name, CPU seconds so far)}; the start time
+    tells a thread from a later one that took its id."""
+    threads = {}
     tick = os.sysconf("SC_CLK_TCK")
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
@@ -385,7 +387,17 @@ def thread_cpu_seconds(pid):
             continue
         name = text[text.index("(") + 1:text.rindex(")")]
         fields = text.rsplit(")", 1)[1].split()
-        groups[thread_group(name)] += (int(fields[11]) + int(fields[12])) / tick
+        threads[(int(task), int(fields[19]))] = (name, (int(fields[11]) + int(fields[12])) / tick)
+    return threads
+
+
+def thread_group_seconds(before, after):
+    """CPU seconds each thread group took between two thread_cpu_seconds samples: a thread alive at both its
+    difference, one born between them all of its CPU, each under its name at the end; "ended": what the
+    threads that ended between them took (the rest of the process's CPU, so only with it given)."""
+    groups = dict.fromkeys(THREAD_GROUP_NAMES, 0.0)
+    for key, (name, cpu) in after.items():
+        groups[thread_group(name)] += cpu - before[key][1] if key in before else cpu
     return groups
 
 
@@ -426,10 +438,12 @@ def resource_rates(before, after):
     if before.get("io") is not None:
         rates["cap_read_iops"] = round((after["io"]["read_ios"] - before["io"]["read_ios"]) / seconds, 1)
     if before.get("threads") is not None and after.get("threads") is not None:
-        rates["threads"] = {g: round(max(0.0, after["threads"][g] - before["threads"][g]) / seconds, 3)
-                            for g in after["threads"]}
+        groups = thread_group_seconds(before["threads"], after["threads"])
+        groups["ended"] = max(0.0, after["cpu"] - before["cpu"] - sum(groups.values()))  # ticks round apart
+        rates["threads"] = {g: round(v / seconds, 3) for g, v in groups.items()}
     if before.get("clients") is not None and after.get("clients") is not None:
-        rates["clients_cpu"] = round((after["clients"] - before["clients"]) / seconds, 3)
+        # a client that ended between the samples leaves its CPU out of the second: no rate then
+        rates["clients_cpu"] = round(max(0.0, after["clients"] - before["clients"]) / seconds, 3)
     return rates
 
 
@@ -1523,6 +1537,22 @@ def self_test():
         except SystemExit as e:
             check("an --out holding raw.jsonl is refused, named", out in str(e), True)
         refuse_earlier_results(parse_args(["--out", out, "--append"]))  # added to, when asked
+    # Thread groups by 15-character names; CPU by thread across samples.
+    check("groups by truncated names", [thread_group(n) for n in ("C2 CompilerThre", "ReadStage-3", "Native-Transpor",
+                                                                  "RequestRespons", "epollEventLoopG", "flashchunk-writ",
+                                                                  "G1 Conc#0", "ScheduledTasks:")],
+          ["jit", "requests", "requests", "requests", "io", "flash_cache", "gc", "other"])
+    before = {(1, 10): ("ReadStage-1", 100.0), (2, 10): ("C2 CompilerThre", 5.0), (3, 10): ("epollEventLoopG", 30.0)}
+    after = {(1, 10): ("Native-Transpor", 100.5), (2, 10): ("C2 CompilerThre", 5.25), (4, 90): ("flashchunk-pio-", 0.1),
+             (3, 95): ("epollEventLoopG", 0.2)}  # thread 3 ended, its id taken by a new one
+    moved = thread_group_seconds(before, after)
+    check("a renamed worker's difference under its new name, not its lifetime", round(moved["requests"], 3), 0.5)
+    check("a thread born between samples: all of its CPU", (round(moved["flash_cache"], 3), round(moved["io"], 3)),
+          (0.1, 0.2))
+    rates = resource_rates({"at": 0.0, "cpu": 200.0, "data": (0, 0), "threads": before},
+                           {"at": 2.0, "cpu": 202.0, "data": (0, 0), "threads": after})
+    check("rates a second, the ended threads' share the rest of the process's CPU",
+          (rates["threads"]["jit"], rates["threads"]["ended"]), (0.125, 0.475))
     work = parse_args(["--out", "unused", "--work", "relative/work"]).work
     check("--work made absolute (the node's yaml names the device by it)", work, os.path.join(os.getcwd(), "relative/work"))
     check("flash configuration is strict", "\n  strict: true\n" in flash_yaml("/flash.img", 1 << 30), True)

@@ -712,13 +712,14 @@ def ramp_table(rows):
     return lines
 
 
-RAMP_THREAD_GROUPS = ("jit", "gc", "requests", "flash_cache", "other")
+RAMP_THREAD_GROUPS = ("jit", "gc", "requests", "io", "flash_cache", "other", "ended")
 
 
 def thread_rates(sample):
     """A sample's cores by thread group. The samples of f34db66 split Cassandra's shared pool by stage
     ("transport", "read_stage"), whose workers change names as they change stage: there "requests" is
-    the node's CPU less the other groups."""
+    the node's CPU less the other groups. (Before the per-thread samples, a group's figure lost what its
+    threads that ended took; the JIT's threads do not end on a small machine.)"""
     groups = dict(sample["threads"])
     if "requests" not in groups:
         groups.pop("transport", None)
@@ -731,12 +732,13 @@ def ramp_threads_table(rows):
     """Where the node's CPU goes in each followed restart's ramp: per 15 s after CQL-ready, the cores each
     group of its threads took (by name: the JIT compilers, GC, Cassandra's request stages, the flash
     cache's, the rest), the YCSB clients' cores beside; the warm node's first. Only restarts sampled so."""
-    followed = [r for r in rows if r.get("ramp_resources") and r.get("warm_resources", {}).get("threads")
+    followed = [r for r in rows if r.get("ramp_resources") and (r.get("warm_resources") or {}).get("threads")
                 and all("threads" in s for s in r["ramp_resources"])]
     if not followed:
         return []
     lines = ["Where the node's CPU goes in the ramp: cores a group of its threads took per 15 s from the node "
-             "answering CQL (threads by name, \"requests\" Cassandra's shared pool serving its stages; each rate weighted by the time it covers in the bin), the YCSB "
+             "answering CQL (threads by name: \"requests\" Cassandra's shared pool serving its stages, \"io\" Netty's "
+             "event loops, \"ended\" threads that ended in the interval; each rate weighted by the time it covers in the bin), the YCSB "
              "clients' cores last; in the first column the warm node's:", "",
              "| restart | threads | warm | " + " | ".join(f"{lo}-{lo + RAMP_BIN_S} s" for lo in range(0, 60, RAMP_BIN_S)) + " |",
              "|---|---|---:|" + "---:|" * (60 // RAMP_BIN_S)]
@@ -744,7 +746,8 @@ def ramp_threads_table(rows):
         name = f'{r["label"]}, {r.get("kind", "clean")}' + (f' (round {r.get("round", 0) + 1})' if r.get("round") else "")
         flat = [dict(t=s["t"], clients=s.get("clients_cpu", 0.0), **thread_rates(s)) for s in r["ramp_resources"]]
         warm = dict(thread_rates(r["warm_resources"]), clients=r["warm_resources"].get("clients_cpu"))
-        for i, group in enumerate(RAMP_THREAD_GROUPS + ("clients",)):
+        groups = [g for g in RAMP_THREAD_GROUPS if g in warm]  # the groups the run sampled
+        for i, group in enumerate(groups + ["clients"]):
             cells = [benchlib.interval_mean(flat, group, lo, lo + RAMP_BIN_S) for lo in range(0, 60, RAMP_BIN_S)]
             lines.append("| " + " | ".join([name if i == 0 else "", group.replace("_", " "),
                                             "" if warm.get(group) is None else f"{warm[group]:.2f}"]

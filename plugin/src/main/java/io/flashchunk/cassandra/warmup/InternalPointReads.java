@@ -32,6 +32,11 @@ final class InternalPointReads implements PointReads {
             }
 
             @Override
+            public void query(String cql) {
+                QueryProcessor.execute(cql, ConsistencyLevel.ONE);
+            }
+
+            @Override
             public void close() {
             }
         };

@@ -14,6 +14,7 @@ import org.apache.cassandra.transport.Message;
 import org.apache.cassandra.transport.ProtocolVersion;
 import org.apache.cassandra.transport.SimpleClient;
 import org.apache.cassandra.transport.messages.ExecuteMessage;
+import org.apache.cassandra.transport.messages.QueryMessage;
 import org.apache.cassandra.transport.messages.ResultMessage;
 
 /**
@@ -101,7 +102,11 @@ final class NativeProtocolPointReads implements PointReads {
         server.close();
     }
 
-    /** The protocol version the readers speak: each of 4.1, 5.0 and 6.0's newest, as drivers negotiate. */
+    /**
+     * The protocol version the readers speak: {@code SimpleClient}'s default, named because their
+     * options are built for it; V5 in 4.1, 5.0 and 6.0, the newest that is not a beta, which drivers
+     * negotiate.
+     */
     private static final ProtocolVersion VERSION = ProtocolVersion.CURRENT;
 
     private static SimpleClient connect(InetSocketAddress address) throws Exception {
@@ -132,6 +137,11 @@ final class NativeProtocolPointReads implements PointReads {
      * on a thread of its own (a late answer would otherwise be taken for the next request's, and can
      * block the connection's event loop, and so its close, for good); the next read connects again.
      */
+    /** A request made on the reader's connection (which may prepare a statement first). */
+    private interface RequestSource {
+        Message.Request make();
+    }
+
     private static final class ClientReader implements Reader {
         private final InetSocketAddress address;
         private final Map<WarmUpTable, ResultMessage.Prepared> prepared = new IdentityHashMap<>();
@@ -144,17 +154,29 @@ final class NativeProtocolPointReads implements PointReads {
 
         @Override
         public void read(WarmUpTable table, List<ByteBuffer> key) throws Exception {
-            if (client == null) {
-                client = connect(address);
-            }
-            try {
+            send(() -> {
                 ResultMessage.Prepared statement = prepared.get(table);
                 if (statement == null) {
                     statement = client.prepare(table.pagedPartitionQuery());
                     prepared.put(table, statement);
                 }
-                Message.Response result = client.execute(new ExecuteMessage(statement.statementId,
-                        statement.resultMetadataId, DriverReadOptions.options(reads++, key, VERSION)));
+                return new ExecuteMessage(statement.statementId, statement.resultMetadataId,
+                        DriverReadOptions.options(reads++, key, VERSION));
+            });
+        }
+
+        @Override
+        public void query(String cql) throws Exception {
+            send(() -> new QueryMessage(cql, DriverReadOptions.options(reads++, List.of(), VERSION)));
+        }
+
+        /** Sends the request {@code request} makes (connected first if need be) and expects rows. */
+        private void send(RequestSource request) throws Exception {
+            if (client == null) {
+                client = connect(address);
+            }
+            try {
+                Message.Response result = client.execute(request.make());
                 if (!(result instanceof ResultMessage.Rows)) {
                     throw new IllegalStateException("a read answered " + result);
                 }

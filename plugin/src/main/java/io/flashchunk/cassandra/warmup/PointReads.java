@@ -23,8 +23,11 @@ interface PointReads extends AutoCloseable {
 
     /** One thread's point reads. */
     interface Reader extends AutoCloseable {
-        /** Reads the first rows of the partition of {@code key} (each key column's bytes) at LOCAL_ONE. */
+        /** Reads the first rows of the partition of {@code key} (each key column's bytes), as a client's point read. */
         void read(WarmUpTable table, List<ByteBuffer> key) throws Exception;
+
+        /** Runs {@code cql}, a read of one of Cassandra's own tables ({@link DriverConnectionReads}), as a client would. */
+        void query(String cql) throws Exception;
 
         /** Never throws. */
         @Override

@@ -96,8 +96,9 @@ final class PointReadsChoice {
     static final int PROBE_TRIES = 16;
 
     /**
-     * One read through the listener of a key this node is a replica of (a key another node owns could
-     * fail for that node's sake); null when it worked, else why it was not tried.
+     * Reads through the listener of a key this node is a replica of (a key another node owns could
+     * fail for that node's sake), one at each consistency level a reader reads at
+     * ({@link DriverReadOptions#consistency}); null when they worked, else why they were not tried.
      */
     private static String probe(PointReads reads, List<WarmUpTable> tables) throws Exception {
         ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -106,6 +107,7 @@ final class PointReadsChoice {
             List<ByteBuffer> key = table.keyAtOrAfter(ReadPathWarmUp.randomToken());
             if (key != null && table.replicatedHere(key)) {
                 try (PointReads.Reader reader = reads.reader()) {
+                    reader.read(table, key);
                     reader.read(table, key);
                 }
                 return null;

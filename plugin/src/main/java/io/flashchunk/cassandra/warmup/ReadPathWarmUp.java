@@ -33,9 +33,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>For the first quarter of the time each thread finds keys, the partition at or after a random
  * token with a local read, and when this node is one of its replicas reads that partition's first
- * rows at consistency LOCAL_ONE, as a client's point read does (the coordinator reads its own replica
- * first, as Cassandra's network-aware snitches order replicas); then it reads the keys it found again,
- * at random, with no range read between. Tables with no partition here are left out. The point reads go through the native
+ * rows as a client's point read does (through the native protocol, with the options of
+ * {@link DriverReadOptions}; the coordinator reads its own replica first, as Cassandra's snitches
+ * order replicas); then it reads the keys it found again,
+ * at random, with no range read between; the first thread first reads Cassandra's own tables once as
+ * a driver does on connecting ({@link DriverConnectionReads}). Tables with no partition here are left out. The point reads go through the native
  * protocol, as a client's do ({@link NativeProtocolPointReads}), where {@link PointReadsChoice} finds
  * that as safe as the node's own listener and working; else through Cassandra's internal CQL path
  * ({@link InternalPointReads}), which leaves the protocol's part of the path cold. Whatever fails is counted and logged,
@@ -158,7 +160,8 @@ public final class ReadPathWarmUp {
     private void run(PointReads pointReads, int threads) throws InterruptedException {
         List<Thread> readers = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            Thread reader = new Thread(() -> readUntilDeadline(pointReads), "flashchunk-warm-up-" + i);
+            boolean first = i == 0;
+            Thread reader = new Thread(() -> readUntilDeadline(pointReads, first), "flashchunk-warm-up-" + i);
             reader.setDaemon(true);
             reader.start();
             readers.add(reader);
@@ -178,7 +181,8 @@ public final class ReadPathWarmUp {
         }
     }
 
-    private void readUntilDeadline(PointReads pointReads) {
+    /** One reader's reads; the first reader makes a driver's connection reads before its point reads. */
+    private void readUntilDeadline(PointReads pointReads, boolean connectsFirst) {
         PointReads.Reader reader;
         try {
             reader = pointReads.reader();
@@ -188,9 +192,31 @@ public final class ReadPathWarmUp {
             return;
         }
         try {
+            if (connectsFirst) {
+                readAsADriverConnecting(reader);
+            }
             readUntilDeadline(reader);
         } finally {
             reader.close();
+        }
+    }
+
+    /** {@link DriverConnectionReads}, once; each that fails is counted with the point reads' failures. */
+    private void readAsADriverConnecting(PointReads.Reader reader) {
+        for (String cql : DriverConnectionReads.QUERIES) {
+            if (stopped || System.nanoTime() - deadlineNanos >= 0 || nodeStopping()) {
+                return;
+            }
+            try {
+                reader.query(cql);
+            } catch (VirtualMachineError e) {
+                lastFailure.set(e);
+                failures.increment();
+                throw e;
+            } catch (Throwable t) {
+                failures.increment();
+                lastFailure.set(t);
+            }
         }
     }
 
