@@ -7,11 +7,10 @@ import java.util.List;
  * the node's own row and its peers' and the schema, including the virtual tables' (the Java driver
  * 4's, which others follow), each a whole-table or range read. The warm-up makes them once, before
  * its point reads, so that the classes they load (range reads, virtual tables) are loaded before
- * the JIT compiles the read path rather than when the first client connects: each class loaded then
- * throws away the compiled code that assumed it absent (a restart's JIT log: 47 and 63 of the
- * warm-up's C2 methods let go 1.2 and 3.4 s after CQL-ready, as the first clients' connections
- * loaded the range read and virtual table classes, and compiled again 10 to 15 s later;
- * docs/ycsb-benchmark.md).
+ * the JIT compiles the read path rather than when the first client connects, when a class loaded
+ * throws away the compiled code that assumed it absent. Measured (docs/ycsb-benchmark.md,
+ * 2026-12-01): with them no class of the clients' is loaded after CQL-ready, but the two batches of
+ * the warm-up's C2 code let go in the first 3 s after it stayed, so those have another cause.
  */
 final class DriverConnectionReads {
     /** In the order the Java driver 4 reads them on connecting to a 4.0 or later node. */

@@ -131,17 +131,17 @@ final class NativeProtocolPointReads implements PointReads {
         }
     }
 
+    /** A request made on the reader's connection (which may prepare a statement first). */
+    private interface RequestSource {
+        Message.Request make();
+    }
+
     /**
      * One thread's connection, made at its first read, and the statements it prepared. A read that
      * fails but for the server's own answer (an error it sent, in order) drops the connection, closed
      * on a thread of its own (a late answer would otherwise be taken for the next request's, and can
      * block the connection's event loop, and so its close, for good); the next read connects again.
      */
-    /** A request made on the reader's connection (which may prepare a statement first). */
-    private interface RequestSource {
-        Message.Request make();
-    }
-
     private static final class ClientReader implements Reader {
         private final InetSocketAddress address;
         private final Map<WarmUpTable, ResultMessage.Prepared> prepared = new IdentityHashMap<>();

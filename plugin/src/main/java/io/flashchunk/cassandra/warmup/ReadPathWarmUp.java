@@ -35,9 +35,9 @@ import org.slf4j.LoggerFactory;
  * token with a local read, and when this node is one of its replicas reads that partition's first
  * rows as a client's point read does (through the native protocol, with the options of
  * {@link DriverReadOptions}; the coordinator reads its own replica first, as Cassandra's snitches
- * order replicas); then it reads the keys it found again,
- * at random, with no range read between; the first thread first reads Cassandra's own tables once as
- * a driver does on connecting ({@link DriverConnectionReads}). Tables with no partition here are left out. The point reads go through the native
+ * order replicas); then it reads the keys it found again, at random, with no range read between.
+ * The first thread first reads Cassandra's own tables once, as a driver does on connecting
+ * ({@link DriverConnectionReads}). Tables with no partition here are left out. The point reads go through the native
  * protocol, as a client's do ({@link NativeProtocolPointReads}), where {@link PointReadsChoice} finds
  * that as safe as the node's own listener and working; else through Cassandra's internal CQL path
  * ({@link InternalPointReads}), which leaves the protocol's part of the path cold. Whatever fails is counted and logged,
