@@ -207,16 +207,7 @@ public final class ReadPathWarmUp {
             if (stopped || System.nanoTime() - deadlineNanos >= 0 || nodeStopping()) {
                 return;
             }
-            try {
-                reader.query(cql);
-            } catch (VirtualMachineError e) {
-                lastFailure.set(e);
-                failures.increment();
-                throw e;
-            } catch (Throwable t) {
-                failures.increment();
-                lastFailure.set(t);
-            }
+            counted(() -> reader.query(cql));
         }
     }
 
@@ -231,28 +222,44 @@ public final class ReadPathWarmUp {
         List<SampledKey> sample = new ArrayList<>();
         long findUntil = startNanos + (deadlineNanos - startNanos) / 4;
         while (!stopped && System.nanoTime() - deadlineNanos < 0 && !givenUp() && !nodeStopping()) {
-            try {
-                SampledKey key;
-                if ((sample.size() < KEYS_A_READER && System.nanoTime() - findUntil < 0) || sample.isEmpty()) {
-                    key = findKey(tables.get(random.nextInt(tables.size())));
-                    if (key == null) {
-                        continue;
-                    }
-                    sample.add(key);
-                    sampled.increment();
-                } else {
-                    key = sample.get(random.nextInt(sample.size()));
-                }
-                reader.read(key.table, key.columns);
-                reads.increment();
-            } catch (VirtualMachineError e) {
-                lastFailure.set(e);
-                failures.increment();
-                throw e;
-            } catch (Throwable t) {
-                failures.increment();
-                lastFailure.set(t);
+            counted(() -> readOne(reader, sample, random, findUntil));
+        }
+    }
+
+    /** A key found (until {@code findUntil}, while the sample has room) or taken from the sample, and read. */
+    private void readOne(PointReads.Reader reader, List<SampledKey> sample, ThreadLocalRandom random, long findUntil)
+            throws Exception {
+        SampledKey key;
+        if ((sample.size() < KEYS_A_READER && System.nanoTime() - findUntil < 0) || sample.isEmpty()) {
+            key = findKey(tables.get(random.nextInt(tables.size())));
+            if (key == null) {
+                return;
             }
+            sample.add(key);
+            sampled.increment();
+        } else {
+            key = sample.get(random.nextInt(sample.size()));
+        }
+        reader.read(key.table, key.columns);
+        reads.increment();
+    }
+
+    /** What a reader does that may fail. */
+    private interface Attempt {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code attempt}; a failure is counted and remembered, and a VirtualMachineError ends the reader too. */
+    private void counted(Attempt attempt) {
+        try {
+            attempt.run();
+        } catch (VirtualMachineError e) {
+            lastFailure.set(e);
+            failures.increment();
+            throw e;
+        } catch (Throwable t) {
+            failures.increment();
+            lastFailure.set(t);
         }
     }
 
