@@ -674,6 +674,19 @@ def plot_slowed(out, setup, rows):
 RAMP_BIN_S = 15
 
 
+def ramp_header(second_column, seconds):
+    """The two header lines of a ramp table: the restart, a column named second_column, the warm node's,
+    then a bin of RAMP_BIN_S for each of the first `seconds` after CQL-ready."""
+    return ["| restart | " + second_column + " | warm | "
+            + " | ".join(f"{lo}-{lo + RAMP_BIN_S} s" for lo in range(0, seconds, RAMP_BIN_S)) + " |",
+            "|---|---|---:|" + "---:|" * (seconds // RAMP_BIN_S)]
+
+
+def restart_name(r):
+    """A followed restart as the ramp tables name it: configuration, kind, and round after the first."""
+    return f'{r["label"]}, {r.get("kind", "clean")}' + (f' (round {r.get("round", 0) + 1})' if r.get("round") else "")
+
+
 def ramp_table(rows):
     """What each followed restart's ramp is made of: per 15 s after CQL-ready, YCSB's ops/s, the node's CPU
     (cores) and CPU a operation, and its data device's reads a second; the warm node's beside them."""
@@ -684,8 +697,7 @@ def ramp_table(rows):
              "an operation, and its data device's reads (each rate weighted by the time it covers in the bin); in the "
              "first column the warm node's: its clients' rate over their last 30 s before the restarts, the node's CPU "
              "and reads over the 15 s right after:", "",
-             "| restart | | warm | " + " | ".join(f"{lo}-{lo + RAMP_BIN_S} s" for lo in range(0, 120, RAMP_BIN_S)) + " |",
-             "|---|---|---:|" + "---:|" * (120 // RAMP_BIN_S)]
+             *ramp_header("", 120)]
     for r in followed:
         warm = r["warm_resources"]
         bins = []
@@ -700,7 +712,7 @@ def ramp_table(rows):
             else:
                 bins.append(None)
         w_ops = r["warm_ops_per_s"]
-        name = f'{r["label"]}, {r.get("kind", "clean")}' + (f' (round {r.get("round", 0) + 1})' if r.get("round") else "")
+        name = restart_name(r)
         cells = lambda f, warm_value: [name if f == 0 else "", ("ops/s", "CPU cores", "CPU ms/op", "data reads/s")[f],
                                        warm_value] + ["" if b is None or b[f] is None else (
                                            f"{b[f]:,.0f}" if f in (0, 3) else f"{b[f]:.2f}" if f == 1 else f"{b[f]:.3f}")
@@ -730,8 +742,8 @@ def thread_rates(sample):
 
 def ramp_threads_table(rows):
     """Where the node's CPU goes in each followed restart's ramp: per 15 s after CQL-ready, the cores each
-    group of its threads took (by name: the JIT compilers, GC, Cassandra's request stages, the flash
-    cache's, the rest), the YCSB clients' cores beside; the warm node's first. Only restarts sampled so."""
+    group of its threads took (RAMP_THREAD_GROUPS, by name; "ended": threads that ended in the interval),
+    the YCSB clients' cores beside; the warm node's first. Only restarts sampled so."""
     followed = [r for r in rows if r.get("ramp_resources") and (r.get("warm_resources") or {}).get("threads")
                 and all("threads" in s for s in r["ramp_resources"])]
     if not followed:
@@ -740,10 +752,9 @@ def ramp_threads_table(rows):
              "answering CQL (threads by name: \"requests\" Cassandra's shared pool serving its stages, \"io\" Netty's "
              "event loops, \"ended\" threads that ended in the interval; each rate weighted by the time it covers in the bin), the YCSB "
              "clients' cores last; in the first column the warm node's:", "",
-             "| restart | threads | warm | " + " | ".join(f"{lo}-{lo + RAMP_BIN_S} s" for lo in range(0, 60, RAMP_BIN_S)) + " |",
-             "|---|---|---:|" + "---:|" * (60 // RAMP_BIN_S)]
+             *ramp_header("threads", 60)]
     for r in followed:
-        name = f'{r["label"]}, {r.get("kind", "clean")}' + (f' (round {r.get("round", 0) + 1})' if r.get("round") else "")
+        name = restart_name(r)
         flat = [dict(t=s["t"], clients=s.get("clients_cpu", 0.0), **thread_rates(s)) for s in r["ramp_resources"]]
         warm = dict(thread_rates(r["warm_resources"]), clients=r["warm_resources"].get("clients_cpu"))
         groups = [g for g in RAMP_THREAD_GROUPS if g in warm]  # the groups the run sampled
