@@ -7,6 +7,8 @@ For each restart in OUT/raw.jsonl whose node logged its compilations (OUT/jit-*-
 made not entrant after CQL-ready that was compiled before it (code the clients' requests invalidated),
 and the classes whose methods C2 compiled most after CQL-ready, by package. CQL-ready in the JVM's
 uptime is taken as the harness's startup time (from the start command, so up to about a second late).
+With --jit-deopt (HotSpot's compilation log, OUT/jitxml-*-pid<pid>.xml), it says why that code was let go:
+the uncommon traps that fired in it (reason, method) or the dependencies a class broke, and in what batches.
 
     python3 scripts/bench_jit_report.py OUT [--window 30] [--top 12]   (prints, and writes OUT/jit.md)
     python3 scripts/bench_jit_report.py --self-test
@@ -45,6 +47,73 @@ def parse(lines, classes=None):
             if c:
                 classes.append((int(c.group(1)) / 1000, c.group(2)))
     return events
+
+
+# HotSpot's compilation log (-XX:+LogCompilation): one element a line, attributes in single quotes.
+XML_ELEMENT = re.compile(r"^<(\w+)((?:\s+\w+='[^']*')*)\s*/?>")
+XML_ATTRIBUTE = re.compile(r"(\w+)='([^']*)'")
+
+
+def let_go(lines):
+    """Each piece of compiled code the JVM let go in a LogCompilation file, with why: a list of (stamp s, compile
+    id, tier, cause, detail), cause "trap <reason>" (an uncommon trap fired in it: detail the method and bytecode
+    it fired at, the innermost of those inlined there), "dependency <type>" (a class loaded or changed broke an
+    assumption it was compiled under: detail the class) or "other"; and {compile id: (stamp s, tier, method)} of
+    the code installed."""
+    traps = {}          # compile id -> (stamp, reason, method @ bci), the latest trap fired in that code
+    dependencies = []   # (stamp, type, class) of each failed dependency, in the log's order
+    installed = {}
+    events = []
+    trap = None         # the runtime trap whose frames are being read
+    for line in lines:
+        m = XML_ELEMENT.match(line)
+        if not m:
+            continue
+        tag, a = m.group(1), dict(XML_ATTRIBUTE.findall(m.group(2)))
+        if tag == "uncommon_trap" and "thread" in a and "compile_id" in a:
+            # A trap that fired at run time (the compiler's own trap points, inside its tasks, have no thread).
+            trap = [float(a["stamp"]), a.get("reason", "?"), None]
+            traps[int(a["compile_id"])] = trap
+        elif tag == "jvms" and trap is not None:
+            if trap[2] is None:
+                trap[2] = f"{a.get('method', '?').split(' (')[0]} @ {a.get('bci', '?')}"
+        elif tag == "dependency_failed":
+            dependencies.append((float(a.get("stamp", "nan")), a.get("type", "?"), a.get("witness") or a.get("ctxk", "?")))
+        elif tag == "nmethod" and "compile_id" in a and a.get("compiler"):
+            installed[int(a["compile_id"])] = (float(a["stamp"]), int(a.get("level", -1)), a.get("method", "?"))
+        elif tag == "make_not_entrant" and "compile_id" in a:
+            stamp, cid = float(a["stamp"]), int(a["compile_id"])
+            t = traps.get(cid)
+            broken = [d for d in dependencies if stamp - 0.05 <= d[0] <= stamp]
+            if t is not None and t[0] <= stamp:
+                events.append((stamp, cid, int(a.get("level", -1)), f"trap {t[1]}", t[2] or "?"))
+            elif broken:
+                events.append((stamp, cid, int(a.get("level", -1)), f"dependency {broken[-1][1]}", broken[-1][2]))
+            else:
+                events.append((stamp, cid, int(a.get("level", -1)), "other", ""))
+        if tag != "jvms" and tag != "uncommon_trap":
+            trap = None
+    return events, installed
+
+
+def causes(events, installed, ready, window):
+    """The C2 code installed before `ready` and let go in [ready, ready + window): a Counter by cause, a Counter
+    by (cause, detail), and the batches (let go within 100 ms of each other) of five or more: (seconds after
+    ready, count, Counter by cause)."""
+    gone = [e for e in events if e[2] == 4 and ready <= e[0] < ready + window
+            and e[1] in installed and installed[e[1]][0] < ready]
+    by_cause = collections.Counter(e[3] for e in gone)
+    by_detail = collections.Counter((e[3], e[4]) for e in gone)
+    batches, current = [], []
+    for e in sorted(gone):
+        if current and e[0] - current[-1][0] > 0.1:
+            batches.append(current)
+            current = []
+        current.append(e)
+    if current:
+        batches.append(current)
+    return by_cause, by_detail, [(round(b[0][0] - ready, 2), len(b), collections.Counter(e[3] for e in b))
+                                 for b in batches if len(b) >= 5]
 
 
 def package_of(method, depth=4):
@@ -106,6 +175,16 @@ def report(out, window, top):
             details.append(f"  classes loaded after CQL-ready: {len(late)}"
                            + (": " + ", ".join(f"{c} ({t:.1f} s)" for t, c in late[:top * 4])
                               + (" ..." if len(late) > top * 4 else "") if late else ""))
+        xml = glob.glob(os.path.join(out, f"jitxml-*-pid{r['pid']}.xml"))
+        if xml:
+            with open(xml[0], errors="replace") as f:
+                by_cause, by_detail, batches = causes(*let_go(f), r["startup_s"], window)
+            details.append(f"  C2 code of before let go after CQL-ready, by cause (LogCompilation): "
+                           + (", ".join(f"{c} {n}" for c, n in by_cause.most_common()) or "none"))
+            details.append("  where: " + "; ".join(f"{c}: {d} ({n})" for (c, d), n in by_detail.most_common(top)))
+            details.append("  batches (5 or more within 100 ms): " + ("; ".join(
+                f"{t} s after, {n}: " + ", ".join(f"{c} {k}" for c, k in b.most_common()) for t, n, b in batches)
+                or "none"))
     if len(lines) == 4:
         return None
     return "\n".join(lines + [""] + details) + "\n"
@@ -148,6 +227,33 @@ def self_test():
     check("packages", dict(s["c2_packages"]), {"org.apache.cassandra.transport": 1, "java.util.concurrent": 1})
     check("last C2 after ready", s["last_c2_after_ready_s"], 0.7)
     check("short class name", package_of("T::f"), "T")
+    xml = ["<nmethod compile_id='6' compiler='c2' level='4' method='a.b.c.D f ()V' stamp='1.000'/>",
+           "<nmethod compile_id='12' compiler='c2' level='4' method='a.b.c.E g ()V' stamp='1.100'/>",
+           "<nmethod compile_id='13' compiler='c2' level='4' method='a.b.c.E h ()V' stamp='1.200'/>",
+           "<nmethod compile_id='14' compiler='c2' level='4' method='a.b.c.E i ()V' stamp='2.300'/>",
+           "<uncommon_trap bci='3' reason='null_check' action='make_not_entrant'/>",
+           "<uncommon_trap thread='77' reason='class_check' action='maybe_recompile' compile_id='6' compiler='c2' "
+           "level='4' stamp='2.400'>",
+           "<jvms bci='17' method='a.b.c.F inner (I)I' bytes='20' count='5'/>",
+           "<jvms bci='2' method='a.b.c.D f ()V' bytes='9' count='5'/>",
+           "</uncommon_trap>",
+           "<make_not_entrant thread='77' compile_id='6' compiler='c2' level='4' stamp='2.400'/>",
+           "<dependency_failed type='unique_concrete_method_4' ctxk='a.b.S' x='a.b.A f ()V' witness='a.b.B' "
+           "stamp='2.480'/>",
+           "<make_not_entrant thread='78' compile_id='12' compiler='c2' level='4' stamp='2.480'/>",
+           "<make_not_entrant thread='78' compile_id='13' compiler='c2' level='4' stamp='2.560'/>",
+           "<make_not_entrant thread='78' compile_id='14' compiler='c2' level='4' stamp='2.700'/>"]
+    gone, installed = let_go(xml)
+    check("let go", [(e[1], e[3], e[4]) for e in gone],
+          [(6, "trap class_check", "a.b.c.F inner @ 17"), (12, "dependency unique_concrete_method_4", "a.b.B"),
+           (13, "other", ""), (14, "other", "")])
+    check("installed", installed[13], (1.2, 4, "a.b.c.E h ()V"))
+    by_cause, by_detail, batches = causes(gone, installed, 2.0, 5)
+    check("causes of code from before ready only", dict(by_cause), {"trap class_check": 1,
+                                                                     "dependency unique_concrete_method_4": 1, "other": 1})
+    check("detail", by_detail[("trap class_check", "a.b.c.F inner @ 17")], 1)
+    check("no batch of five", batches, [])
+    check("a batch", causes(gone * 2, installed, 2.0, 5)[2][0][:2], (0.4, 6))
     if problems:
         print("\n".join(problems))
         sys.exit(1)

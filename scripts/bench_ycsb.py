@@ -1173,14 +1173,22 @@ class Bench:
     def jit_log(self, config, case):
         """With --jit-log, the JVM options that log each method the node's JIT compiles, with the JVM's uptime,
         to OUT/jit-<case>-<config>-<pid>.log (a file each start: the node's own logs go with the run)."""
-        if not self.args.jit_log:
+        if not (self.args.jit_log or self.args.jit_deopt):
             return ()
         suffix = f"-round{case.round + 1}" if self.args.repeat > 1 else ""
+        out = os.path.abspath(self.args.out)
         name = f"jit-{case.workload}-{case.table}-{config.name}{suffix}-%p.log"
-        # The classes loaded too: one loaded late invalidates the compiled code that assumed it absent (JDK 17 has
-        # no log tag for the reasons of a deoptimization).
-        return (f"-Xlog:jit+compilation=debug,class+load=info"
-                f":file={os.path.join(os.path.abspath(self.args.out), name)}:uptimemillis,tags",)
+        # The classes loaded too: one loaded late invalidates the compiled code that assumed it absent; and classes
+        # redefined (an agent's retransformation lets go of the code compiled from them).
+        options = (f"-Xlog:jit+compilation=debug,class+load=info,redefine+class*=info"
+                   f":file={os.path.join(out, name)}:uptimemillis,tags",)
+        if self.args.jit_deopt:
+            # JDK 17 logs why code is let go only in HotSpot's compilation log: each uncommon trap with its reason
+            # and the method it fired in, each failed dependency with the class that broke it; its stamps are
+            # the JVM's uptime in seconds, like the -Xlog file's. %p becomes "pid<pid>".
+            xml = f"jitxml-{case.workload}-{case.table}-{config.name}{suffix}-%p.xml"
+            options += ("-XX:+UnlockDiagnosticVMOptions", "-XX:+LogCompilation", f"-XX:LogFile={os.path.join(out, xml)}")
+        return options
 
     def restart_profile(self, config, case, kind):
         """OUT/restart-profile-<case>-<config>-<kind>[-round<n>]: apart from the warm profiles' names."""
@@ -1340,6 +1348,11 @@ def parse_args(argv):
                    help="log each method the node's JIT compiles and each class it loads, with the "
                         "JVM's uptime (OUT/jit-*-<pid>.log, a file each start; scripts/bench_jit_report.py tells what a "
                         "restart compiled after CQL-ready)")
+    p.add_argument("--jit-deopt", action="store_true",
+                   help="--jit-log, and HotSpot's compilation log (OUT/jitxml-*-pid<pid>.xml, LogCompilation): why the "
+                        "JIT let compiled code go (each uncommon trap's reason and method, each failed dependency's "
+                        "class); scripts/bench_jit_report.py sorts what it let go after CQL-ready by cause. It slows "
+                        "the compilers a little: for finding causes, not for timing ramps")
     p.add_argument("--profile", action="store_true",
                    help="sample the node's CPU with async-profiler during the last target (profile-*.collapsed.xz, "
                         "profile-*.html; scripts/bench_profile_report.py sums them up) and in the first 30 s after "
