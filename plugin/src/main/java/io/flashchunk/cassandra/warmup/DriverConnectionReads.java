@@ -5,12 +5,13 @@ import java.util.List;
 /**
  * The reads of Cassandra's own tables a driver makes when it connects: its control connection reads
  * the node's own row and its peers' and the schema, including the virtual tables' (the Java driver
- * 4's, which others follow), each a whole-table or range read. The warm-up makes them once, before
- * its point reads, so that the classes they load (range reads, virtual tables) are loaded before
- * the JIT compiles the read path rather than when the first client connects, when a class loaded
- * throws away the compiled code that assumed it absent. Measured (docs/ycsb-benchmark.md,
- * 2026-12-01): with them no class of the clients' is loaded after CQL-ready, but the two batches of
- * the warm-up's C2 code let go in the first 3 s after it stayed, so those have another cause.
+ * 4's, which others follow), each a whole-table or range read. The warm-up makes them on each of its
+ * connections, so that the read path's compiled code has seen range reads and Cassandra's own tables
+ * beside the point reads when clients connect. Measured (docs/ycsb-benchmark.md, 2026-12-01): made
+ * once before the point reads, they loaded every class the clients' connections load, but the JIT,
+ * which profiles a method only after it has run a while, compiled the read path for point reads
+ * alone, and each client's connecting then let go of dozens of its methods (class checks in
+ * {@code ReadCommand.executeLocally}, the pager, {@code PartitionRangeReadCommand}).
  */
 final class DriverConnectionReads {
     /** In the order the Java driver 4 reads them on connecting to a 4.0 or later node. */

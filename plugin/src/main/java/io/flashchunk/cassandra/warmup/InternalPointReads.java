@@ -36,6 +36,11 @@ final class InternalPointReads implements PointReads {
                 QueryProcessor.execute(cql, ConsistencyLevel.ONE);
             }
 
+            /** The internal path has no connection. */
+            @Override
+            public void startOver() {
+            }
+
             @Override
             public void close() {
             }

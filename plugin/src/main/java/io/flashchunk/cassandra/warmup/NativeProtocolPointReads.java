@@ -201,6 +201,11 @@ final class NativeProtocolPointReads implements PointReads {
         }
 
         @Override
+        public void startOver() {
+            close();
+        }
+
+        @Override
         public void close() {
             if (client != null) {
                 closeQuietly(client, null);

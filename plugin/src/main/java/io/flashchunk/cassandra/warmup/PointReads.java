@@ -7,7 +7,7 @@ import java.util.List;
  * How the warm-up sends a client's point read to the node: each warm-up thread reads through a
  * {@link Reader} of its own, opened here and closed by that thread.
  */
-interface PointReads extends AutoCloseable {
+public interface PointReads extends AutoCloseable {
     /** How the reads reach the node, for the warm-up's log lines. */
     String path();
 
@@ -28,6 +28,12 @@ interface PointReads extends AutoCloseable {
 
         /** Runs {@code cql}, a read of one of Cassandra's own tables ({@link DriverConnectionReads}), as a client would. */
         void query(String cql) throws Exception;
+
+        /**
+         * Ends this reader's connection to the node, where it has one, so that its next request opens
+         * another, and prepares its statement again, as a client that connects does. Never throws.
+         */
+        void startOver();
 
         /** Never throws. */
         @Override

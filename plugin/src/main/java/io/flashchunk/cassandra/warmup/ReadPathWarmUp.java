@@ -12,8 +12,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
@@ -31,13 +29,12 @@ import org.slf4j.LoggerFactory;
  * third of its warm rate for a minute or more with the flash cache already hitting 99% of reads,
  * because its code is not yet compiled (docs/ycsb-benchmark.md, "What a restart's ramp is made of").
  *
- * <p>For the first quarter of the time each thread finds keys, the partition at or after a random
- * token with a local read, and when this node is one of its replicas reads that partition's first
- * rows as a client's point read does (through the native protocol, with the options of
- * {@link DriverReadOptions}; the coordinator reads its own replica first, as Cassandra's snitches
- * order replicas); then it reads the keys it found again, at random, with no range read between.
- * The first thread first reads Cassandra's own tables once, as a driver does on connecting
- * ({@link DriverConnectionReads}). Tables with no partition here are left out. The point reads go through the native
+ * <p>Each thread reads as a client does, connecting again and again ({@link WarmUpReader}): it
+ * finds keys for the first quarter of the time, the partition at or after a random token with a
+ * local read, and when this node is one of its replicas reads that partition's first rows as a
+ * client's point read does (with the options of {@link DriverReadOptions}; the coordinator reads its
+ * own replica first, as Cassandra's snitches order replicas); then it mostly reads the keys it found
+ * again. Tables with no partition here are left out. The point reads go through the native
  * protocol, as a client's do ({@link NativeProtocolPointReads}), where {@link PointReadsChoice} finds
  * that as safe as the node's own listener and working; else through Cassandra's internal CQL path
  * ({@link InternalPointReads}), which leaves the protocol's part of the path cold. Whatever fails is counted and logged,
@@ -47,22 +44,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReadPathWarmUp {
     private static final Logger LOG = LoggerFactory.getLogger(ReadPathWarmUp.class);
-    /** A warm-up whose reads keep failing stops early: past this many failures, and more than it read. */
-    static final long FAILURES_BEFORE_GIVING_UP = 100;
-    /** Keys a reader finds before it reads only those: enough to spread its reads over the node's data. */
-    static final int KEYS_A_READER = 2048;
-
     private static volatile long configuredMillis;
     private static final AtomicBoolean RAN = new AtomicBoolean();
 
     private final List<WarmUpTable> tables;
     private final long startNanos;
     private final long deadlineNanos;
-    private final LongAdder reads = new LongAdder();
-    private final LongAdder sampled = new LongAdder();
-    private final LongAdder failures = new LongAdder();
-    private final LongAdder notLocal = new LongAdder();
-    private final AtomicReference<Throwable> lastFailure = new AtomicReference<>();
+    private final WarmUpCounts counts = new WarmUpCounts();
     private volatile boolean stopped;
 
     private ReadPathWarmUp(List<WarmUpTable> tables, long startNanos, long deadlineNanos) {
@@ -160,8 +148,7 @@ public final class ReadPathWarmUp {
     private void run(PointReads pointReads, int threads) throws InterruptedException {
         List<Thread> readers = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            boolean first = i == 0;
-            Thread reader = new Thread(() -> readUntilDeadline(pointReads, first), "flashchunk-warm-up-" + i);
+            Thread reader = new Thread(() -> readUntilDeadline(pointReads), "flashchunk-warm-up-" + i);
             reader.setDaemon(true);
             reader.start();
             readers.add(reader);
@@ -181,102 +168,42 @@ public final class ReadPathWarmUp {
         }
     }
 
-    /** One reader's reads; the first reader makes a driver's connection reads before its point reads. */
-    private void readUntilDeadline(PointReads pointReads, boolean connectsFirst) {
+    /** One reader's reads, until the deadline; keys are found for the first quarter of the time. */
+    private void readUntilDeadline(PointReads pointReads) {
         PointReads.Reader reader;
         try {
             reader = pointReads.reader();
         } catch (Throwable t) {
-            failures.increment();
-            lastFailure.set(t);
+            counts.failed(t);
             return;
         }
         try {
-            if (connectsFirst) {
-                readAsADriverConnecting(reader);
-            }
-            readUntilDeadline(reader);
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            new WarmUpReader(reader, () -> findKey(tables.get(random.nextInt(tables.size()))), counts, System::nanoTime,
+                    startNanos + (deadlineNanos - startNanos) / 4, random).run(this::over);
         } finally {
             reader.close();
         }
     }
 
-    /** {@link DriverConnectionReads}, once; each that fails is counted with the point reads' failures. */
-    private void readAsADriverConnecting(PointReads.Reader reader) {
-        for (String cql : DriverConnectionReads.QUERIES) {
-            if (stopped || System.nanoTime() - deadlineNanos >= 0 || nodeStopping()) {
-                return;
-            }
-            counted(() -> reader.query(cql));
-        }
-    }
-
-    /**
-     * Finds keys and reads them for the first quarter of the time (or until it has
-     * {@value #KEYS_A_READER}), then reads those keys again at random: from then on every read is a
-     * client's point read, the path the JIT should have compiled when clients come, with no range read
-     * beside it to find the next key.
-     */
-    private void readUntilDeadline(PointReads.Reader reader) {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        List<SampledKey> sample = new ArrayList<>();
-        long findUntil = startNanos + (deadlineNanos - startNanos) / 4;
-        while (!stopped && System.nanoTime() - deadlineNanos < 0 && !givenUp() && !nodeStopping()) {
-            counted(() -> readOne(reader, sample, random, findUntil));
-        }
-    }
-
-    /** A key found (until {@code findUntil}, while the sample has room) or taken from the sample, and read. */
-    private void readOne(PointReads.Reader reader, List<SampledKey> sample, ThreadLocalRandom random, long findUntil)
-            throws Exception {
-        SampledKey key;
-        if ((sample.size() < KEYS_A_READER && System.nanoTime() - findUntil < 0) || sample.isEmpty()) {
-            key = findKey(tables.get(random.nextInt(tables.size())));
-            if (key == null) {
-                return;
-            }
-            sample.add(key);
-            sampled.increment();
-        } else {
-            key = sample.get(random.nextInt(sample.size()));
-        }
-        reader.read(key.table, key.columns);
-        reads.increment();
-    }
-
-    /** What a reader does that may fail. */
-    private interface Attempt {
-        void run() throws Exception;
-    }
-
-    /** Runs {@code attempt}; a failure is counted and remembered, and a VirtualMachineError ends the reader too. */
-    private void counted(Attempt attempt) {
-        try {
-            attempt.run();
-        } catch (VirtualMachineError e) {
-            lastFailure.set(e);
-            failures.increment();
-            throw e;
-        } catch (Throwable t) {
-            failures.increment();
-            lastFailure.set(t);
-        }
+    private boolean over() {
+        return stopped || System.nanoTime() - deadlineNanos >= 0 || counts.givenUp() || nodeStopping();
     }
 
     /**
      * The key of the partition at or after a random token (a local read), if this node is one of its
      * replicas; null when it is not, or the table holds no partition any more.
      */
-    private SampledKey findKey(WarmUpTable table) {
+    private WarmUpReader.Key findKey(WarmUpTable table) {
         List<ByteBuffer> key = table.keyAtOrAfter(randomToken());
         if (key == null) {
             return null; // emptied since the warm-up began
         }
         if (!table.replicatedHere(key)) {
-            notLocal.increment(); // data this node no longer owns: another node would serve the read
+            counts.notLocal.increment(); // data this node no longer owns: another node would serve the read
             return null;
         }
-        return new SampledKey(table, key);
+        return new WarmUpReader.Key(table, key);
     }
 
     /** A random token of the node's partitioner, as its bytes. */
@@ -285,31 +212,12 @@ public final class ReadPathWarmUp {
         return partitioner.getTokenFactory().toByteArray(partitioner.getRandomToken());
     }
 
-    /** A partition key a reader found, and its table. */
-    private static final class SampledKey {
-        final WarmUpTable table;
-        final List<ByteBuffer> columns;
-
-        SampledKey(WarmUpTable table, List<ByteBuffer> columns) {
-            this.table = table;
-            this.columns = columns;
-        }
-    }
-
     private static boolean nodeStopping() {
         StorageService service = StorageService.instance;
         return service.isDraining() || service.isDrained() || service.isShutdown();
     }
 
-    private boolean givenUp() {
-        long failed = failures.sum();
-        return failed > FAILURES_BEFORE_GIVING_UP && failed > reads.sum();
-    }
-
     private String summary() {
-        Throwable failure = lastFailure.get();
-        return reads.sum() + " partition reads of " + sampled.sum() + " keys, " + notLocal.sum() + " keys another node owns skipped, "
-                + failures.sum() + " failed" + (failure == null ? "" : " (the last: " + failure + ")")
-                + (givenUp() ? "; stopped early" : nodeStopping() ? "; stopped by a drain or shutdown" : "");
+        return counts.summary() + (counts.givenUp() ? "; stopped early" : nodeStopping() ? "; stopped by a drain or shutdown" : "");
     }
 }

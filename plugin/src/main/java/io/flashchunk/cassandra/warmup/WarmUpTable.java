@@ -14,7 +14,7 @@ import org.apache.cassandra.service.StorageService;
  * A table the warm-up reads, and the two statements it reads it with: one that finds a partition key
  * at or after a token (a local read), and the point read by that key a client would send.
  */
-final class WarmUpTable {
+public final class WarmUpTable {
     static final int ROWS_A_READ = 10;
 
     private final String keyspace;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,6 +49,18 @@ class SegmentTableTest {
         assertEquals(5, table.freeSegments(1));
         assertEquals(1, table.space(table.open(1)));
         assertThrows(IllegalArgumentException.class, () -> new SegmentTable(3, 0));
+    }
+
+    @Test
+    void readsStartOnlyInSegmentsFillingSealedOnFlashOrDoomed() {
+        Set<SegmentState> readable = EnumSet.noneOf(SegmentState.class);
+        for (SegmentState state : SegmentState.values()) {
+            if (state.readable()) {
+                readable.add(state);
+            }
+        }
+        assertEquals(EnumSet.of(SegmentState.OPEN, SegmentState.SEALED, SegmentState.DURABLE, SegmentState.DOOMED),
+                readable);
     }
 
     @Test

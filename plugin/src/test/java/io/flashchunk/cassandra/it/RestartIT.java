@@ -35,7 +35,8 @@ class RestartIT {
     /** 1 MiB segments: the 256 MiB device then holds many, as a real device does at 16 MiB. */
     private static final String SEGMENTS = "segment_size_mib: 1";
     private static final Pattern WARMED_UP = Pattern.compile(
-            "read path warmed up in (\\d+) ms: (\\d+) partition reads of (\\d+) keys, (\\d+) keys another node owns skipped, (\\d+) failed; "
+            "read path warmed up in (\\d+) ms: (\\d+) partition reads of (\\d+) keys, (\\d+) reads of Cassandra's own tables "
+                    + "as a driver connecting \\((\\d+) times\\), (\\d+) keys another node owns skipped, (\\d+) failed; "
                     + "read (through [^\\n]*)");
     private static final Pattern LISTENER = Pattern.compile(
             "through the native protocol \\(a listener of its own on 127\\.0\\.0\\.1:(\\d+), closed before clients come\\)");
@@ -131,8 +132,12 @@ class RestartIT {
         // after the first quarter of the time it reads the keys it found again, with no key to find between
         assertTrue(Long.parseLong(warmed.group(3)) > 0 && Long.parseLong(warmed.group(2)) > Long.parseLong(warmed.group(3)),
                 "no key read again: " + warmed.group());
-        assertEquals(0, Long.parseLong(warmed.group(4)), "a single node owns every key: " + warmed.group());
-        assertEquals(0, Long.parseLong(warmed.group(5)), warmed.group());
+        assertEquals(0, Long.parseLong(warmed.group(6)), "a single node owns every key: " + warmed.group());
+        assertEquals(0, Long.parseLong(warmed.group(7)), warmed.group());
+        // each reader connects as a driver does, reading Cassandra's own tables (how often: WarmUpReaderTest)
+        long connections = Long.parseLong(warmed.group(5));
+        assertTrue(connections > 0 && Long.parseLong(warmed.group(4)) >= connections,
+                "Cassandra's own tables not read as a driver connecting: " + warmed.group());
         assertTrue(flashHitsBeforeClients >= Long.parseLong(warmed.group(2)),
                 "the warm-up's reads were not served by the flash cache: " + flashHitsBeforeClients + " hits, " + warmed.group());
         int clientsAt = log.indexOf("Starting listening for CQL clients");
@@ -145,8 +150,8 @@ class RestartIT {
         Eventually.until("the warm-up's client threads to end",
                 () -> node.threadNames().stream().noneMatch(name -> name.startsWith("SimpleClient-")));
         // It read as a client does, through a listener of its own that is closed now.
-        Matcher listener = LISTENER.matcher(warmed.group(6));
-        assertTrue(listener.matches(), "not through the native protocol: " + warmed.group(6));
+        Matcher listener = LISTENER.matcher(warmed.group(8));
+        assertTrue(listener.matches(), "not through the native protocol: " + warmed.group(8));
         try (Socket socket = new Socket()) {
             assertThrows(ConnectException.class, () -> socket.connect(
                     new InetSocketAddress("127.0.0.1", Integer.parseInt(listener.group(1))), 10_000),
@@ -176,8 +181,9 @@ class RestartIT {
             Matcher warmed = WARMED_UP.matcher(log);
             assertTrue(warmed.find(), "no warm-up line in the log of the last start");
             assertTrue(Long.parseLong(warmed.group(2)) > 100, warmed.group());
-            assertEquals(0, Long.parseLong(warmed.group(5)), warmed.group());
-            assertEquals("through Cassandra's internal CQL read path", warmed.group(6));
+            assertEquals(0, Long.parseLong(warmed.group(7)), warmed.group());
+            assertTrue(Long.parseLong(warmed.group(4)) > 0, "Cassandra's own tables not read: " + warmed.group());
+            assertEquals("through Cassandra's internal CQL read path", warmed.group(8));
         } finally {
             node.stop();
             Files.writeString(yaml, settings);
