@@ -16,6 +16,7 @@ the uncommon traps that fired in it (reason, method) or the dependencies a class
 import argparse
 import collections
 import glob
+import html
 import json
 import os
 import re
@@ -64,12 +65,13 @@ def let_go(lines):
     dependencies = []   # (stamp, type, class) of each failed dependency, in the log's order
     installed = {}
     events = []
+    let_go_ids = set()
     trap = None         # the runtime trap whose frames are being read
     for line in lines:
         m = XML_ELEMENT.match(line)
         if not m:
             continue
-        tag, a = m.group(1), dict(XML_ATTRIBUTE.findall(m.group(2)))
+        tag, a = m.group(1), {k: html.unescape(v) for k, v in XML_ATTRIBUTE.findall(m.group(2))}
         if tag == "uncommon_trap" and "thread" in a and "compile_id" in a:
             # A trap that fired at run time (the compiler's own trap points, inside its tasks, have no thread).
             trap = [float(a["stamp"]), a.get("reason", "?"), None]
@@ -81,8 +83,10 @@ def let_go(lines):
             dependencies.append((float(a.get("stamp", "nan")), a.get("type", "?"), a.get("witness") or a.get("ctxk", "?")))
         elif tag == "nmethod" and "compile_id" in a and a.get("compiler"):
             installed[int(a["compile_id"])] = (float(a["stamp"]), int(a.get("level", -1)), a.get("method", "?"))
-        elif tag == "make_not_entrant" and "compile_id" in a:
+        elif tag == "make_not_entrant" and "compile_id" in a and int(a["compile_id"]) not in let_go_ids:
+            # The first of its lines: threads still running in code let go log it again as they leave it.
             stamp, cid = float(a["stamp"]), int(a["compile_id"])
+            let_go_ids.add(cid)
             t = traps.get(cid)
             broken = [d for d in dependencies if stamp - 0.05 <= d[0] <= stamp]
             if t is not None and t[0] <= stamp:
@@ -234,7 +238,7 @@ def self_test():
            "<uncommon_trap bci='3' reason='null_check' action='make_not_entrant'/>",
            "<uncommon_trap thread='77' reason='class_check' action='maybe_recompile' compile_id='6' compiler='c2' "
            "level='4' stamp='2.400'>",
-           "<jvms bci='17' method='a.b.c.F inner (I)I' bytes='20' count='5'/>",
+           "<jvms bci='17' method='a.b.c.F &lt;init&gt; (I)V' bytes='20' count='5'/>",
            "<jvms bci='2' method='a.b.c.D f ()V' bytes='9' count='5'/>",
            "</uncommon_trap>",
            "<make_not_entrant thread='77' compile_id='6' compiler='c2' level='4' stamp='2.400'/>",
@@ -242,16 +246,17 @@ def self_test():
            "stamp='2.480'/>",
            "<make_not_entrant thread='78' compile_id='12' compiler='c2' level='4' stamp='2.480'/>",
            "<make_not_entrant thread='78' compile_id='13' compiler='c2' level='4' stamp='2.560'/>",
-           "<make_not_entrant thread='78' compile_id='14' compiler='c2' level='4' stamp='2.700'/>"]
+           "<make_not_entrant thread='78' compile_id='14' compiler='c2' level='4' stamp='2.700'/>",
+           "<make_not_entrant thread='79' compile_id='6' compiler='c2' level='4' stamp='2.900'/>"]
     gone, installed = let_go(xml)
     check("let go", [(e[1], e[3], e[4]) for e in gone],
-          [(6, "trap class_check", "a.b.c.F inner @ 17"), (12, "dependency unique_concrete_method_4", "a.b.B"),
+          [(6, "trap class_check", "a.b.c.F <init> @ 17"), (12, "dependency unique_concrete_method_4", "a.b.B"),
            (13, "other", ""), (14, "other", "")])
     check("installed", installed[13], (1.2, 4, "a.b.c.E h ()V"))
     by_cause, by_detail, batches = causes(gone, installed, 2.0, 5)
     check("causes of code from before ready only", dict(by_cause), {"trap class_check": 1,
                                                                      "dependency unique_concrete_method_4": 1, "other": 1})
-    check("detail", by_detail[("trap class_check", "a.b.c.F inner @ 17")], 1)
+    check("detail", by_detail[("trap class_check", "a.b.c.F <init> @ 17")], 1)
     check("no batch of five", batches, [])
     check("a batch", causes(gone * 2, installed, 2.0, 5)[2][0][:2], (0.4, 6))
     if problems:
